@@ -1,0 +1,83 @@
+// swift-tools-version:6.1
+import PackageDescription
+
+// Applied to every Swift target in one place, as swift-log does.
+let swiftSettings: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("MemberImportVisibility"),
+]
+
+let package = Package(
+    name: "discern",
+    platforms: [.macOS(.v14)],
+    products: [
+        .executable(name: "discern", targets: ["discern"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.6.0"),
+        .package(url: "https://github.com/apple/swift-crypto.git", "3.0.0"..<"5.0.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.0.0"),
+    ],
+    targets: [
+        // C libraries, found through pkg-config; apt names the Debian package to install.
+        .systemLibrary(name: "CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
+        .systemLibrary(name: "CVips", pkgConfig: "vips", providers: [.apt(["libvips-dev"])]),
+        .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
+        // Shims for what Swift cannot call: variadic functions.
+        .target(name: "CVipsShim", dependencies: ["CVips"]),
+        .target(name: "CCurlShim", dependencies: ["CCurl"]),
+
+        .target(name: "DedicatedThreads", swiftSettings: swiftSettings),
+        .target(name: "Postgres", dependencies: ["CLibPQ", "DedicatedThreads"], swiftSettings: swiftSettings),
+        // The versioned SQL migrations live in sql/migrations; this target only ships them.
+        .target(name: "SQLSchema", path: "sql", resources: [.copy("migrations")], swiftSettings: swiftSettings),
+        .target(name: "JobQueue", dependencies: ["Postgres", "SQLSchema"], swiftSettings: swiftSettings),
+        .target(name: "Imaging", dependencies: ["CVips", "CVipsShim", "DedicatedThreads"], swiftSettings: swiftSettings),
+        .target(name: "CurlHTTP", dependencies: ["CCurl", "CCurlShim", "DedicatedThreads"], swiftSettings: swiftSettings),
+        .target(
+            name: "Backends",
+            dependencies: ["CurlHTTP", "Imaging", .product(name: "Logging", package: "swift-log")],
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "Worker",
+            dependencies: [
+                "JobQueue", "Imaging", "Backends", "DedicatedThreads",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "Simulator",
+            dependencies: [
+                "Imaging",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "discern",
+            dependencies: [
+                "Worker", "Simulator",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+
+        .testTarget(
+            name: "UnitTests",
+            dependencies: ["Imaging", "Simulator", "CurlHTTP", "Backends", "JobQueue"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "IntegrationTests",
+            dependencies: [
+                "Worker", "Simulator", "JobQueue", "Postgres", "CurlHTTP", "Imaging", "Backends",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+    ]
+)

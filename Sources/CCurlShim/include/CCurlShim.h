@@ -1,0 +1,16 @@
+// Typed wrappers for libcurl's variadic curl_easy_setopt / curl_easy_getinfo.
+#ifndef CCURLSHIM_H
+#define CCURLSHIM_H
+
+#include <curl/curl.h>
+
+typedef size_t (*ccurlshim_data_callback)(char *data, size_t size, size_t count, void *context);
+
+CURLcode ccurlshim_setopt_long(CURL *handle, CURLoption option, long value);
+CURLcode ccurlshim_setopt_offset(CURL *handle, CURLoption option, curl_off_t value);
+CURLcode ccurlshim_setopt_string(CURL *handle, CURLoption option, const char *value);
+CURLcode ccurlshim_setopt_pointer(CURL *handle, CURLoption option, void *value);
+CURLcode ccurlshim_setopt_callback(CURL *handle, CURLoption option, ccurlshim_data_callback callback);
+CURLcode ccurlshim_getinfo_long(CURL *handle, CURLINFO info, long *value);
+
+#endif

@@ -1,0 +1,35 @@
+// Non-variadic wrappers around the libvips calls discern needs. Swift cannot call C variadics,
+// so each wrapper fixes the optional arguments it passes. Nothing here holds state.
+#ifndef CVIPSSHIM_H
+#define CVIPSSHIM_H
+
+#include <vips/vips.h>
+
+int cvipsshim_init(const char *program_name);
+
+// Opens a buffer lazily: only the header is read. fail_on_error refuses truncated input.
+VipsImage *cvipsshim_header_from_buffer(const void *data, size_t length, int fail_on_error);
+
+// Shrink-on-load thumbnail that fits inside width x height, never upscaling; auto-rotates and
+// converts to sRGB (embedded profiles honoured, CMYK imported with the built-in profile).
+int cvipsshim_thumbnail_buffer(const void *data, size_t length, VipsImage **out,
+                               int width, int height, int fail_on_error);
+
+int cvipsshim_flatten_white(VipsImage *in, VipsImage **out);
+int cvipsshim_colourspace_srgb(VipsImage *in, VipsImage **out);
+int cvipsshim_cast_uchar(VipsImage *in, VipsImage **out);
+int cvipsshim_resize(VipsImage *in, VipsImage **out, double scale);
+int cvipsshim_jpegsave_buffer(VipsImage *in, void **buffer, size_t *length, int quality);
+int cvipsshim_pngsave_buffer(VipsImage *in, void **buffer, size_t *length);
+
+// Sample image generation (demo photos and test fixtures).
+int cvipsshim_perlin(VipsImage **out, int width, int height, int cell_size, int seed);
+int cvipsshim_gaussnoise(VipsImage **out, int width, int height, double mean, double sigma);
+int cvipsshim_linear(VipsImage *in, VipsImage **out, double scale, double offset);
+int cvipsshim_bandjoin3(VipsImage *a, VipsImage *b, VipsImage *c, VipsImage **out);
+int cvipsshim_cast(VipsImage *in, VipsImage **out, VipsBandFormat format);
+int cvipsshim_copy_interpretation(VipsImage *in, VipsImage **out, VipsInterpretation interpretation);
+int cvipsshim_jpegsave_buffer_keep(VipsImage *in, void **buffer, size_t *length, int quality);
+int cvipsshim_tiffsave_buffer(VipsImage *in, void **buffer, size_t *length);
+
+#endif

@@ -1,0 +1,85 @@
+#include "CVipsShim.h"
+
+int cvipsshim_init(const char *program_name) {
+    return VIPS_INIT(program_name);
+}
+
+VipsImage *cvipsshim_header_from_buffer(const void *data, size_t length, int fail_on_error) {
+    return vips_image_new_from_buffer(data, length, "",
+        "access", VIPS_ACCESS_SEQUENTIAL,
+        "fail_on", fail_on_error ? VIPS_FAIL_ON_ERROR : VIPS_FAIL_ON_NONE,
+        NULL);
+}
+
+int cvipsshim_thumbnail_buffer(const void *data, size_t length, VipsImage **out,
+                               int width, int height, int fail_on_error) {
+    // thumbnail_buffer has no fail_on option in 8.14; it is passed to the loader as an option string.
+    const char *options = fail_on_error ? "fail_on=error" : "";
+    return vips_thumbnail_buffer((void *)data, length, out, width,
+        "height", height,
+        "size", VIPS_SIZE_DOWN,
+        "export_profile", "srgb",
+        "option_string", options,
+        NULL);
+}
+
+int cvipsshim_flatten_white(VipsImage *in, VipsImage **out) {
+    double white[] = {255.0, 255.0, 255.0};
+    VipsArrayDouble *background = vips_array_double_new(white, 3);
+    int status = vips_flatten(in, out, "background", background, NULL);
+    vips_area_unref(VIPS_AREA(background));
+    return status;
+}
+
+int cvipsshim_colourspace_srgb(VipsImage *in, VipsImage **out) {
+    return vips_colourspace(in, out, VIPS_INTERPRETATION_sRGB, NULL);
+}
+
+int cvipsshim_cast_uchar(VipsImage *in, VipsImage **out) {
+    return vips_cast(in, out, VIPS_FORMAT_UCHAR, NULL);
+}
+
+int cvipsshim_resize(VipsImage *in, VipsImage **out, double scale) {
+    return vips_resize(in, out, scale, NULL);
+}
+
+int cvipsshim_jpegsave_buffer(VipsImage *in, void **buffer, size_t *length, int quality) {
+    return vips_jpegsave_buffer(in, buffer, length, "Q", quality, "strip", TRUE, NULL);
+}
+
+int cvipsshim_jpegsave_buffer_keep(VipsImage *in, void **buffer, size_t *length, int quality) {
+    return vips_jpegsave_buffer(in, buffer, length, "Q", quality, NULL);
+}
+
+int cvipsshim_pngsave_buffer(VipsImage *in, void **buffer, size_t *length) {
+    return vips_pngsave_buffer(in, buffer, length, NULL);
+}
+
+int cvipsshim_tiffsave_buffer(VipsImage *in, void **buffer, size_t *length) {
+    return vips_tiffsave_buffer(in, buffer, length, NULL);
+}
+
+int cvipsshim_perlin(VipsImage **out, int width, int height, int cell_size, int seed) {
+    return vips_perlin(out, width, height, "cell_size", cell_size, "uchar", TRUE, "seed", seed, NULL);
+}
+
+int cvipsshim_gaussnoise(VipsImage **out, int width, int height, double mean, double sigma) {
+    return vips_gaussnoise(out, width, height, "mean", mean, "sigma", sigma, NULL);
+}
+
+int cvipsshim_linear(VipsImage *in, VipsImage **out, double scale, double offset) {
+    return vips_linear1(in, out, scale, offset, NULL);
+}
+
+int cvipsshim_bandjoin3(VipsImage *a, VipsImage *b, VipsImage *c, VipsImage **out) {
+    VipsImage *bands[] = {a, b, c};
+    return vips_bandjoin(bands, out, 3, NULL);
+}
+
+int cvipsshim_cast(VipsImage *in, VipsImage **out, VipsBandFormat format) {
+    return vips_cast(in, out, format, NULL);
+}
+
+int cvipsshim_copy_interpretation(VipsImage *in, VipsImage **out, VipsInterpretation interpretation) {
+    return vips_copy(in, out, "interpretation", interpretation, NULL);
+}

@@ -1,0 +1,127 @@
+import CVips
+import CVipsShim
+import Foundation
+
+/// Makes an image fit a service's policy: passed through untouched when it already complies,
+/// otherwise one shrink-on-load pipeline and a JPEG encode that fits the byte budget.
+///
+/// Every call blocks on CPU: run it on a dedicated thread (see `ImagingPool`), never on Swift's
+/// cooperative pool.
+public struct ImagePreparer: Sendable {
+    public let policy: ImagePolicy
+
+    public init(policy: ImagePolicy) {
+        self.policy = policy
+    }
+
+    public func prepare(_ data: Data) throws(ImagingError) -> PreparedImage {
+        try Vips.initialize()
+        let started = DispatchTime.now()
+        guard !data.isEmpty else { throw ImagingError(.empty, "the file is empty (0 bytes)") }
+        guard data.count <= policy.maxSourceBytes else {
+            throw ImagingError(.sourceTooLarge, "the file is \(data.count) bytes; the limit for source files is \(policy.maxSourceBytes)")
+        }
+        guard let format = ImageFormat.sniff(data) else {
+            throw ImagingError(.unsupportedFormat, "the file is not an image discern accepts (JPEG, PNG, WebP, TIFF, HEIC/HEIF, GIF); its first bytes match none of them")
+        }
+        let source = try readHeader(data, format: format)
+
+        if let reason = passThroughRefusal(data, source) {
+            let result = try transform(data, source: source, reason: reason)
+            return result.finished(started: started)
+        }
+        return Draft(data: data, format: format, width: source.width, height: source.height, source: source,
+                     quality: nil, encodeCount: 0, passedThrough: true,
+                     decision: "passed through: already \(format.rawValue), \(data.count) bytes, \(source.width)x\(source.height), upright")
+            .finished(started: started)
+    }
+
+    /// Reads only the header: dimensions and orientation, with the pixel-count guard applied
+    /// before anything is decoded.
+    private func readHeader(_ data: Data, format: ImageFormat) throws(ImagingError) -> SourceFacts {
+        let header = try data.withBytes { (raw) throws(ImagingError) -> VipsImage in
+            guard let image = cvipsshim_header_from_buffer(raw.baseAddress, raw.count, 1) else {
+                throw ImagingError(.undecodable, "the \(format.rawValue) file cannot be decoded: \(Vips.takeError())")
+            }
+            return VipsImage(image)
+        }
+        let pixels = header.width * header.height
+        guard pixels <= policy.maxSourcePixels else {
+            throw ImagingError(.tooManyPixels, "the image declares \(header.width)x\(header.height) = \(pixels) pixels; the limit is \(policy.maxSourcePixels) (a decompression-bomb guard)")
+        }
+        guard min(header.width, header.height) >= policy.minDimension else {
+            throw ImagingError(.tooSmall, "the image is \(header.width)x\(header.height); the service needs at least \(policy.minDimension) px on each side")
+        }
+        return SourceFacts(bytes: data.count, format: format, width: header.width, height: header.height, orientation: header.orientation)
+    }
+
+    /// Nil when the original can go as it is; otherwise why it cannot.
+    private func passThroughRefusal(_ data: Data, _ source: SourceFacts) -> String? {
+        if !policy.acceptedFormats.contains(source.format) { return "\(source.format.rawValue) is not accepted by the service" }
+        if source.bytes > policy.maxBytes { return "\(source.bytes) bytes is over the \(policy.maxBytes)-byte budget" }
+        if let maxDimension = policy.maxDimension, max(source.width, source.height) > maxDimension {
+            return "\(source.width)x\(source.height) is over the \(maxDimension) px limit"
+        }
+        if source.orientation != 1 { return "EXIF orientation \(source.orientation) needs rotating upright" }
+        if !source.format.hasCompleteTrailer(data) { return "the file looks truncated" }
+        return nil
+    }
+
+    private func transform(_ data: Data, source: SourceFacts, reason: String) throws(ImagingError) -> Draft {
+        let box = min(policy.maxDimension ?? Int(Int32.max), max(source.width, source.height))
+        let decoded = try decode(data, box: box, source: source)
+        let fitted = try BudgetFitter(policy: policy).fit(decoded)
+        return Draft(data: fitted.data, format: .jpeg, width: fitted.width, height: fitted.height, source: source,
+                     quality: fitted.quality, encodeCount: fitted.encodeCount, passedThrough: false,
+                     decision: "transformed (\(reason)): JPEG q\(fitted.quality), \(fitted.width)x\(fitted.height), \(fitted.data.count) bytes after \(fitted.encodeCount) encode(s)")
+    }
+
+    /// One pipeline: shrink-on-load, auto-rotate, sRGB, 8-bit, alpha on white; decoded into
+    /// memory once so the encodes that follow do not decode again.
+    private func decode(_ data: Data, box: Int, source: SourceFacts) throws(ImagingError) -> VipsImage {
+        var image = try data.withBytes { (raw) throws(ImagingError) -> VipsImage in
+            var out: UnsafeMutablePointer<CVips.VipsImage>?
+            guard cvipsshim_thumbnail_buffer(raw.baseAddress, raw.count, &out, Int32(box), Int32(box), 1) == 0, let out else {
+                let detail = Vips.takeError()
+                let truncated = detail.localizedCaseInsensitiveContains("premature") || detail.localizedCaseInsensitiveContains("truncat")
+                throw ImagingError(truncated ? .truncated : .undecodable,
+                                   "the \(source.format.rawValue) file cannot be decoded\(truncated ? " (it is truncated)" : ""): \(detail)")
+            }
+            return VipsImage(out)
+        }
+        if image.interpretation != VIPS_INTERPRETATION_sRGB {
+            image = try image.map("convert to sRGB") { cvipsshim_colourspace_srgb($0, $1) }
+        }
+        if image.hasAlpha {
+            image = try image.map("flatten alpha on white") { cvipsshim_flatten_white($0, $1) }
+        }
+        if image.bandFormat != VIPS_FORMAT_UCHAR {
+            image = try image.map("convert to 8-bit") { cvipsshim_cast_uchar($0, $1) }
+        }
+        do {
+            return try image.inMemory()
+        } catch {
+            throw ImagingError(.undecodable, "the \(source.format.rawValue) file cannot be decoded: \(error.message)")
+        }
+    }
+}
+
+/// A prepared image before its timing is known.
+private struct Draft {
+    let data: Data
+    let format: ImageFormat
+    let width: Int
+    let height: Int
+    let source: SourceFacts
+    let quality: Int?
+    let encodeCount: Int
+    let passedThrough: Bool
+    let decision: String
+
+    func finished(started: DispatchTime) -> PreparedImage {
+        let elapsed = Double(DispatchTime.now().uptimeNanoseconds - started.uptimeNanoseconds) / 1_000_000
+        return PreparedImage(data: data, format: format, width: width, height: height, original: source,
+                             quality: quality, encodeCount: encodeCount, passedThrough: passedThrough,
+                             milliseconds: elapsed, decision: decision)
+    }
+}

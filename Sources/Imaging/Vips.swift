@@ -1,0 +1,40 @@
+import CVips
+import CVipsShim
+import Foundation
+
+/// Process-wide libvips set-up and error handling.
+public enum Vips {
+    private static let initialization: Result<Void, ImagingError> = {
+        guard cvipsshim_init("discern") == 0 else {
+            return .failure(ImagingError(.processingFailed, "libvips failed to start: \(takeError())"))
+        }
+        // Only the loaders for formats discern sniffs may run; magick, pdf, svg and the other
+        // loaders libvips marks untrusted are refused outright.
+        vips_block_untrusted_set(1)
+        // Each job reads a different image: caching operations only costs memory.
+        vips_cache_set_max(0)
+        vips_cache_set_max_mem(0)
+        // Parallelism comes from preparing several images at once, one thread each.
+        vips_concurrency_set(1)
+        return .success(())
+    }()
+
+    /// Starts libvips once; later calls return the first outcome.
+    public static func initialize() throws(ImagingError) {
+        try initialization.get()
+    }
+
+    /// Call on a thread libvips did not create before it ends, to free its per-thread state.
+    public static func threadShutdown() {
+        vips_thread_shutdown()
+    }
+
+    /// Takes and clears libvips' error text. The buffer is process-global; the copy call reads
+    /// and clears it under libvips' own lock.
+    static func takeError() -> String {
+        guard let copy = vips_error_buffer_copy() else { return "unknown libvips error" }
+        defer { g_free(copy) }
+        let text = String(cString: copy).trimmingCharacters(in: .whitespacesAndNewlines)
+        return text.isEmpty ? "unknown libvips error" : text.replacingOccurrences(of: "\n", with: "; ")
+    }
+}

@@ -1,0 +1,72 @@
+import CVips
+import CVipsShim
+import Foundation
+
+/// Owns one `VipsImage` reference and drops it exactly once. Used by one thread at a time.
+final class VipsImage {
+    let pointer: UnsafeMutablePointer<CVips.VipsImage>
+
+    init(_ pointer: UnsafeMutablePointer<CVips.VipsImage>) { self.pointer = pointer }
+    deinit { g_object_unref(pointer) }
+
+    var width: Int { Int(vips_image_get_width(pointer)) }
+    var height: Int { Int(vips_image_get_height(pointer)) }
+    var bands: Int { Int(vips_image_get_bands(pointer)) }
+    var hasAlpha: Bool { vips_image_hasalpha(pointer) != 0 }
+    var bandFormat: VipsBandFormat { vips_image_get_format(pointer) }
+    var interpretation: VipsInterpretation { vips_image_get_interpretation(pointer) }
+
+    /// EXIF orientation 1...8; 1 (upright) when absent.
+    var orientation: Int {
+        var value: Int32 = 1
+        guard vips_image_get_typeof(pointer, "orientation") != 0,
+              vips_image_get_int(pointer, "orientation", &value) == 0 else { return 1 }
+        return Int(value)
+    }
+
+    /// Runs a libvips operation that writes a new image to its out-parameter.
+    static func make(_ what: String, _ operation: (UnsafeMutablePointer<UnsafeMutablePointer<CVips.VipsImage>?>) -> Int32) throws(ImagingError) -> VipsImage {
+        var out: UnsafeMutablePointer<CVips.VipsImage>?
+        guard operation(&out) == 0, let out else {
+            throw ImagingError(.processingFailed, "libvips could not \(what): \(Vips.takeError())")
+        }
+        return VipsImage(out)
+    }
+
+    func map(_ what: String, _ operation: (UnsafeMutablePointer<CVips.VipsImage>, UnsafeMutablePointer<UnsafeMutablePointer<CVips.VipsImage>?>) -> Int32) throws(ImagingError) -> VipsImage {
+        try VipsImage.make(what) { operation(pointer, $0) }
+    }
+
+    /// Decodes the whole pipeline into memory once, so repeated encodes do not re-decode.
+    func inMemory() throws(ImagingError) -> VipsImage {
+        guard let copy = vips_image_copy_memory(pointer) else {
+            throw ImagingError(.processingFailed, "libvips could not decode the image: \(Vips.takeError())")
+        }
+        return VipsImage(copy)
+    }
+
+    func jpeg(quality: Int) throws(ImagingError) -> Data {
+        try save("encode JPEG") { cvipsshim_jpegsave_buffer(pointer, $0, $1, Int32(quality)) }
+    }
+
+    /// Saves through one of the shim's `*save_buffer` calls into `Data`, freeing libvips' buffer.
+    func save(_ what: String, _ saver: (UnsafeMutablePointer<UnsafeMutableRawPointer?>, UnsafeMutablePointer<Int>) -> Int32) throws(ImagingError) -> Data {
+        var buffer: UnsafeMutableRawPointer?
+        var length = 0
+        guard saver(&buffer, &length) == 0, let buffer else {
+            throw ImagingError(.processingFailed, "libvips could not \(what): \(Vips.takeError())")
+        }
+        defer { g_free(buffer) }
+        return Data(bytes: buffer, count: length)
+    }
+}
+
+extension Data {
+    /// `withUnsafeBytes` for closures with typed throws; the pointer never leaves `body`.
+    func withBytes<T>(_ body: (UnsafeRawBufferPointer) throws(ImagingError) -> T) throws(ImagingError) -> T {
+        let result: Result<T, ImagingError> = withUnsafeBytes { raw in
+            Result { () throws(ImagingError) -> T in try body(raw) }
+        }
+        return try result.get()
+    }
+}

@@ -1,0 +1,52 @@
+import Postgres
+
+/// A claimed job, as a worker sees it.
+public struct Job: Sendable, Equatable {
+    public let id: Int
+    public let batchID: Int?
+    public let backend: String
+    public let action: String
+    public let imagePath: String
+    /// Per-job parameters, as the JSON text stored in `jobs.params`.
+    public let paramsJSON: String
+    /// This attempt's number, starting at 1.
+    public let attempt: Int
+    public let maxAttempts: Int
+
+    init(row: Row) throws {
+        id = try row.int("id")
+        batchID = try row.optionalInt("batch_id")
+        backend = try row.string("backend")
+        action = try row.string("action")
+        imagePath = try row.string("image_path")
+        paramsJSON = try row.string("params")
+        attempt = try row.int("attempts")
+        maxAttempts = try row.int("max_attempts")
+    }
+}
+
+/// Why an attempt failed, and whether another attempt can help.
+public struct JobFailure: Sendable, Equatable {
+    /// A short, stable label a dashboard can group by (`image_undecodable`, `http_5xx`, ...).
+    public let kind: String
+    /// What happened and what a person can do about it. Never holds a secret.
+    public let message: String
+    public let retryable: Bool
+    /// The service asked us to wait at least this long (Retry-After).
+    public let retryAfterSeconds: Double?
+
+    public init(kind: String, message: String, retryable: Bool, retryAfterSeconds: Double? = nil) {
+        self.kind = kind
+        self.message = message
+        self.retryable = retryable
+        self.retryAfterSeconds = retryAfterSeconds
+    }
+}
+
+/// Where a failed job went.
+public enum FailureOutcome: String, Sendable {
+    case retryScheduled = "available"
+    case dead = "dead"
+    /// The lease was no longer ours (rescued or cancelled meanwhile): nothing was changed.
+    case leaseLost = "lease_lost"
+}

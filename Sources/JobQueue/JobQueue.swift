@@ -1,0 +1,93 @@
+import Postgres
+
+/// The queue's operations. Each takes a `Connection` and blocks, so callers run them on the
+/// connection's dedicated thread (`Database.withConnection`).
+public enum JobQueue {
+    /// Leases up to `limit` claimable jobs to `workerID` for `leaseSeconds`.
+    public static func claim(_ connection: Connection, workerID: String, limit: Int, leaseSeconds: Double) throws -> [Job] {
+        let rows = try connection.query(QueueSQL.claim, [workerID, limit, leaseSeconds])
+        return try rows.map(Job.init(row:)).sorted { $0.id < $1.id }
+    }
+
+    /// Completes the job and stores its one result. Returns false when the lease was no
+    /// longer ours; then nothing was written.
+    @discardableResult
+    public static func complete(_ connection: Connection, job: Job, workerID: String, result: JobResult) throws -> Bool {
+        let analysis = result.analysis
+        let prep = result.preparation
+        let parameters: [(any PostgresEncodable)?] = [
+            job.id, workerID,
+            analysis.category, analysis.subcategory, analysis.serviceOperator, analysis.fleetID,
+            analysis.licensePlate, analysis.confidence, analysis.textIdentifiers, analysis.description,
+            analysis.rawResponseJSON,
+            prep.originalBytes, prep.originalWidth, prep.originalHeight, prep.originalFormat,
+            prep.sentBytes, prep.sentWidth, prep.sentHeight, prep.sentFormat,
+            prep.jpegQuality, prep.encodeCount, prep.passedThrough, prep.milliseconds,
+            result.analyzeMilliseconds,
+        ]
+        return try connection.query(QueueSQL.complete, parameters).count == 1
+    }
+
+    /// Records a failed attempt: a retry after `backoff` (at least the service's Retry-After),
+    /// or `dead` when the failure is permanent or no attempt is left.
+    @discardableResult
+    public static func fail(_ connection: Connection, job: Job, workerID: String, failure: JobFailure,
+                            backoff: Backoff = Backoff()) throws -> FailureOutcome {
+        let delay = backoff.delay(afterAttempt: job.attempt, retryAfter: failure.retryAfterSeconds)
+        let rows = try connection.query(QueueSQL.fail, [
+            job.id, workerID, failure.retryable, delay, failure.kind, String(failure.message.prefix(2000)),
+        ])
+        guard let state = try rows.first?.string("state") else { return .leaseLost }
+        return FailureOutcome(rawValue: state) ?? .dead
+    }
+
+    /// Extends the leases of the given jobs; returns the ids still ours.
+    public static func heartbeat(_ connection: Connection, jobIDs: [Int], workerID: String, leaseSeconds: Double) throws -> Set<Int> {
+        guard !jobIDs.isEmpty else { return [] }
+        let rows = try connection.query(QueueSQL.heartbeat, [jobIDs, workerID, leaseSeconds])
+        return Set(try rows.map { try $0.int("id") })
+    }
+
+    /// Rescues jobs whose lease expired; returns how many.
+    @discardableResult
+    public static func rescueExpiredLeases(_ connection: Connection) throws -> Int {
+        try connection.query(QueueSQL.rescueExpired).count
+    }
+
+    /// Enqueues one job per path in one statement per thousand paths; returns the count.
+    @discardableResult
+    public static func enqueue(_ connection: Connection, paths: [String], backend: String = "discerner",
+                               action: String = "analyze", batch: String? = nil, priority: Int = 0) throws -> Int {
+        try connection.transaction { connection in
+            var batchID: Int?
+            if let batch {
+                batchID = try connection.query(QueueSQL.ensureBatch, [batch]).first?.int("id")
+            }
+            var inserted = 0
+            var start = 0
+            while start < paths.count {
+                let chunk = Array(paths[start..<min(start + 1000, paths.count)])
+                inserted += try connection.query(QueueSQL.enqueueMany, [batchID, backend, action, chunk, priority]).affected
+                start += chunk.count
+            }
+            return inserted
+        }
+    }
+
+    /// What could still produce work, for `work --drain`.
+    public struct PendingWork: Sendable {
+        public let ready: Int
+        public let retrying: Int
+        public let running: Int
+        public var isEmpty: Bool { ready == 0 && retrying == 0 && running == 0 }
+    }
+
+    public static func pendingWork(_ connection: Connection) throws -> PendingWork {
+        guard let row = try connection.query(QueueSQL.pendingWork).first else { return PendingWork(ready: 0, retrying: 0, running: 0) }
+        return PendingWork(ready: try row.int("ready"), retrying: try row.int("retrying"), running: try row.int("running"))
+    }
+
+    public static func countsByState(_ connection: Connection) throws -> [(state: String, jobs: Int)] {
+        try connection.query(QueueSQL.countsByState).map { (try $0.string("state"), try $0.int("jobs")) }
+    }
+}

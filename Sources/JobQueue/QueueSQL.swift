@@ -1,0 +1,110 @@
+/// The queue's statements, in one place. Every value travels as a `$n` parameter.
+enum QueueSQL {
+    /// Picks claimable jobs without waiting on rows other workers hold, then leases them.
+    static let claim = """
+        WITH picked AS (
+            SELECT id FROM discern.jobs
+            WHERE state = 'available' AND run_at <= now()
+            ORDER BY priority, run_at, id
+            LIMIT $2
+            FOR UPDATE SKIP LOCKED
+        )
+        UPDATE discern.jobs AS j
+        SET state = 'running', attempts = j.attempts + 1, lease_owner = $1,
+            lease_expires_at = now() + make_interval(secs => $3), updated_at = now()
+        FROM picked WHERE j.id = picked.id
+        RETURNING j.id, j.batch_id, j.backend, j.action, j.image_path, j.params::text AS params,
+                  j.attempts, j.max_attempts
+        """
+
+    /// Marks the job succeeded and writes its result in one statement, so both happen or
+    /// neither does. Guarded by state and lease owner: a job rescued from us writes nothing.
+    static let complete = """
+        WITH done AS (
+            UPDATE discern.jobs
+            SET state = 'succeeded', finished_at = now(), updated_at = now(),
+                lease_owner = NULL, lease_expires_at = NULL, error_kind = NULL, last_error = NULL
+            WHERE id = $1 AND state = 'running' AND lease_owner = $2
+            RETURNING id, batch_id, image_path, backend, action
+        )
+        INSERT INTO discern.results (
+            job_id, batch_id, image_path, backend, action,
+            category, subcategory, operator, fleet_id, license_plate, confidence,
+            text_identifiers, description, raw_response,
+            original_bytes, original_width, original_height, original_format,
+            sent_bytes, sent_width, sent_height, sent_format,
+            jpeg_quality, encode_count, passed_through, prepare_ms, analyze_ms)
+        SELECT done.id, done.batch_id, done.image_path, done.backend, done.action,
+               $3, $4, $5, $6, $7, $8::double precision, $9::text[], $10, $11::jsonb,
+               $12::bigint, $13::integer, $14::integer, $15, $16::bigint, $17::integer, $18::integer, $19,
+               $20::smallint, $21::smallint, $22::boolean, $23::double precision, $24::double precision
+        FROM done
+        ON CONFLICT (job_id) DO NOTHING
+        RETURNING id
+        """
+
+    /// Schedules a retry, or ends the job dead, and appends the attempt to its history.
+    static let fail = """
+        UPDATE discern.jobs
+        SET state = CASE WHEN $3::boolean AND attempts < max_attempts THEN 'available' ELSE 'dead' END,
+            run_at = CASE WHEN $3::boolean AND attempts < max_attempts
+                          THEN now() + make_interval(secs => $4::double precision) ELSE run_at END,
+            finished_at = CASE WHEN $3::boolean AND attempts < max_attempts THEN NULL ELSE now() END,
+            error_kind = $5, last_error = $6, lease_owner = NULL, lease_expires_at = NULL, updated_at = now(),
+            error_history = error_history || jsonb_build_array(jsonb_build_object(
+                'attempt', attempts, 'at', now(), 'kind', $5::text, 'error', $6::text))
+        WHERE id = $1 AND state = 'running' AND lease_owner = $2
+        RETURNING state
+        """
+
+    static let heartbeat = """
+        UPDATE discern.jobs
+        SET lease_expires_at = now() + make_interval(secs => $3), updated_at = now()
+        WHERE id = ANY($1::bigint[]) AND state = 'running' AND lease_owner = $2
+        RETURNING id
+        """
+
+    /// Returns expired leases to the queue (or to `dead` when no attempt is left). SKIP LOCKED
+    /// lets many reapers run at once without waiting on each other.
+    static let rescueExpired = """
+        UPDATE discern.jobs
+        SET state = CASE WHEN attempts < max_attempts THEN 'available' ELSE 'dead' END,
+            finished_at = CASE WHEN attempts < max_attempts THEN NULL ELSE now() END,
+            error_kind = 'lease_expired',
+            last_error = 'the worker holding this job stopped renewing its lease (it crashed, hung or lost its database connection)',
+            error_history = error_history || jsonb_build_array(jsonb_build_object(
+                'attempt', attempts, 'at', now(), 'kind', 'lease_expired', 'error', 'lease expired')),
+            lease_owner = NULL, lease_expires_at = NULL, updated_at = now()
+        WHERE id IN (
+            SELECT id FROM discern.jobs
+            WHERE state = 'running' AND lease_expires_at < now()
+            FOR UPDATE SKIP LOCKED)
+        RETURNING id
+        """
+
+    static let ensureBatch = """
+        WITH inserted AS (
+            INSERT INTO discern.batches (name) VALUES ($1) ON CONFLICT (name) DO NOTHING RETURNING id
+        )
+        SELECT id FROM inserted UNION ALL SELECT id FROM discern.batches WHERE name = $1
+        LIMIT 1
+        """
+
+    static let enqueueMany = """
+        INSERT INTO discern.jobs (batch_id, backend, action, image_path, priority)
+        SELECT $1::bigint, $2, $3, path, $5::smallint FROM unnest($4::text[]) AS path
+        """
+
+    /// Jobs that may still produce work: claimable now, retrying later, or running somewhere.
+    static let pendingWork = """
+        SELECT count(*) FILTER (WHERE state = 'available' AND run_at <= now()) AS ready,
+               count(*) FILTER (WHERE state = 'available' AND run_at > now() AND attempts > 0) AS retrying,
+               count(*) FILTER (WHERE state = 'running') AS running
+        FROM discern.jobs
+        WHERE state IN ('available', 'running')
+        """
+
+    static let countsByState = """
+        SELECT state, count(*) AS jobs FROM discern.jobs GROUP BY state ORDER BY state
+        """
+}

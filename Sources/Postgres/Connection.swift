@@ -1,0 +1,114 @@
+import Foundation
+import CLibPQ
+
+/// One libpq connection. Owns its `PGconn` and frees it exactly once, in `deinit`.
+///
+/// Every call blocks, so a `Connection` lives on one dedicated thread (see `Database`) and is
+/// deliberately not `Sendable`.
+public final class Connection {
+    private let handle: OpaquePointer
+
+    /// - Parameter conninfo: a `postgresql://` URL or `key=value` pairs; empty means libpq's own
+    ///   environment variables (PGHOST, PGPORT, PGUSER, PGDATABASE, PGPASSWORD, ...).
+    public init(conninfo: String) throws {
+        guard let handle = PQconnectdb(conninfo) else {
+            throw PostgresError(.connectionFailed, "libpq could not allocate a connection")
+        }
+        // libpq allocates even on failure: PQfinish is owed either way.
+        guard PQstatus(handle) == CONNECTION_OK else {
+            let message = Connection.errorText(handle)
+            PQfinish(handle)
+            throw PostgresError(.connectionFailed, message)
+        }
+        self.handle = handle
+        // The worker's SQL is written for UTC timestamps and a fixed search path.
+        _ = try query("SELECT set_config('timezone', 'UTC', false)")
+    }
+
+    deinit { PQfinish(handle) }
+
+    public var isHealthy: Bool { PQstatus(handle) == CONNECTION_OK }
+
+    /// The backend process id, for `pg_terminate_backend` in tests and for logs.
+    public var backendPID: Int32 { PQbackendPID(handle) }
+
+    /// Runs one statement with its parameters sent separately (`PQexecParams`, text format).
+    @discardableResult
+    public func query(_ sql: String, _ parameters: [(any PostgresEncodable)?] = []) throws -> Rows {
+        let texts = parameters.map { $0?.postgresText }
+        let result = withCStrings(texts) { pointers in
+            PQexecParams(handle, sql, Int32(pointers.count), nil, pointers, nil, nil, 0)
+        }
+        return try consume(result)
+    }
+
+    /// Runs a trusted script of several statements (migrations shipped with discern). Never
+    /// pass text that came from outside: it has no parameters.
+    public func executeScript(_ sql: String) throws {
+        _ = try consume(PQexec(handle, sql))
+    }
+
+    /// Runs `body` inside BEGIN ... COMMIT; any error rolls back and is rethrown.
+    public func transaction<T>(_ body: (Connection) throws -> T) throws -> T {
+        try query("BEGIN")
+        do {
+            let value = try body(self)
+            try query("COMMIT")
+            return value
+        } catch {
+            if isHealthy { _ = try? query("ROLLBACK") }
+            throw error
+        }
+    }
+
+    private func consume(_ result: OpaquePointer?) throws -> Rows {
+        guard let result else {
+            throw PostgresError(isHealthy ? .queryFailed : .connectionLost, Connection.errorText(handle))
+        }
+        defer { PQclear(result) }
+        switch PQresultStatus(result) {
+        case PGRES_COMMAND_OK, PGRES_TUPLES_OK, PGRES_EMPTY_QUERY:
+            return Connection.rows(of: result)
+        default:
+            let sqlState = PQresultErrorField(result, Int32(UInt8(ascii: "C"))).map { String(cString: $0) }
+            let message = String(cString: PQresultErrorMessage(result)).trimmingTrailingWhitespace()
+            let code: PostgresError.Code = isHealthy ? .queryFailed : .connectionLost
+            throw PostgresError(code, message.isEmpty ? Connection.errorText(handle) : message, sqlState: sqlState)
+        }
+    }
+
+    private static func rows(of result: OpaquePointer) -> Rows {
+        let rowCount = Int(PQntuples(result))
+        let columnCount = Int(PQnfields(result))
+        let columns = (0..<columnCount).map { String(cString: PQfname(result, Int32($0))) }
+        var values: [[String?]] = []
+        values.reserveCapacity(rowCount)
+        for row in 0..<rowCount {
+            values.append((0..<columnCount).map { column in
+                if PQgetisnull(result, Int32(row), Int32(column)) == 1 { return nil }
+                return String(cString: PQgetvalue(result, Int32(row), Int32(column)))
+            })
+        }
+        let affected = Int(String(cString: PQcmdTuples(result))) ?? 0
+        return Rows(columns: columns, values: values, affected: affected)
+    }
+
+    private static func errorText(_ handle: OpaquePointer) -> String {
+        String(cString: PQerrorMessage(handle)).trimmingTrailingWhitespace()
+    }
+}
+
+/// Lends C strings for the parameters for the duration of `body` only.
+private func withCStrings<R>(_ strings: [String?], _ body: ([UnsafePointer<CChar>?]) -> R) -> R {
+    let owned: [UnsafeMutablePointer<CChar>?] = strings.map { $0.map { strdup($0) } }
+    defer { owned.forEach { free($0) } }
+    return body(owned.map { UnsafePointer($0) })
+}
+
+extension String {
+    func trimmingTrailingWhitespace() -> String {
+        var text = Substring(self)
+        while let last = text.last, last.isWhitespace { text.removeLast() }
+        return String(text)
+    }
+}

@@ -1,0 +1,46 @@
+import DedicatedThreads
+
+/// An async handle to one PostgreSQL connection that lives on its own dedicated thread.
+///
+/// All libpq calls for this connection run on that thread, never on Swift's cooperative pool.
+/// A lost connection is replaced on the next call; the error that revealed the loss is still
+/// thrown, so the caller decides whether to retry.
+public final class Database: @unchecked Sendable {
+    public let conninfo: String
+    private let thread: ThreadPool
+    // Touched only from `thread`, which runs one closure at a time.
+    private var connection: Connection?
+
+    public init(conninfo: String, name: String = "discern-pg") {
+        self.conninfo = conninfo
+        self.thread = ThreadPool(name: name, threads: 1)
+    }
+
+    deinit { thread.shutdown() }
+
+    /// Runs `body` with the connection, on the connection's thread.
+    public func withConnection<T: Sendable>(_ body: @escaping @Sendable (Connection) throws -> T) async throws -> T {
+        try await thread.run { [self] in
+            let connection = try self.liveConnection()
+            do {
+                return try body(connection)
+            } catch let error as PostgresError where !connection.isHealthy {
+                self.connection = nil
+                throw PostgresError(.connectionLost, error.message, sqlState: error.sqlState)
+            }
+        }
+    }
+
+    /// Closes the connection; a later call opens a new one.
+    public func close() async {
+        _ = try? await thread.run { [self] in self.connection = nil }
+    }
+
+    private func liveConnection() throws -> Connection {
+        if let connection, connection.isHealthy { return connection }
+        connection = nil
+        let fresh = try Connection(conninfo: conninfo)
+        connection = fresh
+        return fresh
+    }
+}

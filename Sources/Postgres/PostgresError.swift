@@ -1,0 +1,42 @@
+/// Everything that can go wrong talking to PostgreSQL.
+///
+/// `description` is what a person reads; it never contains the connection string (which may hold
+/// a password). `sqlState` lets callers react to specific server errors.
+public struct PostgresError: Error, CustomStringConvertible, Sendable {
+    public enum Code: String, Sendable {
+        case connectionFailed = "connection_failed"
+        case connectionLost = "connection_lost"
+        case queryFailed = "query_failed"
+        case unexpectedResult = "unexpected_result"
+        case decodeFailed = "decode_failed"
+    }
+
+    public let code: Code
+    /// The five-character SQLSTATE from the server, when it sent one.
+    public let sqlState: String?
+    public let message: String
+
+    public init(_ code: Code, _ message: String, sqlState: String? = nil) {
+        self.code = code
+        self.message = message
+        self.sqlState = sqlState
+    }
+
+    public var description: String {
+        let state = sqlState.map { " [SQLSTATE \($0)]" } ?? ""
+        return "PostgreSQL \(code.rawValue)\(state): \(message)"
+    }
+
+    /// Retrying makes sense when the connection, not the statement, was at fault,
+    /// or when the server says the transaction lost a race (serialization, deadlock).
+    public var isTransient: Bool {
+        switch code {
+        case .connectionFailed, .connectionLost: return true
+        case .queryFailed:
+            guard let sqlState else { return false }
+            return sqlState.hasPrefix("08") || sqlState == "40001" || sqlState == "40P01"
+                || sqlState.hasPrefix("57P")
+        case .unexpectedResult, .decodeFailed: return false
+        }
+    }
+}

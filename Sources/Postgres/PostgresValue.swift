@@ -1,0 +1,27 @@
+import Foundation
+
+/// A value that travels to PostgreSQL as a query parameter, in text format.
+/// SQL text is never assembled from values: they always go as `$n` parameters.
+public protocol PostgresEncodable: Sendable {
+    var postgresText: String { get }
+}
+
+extension String: PostgresEncodable { public var postgresText: String { self } }
+extension Int: PostgresEncodable { public var postgresText: String { String(self) } }
+extension Int32: PostgresEncodable { public var postgresText: String { String(self) } }
+extension Int64: PostgresEncodable { public var postgresText: String { String(self) } }
+extension Double: PostgresEncodable { public var postgresText: String { String(self) } }
+extension Bool: PostgresEncodable { public var postgresText: String { self ? "true" : "false" } }
+
+extension Array: PostgresEncodable where Element: PostgresEncodable {
+    /// An array literal (`{"a","b"}`) with every element quoted and escaped.
+    public var postgresText: String {
+        let items = map { element -> String in
+            let escaped = element.postgresText
+                .replacingOccurrences(of: "\\", with: "\\\\")
+                .replacingOccurrences(of: "\"", with: "\\\"")
+            return "\"\(escaped)\""
+        }
+        return "{" + items.joined(separator: ",") + "}"
+    }
+}
