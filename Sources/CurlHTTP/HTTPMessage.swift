@@ -1,0 +1,81 @@
+import Foundation
+
+public struct HTTPHeader: Sendable, Equatable {
+    public let name: String
+    public let value: String
+    public init(_ name: String, _ value: String) {
+        self.name = name
+        self.value = value
+    }
+}
+
+/// One part of a multipart/form-data body.
+public struct MultipartPart: Sendable {
+    public let name: String
+    public let data: Data
+    public let filename: String?
+    public let contentType: String?
+
+    public init(name: String, data: Data, filename: String? = nil, contentType: String? = nil) {
+        self.name = name
+        self.data = data
+        self.filename = filename
+        self.contentType = contentType
+    }
+
+    public init(name: String, value: String) {
+        self.init(name: name, data: Data(value.utf8))
+    }
+}
+
+public struct HTTPRequest: Sendable {
+    public enum Body: Sendable {
+        case none
+        case bytes(Data)
+        case multipart([MultipartPart])
+    }
+
+    public var method: String
+    public var url: String
+    public var headers: [HTTPHeader]
+    public var body: Body
+    /// The whole exchange, connect to last byte.
+    public var timeoutSeconds: Double
+
+    public init(method: String, url: String, headers: [HTTPHeader] = [], body: Body = .none, timeoutSeconds: Double = 60) {
+        self.method = method
+        self.url = url
+        self.headers = headers
+        self.body = body
+        self.timeoutSeconds = timeoutSeconds
+    }
+
+    /// A POST of a JSON document.
+    public static func json(_ method: String = "POST", url: String, body: Data, headers: [HTTPHeader] = [], timeoutSeconds: Double = 60) -> HTTPRequest {
+        HTTPRequest(method: method, url: url, headers: [HTTPHeader("Content-Type", "application/json")] + headers,
+                    body: .bytes(body), timeoutSeconds: timeoutSeconds)
+    }
+}
+
+public struct HTTPResponse: Sendable {
+    public let status: Int
+    public let headers: [HTTPHeader]
+    public let body: Data
+
+    public init(status: Int, headers: [HTTPHeader], body: Data) {
+        self.status = status
+        self.headers = headers
+        self.body = body
+    }
+
+    /// The last value of a header, matched case-insensitively.
+    public func header(_ name: String) -> String? {
+        headers.last { $0.name.caseInsensitiveCompare(name) == .orderedSame }?.value
+    }
+
+    /// The body as text for an error message: short, and on one line.
+    public var bodySnippet: String {
+        let text = String(decoding: body.prefix(300), as: UTF8.self)
+        return text.replacingOccurrences(of: "\n", with: " ").trimmingCharacters(in: .whitespaces)
+    }
+}

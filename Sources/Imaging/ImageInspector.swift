@@ -1,0 +1,40 @@
+import CVips
+import CVipsShim
+import Foundation
+
+/// Checks that bytes are a complete, decodable image, as a remote service would on receipt.
+/// Blocking: call from a dedicated thread.
+public enum ImageInspector {
+    public struct Facts: Sendable {
+        public let format: ImageFormat
+        public let width: Int
+        public let height: Int
+    }
+
+    public static func inspect(_ data: Data, maxPixels: Int = 120_000_000) throws(ImagingError) -> Facts {
+        try Vips.initialize()
+        guard let format = ImageFormat.sniff(data) else {
+            throw ImagingError(.unsupportedFormat, "not a JPEG, PNG, WebP, TIFF, HEIF or GIF file")
+        }
+        let facts = try data.withBytes { (raw) throws(ImagingError) -> Facts in
+            guard let header = cvipsshim_header_from_buffer(raw.baseAddress, raw.count, 1) else {
+                throw ImagingError(.undecodable, "cannot read the \(format.rawValue) header: \(Vips.takeError())")
+            }
+            let image = VipsImage(header)
+            return Facts(format: format, width: image.width, height: image.height)
+        }
+        guard facts.width * facts.height <= maxPixels else {
+            throw ImagingError(.tooManyPixels, "\(facts.width)x\(facts.height) is over \(maxPixels) pixels")
+        }
+        // Decoding a small thumbnail still reads every byte of the file, so truncation shows.
+        let thumbnail = try data.withBytes { (raw) throws(ImagingError) -> VipsImage in
+            var out: UnsafeMutablePointer<CVips.VipsImage>?
+            guard cvipsshim_thumbnail_buffer(raw.baseAddress, raw.count, &out, 64, 64, 1) == 0, let out else {
+                throw ImagingError(.undecodable, "cannot decode the \(format.rawValue) image: \(Vips.takeError())")
+            }
+            return VipsImage(out)
+        }
+        _ = try thumbnail.inMemory()
+        return facts
+    }
+}

@@ -1,0 +1,28 @@
+import Foundation
+import Hummingbird
+
+/// Small builders for the simulator's answers.
+enum Reply {
+    static func json(_ status: HTTPResponse.Status, _ object: Any) -> Response {
+        let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data("{}".utf8)
+        return Response(status: status, headers: [.contentType: "application/json"],
+                        body: ResponseBody(byteBuffer: ByteBuffer(bytes: data)))
+    }
+
+    /// S3's error document. Unlike real S3 it leaves out the string-to-sign and the signature
+    /// provided, which nothing needs and which would only put signatures into logs.
+    static func s3Error(_ status: HTTPResponse.Status, code: String, message: String) -> Response {
+        let xml = """
+            <?xml version="1.0" encoding="UTF-8"?>
+            <Error><Code>\(code)</Code><Message>\(message)</Message><RequestId>\(UUID().uuidString)</RequestId></Error>
+            """
+        return Response(status: status, headers: [.contentType: "application/xml"],
+                        body: ResponseBody(byteBuffer: ByteBuffer(string: xml)))
+    }
+
+    /// The request body as a JSON object; nil when it is absent or not an object.
+    static func jsonObject(_ buffer: ByteBuffer) -> [String: Any]? {
+        guard buffer.readableBytes > 0 else { return [:] }
+        return (try? JSONSerialization.jsonObject(with: Data(buffer.readableBytesView))) as? [String: Any]
+    }
+}
