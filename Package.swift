@@ -38,7 +38,7 @@ let package = Package(
         .target(name: "CurlHTTP", dependencies: ["CCurl", "CCurlShim", "DedicatedThreads"], swiftSettings: swiftSettings),
         .target(
             name: "Backends",
-            dependencies: ["CurlHTTP", "Imaging", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["CurlHTTP", "Imaging", "JobQueue", .product(name: "Logging", package: "swift-log")],
             swiftSettings: swiftSettings
         ),
         .target(
@@ -62,8 +62,10 @@ let package = Package(
         .executableTarget(
             name: "discern",
             dependencies: [
-                "Worker", "Simulator",
+                "Worker", "Simulator", "Backends", "CurlHTTP", "JobQueue", "Postgres", "Imaging",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             ],
             swiftSettings: swiftSettings
         ),

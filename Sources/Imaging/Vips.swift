@@ -16,6 +16,7 @@ public enum Vips {
         vips_cache_set_max_mem(0)
         // Parallelism comes from preparing several images at once, one thread each.
         vips_concurrency_set(1)
+        started.set()
         return .success(())
     }()
 
@@ -25,9 +26,12 @@ public enum Vips {
     }
 
     /// Call on a thread libvips did not create before it ends, to free its per-thread state.
+    /// Does nothing when libvips never started in this process.
     public static func threadShutdown() {
-        vips_thread_shutdown()
+        if started.isSet { vips_thread_shutdown() }
     }
+
+    private static let started = Flag()
 
     /// Takes and clears libvips' error text. The buffer is process-global; the copy call reads
     /// and clears it under libvips' own lock.
@@ -37,4 +41,12 @@ public enum Vips {
         let text = String(cString: copy).trimmingCharacters(in: .whitespacesAndNewlines)
         return text.isEmpty ? "unknown libvips error" : text.replacingOccurrences(of: "\n", with: "; ")
     }
+}
+
+/// A boolean that one thread sets and any thread reads.
+private final class Flag: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value = false
+    var isSet: Bool { lock.withLock { value } }
+    func set() { lock.withLock { value = true } }
 }

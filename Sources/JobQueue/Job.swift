@@ -26,7 +26,7 @@ public struct Job: Sendable, Equatable {
 }
 
 /// Why an attempt failed, and whether another attempt can help.
-public struct JobFailure: Sendable, Equatable {
+public struct JobFailure: Error, Sendable, Equatable {
     /// A short, stable label a dashboard can group by (`image_undecodable`, `http_5xx`, ...).
     public let kind: String
     /// What happened and what a person can do about it. Never holds a secret.

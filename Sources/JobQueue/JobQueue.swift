@@ -3,9 +3,9 @@ import Postgres
 /// The queue's operations. Each takes a `Connection` and blocks, so callers run them on the
 /// connection's dedicated thread (`Database.withConnection`).
 public enum JobQueue {
-    /// Leases up to `limit` claimable jobs to `workerID` for `leaseSeconds`.
-    public static func claim(_ connection: Connection, workerID: String, limit: Int, leaseSeconds: Double) throws -> [Job] {
-        let rows = try connection.query(QueueSQL.claim, [workerID, limit, leaseSeconds])
+    /// Leases up to `limit` claimable jobs for `backends` to `workerID` for `leaseSeconds`.
+    public static func claim(_ connection: Connection, workerID: String, backends: [String], limit: Int, leaseSeconds: Double) throws -> [Job] {
+        let rows = try connection.query(QueueSQL.claim, [workerID, limit, leaseSeconds, backends])
         return try rows.map(Job.init(row:)).sorted { $0.id < $1.id }
     }
 
@@ -82,8 +82,8 @@ public enum JobQueue {
         public var isEmpty: Bool { ready == 0 && retrying == 0 && running == 0 }
     }
 
-    public static func pendingWork(_ connection: Connection) throws -> PendingWork {
-        guard let row = try connection.query(QueueSQL.pendingWork).first else { return PendingWork(ready: 0, retrying: 0, running: 0) }
+    public static func pendingWork(_ connection: Connection, backends: [String]) throws -> PendingWork {
+        guard let row = try connection.query(QueueSQL.pendingWork, [backends]).first else { return PendingWork(ready: 0, retrying: 0, running: 0) }
         return PendingWork(ready: try row.int("ready"), retrying: try row.int("retrying"), running: try row.int("running"))
     }
 

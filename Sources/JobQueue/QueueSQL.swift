@@ -4,7 +4,7 @@ enum QueueSQL {
     static let claim = """
         WITH picked AS (
             SELECT id FROM discern.jobs
-            WHERE state = 'available' AND run_at <= now()
+            WHERE state = 'available' AND run_at <= now() AND backend = ANY($4::text[])
             ORDER BY priority, run_at, id
             LIMIT $2
             FOR UPDATE SKIP LOCKED
@@ -101,7 +101,7 @@ enum QueueSQL {
                count(*) FILTER (WHERE state = 'available' AND run_at > now() AND attempts > 0) AS retrying,
                count(*) FILTER (WHERE state = 'running') AS running
         FROM discern.jobs
-        WHERE state IN ('available', 'running')
+        WHERE state IN ('available', 'running') AND backend = ANY($1::text[])
         """
 
     static let countsByState = """

@@ -21,6 +21,8 @@ public final class Connection {
             throw PostgresError(.connectionFailed, message)
         }
         self.handle = handle
+        // Server NOTICEs ("schema already exists, skipping") are not for the terminal.
+        PQsetNoticeProcessor(handle, { _, _ in }, nil)
         // The worker's SQL is written for UTC timestamps and a fixed search path.
         _ = try query("SELECT set_config('timezone', 'UTC', false)")
     }

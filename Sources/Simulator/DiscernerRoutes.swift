@@ -44,6 +44,8 @@ struct DiscernerRoutes: Sendable {
     private func putObject(_ request: Request) async throws -> Response {
         var headers: [String: String] = [:]
         for field in request.headers { headers[field.name.canonicalName] = field.value }
+        // HTTP/1 Host arrives as the request's authority, not among the header fields.
+        headers["host"] = request.head.authority ?? headers["host"]
         do {
             try PresignedRequestVerifier(signer: signer).verify(
                 method: request.method.rawValue, path: request.uri.path, rawQuery: request.uri.query ?? "",

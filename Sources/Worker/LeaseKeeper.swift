@@ -1,0 +1,43 @@
+import JobQueue
+import Logging
+import Postgres
+
+/// Renews the leases of in-flight jobs and rescues other workers' expired ones.
+actor LeaseKeeper {
+    private let database: Database
+    private let configuration: WorkerConfiguration
+    private let logger: Logger
+    private var held: Set<Int> = []
+
+    init(database: Database, configuration: WorkerConfiguration, logger: Logger) {
+        self.database = database
+        self.configuration = configuration
+        self.logger = logger
+    }
+
+    func hold(_ jobID: Int) { held.insert(jobID) }
+    func release(_ jobID: Int) { held.remove(jobID) }
+
+    /// Until cancelled: every third of a lease, renew ours and rescue expired ones.
+    func keepAlive() async {
+        let interval = max(0.5, configuration.leaseSeconds / 3)
+        while !Task.isCancelled {
+            try? await Task.sleep(for: .seconds(interval))
+            guard !Task.isCancelled else { return }
+            let ids = Array(held), workerID = configuration.workerID, lease = configuration.leaseSeconds
+            do {
+                let (kept, rescued) = try await database.withConnection { connection in
+                    (try JobQueue.heartbeat(connection, jobIDs: ids, workerID: workerID, leaseSeconds: lease),
+                     try JobQueue.rescueExpiredLeases(connection))
+                }
+                if kept.count < ids.count {
+                    logger.warning("lost the lease of jobs still in flight; their results will be discarded",
+                                   metadata: ["jobs": "\(Set(ids).subtracting(kept).sorted())"])
+                }
+                if rescued > 0 { logger.info("rescued jobs with expired leases", metadata: ["count": "\(rescued)"]) }
+            } catch {
+                logger.warning("lease heartbeat failed; will try again", metadata: ["error": "\(error)"])
+            }
+        }
+    }
+}

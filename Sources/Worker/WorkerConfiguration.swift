@@ -1,0 +1,49 @@
+import Foundation
+import JobQueue
+
+/// How one `discern work` process runs.
+public struct WorkerConfiguration: Sendable {
+    /// Unique per process; written as the lease owner of the jobs it holds.
+    public var workerID: String
+    /// Jobs processed at once (prepare + upload + analyze).
+    public var concurrency: Int
+    /// Threads for CPU-bound image preparation.
+    public var prepareThreads: Int
+    /// How long a claimed job is ours without a heartbeat.
+    public var leaseSeconds: Double
+    /// How often to look for new work when the queue was empty.
+    public var pollIntervalSeconds: Double
+    /// Exit once nothing is left to do instead of waiting for new jobs.
+    public var drain: Bool
+    public var backoff: Backoff
+
+    public init(workerID: String = WorkerConfiguration.defaultWorkerID(), concurrency: Int = 8,
+                prepareThreads: Int = ProcessInfo.processInfo.activeProcessorCount,
+                leaseSeconds: Double = 300, pollIntervalSeconds: Double = 1, drain: Bool = false,
+                backoff: Backoff = Backoff()) {
+        self.workerID = workerID
+        self.concurrency = max(1, concurrency)
+        self.prepareThreads = max(1, prepareThreads)
+        self.leaseSeconds = leaseSeconds
+        self.pollIntervalSeconds = pollIntervalSeconds
+        self.drain = drain
+        self.backoff = backoff
+    }
+
+    /// host:pid:random — readable in `discern status`, unique across restarts.
+    public static func defaultWorkerID() -> String {
+        let host = ProcessInfo.processInfo.hostName.split(separator: ".").first.map(String.init) ?? "host"
+        return "\(host):\(ProcessInfo.processInfo.processIdentifier):\(String(UInt32.random(in: 0...UInt32.max), radix: 36))"
+    }
+}
+
+/// What one run of a worker did.
+public struct WorkerSummary: Sendable, Equatable {
+    public var succeeded = 0
+    public var retryScheduled = 0
+    public var dead = 0
+    /// Finished after the lease was taken away: the work was discarded.
+    public var leaseLost = 0
+
+    public init() {}
+}

@@ -1,0 +1,38 @@
+import ArgumentParser
+import Foundation
+import Postgres
+
+struct ResultsCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "results", abstract: "Print the latest results as a table.")
+
+    @OptionGroup var database: DatabaseOptions
+
+    @Option(help: "How many results, newest first.")
+    var limit: Int = 20
+
+    func run() async throws {
+        let limit = self.limit
+        let rows = try await Database(conninfo: database.conninfo).withConnection { connection in
+            try connection.query("""
+                SELECT job_id, image_path, category, operator, fleet_id, license_plate,
+                       to_char(confidence, 'FM0.000') AS confidence, original_bytes, sent_bytes, passed_through
+                FROM discern.results ORDER BY id DESC LIMIT $1
+                """, [limit])
+        }
+        let table = try rows.map { row -> [String] in
+            [
+                try row.optionalString("job_id") ?? "-",
+                URL(fileURLWithPath: try row.string("image_path")).lastPathComponent,
+                try row.optionalString("category") ?? "-", try row.optionalString("operator") ?? "-",
+                try row.optionalString("fleet_id") ?? "-", try row.optionalString("license_plate") ?? "-",
+                try row.optionalString("confidence") ?? "-",
+                Self.kilobytes(try row.int("original_bytes")), Self.kilobytes(try row.int("sent_bytes")),
+                try row.bool("passed_through") ? "as is" : "prepared",
+            ]
+        }
+        print(TextTable.render(headers: ["job", "file", "category", "operator", "fleet_id", "license_plate", "confidence",
+                                         "original", "sent", "image"], rows: table))
+    }
+
+    static func kilobytes(_ bytes: Int) -> String { "\((bytes + 512) / 1024) KB" }
+}

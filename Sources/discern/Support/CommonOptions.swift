@@ -1,0 +1,26 @@
+import ArgumentParser
+import Foundation
+import Logging
+
+/// Options every database command shares.
+struct DatabaseOptions: ParsableArguments {
+    @Option(name: .customLong("database-url"),
+            help: "PostgreSQL URL or key=value conninfo. Default: $DISCERN_DATABASE_URL, else libpq's PGHOST, PGPORT, PGUSER, PGDATABASE, PGPASSWORD.")
+    var databaseURL: String?
+
+    var conninfo: String {
+        databaseURL ?? ProcessInfo.processInfo.environment["DISCERN_DATABASE_URL"] ?? ""
+    }
+}
+
+struct LogOptions: ParsableArguments {
+    @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.")
+    var logLevel: String = ProcessInfo.processInfo.environment["DISCERN_LOG_LEVEL"] ?? "info"
+
+    func makeLogger(_ label: String) -> Logger {
+        LogfmtHandler.bootstrapOnce()
+        var logger = Logger(label: label)
+        logger.logLevel = Logger.Level(rawValue: logLevel) ?? .info
+        return logger
+    }
+}

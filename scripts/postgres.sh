@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# A private PostgreSQL cluster for the demo and the tests, run as a non-root user.
+#   scripts/postgres.sh start DIR   initialise (once) and start; prints the connection URL
+#   scripts/postgres.sh stop DIR    stop it
+#   scripts/postgres.sh url DIR     print the URL of a running cluster
+# As root the cluster runs as the 'postgres' user (initdb refuses root); when that user cannot
+# reach DIR (say under /root), the data lives in /tmp/discern-pg-<hash> and DIR points there.
+set -euo pipefail
+
+command=${1:?usage: postgres.sh start|stop|url DIR}
+dir=${2:?usage: postgres.sh start|stop|url DIR}
+pgbin=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1)
+[ -x "$pgbin/initdb" ] || { echo "PostgreSQL server binaries not found (apt-get install postgresql)" >&2; exit 1; }
+
+run_as_owner() {
+    if [ "$(id -u)" = 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi
+}
+
+mkdir -p "$dir"
+dir=$(cd "$dir" && pwd)
+data="$dir/data"
+if [ "$(id -u)" = 0 ]; then
+    if [ -L "$data" ] || ! runuser -u postgres -- test -x "$dir" 2>/dev/null; then
+        [ -L "$data" ] || ln -s "/tmp/discern-pg-$(echo -n "$dir" | sha1sum | cut -c1-12)" "$data"
+        data=$(readlink "$data")
+    fi
+fi
+
+case "$command" in
+start)
+    if run_as_owner "$pgbin/pg_ctl" -D "$data" status >/dev/null 2>&1; then
+        cat "$dir/url"
+        exit 0
+    fi
+    mkdir -p "$data"
+    [ "$(id -u)" = 0 ] && chown postgres: "$data" && chmod 700 "$data"
+    if [ ! -f "$data/PG_VERSION" ]; then
+        run_as_owner "$pgbin/initdb" -D "$data" -U discern --auth=trust -E UTF8 --no-locale >"$dir/initdb.log" 2>&1 \
+            || { cat "$dir/initdb.log" >&2; exit 1; }
+    fi
+    port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+    # fsync off: these clusters hold throwaway data; a process crash still loses nothing committed.
+    run_as_owner "$pgbin/pg_ctl" -D "$data" -l "$data/server.log" -w -t 60 \
+        -o "-p $port -k $data -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=200" start >/dev/null \
+        || { tail -n 20 "$data/server.log" >&2; exit 1; }
+    "$pgbin/psql" -h 127.0.0.1 -p "$port" -U discern -d postgres -qAtc "SELECT 1 FROM pg_database WHERE datname = 'discern'" | grep -q 1 \
+        || "$pgbin/createdb" -h 127.0.0.1 -p "$port" -U discern discern
+    echo "postgresql://discern@127.0.0.1:$port/discern" | tee "$dir/url"
+    ;;
+stop)
+    run_as_owner "$pgbin/pg_ctl" -D "$data" -m fast -w stop >/dev/null 2>&1 || true
+    ;;
+url)
+    cat "$dir/url"
+    ;;
+*)
+    echo "usage: postgres.sh start|stop|url DIR" >&2
+    exit 2
+    ;;
+esac
