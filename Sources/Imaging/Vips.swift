@@ -5,6 +5,8 @@ import Foundation
 /// Process-wide libvips set-up and error handling.
 public enum Vips {
     private static let initialization: Result<Void, ImagingError> = {
+        // Decode problems reach callers as errors; libvips' own stderr warnings are noise there.
+        setenv("VIPS_WARNING", "0", 0)
         guard cvipsshim_init("discern") == 0 else {
             return .failure(ImagingError(.processingFailed, "libvips failed to start: \(takeError())"))
         }

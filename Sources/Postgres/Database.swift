@@ -19,6 +19,7 @@ public final class Database: @unchecked Sendable {
     deinit { thread.shutdown() }
 
     /// Runs `body` with the connection, on the connection's thread.
+    @discardableResult
     public func withConnection<T: Sendable>(_ body: @escaping @Sendable (Connection) throws -> T) async throws -> T {
         try await thread.run { [self] in
             let connection = try self.liveConnection()

@@ -31,10 +31,12 @@ struct DiscernerRoutes: Sendable {
         let contentType = "image/\(fileExtension)"
         let base = URL(string: baseURL())
         let host = base.map { "\($0.host ?? "127.0.0.1")\($0.port.map { ":\($0)" } ?? "")" } ?? configuration.host
+        let expired = Double.random(in: 0..<1) < configuration.faults.expiredUploadURLRate
+        let signedAt = expired ? now.addingTimeInterval(-Double(configuration.presignExpirySeconds) - 60) : now
         let url = signer.presign(
             method: "PUT", scheme: base?.scheme ?? "http", host: host, path: "/\(configuration.bucket)/\(key)",
             headers: ["content-type": contentType, "host": host, "x-amz-server-side-encryption": "AES256"],
-            expires: configuration.presignExpirySeconds, at: now)
+            expires: configuration.presignExpirySeconds, at: signedAt)
         return Reply.json(.ok, [
             "upload_url": url, "image_key": key, "bucket_name": configuration.bucket,
             "expires_in": configuration.presignExpirySeconds, "content_type": contentType,

@@ -16,6 +16,15 @@ public struct SimulatorConfiguration: Sendable {
     public var maxAnalyzeBytes: Int
     /// Injected so tests can move time past a URL's expiry without sleeping.
     public var clock: @Sendable () -> Date
+    public var faults: Faults
+
+    /// Misbehaviour on purpose, so clients can be tested against it.
+    public struct Faults: Sendable {
+        /// Share of upload URLs handed out already expired (signed as if issued long ago).
+        public var expiredUploadURLRate: Double = 0
+
+        public init() {}
+    }
 
     public init(host: String = "127.0.0.1", port: Int = 0, bucket: String = "discern-sim",
                 region: String = "us-east-1", accessKeyID: String = "AKIADISCERNSIMULATOR",
@@ -31,6 +40,7 @@ public struct SimulatorConfiguration: Sendable {
         self.presignExpirySeconds = presignExpirySeconds
         self.maxAnalyzeBytes = maxAnalyzeBytes
         self.clock = clock
+        self.faults = Faults()
     }
 
     public static func randomSecret() -> String {

@@ -1,0 +1,45 @@
+import JobQueue
+import Postgres
+import Testing
+
+@Suite("Migrations")
+struct MigrationTests {
+    @Test("a second migrate changes nothing")
+    func secondMigrateIsANoOp() async throws {
+        try await TestDatabase.with(migrated: false) { conninfo in
+            let database = Database(conninfo: conninfo)
+            let first = try await database.withConnection { try Migrator.migrate($0) }
+            #expect(first == [1])
+            let schemaBefore = try await Self.schemaFingerprint(database)
+
+            let second = try await database.withConnection { try Migrator.migrate($0) }
+            #expect(second.isEmpty)
+            #expect(try await Self.schemaFingerprint(database) == schemaBefore)
+            let recorded = try await database.rows("SELECT count(*) AS n FROM discern.schema_migrations")
+            #expect(try recorded.first?.int("n") == 1)
+        }
+    }
+
+    @Test("concurrent migrations apply each version once")
+    func concurrentMigrations() async throws {
+        try await TestDatabase.with(migrated: false) { conninfo in
+            let applied = try await withThrowingTaskGroup(of: [Int].self) { group in
+                for _ in 0..<3 {
+                    group.addTask { try await Database(conninfo: conninfo).withConnection { try Migrator.migrate($0) } }
+                }
+                return try await group.reduce(into: []) { $0 += $1 }
+            }
+            #expect(applied == [1])
+        }
+    }
+
+    private static func schemaFingerprint(_ database: Database) async throws -> [String] {
+        try await database.rows("""
+            SELECT c.relname || ':' || c.relkind::text AS object FROM pg_class c
+            JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = 'discern'
+            UNION ALL
+            SELECT p.proname FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace WHERE n.nspname = 'discern'
+            ORDER BY 1
+            """).map { try $0.string("object") }
+    }
+}

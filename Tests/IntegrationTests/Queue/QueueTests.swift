@@ -1,0 +1,103 @@
+import JobQueue
+import Postgres
+import Testing
+
+@Suite("Queue")
+struct QueueTests {
+    static let sampleAnalysis = JobResult.Analysis(category: "vehicle", serviceOperator: "UPS", rawResponseJSON: #"{"ok": true}"#)
+    static let samplePreparation = JobResult.Preparation(
+        originalBytes: 10, originalWidth: 1, originalHeight: 1, originalFormat: "jpeg", sentBytes: 10, sentWidth: 1,
+        sentHeight: 1, sentFormat: "jpeg", jpegQuality: nil, encodeCount: 0, passedThrough: true, milliseconds: 1)
+    static let sampleResult = JobResult(analysis: sampleAnalysis, preparation: samplePreparation, analyzeMilliseconds: 2)
+
+    @Test("two workers never claim the same job")
+    func claimsAreDisjoint() async throws {
+        try await TestDatabase.with { conninfo in
+            let paths = (1...300).map { "/images/\($0).jpg" }
+            try await Database(conninfo: conninfo).withConnection { try JobQueue.enqueue($0, paths: paths) }
+
+            let claimed = try await withThrowingTaskGroup(of: [Int].self) { group in
+                for worker in ["worker-a", "worker-b"] {
+                    group.addTask {
+                        let database = Database(conninfo: conninfo)
+                        var mine: [Int] = []
+                        while true {
+                            let jobs = try await database.withConnection {
+                                try JobQueue.claim($0, workerID: worker, backends: ["discerner"], limit: 7, leaseSeconds: 60)
+                            }
+                            if jobs.isEmpty { return mine }
+                            mine += jobs.map(\.id)
+                        }
+                    }
+                }
+                return try await group.reduce(into: [[Int]]()) { $0.append($1) }
+            }
+            let all = claimed.flatMap { $0 }
+            #expect(all.count == 300)
+            #expect(Set(all).count == 300, "a job was claimed twice")
+            #expect(claimed.allSatisfy { !$0.isEmpty }, "both workers should have claimed some jobs")
+        }
+    }
+
+    @Test("a completed job has exactly one result row, however often completion is sent")
+    func completionIsIdempotent() async throws {
+        try await TestDatabase.with { conninfo in
+            let database = Database(conninfo: conninfo)
+            let (first, second) = try await database.withConnection { connection in
+                try JobQueue.enqueue(connection, paths: ["/images/a.jpg"])
+                let job = try #require(try JobQueue.claim(connection, workerID: "w", backends: ["discerner"], limit: 1, leaseSeconds: 60).first)
+                return (try JobQueue.complete(connection, job: job, workerID: "w", result: Self.sampleResult),
+                        try JobQueue.complete(connection, job: job, workerID: "w", result: Self.sampleResult))
+            }
+            #expect(first)
+            #expect(!second)
+            let rows = try await database.rows("SELECT count(*) AS n, min(j.state) AS state FROM discern.results r JOIN discern.jobs j ON j.id = r.job_id")
+            #expect(try rows.first?.int("n") == 1)
+            #expect(try rows.first?.string("state") == "succeeded")
+        }
+    }
+
+    @Test("a rescued job's late completion writes nothing")
+    func leaseGuardsCompletion() async throws {
+        try await TestDatabase.with { conninfo in
+            let database = Database(conninfo: conninfo)
+            let outcome = try await database.withConnection { connection -> (Bool, Int, Bool) in
+                try JobQueue.enqueue(connection, paths: ["/images/a.jpg"])
+                let stale = try #require(try JobQueue.claim(connection, workerID: "slow", backends: ["discerner"], limit: 1, leaseSeconds: 60).first)
+                try connection.query("UPDATE discern.jobs SET lease_expires_at = now() - interval '1 second'")
+                let rescued = try JobQueue.rescueExpiredLeases(connection)
+                let fresh = try #require(try JobQueue.claim(connection, workerID: "fast", backends: ["discerner"], limit: 1, leaseSeconds: 60).first)
+                let late = try JobQueue.complete(connection, job: stale, workerID: "slow", result: Self.sampleResult)
+                let current = try JobQueue.complete(connection, job: fresh, workerID: "fast", result: Self.sampleResult)
+                return (late, rescued, current)
+            }
+            #expect(outcome == (false, 1, true))
+            #expect(try await database.rows("SELECT count(*) AS n FROM discern.results").first?.int("n") == 1)
+        }
+    }
+
+    @Test("a permanent failure ends dead at once; a transient one is retried, then dead when attempts run out")
+    func failureClassification() async throws {
+        try await TestDatabase.with { conninfo in
+            let database = Database(conninfo: conninfo)
+            let states = try await database.withConnection { connection -> [FailureOutcome] in
+                try connection.query("SELECT discern.enqueue('/images/a.jpg', max_attempts => 2)")
+                let permanent = JobFailure(kind: "image_undecodable", message: "bad", retryable: false)
+                let transient = JobFailure(kind: "http_5xx", message: "try later", retryable: true)
+                let quick = Backoff(baseSeconds: 0, maxSeconds: 0)
+                var outcomes: [FailureOutcome] = []
+                let first = try #require(try JobQueue.claim(connection, workerID: "w", backends: ["discerner"], limit: 1, leaseSeconds: 60).first)
+                outcomes.append(try JobQueue.fail(connection, job: first, workerID: "w", failure: transient, backoff: quick))
+                let second = try #require(try JobQueue.claim(connection, workerID: "w", backends: ["discerner"], limit: 1, leaseSeconds: 60).first)
+                outcomes.append(try JobQueue.fail(connection, job: second, workerID: "w", failure: transient, backoff: quick))
+                try connection.query("SELECT discern.enqueue('/images/b.jpg')")
+                let third = try #require(try JobQueue.claim(connection, workerID: "w", backends: ["discerner"], limit: 1, leaseSeconds: 60).first)
+                outcomes.append(try JobQueue.fail(connection, job: third, workerID: "w", failure: permanent))
+                return outcomes
+            }
+            #expect(states == [.retryScheduled, .dead, .dead])
+            let history = try await database.rows("SELECT jsonb_array_length(error_history) AS n FROM discern.jobs ORDER BY id")
+            #expect(try history.map { try $0.int("n") } == [2, 1])
+        }
+    }
+}

@@ -1,0 +1,44 @@
+import Backends
+import CurlHTTP
+import Foundation
+import JobQueue
+import Logging
+import Postgres
+import Simulator
+import Worker
+
+/// A simulator started for one test and stopped after it, however it ends.
+enum TestSimulator {
+    @discardableResult
+    static func with<T>(_ configuration: SimulatorConfiguration = .init(), _ body: (RunningSimulator) async throws -> T) async throws -> T {
+        let simulator = try await SimulatorServer.start(configuration, logger: Logger(label: "test-sim") { _ in SwiftLogNoOpLogHandler() })
+        do {
+            let value = try await body(simulator)
+            await simulator.stop()
+            return value
+        } catch {
+            await simulator.stop()
+            throw error
+        }
+    }
+}
+
+/// Runs a draining worker against a simulator, as `discern work --drain` does.
+enum TestWorker {
+    @discardableResult
+    static func drain(_ conninfo: String, simulator: RunningSimulator, logger: Logger = Logger(label: "test") { _ in SwiftLogNoOpLogHandler() },
+                      configure: (inout WorkerConfiguration) -> Void = { _ in }) async throws -> WorkerSummary {
+        var configuration = WorkerConfiguration(concurrency: 4, prepareThreads: 2, pollIntervalSeconds: 0.1, drain: true,
+                                                backoff: Backoff(baseSeconds: 0.05, maxSeconds: 0.2))
+        configure(&configuration)
+        let backend = DiscernerBackend(configuration: .init(baseURL: simulator.baseURL), http: CurlHTTPClient())
+        return try await Worker(conninfo: conninfo, backends: [backend], configuration: configuration, logger: logger).run()
+    }
+}
+
+extension Database {
+    /// A one-off query for assertions.
+    func rows(_ sql: String, _ parameters: [(any PostgresEncodable)?] = []) async throws -> Rows {
+        try await withConnection { try $0.query(sql, parameters) }
+    }
+}

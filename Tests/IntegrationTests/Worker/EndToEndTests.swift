@@ -1,0 +1,132 @@
+import Foundation
+import Imaging
+import JobQueue
+import Postgres
+import Simulator
+import Testing
+import Worker
+
+/// A job in PostgreSQL becomes a result row: real PostgreSQL, libvips, libcurl and the simulator.
+@Suite("Worker end to end")
+struct EndToEndTests {
+    @Test("jobs from the CLI path, discern.enqueue() and a plain INSERT all end with one result each")
+    func everyWayInYieldsAResult() async throws {
+        try await TestDatabase.with { conninfo in
+            try await TestFolder.with { folder in
+                let paths = try (1...3).map { try folder.write(SampleImages.photo(width: 640, height: 480, seed: $0), as: "photo-\($0).jpg") }
+                let database = Database(conninfo: conninfo)
+                try await database.withConnection { connection in
+                    try JobQueue.enqueue(connection, paths: [paths[0]], batch: "e2e")
+                    try connection.query("SELECT discern.enqueue($1)", [paths[1]])
+                    try connection.query("INSERT INTO discern.jobs (image_path) VALUES ($1)", [paths[2]])
+                }
+                let summary = try await TestSimulator.with { try await TestWorker.drain(conninfo, simulator: $0) }
+                #expect(summary.succeeded == 3)
+                #expect(summary.dead == 0)
+
+                let rows = try await database.rows("""
+                    SELECT j.state, count(r.id) AS results, max(r.operator) AS operator, max(r.confidence) AS confidence,
+                           bool_and(r.passed_through) AS passed_through, max(r.raw_response->>'success') AS success
+                    FROM discern.jobs j LEFT JOIN discern.results r ON r.job_id = j.id
+                    GROUP BY j.id, j.state ORDER BY j.id
+                    """)
+                #expect(rows.count == 3)
+                for row in rows {
+                    #expect(try row.string("state") == "succeeded")
+                    #expect(try row.int("results") == 1)
+                    #expect(try row.string("success") == "true")
+                    #expect(try row.bool("passed_through"), "a small JPEG goes as it is")
+                }
+            }
+        }
+    }
+
+    @Test("an undecodable file ends dead with a message that names the file and the problem")
+    func undecodableFilesEndDead() async throws {
+        try await TestDatabase.with { conninfo in
+            try await TestFolder.with { folder in
+                let photo = try SampleImages.photo(width: 640, height: 480, seed: 9)
+                let text = try folder.write(Data("this is not an image\n".utf8), as: "notes.jpg")
+                let corrupt = try folder.write(photo.prefix(20) + Data(repeating: 0x42, count: 4000), as: "corrupt.jpg")
+                let empty = try folder.write(Data(), as: "empty.jpg")
+                let missing = folder.appendingPathComponent("gone.jpg").path
+                let database = Database(conninfo: conninfo)
+                try await database.withConnection { try JobQueue.enqueue($0, paths: [text, corrupt, empty, missing]) }
+
+                let summary = try await TestSimulator.with { try await TestWorker.drain(conninfo, simulator: $0) }
+                #expect(summary.dead == 4)
+
+                let rows = try await database.rows("SELECT image_path, state, error_kind, last_error, attempts FROM discern.jobs ORDER BY id")
+                let byPath = Dictionary(uniqueKeysWithValues: try rows.map { (try $0.string("image_path"), $0) })
+                let expectations: [(String, String, String)] = [
+                    (text, "image_unsupported_format", "not an image discern accepts"),
+                    (corrupt, "image_undecodable", "cannot be decoded"),
+                    (empty, "image_empty", "empty"),
+                    (missing, "file_not_found", "does not exist"),
+                ]
+                for (path, kind, phrase) in expectations {
+                    let row = try #require(byPath[path])
+                    #expect(try row.string("state") == "dead")
+                    #expect(try row.string("error_kind") == kind)
+                    #expect(try row.string("last_error").contains(phrase))
+                    #expect(try row.string("last_error").contains(path), "the message names the file")
+                    #expect(try row.int("attempts") == 1, "a permanent failure is not retried")
+                }
+                #expect(try await database.rows("SELECT count(*) AS n FROM discern.results").first?.int("n") == 0)
+            }
+        }
+    }
+
+    @Test("an image over 10 MB is sent under 10 MB")
+    func oversizedImageIsShrunk() async throws {
+        try await TestDatabase.with { conninfo in
+            try await TestFolder.with { folder in
+                let large = try SampleImages.noise(width: 3000, height: 2400)
+                #expect(large.count > 10_000_000, "the fixture must be over budget")
+                let path = try folder.write(large, as: "large.jpg")
+                let database = Database(conninfo: conninfo)
+                try await database.withConnection { try JobQueue.enqueue($0, paths: [path]) }
+
+                let summary = try await TestSimulator.with { try await TestWorker.drain(conninfo, simulator: $0) }
+                #expect(summary.succeeded == 1)
+                let row = try #require(try await database.rows(
+                    "SELECT original_bytes, sent_bytes, sent_format, passed_through, encode_count FROM discern.results").first)
+                #expect(try row.int("original_bytes") == large.count)
+                #expect(try row.int("sent_bytes") <= 10_000_000)
+                #expect(try row.string("sent_format") == "jpeg")
+                #expect(try !row.bool("passed_through"))
+                #expect(try row.int("encode_count") >= 1)
+            }
+        }
+    }
+
+    @Test("no credential or presigned-URL signature reaches the logs or the jobs table")
+    func secretsStayOut() async throws {
+        let logs = CapturedLogs()
+        // Every presigned URL is already expired when used, so the failure path runs too.
+        var configuration = SimulatorConfiguration(secretAccessKey: "super-secret-simulator-key")
+        configuration.faults.expiredUploadURLRate = 1
+        try await TestDatabase.with { conninfo in
+            try await TestFolder.with { folder in
+                let path = try folder.write(SampleImages.photo(width: 320, height: 240, seed: 1), as: "photo.jpg")
+                let database = Database(conninfo: conninfo)
+                try await database.withConnection { try $0.query("SELECT discern.enqueue($1, max_attempts => 1)", [path]) }
+
+                try await TestSimulator.with(configuration) { simulator in
+                    try await TestWorker.drain(conninfo, simulator: simulator, logger: logs.logger())
+                }
+                let row = try #require(try await database.rows("SELECT state, error_kind, last_error, error_history::text AS history FROM discern.jobs").first)
+                #expect(try row.string("state") == "dead")
+                #expect(try row.string("error_kind") == "upload_url_expired")
+                let stored = try row.string("last_error") + (try row.string("history"))
+                for text in [logs.text, stored] {
+                    #expect(!text.isEmpty)
+                    for secret in ["X-Amz-Signature=", "X-Amz-Credential=", "super-secret-simulator-key", configuration.accessKeyID] {
+                        #expect(!text.contains(secret), "found \(secret)")
+                    }
+                }
+                #expect(logs.text.contains("upload_url_expired"))
+            }
+        }
+    }
+}

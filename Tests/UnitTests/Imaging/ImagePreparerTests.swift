@@ -1,0 +1,98 @@
+import Foundation
+import Imaging
+import Testing
+
+@Suite("Image preparation")
+struct ImagePreparerTests {
+    let preparer = ImagePreparer(policy: .discerner)
+
+    @Test("a compliant JPEG is passed through byte for byte")
+    func passThrough() throws {
+        let photo = try SampleImages.photo(width: 800, height: 600, seed: 1)
+        let prepared = try preparer.prepare(photo)
+        #expect(prepared.passedThrough)
+        #expect(prepared.data == photo)
+        #expect(prepared.encodeCount == 0)
+        #expect(prepared.original.width == 800 && prepared.original.height == 600)
+    }
+
+    @Test("an image over the byte budget comes out under it, as JPEG")
+    func fitsBudget() throws {
+        let noisy = try SampleImages.noise(width: 1200, height: 900)
+        var policy = ImagePolicy.discerner
+        policy.maxBytes = noisy.count / 3
+        let prepared = try ImagePreparer(policy: policy).prepare(noisy)
+        #expect(!prepared.passedThrough)
+        #expect(prepared.bytes <= policy.maxBytes)
+        #expect(prepared.format == .jpeg)
+        #expect(ImageFormat.sniff(prepared.data) == .jpeg)
+    }
+
+    @Test("an image that fits only after downscaling is downscaled")
+    func downscalesWhenQualityIsNotEnough() throws {
+        let noisy = try SampleImages.noise(width: 1200, height: 900)
+        var policy = ImagePolicy.discerner
+        policy.maxBytes = 60_000
+        let prepared = try ImagePreparer(policy: policy).prepare(noisy)
+        #expect(prepared.bytes <= 60_000)
+        #expect(prepared.width < 1200)
+    }
+
+    @Test("images larger than the maximum dimension are shrunk to it")
+    func maxDimension() throws {
+        var policy = ImagePolicy.discerner
+        policy.maxDimension = 500
+        let prepared = try ImagePreparer(policy: policy).prepare(try SampleImages.photo(width: 1000, height: 400, seed: 2))
+        #expect(prepared.width == 500)
+        #expect(prepared.height == 200)
+    }
+
+    @Test("bad input is a clear, permanent error", arguments: [
+        (Data(), ImagingError.Code.empty),
+        (Data("hello, this is text named .jpg".utf8), .unsupportedFormat),
+        (Data("%PDF-1.7\n".utf8), .unsupportedFormat),
+        (Data("<svg xmlns=\"http://www.w3.org/2000/svg\"/>".utf8), .unsupportedFormat),
+        (Data([0xFF, 0xD8, 0xFF, 0xE0]) + Data(repeating: 0, count: 100), .undecodable),
+    ])
+    func badInput(data: Data, code: ImagingError.Code) throws {
+        let error = try #require(throws: ImagingError.self) { try preparer.prepare(data) }
+        #expect(error.code == code)
+        #expect(error.isPermanent)
+        #expect(!error.message.isEmpty)
+    }
+
+    @Test("a truncated JPEG is not passed through")
+    func truncatedJPEG() throws {
+        let photo = try SampleImages.photo(width: 800, height: 600, seed: 4)
+        let truncated = photo.prefix(photo.count / 2)
+        let error = try #require(throws: ImagingError.self) { try preparer.prepare(Data(truncated)) }
+        #expect([.truncated, .undecodable].contains(error.code))
+    }
+
+    @Test("pixel counts over the limit are refused from the header")
+    func decompressionBombGuard() throws {
+        var policy = ImagePolicy.discerner
+        policy.maxSourcePixels = 100_000
+        let error = try #require(throws: ImagingError.self) {
+            try ImagePreparer(policy: policy).prepare(try SampleImages.photo(width: 400, height: 300, seed: 5))
+        }
+        #expect(error.code == .tooManyPixels)
+    }
+}
+
+@Suite("Format sniffing")
+struct ImageFormatTests {
+    @Test("formats are recognised from their first bytes", arguments: [
+        ([0xFF, 0xD8, 0xFF, 0xDB], ImageFormat?.some(.jpeg)),
+        ([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A], .png),
+        (Array("GIF89a".utf8), .gif),
+        (Array("RIFF".utf8) + [0, 0, 0, 0] + Array("WEBP".utf8), .webp),
+        ([0x49, 0x49, 0x2A, 0x00], .tiff),
+        ([0, 0, 0, 24] + Array("ftypheic".utf8), .heif),
+        (Array("BM".utf8) + [0, 0], nil),
+        (Array("<?xml".utf8), nil),
+    ] as [([UInt8], ImageFormat?)])
+    func sniff(bytes: [UInt8], expected: ImageFormat?) {
+        #expect(ImageFormat.sniff(bytes) == expected)
+    }
+}

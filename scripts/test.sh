@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Runs every test against real parts: installs what is missing, starts a private PostgreSQL
+# cluster in a temporary folder, runs `swift test`, and stops the cluster however the run ends.
+# Extra arguments go to `swift test` (e.g. --filter Queue).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export PATH="$PATH:/opt/swift/usr/bin"
+
+bash scripts/install-deps.sh
+
+pgdir=$(mktemp -d /tmp/discern-test-pg.XXXXXX)
+chmod 755 "$pgdir"
+cleanup() {
+    bash scripts/postgres.sh stop "$pgdir" || true
+    rm -rf "$pgdir"
+}
+trap cleanup EXIT
+export DISCERN_TEST_DATABASE_URL=$(bash scripts/postgres.sh start "$pgdir")
+echo "==> PostgreSQL for tests: $DISCERN_TEST_DATABASE_URL"
+
+echo "==> building"
+swift build --build-tests 2>&1 | grep -Ev '^warning: (prohibited flag|.swift-distributed-tracing.)' || true
+echo "==> testing"
+swift test --skip-build "$@"
