@@ -112,3 +112,30 @@ CREATE VIEW discern.queue_depth AS
 SELECT backend, state, count(*) AS jobs, min(run_at) FILTER (WHERE state = 'available') AS oldest_run_at
 FROM discern.jobs
 GROUP BY backend, state;
+
+-- Put dead or cancelled jobs back in the queue with a fresh set of attempts. The history of
+-- earlier attempts stays in error_history. Returns how many jobs were re-queued.
+CREATE FUNCTION discern.retry(job_ids bigint[]) RETURNS integer
+LANGUAGE sql AS $$
+    WITH requeued AS (
+        UPDATE discern.jobs
+        SET state = 'available', attempts = 0, run_at = now(), finished_at = NULL,
+            error_kind = NULL, last_error = NULL, updated_at = now()
+        WHERE id = ANY(job_ids) AND state IN ('dead', 'cancelled')
+        RETURNING 1
+    )
+    SELECT count(*)::integer FROM requeued;
+$$;
+
+-- Cancel jobs that have not finished. A running job's worker finds its lease gone and
+-- discards its work. Returns how many jobs were cancelled.
+CREATE FUNCTION discern.cancel(job_ids bigint[]) RETURNS integer
+LANGUAGE sql AS $$
+    WITH cancelled AS (
+        UPDATE discern.jobs
+        SET state = 'cancelled', finished_at = now(), lease_owner = NULL, lease_expires_at = NULL, updated_at = now()
+        WHERE id = ANY(job_ids) AND state IN ('available', 'running')
+        RETURNING 1
+    )
+    SELECT count(*)::integer FROM cancelled;
+$$;

@@ -23,6 +23,7 @@ struct SimulateCommand: AsyncParsableCommand {
         let urlFile = self.urlFile
         try await SimulatorServer.run(SimulatorConfiguration(host: host, port: port), logger: logger) { url in
             print("simulator listening on \(url)")
+            fflush(stdout)
             if let urlFile { try? Data((url + "\n").utf8).write(to: URL(fileURLWithPath: urlFile), options: .atomic) }
         }
     }
