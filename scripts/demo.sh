@@ -11,7 +11,7 @@ mkdir -p "$state"
 bash scripts/install-deps.sh
 
 echo "==> building discern"
-swift build 2>&1 | grep -Ev '^warning: (prohibited flag|.swift-distributed-tracing.)' | tail -n 3
+swift build 2>&1 | { grep -Ev '^warning: (prohibited flag|.swift-distributed-tracing.)' || true; } | tail -n 3
 discern="$(swift build --show-bin-path)/discern"
 
 echo "==> starting PostgreSQL (private cluster in .discern/pg)"

@@ -19,6 +19,7 @@ export DISCERN_TEST_DATABASE_URL=$(bash scripts/postgres.sh start "$pgdir")
 echo "==> PostgreSQL for tests: $DISCERN_TEST_DATABASE_URL"
 
 echo "==> building"
-swift build --build-tests 2>&1 | grep -Ev '^warning: (prohibited flag|.swift-distributed-tracing.)' || true
+# Known noise from dependencies is filtered; pipefail keeps a failed build failing the run.
+swift build --build-tests 2>&1 | { grep -Ev '^warning: (prohibited flag|.swift-distributed-tracing.)' || true; }
 echo "==> testing"
 swift test --skip-build "$@"

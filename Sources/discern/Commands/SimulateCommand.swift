@@ -22,8 +22,8 @@ struct SimulateCommand: AsyncParsableCommand {
         let logger = logging.makeLogger("discern.simulator")
         let urlFile = self.urlFile
         try await SimulatorServer.run(SimulatorConfiguration(host: host, port: port), logger: logger) { url in
-            print("simulator listening on \(url)")
-            fflush(stdout)
+            // Written unbuffered: scripts wait for this line.
+            FileHandle.standardOutput.write(Data("simulator listening on \(url)\n".utf8))
             if let urlFile { try? Data((url + "\n").utf8).write(to: URL(fileURLWithPath: urlFile), options: .atomic) }
         }
     }
