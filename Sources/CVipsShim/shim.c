@@ -83,3 +83,35 @@ int cvipsshim_cast(VipsImage *in, VipsImage **out, VipsBandFormat format) {
 int cvipsshim_copy_interpretation(VipsImage *in, VipsImage **out, VipsInterpretation interpretation) {
     return vips_copy(in, out, "interpretation", interpretation, NULL);
 }
+
+int cvipsshim_save_buffer(VipsImage *in, const char *suffix, void **buffer, size_t *length) {
+    return vips_image_write_to_buffer(in, suffix, buffer, length, NULL);
+}
+
+int cvipsshim_black(VipsImage **out, int width, int height, int bands) {
+    return vips_black(out, width, height, "bands", bands, NULL);
+}
+
+int cvipsshim_rot(VipsImage *in, VipsImage **out, VipsAngle angle) {
+    return vips_rot(in, out, angle, NULL);
+}
+
+int cvipsshim_flip(VipsImage *in, VipsImage **out, VipsDirection direction) {
+    return vips_flip(in, out, direction, NULL);
+}
+
+int cvipsshim_colourspace(VipsImage *in, VipsImage **out, VipsInterpretation space) {
+    return vips_colourspace(in, out, space, NULL);
+}
+
+int cvipsshim_draw_rect(VipsImage *image, double ink, int left, int top, int width, int height) {
+    return vips_draw_rect1(image, ink, left, top, width, height, "fill", TRUE, NULL);
+}
+
+int cvipsshim_region_mean(VipsImage *in, int left, int top, int width, int height, double *mean) {
+    VipsImage *region = NULL;
+    if (vips_crop(in, &region, left, top, width, height, NULL) != 0) return -1;
+    int status = vips_avg(region, mean, NULL);
+    g_object_unref(region);
+    return status;
+}

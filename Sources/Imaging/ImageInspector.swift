@@ -9,6 +9,20 @@ public enum ImageInspector {
         public let format: ImageFormat
         public let width: Int
         public let height: Int
+        public let bands: Int
+        public let isEightBit: Bool
+        public let isSRGB: Bool
+        public let orientation: Int
+    }
+
+    /// The mean pixel value (all bands) over a rectangle of a decoded image: 0 black, 255 white.
+    public static func mean(of data: Data, left: Int, top: Int, width: Int, height: Int) throws(ImagingError) -> Double {
+        let image = try ImageFixtures.decode(data)
+        var mean = 0.0
+        guard cvipsshim_region_mean(image.pointer, Int32(left), Int32(top), Int32(width), Int32(height), &mean) == 0 else {
+            throw ImagingError(.processingFailed, "cannot measure the region: \(Vips.takeError())")
+        }
+        return mean
     }
 
     public static func inspect(_ data: Data, maxPixels: Int = 120_000_000) throws(ImagingError) -> Facts {
@@ -21,7 +35,9 @@ public enum ImageInspector {
                 throw ImagingError(.undecodable, "cannot read the \(format.rawValue) header: \(Vips.takeError())")
             }
             let image = VipsImage(header)
-            return Facts(format: format, width: image.width, height: image.height)
+            return Facts(format: format, width: image.width, height: image.height, bands: image.bands,
+                         isEightBit: image.bandFormat == VIPS_FORMAT_UCHAR,
+                         isSRGB: image.interpretation == VIPS_INTERPRETATION_sRGB, orientation: image.orientation)
         }
         guard facts.width * facts.height <= maxPixels else {
             throw ImagingError(.tooManyPixels, "\(facts.width)x\(facts.height) is over \(maxPixels) pixels")

@@ -2,11 +2,13 @@
 public struct ImagePolicy: Sendable, Equatable {
     /// The largest file the service should receive.
     public var maxBytes: Int
+    /// The smallest file the service accepts (Azure Face: 1 KB); 0 for no floor.
+    public var minBytes: Int
     /// The longest side the service should receive; nil for no limit.
     public var maxDimension: Int?
     /// The shortest side below which the image is refused (services cannot use it).
     public var minDimension: Int
-    /// Formats the service takes as they are; anything else is re-encoded.
+    /// Formats the service takes as they are; anything else is re-encoded as JPEG.
     public var acceptedFormats: Set<ImageFormat>
     /// Decompression-bomb guard: images declaring more pixels are refused from the header.
     public var maxSourcePixels: Int
@@ -16,10 +18,11 @@ public struct ImagePolicy: Sendable, Equatable {
     public var quality: Int
     public var minQuality: Int
 
-    public init(maxBytes: Int = 10_000_000, maxDimension: Int? = 4096, minDimension: Int = 16,
+    public init(maxBytes: Int = 10_000_000, minBytes: Int = 0, maxDimension: Int? = 4096, minDimension: Int = 16,
                 acceptedFormats: Set<ImageFormat> = [.jpeg, .png], maxSourcePixels: Int = 120_000_000,
                 maxSourceBytes: Int = 250_000_000, quality: Int = 85, minQuality: Int = 50) {
         self.maxBytes = maxBytes
+        self.minBytes = minBytes
         self.maxDimension = maxDimension
         self.minDimension = minDimension
         self.acceptedFormats = acceptedFormats
@@ -29,6 +32,23 @@ public struct ImagePolicy: Sendable, Equatable {
         self.minQuality = minQuality
     }
 
-    /// Image Discerner: 10 MB recommended, JPEG and PNG uploads.
+    /// Image Discerner: "up to 10 MB", JPEG and PNG uploads.
     public static let discerner = ImagePolicy()
+    /// The landmark predictor: .jpg/.jpeg/.png, at most 10 MB.
+    public static let landmark = ImagePolicy()
+    /// Azure Face: JPEG, PNG, GIF, BMP from 1 KB to 6 MB; faces up to 4096 px.
+    public static let azureFace = ImagePolicy(maxBytes: 6_000_000, minBytes: 1024, acceptedFormats: [.jpeg, .png, .gif])
+    /// OOTO: JPEG or PNG; a face needs about 200 x 200 px, so smaller images cannot match.
+    public static let ooto = ImagePolicy(minDimension: 200)
+
+    /// The default policy of a backend, by the name jobs use.
+    public static func forBackend(_ name: String) -> ImagePolicy? {
+        switch name {
+        case "discerner": return .discerner
+        case "landmark": return .landmark
+        case "azure-face": return .azureFace
+        case "ooto": return .ooto
+        default: return nil
+        }
+    }
 }

@@ -52,7 +52,10 @@ public struct ImagePreparer: Sendable {
         guard min(header.width, header.height) >= policy.minDimension else {
             throw ImagingError(.tooSmall, "the image is \(header.width)x\(header.height); the service needs at least \(policy.minDimension) px on each side")
         }
-        return SourceFacts(bytes: data.count, format: format, width: header.width, height: header.height, orientation: header.orientation)
+        return SourceFacts(bytes: data.count, format: format, width: header.width, height: header.height,
+                           orientation: header.orientation, hasAlpha: header.hasAlpha,
+                           isEightBit: header.bandFormat == VIPS_FORMAT_UCHAR,
+                           isPlainColour: [VIPS_INTERPRETATION_sRGB, VIPS_INTERPRETATION_B_W].contains(header.interpretation))
     }
 
     /// Nil when the original can go as it is; otherwise why it cannot.
@@ -62,30 +65,41 @@ public struct ImagePreparer: Sendable {
         if let maxDimension = policy.maxDimension, max(source.width, source.height) > maxDimension {
             return "\(source.width)x\(source.height) is over the \(maxDimension) px limit"
         }
+        if source.bytes < policy.minBytes { return "\(source.bytes) bytes is under the service's \(policy.minBytes)-byte floor" }
         if source.orientation != 1 { return "EXIF orientation \(source.orientation) needs rotating upright" }
+        if !source.isEightBit { return "more than 8 bits per channel" }
+        if !source.isPlainColour { return "not sRGB or greyscale (CMYK or another colour space)" }
+        if source.hasAlpha { return "transparency must be flattened on white" }
         if !source.format.hasCompleteTrailer(data) { return "the file looks truncated" }
         return nil
     }
 
     private func transform(_ data: Data, source: SourceFacts, reason: String) throws(ImagingError) -> Draft {
         let box = min(policy.maxDimension ?? Int(Int32.max), max(source.width, source.height))
-        let decoded = try decode(data, box: box, source: source)
-        let fitted = try BudgetFitter(policy: policy).fit(decoded)
+        let fitted: BudgetFitter.Fitted
+        do {
+            fitted = try BudgetFitter(policy: policy).fit { () throws(ImagingError) -> VipsImage in
+                try pipeline(data, box: box, source: source)
+            }
+        } catch where error.code == .processingFailed {
+            // Pixels are decoded while encoding: a failure there is almost always bad input.
+            throw Self.decodeFailure(error.message, source: source)
+        }
+        guard fitted.data.count >= policy.minBytes else {
+            throw ImagingError(.tooSmall, "the prepared image is \(fitted.data.count) bytes; the service needs at least \(policy.minBytes)")
+        }
         return Draft(data: fitted.data, format: .jpeg, width: fitted.width, height: fitted.height, source: source,
                      quality: fitted.quality, encodeCount: fitted.encodeCount, passedThrough: false,
                      decision: "transformed (\(reason)): JPEG q\(fitted.quality), \(fitted.width)x\(fitted.height), \(fitted.data.count) bytes after \(fitted.encodeCount) encode(s)")
     }
 
-    /// One pipeline: shrink-on-load, auto-rotate, sRGB, 8-bit, alpha on white; decoded into
-    /// memory once so the encodes that follow do not decode again.
-    private func decode(_ data: Data, box: Int, source: SourceFacts) throws(ImagingError) -> VipsImage {
+    /// One lazy pipeline: shrink-on-load, auto-rotate, sRGB, alpha on white, 8-bit. Nothing is
+    /// decoded until it is encoded (or copied to memory).
+    private func pipeline(_ data: Data, box: Int, source: SourceFacts) throws(ImagingError) -> VipsImage {
         var image = try data.withBytes { (raw) throws(ImagingError) -> VipsImage in
             var out: UnsafeMutablePointer<CVips.VipsImage>?
             guard cvipsshim_thumbnail_buffer(raw.baseAddress, raw.count, &out, Int32(box), Int32(box), 1) == 0, let out else {
-                let detail = Vips.takeError()
-                let truncated = detail.localizedCaseInsensitiveContains("premature") || detail.localizedCaseInsensitiveContains("truncat")
-                throw ImagingError(truncated ? .truncated : .undecodable,
-                                   "the \(source.format.rawValue) file cannot be decoded\(truncated ? " (it is truncated)" : ""): \(detail)")
+                throw Self.decodeFailure(Vips.takeError(), source: source)
             }
             return VipsImage(out)
         }
@@ -98,11 +112,15 @@ public struct ImagePreparer: Sendable {
         if image.bandFormat != VIPS_FORMAT_UCHAR {
             image = try image.map("convert to 8-bit") { cvipsshim_cast_uchar($0, $1) }
         }
-        do {
-            return try image.inMemory()
-        } catch {
-            throw ImagingError(.undecodable, "the \(source.format.rawValue) file cannot be decoded: \(error.message)")
-        }
+        return image
+    }
+}
+
+extension ImagePreparer {
+    static func decodeFailure(_ detail: String, source: SourceFacts) -> ImagingError {
+        let truncated = ["premature", "truncat", "end of file", "out of data"].contains { detail.localizedCaseInsensitiveContains($0) }
+        return ImagingError(truncated ? .truncated : .undecodable,
+                            "the \(source.format.rawValue) file cannot be decoded\(truncated ? " (it is truncated)" : ""): \(detail)")
     }
 }
 

@@ -32,4 +32,14 @@ int cvipsshim_copy_interpretation(VipsImage *in, VipsImage **out, VipsInterpreta
 int cvipsshim_jpegsave_buffer_keep(VipsImage *in, void **buffer, size_t *length, int quality);
 int cvipsshim_tiffsave_buffer(VipsImage *in, void **buffer, size_t *length);
 
+// Saves in the format the suffix names (".webp", ".heic", ".gif", ".png", ...), metadata kept.
+int cvipsshim_save_buffer(VipsImage *in, const char *suffix, void **buffer, size_t *length);
+int cvipsshim_black(VipsImage **out, int width, int height, int bands);
+int cvipsshim_rot(VipsImage *in, VipsImage **out, VipsAngle angle);
+int cvipsshim_flip(VipsImage *in, VipsImage **out, VipsDirection direction);
+int cvipsshim_colourspace(VipsImage *in, VipsImage **out, VipsInterpretation space);
+int cvipsshim_draw_rect(VipsImage *image, double ink, int left, int top, int width, int height);
+// The mean of all bands over a rectangle, for checking pixels in tests.
+int cvipsshim_region_mean(VipsImage *in, int left, int top, int width, int height, double *mean);
+
 #endif

@@ -1,23 +1,47 @@
 import ArgumentParser
+import DedicatedThreads
 import Foundation
 import Imaging
 
 struct PrepareCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "prepare", abstract: "Run the image policy on one file and show what would be sent.")
+        commandName: "prepare",
+        abstract: "Run a backend's image policy locally and show what would be sent, and why.",
+        discussion: "With one file, shows the decision in detail. With several files or folders, prepares them in parallel and prints a summary.")
 
-    @Argument(help: "The image file.")
-    var file: String
+    @Argument(help: "Image files or folders (searched recursively).")
+    var paths: [String]
 
-    @Option(name: .shortAndLong, help: "Write the prepared image here.")
+    @Option(name: .shortAndLong, help: "Write the prepared image here (a folder when preparing several).")
     var output: String?
 
-    @Option(help: "Byte budget (default: Image Discerner's 10 MB).")
-    var maxBytes: Int = ImagePolicy.discerner.maxBytes
+    @Option(help: "Whose policy: discerner, landmark, azure-face, ooto.")
+    var backend: String = "discerner"
+
+    @Option(help: "Override the policy's byte budget.")
+    var maxBytes: Int?
+
+    @Option(help: "Images prepared at once (default: one per core).")
+    var threads: Int = ProcessInfo.processInfo.activeProcessorCount
+
+    @Flag(help: "Print only the summary.")
+    var quiet = false
 
     func run() async throws {
-        var policy = ImagePolicy.discerner
-        policy.maxBytes = maxBytes
+        guard var policy = ImagePolicy.forBackend(backend) else {
+            throw ValidationError("no image policy for backend '\(backend)' (discerner, landmark, azure-face, ooto)")
+        }
+        if let maxBytes { policy.maxBytes = maxBytes }
+        let files = try ImageFileFinder.find(paths)
+        if files.count == 1, paths.count == 1, !FileManager.default.isDirectory(paths[0]) {
+            try prepareOne(files[0], policy: policy)
+        } else {
+            let report = try await PrepareBatch(policy: policy, threads: threads, outputFolder: output, quiet: quiet).run(files)
+            print(report)
+        }
+    }
+
+    private func prepareOne(_ file: String, policy: ImagePolicy) throws {
         let data = try Data(contentsOf: URL(fileURLWithPath: file))
         let prepared: PreparedImage
         do {
@@ -33,5 +57,12 @@ struct PrepareCommand: AsyncParsableCommand {
             try prepared.data.write(to: URL(fileURLWithPath: output))
             print("written:  \(output)")
         }
+    }
+}
+
+extension FileManager {
+    func isDirectory(_ path: String) -> Bool {
+        var isDirectory: ObjCBool = false
+        return fileExists(atPath: path, isDirectory: &isDirectory) && isDirectory.boolValue
     }
 }
