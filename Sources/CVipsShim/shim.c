@@ -11,6 +11,26 @@ VipsImage *cvipsshim_header_from_buffer(const void *data, size_t length, int fai
         NULL);
 }
 
+VipsImage *cvipsshim_header_from_file(const char *path, int fail_on_error) {
+    // Options ride in the name, as for vips_thumbnail below; see there.
+    char *name = g_strdup_printf("%s[fail_on=%s]", path, fail_on_error ? "error" : "none");
+    VipsImage *image = vips_image_new_from_file(name, "access", VIPS_ACCESS_SEQUENTIAL, NULL);
+    g_free(name);
+    return image;
+}
+
+int cvipsshim_thumbnail_file(const char *path, VipsImage **out, int width, int height, int fail_on_error) {
+    // vips_thumbnail takes loader options in the file name: "name[fail_on=error]". Appending
+    // them always also keeps a name that itself ends in "]" from being misread.
+    char *name = g_strdup_printf("%s[fail_on=%s]", path, fail_on_error ? "error" : "none");
+    int status = vips_thumbnail(name, out, width,
+        "height", height,
+        "size", VIPS_SIZE_DOWN,
+        NULL);
+    g_free(name);
+    return status;
+}
+
 int cvipsshim_thumbnail_buffer(const void *data, size_t length, VipsImage **out,
                                int width, int height, int fail_on_error) {
     // thumbnail_buffer has no fail_on option in 8.14; it is passed to the loader as an option string.
@@ -18,7 +38,6 @@ int cvipsshim_thumbnail_buffer(const void *data, size_t length, VipsImage **out,
     return vips_thumbnail_buffer((void *)data, length, out, width,
         "height", height,
         "size", VIPS_SIZE_DOWN,
-        "export_profile", "srgb",
         "option_string", options,
         NULL);
 }
@@ -114,4 +133,13 @@ int cvipsshim_region_mean(VipsImage *in, int left, int top, int width, int heigh
     int status = vips_avg(region, mean, NULL);
     g_object_unref(region);
     return status;
+}
+
+int cvipsshim_add(VipsImage *left, VipsImage *right, VipsImage **out) {
+    return vips_add(left, right, out, NULL);
+}
+
+int cvipsshim_bandjoin2(VipsImage *a, VipsImage *b, VipsImage **out) {
+    VipsImage *bands[] = {a, b};
+    return vips_bandjoin(bands, out, 2, NULL);
 }

@@ -80,11 +80,9 @@ public enum ImageFixtures {
 
     static func decode(_ data: Data) throws(ImagingError) -> VipsImage {
         try Vips.initialize()
-        return try data.withBytes { (raw) throws(ImagingError) -> VipsImage in
-            guard let image = cvipsshim_header_from_buffer(raw.baseAddress, raw.count, 1) else {
-                throw ImagingError(.undecodable, "cannot decode the fixture: \(Vips.takeError())")
-            }
-            return VipsImage(image)
-        }.inMemory()
+        guard let image = ImageInput.memory(data).header() else {
+            throw ImagingError(.undecodable, "cannot decode the image: \(Vips.takeError())")
+        }
+        return try image.inMemory()
     }
 }

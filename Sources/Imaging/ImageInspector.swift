@@ -30,25 +30,19 @@ public enum ImageInspector {
         guard let format = ImageFormat.sniff(data) else {
             throw ImagingError(.unsupportedFormat, "not a JPEG, PNG, WebP, TIFF, HEIF or GIF file")
         }
-        let facts = try data.withBytes { (raw) throws(ImagingError) -> Facts in
-            guard let header = cvipsshim_header_from_buffer(raw.baseAddress, raw.count, 1) else {
-                throw ImagingError(.undecodable, "cannot read the \(format.rawValue) header: \(Vips.takeError())")
-            }
-            let image = VipsImage(header)
-            return Facts(format: format, width: image.width, height: image.height, bands: image.bands,
-                         isEightBit: image.bandFormat == VIPS_FORMAT_UCHAR,
-                         isSRGB: image.interpretation == VIPS_INTERPRETATION_sRGB, orientation: image.orientation)
+        let input = ImageInput.memory(data)
+        guard let image = input.header() else {
+            throw ImagingError(.undecodable, "cannot read the \(format.rawValue) header: \(Vips.takeError())")
         }
+        let facts = Facts(format: format, width: image.width, height: image.height, bands: image.bands,
+                          isEightBit: image.bandFormat == VIPS_FORMAT_UCHAR,
+                          isSRGB: image.interpretation == VIPS_INTERPRETATION_sRGB, orientation: image.orientation)
         guard facts.width * facts.height <= maxPixels else {
             throw ImagingError(.tooManyPixels, "\(facts.width)x\(facts.height) is over \(maxPixels) pixels")
         }
         // Decoding a small thumbnail still reads every byte of the file, so truncation shows.
-        let thumbnail = try data.withBytes { (raw) throws(ImagingError) -> VipsImage in
-            var out: UnsafeMutablePointer<CVips.VipsImage>?
-            guard cvipsshim_thumbnail_buffer(raw.baseAddress, raw.count, &out, 64, 64, 1) == 0, let out else {
-                throw ImagingError(.undecodable, "cannot decode the \(format.rawValue) image: \(Vips.takeError())")
-            }
-            return VipsImage(out)
+        guard let thumbnail = input.thumbnail(box: 64) else {
+            throw ImagingError(.undecodable, "cannot decode the \(format.rawValue) image: \(Vips.takeError())")
         }
         _ = try thumbnail.inMemory()
         return facts

@@ -20,7 +20,7 @@ public struct ImagePolicy: Sendable, Equatable {
 
     public init(maxBytes: Int = 10_000_000, minBytes: Int = 0, maxDimension: Int? = 4096, minDimension: Int = 16,
                 acceptedFormats: Set<ImageFormat> = [.jpeg, .png], maxSourcePixels: Int = 120_000_000,
-                maxSourceBytes: Int = 250_000_000, quality: Int = 85, minQuality: Int = 50) {
+                maxSourceBytes: Int = 250_000_000, quality: Int = 85, minQuality: Int = 70) {
         self.maxBytes = maxBytes
         self.minBytes = minBytes
         self.maxDimension = maxDimension

@@ -5,8 +5,8 @@ import Foundation
 /// Makes an image fit a service's policy: passed through untouched when it already complies,
 /// otherwise one shrink-on-load pipeline and a JPEG encode that fits the byte budget.
 ///
-/// Every call blocks on CPU: run it on a dedicated thread (see `ImagingPool`), never on Swift's
-/// cooperative pool.
+/// Every call blocks on CPU: run it on a dedicated thread (`DedicatedThreads.ThreadPool`), never
+/// on Swift's cooperative pool.
 public struct ImagePreparer: Sendable {
     public let policy: ImagePolicy
 
@@ -14,36 +14,54 @@ public struct ImagePreparer: Sendable {
         self.policy = policy
     }
 
+    /// Prepares an image held in memory.
     public func prepare(_ data: Data) throws(ImagingError) -> PreparedImage {
+        try checkSize(data.count, name: "the file")
+        return try prepare(.memory(data))
+    }
+
+    /// Prepares an image file. Oversized files are refused from their size; a file that must be
+    /// shrunk is decoded as it is read, never loaded whole.
+    public func prepare(file path: String) throws(ImagingError) -> PreparedImage {
+        let size: Int
+        do {
+            size = (try FileManager.default.attributesOfItem(atPath: path)[.size] as? NSNumber)?.intValue ?? 0
+        } catch {
+            throw ImagingError(.unreadable, "\(path) cannot be read: \(error.localizedDescription)")
+        }
+        try checkSize(size, name: path)
+        return try prepare(.file(path: path, size: size))
+    }
+
+    private func checkSize(_ size: Int, name: String) throws(ImagingError) {
+        guard size > 0 else { throw ImagingError(.empty, "\(name) is empty (0 bytes)") }
+        guard size <= policy.maxSourceBytes else {
+            throw ImagingError(.sourceTooLarge, "\(name) is \(size) bytes; the limit for source files is \(policy.maxSourceBytes)")
+        }
+    }
+
+    private func prepare(_ input: ImageInput) throws(ImagingError) -> PreparedImage {
         try Vips.initialize()
         let started = DispatchTime.now()
-        guard !data.isEmpty else { throw ImagingError(.empty, "the file is empty (0 bytes)") }
-        guard data.count <= policy.maxSourceBytes else {
-            throw ImagingError(.sourceTooLarge, "the file is \(data.count) bytes; the limit for source files is \(policy.maxSourceBytes)")
-        }
-        guard let format = ImageFormat.sniff(data) else {
+        let edges = try input.edges()
+        guard let format = ImageFormat.sniff(edges.head) else {
             throw ImagingError(.unsupportedFormat, "the file is not an image discern accepts (JPEG, PNG, WebP, TIFF, HEIC/HEIF, GIF); its first bytes match none of them")
         }
-        let source = try readHeader(data, format: format)
-
-        if let reason = passThroughRefusal(data, source) {
-            let result = try transform(data, source: source, reason: reason)
-            return result.finished(started: started)
+        let source = try readHeader(input, format: format)
+        if let reason = passThroughRefusal(source, tail: edges.tail) {
+            return try transform(input, source: source, reason: reason).finished(started: started)
         }
-        return Draft(data: data, format: format, width: source.width, height: source.height, source: source,
+        return Draft(data: try input.contents(), format: format, width: source.width, height: source.height, source: source,
                      quality: nil, encodeCount: 0, passedThrough: true,
-                     decision: "passed through: already \(format.rawValue), \(data.count) bytes, \(source.width)x\(source.height), upright")
+                     decision: "passed through: already \(format.rawValue), \(source.bytes) bytes, \(source.width)x\(source.height), upright")
             .finished(started: started)
     }
 
     /// Reads only the header: dimensions and orientation, with the pixel-count guard applied
     /// before anything is decoded.
-    private func readHeader(_ data: Data, format: ImageFormat) throws(ImagingError) -> SourceFacts {
-        let header = try data.withBytes { (raw) throws(ImagingError) -> VipsImage in
-            guard let image = cvipsshim_header_from_buffer(raw.baseAddress, raw.count, 1) else {
-                throw ImagingError(.undecodable, "the \(format.rawValue) file cannot be decoded: \(Vips.takeError())")
-            }
-            return VipsImage(image)
+    private func readHeader(_ input: ImageInput, format: ImageFormat) throws(ImagingError) -> SourceFacts {
+        guard let header = input.header() else {
+            throw ImagingError(.undecodable, "the \(format.rawValue) file cannot be decoded: \(Vips.takeError())")
         }
         let pixels = header.width * header.height
         guard pixels <= policy.maxSourcePixels else {
@@ -52,14 +70,14 @@ public struct ImagePreparer: Sendable {
         guard min(header.width, header.height) >= policy.minDimension else {
             throw ImagingError(.tooSmall, "the image is \(header.width)x\(header.height); the service needs at least \(policy.minDimension) px on each side")
         }
-        return SourceFacts(bytes: data.count, format: format, width: header.width, height: header.height,
+        return SourceFacts(bytes: input.size, format: format, width: header.width, height: header.height,
                            orientation: header.orientation, hasAlpha: header.hasAlpha,
                            isEightBit: header.bandFormat == VIPS_FORMAT_UCHAR,
                            isPlainColour: [VIPS_INTERPRETATION_sRGB, VIPS_INTERPRETATION_B_W].contains(header.interpretation))
     }
 
     /// Nil when the original can go as it is; otherwise why it cannot.
-    private func passThroughRefusal(_ data: Data, _ source: SourceFacts) -> String? {
+    private func passThroughRefusal(_ source: SourceFacts, tail: [UInt8]) -> String? {
         if !policy.acceptedFormats.contains(source.format) { return "\(source.format.rawValue) is not accepted by the service" }
         if source.bytes > policy.maxBytes { return "\(source.bytes) bytes is over the \(policy.maxBytes)-byte budget" }
         if let maxDimension = policy.maxDimension, max(source.width, source.height) > maxDimension {
@@ -70,16 +88,17 @@ public struct ImagePreparer: Sendable {
         if !source.isEightBit { return "more than 8 bits per channel" }
         if !source.isPlainColour { return "not sRGB or greyscale (CMYK or another colour space)" }
         if source.hasAlpha { return "transparency must be flattened on white" }
-        if !source.format.hasCompleteTrailer(data) { return "the file looks truncated" }
+        if !source.format.hasCompleteTrailer(tail) { return "the file looks truncated" }
         return nil
     }
 
-    private func transform(_ data: Data, source: SourceFacts, reason: String) throws(ImagingError) -> Draft {
-        let box = min(policy.maxDimension ?? Int(Int32.max), max(source.width, source.height))
+    private func transform(_ input: ImageInput, source: SourceFacts, reason: String) throws(ImagingError) -> Draft {
+        let box = Self.shrinkOnLoadBox(longest: max(source.width, source.height), format: source.format,
+                                       maxDimension: policy.maxDimension)
         let fitted: BudgetFitter.Fitted
         do {
             fitted = try BudgetFitter(policy: policy).fit { () throws(ImagingError) -> VipsImage in
-                try pipeline(data, box: box, source: source)
+                try pipeline(input, box: box, source: source)
             }
         } catch where error.code == .processingFailed {
             // Pixels are decoded while encoding: a failure there is almost always bad input.
@@ -93,15 +112,11 @@ public struct ImagePreparer: Sendable {
                      decision: "transformed (\(reason)): JPEG q\(fitted.quality), \(fitted.width)x\(fitted.height), \(fitted.data.count) bytes after \(fitted.encodeCount) encode(s)")
     }
 
-    /// One lazy pipeline: shrink-on-load, auto-rotate, sRGB, alpha on white, 8-bit. Nothing is
-    /// decoded until it is encoded (or copied to memory).
-    private func pipeline(_ data: Data, box: Int, source: SourceFacts) throws(ImagingError) -> VipsImage {
-        var image = try data.withBytes { (raw) throws(ImagingError) -> VipsImage in
-            var out: UnsafeMutablePointer<CVips.VipsImage>?
-            guard cvipsshim_thumbnail_buffer(raw.baseAddress, raw.count, &out, Int32(box), Int32(box), 1) == 0, let out else {
-                throw Self.decodeFailure(Vips.takeError(), source: source)
-            }
-            return VipsImage(out)
+    /// One lazy pipeline: shrink-on-load, auto-rotate, colour management to sRGB, alpha on
+    /// white, 8-bit. Nothing is decoded until it is encoded (or copied to memory).
+    private func pipeline(_ input: ImageInput, box: Int, source: SourceFacts) throws(ImagingError) -> VipsImage {
+        guard var image = input.thumbnail(box: box) else {
+            throw Self.decodeFailure(Vips.takeError(), source: source)
         }
         if image.interpretation != VIPS_INTERPRETATION_sRGB {
             image = try image.map("convert to sRGB") { cvipsshim_colourspace_srgb($0, $1) }
@@ -114,13 +129,27 @@ public struct ImagePreparer: Sendable {
         }
         return image
     }
-}
 
-extension ImagePreparer {
     static func decodeFailure(_ detail: String, source: SourceFacts) -> ImagingError {
         let truncated = ["premature", "truncat", "end of file", "out of data"].contains { detail.localizedCaseInsensitiveContains($0) }
         return ImagingError(truncated ? .truncated : .undecodable,
                             "the \(source.format.rawValue) file cannot be decoded\(truncated ? " (it is truncated)" : ""): \(detail)")
+    }
+}
+
+extension ImagePreparer {
+    /// The box the thumbnail is fitted into. libjpeg decodes at 1/2, 1/4 or 1/8 scale almost for
+    /// free; when such a scale lands within 10 % under the limit, that size is taken, so an
+    /// 8000 px photo becomes 4000 px by shrink-on-load alone instead of a full decode and a resize
+    /// to 4096.
+    public static func shrinkOnLoadBox(longest: Int, format: ImageFormat, maxDimension: Int?) -> Int {
+        guard let maxDimension, longest > maxDimension else { return longest }
+        guard format == .jpeg else { return maxDimension }
+        for factor in [8, 4, 2] {
+            let scaled = (longest + factor - 1) / factor
+            if scaled <= maxDimension && scaled * 10 >= maxDimension * 9 { return scaled }
+        }
+        return maxDimension
     }
 }
 

@@ -16,8 +16,10 @@ public enum Vips {
         // Each job reads a different image: caching operations only costs memory.
         vips_cache_set_max(0)
         vips_cache_set_max_mem(0)
-        // Parallelism comes from preparing several images at once, one thread each.
-        vips_concurrency_set(1)
+        // Threads per image operation. Many images in flight want 1 (parallelism comes from the
+        // images); one image at a time wants every core. DISCERN_VIPS_CONCURRENCY overrides.
+        let wanted = ProcessInfo.processInfo.environment["DISCERN_VIPS_CONCURRENCY"].flatMap(Int.init)
+        vips_concurrency_set(Int32(max(1, wanted ?? 1)))
         started.set()
         return .success(())
     }()

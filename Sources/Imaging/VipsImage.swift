@@ -5,8 +5,13 @@ import Foundation
 /// Owns one `VipsImage` reference and drops it exactly once. Used by one thread at a time.
 final class VipsImage {
     let pointer: UnsafeMutablePointer<CVips.VipsImage>
+    /// Memory the image may still read from (see `PinnedBytes`).
+    private let keepAlive: AnyObject?
 
-    init(_ pointer: UnsafeMutablePointer<CVips.VipsImage>) { self.pointer = pointer }
+    init(_ pointer: UnsafeMutablePointer<CVips.VipsImage>, keepingAlive keepAlive: AnyObject? = nil) {
+        self.pointer = pointer
+        self.keepAlive = keepAlive
+    }
     deinit { g_object_unref(pointer) }
 
     var width: Int { Int(vips_image_get_width(pointer)) }
@@ -33,8 +38,14 @@ final class VipsImage {
         return VipsImage(out)
     }
 
+    /// A new image computed from this one; it keeps this one's source memory alive, since
+    /// libvips pipelines are lazy.
     func map(_ what: String, _ operation: (UnsafeMutablePointer<CVips.VipsImage>, UnsafeMutablePointer<UnsafeMutablePointer<CVips.VipsImage>?>) -> Int32) throws(ImagingError) -> VipsImage {
-        try VipsImage.make(what) { operation(pointer, $0) }
+        var out: UnsafeMutablePointer<CVips.VipsImage>?
+        guard operation(pointer, &out) == 0, let out else {
+            throw ImagingError(.processingFailed, "libvips could not \(what): \(Vips.takeError())")
+        }
+        return VipsImage(out, keepingAlive: keepAlive)
     }
 
     /// Decodes the whole pipeline into memory once, so repeated encodes do not re-decode.
@@ -58,15 +69,5 @@ final class VipsImage {
         }
         defer { g_free(buffer) }
         return Data(bytes: buffer, count: length)
-    }
-}
-
-extension Data {
-    /// `withUnsafeBytes` for closures with typed throws; the pointer never leaves `body`.
-    func withBytes<T>(_ body: (UnsafeRawBufferPointer) throws(ImagingError) -> T) throws(ImagingError) -> T {
-        let result: Result<T, ImagingError> = withUnsafeBytes { raw in
-            Result { () throws(ImagingError) -> T in try body(raw) }
-        }
-        return try result.get()
     }
 }

@@ -19,8 +19,8 @@ struct JobProcessor: Sendable {
             let policy = backend.imagePolicy
             let path = job.imagePath
             prepared = try await blockingPool.run {
-                let data = try SourceFile.read(path, maxBytes: policy.maxSourceBytes)
-                return try ImagePreparer(policy: policy).prepare(data)
+                try SourceFile.check(path)
+                return try ImagePreparer(policy: policy).prepare(file: path)
             }
         } catch let error as ImagingError {
             return .failure(JobFailure(kind: error.kind, message: "\(job.imagePath): \(error.message)", retryable: !error.isPermanent))

@@ -5,9 +5,10 @@ struct SourceFileError: Error {
     let message: String
 }
 
-/// Reads a job's image from disk, refusing oversized files before reading them.
+/// Checks that a job's image is a regular file the worker can see, so a wrong path gets a
+/// message that says so rather than a decoder error.
 enum SourceFile {
-    static func read(_ path: String, maxBytes: Int) throws -> Data {
+    static func check(_ path: String) throws {
         let attributes: [FileAttributeKey: Any]
         do {
             attributes = try FileManager.default.attributesOfItem(atPath: path)
@@ -17,14 +18,8 @@ enum SourceFile {
         if let type = attributes[.type] as? FileAttributeType, type != .typeRegular {
             throw SourceFileError(kind: "file_not_regular", message: "\(path) is not a regular file")
         }
-        let size = (attributes[.size] as? NSNumber)?.intValue ?? 0
-        guard size <= maxBytes else {
-            throw SourceFileError(kind: "image_source_too_large", message: "\(path) is \(size) bytes; the limit for source files is \(maxBytes)")
-        }
-        do {
-            return try Data(contentsOf: URL(fileURLWithPath: path))
-        } catch {
-            throw SourceFileError(kind: "file_unreadable", message: "\(path) cannot be read: \(error.localizedDescription)")
+        guard FileManager.default.isReadableFile(atPath: path) else {
+            throw SourceFileError(kind: "file_unreadable", message: "\(path) is not readable by the worker's user")
         }
     }
 }

@@ -10,8 +10,12 @@ int cvipsshim_init(const char *program_name);
 // Opens a buffer lazily: only the header is read. fail_on_error refuses truncated input.
 VipsImage *cvipsshim_header_from_buffer(const void *data, size_t length, int fail_on_error);
 
-// Shrink-on-load thumbnail that fits inside width x height, never upscaling; auto-rotates and
-// converts to sRGB (embedded profiles honoured, CMYK imported with the built-in profile).
+VipsImage *cvipsshim_header_from_file(const char *path, int fail_on_error);
+int cvipsshim_thumbnail_file(const char *path, VipsImage **out, int width, int height, int fail_on_error);
+
+// Shrink-on-load thumbnail that fits inside width x height, never upscaling; auto-rotates.
+// Images with an embedded profile, and CMYK ones, are colour-managed to sRGB; untagged images
+// are taken as sRGB already (no costly transform of every pixel).
 int cvipsshim_thumbnail_buffer(const void *data, size_t length, VipsImage **out,
                                int width, int height, int fail_on_error);
 
@@ -34,6 +38,8 @@ int cvipsshim_tiffsave_buffer(VipsImage *in, void **buffer, size_t *length);
 
 // Saves in the format the suffix names (".webp", ".heic", ".gif", ".png", ...), metadata kept.
 int cvipsshim_save_buffer(VipsImage *in, const char *suffix, void **buffer, size_t *length);
+int cvipsshim_add(VipsImage *left, VipsImage *right, VipsImage **out);
+int cvipsshim_bandjoin2(VipsImage *a, VipsImage *b, VipsImage **out);
 int cvipsshim_black(VipsImage **out, int width, int height, int bands);
 int cvipsshim_rot(VipsImage *in, VipsImage **out, VipsAngle angle);
 int cvipsshim_flip(VipsImage *in, VipsImage **out, VipsDirection direction);

@@ -42,10 +42,9 @@ struct PrepareCommand: AsyncParsableCommand {
     }
 
     private func prepareOne(_ file: String, policy: ImagePolicy) throws {
-        let data = try Data(contentsOf: URL(fileURLWithPath: file))
         let prepared: PreparedImage
         do {
-            prepared = try ImagePreparer(policy: policy).prepare(data)
+            prepared = try ImagePreparer(policy: policy).prepare(file: file)
         } catch {
             throw ValidationError("\(file): \(error.message) [\(error.kind)]")
         }

@@ -96,3 +96,41 @@ struct ImageFormatTests {
         #expect(ImageFormat.sniff(bytes) == expected)
     }
 }
+
+@Suite("Image preparation from files")
+struct FilePreparationTests {
+    @Test("a file is prepared as its bytes would be, whatever its name")
+    func fileMatchesMemory() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("discern-prep-\(UUID().uuidString)/odd [name]")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder.deletingLastPathComponent()) }
+        var policy = ImagePolicy.discerner
+        policy.maxDimension = 600
+        for (name, data) in [("small[1].jpg", try SampleImages.photo(width: 500, height: 400, seed: 3)),
+                             ("large]", try SampleImages.photo(width: 1200, height: 800, seed: 4))] {
+            let file = folder.appendingPathComponent(name)
+            try data.write(to: file)
+            let fromFile = try ImagePreparer(policy: policy).prepare(file: file.path)
+            let fromMemory = try ImagePreparer(policy: policy).prepare(data)
+            #expect(fromFile.data == fromMemory.data)
+            #expect(fromFile.passedThrough == (name == "small[1].jpg"))
+        }
+    }
+
+    @Test("a missing file is an unreadable-file error, which may be retried")
+    func missingFile() {
+        let error = #expect(throws: ImagingError.self) { try ImagePreparer(policy: .discerner).prepare(file: "/nonexistent/x.jpg") }
+        #expect(error?.code == .unreadable)
+    }
+}
+
+@Suite("Shrink-on-load box")
+struct ShrinkOnLoadTests {
+    @Test("JPEG takes a free 1/2, 1/4 or 1/8 decode when it lands within 10 % under the limit", arguments: [
+        (8000, ImageFormat.jpeg, 4000), (6000, .jpeg, 4096), (4096, .jpeg, 4096), (3000, .jpeg, 3000),
+        (16000, .jpeg, 4000), (8000, .png, 4096), (7999, .jpeg, 4000),
+    ])
+    func box(longest: Int, format: ImageFormat, expected: Int) {
+        #expect(ImagePreparer.shrinkOnLoadBox(longest: longest, format: format, maxDimension: 4096) == expected)
+    }
+}
