@@ -51,7 +51,7 @@ def make_set():
         ("heic", "4000x3000", 1, 9, "heic", 90, []),
     ]
     for prefix, size, count, seed, fmt, quality, extra in samples:
-        grain = [] if "--grain" in extra else ["--grain", "10"]
+        grain = [] if "--grain" in extra else ["--grain", "6"]
         run([DISCERN, "samples", out, "--size", size, "--count", str(count), "--seed", str(seed * 100),
              "--format", fmt, "--quality", str(quality), "--prefix", prefix] + grain + extra)
     four = os.path.join(DATA, "four48")
@@ -135,7 +135,7 @@ def main():
         "## Image preparation (bench/prepare)",
         "",
         f"Machine: {machine()}. Run: {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}.",
-        f"Set: {images} images (8 x 12 MP, 4 x 24 MP, 4 x 48 MP photo-like JPEGs with grain; one JPEG over 10 MB that",
+        f"Set: {images} images (8 x 12 MP, 4 x 24 MP, 4 x 48 MP photo-like JPEGs with film grain, q90-92; one JPEG over 10 MB that",
         "fits only at lower quality; one that fits only after downscaling; a PNG with alpha; a HEIC).",
         "Each tool ran 3 times over the set, both cores busy (2 threads / 2 processes); best run shown.",
         "",
