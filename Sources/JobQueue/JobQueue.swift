@@ -48,6 +48,13 @@ public enum JobQueue {
         return Set(try rows.map { try $0.int("id") })
     }
 
+    /// Returns running jobs to the queue without counting the attempt; returns how many.
+    @discardableResult
+    public static func release(_ connection: Connection, jobIDs: [Int], workerID: String) throws -> Int {
+        guard !jobIDs.isEmpty else { return 0 }
+        return try connection.query(QueueSQL.release, [jobIDs, workerID]).count
+    }
+
     /// Rescues jobs whose lease expired; returns how many.
     @discardableResult
     public static func rescueExpiredLeases(_ connection: Connection) throws -> Int {

@@ -57,6 +57,15 @@ enum QueueSQL {
         RETURNING state
         """
 
+    /// Hands jobs back untouched (shutdown after the grace period): the attempt is not counted.
+    static let release = """
+        UPDATE discern.jobs
+        SET state = 'available', attempts = greatest(attempts - 1, 0), run_at = now(),
+            lease_owner = NULL, lease_expires_at = NULL, updated_at = now()
+        WHERE id = ANY($1::bigint[]) AND state = 'running' AND lease_owner = $2
+        RETURNING id
+        """
+
     static let heartbeat = """
         UPDATE discern.jobs
         SET lease_expires_at = now() + make_interval(secs => $3), updated_at = now()

@@ -6,12 +6,28 @@ import CLibPQ
 /// Every call blocks, so a `Connection` lives on one dedicated thread (see `Database`) and is
 /// deliberately not `Sendable`.
 public final class Connection {
-    private let handle: OpaquePointer
+    let handle: OpaquePointer
 
-    /// - Parameter conninfo: a `postgresql://` URL or `key=value` pairs; empty means libpq's own
-    ///   environment variables (PGHOST, PGPORT, PGUSER, PGDATABASE, PGPASSWORD, ...).
-    public init(conninfo: String) throws {
-        guard let handle = PQconnectdb(conninfo) else {
+    /// - Parameters:
+    ///   - conninfo: a `postgresql://` URL or `key=value` pairs; empty means libpq's own
+    ///     environment variables (PGHOST, PGPORT, PGUSER, PGDATABASE, PGPASSWORD, ...).
+    ///   - applicationName: shown in `pg_stat_activity`, unless the conninfo names one.
+    public init(conninfo: String, applicationName: String = "discern") throws {
+        // discern's defaults come first; anything the conninfo says overrides them. TCP
+        // keepalives and a user timeout notice a half-open connection (a failed-over server, a
+        // dropped NAT entry) in about a minute instead of hanging.
+        let settings: [(String, String)] = [
+            ("application_name", applicationName), ("connect_timeout", "10"),
+            ("keepalives", "1"), ("keepalives_idle", "30"), ("keepalives_interval", "10"), ("keepalives_count", "3"),
+            ("tcp_user_timeout", "60000"),
+            ("dbname", conninfo),
+        ]
+        let handle = withCStrings(settings.map(\.0)) { keywords in
+            withCStrings(settings.map(\.1)) { values in
+                PQconnectdbParams(keywords + [nil], values + [nil], 1)
+            }
+        }
+        guard let handle else {
             throw PostgresError(.connectionFailed, "libpq could not allocate a connection")
         }
         // libpq allocates even on failure: PQfinish is owed either way.
@@ -101,7 +117,7 @@ public final class Connection {
 }
 
 /// Lends C strings for the parameters for the duration of `body` only.
-private func withCStrings<R>(_ strings: [String?], _ body: ([UnsafePointer<CChar>?]) -> R) -> R {
+func withCStrings<R>(_ strings: [String?], _ body: ([UnsafePointer<CChar>?]) -> R) -> R {
     let owned: [UnsafeMutablePointer<CChar>?] = strings.map { $0.map { strdup($0) } }
     defer { owned.forEach { free($0) } }
     return body(owned.map { UnsafePointer($0) })

@@ -7,12 +7,15 @@ import DedicatedThreads
 /// thrown, so the caller decides whether to retry.
 public final class Database: @unchecked Sendable {
     public let conninfo: String
+    private let applicationName: String
     private let thread: ThreadPool
     // Touched only from `thread`, which runs one closure at a time.
     private var connection: Connection?
 
-    public init(conninfo: String, name: String = "discern-pg") {
+    /// - Parameter name: names the thread, and the connection in `pg_stat_activity`.
+    public init(conninfo: String, name: String = "discern") {
         self.conninfo = conninfo
+        self.applicationName = name
         self.thread = ThreadPool(name: name, threads: 1)
     }
 
@@ -40,7 +43,7 @@ public final class Database: @unchecked Sendable {
     private func liveConnection() throws -> Connection {
         if let connection, connection.isHealthy { return connection }
         connection = nil
-        let fresh = try Connection(conninfo: conninfo)
+        let fresh = try Connection(conninfo: conninfo, applicationName: applicationName)
         connection = fresh
         return fresh
     }

@@ -30,6 +30,9 @@ struct JobProcessor: Sendable {
             return .failure(JobFailure(kind: "internal", message: "preparing \(job.imagePath) failed: \(error)", retryable: true))
         }
 
+        if Task.isCancelled {
+            return .failure(JobFailure(kind: "cancelled", message: "the job was cancelled while it was being prepared", retryable: false))
+        }
         let started = DispatchTime.now()
         do {
             let analysis = try await backend.analyze(prepared, request: AnalysisRequest(action: job.action, paramsJSON: job.paramsJSON))

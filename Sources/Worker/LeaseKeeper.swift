@@ -7,12 +7,15 @@ actor LeaseKeeper {
     private let database: Database
     private let configuration: WorkerConfiguration
     private let logger: Logger
+    private let onLost: @Sendable ([Int]) -> Void
     private var held: Set<Int> = []
 
-    init(database: Database, configuration: WorkerConfiguration, logger: Logger) {
+    /// - Parameter onLost: told which in-flight jobs are no longer ours (cancelled or rescued).
+    init(database: Database, configuration: WorkerConfiguration, logger: Logger, onLost: @escaping @Sendable ([Int]) -> Void) {
         self.database = database
         self.configuration = configuration
         self.logger = logger
+        self.onLost = onLost
     }
 
     func hold(_ jobID: Int) { held.insert(jobID) }
@@ -30,9 +33,11 @@ actor LeaseKeeper {
                     (try JobQueue.heartbeat(connection, jobIDs: ids, workerID: workerID, leaseSeconds: lease),
                      try JobQueue.rescueExpiredLeases(connection))
                 }
-                if kept.count < ids.count {
-                    logger.warning("lost the lease of jobs still in flight; their results will be discarded",
-                                   metadata: ["jobs": "\(Set(ids).subtracting(kept).sorted())"])
+                // Jobs finished meanwhile are not lost; only those still held are.
+                let lost = Set(ids).subtracting(kept).intersection(held).sorted()
+                if !lost.isEmpty {
+                    logger.warning("jobs in flight were cancelled or rescued; abandoning them", metadata: ["jobs": "\(lost)"])
+                    onLost(lost)
                 }
                 if rescued > 0 { logger.info("rescued jobs with expired leases", metadata: ["count": "\(rescued)"]) }
             } catch {

@@ -8,29 +8,37 @@ import Postgres
 
 /// Claims jobs, processes up to `concurrency` of them at once, and records each outcome.
 ///
-/// `run` returns when the task is cancelled (after in-flight jobs finish) or, with `drain`, when
-/// nothing claimable, retrying or running is left. It throws only when the database stays
-/// unreachable; a job's failure is recorded on the job, never thrown.
+/// `run` returns after `stop()` (in-flight jobs finish, or are handed back when the grace period
+/// ends) or, with `drain`, when nothing claimable, retrying or running is left. It throws only
+/// when the database stays unreachable; a job's failure is recorded on the job, never thrown.
 public final class Worker: Sendable {
     private let configuration: WorkerConfiguration
+    private let conninfo: String
     private let claims: Database
     private let completions: Database
     private let processor: JobProcessor
     private let blockingPool: ThreadPool
     private let leases: LeaseKeeper
     private let logger: Logger
+    private let events = AsyncStream<WorkerEvent>.makeStream()
 
     public init(conninfo: String, backends: [any AnalysisBackend], configuration: WorkerConfiguration, logger: Logger) {
         self.configuration = configuration
-        self.claims = Database(conninfo: conninfo, name: "discern-pg-claim")
-        self.completions = Database(conninfo: conninfo, name: "discern-pg-complete")
+        self.conninfo = conninfo
+        self.claims = Database(conninfo: conninfo, name: "discern-claim")
+        self.completions = Database(conninfo: conninfo, name: "discern-complete")
         self.blockingPool = ThreadPool(name: "discern-prepare", threads: configuration.prepareThreads, onThreadExit: Vips.threadShutdown)
         self.processor = JobProcessor(backends: Dictionary(backends.map { ($0.name, $0) }, uniquingKeysWith: { $1 }), blockingPool: blockingPool)
-        self.leases = LeaseKeeper(database: Database(conninfo: conninfo, name: "discern-pg-lease"), configuration: configuration, logger: logger)
+        let events = self.events.continuation
+        self.leases = LeaseKeeper(database: Database(conninfo: conninfo, name: "discern-lease"), configuration: configuration,
+                                  logger: logger, onLost: { events.yield(.abandon($0)) })
         self.logger = logger
     }
 
     deinit { blockingPool.shutdown() }
+
+    /// Stop claiming; let jobs in flight finish within the grace period. Safe from any thread.
+    public func stop() { events.continuation.yield(.stop) }
 
     private var backendNames: [String] { Array(processor.backends.keys).sorted() }
 
@@ -40,28 +48,65 @@ public final class Worker: Sendable {
             "concurrency": "\(configuration.concurrency)", "drain": "\(configuration.drain)",
         ])
         let tally = Tally()
-        let heartbeat = Task { await leases.keepAlive() }
-        defer { heartbeat.cancel() }
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            var inFlight = 0
+        let continuation = events.continuation
+        // New jobs wake the worker at once (LISTEN/NOTIFY); the ticker is the fallback when
+        // notifications cannot arrive (a transaction-pooling PgBouncer in between).
+        let listener = NotificationListener(conninfo: conninfo, channel: "discern_jobs") { continuation.yield(.wake) }
+        let ticker = Task {
             while !Task.isCancelled {
-                let jobs = inFlight < configuration.concurrency ? try await claim(limit: configuration.concurrency - inFlight) : []
-                for job in jobs {
-                    inFlight += 1
-                    await leases.hold(job.id)
-                    group.addTask { await self.handle(job, tally: tally) }
-                }
-                if !jobs.isEmpty && inFlight < configuration.concurrency { continue }
-                if inFlight > 0 {
-                    // Wait for a slot (or, when the queue ran dry, for any job to finish).
-                    try await group.next()
-                    inFlight -= 1
-                    continue
-                }
-                if configuration.drain, try await nothingLeft() { break }
                 try? await Task.sleep(for: .seconds(configuration.pollIntervalSeconds))
+                continuation.yield(.tick)
             }
-            try await group.waitForAll()
+        }
+        let heartbeat = Task { await leases.keepAlive() }
+        defer {
+            listener.stop()
+            ticker.cancel()
+            heartbeat.cancel()
+        }
+
+        var running: [Int: Task<Void, Never>] = [:]
+        var stopping = false
+        var events = self.events.stream.makeAsyncIterator()
+        loop: while true {
+            if !stopping {
+                let free = configuration.concurrency - running.count
+                let jobs = free > 0 ? try await claim(limit: free) : []
+                for job in jobs {
+                    await leases.hold(job.id)
+                    running[job.id] = Task {
+                        await self.handle(job, tally: tally)
+                        continuation.yield(.finished(job.id))
+                    }
+                }
+                if !jobs.isEmpty && running.count < configuration.concurrency { continue }
+                if configuration.drain, running.isEmpty, jobs.isEmpty, try await nothingLeft() { break }
+            } else if running.isEmpty {
+                break
+            }
+            guard let event = await events.next() else { break }
+            switch event {
+            case .finished(let id):
+                running[id] = nil
+            case .stop where !stopping:
+                stopping = true
+                logger.notice("stopping: no new claims; waiting for jobs in flight", metadata: [
+                    "in_flight": "\(running.count)", "grace_seconds": "\(configuration.graceSeconds)",
+                ])
+                Task {
+                    try? await Task.sleep(for: .seconds(configuration.graceSeconds))
+                    continuation.yield(.graceOver)
+                }
+            case .graceOver:
+                await handBack(Array(running.keys))
+                running.values.forEach { $0.cancel() }
+                break loop
+            case .abandon(let ids):
+                // Cancelled or rescued meanwhile: the work would be discarded, so stop doing it.
+                ids.forEach { running[$0]?.cancel() }
+            case .stop, .wake, .tick:
+                continue
+            }
         }
         let summary = await tally.summary
         logger.info("worker finished", metadata: [
@@ -90,11 +135,24 @@ public final class Worker: Sendable {
         }
     }
 
+    /// The grace period is over: give the unfinished jobs back without counting the attempt.
+    private func handBack(_ ids: [Int]) async {
+        let workerID = configuration.workerID
+        do {
+            let released = try await completions.withConnection { try JobQueue.release($0, jobIDs: ids, workerID: workerID) }
+            logger.notice("grace period over: handed jobs in flight back to the queue", metadata: ["jobs": "\(released)"])
+        } catch {
+            logger.error("could not hand jobs back; they return when their leases expire", metadata: ["error": "\(error)"])
+        }
+    }
+
     private func handle(_ job: Job, tally: Tally) async {
         var log = logger
         log[metadataKey: "job"] = "\(job.id)"
         log[metadataKey: "attempt"] = "\(job.attempt)"
+        defer { Task { await leases.release(job.id) } }
         let outcome = await processor.process(job)
+        guard !Task.isCancelled else { return }
         let workerID = configuration.workerID, backoff = configuration.backoff
         do {
             switch outcome {
@@ -126,8 +184,16 @@ public final class Worker: Sendable {
             // The lease will expire and the job will run again: nothing is lost.
             log.error("could not record the outcome; the job will be retried when its lease expires", metadata: ["error": "\(error)"])
         }
-        await leases.release(job.id)
     }
+}
+
+enum WorkerEvent: Sendable {
+    case finished(Int)
+    case wake
+    case tick
+    case stop
+    case graceOver
+    case abandon([Int])
 }
 
 /// Counts outcomes across concurrent jobs.

@@ -15,18 +15,21 @@ public struct WorkerConfiguration: Sendable {
     public var pollIntervalSeconds: Double
     /// Exit once nothing is left to do instead of waiting for new jobs.
     public var drain: Bool
+    /// After `stop()`, how long jobs in flight may take before they are handed back.
+    public var graceSeconds: Double
     public var backoff: Backoff
 
     public init(workerID: String = WorkerConfiguration.defaultWorkerID(), concurrency: Int = 8,
                 prepareThreads: Int = ProcessInfo.processInfo.activeProcessorCount,
-                leaseSeconds: Double = 300, pollIntervalSeconds: Double = 1, drain: Bool = false,
-                backoff: Backoff = Backoff()) {
+                leaseSeconds: Double = 300, pollIntervalSeconds: Double = 5, drain: Bool = false,
+                graceSeconds: Double = 30, backoff: Backoff = Backoff()) {
         self.workerID = workerID
         self.concurrency = max(1, concurrency)
         self.prepareThreads = max(1, prepareThreads)
         self.leaseSeconds = leaseSeconds
         self.pollIntervalSeconds = pollIntervalSeconds
         self.drain = drain
+        self.graceSeconds = graceSeconds
         self.backoff = backoff
     }
 

@@ -25,6 +25,12 @@ struct WorkCommand: AsyncParsableCommand {
     @Option(help: "Seconds a claimed job stays ours without a heartbeat.")
     var leaseSeconds: Double = 300
 
+    @Option(help: "On SIGTERM/SIGINT, seconds jobs in flight may take before they are handed back to the queue.")
+    var graceSeconds: Double = 30
+
+    @Option(help: "Seconds between looks at the queue when no notification arrives (LISTEN/NOTIFY is the fast path).")
+    var pollSeconds: Double = 5
+
     func run() async throws {
         let logger = logging.makeLogger("discern.worker")
         guard let baseURL = discernerURL ?? ProcessInfo.processInfo.environment["DISCERN_DISCERNER_URL"] else {
@@ -34,20 +40,22 @@ struct WorkCommand: AsyncParsableCommand {
         let backend = DiscernerBackend(configuration: .init(baseURL: baseURL), http: http)
         let worker = Worker(
             conninfo: database.conninfo, backends: [backend],
-            configuration: WorkerConfiguration(concurrency: concurrency, leaseSeconds: leaseSeconds, drain: drain),
+            configuration: WorkerConfiguration(concurrency: concurrency, leaseSeconds: leaseSeconds, pollIntervalSeconds: pollSeconds,
+                                               drain: drain, graceSeconds: graceSeconds),
             logger: logger)
 
-        let run = Task { try await worker.run() }
-        // SIGINT/SIGTERM: stop claiming; jobs in flight finish before the process exits.
+        // SIGINT/SIGTERM: stop claiming, let jobs in flight finish within the grace period.
+        // A second signal exits at once; unfinished jobs return to the queue when their leases expire.
         let signals = Task {
+            var received = 0
             for await signal in await UnixSignalsSequence(trapping: .sigint, .sigterm) {
-                logger.notice("stopping: finishing jobs in flight", metadata: ["signal": "\(signal)"])
-                run.cancel()
-                return
+                received += 1
+                logger.notice("received \(signal)", metadata: ["count": "\(received)"])
+                if received == 1 { worker.stop() } else { Foundation.exit(130) }
             }
         }
         defer { signals.cancel() }
-        let summary = try await run.value
+        let summary = try await worker.run()
         print("succeeded: \(summary.succeeded)  dead: \(summary.dead)  retry scheduled: \(summary.retryScheduled)  lease lost: \(summary.leaseLost)")
     }
 }
