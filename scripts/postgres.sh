@@ -3,12 +3,13 @@
 #   scripts/postgres.sh start DIR   initialise (once) and start; prints the connection URL
 #   scripts/postgres.sh stop DIR    stop it
 #   scripts/postgres.sh url DIR     print the URL of a running cluster
+#   scripts/postgres.sh restart DIR [fast|immediate]   restart on the same port (chaos tests)
 # As root the cluster runs as the 'postgres' user (initdb refuses root); when that user cannot
 # reach DIR (say under /root), the data lives in /tmp/discern-pg-<hash> and DIR points there.
 set -euo pipefail
 
-command=${1:?usage: postgres.sh start|stop|url DIR}
-dir=${2:?usage: postgres.sh start|stop|url DIR}
+command=${1:?usage: postgres.sh start|stop|restart|url DIR}
+dir=${2:?usage: postgres.sh start|stop|restart|url DIR}
 pgbin=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1)
 [ -x "$pgbin/initdb" ] || { echo "PostgreSQL server binaries not found (apt-get install postgresql)" >&2; exit 1; }
 
@@ -49,6 +50,10 @@ start)
     ;;
 stop)
     run_as_owner "$pgbin/pg_ctl" -D "$data" -m fast -w stop >/dev/null 2>&1 || true
+    ;;
+restart)
+    # Same port and options (pg_ctl keeps them in postmaster.opts); -m immediate is a crash.
+    run_as_owner "$pgbin/pg_ctl" -D "$data" -m "${3:-fast}" -w -t 60 restart >/dev/null
     ;;
 url)
     cat "$dir/url"

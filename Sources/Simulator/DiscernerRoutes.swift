@@ -73,6 +73,9 @@ struct DiscernerRoutes: Sendable {
                 "example": ["image_key": "uploads/20240101-120000-abcd1234.jpg", "bucket_name": configuration.bucket],
             ])
         }
+        if configuration.faults.analyzeDelaySeconds > 0 {
+            try await Task.sleep(for: .seconds(configuration.faults.analyzeDelaySeconds))
+        }
         let execution = "sim-\(UUID().uuidString.lowercased())"
         let arn = "arn:aws:states:\(configuration.region):000000000000:execution:image-discerner:\(execution)"
         // Like the real service, a missing object is not a 404: the workflow fails.

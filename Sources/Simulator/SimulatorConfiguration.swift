@@ -22,6 +22,8 @@ public struct SimulatorConfiguration: Sendable {
     public struct Faults: Sendable {
         /// Share of upload URLs handed out already expired (signed as if issued long ago).
         public var expiredUploadURLRate: Double = 0
+        /// Extra time /analyze takes, like the real service's workflow polling.
+        public var analyzeDelaySeconds: Double = 0
 
         public init() {}
     }

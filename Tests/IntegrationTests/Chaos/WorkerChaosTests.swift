@@ -1,0 +1,89 @@
+import Foundation
+import Postgres
+import Simulator
+import Testing
+
+/// Real worker processes, real signals, real PostgreSQL: nothing is lost or done twice.
+@Suite("Chaos: worker processes")
+struct WorkerChaosTests {
+    static let fastLeases = ["--lease-seconds", "2", "--poll-seconds", "0.2", "--concurrency", "4"]
+
+    @Test("SIGKILL of random workers, again and again, while 3 drain 1,000 jobs: every job succeeds exactly once")
+    func killWorkers() async throws {
+        try await TestDatabase.with { conninfo in
+            try await TestFolder.with { folder in
+                try await ChaosJobs.enqueue(1000, into: conninfo, folder: folder)
+                try await TestSimulator.with { simulator in
+                    var workers = try (0..<3).map { _ in
+                        try WorkerProcess(conninfo: conninfo, simulatorURL: simulator.baseURL, logFolder: folder, arguments: Self.fastLeases)
+                    }
+                    var kills = 0
+                    while kills < 12, try await TestDatabase.census(conninfo).succeeded < 900 {
+                        try await Task.sleep(for: .milliseconds(Int.random(in: 200...600)))
+                        let victim = Int.random(in: 0..<workers.count)
+                        workers[victim].kill()
+                        kills += 1
+                        workers[victim] = try WorkerProcess(conninfo: conninfo, simulatorURL: simulator.baseURL, logFolder: folder,
+                                                            arguments: Self.fastLeases)
+                    }
+                    let done = try await ChaosJobs.eventually(seconds: 120) {
+                        let census = try await TestDatabase.census(conninfo)
+                        return census.succeeded + census.dead == 1000
+                    }
+                    workers.forEach { $0.terminate() }
+                    for worker in workers { _ = await worker.waitForExit(seconds: 10) }
+                    let census = try await TestDatabase.census(conninfo)
+                    #expect(done, "not finished: \(census)")
+                    #expect(kills >= 5, "the run ended before the workers were killed often enough")
+                    #expect(census == QueueCensus(succeeded: 1000, results: 1000, jobsWithOneResult: 1000), "\(census)")
+                }
+            }
+        }
+    }
+
+    @Test("SIGTERM: jobs in flight finish within the grace period and the worker exits cleanly")
+    func sigtermFinishesInFlight() async throws {
+        var configuration = SimulatorConfiguration()
+        configuration.faults.analyzeDelaySeconds = 0.5
+        try await TestDatabase.with { conninfo in
+            try await TestFolder.with { folder in
+                try await ChaosJobs.enqueue(100, into: conninfo, folder: folder)
+                try await TestSimulator.with(configuration) { simulator in
+                    let worker = try WorkerProcess(conninfo: conninfo, simulatorURL: simulator.baseURL, logFolder: folder,
+                                                   arguments: ["--concurrency", "8", "--grace-seconds", "10"])
+                    _ = try await ChaosJobs.eventually(seconds: 30) { try await TestDatabase.census(conninfo).running > 0 }
+                    worker.terminate()
+                    #expect(await worker.waitForExit(seconds: 15), "the worker did not exit within the grace period")
+                    #expect(worker.exitStatus == 0)
+                    let census = try await TestDatabase.census(conninfo)
+                    #expect(census.running == 0, "\(census)")
+                    #expect(census.succeeded > 0 && census.succeeded < 100, "\(census)")
+                    #expect(census.succeeded + census.available == 100, "\(census)")
+                    #expect(census.results == census.succeeded)
+                }
+            }
+        }
+    }
+
+    @Test("SIGTERM with a short grace period: unfinished jobs are handed back, attempt not counted")
+    func sigtermHandsBack() async throws {
+        var configuration = SimulatorConfiguration()
+        configuration.faults.analyzeDelaySeconds = 5
+        try await TestDatabase.with { conninfo in
+            try await TestFolder.with { folder in
+                try await ChaosJobs.enqueue(20, into: conninfo, folder: folder)
+                try await TestSimulator.with(configuration) { simulator in
+                    let worker = try WorkerProcess(conninfo: conninfo, simulatorURL: simulator.baseURL, logFolder: folder,
+                                                   arguments: ["--concurrency", "4", "--grace-seconds", "0.5"])
+                    _ = try await ChaosJobs.eventually(seconds: 30) { try await TestDatabase.census(conninfo).running == 4 }
+                    worker.terminate()
+                    #expect(await worker.waitForExit(seconds: 10))
+                    let census = try await TestDatabase.census(conninfo)
+                    #expect(census.running == 0 && census.available == 20, "\(census)")
+                    let attempts = try await Database(conninfo: conninfo).rows("SELECT max(attempts) AS n FROM discern.jobs")
+                    #expect(try attempts.first?.int("n") == 0)
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,81 @@
+import Postgres
+import Testing
+import Foundation
+
+/// A `discern work` process, as operations run it: the built binary, real signals.
+final class WorkerProcess: @unchecked Sendable {
+    private let process = Process()
+    let log: URL
+
+    static var binary: URL {
+        get throws {
+            // The test bundle and the discern executable are built into the same folder.
+            let url = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
+                .deletingLastPathComponent().appendingPathComponent("discern")
+            guard FileManager.default.isExecutableFile(atPath: url.path) else {
+                throw TestSetupError("\(url.path) is missing: build with `swift build --build-tests` (scripts/test.sh does)")
+            }
+            return url
+        }
+    }
+
+    init(conninfo: String, simulatorURL: String, logFolder: URL, arguments: [String] = []) throws {
+        log = logFolder.appendingPathComponent("worker-\(UUID().uuidString.prefix(8)).log")
+        FileManager.default.createFile(atPath: log.path, contents: nil)
+        process.executableURL = try Self.binary
+        process.arguments = ["work", "--database-url", conninfo, "--discerner-url", simulatorURL, "--log-level", "warning"] + arguments
+        let output = try FileHandle(forWritingTo: log)
+        process.standardOutput = output
+        process.standardError = output
+        try process.run()
+    }
+
+    var isRunning: Bool { process.isRunning }
+    var exitStatus: Int32 { process.terminationStatus }
+
+    func kill() { Foundation.kill(process.processIdentifier, SIGKILL) }
+    func terminate() { Foundation.kill(process.processIdentifier, SIGTERM) }
+
+    /// Waits for the process to end, up to `seconds`; true if it did.
+    func waitForExit(seconds: Double) async -> Bool {
+        let deadline = Date().addingTimeInterval(seconds)
+        while process.isRunning && Date() < deadline {
+            try? await Task.sleep(for: .milliseconds(50))
+        }
+        return !process.isRunning
+    }
+
+    deinit {
+        if process.isRunning { kill() }
+    }
+}
+
+/// What the jobs table says, for chaos assertions.
+struct QueueCensus: Equatable, CustomStringConvertible {
+    var succeeded = 0
+    var dead = 0
+    var running = 0
+    var available = 0
+    var results = 0
+    var jobsWithOneResult = 0
+
+    var description: String {
+        "succeeded \(succeeded), dead \(dead), running \(running), available \(available), results \(results), jobs with one result \(jobsWithOneResult)"
+    }
+}
+
+extension TestDatabase {
+    static func census(_ conninfo: String) async throws -> QueueCensus {
+        let row = try #require(try await Postgres.Database(conninfo: conninfo, name: "test-census").rows("""
+            SELECT count(*) FILTER (WHERE state = 'succeeded') AS succeeded,
+                   count(*) FILTER (WHERE state = 'dead') AS dead,
+                   count(*) FILTER (WHERE state = 'running') AS running,
+                   count(*) FILTER (WHERE state = 'available') AS available,
+                   (SELECT count(*) FROM discern.results) AS results,
+                   (SELECT count(*) FROM (SELECT job_id FROM discern.results GROUP BY job_id HAVING count(*) = 1) AS one) AS one
+            FROM discern.jobs
+            """).first)
+        return QueueCensus(succeeded: try row.int("succeeded"), dead: try row.int("dead"), running: try row.int("running"),
+                           available: try row.int("available"), results: try row.int("results"), jobsWithOneResult: try row.int("one"))
+    }
+}
