@@ -7,6 +7,6 @@ struct Discern: AsyncParsableCommand {
         abstract: "Batch image analysis: jobs in PostgreSQL, images prepared with libvips, results back in PostgreSQL.",
         subcommands: [
             MigrateCommand.self, EnqueueCommand.self, WorkCommand.self, StatusCommand.self, ResultsCommand.self,
-            PrepareCommand.self, SimulateCommand.self, SamplesCommand.self,
+            PrepareCommand.self, PruneCommand.self, SimulateCommand.self, SamplesCommand.self,
         ])
 }

@@ -1,5 +1,6 @@
 import JobQueue
 import Postgres
+import Foundation
 import Testing
 
 @Suite("Queue")
@@ -100,4 +101,60 @@ struct QueueTests {
             #expect(try history.map { try $0.int("n") } == [2, 1])
         }
     }
+}
+
+@Suite("Queue operations in SQL")
+struct QueueOperationsTests {
+    @Test("retry, retry_batch, cancel, enqueue_many with unique keys, and prune keep the results")
+    func operations() async throws {
+        try await TestDatabase.with { conninfo in
+            let database = Database(conninfo: conninfo)
+            let added = try await database.rows("""
+                SELECT discern.enqueue_many(ARRAY['/a.jpg', '/b.jpg', '/c.jpg', '/d.jpg'], batch => 'night',
+                                            unique_keys => ARRAY['ka', 'kb', 'kc', 'kd']) AS n
+                """).first?.int("n")
+            #expect(added == 4)
+            let duplicate = try await database.rows("SELECT discern.enqueue_many(ARRAY['/a2.jpg'], unique_keys => ARRAY['ka']) AS n").first?.int("n")
+            #expect(duplicate == 0, "a unique key already queued is skipped")
+
+            try await database.withConnection { connection in
+                let jobs = try JobQueue.claim(connection, workerID: "w", backends: ["discerner"], limit: 3, leaseSeconds: 60)
+                try JobQueue.complete(connection, job: jobs[0], workerID: "w", result: QueueTests.sampleResult)
+                try JobQueue.fail(connection, job: jobs[1], workerID: "w", failure: JobFailure(kind: "image_undecodable", message: "bad", retryable: false))
+                try JobQueue.fail(connection, job: jobs[2], workerID: "w", failure: JobFailure(kind: "image_undecodable", message: "bad", retryable: false))
+            }
+            #expect(try await database.rows("SELECT discern.cancel(ARRAY(SELECT id FROM discern.jobs WHERE state = 'available')) AS n").first?.int("n") == 1)
+            let progress = try #require(try await database.rows("SELECT * FROM discern.batch_progress WHERE name = 'night'").first)
+            #expect(try progress.int("succeeded") == 1 && progress.int("dead") == 2 && progress.int("cancelled") == 1)
+            #expect(try await database.rows("SELECT jobs FROM discern.errors_by_kind WHERE error_kind = 'image_undecodable'").first?.int("jobs") == 2)
+
+            #expect(try await database.rows("SELECT discern.retry_batch('night') AS n").first?.int("n") == 2)
+            #expect(try await database.rows("SELECT count(*) AS n FROM discern.jobs WHERE state = 'available' AND attempts = 0").first?.int("n") == 2)
+
+            try await database.withConnection { try $0.query("UPDATE discern.jobs SET finished_at = now() - interval '40 days' WHERE finished_at IS NOT NULL") }
+            #expect(try await database.rows("SELECT discern.prune('30 days') AS n").first?.int("n") == 2)
+            #expect(try await database.rows("SELECT count(*) AS n FROM discern.results WHERE job_id IS NULL").first?.int("n") == 1,
+                    "the result of a pruned job stays")
+        }
+    }
+
+    @Test("a plain INSERT wakes a listening worker")
+    func insertNotifies() async throws {
+        try await TestDatabase.with { conninfo in
+            let heard = Heard()
+            let listener = NotificationListener(conninfo: conninfo, channel: "discern_jobs") { heard.ring() }
+            defer { listener.stop() }
+            #expect(await ChaosJobs.eventually(seconds: 10) { heard.count > 0 }, "the listener connected")
+            let before = heard.count
+            try await Database(conninfo: conninfo).withConnection { try $0.query("INSERT INTO discern.jobs (image_path) VALUES ('/x.jpg')") }
+            #expect(await ChaosJobs.eventually(seconds: 10) { heard.count > before })
+        }
+    }
+}
+
+private final class Heard: @unchecked Sendable {
+    private let lock = NSLock()
+    private var rings = 0
+    var count: Int { lock.withLock { rings } }
+    func ring() { lock.withLock { rings += 1 } }
 }
