@@ -70,6 +70,10 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
 
+        // Benchmarks: not tests. Run with bench/queue/run.sh.
+        .executableTarget(name: "QueueBench", dependencies: ["JobQueue", "Postgres"], path: "bench/queue/Sources",
+                          swiftSettings: swiftSettings),
+
         .testTarget(
             name: "UnitTests",
             dependencies: ["Imaging", "Simulator", "CurlHTTP", "Backends", "JobQueue"],

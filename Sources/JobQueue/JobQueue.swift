@@ -13,19 +13,15 @@ public enum JobQueue {
     /// longer ours; then nothing was written.
     @discardableResult
     public static func complete(_ connection: Connection, job: Job, workerID: String, result: JobResult) throws -> Bool {
-        let analysis = result.analysis
-        let prep = result.preparation
-        let parameters: [(any PostgresEncodable)?] = [
-            job.id, workerID,
-            analysis.category, analysis.subcategory, analysis.serviceOperator, analysis.fleetID,
-            analysis.licensePlate, analysis.confidence, analysis.textIdentifiers, analysis.description,
-            analysis.rawResponseJSON,
-            prep.originalBytes, prep.originalWidth, prep.originalHeight, prep.originalFormat,
-            prep.sentBytes, prep.sentWidth, prep.sentHeight, prep.sentFormat,
-            prep.jpegQuality, prep.encodeCount, prep.passedThrough, prep.milliseconds,
-            result.analyzeMilliseconds,
-        ]
-        return try connection.query(QueueSQL.complete, parameters).count == 1
+        try complete(connection, workerID: workerID, results: [(job.id, result)]).contains(job.id)
+    }
+
+    /// Completes many jobs in one statement; returns the ids completed (those still ours).
+    @discardableResult
+    public static func complete(_ connection: Connection, workerID: String, results: [(jobID: Int, result: JobResult)]) throws -> Set<Int> {
+        guard !results.isEmpty else { return [] }
+        let records = try ResultRecords.json(results)
+        return Set(try connection.query(QueueSQL.complete, [workerID, records]).map { try $0.int("job_id") })
     }
 
     /// Records a failed attempt: a retry after `backoff` (at least the service's Retry-After),

@@ -17,15 +17,25 @@ enum QueueSQL {
                   j.attempts, j.max_attempts
         """
 
-    /// Marks the job succeeded and writes its result in one statement, so both happen or
-    /// neither does. Guarded by state and lease owner: a job rescued from us writes nothing.
+    /// Marks jobs succeeded and writes their results in one statement, so both happen or
+    /// neither does; one call completes one job or a whole batch. Guarded by state and lease
+    /// owner: a job rescued from us writes nothing. $2 is a JSON array of result records.
     static let complete = """
-        WITH done AS (
-            UPDATE discern.jobs
+        WITH input AS (
+            SELECT * FROM jsonb_to_recordset($2::jsonb) AS r(
+                job_id bigint, category text, subcategory text, operator text, fleet_id text,
+                license_plate text, confidence double precision, text_identifiers text[], description text,
+                raw_response jsonb, original_bytes bigint, original_width integer, original_height integer,
+                original_format text, sent_bytes bigint, sent_width integer, sent_height integer, sent_format text,
+                jpeg_quality smallint, encode_count smallint, passed_through boolean, prepare_ms double precision,
+                analyze_ms double precision)
+        ), done AS (
+            UPDATE discern.jobs AS j
             SET state = 'succeeded', finished_at = now(), updated_at = now(),
                 lease_owner = NULL, lease_expires_at = NULL, error_kind = NULL, last_error = NULL
-            WHERE id = $1 AND state = 'running' AND lease_owner = $2
-            RETURNING id, batch_id, image_path, backend, action
+            FROM input
+            WHERE j.id = input.job_id AND j.state = 'running' AND j.lease_owner = $1
+            RETURNING j.id, j.batch_id, j.image_path, j.backend, j.action
         )
         INSERT INTO discern.results (
             job_id, batch_id, image_path, backend, action,
@@ -35,12 +45,14 @@ enum QueueSQL {
             sent_bytes, sent_width, sent_height, sent_format,
             jpeg_quality, encode_count, passed_through, prepare_ms, analyze_ms)
         SELECT done.id, done.batch_id, done.image_path, done.backend, done.action,
-               $3, $4, $5, $6, $7, $8::double precision, $9::text[], $10, $11::jsonb,
-               $12::bigint, $13::integer, $14::integer, $15, $16::bigint, $17::integer, $18::integer, $19,
-               $20::smallint, $21::smallint, $22::boolean, $23::double precision, $24::double precision
-        FROM done
+               i.category, i.subcategory, i.operator, i.fleet_id, i.license_plate, i.confidence,
+               coalesce(i.text_identifiers, '{}'), i.description, i.raw_response,
+               i.original_bytes, i.original_width, i.original_height, i.original_format,
+               i.sent_bytes, i.sent_width, i.sent_height, i.sent_format,
+               i.jpeg_quality, i.encode_count, i.passed_through, i.prepare_ms, i.analyze_ms
+        FROM done JOIN input AS i ON i.job_id = done.id
         ON CONFLICT (job_id) DO NOTHING
-        RETURNING id
+        RETURNING job_id
         """
 
     /// Schedules a retry, or ends the job dead, and appends the attempt to its history.
@@ -91,13 +103,7 @@ enum QueueSQL {
         RETURNING id
         """
 
-    static let ensureBatch = """
-        WITH inserted AS (
-            INSERT INTO discern.batches (name) VALUES ($1) ON CONFLICT (name) DO NOTHING RETURNING id
-        )
-        SELECT id FROM inserted UNION ALL SELECT id FROM discern.batches WHERE name = $1
-        LIMIT 1
-        """
+    static let ensureBatch = "SELECT discern.batch_id($1) AS id"
 
     static let enqueueMany = """
         INSERT INTO discern.jobs (batch_id, backend, action, image_path, priority)

@@ -156,13 +156,13 @@ def main():
     ]
     report = "\n".join(lines)
     print(report)
-    write_section(report)
+    write_section(report, "## Image preparation")
 
 
-def write_section(section):
+def write_section(section, heading):
     path = os.path.join(ROOT, "bench", "RESULTS.md")
     text = open(path).read() if os.path.exists(path) else "# Benchmark results\n\nFigures from this machine; ratios matter more than absolute times (the machine is shared).\n\n"
-    start = text.find("## Image preparation")
+    start = text.find(heading)
     if start >= 0:
         end = text.find("\n## ", start + 1)
         text = text[:start] + section + (text[end + 1:] if end >= 0 else "")

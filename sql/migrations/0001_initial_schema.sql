@@ -79,6 +79,21 @@ CREATE TABLE discern.results (
 CREATE INDEX results_image_path ON discern.results (image_path, created_at DESC);
 CREATE INDEX results_created_at ON discern.results (created_at);
 
+-- The id of the named batch, created if new; NULL for a NULL name.
+CREATE FUNCTION discern.batch_id(batch text) RETURNS bigint
+LANGUAGE plpgsql AS $$
+DECLARE
+    found bigint;
+BEGIN
+    IF batch IS NULL THEN
+        RETURN NULL;
+    END IF;
+    INSERT INTO discern.batches (name) VALUES (batch) ON CONFLICT (name) DO NOTHING;
+    SELECT b.id INTO found FROM discern.batches b WHERE b.name = batch;
+    RETURN found;
+END;
+$$;
+
 -- Enqueue one image. Operations call this from psql; a plain INSERT into discern.jobs works too.
 CREATE FUNCTION discern.enqueue(
     image_path   text,
@@ -92,15 +107,10 @@ CREATE FUNCTION discern.enqueue(
 ) RETURNS bigint
 LANGUAGE plpgsql AS $$
 DECLARE
-    found_batch bigint;
     new_id bigint;
 BEGIN
-    IF batch IS NOT NULL THEN
-        INSERT INTO discern.batches (name) VALUES (batch) ON CONFLICT (name) DO NOTHING;
-        SELECT b.id INTO found_batch FROM discern.batches b WHERE b.name = batch;
-    END IF;
     INSERT INTO discern.jobs (batch_id, backend, action, image_path, params, priority, run_at, max_attempts)
-    VALUES (found_batch, enqueue.backend, enqueue.action, enqueue.image_path, enqueue.params,
+    VALUES (discern.batch_id(enqueue.batch), enqueue.backend, enqueue.action, enqueue.image_path, enqueue.params,
             enqueue.priority, enqueue.run_at, enqueue.max_attempts)
     RETURNING id INTO new_id;
     RETURN new_id;

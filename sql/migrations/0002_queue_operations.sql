@@ -47,13 +47,9 @@ CREATE FUNCTION discern.enqueue_many(
 ) RETURNS integer
 LANGUAGE plpgsql AS $$
 DECLARE
-    found_batch bigint;
+    found_batch bigint := discern.batch_id(enqueue_many.batch);
     added integer;
 BEGIN
-    IF batch IS NOT NULL THEN
-        INSERT INTO discern.batches (name) VALUES (batch) ON CONFLICT (name) DO NOTHING;
-        SELECT b.id INTO found_batch FROM discern.batches b WHERE b.name = batch;
-    END IF;
     INSERT INTO discern.jobs (batch_id, backend, action, image_path, priority, unique_key)
     SELECT found_batch, enqueue_many.backend, enqueue_many.action, p.path, enqueue_many.priority, p.key
     FROM unnest(image_paths, coalesce(unique_keys, array_fill(NULL::text, ARRAY[cardinality(image_paths)])))

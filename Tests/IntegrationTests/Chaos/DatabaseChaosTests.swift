@@ -49,8 +49,7 @@ struct DatabaseChaosTests {
                         (try? await TestDatabase.census(conninfo)).map { $0.succeeded + $0.dead == 400 } ?? false
                     }
                     #expect(workers.allSatisfy { $0.isRunning }, "a worker died instead of reconnecting")
-                    workers.forEach { $0.terminate() }
-                    for worker in workers { _ = await worker.waitForExit(seconds: 10) }
+                    await WorkerProcess.stopAll(workers)
                     let census = try await TestDatabase.census(conninfo)
                     #expect(done, "not finished: \(census)")
                     #expect(census == QueueCensus(succeeded: 400, results: 400, jobsWithOneResult: 400), "\(census)")
@@ -82,8 +81,7 @@ struct DatabaseChaosTests {
                         return census.succeeded + census.dead == 400
                     }
                     #expect(workers.allSatisfy { $0.isRunning }, "a worker died instead of reconnecting")
-                    workers.forEach { $0.terminate() }
-                    for worker in workers { _ = await worker.waitForExit(seconds: 10) }
+                    await WorkerProcess.stopAll(workers)
                     let census = try await TestDatabase.census(conninfo)
                     #expect(done, "not finished: \(census)")
                     #expect(terminated >= 6, "too few connections were terminated to prove anything")

@@ -30,8 +30,7 @@ struct WorkerChaosTests {
                         let census = try await TestDatabase.census(conninfo)
                         return census.succeeded + census.dead == 1000
                     }
-                    workers.forEach { $0.terminate() }
-                    for worker in workers { _ = await worker.waitForExit(seconds: 10) }
+                    await WorkerProcess.stopAll(workers)
                     let census = try await TestDatabase.census(conninfo)
                     #expect(done, "not finished: \(census)")
                     #expect(kills >= 5, "the run ended before the workers were killed often enough")

@@ -45,6 +45,12 @@ final class WorkerProcess: @unchecked Sendable {
         return !process.isRunning
     }
 
+    /// SIGTERM to each, then waits for all of them to exit.
+    static func stopAll(_ workers: [WorkerProcess]) async {
+        workers.forEach { $0.terminate() }
+        for worker in workers { _ = await worker.waitForExit(seconds: 10) }
+    }
+
     deinit {
         if process.isRunning { kill() }
     }

@@ -1,0 +1,158 @@
+import Foundation
+import JobQueue
+import Postgres
+
+// The queue benchmark: discern's claim + complete against raw SKIP LOCKED with pgbench, in the
+// same run on the same cluster; idle enqueue-to-claim latency; claim latency with a small and a
+// huge backlog; bulk enqueue. Prints Markdown for bench/RESULTS.md.
+//   QueueBench CONNINFO [--workers 8] [--jobs 200000] [--backlog 5000000] [--bulk 1000000]
+
+let arguments = CommandLine.arguments
+guard arguments.count >= 2 else {
+    FileHandle.standardError.write(Data("usage: QueueBench CONNINFO [--workers N] [--jobs N] [--backlog N] [--bulk N]\n".utf8))
+    exit(2)
+}
+func option(_ name: String, _ fallback: Int) -> Int {
+    guard let index = arguments.firstIndex(of: name), index + 1 < arguments.count, let value = Int(arguments[index + 1]) else { return fallback }
+    return value
+}
+let conninfo = arguments[1]
+let workers = option("--workers", 8)
+let jobCount = option("--jobs", 200_000)
+let backlog = option("--backlog", 5_000_000)
+let bulk = option("--bulk", 1_000_000)
+
+let admin = Database(conninfo: conninfo, name: "bench-admin")
+try await admin.withConnection { try Migrator.migrate($0) }
+
+func reset() async throws {
+    try await admin.withConnection { connection in
+        try connection.query("TRUNCATE discern.results, discern.jobs, discern.batches RESTART IDENTITY CASCADE")
+    }
+}
+
+func seconds(_ start: DispatchTime) -> Double {
+    Double(DispatchTime.now().uptimeNanoseconds - start.uptimeNanoseconds) / 1e9
+}
+
+func percentile(_ values: [Double], _ p: Double) -> Double {
+    let sorted = values.sorted()
+    return sorted[min(sorted.count - 1, Int(Double(sorted.count) * p))]
+}
+
+/// A no-op result: the smallest row a completion writes.
+let noOp = JobResult(
+    analysis: .init(rawResponseJSON: "{}"),
+    preparation: .init(originalBytes: 1, originalWidth: 1, originalHeight: 1, originalFormat: "jpeg", sentBytes: 1,
+                       sentWidth: 1, sentHeight: 1, sentFormat: "jpeg", jpegQuality: nil, encodeCount: 0,
+                       passedThrough: true, milliseconds: 0),
+    analyzeMilliseconds: 0)
+
+/// N workers, each on its own connection: claim `batch` jobs, complete them in one statement.
+func noOpThroughput(batch: Int) async throws -> Double {
+    try await reset()
+    try await admin.withConnection { connection in
+        try connection.query("""
+            INSERT INTO discern.jobs (image_path) SELECT '/bench/' || n || '.jpg' FROM generate_series(1, $1) AS n
+            """, [jobCount])
+        try connection.query("VACUUM ANALYZE discern.jobs")
+    }
+    let start = DispatchTime.now()
+    try await withThrowingTaskGroup(of: Void.self) { group in
+        for index in 0..<workers {
+            group.addTask {
+                let database = Database(conninfo: conninfo, name: "bench-worker")
+                let workerID = "bench-\(index)"
+                while true {
+                    let done = try await database.withConnection { connection -> Bool in
+                        let jobs = try JobQueue.claim(connection, workerID: workerID, backends: ["discerner"], limit: batch, leaseSeconds: 60)
+                        if jobs.isEmpty { return true }
+                        try JobQueue.complete(connection, workerID: workerID, results: jobs.map { ($0.id, noOp) })
+                        return false
+                    }
+                    if done { return }
+                }
+            }
+        }
+        try await group.waitForAll()
+    }
+    return Double(jobCount) / seconds(start)
+}
+
+/// One job at a time into an idle queue; a LISTENing claimer takes it. Time from the INSERT's
+/// commit to the claim's return.
+func idleLatency(samples: Int) async throws -> (p50: Double, p99: Double) {
+    try await reset()
+    let claimer = Database(conninfo: conninfo, name: "bench-claimer")
+    let woken = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
+    let listener = NotificationListener(conninfo: conninfo, channel: "discern_jobs") { woken.continuation.yield() }
+    defer { listener.stop() }
+    var wake = woken.stream.makeAsyncIterator()
+    _ = await wake.next()  // connected
+    var latencies: [Double] = []
+    for _ in 0..<samples {
+        let start = DispatchTime.now()
+        try await admin.withConnection { try $0.query("INSERT INTO discern.jobs (image_path) VALUES ('/bench/one.jpg')") }
+        var claimed = false
+        while !claimed {
+            _ = await wake.next()
+            claimed = try await claimer.withConnection {
+                !(try JobQueue.claim($0, workerID: "latency", backends: ["discerner"], limit: 1, leaseSeconds: 60)).isEmpty
+            }
+        }
+        latencies.append(seconds(start) * 1000)
+        try await Task.sleep(for: .milliseconds(10))
+    }
+    return (percentile(latencies, 0.5), percentile(latencies, 0.99))
+}
+
+/// Median time of a claim of 10 with `queued` jobs waiting.
+func claimLatency(queued: Int) async throws -> Double {
+    try await admin.withConnection { connection in
+        let have = try connection.query("SELECT count(*) AS n FROM discern.jobs WHERE state = 'available'").first?.int("n") ?? 0
+        if have < queued {
+            try connection.query("""
+                INSERT INTO discern.jobs (image_path) SELECT '/bench/' || n || '.jpg' FROM generate_series(1, $1) AS n
+                """, [queued - have])
+            try connection.query("VACUUM ANALYZE discern.jobs")
+        }
+    }
+    let claimer = Database(conninfo: conninfo, name: "bench-claimer")
+    var times: [Double] = []
+    for _ in 0..<200 {
+        let start = DispatchTime.now()
+        _ = try await claimer.withConnection { try JobQueue.claim($0, workerID: "probe", backends: ["discerner"], limit: 10, leaseSeconds: 60) }
+        times.append(seconds(start) * 1000)
+    }
+    return percentile(times, 0.5)
+}
+
+func bulkEnqueue() async throws -> Double {
+    try await reset()
+    let paths = (0..<bulk).map { "/photos/2026-11-22/camera-\($0 % 97)/IMG_\($0).jpg" }
+    let start = DispatchTime.now()
+    _ = try await admin.withConnection { try JobQueue.enqueue($0, paths: paths, batch: "bulk") }
+    return seconds(start)
+}
+
+let batched = try await noOpThroughput(batch: 100)
+let single = try await noOpThroughput(batch: 1)
+let latency = try await idleLatency(samples: 300)
+try await reset()
+let small = try await claimLatency(queued: 10_000)
+try await reset()
+let large = try await claimLatency(queued: backlog)
+let bulkSeconds = try await bulkEnqueue()
+try await reset()
+
+print("""
+    discern_batch100_jobs_per_s=\(Int(batched))
+    discern_batch1_jobs_per_s=\(Int(single))
+    idle_latency_p50_ms=\(String(format: "%.2f", latency.p50))
+    idle_latency_p99_ms=\(String(format: "%.2f", latency.p99))
+    claim_ms_10k=\(String(format: "%.3f", small))
+    claim_ms_backlog=\(String(format: "%.3f", large))
+    backlog=\(backlog)
+    bulk_enqueue_s=\(String(format: "%.1f", bulkSeconds))
+    bulk=\(bulk)
+    """)
