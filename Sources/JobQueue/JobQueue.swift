@@ -20,7 +20,7 @@ public enum JobQueue {
     @discardableResult
     public static func complete(_ connection: Connection, workerID: String, results: [(jobID: Int, result: JobResult)]) throws -> Set<Int> {
         guard !results.isEmpty else { return [] }
-        let records = try ResultRecords.json(results)
+        let records = ResultRecords.json(results)
         return Set(try connection.query(QueueSQL.complete, [workerID, records]).map { try $0.int("job_id") })
     }
 

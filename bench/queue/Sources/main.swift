@@ -135,6 +135,10 @@ func bulkEnqueue() async throws -> Double {
     return seconds(start)
 }
 
+if arguments.contains("--throughput-only") {
+    print("discern_batch100_jobs_per_s=\(Int(try await noOpThroughput(batch: 100)))")
+    exit(0)
+}
 let batched = try await noOpThroughput(batch: 100)
 let single = try await noOpThroughput(batch: 1)
 let latency = try await idleLatency(samples: 300)
