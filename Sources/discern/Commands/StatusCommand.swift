@@ -3,26 +3,60 @@ import JobQueue
 import Postgres
 
 struct StatusCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "status", abstract: "Jobs by state, and the most common errors.")
+    static let configuration = CommandConfiguration(
+        commandName: "status", abstract: "Jobs by state, recent batches, throughput and the most common errors.")
 
     @OptionGroup var database: DatabaseOptions
 
     func run() async throws {
-        let (states, errors) = try await Database(conninfo: database.conninfo).withConnection { connection in
-            let states = try connection.query("SELECT backend, state, jobs FROM discern.queue_depth ORDER BY backend, state")
-            let errors = try connection.query("""
-                SELECT error_kind, count(*) AS jobs, max(last_error) AS example
-                FROM discern.jobs WHERE state = 'dead' GROUP BY error_kind ORDER BY count(*) DESC LIMIT 10
-                """)
-            return (states, errors)
+        let report = try await Database(conninfo: database.conninfo).withConnection { connection in
+            StatusReport(
+                states: try connection.query("SELECT backend, state, jobs FROM discern.queue_depth ORDER BY backend, state"),
+                batches: try connection.query("""
+                    SELECT name, jobs, succeeded, dead, running, available, percent_done
+                    FROM discern.batch_progress ORDER BY created_at DESC LIMIT 5
+                    """),
+                throughput: try connection.query("""
+                    SELECT count(*) FILTER (WHERE finished_at > now() - interval '1 minute') AS last_minute,
+                           count(*) FILTER (WHERE finished_at > now() - interval '1 hour') AS last_hour
+                    FROM discern.jobs WHERE finished_at > now() - interval '1 hour' AND state = 'succeeded'
+                    """),
+                errors: try connection.query("""
+                    SELECT backend, error_kind, jobs, example FROM discern.errors_by_kind ORDER BY jobs DESC LIMIT 10
+                    """))
         }
-        print(TextTable.render(headers: ["backend", "state", "jobs"],
-                               rows: try states.map { [try $0.string("backend"), try $0.string("state"), try $0.string("jobs")] }))
+        print(try report.render())
+    }
+}
+
+private struct StatusReport {
+    let states: Rows
+    let batches: Rows
+    let throughput: Rows
+    let errors: Rows
+
+    func render() throws -> String {
+        var sections = [TextTable.render(headers: ["backend", "state", "jobs"], rows: try states.map {
+            [try $0.string("backend"), try $0.string("state"), try $0.string("jobs")]
+        })]
+        if let row = throughput.first {
+            sections.append("succeeded in the last minute: \(try row.int("last_minute")), in the last hour: \(try row.int("last_hour"))")
+        }
+        if batches.count > 0 {
+            sections.append("recent batches:\n" + TextTable.render(
+                headers: ["batch", "jobs", "succeeded", "dead", "running", "waiting", "done %"],
+                rows: try batches.map { row in
+                    try ["name", "jobs", "succeeded", "dead", "running", "available", "percent_done"].map { try row.string($0) }
+                }))
+        }
         if errors.count > 0 {
-            print("\ndead jobs by error kind:")
-            print(TextTable.render(headers: ["error_kind", "jobs", "example"], rows: try errors.map {
-                [try $0.optionalString("error_kind") ?? "-", try $0.string("jobs"), String((try $0.optionalString("example") ?? "").prefix(100))]
-            }))
+            sections.append("dead jobs by error kind:\n" + TextTable.render(
+                headers: ["backend", "error_kind", "jobs", "example"],
+                rows: try errors.map { row in
+                    [try row.string("backend"), try row.optionalString("error_kind") ?? "-", try row.string("jobs"),
+                     String((try row.optionalString("example") ?? "").prefix(100))]
+                }))
         }
+        return sections.joined(separator: "\n\n")
     }
 }
