@@ -1,5 +1,6 @@
 import CVips
 import CVipsShim
+import DedicatedThreads
 import Foundation
 
 /// Process-wide libvips set-up and error handling.
@@ -38,7 +39,7 @@ public enum Vips {
         if started.isSet { vips_thread_shutdown() }
     }
 
-    private static let started = Flag()
+    private static let started = LockedFlag()
 
     /// Takes and clears libvips' error text. The buffer is process-global; the copy call reads
     /// and clears it under libvips' own lock.
@@ -48,12 +49,4 @@ public enum Vips {
         let text = String(cString: copy).trimmingCharacters(in: .whitespacesAndNewlines)
         return text.isEmpty ? "unknown libvips error" : text.replacingOccurrences(of: "\n", with: "; ")
     }
-}
-
-/// A boolean that one thread sets and any thread reads.
-private final class Flag: @unchecked Sendable {
-    private let lock = NSLock()
-    private var value = false
-    var isSet: Bool { lock.withLock { value } }
-    func set() { lock.withLock { value = true } }
 }

@@ -57,23 +57,18 @@ public enum JobQueue {
         try connection.query(QueueSQL.rescueExpired).count
     }
 
-    /// Enqueues one job per path in one statement per thousand paths; returns the count.
+    /// Enqueues one job per path, a thousand paths per statement, all in one transaction;
+    /// returns the count.
     @discardableResult
     public static func enqueue(_ connection: Connection, paths: [String], backend: String = "discerner",
                                action: String = "analyze", batch: String? = nil, priority: Int = 0) throws -> Int {
         try connection.transaction { connection in
-            var batchID: Int?
-            if let batch {
-                batchID = try connection.query(QueueSQL.ensureBatch, [batch]).first?.int("id")
-            }
-            var inserted = 0
-            var start = 0
-            while start < paths.count {
+            var added = 0
+            for start in stride(from: 0, to: paths.count, by: 1000) {
                 let chunk = Array(paths[start..<min(start + 1000, paths.count)])
-                inserted += try connection.query(QueueSQL.enqueueMany, [batchID, backend, action, chunk, priority]).affected
-                start += chunk.count
+                added += try connection.query(QueueSQL.enqueueMany, [chunk, backend, action, priority, batch]).first?.int("added") ?? 0
             }
-            return inserted
+            return added
         }
     }
 

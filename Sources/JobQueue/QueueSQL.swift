@@ -103,11 +103,9 @@ enum QueueSQL {
         RETURNING id
         """
 
-    static let ensureBatch = "SELECT discern.batch_id($1) AS id"
-
+    /// Bulk enqueue goes through the same SQL function operations use.
     static let enqueueMany = """
-        INSERT INTO discern.jobs (batch_id, backend, action, image_path, priority)
-        SELECT $1::bigint, $2, $3, path, $5::smallint FROM unnest($4::text[]) AS path
+        SELECT discern.enqueue_many($1::text[], backend => $2, action => $3, priority => $4::smallint, batch => $5) AS added
         """
 
     /// Jobs that may still produce work: claimable now, retrying later, or running somewhere.

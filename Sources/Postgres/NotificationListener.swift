@@ -1,4 +1,5 @@
 import CLibPQ
+import DedicatedThreads
 import Foundation
 
 /// LISTENs on one channel from its own thread and calls `onNotify` for each burst of
@@ -8,7 +9,7 @@ public final class NotificationListener: @unchecked Sendable {
     private let conninfo: String
     private let channel: String
     private let onNotify: @Sendable () -> Void
-    private let stopped = StopFlag()
+    private let stopped = LockedFlag()
 
     /// - Parameter channel: a fixed identifier from code (letters and underscores), never input:
     ///   LISTEN cannot take it as a parameter.
@@ -75,12 +76,4 @@ extension Connection {
         }
         return count
     }
-}
-
-/// A flag one thread sets and another reads.
-final class StopFlag: @unchecked Sendable {
-    private let lock = NSLock()
-    private var value = false
-    var isSet: Bool { lock.withLock { value } }
-    func set() { lock.withLock { value = true } }
 }
