@@ -34,7 +34,8 @@ struct PrepareCommand: AsyncParsableCommand {
         if let maxBytes { policy.maxBytes = maxBytes }
         let files = try ImageFileFinder.find(paths)
         if files.count == 1, paths.count == 1, !FileManager.default.isDirectory(paths[0]) {
-            try prepareOne(files[0], policy: policy)
+            let command = self, file = files[0], chosen = policy
+            try await OffThePool.run { try command.prepareOne(file, policy: chosen) }
         } else {
             let report = try await PrepareBatch(policy: policy, threads: threads, outputFolder: output, quiet: quiet).run(files)
             print(report)
@@ -46,7 +47,9 @@ struct PrepareCommand: AsyncParsableCommand {
         do {
             prepared = try ImagePreparer(policy: policy).prepare(file: file)
         } catch {
-            throw ValidationError("\(file): \(error.message) [\(error.kind)]")
+            // Bad input is not a usage mistake: say what is wrong with the file, no usage text.
+            FileHandle.standardError.write(Data("error: \(file): \(error.message) [\(error.kind)]\n".utf8))
+            throw ExitCode.failure
         }
         let original = prepared.original
         print("original: \(original.format.rawValue) \(original.width)x\(original.height), \(original.bytes) bytes, orientation \(original.orientation)")

@@ -36,6 +36,11 @@ struct SamplesCommand: AsyncParsableCommand {
     var seed: Int = 1
 
     func run() async throws {
+        let command = self
+        try await OffThePool.run { try command.generate() }
+    }
+
+    private func generate() throws {
         let directory = URL(fileURLWithPath: folder)
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         guard let size else { return try writeDemoSet(directory) }
