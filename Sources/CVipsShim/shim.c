@@ -70,24 +70,12 @@ int cvipsshim_jpegsave_buffer_keep(VipsImage *in, void **buffer, size_t *length,
     return vips_jpegsave_buffer(in, buffer, length, "Q", quality, NULL);
 }
 
-int cvipsshim_pngsave_buffer(VipsImage *in, void **buffer, size_t *length) {
-    return vips_pngsave_buffer(in, buffer, length, NULL);
-}
-
-int cvipsshim_tiffsave_buffer(VipsImage *in, void **buffer, size_t *length) {
-    return vips_tiffsave_buffer(in, buffer, length, NULL);
-}
-
 int cvipsshim_perlin(VipsImage **out, int width, int height, int cell_size, int seed) {
     return vips_perlin(out, width, height, "cell_size", cell_size, "uchar", TRUE, "seed", seed, NULL);
 }
 
 int cvipsshim_gaussnoise(VipsImage **out, int width, int height, double mean, double sigma) {
     return vips_gaussnoise(out, width, height, "mean", mean, "sigma", sigma, NULL);
-}
-
-int cvipsshim_linear(VipsImage *in, VipsImage **out, double scale, double offset) {
-    return vips_linear1(in, out, scale, offset, NULL);
 }
 
 int cvipsshim_bandjoin3(VipsImage *a, VipsImage *b, VipsImage *c, VipsImage **out) {

@@ -36,5 +36,4 @@ public enum ImageFormat: String, Sendable, CaseIterable {
         }
     }
 
-    public var mimeType: String { "image/\(rawValue)" }
 }

@@ -85,7 +85,4 @@ public enum JobQueue {
         return PendingWork(ready: try row.int("ready"), retrying: try row.int("retrying"), running: try row.int("running"))
     }
 
-    public static func countsByState(_ connection: Connection) throws -> [(state: String, jobs: Int)] {
-        try connection.query(QueueSQL.countsByState).map { (try $0.string("state"), try $0.int("jobs")) }
-    }
 }

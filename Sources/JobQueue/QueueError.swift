@@ -2,8 +2,6 @@
 public struct QueueError: Error, CustomStringConvertible, Sendable {
     public enum Code: String, Sendable {
         case migrationFailed = "migration_failed"
-        case invalidInput = "invalid_input"
-        case schemaMissing = "schema_missing"
     }
 
     public let code: Code

@@ -117,7 +117,4 @@ enum QueueSQL {
         WHERE state IN ('available', 'running') AND backend = ANY($1::text[])
         """
 
-    static let countsByState = """
-        SELECT state, count(*) AS jobs FROM discern.jobs GROUP BY state ORDER BY state
-        """
 }

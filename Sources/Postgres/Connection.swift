@@ -47,8 +47,6 @@ public final class Connection {
 
     public var isHealthy: Bool { PQstatus(handle) == CONNECTION_OK }
 
-    /// The backend process id, for `pg_terminate_backend` in tests and for logs.
-    public var backendPID: Int32 { PQbackendPID(handle) }
 
     /// Runs one statement with its parameters sent separately (`PQexecParams`, text format).
     @discardableResult

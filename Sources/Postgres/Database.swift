@@ -35,10 +35,6 @@ public final class Database: @unchecked Sendable {
         }
     }
 
-    /// Closes the connection; a later call opens a new one.
-    public func close() async {
-        _ = try? await thread.run { [self] in self.connection = nil }
-    }
 
     private func liveConnection() throws -> Connection {
         if let connection, connection.isHealthy { return connection }

@@ -24,17 +24,14 @@ int cvipsshim_colourspace_srgb(VipsImage *in, VipsImage **out);
 int cvipsshim_cast_uchar(VipsImage *in, VipsImage **out);
 int cvipsshim_resize(VipsImage *in, VipsImage **out, double scale);
 int cvipsshim_jpegsave_buffer(VipsImage *in, void **buffer, size_t *length, int quality);
-int cvipsshim_pngsave_buffer(VipsImage *in, void **buffer, size_t *length);
 
 // Sample image generation (demo photos and test fixtures).
 int cvipsshim_perlin(VipsImage **out, int width, int height, int cell_size, int seed);
 int cvipsshim_gaussnoise(VipsImage **out, int width, int height, double mean, double sigma);
-int cvipsshim_linear(VipsImage *in, VipsImage **out, double scale, double offset);
 int cvipsshim_bandjoin3(VipsImage *a, VipsImage *b, VipsImage *c, VipsImage **out);
 int cvipsshim_cast(VipsImage *in, VipsImage **out, VipsBandFormat format);
 int cvipsshim_copy_interpretation(VipsImage *in, VipsImage **out, VipsInterpretation interpretation);
 int cvipsshim_jpegsave_buffer_keep(VipsImage *in, void **buffer, size_t *length, int quality);
-int cvipsshim_tiffsave_buffer(VipsImage *in, void **buffer, size_t *length);
 
 // Saves in the format the suffix names (".webp", ".heic", ".gif", ".png", ...), metadata kept.
 int cvipsshim_save_buffer(VipsImage *in, const char *suffix, void **buffer, size_t *length);
