@@ -10,12 +10,21 @@ public struct JobResult: Sendable, Equatable {
         public var confidence: Double?
         public var textIdentifiers: [String]
         public var description: String?
+        /// What the answer amounts to, in a word a dashboard can group by (match, no_face, unsure, ...).
+        public var outcome: String?
+        /// Who or what was recognised: a template id, a person id, a landmark label.
+        public var subjectID: String?
+        /// Per-service structured detail, as a JSON object.
+        public var detailsJSON: String
+        /// Calls made to the service for this attempt, retries included.
+        public var apiCalls: Int
         /// The service's answer, verbatim JSON.
         public var rawResponseJSON: String
 
         public init(category: String? = nil, subcategory: String? = nil, serviceOperator: String? = nil,
                     fleetID: String? = nil, licensePlate: String? = nil, confidence: Double? = nil,
-                    textIdentifiers: [String] = [], description: String? = nil, rawResponseJSON: String) {
+                    textIdentifiers: [String] = [], description: String? = nil, outcome: String? = nil,
+                    subjectID: String? = nil, detailsJSON: String = "{}", apiCalls: Int = 0, rawResponseJSON: String) {
             self.category = category
             self.subcategory = subcategory
             self.serviceOperator = serviceOperator
@@ -24,6 +33,10 @@ public struct JobResult: Sendable, Equatable {
             self.confidence = confidence
             self.textIdentifiers = textIdentifiers
             self.description = description
+            self.outcome = outcome
+            self.subjectID = subjectID
+            self.detailsJSON = detailsJSON
+            self.apiCalls = apiCalls
             self.rawResponseJSON = rawResponseJSON
         }
     }

@@ -25,7 +25,7 @@ enum QueueSQL {
             SELECT * FROM jsonb_to_recordset($2::jsonb) AS r(
                 job_id bigint, category text, subcategory text, operator text, fleet_id text,
                 license_plate text, confidence double precision, text_identifiers text[], description text,
-                raw_response jsonb, original_bytes bigint, original_width integer, original_height integer,
+                outcome text, subject_id text, details jsonb, api_calls smallint, raw_response jsonb, original_bytes bigint, original_width integer, original_height integer,
                 original_format text, sent_bytes bigint, sent_width integer, sent_height integer, sent_format text,
                 jpeg_quality smallint, encode_count smallint, passed_through boolean, prepare_ms double precision,
                 analyze_ms double precision)
@@ -40,13 +40,14 @@ enum QueueSQL {
         INSERT INTO discern.results (
             job_id, batch_id, image_path, backend, action,
             category, subcategory, operator, fleet_id, license_plate, confidence,
-            text_identifiers, description, raw_response,
+            text_identifiers, description, outcome, subject_id, details, api_calls, raw_response,
             original_bytes, original_width, original_height, original_format,
             sent_bytes, sent_width, sent_height, sent_format,
             jpeg_quality, encode_count, passed_through, prepare_ms, analyze_ms)
         SELECT done.id, done.batch_id, done.image_path, done.backend, done.action,
                i.category, i.subcategory, i.operator, i.fleet_id, i.license_plate, i.confidence,
-               coalesce(i.text_identifiers, '{}'), i.description, i.raw_response,
+               coalesce(i.text_identifiers, '{}'), i.description, i.outcome, i.subject_id,
+               coalesce(i.details, '{}'), coalesce(i.api_calls, 0), i.raw_response,
                i.original_bytes, i.original_width, i.original_height, i.original_format,
                i.sent_bytes, i.sent_width, i.sent_height, i.sent_format,
                i.jpeg_quality, i.encode_count, i.passed_through, i.prepare_ms, i.analyze_ms

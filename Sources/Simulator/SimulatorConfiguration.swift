@@ -14,16 +14,43 @@ public struct SimulatorConfiguration: Sendable {
     public var presignExpirySeconds: Int
     /// What `/analyze` accepts: the service's documented 10 MB.
     public var maxAnalyzeBytes: Int
+    /// Image Discerner's `response_format_version`: "2.0" or "3.0".
+    public var discernerResponseFormat: String
+    public var credentials: Credentials
+    /// OOTO answers in the current nested shape, or in the older flat one.
+    public var ootoFlatShape: Bool
     /// Injected so tests can move time past a URL's expiry without sleeping.
     public var clock: @Sendable () -> Date
     public var faults: Faults
 
-    /// Misbehaviour on purpose, so clients can be tested against it.
+    /// What the simulated services accept as credentials. Fixed, so scripts can pass them along.
+    public struct Credentials: Sendable {
+        public var ootoAppID = "sim-ooto-app"
+        public var ootoAppKey = "sim-ooto-key"
+        public var azureFaceKey = "sim-azure-face-key"
+        public var unisseyAPIKey = "sim-unissey-key"
+        public init() {}
+    }
+
+    /// Misbehaviour on purpose, so clients can be tested against it. Rates are shares of API
+    /// calls (0...1), drawn independently per call, in this order: timeout, 5xx, 429, malformed.
     public struct Faults: Sendable {
         /// Share of upload URLs handed out already expired (signed as if issued long ago).
         public var expiredUploadURLRate: Double = 0
         /// Extra time /analyze takes, like the real service's workflow polling.
         public var analyzeDelaySeconds: Double = 0
+        /// Latency added to every API call: log-normal around the median, `spread` its sigma.
+        public var latencyMedianSeconds: Double = 0
+        public var latencySpread: Double = 0
+        public var serverErrorRate: Double = 0
+        public var rateLimitRate: Double = 0
+        /// The wait a 429 asks for (as `Retry-After`, or in Azure's message).
+        public var retryAfterSeconds: Int = 1
+        /// Share of calls that hang for `hangSeconds` and then answer 504, as a gateway would.
+        public var timeoutRate: Double = 0
+        public var hangSeconds: Double = 30
+        /// Share of calls answered 200 with a truncated JSON body.
+        public var malformedRate: Double = 0
 
         public init() {}
     }
@@ -41,6 +68,9 @@ public struct SimulatorConfiguration: Sendable {
         self.secretAccessKey = secretAccessKey
         self.presignExpirySeconds = presignExpirySeconds
         self.maxAnalyzeBytes = maxAnalyzeBytes
+        self.discernerResponseFormat = "2.0"
+        self.credentials = Credentials()
+        self.ootoFlatShape = false
         self.clock = clock
         self.faults = Faults()
     }

@@ -11,7 +11,8 @@ public enum SimulatorServer {
     /// Starts the simulator in the background and returns once it accepts connections.
     public static func start(_ configuration: SimulatorConfiguration = .init(), logger: Logger = Logger(label: "discern.simulator")) async throws -> RunningSimulator {
         let ready = AsyncStream<Int>.makeStream()
-        let application = makeApplication(configuration, logger: logger) { port in
+        let stats = SimulatorStats(), scripted = ScriptedReplies()
+        let application = makeApplication(configuration, stats: stats, scripted: scripted, logger: logger) { port in
             ready.continuation.yield(port)
             ready.continuation.finish()
         }
@@ -21,24 +22,32 @@ public enum SimulatorServer {
             task.cancel()
             throw CancellationError()
         }
-        return RunningSimulator(baseURL: "http://\(configuration.host):\(port)", task: task)
+        return RunningSimulator(baseURL: "http://\(configuration.host):\(port)", stats: stats, scripted: scripted, task: task)
     }
 
     /// Runs in the foreground until SIGINT or SIGTERM (`discern simulate`).
     public static func run(_ configuration: SimulatorConfiguration, logger: Logger, onReady: @escaping @Sendable (String) -> Void) async throws {
-        let application = makeApplication(configuration, logger: logger) { port in
+        let application = makeApplication(configuration, stats: SimulatorStats(), scripted: ScriptedReplies(), logger: logger) { port in
             onReady("http://\(configuration.host):\(port)")
         }
         try await application.runService(gracefulShutdownSignals: [.sigterm, .sigint])
     }
 
-    private static func makeApplication(_ configuration: SimulatorConfiguration, logger: Logger,
-                                        onPort: @escaping @Sendable (Int) -> Void) -> some ApplicationProtocol {
+    private static func makeApplication(_ configuration: SimulatorConfiguration, stats: SimulatorStats, scripted: ScriptedReplies,
+                                        logger: Logger, onPort: @escaping @Sendable (Int) -> Void) -> some ApplicationProtocol {
         let baseURL = BaseURL()
         let router = Router()
-        DiscernerRoutes(configuration: configuration, store: ObjectStore(), baseURL: { baseURL.value },
-                        decoder: ThreadPool(name: "discern-sim-decode", threads: 2, onThreadExit: Vips.threadShutdown))
+        let decoder = ThreadPool(name: "discern-sim-decode", threads: 2, onThreadExit: Vips.threadShutdown)
+        let faults = FaultInjector(faults: configuration.faults, stats: stats, scripted: scripted, clock: configuration.clock)
+        DiscernerRoutes(configuration: configuration, store: ObjectStore(), baseURL: { baseURL.value }, decoder: decoder, faults: faults)
             .register(on: router)
+        OOTORoutes(configuration: configuration, faults: faults, decoder: decoder).register(on: router)
+        AzureFaceRoutes(configuration: configuration, faults: faults, decoder: decoder).register(on: router)
+        LandmarkRoutes(configuration: configuration, faults: faults, decoder: decoder).register(on: router)
+        UnisseyRoutes(configuration: configuration, faults: faults).register(on: router)
+        router.get("/_sim/stats") { _, _ in
+            Response(status: .ok, headers: [.contentType: "application/json"], body: ResponseBody(byteBuffer: ByteBuffer(bytes: await stats.snapshotJSON())))
+        }
         return Application(
             router: router,
             configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "discern-simulator"),
@@ -54,7 +63,31 @@ public enum SimulatorServer {
 /// A simulator started with `SimulatorServer.start`.
 public struct RunningSimulator: Sendable {
     public let baseURL: String
+    /// What the services saw: calls, faults, Retry-After violations.
+    public let stats: SimulatorStats
+    /// Answers a test queues ahead of the simulated logic.
+    public let scripted: ScriptedReplies
     let task: Task<Void, any Error>
+
+    /// Where each simulated service lives, as a worker's configuration wants it.
+    public var discernerURL: String { baseURL }
+    public var ootoURL: String { "\(baseURL)/ooto/api/v1.0" }
+    public var azureFaceEndpoint: String { "\(baseURL)/azure" }
+    public var landmarkURL: String { "\(baseURL)/landmark" }
+    public var unisseyURL: String { "\(baseURL)/unissey" }
+
+    /// The environment a `discern work` process needs to use every simulated service.
+    public var workerEnvironment: [String: String] {
+        let credentials = SimulatorConfiguration.Credentials()
+        return [
+            "DISCERN_DISCERNER_URL": discernerURL,
+            "DISCERN_OOTO_URL": ootoURL, "DISCERN_OOTO_APP_ID": credentials.ootoAppID, "DISCERN_OOTO_APP_KEY": credentials.ootoAppKey,
+            "DISCERN_AZURE_FACE_ENDPOINT": azureFaceEndpoint, "DISCERN_AZURE_FACE_KEY": credentials.azureFaceKey,
+            "DISCERN_AZURE_FACE_PERSON_GROUP": "discern-sim",
+            "DISCERN_LANDMARK_URL": landmarkURL,
+            "DISCERN_UNISSEY_URL": unisseyURL, "DISCERN_UNISSEY_API_KEY": credentials.unisseyAPIKey,
+        ]
+    }
 
     public func stop() async {
         task.cancel()

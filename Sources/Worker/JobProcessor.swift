@@ -14,14 +14,11 @@ struct JobProcessor: Sendable {
         guard let backend = backends[job.backend] else {
             return .failure(JobFailure(kind: "backend_unavailable", message: "this worker has no '\(job.backend)' backend configured", retryable: true))
         }
-        let prepared: PreparedImage
+        let upload: Upload
         do {
-            let policy = backend.imagePolicy
+            let input = backend.input(for: job.action)
             let path = job.imagePath
-            prepared = try await blockingPool.run {
-                try SourceFile.check(path)
-                return try ImagePreparer(policy: policy).prepare(file: path)
-            }
+            upload = try await blockingPool.run { try Self.prepare(path, for: input) }
         } catch let error as ImagingError {
             return .failure(JobFailure(kind: error.kind, message: "\(job.imagePath): \(error.message)", retryable: !error.isPermanent))
         } catch let error as SourceFileError {
@@ -35,9 +32,10 @@ struct JobProcessor: Sendable {
         }
         let started = DispatchTime.now()
         do {
-            let analysis = try await backend.analyze(prepared, request: AnalysisRequest(action: job.action, paramsJSON: job.paramsJSON))
+            let request = AnalysisRequest(action: job.action, paramsJSON: job.paramsJSON, correlationID: "discern-job-\(job.id)")
+            let analysis = try await backend.analyze(upload, request: request)
             let elapsed = Double(DispatchTime.now().uptimeNanoseconds - started.uptimeNanoseconds) / 1_000_000
-            return .success(JobResult(analysis: analysis, preparation: prepared.facts, analyzeMilliseconds: elapsed))
+            return .success(JobResult(analysis: analysis, preparation: upload.facts, analyzeMilliseconds: elapsed))
         } catch {
             return .failure(JobFailure(kind: error.kind, message: error.message, retryable: error.retryable,
                                        retryAfterSeconds: error.retryAfterSeconds))
@@ -45,12 +43,20 @@ struct JobProcessor: Sendable {
     }
 }
 
-extension PreparedImage {
-    var facts: JobResult.Preparation {
-        JobResult.Preparation(
-            originalBytes: original.bytes, originalWidth: original.width, originalHeight: original.height,
-            originalFormat: original.format.rawValue, sentBytes: bytes, sentWidth: width, sentHeight: height,
-            sentFormat: format.rawValue, jpegQuality: quality, encodeCount: encodeCount,
-            passedThrough: passedThrough, milliseconds: milliseconds)
+extension JobProcessor {
+    /// Blocking: file reads and libvips. Runs on the dedicated pool only.
+    static func prepare(_ path: String, for input: InputHandling) throws -> Upload {
+        switch input {
+        case .image(let policy):
+            try SourceFile.check(path)
+            return Upload(image: try ImagePreparer(policy: policy).prepare(file: path))
+        case .video(let policy):
+            try SourceFile.check(path)
+            return Upload(video: try VideoFile.check(path, policy: policy))
+        case .none:
+            return Upload(data: Data(), contentType: "application/octet-stream", fileExtension: "", facts: JobResult.Preparation(
+                originalBytes: 0, originalWidth: 0, originalHeight: 0, originalFormat: "none", sentBytes: 0, sentWidth: 0,
+                sentHeight: 0, sentFormat: "none", jpegQuality: nil, encodeCount: 0, passedThrough: true, milliseconds: 0))
+        }
     }
 }

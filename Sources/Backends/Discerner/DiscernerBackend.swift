@@ -30,33 +30,33 @@ public struct DiscernerBackend: AnalysisBackend {
 
     public let name = "discerner"
     public let configuration: Configuration
-    private let http: CurlHTTPClient
+    private let caller: ServiceCaller
 
-    public init(configuration: Configuration, http: CurlHTTPClient) {
+    public init(configuration: Configuration, caller: ServiceCaller) {
         self.configuration = configuration
-        self.http = http
+        self.caller = caller
     }
 
-    public var imagePolicy: ImagePolicy { configuration.imagePolicy }
+    public func input(for action: String) -> InputHandling { .image(configuration.imagePolicy) }
 
-    public func analyze(_ image: PreparedImage, request: AnalysisRequest) async throws(BackendError) -> JobResult.Analysis {
-        guard request.action == "analyze" else {
-            throw BackendError(.unsupportedAction, "the discerner backend only does 'analyze', not '\(request.action)'", retryable: false)
-        }
-        let fileExtension = image.format == .png ? "png" : "jpg"
-        var grant = try await requestUpload(fileExtension: fileExtension)
+    public func analyze(_ upload: Upload, request: AnalysisRequest) async throws(BackendError) -> JobResult.Analysis {
+        guard request.action == "analyze" else { throw request.unsupported(by: name, supported: ["analyze"]) }
+        var conversation = caller.conversation(request)
+        let fileExtension = upload.fileExtension == "png" ? "png" : "jpg"
+        var grant = try await requestUpload(fileExtension: fileExtension, &conversation)
         var retriesLeft = configuration.expiredURLRetries
         while true {
             do {
-                try await upload(image, to: grant)
+                try await put(upload, to: grant, &conversation)
                 break
             } catch where error.code == .uploadExpired && retriesLeft > 0 {
                 retriesLeft -= 1
-                grant = try await requestUpload(fileExtension: fileExtension)
+                grant = try await requestUpload(fileExtension: fileExtension, &conversation)
             }
         }
-        let answer = try await requestAnalysis(of: grant)
-        return try DiscernerResponse.map(answer)
+        var analysis = try await requestAnalysis(of: grant, &conversation)
+        analysis.apiCalls = conversation.calls
+        return analysis
     }
 
     struct UploadGrant {
@@ -66,72 +66,60 @@ public struct DiscernerBackend: AnalysisBackend {
         let contentType: String
     }
 
-    private func requestUpload(fileExtension: String) async throws(BackendError) -> UploadGrant {
+    private func requestUpload(fileExtension: String, _ conversation: inout Conversation) async throws(BackendError) -> UploadGrant {
         let step = "Image Discerner upload-url"
-        let body = try json(["file_extension": fileExtension])
-        let response = try await send(.json(url: "\(configuration.baseURL)/upload-url", body: body,
-                                            timeoutSeconds: configuration.requestTimeoutSeconds), step: step)
-        guard response.status == 200 else { throw BackendError.status(response, during: step) }
-        guard let object = JSONObject.parse(response.body), let url = object.string("upload_url"),
-              let key = object.string("image_key"), let bucket = object.string("bucket_name") else {
-            throw BackendError(.badResponse, "\(step) answered 200 without upload_url, image_key and bucket_name: \(response.bodySnippet)", retryable: true)
+        let body = try JSONBody.encode(["file_extension": fileExtension])
+        let request = HTTPRequest.json(url: "\(configuration.baseURL)/upload-url", body: body, timeoutSeconds: configuration.requestTimeoutSeconds)
+        return try await conversation.send(request, step: step, limitKey: "discerner:upload-url") { response throws(BackendError) in
+            guard response.status == 200 else { throw BackendError.status(response, during: step) }
+            guard let object = JSONObject.parse(response.body), let url = object.string("upload_url"),
+                  let key = object.string("image_key"), let bucket = object.string("bucket_name") else {
+                throw BackendError(.badResponse, "\(step) answered 200 without upload_url, image_key and bucket_name: \(response.bodySnippet)", retryable: true)
+            }
+            // The signed content type is `image/<ext>` literally (image/jpg); send exactly that.
+            return UploadGrant(url: url, imageKey: key, bucket: bucket, contentType: object.string("content_type") ?? "image/\(fileExtension)")
         }
-        // The signed content type is `image/<ext>` literally (image/jpg); send exactly that.
-        return UploadGrant(url: url, imageKey: key, bucket: bucket, contentType: object.string("content_type") ?? "image/\(fileExtension)")
     }
 
-    private func upload(_ image: PreparedImage, to grant: UploadGrant) async throws(BackendError) {
+    private func put(_ upload: Upload, to grant: UploadGrant, _ conversation: inout Conversation) async throws(BackendError) {
         let step = "S3 upload of \(grant.imageKey)"
         let request = HTTPRequest(
             method: "PUT", url: grant.url,
             headers: [HTTPHeader("Content-Type", grant.contentType), HTTPHeader("x-amz-server-side-encryption", "AES256")],
-            body: .bytes(image.data), timeoutSeconds: configuration.uploadTimeoutSeconds)
-        let response = try await send(request, step: step)
-        guard response.status != 200 else { return }
-        let s3 = S3ErrorDocument(response.body)
-        let detail = "\(step) was refused with HTTP \(response.status) \(s3.code ?? ""): \(s3.message ?? response.bodySnippet)"
-        switch (response.status, s3.code) {
-        case (403, "AccessDenied") where s3.message?.localizedCaseInsensitiveContains("expired") == true:
-            throw BackendError(.uploadExpired, detail, retryable: true)
-        case (403, _):
-            throw BackendError(.uploadRejected, detail + " (check the service's signing configuration and this machine's clock)", retryable: false)
-        default:
-            throw BackendError.status(response, during: step)
+            body: .bytes(upload.data), timeoutSeconds: configuration.uploadTimeoutSeconds)
+        try await conversation.send(request, step: step) { response throws(BackendError) in
+            guard response.status != 200 else { return }
+            let s3 = S3ErrorDocument(response.body)
+            let detail = "\(step) was refused with HTTP \(response.status) \(s3.code ?? ""): \(s3.message ?? response.bodySnippet)"
+            switch (response.status, s3.code) {
+            case (403, "AccessDenied") where s3.message?.localizedCaseInsensitiveContains("expired") == true:
+                throw BackendError(.uploadExpired, detail, retryable: true)
+            case (403, _):
+                throw BackendError(.uploadRejected, detail + " (check the service's signing configuration and this machine's clock)", retryable: false)
+            default:
+                throw BackendError.status(response, during: step)
+            }
         }
     }
 
-    private func requestAnalysis(of grant: UploadGrant) async throws(BackendError) -> Data {
+    private func requestAnalysis(of grant: UploadGrant, _ conversation: inout Conversation) async throws(BackendError) -> JobResult.Analysis {
         let step = "Image Discerner analyze"
-        let body = try json(["image_key": grant.imageKey, "bucket_name": grant.bucket])
-        let response = try await send(.json(url: "\(configuration.baseURL)/analyze", body: body,
-                                            timeoutSeconds: configuration.analyzeTimeoutSeconds), step: step)
-        let object = JSONObject.parse(response.body)
-        switch response.status {
-        case 200:
-            return response.body
-        case 500 where object?.string("error")?.hasPrefix("Step Functions execution") == true:
-            let cause = object?.string("cause") ?? object?.string("error") ?? "no cause given"
-            throw BackendError(.analysisFailed, "\(step): the service's analysis workflow failed: \(cause)", retryable: true)
-        case 504:
-            throw BackendError(.timeout, "\(step) timed out on the service side (HTTP 504): \(response.bodySnippet)", retryable: true)
-        default:
-            throw BackendError.status(response, during: step)
-        }
-    }
-
-    private func send(_ request: HTTPRequest, step: String) async throws(BackendError) -> HTTPResponse {
-        do {
-            return try await http.send(request)
-        } catch {
-            throw BackendError.transport(error, during: step)
-        }
-    }
-
-    private func json(_ object: [String: String]) throws(BackendError) -> Data {
-        do {
-            return try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])
-        } catch {
-            throw BackendError(.misconfigured, "cannot encode a request body: \(error)", retryable: false)
+        let body = try JSONBody.encode(["image_key": grant.imageKey, "bucket_name": grant.bucket])
+        let request = HTTPRequest.json(url: "\(configuration.baseURL)/analyze", body: body, timeoutSeconds: configuration.analyzeTimeoutSeconds)
+        return try await conversation.send(request, step: step, limitKey: "discerner:analyze") { response throws(BackendError) in
+            let object = JSONObject.parse(response.body)
+            switch response.status {
+            case 200:
+                // Read here, so a garbled answer is retried like any other transient fault.
+                return try DiscernerResponse.map(response.body)
+            case 500 where object?.string("error")?.hasPrefix("Step Functions execution") == true:
+                let cause = object?.string("cause") ?? object?.string("error") ?? "no cause given"
+                throw BackendError(.analysisFailed, "\(step): the service's analysis workflow failed: \(cause)", retryable: true)
+            case 504:
+                throw BackendError(.timeout, "\(step) timed out on the service side (HTTP 504): \(response.bodySnippet)", retryable: true)
+            default:
+                throw BackendError.status(response, during: step)
+            }
         }
     }
 }

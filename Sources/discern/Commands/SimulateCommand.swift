@@ -5,7 +5,14 @@ import Simulator
 
 struct SimulateCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "simulate", abstract: "Serve local simulators of the analysis services (Image Discerner with its S3 upload).")
+        commandName: "simulate",
+        abstract: "Serve local simulators of the five analysis services, with fault injection.",
+        discussion: """
+            Image Discerner (with its S3 upload) at the root, OOTO at /ooto/api/v1.0, Azure Face at /azure,
+            the landmark predictor at /landmark, Unissey at /unissey. Credentials the simulator accepts:
+            OOTO sim-ooto-app / sim-ooto-key, Azure sim-azure-face-key, Unissey sim-unissey-key.
+            GET /_sim/stats shows calls per service, faults injected and Retry-After violations.
+            """)
 
     @OptionGroup var logging: LogOptions
 
@@ -18,10 +25,63 @@ struct SimulateCommand: AsyncParsableCommand {
     @Option(help: "Write the base URL to this file once listening (for scripts).")
     var urlFile: String?
 
+    @Option(help: "Image Discerner response_format_version: 2.0 or 3.0.")
+    var discernerFormat: String = "2.0"
+
+    @Flag(help: "OOTO answers in the older flat shape.")
+    var ootoFlat = false
+
+    @Option(help: "Median latency added to every API call, in milliseconds.")
+    var latencyMs: Double = 0
+
+    @Option(help: "Spread of that latency (sigma of a log-normal); 0 for a fixed latency.")
+    var latencySpread: Double = 0
+
+    @Option(help: "Share of API calls answered 500/502/503.")
+    var errorRate: Double = 0
+
+    @Option(help: "Share of API calls answered 429 with a wait.")
+    var rateLimitRate: Double = 0
+
+    @Option(help: "The wait a 429 asks for, in seconds.")
+    var retryAfter: Int = 1
+
+    @Option(help: "Share of API calls that hang, then answer 504.")
+    var timeoutRate: Double = 0
+
+    @Option(help: "How long a hanging call hangs, in seconds.")
+    var hangSeconds: Double = 30
+
+    @Option(help: "Share of API calls answered 200 with truncated JSON.")
+    var malformedRate: Double = 0
+
+    @Option(help: "Share of presigned upload URLs handed out already expired.")
+    var expiredURLRate: Double = 0
+
+    func validate() throws {
+        for (name, rate) in [("error", errorRate), ("rate-limit", rateLimitRate), ("timeout", timeoutRate),
+                             ("malformed", malformedRate), ("expired-url", expiredURLRate)] where !(0...1).contains(rate) {
+            throw ValidationError("--\(name)-rate must be between 0 and 1")
+        }
+        guard ["2.0", "3.0"].contains(discernerFormat) else { throw ValidationError("--discerner-format must be 2.0 or 3.0") }
+    }
+
     func run() async throws {
         let logger = logging.makeLogger("discern.simulator")
+        var configuration = SimulatorConfiguration(host: host, port: port)
+        configuration.discernerResponseFormat = discernerFormat
+        configuration.ootoFlatShape = ootoFlat
+        configuration.faults.latencyMedianSeconds = latencyMs / 1000
+        configuration.faults.latencySpread = latencySpread
+        configuration.faults.serverErrorRate = errorRate
+        configuration.faults.rateLimitRate = rateLimitRate
+        configuration.faults.retryAfterSeconds = retryAfter
+        configuration.faults.timeoutRate = timeoutRate
+        configuration.faults.hangSeconds = hangSeconds
+        configuration.faults.malformedRate = malformedRate
+        configuration.faults.expiredUploadURLRate = expiredURLRate
         let urlFile = self.urlFile
-        try await SimulatorServer.run(SimulatorConfiguration(host: host, port: port), logger: logger) { url in
+        try await SimulatorServer.run(configuration, logger: logger) { url in
             // Written unbuffered: scripts wait for this line.
             FileHandle.standardOutput.write(Data("simulator listening on \(url)\n".utf8))
             if let urlFile { try? Data((url + "\n").utf8).write(to: URL(fileURLWithPath: urlFile), options: .atomic) }

@@ -19,7 +19,7 @@ struct WorkCommand: AsyncParsableCommand {
     @Option(help: "Jobs in flight at once.")
     var concurrency: Int = 8
 
-    @Option(help: "Image Discerner base URL. Default: $DISCERN_DISCERNER_URL.")
+    @Option(help: "Image Discerner base URL (sets $DISCERN_DISCERNER_URL). The other services are configured by environment: see docs/backends.md.")
     var discernerURL: String?
 
     @Option(help: "Seconds a claimed job stays ours without a heartbeat.")
@@ -33,13 +33,22 @@ struct WorkCommand: AsyncParsableCommand {
 
     func run() async throws {
         let logger = logging.makeLogger("discern.worker")
-        guard let baseURL = discernerURL ?? ProcessInfo.processInfo.environment["DISCERN_DISCERNER_URL"] else {
-            throw ValidationError("set --discerner-url or DISCERN_DISCERNER_URL to the Image Discerner base URL")
+        var variables = ProcessInfo.processInfo.environment
+        if let discernerURL { variables["DISCERN_DISCERNER_URL"] = discernerURL }
+        let environment = BackendEnvironment(variables)
+        guard !environment.configuredBackendNames.isEmpty else {
+            throw ValidationError("no backend is configured: set --discerner-url or DISCERN_DISCERNER_URL (other services: see docs/backends.md)")
         }
         let http = CurlHTTPClient(configuration: .init(threads: max(4, concurrency * 2)))
-        let backend = DiscernerBackend(configuration: .init(baseURL: baseURL), http: http)
+        let gate = PostgresRateGate(conninfo: database.conninfo, logger: logger)
+        let backends: [any AnalysisBackend]
+        do {
+            backends = try environment.backends(http: http, gate: gate, maxConcurrentCalls: concurrency)
+        } catch {
+            throw ValidationError("\(error)")
+        }
         let worker = Worker(
-            conninfo: database.conninfo, backends: [backend],
+            conninfo: database.conninfo, backends: backends,
             configuration: WorkerConfiguration(concurrency: concurrency, leaseSeconds: leaseSeconds, pollIntervalSeconds: pollSeconds,
                                                drain: drain, graceSeconds: graceSeconds),
             logger: logger)

@@ -26,13 +26,14 @@ enum TestSimulator {
 /// Runs a draining worker against a simulator, as `discern work --drain` does.
 enum TestWorker {
     @discardableResult
-    static func drain(_ conninfo: String, simulator: RunningSimulator, logger: Logger = Logger(label: "test") { _ in SwiftLogNoOpLogHandler() },
+    static func drain(_ conninfo: String, simulator: RunningSimulator, backends: [any AnalysisBackend]? = nil,
+                      logger: Logger = Logger(label: "test") { _ in SwiftLogNoOpLogHandler() },
                       configure: (inout WorkerConfiguration) -> Void = { _ in }) async throws -> WorkerSummary {
         var configuration = WorkerConfiguration(concurrency: 4, prepareThreads: 2, pollIntervalSeconds: 0.1, drain: true,
                                                 backoff: Backoff(baseSeconds: 0.05, maxSeconds: 0.2))
         configure(&configuration)
-        let backend = DiscernerBackend(configuration: .init(baseURL: simulator.baseURL), http: CurlHTTPClient())
-        return try await Worker(conninfo: conninfo, backends: [backend], configuration: configuration, logger: logger).run()
+        let backend = DiscernerBackend(configuration: .init(baseURL: simulator.baseURL), caller: ServiceCaller(http: CurlHTTPClient()))
+        return try await Worker(conninfo: conninfo, backends: backends ?? [backend], configuration: configuration, logger: logger).run()
     }
 }
 

@@ -15,6 +15,11 @@ public struct BackendError: Error, CustomStringConvertible, Sendable {
         case analysisFailed = "analysis_failed"
         case badResponse = "bad_response"
         case unsupportedAction = "unsupported_action"
+        case badParams = "bad_params"
+        case authFailed = "auth_failed"
+        /// The service understood the request and refused this input (a documented 4xx).
+        case inputRejected = "input_rejected"
+        case rateLimiterUnavailable = "rate_limiter_unavailable"
         case misconfigured = "misconfigured"
     }
 
@@ -23,15 +28,19 @@ public struct BackendError: Error, CustomStringConvertible, Sendable {
     public let retryable: Bool
     /// How long the service asked us to wait, when it said.
     public let retryAfterSeconds: Double?
+    /// A finer `error_kind` than the code gives, e.g. `ooto_multiple_faces`.
+    private let specificKind: String?
 
-    public init(_ code: Code, _ message: String, retryable: Bool, retryAfterSeconds: Double? = nil) {
+    public init(_ code: Code, _ message: String, retryable: Bool, retryAfterSeconds: Double? = nil, kind: String? = nil) {
         self.code = code
         self.message = Redact.text(message)
         self.retryable = retryable
         self.retryAfterSeconds = retryAfterSeconds
+        self.specificKind = kind
     }
 
-    public var kind: String { code.rawValue }
+    /// The `error_kind` a dashboard groups by.
+    public var kind: String { specificKind ?? code.rawValue }
     public var description: String { message }
 
     /// The usual reading of an HTTP status an API answered with.
@@ -40,6 +49,8 @@ public struct BackendError: Error, CustomStringConvertible, Sendable {
         switch response.status {
         case 429:
             return BackendError(.rateLimited, detail, retryable: true, retryAfterSeconds: RetryAfter.seconds(response))
+        case 401, 403:
+            return BackendError(.authFailed, detail + " (check the service's credentials)", retryable: false)
         case 408:
             return BackendError(.timeout, detail, retryable: true)
         case 500...599:
@@ -58,11 +69,30 @@ public struct BackendError: Error, CustomStringConvertible, Sendable {
     }
 }
 
-/// Reads `Retry-After`: delta-seconds or an HTTP date.
+/// Reads how long a service asked us to wait: the `Retry-After` header (delta-seconds or an
+/// HTTP date), else a message like Azure's "Try again in 12 seconds."
 enum RetryAfter {
     static func seconds(_ response: HTTPResponse) -> Double? {
-        guard let value = response.header("Retry-After")?.trimmingCharacters(in: .whitespaces) else { return nil }
-        if let seconds = Double(value), seconds >= 0 { return min(seconds, 3600) }
-        return nil
+        if let value = response.header("Retry-After")?.trimmingCharacters(in: .whitespaces) {
+            if let seconds = Double(value), seconds >= 0 { return min(seconds, 3600) }
+            if let date = httpDate.date(from: value) { return min(max(date.timeIntervalSinceNow, 0), 3600) }
+        }
+        return fromMessage(String(decoding: response.body.prefix(2000), as: UTF8.self))
+    }
+
+    static func fromMessage(_ text: String) -> Double? {
+        guard let range = text.range(of: "try again in ", options: .caseInsensitive) else { return nil }
+        let digits = text[range.upperBound...].prefix { $0.isNumber || $0 == "." }
+        guard let seconds = Double(digits), seconds >= 0 else { return nil }
+        return min(seconds, 3600)
+    }
+
+    /// Made per use: a rare path, and DateFormatter is not safe to share across threads.
+    private static var httpDate: DateFormatter {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "GMT")
+        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss zzz"
+        return formatter
     }
 }

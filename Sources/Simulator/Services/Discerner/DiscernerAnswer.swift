@@ -51,4 +51,28 @@ enum DiscernerAnswer {
             ],
         ]
     }
+
+    /// The same answer in format 3.0: the primary subject becomes the one entity of `entities`,
+    /// identifiers as `{type, value}` pairs.
+    static func formatThree(_ body: [String: Any]) -> [String: Any] {
+        var body = body
+        let subject = body.removeValue(forKey: "primary_subject") as? [String: Any] ?? [:]
+        let details = subject["additional_details"] as? [String: Any] ?? [:]
+        var entities: [[String: Any]] = []
+        if subject["category"] as? String != "unknown" {
+            var identifiers: [[String: Any]] = []
+            if let fleet = subject["fleet_id"] as? String { identifiers.append(["type": "fleet_id", "value": fleet]) }
+            if let plate = details["license_plate"] as? String { identifiers.append(["type": "license_plate", "value": plate]) }
+            entities.append([
+                "type": subject["category"] ?? "unknown", "operator": subject["operator"] ?? NSNull(), "identifiers": identifiers,
+                "confidence": subject["confidence"] ?? 0,
+                "properties": ["subcategory": subject["subcategory"] ?? NSNull(), "description": details["description"] ?? NSNull()],
+            ])
+        }
+        body["entities"] = entities
+        var metadata = body["processing_metadata"] as? [String: Any] ?? [:]
+        metadata["response_format_version"] = "3.0"
+        body["processing_metadata"] = metadata
+        return body
+    }
 }

@@ -9,12 +9,17 @@ struct DiscernerRoutes: Sendable {
     let store: ObjectStore
     let baseURL: @Sendable () -> String
     let decoder: ThreadPool
+    let faults: FaultInjector
 
     private static let allowedExtensions = ["jpg", "jpeg", "png", "heic", "heif"]
 
     func register(on router: Router<BasicRequestContext>) {
-        router.post("/upload-url") { request, _ in try await uploadURL(request) }
-        router.post("/analyze") { request, _ in try await analyze(request) }
+        router.post("/upload-url") { request, _ in
+            try await faults.guarded("discerner", route: "discerner.upload-url", request) { try await uploadURL(request) }
+        }
+        router.post("/analyze") { request, _ in
+            try await faults.guarded("discerner", route: "discerner.analyze", request) { try await analyze(request) }
+        }
         router.put("/\(configuration.bucket)/**") { request, _ in try await putObject(request) }
     }
 
@@ -91,7 +96,9 @@ struct DiscernerRoutes: Sendable {
         } catch {
             return failedExecution(arn, cause: "Image could not be decoded: \(error)")
         }
-        let answer = DiscernerAnswer.body(for: object.data, imageKey: imageKey, width: facts.width, height: facts.height)
+        let answer = configuration.discernerResponseFormat.hasPrefix("3")
+            ? DiscernerAnswer.formatThree(DiscernerAnswer.body(for: object.data, imageKey: imageKey, width: facts.width, height: facts.height))
+            : DiscernerAnswer.body(for: object.data, imageKey: imageKey, width: facts.width, height: facts.height)
         return Reply.json(.ok, [
             "success": true, "execution_arn": arn, "execution_name": execution,
             "analysis_result": ["statusCode": 200, "body": answer],

@@ -1,0 +1,114 @@
+import CurlHTTP
+import Foundation
+import Imaging
+import JobQueue
+
+/// Azure Face v1.0 (contracts.md §3): detect the faces of an image, then identify the largest
+/// against a person group.
+///
+/// Actions: `identify` (detect + identify; params `personGroupId` or `largePersonGroupId`
+/// override the configured group) and `detect` (faces only). No face (`[]`) is a result.
+/// Both calls count against the `azure-face` rate limit (20/min on the free tier).
+public struct AzureFaceBackend: AnalysisBackend {
+    public struct Configuration: Sendable {
+        /// e.g. `https://westeurope.api.cognitive.microsoft.com`; `/face/v1.0` is added.
+        public var endpoint: String
+        public var subscriptionKey: Secret
+        public var personGroupID: String?
+        public var largePersonGroupID: String?
+        public var recognitionModel: String
+        public var detectionModel: String
+        /// The reference client accepts a match when the top candidate's confidence is above this.
+        public var acceptanceThreshold: Double
+        public var maxCandidates: Int
+        public var imagePolicy: ImagePolicy
+        public var requestTimeoutSeconds: Double
+
+        public init(endpoint: String, subscriptionKey: Secret, personGroupID: String? = nil, largePersonGroupID: String? = nil,
+                    recognitionModel: String = "recognition_04", detectionModel: String = "detection_03",
+                    acceptanceThreshold: Double = 0.9, maxCandidates: Int = 3, imagePolicy: ImagePolicy = .azureFace,
+                    requestTimeoutSeconds: Double = 30) {
+            var endpoint = endpoint.hasSuffix("/") ? String(endpoint.dropLast()) : endpoint
+            if endpoint.hasSuffix("/face/v1.0") { endpoint = String(endpoint.dropLast("/face/v1.0".count)) }
+            self.endpoint = endpoint
+            self.subscriptionKey = subscriptionKey
+            self.personGroupID = personGroupID
+            self.largePersonGroupID = largePersonGroupID
+            self.recognitionModel = recognitionModel
+            self.detectionModel = detectionModel
+            self.acceptanceThreshold = acceptanceThreshold
+            self.maxCandidates = maxCandidates
+            self.imagePolicy = imagePolicy
+            self.requestTimeoutSeconds = requestTimeoutSeconds
+        }
+    }
+
+    public let name = "azure-face"
+    public let configuration: Configuration
+    private let caller: ServiceCaller
+    static let limitKey = "azure-face"
+
+    public init(configuration: Configuration, caller: ServiceCaller) {
+        self.configuration = configuration
+        self.caller = caller
+    }
+
+    public func input(for action: String) -> InputHandling { .image(configuration.imagePolicy) }
+
+    private var base: String { "\(configuration.endpoint)/face/v1.0" }
+
+    public func analyze(_ upload: Upload, request: AnalysisRequest) async throws(BackendError) -> JobResult.Analysis {
+        guard request.action == "identify" || request.action == "detect" else {
+            throw request.unsupported(by: name, supported: ["identify", "detect"])
+        }
+        let params = try request.params()
+        var conversation = caller.conversation(request)
+        let faces = try await detect(upload, &conversation)
+        var analysis: JobResult.Analysis
+        if faces.isEmpty {
+            analysis = JobResult.Analysis(category: "face", outcome: "no_face", detailsJSON: JSONBody.details(["faces": 0]),
+                                          rawResponseJSON: "{\"detect\":[]}")
+        } else if request.action == "detect" {
+            analysis = JobResult.Analysis(category: "face", outcome: "face_found",
+                                          detailsJSON: JSONBody.details(["faces": faces.count, "face_rectangle": faces[0].rectangle]),
+                                          rawResponseJSON: AzureFaceResponse.rawJSON(detect: faces, identify: nil))
+        } else {
+            analysis = try await identify(faces, params: params, &conversation)
+        }
+        analysis.apiCalls = conversation.calls
+        return analysis
+    }
+
+    private func detect(_ upload: Upload, _ conversation: inout Conversation) async throws(BackendError) -> [AzureFaceResponse.Face] {
+        let step = "Azure Face detect"
+        let query = "returnFaceId=true&recognitionModel=\(configuration.recognitionModel)&detectionModel=\(configuration.detectionModel)"
+            + "&returnRecognitionModel=false&faceIdTimeToLive=3600"
+        let request = HTTPRequest(method: "POST", url: "\(base)/detect?\(query)",
+                                  headers: [HTTPHeader("Content-Type", "application/octet-stream"), keyHeader],
+                                  body: .bytes(upload.data), timeoutSeconds: configuration.requestTimeoutSeconds)
+        return try await conversation.send(request, step: step, limitKey: Self.limitKey) { response throws(BackendError) in
+            try AzureFaceResponse.faces(response, step: step)
+        }
+    }
+
+    private func identify(_ faces: [AzureFaceResponse.Face], params: JSONObject,
+                          _ conversation: inout Conversation) async throws(BackendError) -> JobResult.Analysis {
+        let step = "Azure Face identify"
+        var body: [String: Any] = ["faceIds": [faces[0].faceID], "maxNumOfCandidatesReturned": configuration.maxCandidates]
+        if let large = params.string("largePersonGroupId") ?? (params.string("personGroupId") == nil ? configuration.largePersonGroupID : nil) {
+            body["largePersonGroupId"] = large
+        } else if let group = params.string("personGroupId") ?? configuration.personGroupID {
+            body["personGroupId"] = group
+        } else {
+            throw BackendError(.badParams, "Azure Face identify needs a person group: set params {\"personGroupId\": ...} on the job or DISCERN_AZURE_FACE_PERSON_GROUP", retryable: false)
+        }
+        let request = HTTPRequest.json(url: "\(base)/identify", body: try JSONBody.encode(body), headers: [keyHeader],
+                                       timeoutSeconds: configuration.requestTimeoutSeconds)
+        let threshold = params.double("threshold") ?? configuration.acceptanceThreshold
+        return try await conversation.send(request, step: step, limitKey: Self.limitKey) { response throws(BackendError) in
+            try AzureFaceResponse.identified(response, faces: faces, threshold: threshold, step: step)
+        }
+    }
+
+    private var keyHeader: HTTPHeader { HTTPHeader("Ocp-Apim-Subscription-Key", configuration.subscriptionKey.value) }
+}

@@ -1,0 +1,89 @@
+import CurlHTTP
+import Foundation
+import JobQueue
+
+/// Reads Azure Face answers and its `{"error": {"code", "message"}}` failures.
+enum AzureFaceResponse {
+    struct Face {
+        let faceID: String
+        let rectangle: [String: Any]
+        let raw: Any
+    }
+
+    static func faces(_ response: HTTPResponse, step: String) throws(BackendError) -> [Face] {
+        guard response.status == 200 else { throw failure(response, step: step) }
+        guard let list = (try? JSONSerialization.jsonObject(with: response.body)) as? [Any] else {
+            throw BackendError(.badResponse, "\(step) answered 200 with a body that is not a JSON array: \(response.bodySnippet)", retryable: true)
+        }
+        return try list.map { item throws(BackendError) in
+            guard let face = JSONObject(item), let id = face.string("faceId") else {
+                throw BackendError(.badResponse, "\(step) answered a face without a faceId: \(response.bodySnippet)", retryable: true)
+            }
+            return Face(faceID: id, rectangle: face.object("faceRectangle")?.fields ?? [:], raw: item)
+        }
+    }
+
+    static func identified(_ response: HTTPResponse, faces: [Face], threshold: Double, step: String) throws(BackendError) -> JobResult.Analysis {
+        guard response.status == 200 else { throw failure(response, step: step) }
+        guard let list = (try? JSONSerialization.jsonObject(with: response.body)) as? [Any] else {
+            throw BackendError(.badResponse, "\(step) answered 200 with a body that is not a JSON array: \(response.bodySnippet)", retryable: true)
+        }
+        let entry = list.compactMap { JSONObject($0) }.first { $0.string("faceId") == faces[0].faceID } ?? list.first.flatMap { JSONObject($0) }
+        let candidates = (entry?.array("candidates") ?? [])
+            .compactMap { candidate -> (String, Double)? in
+                guard let person = candidate.string("personId"), let confidence = candidate.double("confidence") else { return nil }
+                return (person, min(max(confidence, 0), 1))
+            }
+            .sorted { $0.1 > $1.1 }
+        let top = candidates.first
+        let matched = top.map { $0.1 > threshold } ?? false
+        return JobResult.Analysis(
+            category: "face", confidence: top?.1, outcome: matched ? "match" : "no_match", subjectID: matched ? top?.0 : nil,
+            detailsJSON: JSONBody.details([
+                "faces": faces.count, "face_rectangle": faces[0].rectangle, "threshold": threshold,
+                "candidates": candidates.map { ["personId": $0.0, "confidence": $0.1] },
+            ]),
+            rawResponseJSON: rawJSON(detect: faces, identify: try? JSONSerialization.jsonObject(with: response.body)))
+    }
+
+    /// Both answers of the job, as one JSON object.
+    static func rawJSON(detect: [Face], identify: Any?) -> String {
+        var object: [String: Any] = ["detect": detect.map(\.raw)]
+        if let identify { object["identify"] = identify }
+        guard let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]) else { return "{}" }
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    /// Azure's documented error codes, classified.
+    static func failure(_ response: HTTPResponse, step: String) -> BackendError {
+        let error = JSONObject.parse(response.body)?.object("error")
+        let code = error?.string("code") ?? "\(response.status)"
+        let message = error?.string("message") ?? response.bodySnippet
+        let detail = "\(step) answered HTTP \(response.status) \(code): \(message)"
+        switch (response.status, code) {
+        case (429, _):
+            return BackendError(.rateLimited, detail, retryable: true, retryAfterSeconds: RetryAfter.seconds(response))
+        case (409, "PersonGroupTrainingNotFinished"):
+            return BackendError(.inputRejected, detail + " (training is running; the job retries)", retryable: true,
+                                retryAfterSeconds: 30, kind: "azure_training_not_finished")
+        case (400, "FaceNotFound"):
+            // The faceId expired between detect and identify: detecting again helps.
+            return BackendError(.inputRejected, detail, retryable: true, kind: "azure_face_not_found")
+        case (400, "PersonGroupNotTrained"):
+            return BackendError(.inputRejected, detail + " (train the person group, then retry the job with discern.retry)",
+                                retryable: false, kind: "azure_person_group_not_trained")
+        case (400, "PersonGroupNotFound"), (404, "PersonGroupNotFound"):
+            return BackendError(.inputRejected, detail + " (check the job's personGroupId)", retryable: false, kind: "azure_person_group_not_found")
+        case (400, "InvalidImageSize"):
+            return BackendError(.inputRejected, detail + " (Azure takes 1 KB to 6 MB)", retryable: false, kind: "azure_invalid_image_size")
+        case (400, "InvalidImage"):
+            return BackendError(.inputRejected, detail, retryable: false, kind: "azure_invalid_image")
+        case (400, _):
+            return BackendError(.inputRejected, detail, retryable: false, kind: "azure_bad_argument")
+        case (403, "UnsupportedFeature"):
+            return BackendError(.authFailed, detail + " (the subscription does not include this feature)", retryable: false, kind: "azure_unsupported_feature")
+        default:
+            return BackendError.status(response, during: step)
+        }
+    }
+}

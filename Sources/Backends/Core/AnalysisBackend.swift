@@ -1,0 +1,57 @@
+import Foundation
+import Imaging
+import JobQueue
+
+/// One remote analysis service.
+///
+/// `analyze` returns the service's answer mapped onto the result columns, with the raw JSON
+/// kept. It throws `BackendError`, which says whether another attempt can help; it never
+/// returns a partial answer.
+public protocol AnalysisBackend: Sendable {
+    /// The name jobs use in `jobs.backend`.
+    var name: String { get }
+    /// What the service takes for an action, so the worker can prepare the job's file to fit it.
+    func input(for action: String) -> InputHandling
+
+    func analyze(_ upload: Upload, request: AnalysisRequest) async throws(BackendError) -> JobResult.Analysis
+}
+
+/// How a job's file becomes what a service receives.
+public enum InputHandling: Sendable {
+    /// Images are sniffed, checked and re-encoded if needed to fit the policy.
+    case image(ImagePolicy)
+    /// Videos are checked and sent as they are (Unissey).
+    case video(VideoPolicy)
+    /// The action sends no file (deleting an OOTO template): the job's path is not read.
+    case none
+}
+
+/// What a backend needs to know about the job besides the file.
+public struct AnalysisRequest: Sendable {
+    public let action: String
+    /// The job's `params` as JSON text (templateId, personGroupId, ...).
+    public let paramsJSON: String
+    /// Sent as `X-Correlation-ID` on every call of the job, retries included, so one job's calls
+    /// can be found together in the service's logs (and the simulator can check Retry-After).
+    public let correlationID: String
+
+    public init(action: String, paramsJSON: String = "{}", correlationID: String = "") {
+        self.action = action
+        self.paramsJSON = paramsJSON
+        self.correlationID = correlationID
+    }
+
+    /// The params as an object; a job with unreadable params fails before any call is made.
+    func params() throws(BackendError) -> JSONObject {
+        guard let object = JSONObject.parse(Data(paramsJSON.utf8)) else {
+            throw BackendError(.badParams, "the job's params are not a JSON object: \(paramsJSON.prefix(200))", retryable: false)
+        }
+        return object
+    }
+
+    func unsupported(by backend: String, supported: [String]) -> BackendError {
+        BackendError(.unsupportedAction,
+                     "the \(backend) backend does \(supported.map { "'\($0)'" }.joined(separator: ", ")), not '\(action)'",
+                     retryable: false)
+    }
+}

@@ -1,0 +1,11 @@
+/// A credential. It prints as `<redacted>` wherever it ends up: logs, errors, `dump`.
+public struct Secret: Sendable, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
+    let value: String
+
+    public init(_ value: String) { self.value = value }
+
+    public var description: String { "<redacted>" }
+    public var debugDescription: String { "<redacted>" }
+    public var customMirror: Mirror { Mirror(self, children: []) }
+    public var isEmpty: Bool { value.isEmpty }
+}

@@ -1,0 +1,121 @@
+import CurlHTTP
+import Foundation
+
+/// How a backend talks to its service: every call waits for the rate limit shared by all
+/// workers and for this process's adaptive concurrency limit, and transient failures are retried
+/// a few times within the attempt before the job itself is rescheduled.
+public struct ServiceCaller: Sendable {
+    public struct RetryPolicy: Sendable {
+        /// Tries per call, the first included.
+        public var tries: Int
+        public var firstPauseSeconds: Double
+        public var maxPauseSeconds: Double
+        /// A Retry-After longer than this ends the attempt instead: the job is rescheduled for
+        /// then, and its lease is not held while waiting.
+        public var maxInlineWaitSeconds: Double
+
+        public init(tries: Int = 3, firstPauseSeconds: Double = 0.25, maxPauseSeconds: Double = 4, maxInlineWaitSeconds: Double = 15) {
+            self.tries = max(1, tries)
+            self.firstPauseSeconds = firstPauseSeconds
+            self.maxPauseSeconds = maxPauseSeconds
+            self.maxInlineWaitSeconds = maxInlineWaitSeconds
+        }
+    }
+
+    let http: CurlHTTPClient
+    let gate: any RateGate
+    let concurrency: AdaptiveConcurrency
+    let retry: RetryPolicy
+
+    public init(http: CurlHTTPClient, gate: any RateGate = UnlimitedRateGate(), maxConcurrentCalls: Int = 64,
+                retry: RetryPolicy = RetryPolicy()) {
+        self.http = http
+        self.gate = gate
+        self.concurrency = AdaptiveConcurrency(maximum: maxConcurrentCalls)
+        self.retry = retry
+    }
+
+    /// A conversation for one attempt of one job.
+    func conversation(_ request: AnalysisRequest) -> Conversation {
+        Conversation(caller: self, correlationID: request.correlationID)
+    }
+}
+
+/// The calls of one attempt of one job, counted for `results.api_calls`.
+struct Conversation {
+    let caller: ServiceCaller
+    let correlationID: String
+    private(set) var calls = 0
+
+    init(caller: ServiceCaller, correlationID: String) {
+        self.caller = caller
+        self.correlationID = correlationID
+    }
+
+    /// Sends a request and reads the answer with `read`, which throws a classified error for an
+    /// answer that is not a success. A call that is not idempotent (an enrolment without an id)
+    /// is retried only after a 429, which the service sends before doing anything.
+    mutating func send<T>(_ request: HTTPRequest, step: String, limitKey: String? = nil, idempotent: Bool = true,
+                          read: (HTTPResponse) throws(BackendError) -> T) async throws(BackendError) -> T {
+        var request = request
+        if !correlationID.isEmpty { request.headers.append(HTTPHeader("X-Correlation-ID", correlationID)) }
+        let policy = caller.retry
+        var pause = policy.firstPauseSeconds
+        var tried = 1
+        while true {
+            do {
+                return try read(try await once(request, step: step, limitKey: limitKey))
+            } catch {
+                let wait = max(pause * Double.random(in: 0.5...1), error.retryAfterSeconds ?? 0)
+                guard error.retryable, tried < policy.tries, idempotent || error.code == .rateLimited,
+                      wait <= policy.maxInlineWaitSeconds, !Task.isCancelled else { throw error }
+                do { try await Task.sleep(for: .seconds(wait)) } catch { throw BackendError(.network, "cancelled while waiting to retry \(step)", retryable: true) }
+                pause = min(pause * 2, policy.maxPauseSeconds)
+                tried += 1
+            }
+        }
+    }
+
+    private mutating func once(_ request: HTTPRequest, step: String, limitKey: String?) async throws(BackendError) -> HTTPResponse {
+        if let limitKey { try await caller.gate.acquire(limitKey) }
+        await caller.concurrency.acquire()
+        calls += 1
+        let started = ContinuousClock.now
+        let response: HTTPResponse
+        do {
+            response = try await caller.http.send(request)
+        } catch {
+            await caller.concurrency.release(.failed)
+            throw BackendError.transport(error, during: step)
+        }
+        if response.status == 429 {
+            await caller.concurrency.release(.rateLimited)
+            if let limitKey { await caller.gate.rateLimited(limitKey) }
+        } else {
+            let elapsed = ContinuousClock.now - started
+            await caller.concurrency.release(.answered(seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18))
+        }
+        return response
+    }
+}
+
+enum JSONBody {
+    static func encode(_ object: [String: Any]) throws(BackendError) -> Data {
+        do {
+            return try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])
+        } catch {
+            throw BackendError(.misconfigured, "cannot encode a request body: \(error)", retryable: false)
+        }
+    }
+
+    /// Per-service detail for `results.details`; `{}` if it cannot be encoded.
+    static func details(_ object: [String: Any?]) -> String {
+        let present = object.compactMapValues { $0 }
+        guard let data = try? JSONSerialization.data(withJSONObject: present, options: [.sortedKeys]) else { return "{}" }
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    static func snippet(_ data: Data) -> String {
+        String(decoding: data.prefix(200), as: UTF8.self).replacingOccurrences(of: "\n", with: " ")
+    }
+}

@@ -1,0 +1,100 @@
+import CurlHTTP
+import Foundation
+import Imaging
+import JobQueue
+
+/// The landmark predictor (contracts.md §4): one multipart call, the top 3 labels back.
+///
+/// Action `predict` (alias `analyze`). The top label fills `subject_id` and `subcategory`; all
+/// three go to `details.predictions`; `outcome` is `unsure` when the top confidence is under the
+/// threshold (0.55 by default; params `unsure_below` overrides it per job).
+public struct LandmarkBackend: AnalysisBackend {
+    public struct Configuration: Sendable {
+        /// The service root; `/api/prediction/predict` is added.
+        public var baseURL: String
+        public var unsureBelow: Double
+        public var imagePolicy: ImagePolicy
+        public var requestTimeoutSeconds: Double
+
+        public init(baseURL: String, unsureBelow: Double = 0.55, imagePolicy: ImagePolicy = .landmark, requestTimeoutSeconds: Double = 60) {
+            self.baseURL = baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL
+            self.unsureBelow = unsureBelow
+            self.imagePolicy = imagePolicy
+            self.requestTimeoutSeconds = requestTimeoutSeconds
+        }
+    }
+
+    public let name = "landmark"
+    public let configuration: Configuration
+    private let caller: ServiceCaller
+
+    public init(configuration: Configuration, caller: ServiceCaller) {
+        self.configuration = configuration
+        self.caller = caller
+    }
+
+    public func input(for action: String) -> InputHandling { .image(configuration.imagePolicy) }
+
+    public func analyze(_ upload: Upload, request: AnalysisRequest) async throws(BackendError) -> JobResult.Analysis {
+        guard request.action == "predict" || request.action == "analyze" else {
+            throw request.unsupported(by: name, supported: ["predict"])
+        }
+        let params = try request.params()
+        let unsureBelow = params.double("unsure_below") ?? configuration.unsureBelow
+        let step = "Landmark predict"
+        var conversation = caller.conversation(request)
+        let extensionName = upload.fileExtension == "png" ? "png" : "jpg"
+        let call = HTTPRequest(
+            method: "POST", url: "\(configuration.baseURL)/api/prediction/predict",
+            body: .multipart([MultipartPart(name: "imageFile", data: upload.data, filename: "image.\(extensionName)", contentType: upload.contentType)]),
+            timeoutSeconds: configuration.requestTimeoutSeconds)
+        var analysis = try await conversation.send(call, step: step) { response throws(BackendError) in
+            try Self.read(response, unsureBelow: unsureBelow, step: step)
+        }
+        analysis.apiCalls = conversation.calls
+        return analysis
+    }
+
+    static func read(_ response: HTTPResponse, unsureBelow: Double, step: String) throws(BackendError) -> JobResult.Analysis {
+        guard response.status == 200 else { throw failure(response, step: step) }
+        guard let top = JSONObject.parse(response.body), top.fields["predictions"] is [Any] else {
+            throw BackendError(.badResponse, "\(step) answered 200 without a predictions list: \(response.bodySnippet)", retryable: true)
+        }
+        let predictions = top.array("predictions")
+            .compactMap { item -> (label: String, confidence: Double, rank: Int, url: String?)? in
+                guard let label = item.string("label"), let confidence = item.double("confidence") else { return nil }
+                return (label, min(max(confidence, 0), 1), item.double("rank").map { Int($0) } ?? 0, item.string("wikipediaUrl"))
+            }
+            .sorted { ($0.rank, -$0.confidence) < ($1.rank, -$1.confidence) }
+            .prefix(3)
+        guard let best = predictions.first else {
+            throw BackendError(.badResponse, "\(step) answered 200 with no usable prediction: \(response.bodySnippet)", retryable: true)
+        }
+        return JobResult.Analysis(
+            category: "landmark", subcategory: best.label, confidence: best.confidence,
+            textIdentifiers: predictions.map(\.label), description: best.url,
+            outcome: best.confidence < unsureBelow ? "unsure" : "confident", subjectID: best.label,
+            detailsJSON: JSONBody.details([
+                "predictions": predictions.map { ["label": $0.label, "confidence": $0.confidence, "rank": $0.rank, "wikipediaUrl": $0.url ?? NSNull()] as [String: Any] },
+                "inference_ms": top.double("inferenceTimeMs"), "unsure_below": unsureBelow,
+            ]),
+            rawResponseJSON: String(decoding: response.body, as: UTF8.self))
+    }
+
+    static func failure(_ response: HTTPResponse, step: String) -> BackendError {
+        let message = JSONObject.parse(response.body)?.string("error") ?? response.bodySnippet
+        let details = JSONObject.parse(response.body)?.string("details")
+        let detail = "\(step) answered HTTP \(response.status): \(message)\(details.map { " (\($0))" } ?? "")"
+        guard response.status == 400 else {
+            if response.status == 500 { return BackendError(.analysisFailed, detail, retryable: true) }
+            return BackendError.status(response, during: step)
+        }
+        let kind = switch message {
+        case _ where message.localizedCaseInsensitiveContains("No image file"): "landmark_no_image"
+        case _ where message.localizedCaseInsensitiveContains("Invalid file type"): "landmark_invalid_file_type"
+        case _ where message.localizedCaseInsensitiveContains("exceeds"): "landmark_file_too_large"
+        default: "landmark_rejected"
+        }
+        return BackendError(.inputRejected, detail, retryable: false, kind: kind)
+    }
+}

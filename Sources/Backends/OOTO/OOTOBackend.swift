@@ -1,0 +1,104 @@
+import CurlHTTP
+import Foundation
+import Imaging
+import JobQueue
+
+/// OOTO Face API (contracts.md §2): 1:N identify, enrol and delete face templates.
+///
+/// Actions: `identify`, `enroll` (alias `add`; params `templateId` optional) and `delete`
+/// (params `templateId`; no file is sent). Params `check_liveness` / `check_deepfake` override
+/// the configured defaults. "No face" (code 5) is a result, not a failure.
+public struct OOTOBackend: AnalysisBackend {
+    public struct Configuration: Sendable {
+        /// e.g. `https://cloud.ooto-ai.com/api/v1.0`.
+        public var baseURL: String
+        public var appID: Secret
+        public var appKey: Secret
+        public var imagePolicy: ImagePolicy
+        public var checkLiveness: Bool
+        public var checkDeepfake: Bool
+        /// A search hit at or above this similarity is a match (OOTO's typical threshold).
+        public var matchThreshold: Double
+        public var requestTimeoutSeconds: Double
+
+        public init(baseURL: String, appID: Secret, appKey: Secret, imagePolicy: ImagePolicy = .ooto, checkLiveness: Bool = false,
+                    checkDeepfake: Bool = false, matchThreshold: Double = 0.75, requestTimeoutSeconds: Double = 60) {
+            self.baseURL = baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL
+            self.appID = appID
+            self.appKey = appKey
+            self.imagePolicy = imagePolicy
+            self.checkLiveness = checkLiveness
+            self.checkDeepfake = checkDeepfake
+            self.matchThreshold = matchThreshold
+            self.requestTimeoutSeconds = requestTimeoutSeconds
+        }
+    }
+
+    public let name = "ooto"
+    public let configuration: Configuration
+    private let caller: ServiceCaller
+
+    public init(configuration: Configuration, caller: ServiceCaller) {
+        self.configuration = configuration
+        self.caller = caller
+    }
+
+    public func input(for action: String) -> InputHandling {
+        action == "delete" ? .none : .image(configuration.imagePolicy)
+    }
+
+    public func analyze(_ upload: Upload, request: AnalysisRequest) async throws(BackendError) -> JobResult.Analysis {
+        let params = try request.params()
+        var conversation = caller.conversation(request)
+        var analysis: JobResult.Analysis
+        switch request.action {
+        case "identify":
+            analysis = try await sendPhoto(upload, to: "identify", params: params, &conversation)
+        case "enroll", "add":
+            analysis = try await sendPhoto(upload, to: "add", params: params, &conversation)
+        case "delete":
+            analysis = try await delete(params: params, &conversation)
+        default:
+            throw request.unsupported(by: name, supported: ["identify", "enroll", "delete"])
+        }
+        analysis.apiCalls = conversation.calls
+        return analysis
+    }
+
+    private var authHeaders: [HTTPHeader] {
+        [HTTPHeader("APP-ID", configuration.appID.value), HTTPHeader("APP-KEY", configuration.appKey.value)]
+    }
+
+    private func sendPhoto(_ upload: Upload, to endpoint: String, params: JSONObject,
+                           _ conversation: inout Conversation) async throws(BackendError) -> JobResult.Analysis {
+        let step = "OOTO \(endpoint)"
+        let liveness = params.bool("check_liveness") ?? configuration.checkLiveness
+        let deepfake = params.bool("check_deepfake") ?? configuration.checkDeepfake
+        var parts = [MultipartPart(name: "photo", data: upload.data, filename: "photo.\(upload.fileExtension)", contentType: upload.contentType)]
+        let templateID = params.string("templateId")
+        if endpoint == "add", let templateID { parts.append(MultipartPart(name: "templateId", value: templateID)) }
+        let request = HTTPRequest(
+            method: "POST", url: "\(configuration.baseURL)/\(endpoint)?check_liveness=\(liveness)&check_deepfake=\(deepfake)",
+            headers: authHeaders, body: .multipart(parts), timeoutSeconds: configuration.requestTimeoutSeconds)
+        // An enrolment without an id of ours could enrol twice if retried after a timeout.
+        let idempotent = endpoint == "identify" || templateID != nil
+        let threshold = configuration.matchThreshold
+        return try await conversation.send(request, step: step, idempotent: idempotent) { response throws(BackendError) in
+            if let noFace = try OOTOResponse.noFace(response, step: step) { return noFace }
+            return endpoint == "add" ? try OOTOResponse.enrolled(response, step: step)
+                                     : try OOTOResponse.identified(response, step: step, threshold: threshold)
+        }
+    }
+
+    private func delete(params: JSONObject, _ conversation: inout Conversation) async throws(BackendError) -> JobResult.Analysis {
+        guard let templateID = params.string("templateId") else {
+            throw BackendError(.badParams, "an OOTO delete job needs params {\"templateId\": \"...\"}", retryable: false)
+        }
+        let step = "OOTO delete of template \(templateID)"
+        let request = HTTPRequest.json(url: "\(configuration.baseURL)/delete", body: try JSONBody.encode(["templateId": templateID]),
+                                       headers: authHeaders, timeoutSeconds: configuration.requestTimeoutSeconds)
+        return try await conversation.send(request, step: step) { response throws(BackendError) in
+            try OOTOResponse.deleted(response, templateID: templateID, step: step)
+        }
+    }
+}

@@ -1,0 +1,105 @@
+import CurlHTTP
+import Foundation
+import JobQueue
+
+/// Reads OOTO's answers, in the current nested shape and the older flat one.
+enum OOTOResponse {
+    /// Code 5 ("No faces found") is an answer about the photo: a result with outcome `no_face`.
+    static func noFace(_ response: HTTPResponse, step: String) throws(BackendError) -> JobResult.Analysis? {
+        guard response.status == 400, let failure = ServiceFailure(response), failure.code == 5 else { return nil }
+        return JobResult.Analysis(outcome: "no_face", detailsJSON: JSONBody.details(["code": 5, "info": failure.info]),
+                                  rawResponseJSON: String(decoding: response.body, as: UTF8.self))
+    }
+
+    static func identified(_ response: HTTPResponse, step: String, threshold: Double) throws(BackendError) -> JobResult.Analysis {
+        let (result, raw) = try success(response, step: step)
+        // Nested: result.search.{templateId, similarity}; flat: result.{templateId, similarity}.
+        let hit = result.object("search") ?? result
+        let templateID = hit.string("templateId")
+        let similarity = templateID == nil ? nil : hit.double("similarity")
+        let matched = templateID != nil && (similarity ?? 0) >= threshold
+        return JobResult.Analysis(
+            category: "face", confidence: similarity.map { min(max($0, 0), 1) }, outcome: matched ? "match" : "no_match",
+            subjectID: matched ? templateID : nil,
+            detailsJSON: JSONBody.details([
+                "candidate_template_id": templateID, "similarity": similarity, "threshold": threshold,
+                "box": result.object("box")?.fields, "liveness": checks(result, "liveness"), "deepfake": checks(result, "deepfake"),
+                "transaction_id": JSONObject.parse(response.body)?.string("transactionId"),
+            ]),
+            rawResponseJSON: raw)
+    }
+
+    static func enrolled(_ response: HTTPResponse, step: String) throws(BackendError) -> JobResult.Analysis {
+        let (result, raw) = try success(response, step: step)
+        guard let templateID = result.object("enroll")?.string("templateId") ?? result.string("templateId") else {
+            throw BackendError(.badResponse, "\(step) answered 200 without a templateId: \(response.bodySnippet)", retryable: true)
+        }
+        return JobResult.Analysis(
+            category: "face", outcome: "enrolled", subjectID: templateID,
+            detailsJSON: JSONBody.details([
+                "quality": (result.object("quality") ?? result.object("face")?.object("quality"))?.fields,
+                "liveness": checks(result, "liveness"), "deepfake": checks(result, "deepfake"),
+                "transaction_id": JSONObject.parse(response.body)?.string("transactionId"),
+            ]),
+            rawResponseJSON: raw)
+    }
+
+    static func deleted(_ response: HTTPResponse, templateID: String, step: String) throws(BackendError) -> JobResult.Analysis {
+        let raw = String(decoding: response.body, as: UTF8.self)
+        if response.status == 200, let object = JSONObject.parse(response.body) {
+            return JobResult.Analysis(outcome: "deleted", subjectID: templateID,
+                                      detailsJSON: JSONBody.details(["transaction_id": object.string("transactionId")]), rawResponseJSON: raw)
+        }
+        // Deleting is idempotent for us: a retry after a lost answer finds the template gone.
+        if response.status == 400, let failure = ServiceFailure(response), failure.info?.localizedCaseInsensitiveContains("template not found") == true {
+            return JobResult.Analysis(outcome: "not_found", subjectID: templateID,
+                                      detailsJSON: JSONBody.details(["info": failure.info]), rawResponseJSON: raw)
+        }
+        throw failure(response, step: step)
+    }
+
+    /// The `result` object of a 200 answer, and the raw text.
+    private static func success(_ response: HTTPResponse, step: String) throws(BackendError) -> (JSONObject, String) {
+        guard response.status == 200 else { throw failure(response, step: step) }
+        guard let top = JSONObject.parse(response.body), let result = top.object("result") else {
+            throw BackendError(.badResponse, "\(step) answered 200 without a result object: \(response.bodySnippet)", retryable: true)
+        }
+        if result.string("status") == "error" { throw failure(response, step: step) }
+        return (result, String(decoding: response.body, as: UTF8.self))
+    }
+
+    /// Liveness or deepfake scores: under `result.face` (flat shape) or `result` (nested).
+    private static func checks(_ result: JSONObject, _ name: String) -> [String: Any]? {
+        (result.object("face")?.object(name) ?? result.object(name))?.fields
+    }
+
+    /// OOTO's documented error codes, classified.
+    static func failure(_ response: HTTPResponse, step: String) -> BackendError {
+        guard response.status == 400 || response.status == 200, let failure = ServiceFailure(response), let code = failure.code else {
+            return BackendError.status(response, during: step)
+        }
+        let info = failure.info ?? "no detail"
+        let (kind, advice): (String, String) = switch code {
+        case 1: ("ooto_empty_photo", "the request carried no photo")
+        case 2: ("ooto_wrong_mime_type", "OOTO takes JPEG or PNG only")
+        case 3: ("ooto_zero_byte_photo", "the photo sent was empty")
+        case 4: ("ooto_undecodable", "OOTO could not decode the photo")
+        case 6: ("ooto_multiple_faces", "the photo shows more than one face; crop it to one person")
+        case 9: ("ooto_face_too_small", "the face is too small to extract; faces need about 200x200 px")
+        default: ("ooto_error_\(code)", "OOTO refused the request")
+        }
+        return BackendError(.inputRejected, "\(step) answered code \(code) (\(info)): \(advice)", retryable: false, kind: kind)
+    }
+
+    /// `{"result": {"status": "error", "code": N, "info": "..."}}`.
+    private struct ServiceFailure {
+        let code: Int?
+        let info: String?
+
+        init?(_ response: HTTPResponse) {
+            guard let result = JSONObject.parse(response.body)?.object("result"), result.string("status") == "error" else { return nil }
+            code = result.double("code").map { Int($0) }
+            info = result.string("info")
+        }
+    }
+}

@@ -1,0 +1,87 @@
+import CurlHTTP
+import Foundation
+import Imaging
+import JobQueue
+
+/// Unissey video-selfie liveness (contracts.md §5). The video is never resized: a size and
+/// container check, then it goes as it is.
+///
+/// Action `analyze`. The capture SDK's metadata string comes from params `selfie_metadata`
+/// and is sent under the configured field name (`selfie-metadata`; one source says `metadata`).
+/// Only fragments of the answer are public: `is_genuine` is required, the trust score
+/// (`details.injection.selfie.trust_score`) is kept when present.
+public struct UnisseyBackend: AnalysisBackend {
+    public struct Configuration: Sendable {
+        /// The service root; `/api/v3/analyze` is added.
+        public var baseURL: String
+        public var apiKey: Secret
+        public var metadataField: String
+        public var videoPolicy: VideoPolicy
+        public var requestTimeoutSeconds: Double
+
+        public init(baseURL: String, apiKey: Secret, metadataField: String = "selfie-metadata", videoPolicy: VideoPolicy = .unissey,
+                    requestTimeoutSeconds: Double = 120) {
+            self.baseURL = baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL
+            self.apiKey = apiKey
+            self.metadataField = metadataField
+            self.videoPolicy = videoPolicy
+            self.requestTimeoutSeconds = requestTimeoutSeconds
+        }
+    }
+
+    public let name = "unissey"
+    public let configuration: Configuration
+    private let caller: ServiceCaller
+
+    public init(configuration: Configuration, caller: ServiceCaller) {
+        self.configuration = configuration
+        self.caller = caller
+    }
+
+    public func input(for action: String) -> InputHandling { .video(configuration.videoPolicy) }
+
+    public func analyze(_ upload: Upload, request: AnalysisRequest) async throws(BackendError) -> JobResult.Analysis {
+        guard request.action == "analyze" else { throw request.unsupported(by: name, supported: ["analyze"]) }
+        let params = try request.params()
+        let step = "Unissey analyze"
+        var parts = [
+            MultipartPart(name: "selfie", data: upload.data, filename: "selfie.\(upload.fileExtension)", contentType: upload.contentType),
+            MultipartPart(name: "processings", value: "liveness"),
+            MultipartPart(name: "selfie-detection-criteria", value: "single"),
+            MultipartPart(name: "gdpr-consent", value: "true"),
+        ]
+        if let metadata = params.string("selfie_metadata") ?? params.string("metadata") {
+            parts.append(MultipartPart(name: configuration.metadataField, value: metadata))
+        }
+        let call = HTTPRequest(method: "POST", url: "\(configuration.baseURL)/api/v3/analyze",
+                                  headers: [HTTPHeader("Authorization", configuration.apiKey.value)],
+                                  body: .multipart(parts), timeoutSeconds: configuration.requestTimeoutSeconds)
+        var conversation = caller.conversation(request)
+        var analysis = try await conversation.send(call, step: step, limitKey: "unissey") { response throws(BackendError) in
+            try Self.read(response, step: step)
+        }
+        analysis.apiCalls = conversation.calls
+        return analysis
+    }
+
+    static func read(_ response: HTTPResponse, step: String) throws(BackendError) -> JobResult.Analysis {
+        guard response.status == 200 else {
+            let message = JSONObject.parse(response.body).flatMap { $0.string("message") ?? $0.string("error") ?? $0.string("detail") }
+            let detail = "\(step) answered HTTP \(response.status): \(message ?? response.bodySnippet)"
+            switch response.status {
+            case 400, 422: throw BackendError(.inputRejected, detail, retryable: false, kind: "unissey_rejected")
+            case 413: throw BackendError(.inputRejected, detail + " (the video is too large)", retryable: false, kind: "unissey_too_large")
+            default: throw BackendError.status(response, during: step)
+            }
+        }
+        guard let top = JSONObject.parse(response.body), let genuine = top.bool("is_genuine") else {
+            throw BackendError(.badResponse, "\(step) answered 200 without is_genuine: \(response.bodySnippet)", retryable: true)
+        }
+        let trust = top.object("details")?.object("injection")?.object("selfie")?.double("trust_score")
+        return JobResult.Analysis(
+            category: "liveness", confidence: trust.flatMap { (0...1).contains($0) ? $0 : nil },
+            outcome: genuine ? "genuine" : "not_genuine",
+            detailsJSON: JSONBody.details(["is_genuine": genuine, "trust_score": trust]),
+            rawResponseJSON: String(decoding: response.body, as: UTF8.self))
+    }
+}

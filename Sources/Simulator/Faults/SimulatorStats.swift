@@ -1,0 +1,54 @@
+import Foundation
+
+/// What the simulator saw: calls per service with their times, faults injected, and calls that
+/// came back before the Retry-After they were given. Tests and `GET /_sim/stats` read it.
+public actor SimulatorStats {
+    private var calls: [String: [Date]] = [:]
+    private var faults: [String: Int] = [:]
+    /// When each job (by `X-Correlation-ID`) may call again after a 429.
+    private var notBefore: [String: Date] = [:]
+    private var violations: [String] = []
+
+    init() {}
+
+    func record(service: String, correlationID: String?, at moment: Date) {
+        calls[service, default: []].append(moment)
+        // A few milliseconds of slack for clocks read at slightly different points.
+        if let id = correlationID, let until = notBefore[id], moment < until.addingTimeInterval(-0.02) {
+            violations.append("\(service) \(id) came \(String(format: "%.3f", until.timeIntervalSince(moment))) s early")
+        }
+    }
+
+    func recordFault(_ kind: String) { faults[kind, default: 0] += 1 }
+
+    func retryAfter(correlationID: String?, until: Date) {
+        guard let id = correlationID else { return }
+        notBefore[id] = max(notBefore[id] ?? until, until)
+    }
+
+    public func callCount(_ service: String) -> Int { calls[service]?.count ?? 0 }
+    public func faultCount(_ kind: String) -> Int { faults[kind] ?? 0 }
+    public var retryAfterViolations: [String] { violations }
+
+    /// The most calls to `service` that arrived within any window of `seconds`.
+    public func maxCalls(_ service: String, within seconds: Double) -> Int {
+        let times = (calls[service] ?? []).sorted()
+        var best = 0, start = 0
+        for end in times.indices {
+            while times[end].timeIntervalSince(times[start]) >= seconds { start += 1 }
+            best = max(best, end - start + 1)
+        }
+        return best
+    }
+
+    /// The stats as a JSON document, for `GET /_sim/stats`.
+    func snapshotJSON() -> Data {
+        let object: [String: Any] = [
+            "calls": calls.mapValues(\.count),
+            "faults": faults,
+            "retry_after_violations": violations.count,
+            "max_calls_per_minute": Dictionary(uniqueKeysWithValues: calls.keys.map { ($0, maxCalls($0, within: 60)) }),
+        ]
+        return (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data("{}".utf8)
+    }
+}

@@ -1,0 +1,75 @@
+import Backends
+import CurlHTTP
+import Foundation
+import Imaging
+import JobQueue
+import Simulator
+import Testing
+
+/// Backends pointed at a running simulator, with retries short enough for tests.
+enum SimulatedBackends {
+    static func caller(tries: Int = 1, gate: any RateGate = UnlimitedRateGate()) -> ServiceCaller {
+        ServiceCaller(http: CurlHTTPClient(configuration: .init(threads: 8)), gate: gate, maxConcurrentCalls: 16,
+                      retry: .init(tries: tries, firstPauseSeconds: 0.05, maxPauseSeconds: 0.2, maxInlineWaitSeconds: 5))
+    }
+
+    /// Every backend, configured the way `discern work` would from the simulator's environment.
+    static func all(_ simulator: RunningSimulator, gate: any RateGate = UnlimitedRateGate(), tries: Int = 3,
+                    extra: [String: String] = [:]) throws -> [any AnalysisBackend] {
+        try BackendEnvironment(simulator.workerEnvironment.merging(extra) { $1 })
+            .backends(http: CurlHTTPClient(configuration: .init(threads: 16)), gate: gate, maxConcurrentCalls: 32,
+                      retry: .init(tries: tries, firstPauseSeconds: 0.05, maxPauseSeconds: 0.2, maxInlineWaitSeconds: 5))
+    }
+
+    static func backend<B: AnalysisBackend>(_ type: B.Type, _ simulator: RunningSimulator, tries: Int = 1, extra: [String: String] = [:]) throws -> B {
+        let backends = try BackendEnvironment(simulator.workerEnvironment.merging(extra) { $1 })
+            .backends(http: CurlHTTPClient(configuration: .init(threads: 8)), gate: UnlimitedRateGate(), maxConcurrentCalls: 16,
+                      retry: .init(tries: tries, firstPauseSeconds: 0.05, maxPauseSeconds: 0.2, maxInlineWaitSeconds: 5))
+        return try #require(backends.compactMap { $0 as? B }.first)
+    }
+}
+
+enum Uploads {
+    /// A photo as a worker would send it: prepared by the backend's policy.
+    static func photo(width: Int = 640, height: Int = 480, seed: Int = 1) throws -> Upload {
+        Upload(image: try ImagePreparer(policy: .discerner).prepare(try SampleImages.photo(width: width, height: height, seed: seed)))
+    }
+
+    /// Bytes sent as they are, whatever they hold: for inputs the worker itself would refuse.
+    static func raw(_ data: Data, contentType: String = "image/jpeg", fileExtension: String = "jpg") -> Upload {
+        Upload(data: data, contentType: contentType, fileExtension: fileExtension, facts: JobResult.Preparation(
+            originalBytes: data.count, originalWidth: 0, originalHeight: 0, originalFormat: "raw", sentBytes: data.count, sentWidth: 0,
+            sentHeight: 0, sentFormat: "raw", jpegQuality: nil, encodeCount: 0, passedThrough: true, milliseconds: 0))
+    }
+
+    /// A minimal MP4: an `ftyp` box and an empty `mdat`. Enough for container sniffing.
+    static func video(seed: UInt8 = 1, bytes: Int = 4096) -> Data {
+        var data = Data([0, 0, 0, 0x18]) + Data("ftypisom".utf8) + Data([0, 0, 2, 0]) + Data("isomiso2".utf8)
+        data += Data([0, 0, 0x10, 0]) + Data("mdat".utf8)
+        data += Data((0..<max(0, bytes - data.count)).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ Int(seed)) })
+        return data
+    }
+}
+
+extension AnalysisBackend {
+    /// Analyses and returns the classified error instead of throwing it.
+    func outcome(_ upload: Upload, _ action: String, params: String = "{}") async -> Result<JobResult.Analysis, BackendError> {
+        do {
+            return .success(try await analyze(upload, request: AnalysisRequest(action: action, paramsJSON: params, correlationID: "test-\(UUID())")))
+        } catch {
+            return .failure(error)
+        }
+    }
+}
+
+extension Result where Failure == BackendError {
+    var error: BackendError? {
+        if case .failure(let error) = self { return error }
+        return nil
+    }
+
+    var value: Success? {
+        if case .success(let value) = self { return value }
+        return nil
+    }
+}
