@@ -27,10 +27,16 @@ public struct BackendEnvironment: Sendable {
     public func backends(http: CurlHTTPClient, gate: any RateGate, maxConcurrentCalls: Int,
                          retry: ServiceCaller.RetryPolicy = .init()) throws -> [any AnalysisBackend] {
         func caller() -> ServiceCaller { ServiceCaller(http: http, gate: gate, maxConcurrentCalls: maxConcurrentCalls, retry: retry) }
+        // One cap on every call's duration, for a gateway in front that cuts earlier.
+        let timeout = try number("DISCERN_HTTP_TIMEOUT_SECONDS")
         var backends: [any AnalysisBackend] = []
         if let url = value("DISCERN_DISCERNER_URL") {
             var configuration = DiscernerBackend.Configuration(baseURL: url)
-            if let timeout = try number("DISCERN_DISCERNER_ANALYZE_TIMEOUT_SECONDS") { configuration.analyzeTimeoutSeconds = timeout }
+            if let timeout {
+                configuration.requestTimeoutSeconds = timeout
+                configuration.uploadTimeoutSeconds = timeout
+                configuration.analyzeTimeoutSeconds = timeout
+            }
             backends.append(DiscernerBackend(configuration: configuration, caller: caller()))
         }
         if let url = value("DISCERN_OOTO_URL") {
@@ -39,6 +45,7 @@ public struct BackendEnvironment: Sendable {
             configuration.checkLiveness = try flag("DISCERN_OOTO_CHECK_LIVENESS") ?? false
             configuration.checkDeepfake = try flag("DISCERN_OOTO_CHECK_DEEPFAKE") ?? false
             if let threshold = try number("DISCERN_OOTO_MATCH_THRESHOLD") { configuration.matchThreshold = threshold }
+            if let timeout { configuration.requestTimeoutSeconds = timeout }
             backends.append(OOTOBackend(configuration: configuration, caller: caller()))
         }
         if let endpoint = value("DISCERN_AZURE_FACE_ENDPOINT") {
@@ -48,17 +55,20 @@ public struct BackendEnvironment: Sendable {
             if let threshold = try number("DISCERN_AZURE_FACE_THRESHOLD") { configuration.acceptanceThreshold = threshold }
             if let model = value("DISCERN_AZURE_FACE_RECOGNITION_MODEL") { configuration.recognitionModel = model }
             if let model = value("DISCERN_AZURE_FACE_DETECTION_MODEL") { configuration.detectionModel = model }
+            if let timeout { configuration.requestTimeoutSeconds = timeout }
             backends.append(AzureFaceBackend(configuration: configuration, caller: caller()))
         }
         if let url = value("DISCERN_LANDMARK_URL") {
             var configuration = LandmarkBackend.Configuration(baseURL: url)
             if let threshold = try number("DISCERN_LANDMARK_UNSURE_BELOW") { configuration.unsureBelow = threshold }
+            if let timeout { configuration.requestTimeoutSeconds = timeout }
             backends.append(LandmarkBackend(configuration: configuration, caller: caller()))
         }
         if let url = value("DISCERN_UNISSEY_URL") {
             var configuration = UnisseyBackend.Configuration(baseURL: url, apiKey: try required("DISCERN_UNISSEY_API_KEY", for: "unissey"))
             if let field = value("DISCERN_UNISSEY_METADATA_FIELD") { configuration.metadataField = field }
             if let bytes = try number("DISCERN_UNISSEY_MAX_BYTES") { configuration.videoPolicy.maxBytes = Int(bytes) }
+            if let timeout { configuration.requestTimeoutSeconds = timeout }
             backends.append(UnisseyBackend(configuration: configuration, caller: caller()))
         }
         return backends

@@ -2,22 +2,21 @@ import Foundation
 
 /// How many calls to one service this process keeps in flight, adjusted as the service answers
 /// (additive increase, multiplicative decrease, as TCP does): halved on a 429, shrunk by a tenth
-/// when latency climbs well above the best seen recently, grown by one per window of good calls.
+/// when an endpoint's latency climbs to twice its long-run average, grown by about one per
+/// round of good answers. Never below 1 nor above the configured maximum.
 public actor AdaptiveConcurrency {
     public private(set) var limit: Double
     private let ceiling: Double
     private var inFlight = 0
     private var waiters: [CheckedContinuation<Void, Never>] = []
-    /// The lowest latency seen lately; it drifts up slowly so an old best does not rule forever.
-    private var baselineSeconds: Double?
-    private var smoothedSeconds: Double?
-    private var lastDecrease = ContinuousClock.now
-    private let latencyTolerance: Double
+    /// Per endpoint: a fast and a slow moving average of latency. Endpoints differ by orders of
+    /// magnitude (upload-url vs analyze), so each is compared only with itself.
+    private var latency: [String: (fast: Double, slow: Double, samples: Int)] = [:]
+    private var lastDecrease = ContinuousClock.now - .seconds(10)
 
-    public init(maximum: Int, latencyTolerance: Double = 3) {
+    public init(maximum: Int) {
         ceiling = Double(max(1, maximum))
         limit = ceiling
-        self.latencyTolerance = latencyTolerance
     }
 
     public var inFlightCalls: Int { inFlight }
@@ -32,11 +31,11 @@ public actor AdaptiveConcurrency {
 
     public enum Outcome: Sendable { case answered(seconds: Double), rateLimited, failed }
 
-    public func release(_ outcome: Outcome) {
+    public func release(_ outcome: Outcome, endpoint: String = "") {
         inFlight -= 1
         switch outcome {
         case .answered(let seconds):
-            observe(latency: seconds)
+            observe(seconds, endpoint: endpoint)
         case .rateLimited:
             decrease(by: 0.5)
         case .failed:
@@ -48,10 +47,13 @@ public actor AdaptiveConcurrency {
         }
     }
 
-    private func observe(latency seconds: Double) {
-        baselineSeconds = min(seconds, (baselineSeconds ?? seconds) * 1.001)
-        smoothedSeconds = (smoothedSeconds ?? seconds) * 0.8 + seconds * 0.2
-        if let baseline = baselineSeconds, let smoothed = smoothedSeconds, smoothed > baseline * latencyTolerance, baseline > 0.005 {
+    private func observe(_ seconds: Double, endpoint: String) {
+        var entry = latency[endpoint] ?? (fast: seconds, slow: seconds, samples: 0)
+        entry.fast = entry.fast * 0.8 + seconds * 0.2
+        entry.slow = entry.slow * 0.98 + seconds * 0.02
+        entry.samples += 1
+        latency[endpoint] = entry
+        if entry.samples >= 20, entry.fast > 2 * entry.slow, entry.slow > 0.005 {
             decrease(by: 0.9)
         } else {
             limit = min(ceiling, limit + 1 / max(limit, 1))

@@ -93,7 +93,8 @@ struct Conversation {
             if let limitKey { await caller.gate.rateLimited(limitKey) }
         } else {
             let elapsed = ContinuousClock.now - started
-            await caller.concurrency.release(.answered(seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18))
+            let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+            await caller.concurrency.release(.answered(seconds: seconds), endpoint: limitKey ?? step)
         }
         return response
     }

@@ -48,7 +48,7 @@ public struct LandmarkBackend: AnalysisBackend {
             method: "POST", url: "\(configuration.baseURL)/api/prediction/predict",
             body: .multipart([MultipartPart(name: "imageFile", data: upload.data, filename: "image.\(extensionName)", contentType: upload.contentType)]),
             timeoutSeconds: configuration.requestTimeoutSeconds)
-        var analysis = try await conversation.send(call, step: step) { response throws(BackendError) in
+        var analysis = try await conversation.send(call, step: step, limitKey: name) { response throws(BackendError) in
             try Self.read(response, unsureBelow: unsureBelow, step: step)
         }
         analysis.apiCalls = conversation.calls

@@ -83,7 +83,7 @@ public struct OOTOBackend: AnalysisBackend {
         // An enrolment without an id of ours could enrol twice if retried after a timeout.
         let idempotent = endpoint == "identify" || templateID != nil
         let threshold = configuration.matchThreshold
-        return try await conversation.send(request, step: step, idempotent: idempotent) { response throws(BackendError) in
+        return try await conversation.send(request, step: step, limitKey: name, idempotent: idempotent) { response throws(BackendError) in
             if let noFace = try OOTOResponse.noFace(response, step: step) { return noFace }
             return endpoint == "add" ? try OOTOResponse.enrolled(response, step: step)
                                      : try OOTOResponse.identified(response, step: step, threshold: threshold)
@@ -97,7 +97,7 @@ public struct OOTOBackend: AnalysisBackend {
         let step = "OOTO delete of template \(templateID)"
         let request = HTTPRequest.json(url: "\(configuration.baseURL)/delete", body: try JSONBody.encode(["templateId": templateID]),
                                        headers: authHeaders, timeoutSeconds: configuration.requestTimeoutSeconds)
-        return try await conversation.send(request, step: step) { response throws(BackendError) in
+        return try await conversation.send(request, step: step, limitKey: name) { response throws(BackendError) in
             try OOTOResponse.deleted(response, templateID: templateID, step: step)
         }
     }

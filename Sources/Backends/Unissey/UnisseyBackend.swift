@@ -57,7 +57,7 @@ public struct UnisseyBackend: AnalysisBackend {
                                   headers: [HTTPHeader("Authorization", configuration.apiKey.value)],
                                   body: .multipart(parts), timeoutSeconds: configuration.requestTimeoutSeconds)
         var conversation = caller.conversation(request)
-        var analysis = try await conversation.send(call, step: step, limitKey: "unissey") { response throws(BackendError) in
+        var analysis = try await conversation.send(call, step: step, limitKey: name) { response throws(BackendError) in
             try Self.read(response, step: step)
         }
         analysis.apiCalls = conversation.calls

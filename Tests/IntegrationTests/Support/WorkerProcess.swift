@@ -19,12 +19,13 @@ final class WorkerProcess: @unchecked Sendable {
         }
     }
 
-    init(conninfo: String, simulatorURL: String, logFolder: URL, arguments: [String] = []) throws {
+    init(conninfo: String, simulatorURL: String, logFolder: URL, arguments: [String] = [], environment: [String: String] = [:]) throws {
         log = logFolder.appendingPathComponent("worker-\(UUID().uuidString.prefix(8)).log")
         FileManager.default.createFile(atPath: log.path, contents: nil)
         process.executableURL = try Self.binary
         process.arguments = ["work", "--database-url", conninfo, "--discerner-url", simulatorURL, "--log-level", "warning"] + arguments
         let output = try FileHandle(forWritingTo: log)
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         process.standardOutput = output
         process.standardError = output
         try process.run()

@@ -1,0 +1,77 @@
+import Backends
+import Foundation
+import Imaging
+import JobQueue
+import Logging
+import Postgres
+import Simulator
+import Testing
+import Worker
+
+/// Jobs for all five services, files on disk, in one batch.
+enum MixedJobs {
+    /// `count` jobs, spread over the five backends the way a night might mix them.
+    static func enqueue(_ count: Int, into conninfo: String, folder: URL) async throws {
+        let photos = try (1...20).map { try folder.write(SampleImages.photo(width: 320, height: 256, seed: $0), as: "photo-\($0).jpg") }
+        let videos = try (1...5).map { try folder.write(Uploads.video(seed: UInt8($0)), as: "selfie-\($0).mp4") }
+        let database = Database(conninfo: conninfo)
+        try await database.withConnection { connection in
+            let share = count / 10
+            let plan: [(backend: String, action: String, count: Int, files: [String])] = [
+                ("ooto", "identify", share, photos), ("azure-face", "identify", share, photos),
+                ("landmark", "predict", share, photos), ("unissey", "analyze", share, videos),
+                ("discerner", "analyze", count - 4 * share, photos),
+            ]
+            for entry in plan {
+                let paths = (0..<entry.count).map { entry.files[$0 % entry.files.count] }
+                try JobQueue.enqueue(connection, paths: paths, backend: entry.backend, action: entry.action, batch: "mixed")
+            }
+        }
+    }
+
+    /// Lifts the contract's default limits, which would make a test take minutes.
+    static func liftRateLimits(_ conninfo: String) async throws {
+        _ = try await Database(conninfo: conninfo).rows("UPDATE discern.rate_limits SET per_minute = 1000000, burst = 10000, tokens = 10000")
+    }
+}
+
+@Suite("Fault run")
+struct FaultRunTests {
+    @Test("500 jobs over all five services through 5xx, 429, timeouts, garbage and expired URLs: all succeed, Retry-After kept")
+    func faultRun() async throws {
+        var configuration = SimulatorConfiguration()
+        configuration.faults.serverErrorRate = 0.20
+        configuration.faults.rateLimitRate = 0.10
+        configuration.faults.retryAfterSeconds = 1
+        configuration.faults.timeoutRate = 0.05
+        configuration.faults.hangSeconds = 3
+        configuration.faults.malformedRate = 0.02
+        configuration.faults.expiredUploadURLRate = 0.05
+        try await TestDatabase.with { conninfo in
+            try await TestFolder.with { folder in
+                try await MixedJobs.enqueue(500, into: conninfo, folder: folder)
+                try await MixedJobs.liftRateLimits(conninfo)
+                try await TestSimulator.with(configuration) { simulator in
+                    let logger = Logger(label: "test") { _ in SwiftLogNoOpLogHandler() }
+                    let backends = try SimulatedBackends.all(simulator, gate: PostgresRateGate(conninfo: conninfo, logger: logger),
+                                                             extra: ["DISCERN_HTTP_TIMEOUT_SECONDS": "1"])
+                    let summary = try await TestWorker.drain(conninfo, simulator: simulator, backends: backends) { $0.concurrency = 16 }
+                    let census = try await TestDatabase.census(conninfo)
+                    #expect(census == QueueCensus(succeeded: 500, results: 500, jobsWithOneResult: 500), "\(census), \(summary)")
+                    let violations = await simulator.stats.retryAfterViolations
+                    #expect(violations.isEmpty, "\(violations.prefix(5))")
+                    for fault in ["5xx", "429", "timeout", "malformed"] {
+                        #expect(await simulator.stats.faultCount(fault) > 0, "no \(fault) was injected")
+                    }
+                    let byBackend = try await Database(conninfo: conninfo).rows(
+                        "SELECT backend, count(*) AS results, sum(api_calls) AS calls FROM discern.results GROUP BY backend ORDER BY backend")
+                    #expect(byBackend.count == 5)
+                    for row in byBackend {
+                        let calls = try row.int("calls"), results = try row.int("results")
+                        #expect(calls >= results, "api_calls counts every call, retries included")
+                    }
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,46 @@
+import Foundation
+import Imaging
+import JobQueue
+import Postgres
+import Simulator
+import Testing
+
+/// The token bucket in PostgreSQL holds a limit across separate worker processes.
+@Suite("Shared rate limits")
+struct RateLimitTests {
+    @Test("two worker processes together stay within the landmark limit the simulator counts")
+    func limitHoldsAcrossProcesses() async throws {
+        let perSecond = 4.0, burst = 2.0
+        try await TestDatabase.with { conninfo in
+            try await TestFolder.with { folder in
+                let photos = try (1...6).map { try folder.write(SampleImages.photo(width: 320, height: 240, seed: $0), as: "p\($0).jpg") }
+                let database = Database(conninfo: conninfo)
+                try await database.withConnection { connection in
+                    try connection.query("INSERT INTO discern.rate_limits (key, per_minute, burst, tokens) VALUES ('landmark', $1, $2, $2)",
+                                         [perSecond * 60, burst])
+                    try JobQueue.enqueue(connection, paths: (0..<40).map { photos[$0 % photos.count] }, backend: "landmark", action: "predict")
+                }
+                try await TestSimulator.with { simulator in
+                    let environment = ["DISCERN_LANDMARK_URL": simulator.landmarkURL, "DISCERN_DISCERNER_URL": ""]
+                    let workers = try (0..<2).map { _ in
+                        try WorkerProcess(conninfo: conninfo, simulatorURL: "", logFolder: folder,
+                                          arguments: ["--drain", "--concurrency", "8", "--poll-seconds", "0.2"], environment: environment)
+                    }
+                    for worker in workers { #expect(await worker.waitForExit(seconds: 60)) }
+                    #expect(workers.allSatisfy { $0.exitStatus == 0 })
+                    let census = try await TestDatabase.census(conninfo)
+                    #expect(census.succeeded == 40, "\(census)")
+                    for window in [1.0, 2.0, 5.0] {
+                        let most = await simulator.stats.maxCalls("landmark", within: window)
+                        // A token bucket lets through at most burst + rate x window in any window.
+                        #expect(Double(most) <= burst + perSecond * window + 1, "\(most) calls within \(window) s")
+                    }
+                    for worker in workers {
+                        let output = (try? String(contentsOf: worker.log, encoding: .utf8)) ?? ""
+                        #expect(!output.contains("succeeded: 0 "), "both processes took jobs: \(output.suffix(300))")
+                    }
+                }
+            }
+        }
+    }
+}
