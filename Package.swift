@@ -82,7 +82,7 @@ let package = Package(
         .testTarget(
             name: "IntegrationTests",
             dependencies: [
-                "Worker", "Simulator", "JobQueue", "Postgres", "CurlHTTP", "Imaging", "Backends",
+                "Worker", "Simulator", "JobQueue", "Postgres", "CurlHTTP", "Imaging", "Backends", "SQLSchema",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings

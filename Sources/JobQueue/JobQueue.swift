@@ -61,12 +61,13 @@ public enum JobQueue {
     /// returns the count.
     @discardableResult
     public static func enqueue(_ connection: Connection, paths: [String], backend: String = "discerner",
-                               action: String = "analyze", batch: String? = nil, priority: Int = 0) throws -> Int {
+                               action: String = "analyze", batch: String? = nil, priority: Int = 0,
+                               paramsJSON: String = "{}") throws -> Int {
         try connection.transaction { connection in
             var added = 0
             for start in stride(from: 0, to: paths.count, by: 1000) {
                 let chunk = Array(paths[start..<min(start + 1000, paths.count)])
-                added += try connection.query(QueueSQL.enqueueMany, [chunk, backend, action, priority, batch]).first?.int("added") ?? 0
+                added += try connection.query(QueueSQL.enqueueMany, [chunk, backend, action, priority, batch, paramsJSON]).first?.int("added") ?? 0
             }
             return added
         }

@@ -106,7 +106,8 @@ enum QueueSQL {
 
     /// Bulk enqueue goes through the same SQL function operations use.
     static let enqueueMany = """
-        SELECT discern.enqueue_many($1::text[], backend => $2, action => $3, priority => $4::smallint, batch => $5) AS added
+        SELECT discern.enqueue_many($1::text[], backend => $2, action => $3, priority => $4::smallint, batch => $5,
+                                     params => $6::jsonb) AS added
         """
 
     /// Jobs that may still produce work: claimable now, retrying later, or running somewhere.

@@ -74,3 +74,31 @@ CREATE FUNCTION discern.rate_limited(limit_key text) RETURNS void
 LANGUAGE sql AS $$
     UPDATE discern.rate_limits SET tokens = least(tokens, 0), refilled_at = clock_timestamp() WHERE key = limit_key;
 $$;
+
+-- Bulk enqueue with per-job parameters (templateId, personGroupId, selfie_metadata, ...), the
+-- same for every path of the call. Replaces version 2's function, which had no params.
+DROP FUNCTION discern.enqueue_many(text[], text, text, smallint, text, text[]);
+CREATE FUNCTION discern.enqueue_many(
+    image_paths  text[],
+    backend      text DEFAULT 'discerner',
+    action       text DEFAULT 'analyze',
+    priority     smallint DEFAULT 0,
+    batch        text DEFAULT NULL,
+    unique_keys  text[] DEFAULT NULL,
+    params       jsonb DEFAULT '{}'::jsonb
+) RETURNS integer
+LANGUAGE plpgsql AS $$
+DECLARE
+    found_batch bigint := discern.batch_id(enqueue_many.batch);
+    added integer;
+BEGIN
+    INSERT INTO discern.jobs (batch_id, backend, action, image_path, priority, unique_key, params)
+    SELECT found_batch, enqueue_many.backend, enqueue_many.action, p.path, enqueue_many.priority, p.key,
+           coalesce(enqueue_many.params, '{}'::jsonb)
+    FROM unnest(image_paths, coalesce(unique_keys, array_fill(NULL::text, ARRAY[cardinality(image_paths)])))
+         AS p(path, key)
+    ON CONFLICT DO NOTHING;
+    GET DIAGNOSTICS added = ROW_COUNT;
+    RETURN added;
+END;
+$$;

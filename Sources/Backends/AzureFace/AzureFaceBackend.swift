@@ -6,7 +6,7 @@ import JobQueue
 /// Azure Face v1.0 (contracts.md §3): detect the faces of an image, then identify the largest
 /// against a person group.
 ///
-/// Actions: `identify` (detect + identify; params `personGroupId` or `largePersonGroupId`
+/// Actions: `identify` (also `analyze`, the jobs table's default: detect + identify; params `personGroupId` or `largePersonGroupId`
 /// override the configured group) and `detect` (faces only). No face (`[]`) is a result.
 /// Both calls count against the `azure-face` rate limit (20/min on the free tier).
 public struct AzureFaceBackend: AnalysisBackend {
@@ -58,7 +58,7 @@ public struct AzureFaceBackend: AnalysisBackend {
     private var base: String { "\(configuration.endpoint)/face/v1.0" }
 
     public func analyze(_ upload: Upload, request: AnalysisRequest) async throws(BackendError) -> JobResult.Analysis {
-        guard request.action == "identify" || request.action == "detect" else {
+        guard ["identify", "detect", "analyze"].contains(request.action) else {
             throw request.unsupported(by: name, supported: ["identify", "detect"])
         }
         let params = try request.params()

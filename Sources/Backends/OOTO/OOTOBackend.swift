@@ -5,7 +5,7 @@ import JobQueue
 
 /// OOTO Face API (contracts.md §2): 1:N identify, enrol and delete face templates.
 ///
-/// Actions: `identify`, `enroll` (alias `add`; params `templateId` optional) and `delete`
+/// Actions: `identify` (also `analyze`, the jobs table's default), `enroll` (alias `add`; params `templateId` optional) and `delete`
 /// (params `templateId`; no file is sent). Params `check_liveness` / `check_deepfake` override
 /// the configured defaults. "No face" (code 5) is a result, not a failure.
 public struct OOTOBackend: AnalysisBackend {
@@ -52,7 +52,7 @@ public struct OOTOBackend: AnalysisBackend {
         var conversation = caller.conversation(request)
         var analysis: JobResult.Analysis
         switch request.action {
-        case "identify":
+        case "identify", "analyze":  // `analyze`, the jobs table's default, means the main action
             analysis = try await sendPhoto(upload, to: "identify", params: params, &conversation)
         case "enroll", "add":
             analysis = try await sendPhoto(upload, to: "add", params: params, &conversation)

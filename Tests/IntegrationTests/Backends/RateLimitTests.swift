@@ -32,8 +32,10 @@ struct RateLimitTests {
                     #expect(census.succeeded == 40, "\(census)")
                     for window in [1.0, 2.0, 5.0] {
                         let most = await simulator.stats.maxCalls("landmark", within: window)
-                        // A token bucket lets through at most burst + rate x window in any window.
-                        #expect(Double(most) <= burst + perSecond * window + 1, "\(most) calls within \(window) s")
+                        // A bucket grants at most burst + rate x window in any window. Arrivals can bunch
+                        // when a loaded machine delays some requests after their grant: allow one second of
+                        // that. Without the limit all 40 calls arrive within about a second.
+                        #expect(Double(most) <= burst + perSecond * (window + 1), "\(most) calls within \(window) s")
                     }
                     for worker in workers {
                         let output = (try? String(contentsOf: worker.log, encoding: .utf8)) ?? ""
