@@ -52,16 +52,27 @@ struct FaultRunTests {
                 try await MixedJobs.enqueue(500, into: conninfo, folder: folder)
                 try await MixedJobs.liftRateLimits(conninfo)
                 try await TestSimulator.with(configuration) { simulator in
-                    let logger = Logger(label: "test") { _ in SwiftLogNoOpLogHandler() }
-                    let backends = try SimulatedBackends.all(simulator, gate: PostgresRateGate(conninfo: conninfo, logger: logger),
+                    let logs = CapturedLogs()
+                    let backends = try SimulatedBackends.all(simulator, gate: PostgresRateGate(conninfo: conninfo, logger: logs.logger()),
                                                              extra: ["DISCERN_HTTP_TIMEOUT_SECONDS": "1"])
-                    let summary = try await TestWorker.drain(conninfo, simulator: simulator, backends: backends) { $0.concurrency = 16 }
+                    let summary = try await TestWorker.drain(conninfo, simulator: simulator, backends: backends, logger: logs.logger()) {
+                        $0.concurrency = 16
+                    }
                     let census = try await TestDatabase.census(conninfo)
                     #expect(census == QueueCensus(succeeded: 500, results: 500, jobsWithOneResult: 500), "\(census), \(summary)")
                     let violations = await simulator.stats.retryAfterViolations
                     #expect(violations.isEmpty, "\(violations.prefix(5))")
                     for fault in ["5xx", "429", "timeout", "malformed"] {
                         #expect(await simulator.stats.faultCount(fault) > 0, "no \(fault) was injected")
+                    }
+                    // Thousands of failed calls were logged and recorded: no credential in any of them.
+                    let history = try await Database(conninfo: conninfo).rows(
+                        "SELECT coalesce(string_agg(error_history::text, ' '), '') AS text FROM discern.jobs").first?.string("text") ?? ""
+                    #expect(history.contains("http_5xx"), "failures were recorded")
+                    let credentials = SimulatorConfiguration.Credentials()
+                    for secret in [credentials.ootoAppKey, credentials.azureFaceKey, credentials.unisseyAPIKey, "X-Amz-Signature="] {
+                        #expect(!logs.text.contains(secret))
+                        #expect(!history.contains(secret))
                     }
                     let byBackend = try await Database(conninfo: conninfo).rows(
                         "SELECT backend, count(*) AS results, sum(api_calls) AS calls FROM discern.results GROUP BY backend ORDER BY backend")
