@@ -4,21 +4,27 @@ import Foundation
 import Imaging
 import JobQueue
 
-/// Turns one claimed job into a result, or into a classified failure.
+/// The two stages a claimed job goes through: preparing its file (CPU, on dedicated threads)
+/// and calling its service (network). Each returns a classified failure instead of throwing.
 struct JobProcessor: Sendable {
     let backends: [String: any AnalysisBackend]
     /// Dedicated threads for file reads and libvips; never the cooperative pool.
     let blockingPool: ThreadPool
 
-    func process(_ job: Job) async -> Result<JobResult, JobFailure> {
+    struct Prepared: Sendable {
+        let backend: any AnalysisBackend
+        let upload: Upload
+    }
+
+    func prepare(_ job: Job) async -> Result<Prepared, JobFailure> {
         guard let backend = backends[job.backend] else {
             return .failure(JobFailure(kind: "backend_unavailable", message: "this worker has no '\(job.backend)' backend configured", retryable: true))
         }
-        let upload: Upload
         do {
             let input = backend.input(for: job.action)
             let path = job.imagePath
-            upload = try await blockingPool.run { try Self.prepare(path, for: input) }
+            let upload = try await blockingPool.run { try Self.prepare(path, for: input) }
+            return .success(Prepared(backend: backend, upload: upload))
         } catch let error as ImagingError {
             return .failure(JobFailure(kind: error.kind, message: "\(job.imagePath): \(error.message)", retryable: !error.isPermanent))
         } catch let error as SourceFileError {
@@ -26,24 +32,21 @@ struct JobProcessor: Sendable {
         } catch {
             return .failure(JobFailure(kind: "internal", message: "preparing \(job.imagePath) failed: \(error)", retryable: true))
         }
+    }
 
-        if Task.isCancelled {
-            return .failure(JobFailure(kind: "cancelled", message: "the job was cancelled while it was being prepared", retryable: false))
-        }
-        let started = DispatchTime.now()
+    func analyze(_ job: Job, _ prepared: Prepared) async -> Result<JobResult, JobFailure> {
+        let started = ContinuousClock.now
         do {
             let request = AnalysisRequest(action: job.action, paramsJSON: job.paramsJSON, correlationID: "discern-job-\(job.id)")
-            let analysis = try await backend.analyze(upload, request: request)
-            let elapsed = Double(DispatchTime.now().uptimeNanoseconds - started.uptimeNanoseconds) / 1_000_000
-            return .success(JobResult(analysis: analysis, preparation: upload.facts, analyzeMilliseconds: elapsed))
+            let analysis = try await prepared.backend.analyze(prepared.upload, request: request)
+            return .success(JobResult(analysis: analysis, preparation: prepared.upload.facts,
+                                      analyzeMilliseconds: (ContinuousClock.now - started).milliseconds))
         } catch {
             return .failure(JobFailure(kind: error.kind, message: error.message, retryable: error.retryable,
                                        retryAfterSeconds: error.retryAfterSeconds))
         }
     }
-}
 
-extension JobProcessor {
     /// Blocking: file reads and libvips. Runs on the dedicated pool only.
     static func prepare(_ path: String, for input: InputHandling) throws -> Upload {
         switch input {
@@ -59,4 +62,9 @@ extension JobProcessor {
                 sentHeight: 0, sentFormat: "none", jpegQuality: nil, encodeCount: 0, passedThrough: true, milliseconds: 0))
         }
     }
+}
+
+extension Duration {
+    var seconds: Double { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
+    var milliseconds: Double { seconds * 1000 }
 }

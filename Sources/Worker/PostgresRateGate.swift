@@ -32,6 +32,7 @@ public final class PostgresRateGate: RateGate {
             }
             guard wait > 0 else { return }
             await waits.add(wait)
+            WorkerMetrics.rateLimitWait(key: key, seconds: min(wait, 2))
             do {
                 // Short naps: a raised limit (UPDATE discern.rate_limits) applies quickly.
                 try await Task.sleep(for: .seconds(min(wait, 2)))

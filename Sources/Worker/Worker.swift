@@ -4,9 +4,14 @@ import Foundation
 import Imaging
 import JobQueue
 import Logging
+import Metrics
 import Postgres
 
-/// Claims jobs, processes up to `concurrency` of them at once, and records each outcome.
+/// Claims jobs and moves each through stages: prepare (CPU, `prepareThreads` dedicated threads,
+/// at most `prepareQueue` jobs waiting or in it), analyze (network, up to `concurrency` calls in
+/// flight), then batched completion. Claims are sized to the room in the stages, so a job is
+/// never leased while it waits behind a saturated stage for long: at most `prepareQueue` prepared
+/// jobs wait for a network slot.
 ///
 /// `run` returns after `stop()` (in-flight jobs finish, or are handed back when the grace period
 /// ends) or, with `drain`, when nothing claimable, retrying or running is left. It throws only
@@ -16,7 +21,10 @@ public final class Worker: Sendable {
     private let conninfo: String
     private let claims: Database
     private let completions: Database
+    private let batcher: CompletionBatcher
+    private let networkSlots: Slots
     private let processor: JobProcessor
+    private let tally = Tally()
     private let blockingPool: ThreadPool
     private let leases: LeaseKeeper
     private let logger: Logger
@@ -27,6 +35,9 @@ public final class Worker: Sendable {
         self.conninfo = conninfo
         self.claims = Database(conninfo: conninfo, name: "discern-claim")
         self.completions = Database(conninfo: conninfo, name: "discern-complete")
+        self.batcher = CompletionBatcher(database: completions, workerID: configuration.workerID,
+                                         maxBatch: configuration.completionBatchSize, logger: logger)
+        self.networkSlots = Slots(configuration.concurrency)
         self.blockingPool = ThreadPool(name: "discern-prepare", threads: configuration.prepareThreads, onThreadExit: Vips.threadShutdown)
         self.processor = JobProcessor(backends: Dictionary(backends.map { ($0.name, $0) }, uniquingKeysWith: { $1 }), blockingPool: blockingPool)
         let events = self.events.continuation
@@ -42,12 +53,16 @@ public final class Worker: Sendable {
 
     private var backendNames: [String] { Array(processor.backends.keys).sorted() }
 
+    /// What this worker has done so far; safe to read while it runs.
+    public func progress() async -> WorkerSummary { await tally.summary }
+
     public func run() async throws -> WorkerSummary {
         logger.info("worker started", metadata: [
             "worker": "\(configuration.workerID)", "backends": "\(backendNames.joined(separator: ","))",
-            "concurrency": "\(configuration.concurrency)", "drain": "\(configuration.drain)",
+            "concurrency": "\(configuration.concurrency)", "prepare_threads": "\(configuration.prepareThreads)",
+            "drain": "\(configuration.drain)",
         ])
-        let tally = Tally()
+        let tally = self.tally
         let continuation = events.continuation
         // New jobs wake the worker at once (LISTEN/NOTIFY); the ticker is the fallback when
         // notifications cannot arrive (a transaction-pooling PgBouncer in between).
@@ -59,34 +74,46 @@ public final class Worker: Sendable {
             }
         }
         let heartbeat = Task { await leases.keepAlive() }
+        let depth = Task { await sampleQueueDepth() }
         defer {
             listener.stop()
             ticker.cancel()
             heartbeat.cancel()
+            depth.cancel()
         }
 
         var running: [Int: Task<Void, Never>] = [:]
+        var preparing: Set<Int> = []
         var stopping = false
         var events = self.events.stream.makeAsyncIterator()
         loop: while true {
             if !stopping {
-                let free = configuration.concurrency - running.count
-                let jobs = free > 0 ? try await claim(limit: free) : []
+                // Room in the prepare stage, and in the whole pipeline (network slots plus the
+                // prepared jobs allowed to wait for one).
+                let room = min(configuration.prepareQueue - preparing.count,
+                               configuration.concurrency + configuration.prepareQueue - running.count)
+                let jobs = room > 0 ? try await claim(limit: room) : []
                 for job in jobs {
                     await leases.hold(job.id)
+                    preparing.insert(job.id)
                     running[job.id] = Task {
-                        await self.handle(job, tally: tally)
+                        await self.handle(job, tally: tally) { continuation.yield(.prepared(job.id)) }
                         continuation.yield(.finished(job.id))
                     }
                 }
-                if !jobs.isEmpty && running.count < configuration.concurrency { continue }
+                WorkerMetrics.inFlight("prepare", preparing.count)
+                WorkerMetrics.inFlight("total", running.count)
+                if jobs.count == room && room > 0 { continue }
                 if configuration.drain, running.isEmpty, jobs.isEmpty, try await nothingLeft() { break }
             } else if running.isEmpty {
                 break
             }
             guard let event = await events.next() else { break }
             switch event {
+            case .prepared(let id):
+                preparing.remove(id)
             case .finished(let id):
+                preparing.remove(id)
                 running[id] = nil
             case .stop where !stopping:
                 stopping = true
@@ -118,10 +145,28 @@ public final class Worker: Sendable {
 
     private func claim(limit: Int) async throws -> [Job] {
         let workerID = configuration.workerID, lease = configuration.leaseSeconds, backends = backendNames
-        return try await Retrying.database(logger: logger, "claim jobs") {
+        let started = ContinuousClock.now
+        let jobs = try await Retrying.database(logger: logger, "claim jobs") {
             try await self.claims.withConnection { connection in
                 try JobQueue.claim(connection, workerID: workerID, backends: backends, limit: limit, leaseSeconds: lease)
             }
+        }
+        if !jobs.isEmpty { WorkerMetrics.stage("claim", backend: "all", ContinuousClock.now - started) }
+        return jobs
+    }
+
+    /// Queue depth by backend and state for the metrics, every 15 s; on the claim connection,
+    /// which is idle between claims.
+    private func sampleQueueDepth() async {
+        while !Task.isCancelled {
+            if let rows = try? await claims.withConnection({ try $0.query("SELECT backend, state, jobs FROM discern.queue_depth") }) {
+                for row in rows {
+                    if let backend = try? row.string("backend"), let state = try? row.string("state"), let jobs = try? row.int("jobs") {
+                        WorkerMetrics.queueDepth(backend: backend, state: state, jobs)
+                    }
+                }
+            }
+            try? await Task.sleep(for: .seconds(15))
         }
     }
 
@@ -146,48 +191,71 @@ public final class Worker: Sendable {
         }
     }
 
-    private func handle(_ job: Job, tally: Tally) async {
+    private func handle(_ job: Job, tally: Tally, onPrepared: () -> Void) async {
         var log = logger
         log[metadataKey: "job"] = "\(job.id)"
         log[metadataKey: "attempt"] = "\(job.attempt)"
         defer { Task { await leases.release(job.id) } }
-        let outcome = await processor.process(job)
+        let prepareStarted = ContinuousClock.now
+        let prepared = await processor.prepare(job)
+        WorkerMetrics.stage("prepare", backend: job.backend, ContinuousClock.now - prepareStarted)
+        onPrepared()
+        let outcome: Result<JobResult, JobFailure>
+        switch prepared {
+        case .failure(let failure):
+            outcome = .failure(failure)
+        case .success(let prepared):
+            guard !Task.isCancelled else { return }
+            await networkSlots.acquire()
+            let analyzeStarted = ContinuousClock.now
+            outcome = await processor.analyze(job, prepared)
+            await networkSlots.release()
+            WorkerMetrics.stage("analyze", backend: job.backend, ContinuousClock.now - analyzeStarted)
+        }
         guard !Task.isCancelled else { return }
-        let workerID = configuration.workerID, backoff = configuration.backoff
         do {
-            switch outcome {
-            case .success(let result):
-                let stored = try await Retrying.database(logger: log, "complete job") {
-                    try await self.completions.withConnection { connection in
-                        try JobQueue.complete(connection, job: job, workerID: workerID, result: result)
-                    }
-                }
-                await tally.record(stored ? .succeeded : .leaseLost)
-                log.info("job succeeded", metadata: [
-                    "path": "\(job.imagePath)", "operator": "\(result.analysis.serviceOperator ?? "-")",
-                    "sent_bytes": "\(result.preparation.sentBytes)", "passed_through": "\(result.preparation.passedThrough)",
-                    "lease_lost": "\(!stored)",
-                ])
-            case .failure(let failure):
-                let state = try await Retrying.database(logger: log, "record failure") {
-                    try await self.completions.withConnection { connection in
-                        try JobQueue.fail(connection, job: job, workerID: workerID, failure: failure, backoff: backoff)
-                    }
-                }
-                await tally.record(state == .dead ? .dead : state == .leaseLost ? .leaseLost : .retryScheduled)
-                log.warning("job failed", metadata: [
-                    "path": "\(job.imagePath)", "error_kind": "\(failure.kind)", "now": "\(state.rawValue)",
-                    "error": "\(failure.message)",
-                ])
-            }
+            try await record(outcome, of: job, tally: tally, log: log)
         } catch {
             // The lease will expire and the job will run again: nothing is lost.
             log.error("could not record the outcome; the job will be retried when its lease expires", metadata: ["error": "\(error)"])
         }
     }
+
+    private func record(_ outcome: Result<JobResult, JobFailure>, of job: Job, tally: Tally, log: Logger) async throws {
+        switch outcome {
+        case .success(let result):
+            let started = ContinuousClock.now
+            let stored = try await batcher.complete(job.id, result)
+            WorkerMetrics.stage("complete", backend: job.backend, ContinuousClock.now - started)
+            await tally.record(stored ? .succeeded : .leaseLost)
+            WorkerMetrics.jobFinished(backend: job.backend, outcome: stored ? "succeeded" : "lease_lost")
+            WorkerMetrics.bytes(read: result.preparation.originalBytes, sent: result.preparation.sentBytes)
+            WorkerMetrics.apiCalls(backend: job.backend, result.analysis.apiCalls)
+            log.info("job succeeded", metadata: [
+                "path": "\(job.imagePath)", "backend": "\(job.backend)", "outcome": "\(result.analysis.outcome ?? "-")",
+                "sent_bytes": "\(result.preparation.sentBytes)", "passed_through": "\(result.preparation.passedThrough)",
+                "lease_lost": "\(!stored)",
+            ])
+        case .failure(let failure):
+            let workerID = configuration.workerID, backoff = configuration.backoff
+            let state = try await Retrying.database(logger: log, "record failure") {
+                try await self.completions.withConnection { connection in
+                    try JobQueue.fail(connection, job: job, workerID: workerID, failure: failure, backoff: backoff)
+                }
+            }
+            await tally.record(state == .dead ? .dead : state == .leaseLost ? .leaseLost : .retryScheduled)
+            WorkerMetrics.failedAttempt(backend: job.backend, kind: failure.kind)
+            WorkerMetrics.jobFinished(backend: job.backend, outcome: state == .dead ? "dead" : state == .leaseLost ? "lease_lost" : "retry_scheduled")
+            log.warning("job failed", metadata: [
+                "path": "\(job.imagePath)", "error_kind": "\(failure.kind)", "now": "\(state.rawValue)",
+                "error": "\(failure.message)",
+            ])
+        }
+    }
 }
 
 enum WorkerEvent: Sendable {
+    case prepared(Int)
     case finished(Int)
     case wake
     case tick

@@ -5,10 +5,16 @@ import JobQueue
 public struct WorkerConfiguration: Sendable {
     /// Unique per process; written as the lease owner of the jobs it holds.
     public var workerID: String
-    /// Jobs processed at once (prepare + upload + analyze).
+    /// Calls to services in flight at once (upload + analyze): hides network latency.
     public var concurrency: Int
-    /// Threads for CPU-bound image preparation.
+    /// Threads for CPU-bound image preparation: the cores, by default.
     public var prepareThreads: Int
+    /// Jobs claimed for preparation at once (in it or waiting for a thread), and also how many
+    /// prepared jobs may wait for a network slot. Twice the threads keeps them busy across a
+    /// claim's round trip without holding many leases idle.
+    public var prepareQueue: Int
+    /// Results written per completion statement, at most.
+    public var completionBatchSize: Int
     /// How long a claimed job is ours without a heartbeat.
     public var leaseSeconds: Double
     /// How often to look for new work when the queue was empty.
@@ -21,11 +27,14 @@ public struct WorkerConfiguration: Sendable {
 
     public init(workerID: String = WorkerConfiguration.defaultWorkerID(), concurrency: Int = 8,
                 prepareThreads: Int = ProcessInfo.processInfo.activeProcessorCount,
+                prepareQueue: Int? = nil, completionBatchSize: Int = 100,
                 leaseSeconds: Double = 300, pollIntervalSeconds: Double = 5, drain: Bool = false,
                 graceSeconds: Double = 30, backoff: Backoff = Backoff()) {
         self.workerID = workerID
         self.concurrency = max(1, concurrency)
         self.prepareThreads = max(1, prepareThreads)
+        self.prepareQueue = max(1, prepareQueue ?? 2 * max(1, prepareThreads))
+        self.completionBatchSize = max(1, completionBatchSize)
         self.leaseSeconds = leaseSeconds
         self.pollIntervalSeconds = pollIntervalSeconds
         self.drain = drain

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 
 @main
 struct Discern: AsyncParsableCommand {
@@ -9,4 +10,22 @@ struct Discern: AsyncParsableCommand {
             MigrateCommand.self, EnqueueCommand.self, WorkCommand.self, StatusCommand.self, ResultsCommand.self,
             PrepareCommand.self, PruneCommand.self, SimulateCommand.self, SamplesCommand.self,
         ])
+}
+
+extension Discern {
+    /// Applies `--config FILE` before the arguments are parsed, so every option's default and
+    /// libpq itself see the file's settings.
+    static func main() async {
+        do {
+            let arguments = try ConfigurationFile.apply(arguments: Array(CommandLine.arguments.dropFirst()))
+            var command = try parseAsRoot(arguments)
+            if var asyncCommand = command as? any AsyncParsableCommand {
+                try await asyncCommand.run()
+            } else {
+                try command.run()
+            }
+        } catch {
+            exit(withError: error)
+        }
+    }
 }

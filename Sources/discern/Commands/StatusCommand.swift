@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 import JobQueue
 import Postgres
 
@@ -8,8 +9,31 @@ struct StatusCommand: AsyncParsableCommand {
 
     @OptionGroup var database: DatabaseOptions
 
+    @Flag(help: "Redraw every --interval seconds until interrupted, like watch(1).")
+    var watch = false
+
+    @Option(help: "Seconds between redraws with --watch.")
+    var interval: Double = 2
+
     func run() async throws {
-        let report = try await Database(conninfo: database.conninfo).withConnection { connection in
+        let database = Database(conninfo: self.database.conninfo)
+        guard watch else { return print(try await Self.report(database)) }
+        while !Task.isCancelled {
+            let text: String
+            do {
+                text = try await Self.report(database)
+            } catch {
+                text = "cannot read the queue: \(error)"
+            }
+            let stamp = Date().formatted(date: .omitted, time: .standard)
+            // Home, clear screen, then the report: one steady picture, no scrolling.
+            print("\u{1B}[H\u{1B}[2Jdiscern status, every \(interval) s — \(stamp) (Ctrl-C to stop)\n\n" + text)
+            try await Task.sleep(for: .seconds(max(0.2, interval)))
+        }
+    }
+
+    static func report(_ database: Database) async throws -> String {
+        let report = try await database.withConnection { connection in
             StatusReport(
                 states: try connection.query("SELECT backend, state, jobs FROM discern.queue_depth ORDER BY backend, state"),
                 batches: try connection.query("""
@@ -25,7 +49,7 @@ struct StatusCommand: AsyncParsableCommand {
                     SELECT backend, error_kind, jobs, example FROM discern.errors_by_kind ORDER BY jobs DESC LIMIT 10
                     """))
         }
-        print(try report.render())
+        return try report.render()
     }
 }
 

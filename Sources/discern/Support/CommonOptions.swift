@@ -17,8 +17,18 @@ struct LogOptions: ParsableArguments {
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.")
     var logLevel: String = ProcessInfo.processInfo.environment["DISCERN_LOG_LEVEL"] ?? "info"
 
+    @Option(help: "Log format on standard error: logfmt or json. Default: $DISCERN_LOG_FORMAT, else logfmt.")
+    var logFormat: String = ProcessInfo.processInfo.environment["DISCERN_LOG_FORMAT"] ?? "logfmt"
+
+    func validate() throws {
+        guard ["logfmt", "json"].contains(logFormat) else { throw ValidationError("--log-format must be logfmt or json") }
+        guard Logger.Level(rawValue: logLevel) != nil else {
+            throw ValidationError("--log-level must be one of trace, debug, info, notice, warning, error, critical")
+        }
+    }
+
     func makeLogger(_ label: String) -> Logger {
-        LogfmtHandler.bootstrapOnce()
+        LogfmtHandler.bootstrapOnce(json: logFormat == "json")
         var logger = Logger(label: label)
         logger.logLevel = Logger.Level(rawValue: logLevel) ?? .info
         return logger

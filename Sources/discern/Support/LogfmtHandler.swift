@@ -1,15 +1,25 @@
 import Foundation
 import Logging
 
-/// Writes one logfmt line per event to standard error:
+/// Writes one line per event to standard error, as logfmt:
 /// `ts=... level=info logger=discern.worker msg="job succeeded" job=12 ...`
+/// or as a JSON object with the same fields (`--log-format json`), for log collectors.
 struct LogfmtHandler: LogHandler {
     var metadata: Logger.Metadata = [:]
     var logLevel: Logger.Level = .info
     let label: String
+    let json: Bool
 
-    private static let bootstrapped: Void = LoggingSystem.bootstrap { LogfmtHandler(label: $0) }
-    static func bootstrapOnce() { _ = bootstrapped }
+    private static let once = NSLock()
+    nonisolated(unsafe) private static var bootstrapped = false
+
+    static func bootstrapOnce(json: Bool = false) {
+        once.withLock {
+            guard !bootstrapped else { return }
+            bootstrapped = true
+            LoggingSystem.bootstrap { LogfmtHandler(label: $0, json: json) }
+        }
+    }
 
     subscript(metadataKey key: String) -> Logger.Metadata.Value? {
         get { metadata[key] }
@@ -17,11 +27,19 @@ struct LogfmtHandler: LogHandler {
     }
 
     func log(event: LogEvent) {
+        let merged = metadata.merging(event.metadata ?? [:]) { $1 }
+        if json {
+            var object: [String: String] = ["ts": Date().formatted(.iso8601), "level": event.level.rawValue, "logger": label,
+                                            "msg": event.message.description]
+            for (key, value) in merged where object[key] == nil { object[key] = value.description }
+            let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data()
+            FileHandle.standardError.write(data + Data("\n".utf8))
+            return
+        }
         var fields = [
             "ts=\(Date().formatted(.iso8601))", "level=\(event.level.rawValue)", "logger=\(label)",
             "msg=\(Self.quote(event.message.description))",
         ]
-        let merged = metadata.merging(event.metadata ?? [:]) { $1 }
         for (key, value) in merged.sorted(by: { $0.key < $1.key }) {
             fields.append("\(key)=\(Self.quote(value.description))")
         }

@@ -19,11 +19,15 @@ final class WorkerProcess: @unchecked Sendable {
         }
     }
 
-    init(conninfo: String, simulatorURL: String, logFolder: URL, arguments: [String] = [], environment: [String: String] = [:]) throws {
+    /// `discern work` with the database and the simulator given as flags, or, with
+    /// `plainArguments`, exactly the arguments given after `work`.
+    init(conninfo: String, simulatorURL: String, logFolder: URL, arguments: [String] = [], environment: [String: String] = [:],
+         plainArguments: Bool = false) throws {
         log = logFolder.appendingPathComponent("worker-\(UUID().uuidString.prefix(8)).log")
         FileManager.default.createFile(atPath: log.path, contents: nil)
         process.executableURL = try Self.binary
-        process.arguments = ["work", "--database-url", conninfo, "--discerner-url", simulatorURL, "--log-level", "warning"] + arguments
+        process.arguments = plainArguments ? ["work"] + arguments
+            : ["work", "--database-url", conninfo, "--discerner-url", simulatorURL, "--log-level", "warning"] + arguments
         let output = try FileHandle(forWritingTo: log)
         process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         process.standardOutput = output
@@ -32,6 +36,7 @@ final class WorkerProcess: @unchecked Sendable {
     }
 
     var isRunning: Bool { process.isRunning }
+    var output: String { (try? String(contentsOf: log, encoding: .utf8)) ?? "" }
     var exitStatus: Int32 { process.terminationStatus }
 
     func kill() { Foundation.kill(process.processIdentifier, SIGKILL) }

@@ -1,0 +1,42 @@
+import Foundation
+import Metrics
+
+/// The worker's metrics, through swift-metrics: whatever backend the process bootstrapped
+/// (`discern work --metrics-port` serves them in Prometheus' format); no-ops otherwise.
+/// docs/operations.md lists them.
+enum WorkerMetrics {
+    static func jobFinished(backend: String, outcome: String) {
+        Counter(label: "discern_jobs_total", dimensions: [("backend", backend), ("outcome", outcome)]).increment()
+    }
+
+    static func failedAttempt(backend: String, kind: String) {
+        Counter(label: "discern_failed_attempts_total", dimensions: [("backend", backend), ("error_kind", kind)]).increment()
+    }
+
+    /// prepare, analyze, complete, claim.
+    static func stage(_ stage: String, backend: String, _ duration: Duration) {
+        Metrics.Timer(label: "discern_stage_duration_seconds", dimensions: [("stage", stage), ("backend", backend)])
+            .recordNanoseconds(Int64(duration.seconds * 1e9))
+    }
+
+    static func inFlight(_ stage: String, _ count: Int) {
+        Gauge(label: "discern_jobs_in_flight", dimensions: [("stage", stage)]).record(count)
+    }
+
+    static func bytes(read: Int, sent: Int) {
+        Counter(label: "discern_bytes_total", dimensions: [("direction", "in")]).increment(by: read)
+        Counter(label: "discern_bytes_total", dimensions: [("direction", "out")]).increment(by: sent)
+    }
+
+    static func apiCalls(backend: String, _ count: Int) {
+        Counter(label: "discern_api_calls_total", dimensions: [("backend", backend)]).increment(by: count)
+    }
+
+    static func queueDepth(backend: String, state: String, _ jobs: Int) {
+        Gauge(label: "discern_queue_depth", dimensions: [("backend", backend), ("state", state)]).record(jobs)
+    }
+
+    static func rateLimitWait(key: String, seconds: Double) {
+        Metrics.Timer(label: "discern_rate_limit_wait_seconds", dimensions: [("key", key)]).recordNanoseconds(Int64(seconds * 1e9))
+    }
+}
