@@ -1,5 +1,6 @@
 import CCurl
 import CCurlShim
+import DedicatedThreads
 import Foundation
 
 /// Owns one `CURL*` easy handle and cleans it up once. Not thread-safe: one request at a time.
@@ -23,6 +24,7 @@ final class CurlEasy {
 
     /// Performs one request synchronously: call from a dedicated thread only.
     func perform(_ request: HTTPRequest, connectTimeoutSeconds: Double) throws(HTTPError) -> HTTPResponse {
+        BlockingCallAudit.check("curl_easy_perform")
         let sink = ResponseSink()
         let context = Unmanaged.passUnretained(sink).toOpaque()
         var errorBuffer = [CChar](repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)

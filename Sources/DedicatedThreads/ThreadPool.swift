@@ -22,6 +22,7 @@ public final class ThreadPool: Sendable {
         for index in 0..<threads {
             let queue = self.queue
             let thread = Thread {
+                BlockingCallAudit.markCurrentThreadDedicated()
                 queue.runUntilClosed()
                 onThreadExit?()
             }

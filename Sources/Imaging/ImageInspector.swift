@@ -1,3 +1,4 @@
+import DedicatedThreads
 import CVips
 import CVipsShim
 import Foundation
@@ -26,6 +27,7 @@ public enum ImageInspector {
     }
 
     public static func inspect(_ data: Data, maxPixels: Int = 120_000_000) throws(ImagingError) -> Facts {
+        BlockingCallAudit.check("libvips inspect")
         try Vips.initialize()
         guard let format = ImageFormat.sniff(data) else {
             throw ImagingError(.unsupportedFormat, "not a JPEG, PNG, WebP, TIFF, HEIF or GIF file")

@@ -1,3 +1,4 @@
+import DedicatedThreads
 import CVips
 import CVipsShim
 import Foundation
@@ -16,6 +17,7 @@ public struct ImagePreparer: Sendable {
 
     /// Prepares an image held in memory.
     public func prepare(_ data: Data) throws(ImagingError) -> PreparedImage {
+        BlockingCallAudit.check("libvips prepare")
         try checkSize(data.count, name: "the file")
         return try prepare(.memory(data))
     }
@@ -23,6 +25,7 @@ public struct ImagePreparer: Sendable {
     /// Prepares an image file. Oversized files are refused from their size; a file that must be
     /// shrunk is decoded as it is read, never loaded whole.
     public func prepare(file path: String) throws(ImagingError) -> PreparedImage {
+        BlockingCallAudit.check("libvips prepare")
         let size: Int
         do {
             size = (try FileManager.default.attributesOfItem(atPath: path)[.size] as? NSNumber)?.intValue ?? 0

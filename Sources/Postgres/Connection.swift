@@ -1,5 +1,6 @@
 import Foundation
 import CLibPQ
+import DedicatedThreads
 
 /// One libpq connection. Owns its `PGconn` and frees it exactly once, in `deinit`.
 ///
@@ -51,6 +52,7 @@ public final class Connection {
     /// Runs one statement with its parameters sent separately (`PQexecParams`, text format).
     @discardableResult
     public func query(_ sql: String, _ parameters: [(any PostgresEncodable)?] = []) throws -> Rows {
+        BlockingCallAudit.check("PQexecParams")
         let texts = parameters.map { $0?.postgresText }
         let result = withCStrings(texts) { pointers in
             PQexecParams(handle, sql, Int32(pointers.count), nil, pointers, nil, nil, 0)

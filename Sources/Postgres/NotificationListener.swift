@@ -18,7 +18,10 @@ public final class NotificationListener: @unchecked Sendable {
         self.conninfo = conninfo
         self.channel = channel
         self.onNotify = onNotify
-        let thread = Thread { [self] in self.listen() }
+        let thread = Thread { [self] in
+            BlockingCallAudit.markCurrentThreadDedicated()
+            self.listen()
+        }
         thread.name = "discern-pg-listen"
         thread.start()
     }

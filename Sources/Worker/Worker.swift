@@ -23,6 +23,7 @@ public final class Worker: Sendable {
     private let completions: Database
     private let batcher: CompletionBatcher
     private let networkSlots: Slots
+    private let bytesInFlight: Slots
     private let processor: JobProcessor
     private let tally = Tally()
     private let blockingPool: ThreadPool
@@ -38,6 +39,7 @@ public final class Worker: Sendable {
         self.batcher = CompletionBatcher(database: completions, workerID: configuration.workerID,
                                          maxBatch: configuration.completionBatchSize, logger: logger)
         self.networkSlots = Slots(configuration.concurrency)
+        self.bytesInFlight = Slots(configuration.maxBytesInFlight)
         self.blockingPool = ThreadPool(name: "discern-prepare", threads: configuration.prepareThreads, onThreadExit: Vips.threadShutdown)
         self.processor = JobProcessor(backends: Dictionary(backends.map { ($0.name, $0) }, uniquingKeysWith: { $1 }), blockingPool: blockingPool)
         let events = self.events.continuation
@@ -60,7 +62,7 @@ public final class Worker: Sendable {
         logger.info("worker started", metadata: [
             "worker": "\(configuration.workerID)", "backends": "\(backendNames.joined(separator: ","))",
             "concurrency": "\(configuration.concurrency)", "prepare_threads": "\(configuration.prepareThreads)",
-            "drain": "\(configuration.drain)",
+            "drain": "\(configuration.drain)", "blocking_call_audit": "\(BlockingCallAudit.isEnabled ? "on" : "off")",
         ])
         let tally = self.tally
         let continuation = events.continuation
@@ -206,10 +208,14 @@ public final class Worker: Sendable {
             outcome = .failure(failure)
         case .success(let prepared):
             guard !Task.isCancelled else { return }
+            // Prepared bytes wait within a memory budget, then for a network slot.
+            let weight = prepared.upload.data.count
+            await bytesInFlight.acquire(weight)
             await networkSlots.acquire()
             let analyzeStarted = ContinuousClock.now
             outcome = await processor.analyze(job, prepared)
             await networkSlots.release()
+            await bytesInFlight.release(weight)
             WorkerMetrics.stage("analyze", backend: job.backend, ContinuousClock.now - analyzeStarted)
         }
         guard !Task.isCancelled else { return }

@@ -15,6 +15,9 @@ public struct WorkerConfiguration: Sendable {
     public var prepareQueue: Int
     /// Results written per completion statement, at most.
     public var completionBatchSize: Int
+    /// Bytes of prepared images held at once, waiting for or in a call: bounds memory whatever
+    /// the images' sizes (fewer calls go out at once when images are large).
+    public var maxBytesInFlight: Int
     /// How long a claimed job is ours without a heartbeat.
     public var leaseSeconds: Double
     /// How often to look for new work when the queue was empty.
@@ -27,7 +30,7 @@ public struct WorkerConfiguration: Sendable {
 
     public init(workerID: String = WorkerConfiguration.defaultWorkerID(), concurrency: Int = 8,
                 prepareThreads: Int = ProcessInfo.processInfo.activeProcessorCount,
-                prepareQueue: Int? = nil, completionBatchSize: Int = 100,
+                prepareQueue: Int? = nil, completionBatchSize: Int = 100, maxBytesInFlight: Int = 64 << 20,
                 leaseSeconds: Double = 300, pollIntervalSeconds: Double = 5, drain: Bool = false,
                 graceSeconds: Double = 30, backoff: Backoff = Backoff()) {
         self.workerID = workerID
@@ -35,6 +38,7 @@ public struct WorkerConfiguration: Sendable {
         self.prepareThreads = max(1, prepareThreads)
         self.prepareQueue = max(1, prepareQueue ?? 2 * max(1, prepareThreads))
         self.completionBatchSize = max(1, completionBatchSize)
+        self.maxBytesInFlight = max(1, maxBytesInFlight)
         self.leaseSeconds = leaseSeconds
         self.pollIntervalSeconds = pollIntervalSeconds
         self.drain = drain

@@ -16,6 +16,7 @@ extension Discern {
     /// Applies `--config FILE` before the arguments are parsed, so every option's default and
     /// libpq itself see the file's settings.
     static func main() async {
+        MemoryTuning.apply()
         do {
             let arguments = try ConfigurationFile.apply(arguments: Array(CommandLine.arguments.dropFirst()))
             var command = try parseAsRoot(arguments)

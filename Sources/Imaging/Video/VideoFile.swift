@@ -1,3 +1,4 @@
+import DedicatedThreads
 import Foundation
 
 /// What a video service (Unissey) takes. Videos are never re-encoded: a size check and the
@@ -57,6 +58,7 @@ public struct CheckedVideo: Sendable {
 public enum VideoFile {
     /// Reads and checks a video file. Call from a dedicated thread: it reads the whole file.
     public static func check(_ path: String, policy: VideoPolicy) throws(ImagingError) -> CheckedVideo {
+        BlockingCallAudit.check("video file read")
         let started = DispatchTime.now()
         let size: Int
         do {

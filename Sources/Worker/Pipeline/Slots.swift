@@ -1,23 +1,27 @@
-/// A counting semaphore for tasks: at most `count` holders at once; the others wait in order.
+/// A weighted semaphore for tasks: holders together take at most `capacity` units; the others
+/// wait in order. One holder may exceed the capacity alone, so an item larger than the whole
+/// budget still gets through, by itself.
 actor Slots {
-    private var free: Int
-    private var waiters: [CheckedContinuation<Void, Never>] = []
+    private let capacity: Int
+    private var used = 0
+    private var waiters: [(weight: Int, continuation: CheckedContinuation<Void, Never>)] = []
 
-    init(_ count: Int) { free = max(1, count) }
+    init(_ capacity: Int) { self.capacity = max(1, capacity) }
 
-    func acquire() async {
-        if free > 0 {
-            free -= 1
+    func acquire(_ weight: Int = 1) async {
+        if waiters.isEmpty && (used == 0 || used + weight <= capacity) {
+            used += weight
             return
         }
-        await withCheckedContinuation { waiters.append($0) }
+        await withCheckedContinuation { waiters.append((weight, $0)) }
     }
 
-    func release() {
-        if waiters.isEmpty {
-            free += 1
-        } else {
-            waiters.removeFirst().resume()
+    func release(_ weight: Int = 1) {
+        used -= weight
+        // First come, first served: a large waiter is not overtaken by small ones forever.
+        while let next = waiters.first, used == 0 || used + next.weight <= capacity {
+            used += next.weight
+            waiters.removeFirst().continuation.resume()
         }
     }
 }

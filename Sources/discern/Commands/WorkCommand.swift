@@ -25,6 +25,9 @@ struct WorkCommand: AsyncParsableCommand {
     var prepareThreads: Int = Int(ProcessInfo.processInfo.environment["DISCERN_PREPARE_THREADS"] ?? "")
         ?? ProcessInfo.processInfo.activeProcessorCount
 
+    @Option(help: "Megabytes of prepared images held at once, waiting for or in a call. Default: $DISCERN_MAX_MB_IN_FLIGHT, else 64.")
+    var maxMBInFlight: Int = Int(ProcessInfo.processInfo.environment["DISCERN_MAX_MB_IN_FLIGHT"] ?? "") ?? 64
+
     @Option(help: "Image Discerner base URL (sets $DISCERN_DISCERNER_URL).")
     var discernerURL: String?
 
@@ -70,7 +73,8 @@ struct WorkCommand: AsyncParsableCommand {
         }
         let worker = Worker(
             conninfo: database.conninfo, backends: backends,
-            configuration: WorkerConfiguration(concurrency: concurrency, prepareThreads: prepareThreads, leaseSeconds: leaseSeconds,
+            configuration: WorkerConfiguration(concurrency: concurrency, prepareThreads: prepareThreads,
+                                               maxBytesInFlight: max(1, maxMBInFlight) << 20, leaseSeconds: leaseSeconds,
                                                pollIntervalSeconds: pollSeconds, drain: drain, graceSeconds: graceSeconds),
             logger: logger)
 
