@@ -50,3 +50,14 @@ public enum FailureOutcome: String, Sendable {
     /// The lease was no longer ours (rescued or cancelled meanwhile): nothing was changed.
     case leaseLost = "lease_lost"
 }
+
+/// A file to enqueue, with the key that makes it unique (content hash + backend + action).
+public struct EnqueuedFile: Sendable, Equatable {
+    public let path: String
+    public let uniqueKey: String?
+
+    public init(path: String, uniqueKey: String? = nil) {
+        self.path = path
+        self.uniqueKey = uniqueKey
+    }
+}

@@ -57,19 +57,27 @@ public enum JobQueue {
         try connection.query(QueueSQL.rescueExpired).count
     }
 
-    /// Enqueues one job per path, a thousand paths per statement, all in one transaction;
-    /// returns the count.
+    /// Enqueues one job per path; returns how many were added. See `enqueue(_:files:...)`.
     @discardableResult
     public static func enqueue(_ connection: Connection, paths: [String], backend: String = "discerner",
                                action: String = "analyze", batch: String? = nil, priority: Int = 0,
                                paramsJSON: String = "{}") throws -> Int {
+        try enqueue(connection, files: paths.map { EnqueuedFile(path: $0) }, backend: backend, action: action, batch: batch,
+                    priority: priority, paramsJSON: paramsJSON)
+    }
+
+    /// Enqueues one job per file in one transaction, streamed in with COPY. A file with a unique
+    /// key is skipped when a job with that key is waiting, running or succeeded, or when a result
+    /// with that key exists (the job may have been pruned since). Returns how many were added.
+    @discardableResult
+    public static func enqueue(_ connection: Connection, files: [EnqueuedFile], backend: String = "discerner",
+                               action: String = "analyze", batch: String? = nil, priority: Int = 0,
+                               paramsJSON: String = "{}") throws -> Int {
         try connection.transaction { connection in
-            var added = 0
-            for start in stride(from: 0, to: paths.count, by: 1000) {
-                let chunk = Array(paths[start..<min(start + 1000, paths.count)])
-                added += try connection.query(QueueSQL.enqueueMany, [chunk, backend, action, priority, batch, paramsJSON]).first?.int("added") ?? 0
-            }
-            return added
+            try connection.query("CREATE TEMP TABLE discern_enqueue (image_path text NOT NULL, unique_key text) ON COMMIT DROP")
+            try connection.copyIn("COPY discern_enqueue (image_path, unique_key) FROM STDIN", rows: files.lazy.map { [$0.path, $0.uniqueKey] })
+            let batchID = try batch.map { try connection.query("SELECT discern.batch_id($1) AS id", [$0]).first?.int("id") } ?? nil
+            return try connection.query(QueueSQL.enqueueStaged, [batchID, backend, action, priority, paramsJSON]).affected
         }
     }
 

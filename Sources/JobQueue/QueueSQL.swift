@@ -35,16 +35,16 @@ enum QueueSQL {
                 lease_owner = NULL, lease_expires_at = NULL, error_kind = NULL, last_error = NULL
             FROM input
             WHERE j.id = input.job_id AND j.state = 'running' AND j.lease_owner = $1
-            RETURNING j.id, j.batch_id, j.image_path, j.backend, j.action
+            RETURNING j.id, j.batch_id, j.image_path, j.backend, j.action, j.unique_key
         )
         INSERT INTO discern.results (
-            job_id, batch_id, image_path, backend, action,
+            job_id, batch_id, image_path, backend, action, unique_key,
             category, subcategory, operator, fleet_id, license_plate, confidence,
             text_identifiers, description, outcome, subject_id, details, api_calls, raw_response,
             original_bytes, original_width, original_height, original_format,
             sent_bytes, sent_width, sent_height, sent_format,
             jpeg_quality, encode_count, passed_through, prepare_ms, analyze_ms)
-        SELECT done.id, done.batch_id, done.image_path, done.backend, done.action,
+        SELECT done.id, done.batch_id, done.image_path, done.backend, done.action, done.unique_key,
                i.category, i.subcategory, i.operator, i.fleet_id, i.license_plate, i.confidence,
                coalesce(i.text_identifiers, '{}'), i.description, i.outcome, i.subject_id,
                coalesce(i.details, '{}'), coalesce(i.api_calls, 0), i.raw_response,
@@ -105,9 +105,15 @@ enum QueueSQL {
         """
 
     /// Bulk enqueue goes through the same SQL function operations use.
-    static let enqueueMany = """
-        SELECT discern.enqueue_many($1::text[], backend => $2, action => $3, priority => $4::smallint, batch => $5,
-                                     params => $6::jsonb) AS added
+    /// Moves the files COPY put in `discern_enqueue` into the queue, skipping keys already
+    /// taken by a job (the unique index) or by a result. One statement: one wake-up.
+    static let enqueueStaged = """
+        INSERT INTO discern.jobs (batch_id, backend, action, image_path, priority, unique_key, params)
+        SELECT $1::bigint, $2, $3, s.image_path, $4::smallint, s.unique_key, $5::jsonb
+        FROM discern_enqueue s
+        WHERE s.unique_key IS NULL
+           OR NOT EXISTS (SELECT 1 FROM discern.results r WHERE r.unique_key = s.unique_key)
+        ON CONFLICT DO NOTHING
         """
 
     /// Jobs that may still produce work: claimable now, retrying later, or running somewhere.

@@ -66,6 +66,38 @@ public final class Connection {
         _ = try consume(PQexec(handle, sql))
     }
 
+    /// Streams rows into `COPY ... FROM STDIN` (text format): the fastest way in for many rows.
+    /// Each row is its columns' values, NULL as nil; escaping is done here. Returns the rows copied.
+    @discardableResult
+    public func copyIn(_ sql: String, rows: some Sequence<[String?]>) throws -> Int {
+        BlockingCallAudit.check("PQputCopyData")
+        _ = try consume(PQexec(handle, sql), expecting: PGRES_COPY_IN)
+        var buffer = ""
+        buffer.reserveCapacity(1 << 20)
+        func flush() throws {
+            guard !buffer.isEmpty else { return }
+            let sent = buffer.withCString { PQputCopyData(handle, $0, Int32(strlen($0))) }
+            buffer.removeAll(keepingCapacity: true)
+            guard sent == 1 else { throw PostgresError(.connectionLost, Connection.errorText(handle)) }
+        }
+        for row in rows {
+            buffer += row.map { $0.map(Connection.copyEscaped) ?? "\\N" }.joined(separator: "\t") + "\n"
+            if buffer.utf8.count >= 1 << 20 { try flush() }
+        }
+        try flush()
+        guard PQputCopyEnd(handle, nil) == 1 else { throw PostgresError(.connectionLost, Connection.errorText(handle)) }
+        let rows = try consume(PQgetResult(handle))
+        while let extra = PQgetResult(handle) { PQclear(extra) }
+        return rows.affected
+    }
+
+    /// COPY's text format: backslash, tab, newline and carriage return escaped.
+    private static func copyEscaped(_ value: String) -> String {
+        guard value.contains(where: { $0 == "\\" || $0 == "\t" || $0 == "\n" || $0 == "\r" }) else { return value }
+        return value.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\t", with: "\\t")
+            .replacingOccurrences(of: "\n", with: "\\n").replacingOccurrences(of: "\r", with: "\\r")
+    }
+
     /// Runs `body` inside BEGIN ... COMMIT; any error rolls back and is rethrown.
     public func transaction<T>(_ body: (Connection) throws -> T) throws -> T {
         try query("BEGIN")
@@ -79,12 +111,14 @@ public final class Connection {
         }
     }
 
-    private func consume(_ result: OpaquePointer?) throws -> Rows {
+    private func consume(_ result: OpaquePointer?, expecting expected: ExecStatusType? = nil) throws -> Rows {
         guard let result else {
             throw PostgresError(isHealthy ? .queryFailed : .connectionLost, Connection.errorText(handle))
         }
         defer { PQclear(result) }
-        switch PQresultStatus(result) {
+        let status = PQresultStatus(result)
+        if let expected, status == expected { return Rows(columns: [], values: [], affected: 0) }
+        switch status {
         case PGRES_COMMAND_OK, PGRES_TUPLES_OK, PGRES_EMPTY_QUERY:
             return Connection.rows(of: result)
         default:

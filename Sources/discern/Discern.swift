@@ -7,7 +7,7 @@ struct Discern: AsyncParsableCommand {
         commandName: "discern",
         abstract: "Batch image analysis: jobs in PostgreSQL, images prepared with libvips, results back in PostgreSQL.",
         subcommands: [
-            MigrateCommand.self, EnqueueCommand.self, WorkCommand.self, StatusCommand.self, ResultsCommand.self,
+            MigrateCommand.self, EnqueueCommand.self, WorkCommand.self, StatusCommand.self, ResultsCommand.self, ReportCommand.self,
             PrepareCommand.self, PruneCommand.self, SimulateCommand.self, SamplesCommand.self,
         ])
 }

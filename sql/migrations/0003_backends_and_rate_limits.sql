@@ -17,6 +17,11 @@ ALTER TABLE discern.results
 
 CREATE INDEX results_backend_outcome ON discern.results (backend, outcome, created_at);
 
+-- The job's unique key (content hash + backend + action), kept with the result: `discern
+-- enqueue` skips files already analysed even after their jobs were pruned.
+ALTER TABLE discern.results ADD COLUMN unique_key text;
+CREATE INDEX results_unique_key ON discern.results (unique_key) WHERE unique_key IS NOT NULL;
+
 -- Results by service and outcome, for dashboards.
 CREATE VIEW discern.outcomes_by_backend AS
 SELECT backend, action, coalesce(outcome, 'unknown') AS outcome, count(*) AS results,

@@ -1,15 +1,21 @@
 import ArgumentParser
+import Crypto
 import Foundation
 import JobQueue
 import Postgres
 
 struct EnqueueCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "enqueue", abstract: "Add a job for each image file given, searching folders recursively.")
+        commandName: "enqueue", abstract: "Add a job for each image file given, searching folders recursively.",
+        discussion: """
+            By default each file's content is hashed (SHA-256): a file whose content already has a job waiting, \
+            running or succeeded for the same backend and action, or a result, is skipped, so enqueueing the same \
+            folder twice adds nothing. Jobs go in with COPY, in one transaction.
+            """)
 
     @OptionGroup var database: DatabaseOptions
 
-    @Argument(help: "Image files or folders. Folders are searched recursively for .jpg .jpeg .png .webp .tif .tiff .heic .heif .gif files (for unissey: .mp4 .mov .webm).")
+    @Argument(help: "Files or folders. Folders are searched recursively for .jpg .jpeg .png .webp .tif .tiff .heic .heif .gif files (for unissey: .mp4 .mov .webm .m4v).")
     var paths: [String]
 
     @Option(help: "The analysis service: discerner, ooto, azure-face, landmark, unissey.")
@@ -27,54 +33,59 @@ struct EnqueueCommand: AsyncParsableCommand {
     @Option(help: "Lower numbers run first.")
     var priority: Int = 0
 
+    @Option(help: "Only files whose relative path or name matches this glob (repeatable), e.g. '*/cam-*/*.jpg'.")
+    var include: [String] = []
+
+    @Option(help: "Leave out files whose relative path or name matches this glob (repeatable), e.g. '*/thumbs/*'.")
+    var exclude: [String] = []
+
+    @Flag(inversion: .prefixedNo, help: "Skip files whose content was already enqueued or analysed (hashes every file).")
+    var dedupe = true
+
+    @Option(help: "Threads hashing files.")
+    var hashThreads: Int = max(2, ProcessInfo.processInfo.activeProcessorCount)
+
     func validate() throws {
         guard ["discerner", "ooto", "azure-face", "landmark", "unissey"].contains(backend) else {
             throw ValidationError("--backend must be one of discerner, ooto, azure-face, landmark, unissey")
         }
         guard let object = try? JSONSerialization.jsonObject(with: Data(params.utf8)), object is [String: Any] else {
-            throw ValidationError("--params must be a JSON object, e.g. '{\"templateId\": \"t-1\"}'")
+            throw ValidationError(#"--params must be a JSON object, e.g. '{"templateId": "t-1"}'"#)
         }
     }
 
     func run() async throws {
-        let files = try ImageFileFinder.find(paths, extensions: backend == "unissey" ? ImageFileFinder.videoExtensions : ImageFileFinder.extensions)
-        guard !files.isEmpty else {
-            throw ValidationError("no image files found under \(paths.joined(separator: ", "))")
+        let finder = FileFinder(extensions: backend == "unissey" ? FileFinder.videoExtensions : FileFinder.imageExtensions,
+                                include: include, exclude: exclude)
+        let paths = try finder.find(self.paths)
+        guard !paths.isEmpty else {
+            throw ValidationError("no files found under \(self.paths.joined(separator: ", "))")
+        }
+        var files = paths.map { EnqueuedFile(path: $0) }
+        if dedupe {
+            let bar = TerminalProgress(label: "hashing", total: paths.count)
+            let digests = try await ContentHasher.sha256(paths, threads: hashThreads) { bar.update($0) }
+            bar.finish()
+            let suffix = uniqueKeySuffix
+            files = zip(paths, digests).map { EnqueuedFile(path: $0, uniqueKey: "sha256:\($1)\(suffix)") }
         }
         let backend = self.backend, action = self.action, batch = self.batch, priority = self.priority, params = self.params
-        let count = try await Database(conninfo: database.conninfo).withConnection { connection in
-            try JobQueue.enqueue(connection, paths: files, backend: backend, action: action, batch: batch, priority: priority, paramsJSON: params)
+        let found = files.count, chosen = files
+        let added = try await Database(conninfo: database.conninfo).withConnection { connection in
+            try JobQueue.enqueue(connection, files: chosen, backend: backend, action: action, batch: batch, priority: priority, paramsJSON: params)
         }
-        print("enqueued \(count) job(s) for \(backend)\(batch.map { " in batch \($0)" } ?? "")")
+        let skipped = found - added
+        print("enqueued \(added) job(s) for \(backend)\(batch.map { " in batch \($0)" } ?? "")"
+              + (skipped > 0 ? "; skipped \(skipped) already enqueued or analysed" : ""))
     }
-}
 
-/// Expands files and folders into absolute image file paths, sorted.
-enum ImageFileFinder {
-    static let extensions: Set<String> = ["jpg", "jpeg", "png", "webp", "tif", "tiff", "heic", "heif", "gif"]
-    static let videoExtensions: Set<String> = ["mp4", "mov", "webm", "m4v"]
-
-    static func find(_ paths: [String], extensions: Set<String> = Self.extensions) throws -> [String] {
-        var found: [String] = []
-        let manager = FileManager.default
-        for path in paths {
-            let url = URL(fileURLWithPath: path).standardizedFileURL
-            var isDirectory: ObjCBool = false
-            guard manager.fileExists(atPath: url.path, isDirectory: &isDirectory) else {
-                throw ValidationError("\(path) does not exist")
-            }
-            guard isDirectory.boolValue else {
-                found.append(url.path)  // named explicitly: taken whatever its extension
-                continue
-            }
-            let walker = manager.enumerator(at: url, includingPropertiesForKeys: [.isRegularFileKey], options: [.skipsHiddenFiles])
-            while let file = walker?.nextObject() as? URL {
-                if extensions.contains(file.pathExtension.lowercased()),
-                   (try? file.resourceValues(forKeys: [.isRegularFileKey]).isRegularFile) == true {
-                    found.append(file.standardizedFileURL.path)
-                }
-            }
+    /// Backend, action and (when given) the params make a key: the same photo may be analysed
+    /// by two services, or enrolled under two template ids.
+    private var uniqueKeySuffix: String {
+        var suffix = ":\(backend):\(action)"
+        if params.trimmingCharacters(in: .whitespaces) != "{}" {
+            suffix += ":" + SHA256.hash(data: Data(params.utf8)).prefix(8).map { String(format: "%02x", $0) }.joined()
         }
-        return found.sorted()
+        return suffix
     }
 }

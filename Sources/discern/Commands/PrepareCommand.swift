@@ -32,7 +32,7 @@ struct PrepareCommand: AsyncParsableCommand {
             throw ValidationError("no image policy for backend '\(backend)' (discerner, landmark, azure-face, ooto)")
         }
         if let maxBytes { policy.maxBytes = maxBytes }
-        let files = try ImageFileFinder.find(paths)
+        let files = try FileFinder().find(paths)
         if files.count == 1, paths.count == 1, !FileManager.default.isDirectory(paths[0]) {
             let command = self, file = files[0], chosen = policy
             try await OffThePool.run { try command.prepareOne(file, policy: chosen) }

@@ -1,0 +1,126 @@
+import Foundation
+import Postgres
+
+/// What happened to one batch: outcomes per backend, the commonest errors, throughput, bytes
+/// saved by preparation and calls made. `discern report` prints it as Markdown or JSON.
+public struct BatchReport: Codable, Sendable {
+    public struct Backend: Codable, Sendable {
+        public var backend: String
+        public var jobs: Int
+        public var succeeded: Int
+        public var dead: Int
+        public var cancelled: Int
+        public var pending: Int
+        /// Attempts that failed along the way, retried or not.
+        public var failedAttempts: Int
+        /// Calls made by the attempts that succeeded (retries within them included).
+        public var apiCalls: Int
+        public var originalBytes: Int
+        public var sentBytes: Int
+        public var passedThrough: Int
+        public var averagePrepareMilliseconds: Double?
+        public var averageAnalyzeMilliseconds: Double?
+        public var outcomes: [String: Int]
+    }
+
+    public struct ErrorKind: Codable, Sendable {
+        public var backend: String
+        public var kind: String
+        public var jobs: Int
+        public var example: String
+    }
+
+    public var batch: String
+    public var createdAt: String
+    public var backends: [Backend]
+    public var topErrors: [ErrorKind]
+    /// From the batch's creation to its last finished job.
+    public var elapsedSeconds: Double?
+    /// Finished jobs per minute between the first and the last finish.
+    public var jobsPerMinute: Double?
+
+    public var totalJobs: Int { backends.reduce(0) { $0 + $1.jobs } }
+    public var bytesSaved: Int { backends.reduce(0) { $0 + $1.originalBytes - $1.sentBytes } }
+
+    public enum Problem: Error, CustomStringConvertible {
+        case noSuchBatch(String)
+        public var description: String {
+            switch self {
+            case .noSuchBatch(let name): "there is no batch named '\(name)' (discern status lists recent batches)"
+            }
+        }
+    }
+
+    public static func load(_ connection: Connection, batch name: String) throws -> BatchReport {
+        guard let batch = try connection.query(
+            "SELECT id, to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"') AS created FROM discern.batches WHERE name = $1",
+            [name]).first else { throw Problem.noSuchBatch(name) }
+        let id = try batch.int("id")
+        var backends: [String: Backend] = [:]
+        for row in try connection.query("""
+            SELECT backend, count(*) AS jobs,
+                   count(*) FILTER (WHERE state = 'succeeded') AS succeeded, count(*) FILTER (WHERE state = 'dead') AS dead,
+                   count(*) FILTER (WHERE state = 'cancelled') AS cancelled,
+                   count(*) FILTER (WHERE state IN ('available', 'running')) AS pending,
+                   coalesce(sum(jsonb_array_length(error_history)), 0) AS failed_attempts
+            FROM discern.jobs WHERE batch_id = $1 GROUP BY backend
+            """, [id]) {
+            let backend = try row.string("backend")
+            backends[backend] = Backend(
+                backend: backend, jobs: try row.int("jobs"), succeeded: try row.int("succeeded"), dead: try row.int("dead"),
+                cancelled: try row.int("cancelled"), pending: try row.int("pending"), failedAttempts: try row.int("failed_attempts"),
+                apiCalls: 0, originalBytes: 0, sentBytes: 0, passedThrough: 0, outcomes: [:])
+        }
+        // Results outlive pruned jobs: their figures come from the results table.
+        for row in try connection.query("""
+            SELECT backend, count(*) AS results, coalesce(sum(api_calls), 0) AS api_calls,
+                   coalesce(sum(original_bytes), 0) AS original_bytes, coalesce(sum(sent_bytes), 0) AS sent_bytes,
+                   count(*) FILTER (WHERE passed_through) AS passed_through,
+                   avg(prepare_ms) AS prepare_ms, avg(analyze_ms) AS analyze_ms
+            FROM discern.results WHERE batch_id = $1 GROUP BY backend
+            """, [id]) {
+            let name = try row.string("backend")
+            var entry = backends[name] ?? Backend(backend: name, jobs: 0, succeeded: 0, dead: 0, cancelled: 0, pending: 0,
+                                                  failedAttempts: 0, apiCalls: 0, originalBytes: 0, sentBytes: 0, passedThrough: 0,
+                                                  outcomes: [:])
+            entry.succeeded = max(entry.succeeded, try row.int("results"))
+            entry.jobs = max(entry.jobs, entry.succeeded + entry.dead + entry.cancelled + entry.pending)
+            entry.apiCalls = try row.int("api_calls")
+            entry.originalBytes = try row.int("original_bytes")
+            entry.sentBytes = try row.int("sent_bytes")
+            entry.passedThrough = try row.int("passed_through")
+            entry.averagePrepareMilliseconds = try row.optionalDouble("prepare_ms")
+            entry.averageAnalyzeMilliseconds = try row.optionalDouble("analyze_ms")
+            backends[name] = entry
+        }
+        for row in try connection.query("""
+            SELECT backend, coalesce(outcome, 'unknown') AS outcome, count(*) AS results
+            FROM discern.results WHERE batch_id = $1 GROUP BY 1, 2
+            """, [id]) {
+            backends[try row.string("backend")]?.outcomes[try row.string("outcome")] = try row.int("results")
+        }
+        let errors = try connection.query("""
+            SELECT backend, coalesce(error_kind, 'unknown') AS kind, count(*) AS jobs,
+                   coalesce((array_agg(last_error ORDER BY finished_at DESC))[1], '') AS example
+            FROM discern.jobs WHERE batch_id = $1 AND state = 'dead'
+            GROUP BY 1, 2 ORDER BY 3 DESC, 2 LIMIT 10
+            """, [id]).map { row in
+            ErrorKind(backend: try row.string("backend"), kind: try row.string("kind"), jobs: try row.int("jobs"),
+                      example: String(try row.string("example").prefix(200)))
+        }
+        let timing = try connection.query("""
+            SELECT extract(epoch FROM max(f.finished) - b.created_at)::double precision AS elapsed,
+                   CASE WHEN max(f.finished) > min(f.finished)
+                        THEN count(*) / (extract(epoch FROM max(f.finished) - min(f.finished)) / 60) END::double precision AS per_minute
+            FROM discern.batches b
+            JOIN (SELECT finished_at AS finished FROM discern.jobs WHERE batch_id = $1 AND finished_at IS NOT NULL
+                  UNION ALL
+                  SELECT created_at FROM discern.results WHERE batch_id = $1 AND job_id IS NULL) f ON true
+            WHERE b.id = $1
+            GROUP BY b.created_at
+            """, [id]).first
+        return BatchReport(batch: name, createdAt: try batch.string("created"), backends: backends.values.sorted { $0.backend < $1.backend },
+                           topErrors: errors, elapsedSeconds: try timing?.optionalDouble("elapsed"),
+                           jobsPerMinute: try timing?.optionalDouble("per_minute"))
+    }
+}

@@ -1,0 +1,96 @@
+import ArgumentParser
+import Foundation
+import JobQueue
+import Postgres
+
+struct ReportCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "report",
+        abstract: "Summarise a batch: outcomes by backend, top errors, throughput, bytes saved, API calls (Markdown or JSON).")
+
+    @OptionGroup var database: DatabaseOptions
+
+    @Option(help: "The batch's name, as given to enqueue --batch.")
+    var batch: String
+
+    @Option(help: "markdown or json.")
+    var format: String = "markdown"
+
+    @Option(name: .shortAndLong, help: "Write the report to this file instead of standard output.")
+    var output: String?
+
+    func validate() throws {
+        guard ["markdown", "json"].contains(format) else { throw ValidationError("--format must be markdown or json") }
+    }
+
+    func run() async throws {
+        let name = batch
+        let report: BatchReport
+        do {
+            report = try await Database(conninfo: database.conninfo).withConnection { try BatchReport.load($0, batch: name) }
+        } catch let problem as BatchReport.Problem {
+            throw ValidationError(problem.description)
+        }
+        let text: String
+        if format == "json" {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+            encoder.keyEncodingStrategy = .convertToSnakeCase
+            text = String(decoding: try encoder.encode(report), as: UTF8.self) + "\n"
+        } else {
+            text = MarkdownReport.render(report)
+        }
+        if let output {
+            try Data(text.utf8).write(to: URL(fileURLWithPath: output), options: .atomic)
+        } else {
+            print(text, terminator: "")
+        }
+    }
+}
+
+enum MarkdownReport {
+    static func render(_ report: BatchReport) -> String {
+        var lines = ["# Batch \(report.batch)", "", "Created \(report.createdAt). \(report.totalJobs) jobs."]
+        if let elapsed = report.elapsedSeconds {
+            lines[2] += " Last job finished \(duration(elapsed)) after the batch was created"
+            lines[2] += report.jobsPerMinute.map { String(format: "; %.1f jobs/min while finishing.", $0) } ?? "."
+        }
+        lines += ["", "## Outcomes by backend", "",
+                  "| backend | jobs | succeeded | dead | cancelled | pending | failed attempts | API calls | outcomes |",
+                  "|---|---|---|---|---|---|---|---|---|"]
+        for backend in report.backends {
+            let outcomes = backend.outcomes.sorted { ($1.value, $0.key) < ($0.value, $1.key) }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
+            lines.append("| \(backend.backend) | \(backend.jobs) | \(backend.succeeded) | \(backend.dead) | \(backend.cancelled) | \(backend.pending) "
+                         + "| \(backend.failedAttempts) | \(backend.apiCalls) | \(outcomes.isEmpty ? "-" : outcomes) |")
+        }
+        lines += ["", "## Image preparation", "",
+                  "| backend | read | sent | saved | sent as is | avg prepare | avg analyze |", "|---|---|---|---|---|---|---|"]
+        for backend in report.backends {
+            lines.append("| \(backend.backend) | \(megabytes(backend.originalBytes)) | \(megabytes(backend.sentBytes)) "
+                         + "| \(megabytes(backend.originalBytes - backend.sentBytes)) | \(backend.passedThrough) of \(backend.succeeded) "
+                         + "| \(milliseconds(backend.averagePrepareMilliseconds)) | \(milliseconds(backend.averageAnalyzeMilliseconds)) |")
+        }
+        lines += ["", "Bytes saved by preparation: \(megabytes(report.bytesSaved)).", ""]
+        lines += ["## Top errors (dead jobs)", ""]
+        if report.topErrors.isEmpty {
+            lines.append("None.")
+        } else {
+            lines += ["| backend | error_kind | jobs | latest message |", "|---|---|---|---|"]
+            for error in report.topErrors {
+                let example = error.example.replacingOccurrences(of: "|", with: "\\|").replacingOccurrences(of: "\n", with: " ")
+                lines.append("| \(error.backend) | \(error.kind) | \(error.jobs) | \(example) |")
+            }
+            lines += ["", "Retry them after fixing the cause: `SELECT discern.retry_batch('\(report.batch)');`"]
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    static func megabytes(_ bytes: Int) -> String { String(format: "%.1f MB", Double(bytes) / 1_000_000) }
+
+    static func milliseconds(_ value: Double?) -> String { value.map { String(format: "%.0f ms", $0) } ?? "-" }
+
+    static func duration(_ seconds: Double) -> String {
+        let total = Int(seconds.rounded())
+        return total >= 3600 ? "\(total / 3600) h \(total % 3600 / 60) min" : total >= 60 ? "\(total / 60) min \(total % 60) s" : "\(total) s"
+    }
+}

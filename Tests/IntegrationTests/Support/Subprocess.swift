@@ -1,0 +1,39 @@
+import Foundation
+
+/// Runs a program to completion and returns its standard output. It waits with waitpid on a
+/// thread of its own (never a cooperative one), and collects output through a file, so a
+/// daemon the program leaves behind (pg_ctl's server) cannot hold the call open.
+enum Subprocess {
+    static func run(_ executable: String, _ arguments: [String]) async throws -> String {
+        let output = FileManager.default.temporaryDirectory.appendingPathComponent("discern-subprocess-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: output) }
+        let status: Int32 = try await withCheckedThrowingContinuation { continuation in
+            Thread.detachNewThread {
+                continuation.resume(with: Result { try spawnAndWait(executable, arguments, output: output.path) })
+            }
+        }
+        let text = (try? String(contentsOf: output, encoding: .utf8)) ?? ""
+        guard status == 0 else {
+            throw TestSetupError("\(arguments.prefix(2).joined(separator: " ")) exited \(status): \(text.suffix(2000))")
+        }
+        return text
+    }
+
+    private static func spawnAndWait(_ executable: String, _ arguments: [String], output: String) throws -> Int32 {
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, output, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        let argv = ([executable] + arguments).map { strdup($0) } + [nil]
+        defer { argv.forEach { free($0) } }
+        var pid: pid_t = 0
+        let spawned = posix_spawn(&pid, executable, &actions, nil, argv, environ)
+        guard spawned == 0 else { throw TestSetupError("cannot start \(executable): error \(spawned)") }
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        // WIFEXITED / WEXITSTATUS, which Swift cannot import as macros.
+        return (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
+    }
+}
