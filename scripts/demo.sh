@@ -33,7 +33,9 @@ rm -rf "$state/samples"
 
 batch="demo-$(date +%Y%m%d-%H%M%S)"
 echo "==> enqueueing them as batch $batch"
-"$discern" enqueue "$state/samples" --batch "$batch"
+# The samples are the same every run, and enqueue skips content already analysed: --no-dedupe
+# analyses them again, so each run of the demo shows fresh results.
+"$discern" enqueue "$state/samples" --batch "$batch" --no-dedupe
 
 echo "==> draining the queue"
 "$discern" work --drain --log-level warning
@@ -52,6 +54,9 @@ JOIN discern.batches b ON b.id = r.batch_id
 WHERE b.name = :'batch'
 ORDER BY r.job_id;
 SQL
+
+echo "==> the batch report (discern report --batch $batch)"
+"$discern" report --batch "$batch"
 
 cat <<EOF2
 PostgreSQL is still running for you to look around:

@@ -3,7 +3,8 @@
 # Needs root (or sudo) on Debian/Ubuntu; elsewhere it says what to install and carries on.
 set -euo pipefail
 
-packages=(libvips-dev libpq-dev libcurl4-openssl-dev postgresql postgresql-contrib pkg-config python3 python3-pip)
+# systemd only for `systemd-analyze verify` of deploy/systemd in the tests.
+packages=(libvips-dev libpq-dev libcurl4-openssl-dev postgresql postgresql-contrib pkg-config python3 python3-pip systemd)
 missing=()
 for package in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
@@ -20,10 +21,13 @@ if ((${#missing[@]})); then
     $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 
-# botocore is the independent SigV4 signer the simulator's S3 verifier is checked against.
-if ! python3 -c 'import botocore' 2>/dev/null; then
-    echo "==> installing botocore from PyPI"
-    python3 -m pip install --quiet botocore || python3 -m pip install --quiet --break-system-packages botocore
+# From PyPI: botocore, the independent SigV4 signer the simulator's S3 verifier is checked
+# against; kubernetes-validate (offline Kubernetes schemas), jsonschema and PyYAML, which check
+# deploy/kubernetes.
+if ! python3 -c 'import botocore, kubernetes_validate, jsonschema, yaml' 2>/dev/null; then
+    echo "==> installing botocore, kubernetes-validate, jsonschema, PyYAML from PyPI"
+    python_packages=(botocore kubernetes-validate jsonschema pyyaml)
+    python3 -m pip install --quiet "${python_packages[@]}" || python3 -m pip install --quiet --break-system-packages "${python_packages[@]}"
 fi
 
 if ! command -v swift >/dev/null && [ -x /opt/swift/usr/bin/swift ]; then

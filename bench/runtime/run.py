@@ -63,7 +63,19 @@ def cpu_seconds_per_image(unique):
 
 
 def postgres(folder):
-    return run(["bash", os.path.join(ROOT, "scripts", "postgres.sh"), "start", folder]).stdout.strip()
+    url = run(["bash", os.path.join(ROOT, "scripts", "postgres.sh"), "start", folder]).stdout.strip()
+    # The services and their database stand in for other machines: niced, they take only the
+    # CPU the pipeline under test leaves idle (the same for both pipelines). Backends forked
+    # later inherit the postmaster's niceness.
+    with open(os.path.join(folder, "data", "postmaster.pid")) as handle:
+        subprocess.run(["renice", "-n", "19", "-p", handle.readline().strip()], capture_output=True)
+    return url
+
+
+def cpu_seconds_of(pid):
+    with open(f"/proc/{pid}/stat") as handle:
+        fields = handle.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def fresh_database(server, name, folder):
@@ -74,7 +86,8 @@ def fresh_database(server, name, folder):
     run([DISCERN, "migrate"], env=env)
     # The contract's rate limits (50 analyses a minute) are not what is measured here.
     run(["psql", url, "-qc", "UPDATE discern.rate_limits SET per_minute = 1000000, burst = 10000, tokens = 10000"])
-    run([DISCERN, "enqueue", folder, "--batch", "bench"], env=env)
+    # The set repeats 16 distinct images: content dedupe would keep 16 jobs.
+    run([DISCERN, "enqueue", folder, "--batch", "bench", "--no-dedupe"], env=env)
     return url, env
 
 
@@ -107,7 +120,7 @@ def main():
     url_file = os.path.join(DATA, "sim.url")
     if os.path.exists(url_file):
         os.remove(url_file)
-    simulator = subprocess.Popen([DISCERN, "simulate", "--port", "0", "--url-file", url_file, "--latency-ms", str(LATENCY_MS),
+    simulator = subprocess.Popen(["nice", "-n", "19", DISCERN, "simulate", "--port", "0", "--url-file", url_file, "--latency-ms", str(LATENCY_MS),
                                   "--log-level", "warning"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         while not os.path.exists(url_file):
@@ -116,12 +129,16 @@ def main():
 
         url, env = fresh_database(server, "bench_discern", full)
         env["DISCERN_DISCERNER_URL"] = service
+        before = cpu_seconds_of(simulator.pid)
         d_seconds, d_peak, d_cpu, _ = timed([DISCERN, "work", "--drain", "--log-level", "warning"], env)
+        d_sim = cpu_seconds_of(simulator.pid) - before
         d_done = succeeded(url)
 
         url, env = fresh_database(server, "bench_python", full)
+        before = cpu_seconds_of(simulator.pid)
         p_seconds, p_peak, p_cpu, _ = timed([sys.executable, os.path.join(HERE, "python_pipeline.py"), url, service,
                                              "--threads", "8"], env)
+        p_sim = cpu_seconds_of(simulator.pid) - before
         p_done = succeeded(url)
     finally:
         simulator.terminate()
@@ -141,18 +158,21 @@ def main():
         f"Simulator: every API call answers after {LATENCY_MS} ms (upload-url and analyze: 600 ms of latency per image, "
         "plus the PUT). Rate limits lifted. One PostgreSQL, one simulator, run one after the other.",
         "",
-        "| | images/s | seconds | succeeded | peak RSS | CPU seconds |",
-        "|---|---|---|---|---|---|",
-        f"| CPU-bound limit ({cores} cores / {cpu_per_image:.3f} CPU s per image) | {limit:.2f} | | | | |",
+        "| | images/s | seconds | succeeded | peak RSS | CPU seconds | simulator CPU seconds |",
+        "|---|---|---|---|---|---|---|",
+        f"| CPU-bound limit ({cores} cores / {cpu_per_image:.3f} CPU s per image) | {limit:.2f} | | | | | |",
         f"| discern work --drain (defaults: 16 calls in flight, {cores} prepare threads) | {d_rate:.2f} | {d_seconds:.1f} | {d_done}/{images} "
-        f"| {d_peak / 1024:.0f} MiB | {d_cpu:.1f} |",
+        f"| {d_peak / 1024:.0f} MiB | {d_cpu:.1f} | {d_sim:.1f} |",
         f"| Python: Pillow + requests + psycopg, 8 threads | {p_rate:.2f} | {p_seconds:.1f} | {p_done}/{images} "
-        f"| {p_peak / 1024:.0f} MiB | {p_cpu:.1f} |",
+        f"| {p_peak / 1024:.0f} MiB | {p_cpu:.1f} | {p_sim:.1f} |",
         "",
         f"- discern reaches **{d_rate / limit:.0%}** of the CPU-bound limit (target 90%) and **{d_rate / p_rate:.2f}x** the "
         "Python pipeline (target 3x), with a peak RSS of "
         f"**{d_peak / 1024:.0f} MiB** (target 250 MB).",
-        "- The simulator and PostgreSQL share the 2 cores during the run, so the limit counts discern's preparation only.",
+        f"- CPU per image: discern {d_cpu / max(d_done, 1):.3f} s, Python {p_cpu / max(p_done, 1):.3f} s. Both pipelines are CPU-bound here; "
+        "their ratio is bounded by the ratio of their CPU per image, because the network wait is hidden by either.",
+        "- The simulator and PostgreSQL run niced (19) on the same 2 cores, standing in for remote machines; their CPU is "
+        "not counted in the limit.",
         "",
     ]
     section = "\n".join(lines)

@@ -1,0 +1,70 @@
+import Foundation
+import Imaging
+import JobQueue
+import Postgres
+import Testing
+
+/// deploy/grafana's dashboard against the real, migrated schema with some results in it.
+@Suite("Grafana dashboard")
+struct GrafanaDashboardTests {
+    static let dashboard = ChaosJobs.repository.appendingPathComponent("deploy/grafana/discern-dashboard.json")
+
+    /// Every query target of every panel: (panel title, SQL or PromQL).
+    static func targets(_ key: String) throws -> [(String, String)] {
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: dashboard)) as? [String: Any])
+        let panels = try #require(object["panels"] as? [[String: Any]])
+        return panels.flatMap { panel in
+            ((panel["targets"] as? [[String: Any]]) ?? []).compactMap { target in
+                (target[key] as? String).map { (panel["title"] as? String ?? "?", $0) }
+            }
+        }
+    }
+
+    /// Grafana's PostgreSQL macros, expanded the way Grafana does for a 6-hour range.
+    static func expandMacros(_ sql: String) throws -> String {
+        var text = sql
+        let filter = try Regex(#"\$__timeFilter\(([a-z_.]+)\)"#)
+        text = text.replacing(filter) { "\($0.output[1].substring ?? "") BETWEEN now() - interval '6 hours' AND now()" }
+        let group = try Regex(#"\$__timeGroupAlias\(([a-z_.]+), *'(\d+)m'\)"#)
+        text = text.replacing(group) { match in
+            let column = match.output[1].substring ?? "", minutes = Int(match.output[2].substring ?? "1") ?? 1
+            return "to_timestamp(floor(extract(epoch FROM \(column)) / \(minutes * 60)) * \(minutes * 60)) AS time"
+        }
+        return text
+    }
+
+    @Test("every SQL query runs against the migrated schema and returns rows where there is data")
+    func sqlQueriesRun() async throws {
+        let queries = try Self.targets("rawSql")
+        #expect(queries.count >= 10)
+        try await TestDatabase.with { conninfo in
+            try await TestFolder.with { folder in
+                let paths = try (1...3).map { try folder.write(SampleImages.photo(width: 320, height: 240, seed: $0), as: "g\($0).jpg") }
+                let broken = try folder.write(Data("nope".utf8), as: "broken.jpg")
+                let database = Database(conninfo: conninfo)
+                try await database.withConnection { try JobQueue.enqueue($0, paths: paths + [broken], batch: "grafana") }
+                try await TestSimulator.with { try await TestWorker.drain(conninfo, simulator: $0) }
+                for (title, sql) in queries {
+                    let expanded = try Self.expandMacros(sql)
+                    #expect(!expanded.contains("$__"), "\(title): a Grafana macro this test does not know")
+                    let rows = try await database.rows(expanded)
+                    #expect(rows.count > 0, "\(title) returned nothing")
+                }
+            }
+        }
+    }
+
+    @Test("every metric the Prometheus panels use is one the workers export")
+    func metricNamesExist() throws {
+        let exported = try String(contentsOf: ChaosJobs.repository.appendingPathComponent("Sources/Worker/Pipeline/WorkerMetrics.swift"),
+                                  encoding: .utf8)
+        let name = try Regex(#"discern_[a-z_]+"#)
+        for (title, expression) in try Self.targets("expr") {
+            for match in expression.matches(of: name) {
+                let metric = String(expression[match.range])
+                let base = ["_bucket", "_sum", "_count"].reduce(metric) { $0.hasSuffix($1) ? String($0.dropLast($1.count)) : $0 }
+                #expect(exported.contains("\"\(base)\""), "\(title): \(metric) is not exported")
+            }
+        }
+    }
+}
