@@ -8,15 +8,11 @@ import Postgres
 public final class PostgresRateGate: RateGate {
     private let database: Database
     private let logger: Logger
-    private let waits = WaitCounter()
 
     public init(conninfo: String, logger: Logger) {
         self.database = Database(conninfo: conninfo, name: "discern-ratelimit")
         self.logger = logger
     }
-
-    /// Total seconds calls spent waiting for a token, for metrics and reports.
-    public var secondsWaited: Double { get async { await waits.total } }
 
     public func acquire(_ key: String) async throws(BackendError) {
         while true {
@@ -31,7 +27,6 @@ public final class PostgresRateGate: RateGate {
                 throw BackendError(.rateLimiterUnavailable, "could not take a rate-limit token for \(key): \(error)", retryable: true)
             }
             guard wait > 0 else { return }
-            await waits.add(wait)
             WorkerMetrics.rateLimitWait(key: key, seconds: min(wait, 2))
             do {
                 // Short naps: a raised limit (UPDATE discern.rate_limits) applies quickly.
@@ -49,9 +44,4 @@ public final class PostgresRateGate: RateGate {
             logger.warning("could not record a 429 in the shared rate limit", metadata: ["key": "\(key)", "error": "\(error)"])
         }
     }
-}
-
-private actor WaitCounter {
-    var total = 0.0
-    func add(_ seconds: Double) { total += seconds }
 }
