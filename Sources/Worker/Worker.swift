@@ -212,6 +212,12 @@ public final class Worker: Sendable {
             let weight = prepared.upload.data.count
             await bytesInFlight.acquire(weight)
             await networkSlots.acquire()
+            // Abandoned while waiting (lease lost, grace over): hand the slots on, call nobody.
+            guard !Task.isCancelled else {
+                await networkSlots.release()
+                await bytesInFlight.release(weight)
+                return
+            }
             let analyzeStarted = ContinuousClock.now
             outcome = await processor.analyze(job, prepared)
             await networkSlots.release()

@@ -56,6 +56,10 @@ struct AzureFaceBackendTests {
             #expect(training.retryable)
             #expect(training.retryAfterSeconds == 30)
 
+            await simulator.scripted.enqueue("azure.identify", .azureError(status: 400, code: "BadArgument", message: "Argument faceIds is invalid."))
+            let badArgument = try await failure(photo)
+            #expect(badArgument.kind == "azure_bad_argument")
+            #expect(!badArgument.retryable)
             await simulator.scripted.enqueue("azure.identify", .azureError(status: 400, code: "FaceNotFound", message: "Face is not found."))
             #expect(try await failure(photo).retryable, "an expired faceId is cured by detecting again")
             await simulator.scripted.enqueue("azure.detect", .azureError(status: 403, code: "UnsupportedFeature", message: "Feature is not supported."))
