@@ -58,6 +58,7 @@ SQL
 echo "==> the batch report (discern report --batch $batch)"
 "$discern" report --batch "$batch"
 
+echo
 cat <<EOF2
 PostgreSQL is still running for you to look around:
   psql '$DISCERN_DATABASE_URL' -c 'SELECT * FROM discern.queue_depth'
