@@ -17,18 +17,18 @@ import Postgres
 /// ends) or, with `drain`, when nothing claimable, retrying or running is left. It throws only
 /// when the database stays unreachable; a job's failure is recorded on the job, never thrown.
 public final class Worker: Sendable {
-    private let configuration: WorkerConfiguration
+    let configuration: WorkerConfiguration
     private let conninfo: String
     private let claims: Database
-    private let completions: Database
-    private let batcher: CompletionBatcher
-    private let networkSlots: Slots
-    private let bytesInFlight: Slots
-    private let processor: JobProcessor
+    let completions: Database
+    let batcher: CompletionBatcher
+    let networkSlots: Slots
+    let bytesInFlight: Slots
+    let processor: JobProcessor
     private let tally = Tally()
     private let blockingPool: ThreadPool
-    private let leases: LeaseKeeper
-    private let logger: Logger
+    let leases: LeaseKeeper
+    let logger: Logger
     private let events = AsyncStream<WorkerEvent>.makeStream()
 
     public init(conninfo: String, backends: [any AnalysisBackend], configuration: WorkerConfiguration, logger: Logger) {
@@ -192,78 +192,6 @@ public final class Worker: Sendable {
             logger.error("could not hand jobs back; they return when their leases expire", metadata: ["error": "\(error)"])
         }
     }
-
-    private func handle(_ job: Job, tally: Tally, onPrepared: () -> Void) async {
-        var log = logger
-        log[metadataKey: "job"] = "\(job.id)"
-        log[metadataKey: "attempt"] = "\(job.attempt)"
-        defer { Task { await leases.release(job.id) } }
-        let prepareStarted = ContinuousClock.now
-        let prepared = await processor.prepare(job)
-        WorkerMetrics.stage("prepare", backend: job.backend, ContinuousClock.now - prepareStarted)
-        onPrepared()
-        let outcome: Result<JobResult, JobFailure>
-        switch prepared {
-        case .failure(let failure):
-            outcome = .failure(failure)
-        case .success(let prepared):
-            guard !Task.isCancelled else { return }
-            // Prepared bytes wait within a memory budget, then for a network slot.
-            let weight = prepared.upload.data.count
-            await bytesInFlight.acquire(weight)
-            await networkSlots.acquire()
-            // Abandoned while waiting (lease lost, grace over): hand the slots on, call nobody.
-            guard !Task.isCancelled else {
-                await networkSlots.release()
-                await bytesInFlight.release(weight)
-                return
-            }
-            let analyzeStarted = ContinuousClock.now
-            outcome = await processor.analyze(job, prepared)
-            await networkSlots.release()
-            await bytesInFlight.release(weight)
-            WorkerMetrics.stage("analyze", backend: job.backend, ContinuousClock.now - analyzeStarted)
-        }
-        guard !Task.isCancelled else { return }
-        do {
-            try await record(outcome, of: job, tally: tally, log: log)
-        } catch {
-            // The lease will expire and the job will run again: nothing is lost.
-            log.error("could not record the outcome; the job will be retried when its lease expires", metadata: ["error": "\(error)"])
-        }
-    }
-
-    private func record(_ outcome: Result<JobResult, JobFailure>, of job: Job, tally: Tally, log: Logger) async throws {
-        switch outcome {
-        case .success(let result):
-            let started = ContinuousClock.now
-            let stored = try await batcher.complete(job.id, result)
-            WorkerMetrics.stage("complete", backend: job.backend, ContinuousClock.now - started)
-            await tally.record(stored ? .succeeded : .leaseLost)
-            WorkerMetrics.jobFinished(backend: job.backend, outcome: stored ? "succeeded" : "lease_lost")
-            WorkerMetrics.bytes(read: result.preparation.originalBytes, sent: result.preparation.sentBytes)
-            WorkerMetrics.apiCalls(backend: job.backend, result.analysis.apiCalls)
-            log.info("job succeeded", metadata: [
-                "path": "\(job.imagePath)", "backend": "\(job.backend)", "outcome": "\(result.analysis.outcome ?? "-")",
-                "sent_bytes": "\(result.preparation.sentBytes)", "passed_through": "\(result.preparation.passedThrough)",
-                "lease_lost": "\(!stored)",
-            ])
-        case .failure(let failure):
-            let workerID = configuration.workerID, backoff = configuration.backoff
-            let state = try await Retrying.database(logger: log, "record failure") {
-                try await self.completions.withConnection { connection in
-                    try JobQueue.fail(connection, job: job, workerID: workerID, failure: failure, backoff: backoff)
-                }
-            }
-            await tally.record(state == .dead ? .dead : state == .leaseLost ? .leaseLost : .retryScheduled)
-            WorkerMetrics.failedAttempt(backend: job.backend, kind: failure.kind)
-            WorkerMetrics.jobFinished(backend: job.backend, outcome: state == .dead ? "dead" : state == .leaseLost ? "lease_lost" : "retry_scheduled")
-            log.warning("job failed", metadata: [
-                "path": "\(job.imagePath)", "error_kind": "\(failure.kind)", "now": "\(state.rawValue)",
-                "error": "\(failure.message)",
-            ])
-        }
-    }
 }
 
 enum WorkerEvent: Sendable {
@@ -274,19 +202,4 @@ enum WorkerEvent: Sendable {
     case stop
     case graceOver
     case abandon([Int])
-}
-
-/// Counts outcomes across concurrent jobs.
-private actor Tally {
-    enum Outcome { case succeeded, retryScheduled, dead, leaseLost }
-    private(set) var summary = WorkerSummary()
-
-    func record(_ outcome: Outcome) {
-        switch outcome {
-        case .succeeded: summary.succeeded += 1
-        case .retryScheduled: summary.retryScheduled += 1
-        case .dead: summary.dead += 1
-        case .leaseLost: summary.leaseLost += 1
-        }
-    }
 }
