@@ -20,11 +20,8 @@ def sh(*command, **kwargs):
     return subprocess.run(command, check=True, capture_output=True, text=True, **kwargs).stdout
 
 
-def main():
-    url = sys.argv[1]
-    bench_bin = sys.argv[2]
-    workers = 8
-    # Raw baseline table, refilled before each pgbench run.
+def raw_throughput(url, workers):
+    """pgbench's raw SKIP LOCKED claim + complete, batches of 100, 15 s, on a fresh table: jobs/s."""
     sh("psql", url, "-qc", """
         DROP TABLE IF EXISTS bench_raw;
         CREATE TABLE bench_raw (id bigserial PRIMARY KEY, state text NOT NULL DEFAULT 'available', owner int);
@@ -33,14 +30,30 @@ def main():
         INSERT INTO bench_raw (state) SELECT 'available' FROM generate_series(1, 3000000);""",
        "-c", "VACUUM ANALYZE bench_raw")
     out = sh(PGBENCH, "-n", "-c", str(workers), "-j", "2", "-T", "15", "-f", os.path.join(HERE, "raw-claim-complete.sql"), url)
-    tps = float(re.search(r"tps = ([\d.]+)", out).group(1))
-    raw_jobs = tps * 100
     sh("psql", url, "-qc", "DROP TABLE bench_raw")
+    return float(re.search(r"tps = ([\d.]+)", out).group(1)) * 100
+
+
+def main():
+    url = sys.argv[1]
+    bench_bin = sys.argv[2]
+    workers = 8
+    rounds = int(os.environ.get("QUEUE_BENCH_ROUNDS", "3"))
+    # The machine is shared and noisy: alternate the raw baseline and discern's no-op run, several
+    # rounds, and judge the median of the per-round ratios.
+    pairs = []
+    for _ in range(rounds):
+        raw = raw_throughput(url, workers)
+        discern = float(sh(bench_bin, url, "--workers", str(workers), "--throughput-only").split("=", 1)[1])
+        pairs.append((raw, discern))
+        print(f"round: raw {raw:,.0f} jobs/s, discern {discern:,.0f} jobs/s = {discern / raw:.0%}", file=sys.stderr)
+    ratios = sorted(d / r for r, d in pairs)
+    median_ratio = ratios[len(ratios) // 2]
 
     started = time.monotonic()
     figures = dict(line.split("=", 1) for line in sh(bench_bin, url, "--workers", str(workers)).split())
     print(f"discern bench took {time.monotonic() - started:.0f} s", file=sys.stderr)
-    discern = float(figures["discern_batch100_jobs_per_s"])
+    round_text = "; ".join(f"{d:,.0f} vs {r:,.0f} ({d / r:.0%})" for r, d in pairs)
     lines = [
         "## Queue (bench/queue)",
         "",
@@ -48,8 +61,7 @@ def main():
         "",
         "| measure | figure | target |",
         "|---|---|---|",
-        f"| raw SKIP LOCKED claim + complete, pgbench, {workers} clients, batches of 100 | {raw_jobs:,.0f} jobs/s | baseline |",
-        f"| discern no-op claim + complete (result row written), {workers} connections, batches of 100 | {discern:,.0f} jobs/s = **{discern / raw_jobs:.0%}** of raw | at least 50 % |",
+        f"| discern no-op claim + complete (result row written), {workers} connections, batches of 100, against raw SKIP LOCKED claim + complete with pgbench ({workers} clients, batches of 100), alternating, {rounds} rounds | median **{median_ratio:.0%}** of raw; rounds (discern vs raw jobs/s): {round_text} | at least 50 % |",
         f"| discern no-op, one job per claim and completion | {float(figures['discern_batch1_jobs_per_s']):,.0f} jobs/s | — |",
         f"| idle enqueue-to-claim latency (LISTEN/NOTIFY), p50 / p99 | {figures['idle_latency_p50_ms']} ms / {figures['idle_latency_p99_ms']} ms | p50 at most 5 ms |",
         f"| claim of 10, median, 10k queued | {figures['claim_ms_10k']} ms | — |",

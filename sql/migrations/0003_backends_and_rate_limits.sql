@@ -15,7 +15,8 @@ ALTER TABLE discern.results
     ADD COLUMN details jsonb NOT NULL DEFAULT '{}'::jsonb,
     ADD COLUMN api_calls smallint NOT NULL DEFAULT 0;
 
-CREATE INDEX results_backend_outcome ON discern.results (backend, outcome, created_at);
+-- No index on (backend, outcome): every completion would pay for it, and the dashboards'
+-- per-outcome counts scan by time (results_created_at) or all results anyway.
 
 -- The job's unique key (content hash + backend + action), kept with the result: `discern
 -- enqueue` skips files already analysed even after their jobs were pruned.
