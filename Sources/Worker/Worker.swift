@@ -25,7 +25,7 @@ public final class Worker: Sendable {
     let networkSlots: Slots
     let bytesInFlight: Slots
     let processor: JobProcessor
-    private let tally = Tally()
+    let tally = Tally()
     private let blockingPool: ThreadPool
     let leases: LeaseKeeper
     let logger: Logger
@@ -64,7 +64,6 @@ public final class Worker: Sendable {
             "concurrency": "\(configuration.concurrency)", "prepare_threads": "\(configuration.prepareThreads)",
             "drain": "\(configuration.drain)", "blocking_call_audit": "\(BlockingCallAudit.isEnabled ? "on" : "off")",
         ])
-        let tally = self.tally
         let continuation = events.continuation
         // New jobs wake the worker at once (LISTEN/NOTIFY); the ticker is the fallback when
         // notifications cannot arrive (a transaction-pooling PgBouncer in between).
@@ -99,7 +98,7 @@ public final class Worker: Sendable {
                     await leases.hold(job.id)
                     preparing.insert(job.id)
                     running[job.id] = Task {
-                        await self.handle(job, tally: tally) { continuation.yield(.prepared(job.id)) }
+                        await self.handle(job) { continuation.yield(.prepared(job.id)) }
                         continuation.yield(.finished(job.id))
                     }
                 }

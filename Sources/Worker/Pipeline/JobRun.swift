@@ -6,7 +6,7 @@ import Postgres
 
 /// One job's way through the stages, and how its outcome is recorded.
 extension Worker {
-    func handle(_ job: Job, tally: Tally, onPrepared: () -> Void) async {
+    func handle(_ job: Job, onPrepared: () -> Void) async {
         var log = logger
         log[metadataKey: "job"] = "\(job.id)"
         log[metadataKey: "attempt"] = "\(job.attempt)"
@@ -39,21 +39,20 @@ extension Worker {
         }
         guard !Task.isCancelled else { return }
         do {
-            try await record(outcome, of: job, tally: tally, log: log)
+            try await record(outcome, of: job, log: log)
         } catch {
             // The lease will expire and the job will run again: nothing is lost.
             log.error("could not record the outcome; the job will be retried when its lease expires", metadata: ["error": "\(error)"])
         }
     }
 
-    private func record(_ outcome: Result<JobResult, JobFailure>, of job: Job, tally: Tally, log: Logger) async throws {
+    private func record(_ outcome: Result<JobResult, JobFailure>, of job: Job, log: Logger) async throws {
         switch outcome {
         case .success(let result):
             let started = ContinuousClock.now
             let stored = try await batcher.complete(job.id, result)
             WorkerMetrics.stage("complete", backend: job.backend, ContinuousClock.now - started)
-            await tally.record(stored ? .succeeded : .leaseLost)
-            WorkerMetrics.jobFinished(backend: job.backend, outcome: stored ? "succeeded" : "lease_lost")
+            await finished(job, stored ? .succeeded : .leaseLost)
             WorkerMetrics.bytes(read: result.preparation.originalBytes, sent: result.preparation.sentBytes)
             WorkerMetrics.apiCalls(backend: job.backend, result.analysis.apiCalls)
             log.info("job succeeded", metadata: [
@@ -68,20 +67,26 @@ extension Worker {
                     try JobQueue.fail(connection, job: job, workerID: workerID, failure: failure, backoff: backoff)
                 }
             }
-            await tally.record(state == .dead ? .dead : state == .leaseLost ? .leaseLost : .retryScheduled)
+            await finished(job, state == .dead ? .dead : state == .leaseLost ? .leaseLost : .retryScheduled)
             WorkerMetrics.failedAttempt(backend: job.backend, kind: failure.kind)
-            WorkerMetrics.jobFinished(backend: job.backend, outcome: state == .dead ? "dead" : state == .leaseLost ? "lease_lost" : "retry_scheduled")
             log.warning("job failed", metadata: [
                 "path": "\(job.imagePath)", "error_kind": "\(failure.kind)", "now": "\(state.rawValue)",
                 "error": "\(failure.message)",
             ])
         }
     }
+
+    /// Counted for the summary and the metrics alike.
+    private func finished(_ job: Job, _ outcome: Tally.Outcome) async {
+        await tally.record(outcome)
+        WorkerMetrics.jobFinished(backend: job.backend, outcome: outcome.rawValue)
+    }
 }
 
 /// Counts outcomes across concurrent jobs.
 actor Tally {
-    enum Outcome { case succeeded, retryScheduled, dead, leaseLost }
+    /// Raw values are the `outcome` label of `discern_jobs_total`.
+    enum Outcome: String { case succeeded, retryScheduled = "retry_scheduled", dead, leaseLost = "lease_lost" }
     private(set) var summary = WorkerSummary()
 
     func record(_ outcome: Outcome) {
