@@ -33,10 +33,8 @@ struct ProgressDisplay: Service {
     }
 
     static func render(done: Int, total: Int, dead: Int, elapsedSeconds: Double) -> String {
-        let width = 30
         let share = total > 0 ? Double(done) / Double(total) : 0
-        let filled = Int(share * Double(width))
-        let bar = String(repeating: "#", count: filled) + String(repeating: "-", count: width - filled)
+        let bar = TerminalProgress.bar(share)
         let rate = Double(done) / elapsedSeconds
         let eta = rate > 0 ? Int(Double(total - done) / rate) : nil
         let etaText = eta.map { String(format: "%d:%02d", $0 / 60, $0 % 60) } ?? "--:--"

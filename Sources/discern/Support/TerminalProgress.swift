@@ -20,10 +20,14 @@ final class TerminalProgress: @unchecked Sendable {
             guard now - lastDraw > .milliseconds(100) || done == total else { return }
             lastDraw = now
             let share = total > 0 ? Double(done) / Double(total) : 1
-            let filled = Int(share * 30)
-            let bar = String(repeating: "#", count: filled) + String(repeating: "-", count: 30 - filled)
-            FileHandle.standardError.write(Data("\r\(label) [\(bar)] \(done)/\(total)\u{1B}[K".utf8))
+            FileHandle.standardError.write(Data("\r\(label) [\(Self.bar(share))] \(done)/\(total)\u{1B}[K".utf8))
         }
+    }
+
+    /// `#####-----`: `share` (0...1) of `width` characters filled.
+    static func bar(_ share: Double, width: Int = 30) -> String {
+        let filled = max(0, min(width, Int(share * Double(width))))
+        return String(repeating: "#", count: filled) + String(repeating: "-", count: width - filled)
     }
 
     func finish() {
