@@ -1,7 +1,12 @@
 #include "CVipsShim.h"
+#include <vips/vector.h>
 
 int cvipsshim_init(const char *program_name) {
     return VIPS_INIT(program_name);
+}
+
+void cvipsshim_set_vector_enabled(int enabled) {
+    vips_vector_set_enabled(enabled);
 }
 
 VipsImage *cvipsshim_header_from_buffer(const void *data, size_t length, int fail_on_error) {

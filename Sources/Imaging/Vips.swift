@@ -14,6 +14,11 @@ public enum Vips {
         // Only the loaders for formats discern sniffs may run; magick, pdf, svg and the other
         // loaders libvips marks untrusted are refused outright.
         vips_block_untrusted_set(1)
+        // No ORC (libvips' run-time compiled vector loops): Debian bookworm ships orc 0.4.33,
+        // whose compiled code is not thread-safe (fixed in 0.4.34; sharp issue #3677), and the
+        // test suite crashed inside it with several images in flight. DISCERN_VIPS_ORC=1 turns it
+        // back on where a fixed orc is installed.
+        cvipsshim_set_vector_enabled(ProcessInfo.processInfo.environment["DISCERN_VIPS_ORC"] == "1" ? 1 : 0)
         // Each job reads a different image: caching operations only costs memory.
         vips_cache_set_max(0)
         vips_cache_set_max_mem(0)

@@ -6,6 +6,8 @@
 #include <vips/vips.h>
 
 int cvipsshim_init(const char *program_name);
+/// Turns libvips' ORC vector code on or off (vips/vector.h is not in the umbrella header).
+void cvipsshim_set_vector_enabled(int enabled);
 
 // Opens a buffer lazily: only the header is read. fail_on_error refuses truncated input.
 VipsImage *cvipsshim_header_from_buffer(const void *data, size_t length, int fail_on_error);
