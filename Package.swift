@@ -87,7 +87,7 @@ let package = Package(
 
         .testTarget(
             name: "UnitTests",
-            dependencies: ["Imaging", "Simulator", "CurlHTTP", "Backends", "JobQueue"],
+            dependencies: ["Imaging", "Simulator", "CurlHTTP", "Backends", "JobQueue", "Postgres"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

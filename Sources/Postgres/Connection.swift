@@ -8,6 +8,8 @@ import DedicatedThreads
 /// deliberately not `Sendable`.
 public final class Connection {
     let handle: OpaquePointer
+    /// Statements prepared on this session, by their text: see `query(prepared:_:)`.
+    private var preparedNames: [String: String] = [:]
 
     /// - Parameters:
     ///   - conninfo: a `postgresql://` URL or `key=value` pairs; empty means libpq's own
@@ -53,9 +55,29 @@ public final class Connection {
     @discardableResult
     public func query(_ sql: String, _ parameters: [(any PostgresEncodable)?] = []) throws -> Rows {
         BlockingCallAudit.check("PQexecParams")
-        let texts = parameters.map { $0?.postgresText }
-        let result = withCStrings(texts) { pointers in
-            PQexecParams(handle, sql, Int32(pointers.count), nil, pointers, nil, nil, 0)
+        let result = withParameters(parameters) { values, lengths, formats in
+            PQexecParams(handle, sql, Int32(values.count), nil, values, lengths, formats, 0)
+        }
+        return try consume(result)
+    }
+
+    /// Runs a statement the session prepared the first time it saw it (`PQprepare`, then
+    /// `PQexecPrepared`): for the queue's hot statements, which then skip parsing and planning
+    /// on every call. PostgreSQL re-plans by itself when the schema changes. Behind PgBouncer in
+    /// transaction mode this needs PgBouncer 1.21 or later with `max_prepared_statements` set.
+    @discardableResult
+    public func query(prepared sql: String, _ parameters: [(any PostgresEncodable)?] = []) throws -> Rows {
+        BlockingCallAudit.check("PQexecPrepared")
+        let name: String
+        if let known = preparedNames[sql] {
+            name = known
+        } else {
+            name = "discern_\(preparedNames.count + 1)"
+            _ = try consume(PQprepare(handle, name, sql, 0, nil))
+            preparedNames[sql] = name
+        }
+        let result = withParameters(parameters) { values, lengths, formats in
+            PQexecPrepared(handle, name, Int32(values.count), values, lengths, formats, 0)
         }
         return try consume(result)
     }
@@ -148,6 +170,32 @@ public final class Connection {
     private static func errorText(_ handle: OpaquePointer) -> String {
         String(cString: PQerrorMessage(handle)).trimmingTrailingWhitespace()
     }
+}
+
+/// Lends libpq the parameters for the duration of `body` only: each value's bytes, their
+/// lengths (read for binary values only) and formats (0 text, 1 binary).
+func withParameters<R>(_ parameters: [(any PostgresEncodable)?],
+                       _ body: ([UnsafePointer<CChar>?], [Int32], [Int32]) -> R) -> R {
+    var owned: [UnsafeMutablePointer<CChar>?] = []
+    var lengths: [Int32] = [], formats: [Int32] = []
+    owned.reserveCapacity(parameters.count)
+    defer { owned.forEach { free($0) } }
+    for parameter in parameters {
+        guard let parameter else {
+            owned.append(nil); lengths.append(0); formats.append(0)
+            continue
+        }
+        if let binary = parameter.postgresBinary {
+            let buffer = malloc(max(binary.count, 1))!.assumingMemoryBound(to: CChar.self)
+            binary.withUnsafeBytes { bytes in
+                if let base = bytes.baseAddress { UnsafeMutableRawPointer(buffer).copyMemory(from: base, byteCount: bytes.count) }
+            }
+            owned.append(buffer); lengths.append(Int32(binary.count)); formats.append(1)
+        } else {
+            owned.append(strdup(parameter.postgresText)); lengths.append(0); formats.append(0)
+        }
+    }
+    return body(owned.map { UnsafePointer($0) }, lengths, formats)
 }
 
 /// Lends C strings for the parameters for the duration of `body` only.

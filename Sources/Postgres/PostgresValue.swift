@@ -1,9 +1,15 @@
 import Foundation
 
-/// A value that travels to PostgreSQL as a query parameter, in text format.
-/// SQL text is never assembled from values: they always go as `$n` parameters.
+/// A value that travels to PostgreSQL as a query parameter, in text format unless it has a
+/// binary form. SQL text is never assembled from values: they always go as `$n` parameters.
 public protocol PostgresEncodable: Sendable {
     var postgresText: String { get }
+    /// The value in PostgreSQL's binary format, when the type has one here; nil sends text.
+    var postgresBinary: [UInt8]? { get }
+}
+
+extension PostgresEncodable {
+    public var postgresBinary: [UInt8]? { nil }
 }
 
 extension String: PostgresEncodable { public var postgresText: String { self } }
