@@ -5,7 +5,7 @@ import Postgres
 public enum JobQueue {
     /// Leases up to `limit` claimable jobs for `backends` to `workerID` for `leaseSeconds`.
     public static func claim(_ connection: Connection, workerID: String, backends: [String], limit: Int, leaseSeconds: Double) throws -> [Job] {
-        let rows = try connection.query(QueueSQL.claim, [workerID, limit, leaseSeconds, backends])
+        let rows = try connection.query(prepared: QueueSQL.claim, [workerID, limit, leaseSeconds, backends])
         return try rows.map(Job.init(row:)).sorted { $0.id < $1.id }
     }
 
@@ -20,8 +20,8 @@ public enum JobQueue {
     @discardableResult
     public static func complete(_ connection: Connection, workerID: String, results: [(jobID: Int, result: JobResult)]) throws -> Set<Int> {
         guard !results.isEmpty else { return [] }
-        let records = ResultRecords.json(results)
-        return Set(try connection.query(QueueSQL.complete, [workerID, records]).map { try $0.int("job_id") })
+        let parameters: [(any PostgresEncodable)?] = [workerID] + ResultColumns.parameters(results)
+        return Set(try connection.query(prepared: QueueSQL.complete, parameters).map { try $0.int("job_id") })
     }
 
     /// Records a failed attempt: a retry after `backoff` (at least the service's Retry-After),
@@ -30,7 +30,7 @@ public enum JobQueue {
     public static func fail(_ connection: Connection, job: Job, workerID: String, failure: JobFailure,
                             backoff: Backoff = Backoff()) throws -> FailureOutcome {
         let delay = backoff.delay(afterAttempt: job.attempt, retryAfter: failure.retryAfterSeconds)
-        let rows = try connection.query(QueueSQL.fail, [
+        let rows = try connection.query(prepared: QueueSQL.fail, [
             job.id, workerID, failure.retryable, delay, failure.kind, String(failure.message.prefix(2000)),
         ])
         guard let state = try rows.first?.string("state") else { return .leaseLost }
@@ -40,7 +40,7 @@ public enum JobQueue {
     /// Extends the leases of the given jobs; returns the ids still ours.
     public static func heartbeat(_ connection: Connection, jobIDs: [Int], workerID: String, leaseSeconds: Double) throws -> Set<Int> {
         guard !jobIDs.isEmpty else { return [] }
-        let rows = try connection.query(QueueSQL.heartbeat, [jobIDs, workerID, leaseSeconds])
+        let rows = try connection.query(prepared: QueueSQL.heartbeat, [jobIDs, workerID, leaseSeconds])
         return Set(try rows.map { try $0.int("id") })
     }
 
@@ -48,7 +48,7 @@ public enum JobQueue {
     @discardableResult
     public static func release(_ connection: Connection, jobIDs: [Int], workerID: String) throws -> Int {
         guard !jobIDs.isEmpty else { return 0 }
-        return try connection.query(QueueSQL.release, [jobIDs, workerID]).count
+        return try connection.query(prepared: QueueSQL.release, [jobIDs, workerID]).count
     }
 
     /// Rescues jobs whose lease expired; returns how many.

@@ -19,22 +19,24 @@ enum QueueSQL {
 
     /// Marks jobs succeeded and writes their results in one statement, so both happen or
     /// neither does; one call completes one job or a whole batch. Guarded by state and lease
-    /// owner: a job rescued from us writes nothing. $2 is a JSON array of result records.
+    /// owner: a job rescued from us writes nothing. $2... are the results' columns as arrays
+    /// (`ResultColumns`), in the order of `ResultColumns.sqlTypes`.
+    ///
+    /// Why it is written this way (each measured with bench/queue): typed arrays in binary
+    /// format expanded with `unnest`, not a JSON document, which the server parsed twice; the
+    /// jobs are found by id through the primary key, not among every running job of every
+    /// worker through the lease index (`COLLATE "C"` compares exactly as before, but stops the
+    /// planner from proving the lease index's `state = 'running'` and choosing it: estimated
+    /// from an idle queue it looks empty, and under load it holds every worker's jobs).
     static let complete = """
         WITH input AS (
-            SELECT * FROM jsonb_to_recordset($2::jsonb) AS r(
-                job_id bigint, category text, subcategory text, operator text, fleet_id text,
-                license_plate text, confidence double precision, text_identifiers text[], description text,
-                outcome text, subject_id text, details jsonb, api_calls smallint, raw_response jsonb, original_bytes bigint, original_width integer, original_height integer,
-                original_format text, sent_bytes bigint, sent_width integer, sent_height integer, sent_format text,
-                jpeg_quality smallint, encode_count smallint, passed_through boolean, prepare_ms double precision,
-                analyze_ms double precision)
+            SELECT * FROM unnest(\(ResultColumns.sqlTypes.enumerated().map { "$\($0.offset + 2)::\($0.element)[]" }.joined(separator: ", ")))
+                AS r(\(ResultColumns.names.joined(separator: ", ")))
         ), done AS (
             UPDATE discern.jobs AS j
             SET state = 'succeeded', finished_at = now(), updated_at = now(),
                 lease_owner = NULL, lease_expires_at = NULL, error_kind = NULL, last_error = NULL
-            FROM input
-            WHERE j.id = input.job_id AND j.state = 'running' AND j.lease_owner = $1
+            WHERE j.id = ANY($2::bigint[]) AND j.state = 'running' COLLATE "C" AND j.lease_owner = $1
             RETURNING j.id, j.batch_id, j.image_path, j.backend, j.action, j.unique_key
         )
         INSERT INTO discern.results (
@@ -46,8 +48,8 @@ enum QueueSQL {
             jpeg_quality, encode_count, passed_through, prepare_ms, analyze_ms)
         SELECT done.id, done.batch_id, done.image_path, done.backend, done.action, done.unique_key,
                i.category, i.subcategory, i.operator, i.fleet_id, i.license_plate, i.confidence,
-               coalesce(i.text_identifiers, '{}'), i.description, i.outcome, i.subject_id,
-               coalesce(i.details, '{}'), coalesce(i.api_calls, 0), i.raw_response,
+               i.text_identifiers::text[], i.description, i.outcome, i.subject_id,
+               i.details, i.api_calls, i.raw_response,
                i.original_bytes, i.original_width, i.original_height, i.original_format,
                i.sent_bytes, i.sent_width, i.sent_height, i.sent_format,
                i.jpeg_quality, i.encode_count, i.passed_through, i.prepare_ms, i.analyze_ms
