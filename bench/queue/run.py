@@ -64,8 +64,8 @@ def main():
         f"| discern no-op claim + complete (result row written), {workers} connections, batches of 100, against raw SKIP LOCKED claim + complete with pgbench ({workers} clients, batches of 100), alternating, {rounds} rounds | median **{median_ratio:.0%}** of raw; rounds (discern vs raw jobs/s): {round_text} | at least 50 % |",
         f"| discern no-op, one job per claim and completion | {float(figures['discern_batch1_jobs_per_s']):,.0f} jobs/s | — |",
         f"| idle enqueue-to-claim latency (LISTEN/NOTIFY), p50 / p99 | {figures['idle_latency_p50_ms']} ms / {figures['idle_latency_p99_ms']} ms | p50 at most 5 ms |",
-        f"| claim of 10, median, 10k queued | {figures['claim_ms_10k']} ms | — |",
-        f"| claim of 10, median, {int(figures['backlog']):,} queued | {figures['claim_ms_backlog']} ms = **{float(figures['claim_ms_backlog']) / float(figures['claim_ms_10k']):.2f}x** | within 1.25x |",
+        f"| claim of 10, median of 400, 10k queued | {figures['claim_ms_10k']} ms | — |",
+        f"| claim of 10, median of 400, {int(figures['backlog']):,} queued (claims alternate with the 10k queue, which lives in a second database of the same cluster) | {figures['claim_ms_backlog']} ms = **{float(figures['claim_ms_backlog']) / float(figures['claim_ms_10k']):.2f}x** | within 1.25x |",
         f"| bulk enqueue of {int(figures['bulk']):,} paths (`JobQueue.enqueue`: COPY into a staging table, one INSERT) | {figures['bulk_enqueue_s']} s | at most 60 s |",
         "",
     ]

@@ -106,9 +106,9 @@ func idleLatency(samples: Int) async throws -> (p50: Double, p99: Double) {
     return (percentile(latencies, 0.5), percentile(latencies, 0.99))
 }
 
-/// Median time of a claim of 10 with `queued` jobs waiting.
-func claimLatency(queued: Int) async throws -> Double {
-    try await admin.withConnection { connection in
+/// Fills `database`'s queue up to `queued` claimable jobs.
+func fill(_ database: Database, to queued: Int) async throws {
+    try await database.withConnection { connection in
         let have = try connection.query("SELECT count(*) AS n FROM discern.jobs WHERE state = 'available'").first?.int("n") ?? 0
         if have < queued {
             try connection.query("""
@@ -117,14 +117,45 @@ func claimLatency(queued: Int) async throws -> Double {
             try connection.query("VACUUM ANALYZE discern.jobs")
         }
     }
-    let claimer = Database(conninfo: conninfo, name: "bench-claimer")
-    var times: [Double] = []
-    for _ in 0..<200 {
-        let start = DispatchTime.now()
-        _ = try await claimer.withConnection { try JobQueue.claim($0, workerID: "probe", backends: ["discerner"], limit: 10, leaseSeconds: 60) }
-        times.append(seconds(start) * 1000)
+}
+
+/// Median time of a claim of 10 with a small and with a huge backlog. The small one lives in a
+/// second database of the same cluster and the two are claimed from alternately, so both
+/// medians see the same moments of this shared machine's load.
+func claimLatencies(small: Int, large: Int) async throws -> (small: Double, large: Double) {
+    let smallName = "discern_bench_small"
+    // A fixed name of ours, never input: CREATE DATABASE takes no parameters.
+    try await admin.withConnection { connection in
+        try connection.query("DROP DATABASE IF EXISTS \(smallName) WITH (FORCE)")
+        try connection.query("CREATE DATABASE \(smallName)")
     }
-    return percentile(times, 0.5)
+    var components = URLComponents(string: conninfo)
+    components?.path = "/" + smallName
+    guard let smallURL = components?.string else { throw CocoaError(.fileReadInvalidFileName) }
+    let smallDatabase = Database(conninfo: smallURL, name: "bench-claimer-small")
+    try await smallDatabase.withConnection { try Migrator.migrate($0) }
+    let largeDatabase = Database(conninfo: conninfo, name: "bench-claimer")
+    try await fill(smallDatabase, to: small)
+    try await fill(largeDatabase, to: large)
+
+    func timedClaim(_ database: Database) async throws -> Double {
+        let start = DispatchTime.now()
+        _ = try await database.withConnection { try JobQueue.claim($0, workerID: "probe", backends: ["discerner"], limit: 10, leaseSeconds: 60) }
+        return seconds(start) * 1000
+    }
+    var smallTimes: [Double] = [], largeTimes: [Double] = []
+    for round in 0..<400 {
+        if round % 2 == 0 {
+            smallTimes.append(try await timedClaim(smallDatabase))
+            largeTimes.append(try await timedClaim(largeDatabase))
+        } else {
+            largeTimes.append(try await timedClaim(largeDatabase))
+            smallTimes.append(try await timedClaim(smallDatabase))
+        }
+    }
+    // Left behind only if a claim failed; the next run drops it first.
+    try await admin.withConnection { try $0.query("DROP DATABASE IF EXISTS \(smallName) WITH (FORCE)") }
+    return (percentile(smallTimes, 0.5), percentile(largeTimes, 0.5))
 }
 
 func bulkEnqueue() async throws -> Double {
@@ -143,9 +174,7 @@ let batched = try await noOpThroughput(batch: 100)
 let single = try await noOpThroughput(batch: 1)
 let latency = try await idleLatency(samples: 300)
 try await reset()
-let small = try await claimLatency(queued: 10_000)
-try await reset()
-let large = try await claimLatency(queued: backlog)
+let (small, large) = try await claimLatencies(small: 10_000, large: backlog)
 let bulkSeconds = try await bulkEnqueue()
 try await reset()
 
