@@ -51,9 +51,10 @@ enum ImageInput {
     func header() -> VipsImage? {
         switch self {
         case .memory(_, let pinned):
-            return cvipsshim_header_from_buffer(pinned.pointer, pinned.count, 1).map { VipsImage($0, keepingAlive: pinned) }
+            return VipsBuildLock.serialized { cvipsshim_header_from_buffer(pinned.pointer, pinned.count, 1) }
+                .map { VipsImage($0, keepingAlive: pinned) }
         case .file(let path, _):
-            return cvipsshim_header_from_file(path, 1).map { VipsImage($0) }
+            return VipsBuildLock.serialized { cvipsshim_header_from_file(path, 1) }.map { VipsImage($0) }
         }
     }
 
@@ -62,10 +63,11 @@ enum ImageInput {
         var out: UnsafeMutablePointer<CVips.VipsImage>?
         switch self {
         case .memory(_, let pinned):
-            guard cvipsshim_thumbnail_buffer(pinned.pointer, pinned.count, &out, Int32(box), Int32(box), 1) == 0, let out else { return nil }
+            guard VipsBuildLock.serialized({ cvipsshim_thumbnail_buffer(pinned.pointer, pinned.count, &out, Int32(box), Int32(box), 1) }) == 0,
+                  let out else { return nil }
             return VipsImage(out, keepingAlive: pinned)
         case .file(let path, _):
-            guard cvipsshim_thumbnail_file(path, &out, Int32(box), Int32(box), 1) == 0, let out else { return nil }
+            guard VipsBuildLock.serialized({ cvipsshim_thumbnail_file(path, &out, Int32(box), Int32(box), 1) }) == 0, let out else { return nil }
             return VipsImage(out)
         }
     }

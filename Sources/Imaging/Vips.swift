@@ -14,11 +14,10 @@ public enum Vips {
         // Only the loaders for formats discern sniffs may run; magick, pdf, svg and the other
         // loaders libvips marks untrusted are refused outright.
         vips_block_untrusted_set(1)
-        // No ORC (libvips' run-time compiled vector loops): Debian bookworm ships orc 0.4.33,
-        // whose compiled code is not thread-safe (fixed in 0.4.34; sharp issue #3677), and the
-        // test suite crashed inside it with several images in flight. DISCERN_VIPS_ORC=1 turns it
-        // back on where a fixed orc is installed.
-        cvipsshim_set_vector_enabled(ProcessInfo.processInfo.environment["DISCERN_VIPS_ORC"] == "1" ? 1 : 0)
+        // ORC (libvips' run-time compiled vector loops) is worth about a third of the CPU of a
+        // resize, but Debian bookworm's orc 0.4.33 compiles and frees its code without a lock
+        // (fixed in 0.4.34; sharp issue #3677): see VipsBuildLock. DISCERN_VIPS_ORC=0 turns it off.
+        cvipsshim_set_vector_enabled(ProcessInfo.processInfo.environment["DISCERN_VIPS_ORC"] == "0" ? 0 : 1)
         // Each job reads a different image: caching operations only costs memory.
         vips_cache_set_max(0)
         vips_cache_set_max_mem(0)

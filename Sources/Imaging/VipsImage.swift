@@ -12,7 +12,7 @@ final class VipsImage {
         self.pointer = pointer
         self.keepAlive = keepAlive
     }
-    deinit { g_object_unref(pointer) }
+    deinit { VipsBuildLock.serialized { g_object_unref(pointer) } }
 
     var width: Int { Int(vips_image_get_width(pointer)) }
     var height: Int { Int(vips_image_get_height(pointer)) }
@@ -32,7 +32,7 @@ final class VipsImage {
     /// Runs a libvips operation that writes a new image to its out-parameter.
     static func make(_ what: String, _ operation: (UnsafeMutablePointer<UnsafeMutablePointer<CVips.VipsImage>?>) -> Int32) throws(ImagingError) -> VipsImage {
         var out: UnsafeMutablePointer<CVips.VipsImage>?
-        guard operation(&out) == 0, let out else {
+        guard VipsBuildLock.serialized({ operation(&out) }) == 0, let out else {
             throw ImagingError(.processingFailed, "libvips could not \(what): \(Vips.takeError())")
         }
         return VipsImage(out)
@@ -42,7 +42,7 @@ final class VipsImage {
     /// libvips pipelines are lazy.
     func map(_ what: String, _ operation: (UnsafeMutablePointer<CVips.VipsImage>, UnsafeMutablePointer<UnsafeMutablePointer<CVips.VipsImage>?>) -> Int32) throws(ImagingError) -> VipsImage {
         var out: UnsafeMutablePointer<CVips.VipsImage>?
-        guard operation(pointer, &out) == 0, let out else {
+        guard VipsBuildLock.serialized({ operation(pointer, &out) }) == 0, let out else {
             throw ImagingError(.processingFailed, "libvips could not \(what): \(Vips.takeError())")
         }
         return VipsImage(out, keepingAlive: keepAlive)
