@@ -13,14 +13,7 @@ public struct BinaryArray<Element: BinaryArrayElement>: PostgresEncodable {
     public init(_ elements: [Element?]) { self.elements = elements }
 
     /// The same array as a text literal (`{"a",NULL}`).
-    public var postgresText: String {
-        "{" + elements.map { element in
-            guard let element else { return "NULL" }
-            let escaped = element.postgresText.replacingOccurrences(of: "\\", with: "\\\\")
-                .replacingOccurrences(of: "\"", with: "\\\"")
-            return "\"\(escaped)\""
-        }.joined(separator: ",") + "}"
-    }
+    public var postgresText: String { postgresArrayLiteral(elements.map { $0?.postgresText }) }
 
     /// array_send's layout: dimensions, a has-nulls flag, the element type, then each element
     /// as a length (-1 for NULL) and its bytes, all big-endian.

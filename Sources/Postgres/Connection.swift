@@ -10,6 +10,8 @@ public final class Connection {
     let handle: OpaquePointer
     /// Statements prepared on this session, by their text: see `query(prepared:_:)`.
     private var preparedNames: [String: String] = [:]
+    /// Names are never reused, even for a statement prepared again.
+    private var preparedCount = 0
 
     /// - Parameters:
     ///   - conninfo: a `postgresql://` URL or `key=value` pairs; empty means libpq's own
@@ -65,14 +67,26 @@ public final class Connection {
     /// `PQexecPrepared`): for the queue's hot statements, which then skip parsing and planning
     /// on every call. PostgreSQL re-plans by itself when the schema changes. Behind PgBouncer in
     /// transaction mode this needs PgBouncer 1.21 or later with `max_prepared_statements` set.
+    /// A statement the server no longer knows (`DEALLOCATE ALL`, a pooler's session reset) is
+    /// prepared again, once.
     @discardableResult
     public func query(prepared sql: String, _ parameters: [(any PostgresEncodable)?] = []) throws -> Rows {
         BlockingCallAudit.check("PQexecPrepared")
+        do {
+            return try executePrepared(sql, parameters)
+        } catch let error as PostgresError where error.sqlState == "26000" {  // invalid_sql_statement_name
+            preparedNames[sql] = nil
+            return try executePrepared(sql, parameters)
+        }
+    }
+
+    private func executePrepared(_ sql: String, _ parameters: [(any PostgresEncodable)?]) throws -> Rows {
         let name: String
         if let known = preparedNames[sql] {
             name = known
         } else {
-            name = "discern_\(preparedNames.count + 1)"
+            preparedCount += 1
+            name = "discern_\(preparedCount)"
             _ = try consume(PQprepare(handle, name, sql, 0, nil))
             preparedNames[sql] = name
         }

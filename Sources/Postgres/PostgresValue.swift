@@ -20,14 +20,15 @@ extension Double: PostgresEncodable { public var postgresText: String { String(s
 extension Bool: PostgresEncodable { public var postgresText: String { self ? "true" : "false" } }
 
 extension Array: PostgresEncodable where Element: PostgresEncodable {
-    /// An array literal (`{"a","b"}`) with every element quoted and escaped.
-    public var postgresText: String {
-        let items = map { element -> String in
-            let escaped = element.postgresText
-                .replacingOccurrences(of: "\\", with: "\\\\")
-                .replacingOccurrences(of: "\"", with: "\\\"")
-            return "\"\(escaped)\""
-        }
-        return "{" + items.joined(separator: ",") + "}"
+    public var postgresText: String { postgresArrayLiteral(map(\.postgresText)) }
+}
+
+/// An array literal (`{"a","b",NULL}`) with every element quoted and escaped; nil is NULL.
+func postgresArrayLiteral(_ elements: [String?]) -> String {
+    let items = elements.map { element -> String in
+        guard let element else { return "NULL" }
+        let escaped = element.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
+        return "\"\(escaped)\""
     }
+    return "{" + items.joined(separator: ",") + "}"
 }

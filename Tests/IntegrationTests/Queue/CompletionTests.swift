@@ -79,4 +79,19 @@ struct CompletionTests {
             #expect(try row.string("second") == "b\"c" && row.string("k") == "v" && row.optionalDouble("d") == -0.5)
         }
     }
+
+    @Test("a prepared statement the server dropped (DEALLOCATE ALL, a pooler's reset) is prepared again")
+    func preparedAgain() async throws {
+        try await TestDatabase.with { conninfo in
+            let values = try await Database(conninfo: conninfo).withConnection { connection -> [Int] in
+                let first = try connection.query(prepared: "SELECT $1::int + 1 AS n", [1]).first?.int("n") ?? 0
+                let other = try connection.query(prepared: "SELECT $1::int + 2 AS n", [1]).first?.int("n") ?? 0
+                try connection.query("DEALLOCATE ALL")
+                let again = try connection.query(prepared: "SELECT $1::int + 1 AS n", [1]).first?.int("n") ?? 0
+                let otherAgain = try connection.query(prepared: "SELECT $1::int + 2 AS n", [1]).first?.int("n") ?? 0
+                return [first, other, again, otherAgain]
+            }
+            #expect(values == [2, 3, 2, 3], "each text keeps its own statement after preparing again")
+        }
+    }
 }
