@@ -27,7 +27,9 @@ struct RateLimitTests {
                                           arguments: ["--drain", "--concurrency", "8", "--poll-seconds", "0.2"], environment: environment)
                     }
                     for worker in workers { #expect(await worker.waitForExit(seconds: 60)) }
-                    #expect(workers.allSatisfy { $0.exitStatus == 0 })
+                    for worker in workers {
+                        #expect(worker.exitStatus == 0, "the worker exited with \(worker.exitStatus): \(worker.output.suffix(1500))")
+                    }
                     let census = try await TestDatabase.census(conninfo)
                     #expect(census.succeeded == 40, "\(census)")
                     for window in [1.0, 2.0, 5.0] {
