@@ -25,7 +25,7 @@ enum ResultColumns {
         double("confidence") { $0.analysis.confidence },
         // Rows' arrays differ in length, which a two-dimensional array cannot hold: each row's
         // goes as an array literal, cast back in the statement.
-        text("text_identifiers") { BinaryArray($0.analysis.textIdentifiers.map(clean)).postgresText },
+        text("text_identifiers") { $0.analysis.textIdentifiers.map(clean).postgresText },
         text("description") { $0.analysis.description },
         text("outcome") { $0.analysis.outcome },
         text("subject_id") { $0.analysis.subjectID },
@@ -93,28 +93,9 @@ enum ResultColumns {
     /// store answers they parsed); anything else is kept as a JSON string rather than lost.
     static func rawJSON(_ text: String) -> String {
         let first = text.first { !$0.isWhitespace }
-        return first == "{" || first == "[" ? text : quoted(text)
+        guard first != "{" && first != "[" else { return text }
+        // A plain String always serialises; NUL is dropped first, since jsonb refuses \u0000.
+        let quoted = try? JSONSerialization.data(withJSONObject: clean(text), options: .fragmentsAllowed)
+        return quoted.map { String(decoding: $0, as: UTF8.self) } ?? "\"\""
     }
-
-    /// `text` as a JSON string literal.
-    static func quoted(_ text: String) -> String {
-        var out = "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case "\0": break
-            case _ where scalar.value < 0x20: out += "\\u00" + String(scalar.value, radix: 16).leftPadded(to: 2)
-            default: out.unicodeScalars.append(scalar)
-            }
-        }
-        return out + "\""
-    }
-}
-
-private extension String {
-    func leftPadded(to width: Int) -> String { String(repeating: "0", count: max(0, width - count)) + self }
 }
