@@ -27,6 +27,9 @@ for _ in $(seq 100); do [ -s "$state/simulator.url" ] && break; sleep 0.1; done
 [ -s "$state/simulator.url" ] || { echo "the simulator did not start" >&2; exit 1; }
 export DISCERN_DISCERNER_URL=$(cat "$state/simulator.url")
 
+# Workers read job files only from these folders.
+export DISCERN_PATH_ROOTS="$state"
+
 echo "==> generating sample photos with libvips"
 rm -rf "$state/samples"
 "$discern" samples "$state/samples"

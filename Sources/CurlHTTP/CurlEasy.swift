@@ -25,7 +25,7 @@ final class CurlEasy {
     /// Performs one request synchronously: call from a dedicated thread only.
     func perform(_ request: HTTPRequest, connectTimeoutSeconds: Double) throws(HTTPError) -> HTTPResponse {
         BlockingCallAudit.check("curl_easy_perform")
-        let sink = ResponseSink()
+        let sink = ResponseSink(maxBodyBytes: request.maxResponseBytes)
         let context = Unmanaged.passUnretained(sink).toOpaque()
         var errorBuffer = [CChar](repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
         var headerList: UnsafeMutablePointer<curl_slist>?
@@ -35,72 +35,120 @@ final class CurlEasy {
             if let mime { curl_mime_free(mime) }
         }
 
-        setLong(CURLOPT_NOSIGNAL, 1)
-        setLong(CURLOPT_TIMEOUT_MS, Int(request.timeoutSeconds * 1000))
-        setLong(CURLOPT_CONNECTTIMEOUT_MS, Int(connectTimeoutSeconds * 1000))
-        _ = ccurlshim_setopt_string(handle, CURLOPT_PROTOCOLS_STR, "http,https")
-        _ = ccurlshim_setopt_string(handle, CURLOPT_URL, request.url)
-        _ = ccurlshim_setopt_string(handle, CURLOPT_CUSTOMREQUEST, request.method)
-        _ = ccurlshim_setopt_callback(handle, CURLOPT_WRITEFUNCTION, ResponseSink.onBody)
-        _ = ccurlshim_setopt_pointer(handle, CURLOPT_WRITEDATA, context)
-        _ = ccurlshim_setopt_callback(handle, CURLOPT_HEADERFUNCTION, ResponseSink.onHeader)
-        _ = ccurlshim_setopt_pointer(handle, CURLOPT_HEADERDATA, context)
+        try set(CURLOPT_NOSIGNAL, long: 1)
+        try set(CURLOPT_TIMEOUT_MS, long: Self.milliseconds(request.timeoutSeconds))
+        try set(CURLOPT_CONNECTTIMEOUT_MS, long: Self.milliseconds(connectTimeoutSeconds))
+        // Refused by an old libcurl, this would silently lift the http/https restriction: so
+        // every option's result is checked.
+        try set(CURLOPT_PROTOCOLS_STR, string: "http,https")
+        try set(CURLOPT_URL, string: request.url)
+        try set(CURLOPT_CUSTOMREQUEST, string: request.method)
+        try check(ccurlshim_setopt_callback(handle, CURLOPT_WRITEFUNCTION, ResponseSink.onBody), CURLOPT_WRITEFUNCTION)
+        try set(CURLOPT_WRITEDATA, pointer: context)
+        try check(ccurlshim_setopt_callback(handle, CURLOPT_HEADERFUNCTION, ResponseSink.onHeader), CURLOPT_HEADERFUNCTION)
+        try set(CURLOPT_HEADERDATA, pointer: context)
 
         // Large bodies must not wait for "100 Continue"; S3 and API gateways answer directly.
         for header in request.headers + [HTTPHeader("Expect", "")] {
-            headerList = curl_slist_append(headerList, "\(header.name): \(header.value)")
+            guard !"\(header.name)\(header.value)".contains(where: { $0 == "\r" || $0 == "\n" || $0 == "\0" }) else {
+                throw HTTPError(.invalidRequest, "header \(header.name) holds a line break; refusing to send it")
+            }
+            guard let appended = curl_slist_append(headerList, "\(header.name): \(header.value)") else {
+                throw HTTPError(.transport, "libcurl could not allocate a header list")
+            }
+            headerList = appended
         }
-        _ = ccurlshim_setopt_pointer(handle, CURLOPT_HTTPHEADER, UnsafeMutableRawPointer(headerList))
+        try set(CURLOPT_HTTPHEADER, pointer: UnsafeMutableRawPointer(headerList))
 
-        let code: CURLcode = errorBuffer.withUnsafeMutableBufferPointer { errors in
-            _ = ccurlshim_setopt_pointer(handle, CURLOPT_ERRORBUFFER, UnsafeMutableRawPointer(errors.baseAddress))
+        let code: CURLcode = try errorBuffer.withUnsafeMutableBufferPointer { errors throws(HTTPError) -> CURLcode in
+            try set(CURLOPT_ERRORBUFFER, pointer: UnsafeMutableRawPointer(errors.baseAddress))
+            defer { _ = ccurlshim_setopt_pointer(handle, CURLOPT_ERRORBUFFER, nil) }
             switch request.body {
             case .none:
                 if request.method == "GET" || request.method == "HEAD" { return curl_easy_perform(handle) }
-                setOffset(CURLOPT_POSTFIELDSIZE_LARGE, 0)
-                _ = ccurlshim_setopt_string(handle, CURLOPT_POSTFIELDS, "")
+                try set(CURLOPT_POSTFIELDSIZE_LARGE, offset: 0)
+                try set(CURLOPT_POSTFIELDS, string: "")
                 return curl_easy_perform(handle)
             case .bytes(let data):
+                try set(CURLOPT_POSTFIELDSIZE_LARGE, offset: Int64(data.count))
                 // The body pointer is valid only inside this scope, and perform completes inside it.
-                return data.withUnsafeBytes { bytes in
-                    setOffset(CURLOPT_POSTFIELDSIZE_LARGE, Int64(bytes.count))
-                    _ = ccurlshim_setopt_pointer(handle, CURLOPT_POSTFIELDS, UnsafeMutableRawPointer(mutating: bytes.baseAddress ?? UnsafeRawPointer(("" as StaticString).utf8Start)))
-                    return curl_easy_perform(handle)
+                return data.withUnsafeBytes { bytes -> CURLcode in
+                    let body = UnsafeMutableRawPointer(mutating: bytes.baseAddress ?? UnsafeRawPointer(("" as StaticString).utf8Start))
+                    let set = ccurlshim_setopt_pointer(handle, CURLOPT_POSTFIELDS, body)
+                    return set == CURLE_OK ? curl_easy_perform(handle) : set
                 }
             case .multipart(let parts):
-                mime = curl_mime_init(handle)
-                for part in parts {
-                    let field = curl_mime_addpart(mime)
-                    curl_mime_name(field, part.name)
-                    _ = part.data.withUnsafeBytes { bytes in
-                        curl_mime_data(field, bytes.baseAddress?.assumingMemoryBound(to: CChar.self), bytes.count)
-                    }
-                    if let filename = part.filename { curl_mime_filename(field, filename) }
-                    if let type = part.contentType { curl_mime_type(field, type) }
-                }
-                _ = ccurlshim_setopt_pointer(handle, CURLOPT_MIMEPOST, UnsafeMutableRawPointer(mime))
+                mime = try Self.mime(parts, for: handle)
+                try set(CURLOPT_MIMEPOST, pointer: UnsafeMutableRawPointer(mime))
                 return curl_easy_perform(handle)
             }
         }
-        // Nothing may keep pointing at the buffers this call owned.
-        _ = ccurlshim_setopt_pointer(handle, CURLOPT_ERRORBUFFER, nil)
 
+        if sink.overflowed {
+            throw HTTPError(.responseTooLarge, "\(request.method) \(Redact.url(request.url)) answered more than \(request.maxResponseBytes) bytes; the transfer was aborted")
+        }
         guard code == CURLE_OK else {
             let detail = String(decoding: errorBuffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
             let text = detail.isEmpty ? String(cString: curl_easy_strerror(code)) : detail
             throw HTTPError(HTTPErrorMapping.code(for: code), "\(request.method) \(Redact.url(request.url)) failed: \(text)")
         }
         var status = 0
-        _ = ccurlshim_getinfo_long(handle, CURLINFO_RESPONSE_CODE, &status)
+        try check(ccurlshim_getinfo_long(handle, CURLINFO_RESPONSE_CODE, &status), "CURLINFO_RESPONSE_CODE")
         return HTTPResponse(status: status, headers: sink.finalHeaders(), body: sink.body)
     }
 
-    private func setLong(_ option: CURLoption, _ value: Int) {
-        _ = ccurlshim_setopt_long(handle, option, value)
+    /// A multipart body; each part's bytes are copied by libcurl (curl_mime_data).
+    private static func mime(_ parts: [MultipartPart], for handle: UnsafeMutableRawPointer) throws(HTTPError) -> OpaquePointer {
+        guard let mime = curl_mime_init(handle) else { throw HTTPError(.transport, "libcurl could not start a multipart body") }
+        for part in parts {
+            guard let field = curl_mime_addpart(mime) else {
+                curl_mime_free(mime)
+                throw HTTPError(.transport, "libcurl could not add a multipart part")
+            }
+            var codes = [curl_mime_name(field, part.name)]
+            codes.append(part.data.withUnsafeBytes { bytes in
+                curl_mime_data(field, bytes.baseAddress?.assumingMemoryBound(to: CChar.self), bytes.count)
+            })
+            if let filename = part.filename { codes.append(curl_mime_filename(field, filename)) }
+            if let type = part.contentType { codes.append(curl_mime_type(field, type)) }
+            if let failed = codes.first(where: { $0 != CURLE_OK }) {
+                curl_mime_free(mime)
+                throw HTTPError(.invalidRequest, "libcurl refused multipart part \(part.name): \(String(cString: curl_easy_strerror(failed)))")
+            }
+        }
+        return mime
     }
 
-    private func setOffset(_ option: CURLoption, _ value: Int64) {
-        _ = ccurlshim_setopt_offset(handle, option, curl_off_t(value))
+    private func set(_ option: CURLoption, long value: Int) throws(HTTPError) {
+        try check(ccurlshim_setopt_long(handle, option, value), option)
+    }
+
+    private func set(_ option: CURLoption, offset value: Int64) throws(HTTPError) {
+        try check(ccurlshim_setopt_offset(handle, option, curl_off_t(value)), option)
+    }
+
+    private func set(_ option: CURLoption, string value: String) throws(HTTPError) {
+        try check(ccurlshim_setopt_string(handle, option, value), option)
+    }
+
+    private func set(_ option: CURLoption, pointer value: UnsafeMutableRawPointer?) throws(HTTPError) {
+        try check(ccurlshim_setopt_pointer(handle, option, value), option)
+    }
+
+    private func check(_ code: CURLcode, _ option: CURLoption) throws(HTTPError) {
+        try check(code, "option \(option.rawValue)")
+    }
+
+    private func check(_ code: CURLcode, _ what: String) throws(HTTPError) {
+        guard code == CURLE_OK else {
+            throw HTTPError(.invalidRequest, "libcurl refused \(what): \(String(cString: curl_easy_strerror(code)))")
+        }
+    }
+
+    /// Whole milliseconds, within what a C long holds; a timeout below 1 ms means 1 ms.
+    static func milliseconds(_ seconds: Double) -> Int {
+        guard seconds.isFinite else { return Int(Int32.max) }
+        return Int(min(max(seconds * 1000, 1), Double(Int32.max)).rounded())
     }
 }
 
@@ -116,10 +164,18 @@ enum HTTPErrorMapping {
     }
 }
 
-/// Collects the body and the headers of the final response (not of 1xx or redirects).
+/// Collects the body and the headers of the final response (not of 1xx or redirects), and
+/// aborts the transfer once the body passes its cap: a service answering 800 MB must not make
+/// the worker hold 800 MB.
 private final class ResponseSink {
     var body = Data()
+    private(set) var overflowed = false
+    private let maxBodyBytes: Int
     private var headerLines: [String] = []
+    private var headerBytes = 0
+    private static let maxHeaderBytes = 256 * 1024
+
+    init(maxBodyBytes: Int) { self.maxBodyBytes = maxBodyBytes }
 
     func finalHeaders() -> [HTTPHeader] {
         headerLines.compactMap { line in
@@ -132,16 +188,27 @@ private final class ResponseSink {
     static let onBody: ccurlshim_data_callback = { data, size, count, context in
         guard let data, let context else { return 0 }
         let sink = Unmanaged<ResponseSink>.fromOpaque(context).takeUnretainedValue()
-        sink.body.append(UnsafeRawPointer(data).assumingMemoryBound(to: UInt8.self), count: size * count)
-        return size * count
+        let (bytes, overflow) = size.multipliedReportingOverflow(by: count)
+        guard !overflow, sink.body.count + bytes <= sink.maxBodyBytes else {
+            sink.overflowed = true
+            return 0  // anything but `bytes` makes libcurl stop with CURLE_WRITE_ERROR
+        }
+        sink.body.append(UnsafeRawPointer(data).assumingMemoryBound(to: UInt8.self), count: bytes)
+        return bytes
     }
 
     static let onHeader: ccurlshim_data_callback = { data, size, count, context in
         guard let data, let context else { return 0 }
         let sink = Unmanaged<ResponseSink>.fromOpaque(context).takeUnretainedValue()
-        let line = String(decoding: UnsafeRawBufferPointer(start: data, count: size * count), as: UTF8.self)
+        let bytes = size * count
+        sink.headerBytes += bytes
+        guard sink.headerBytes <= maxHeaderBytes else {
+            sink.overflowed = true
+            return 0
+        }
+        let line = String(decoding: UnsafeRawBufferPointer(start: data, count: bytes), as: UTF8.self)
         // A status line starts each response; only the last response's headers matter.
         if line.hasPrefix("HTTP/") { sink.headerLines.removeAll() } else { sink.headerLines.append(line) }
-        return size * count
+        return bytes
     }
 }

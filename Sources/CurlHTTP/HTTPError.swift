@@ -6,6 +6,8 @@ public struct HTTPError: Error, CustomStringConvertible, Sendable {
         case transport = "http_transport"
         case tls = "http_tls"
         case invalidRequest = "http_invalid_request"
+        /// The answer was larger than the request allowed; the transfer was aborted.
+        case responseTooLarge = "http_response_too_large"
     }
 
     public let code: Code
@@ -19,10 +21,11 @@ public struct HTTPError: Error, CustomStringConvertible, Sendable {
 
     public var description: String { message }
 
-    /// Network trouble passes; a malformed URL or a TLS trust failure does not.
+    /// Network trouble passes, and so may a garbled answer; a malformed URL or a TLS trust
+    /// failure does not.
     public var isTransient: Bool {
         switch code {
-        case .timeout, .connectFailed, .transport: return true
+        case .timeout, .connectFailed, .transport, .responseTooLarge: return true
         case .tls, .invalidRequest: return false
         }
     }

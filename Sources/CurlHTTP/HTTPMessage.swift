@@ -41,13 +41,20 @@ public struct HTTPRequest: Sendable {
     public var body: Body
     /// The whole exchange, connect to last byte.
     public var timeoutSeconds: Double
+    /// The largest answer body accepted; a longer one aborts the transfer (`responseTooLarge`).
+    public var maxResponseBytes: Int
 
-    public init(method: String, url: String, headers: [HTTPHeader] = [], body: Body = .none, timeoutSeconds: Double = 60) {
+    /// Every service discern calls answers a few kilobytes of JSON; 4 MiB is far above that.
+    public static let defaultMaxResponseBytes = 4 << 20
+
+    public init(method: String, url: String, headers: [HTTPHeader] = [], body: Body = .none, timeoutSeconds: Double = 60,
+                maxResponseBytes: Int = HTTPRequest.defaultMaxResponseBytes) {
         self.method = method
         self.url = url
         self.headers = headers
         self.body = body
         self.timeoutSeconds = timeoutSeconds
+        self.maxResponseBytes = maxResponseBytes
     }
 
     /// A POST of a JSON document.

@@ -20,20 +20,4 @@ public enum ImageFormat: String, Sendable, CaseIterable {
         }
         return nil
     }
-
-    /// Whether the file ends the way a complete file of this format must. A cheap guard that
-    /// keeps a truncated upload from being passed through untouched.
-    func hasCompleteTrailer(_ bytes: some BidirectionalCollection<UInt8>) -> Bool {
-        switch self {
-        case .jpeg:
-            // Some encoders pad after EOI: look for FF D9 near the end.
-            let tail = Array(bytes.suffix(64))
-            return zip(tail, tail.dropFirst()).contains { $0 == 0xFF && $1 == 0xD9 }
-        case .png:
-            return Array(bytes.suffix(8)) == [0x49, 0x45, 0x4E, 0x44, 0xAE, 0x42, 0x60, 0x82]
-        case .webp, .tiff, .heif, .gif:
-            return true
-        }
-    }
-
 }

@@ -2,37 +2,27 @@ import CVips
 import CVipsShim
 import Foundation
 
-/// Where an image's bytes are: in memory, or in a file libvips reads as it decodes (so a 40 MB
-/// original is never held whole while it is shrunk).
+/// Where an image's bytes are: in memory, or in an opened file libvips reads as it decodes (so a
+/// 40 MB original is never held whole while it is shrunk). A file is read through its checked
+/// descriptor only (`OpenedFile`).
 enum ImageInput {
     case memory(Data, PinnedBytes)
-    case file(path: String, size: Int)
+    case file(OpenedFile)
 
     static func memory(_ data: Data) -> ImageInput { .memory(data, PinnedBytes(data)) }
 
     var size: Int {
         switch self {
         case .memory(let data, _): return data.count
-        case .file(_, let size): return size
+        case .file(let file): return file.size
         }
     }
 
-    /// The first and last bytes: enough to sniff the format and check the trailer.
-    func edges() throws(ImagingError) -> (head: [UInt8], tail: [UInt8]) {
+    /// The first bytes: enough to sniff the format.
+    func head() throws(ImagingError) -> [UInt8] {
         switch self {
-        case .memory(let data, _):
-            return (Array(data.prefix(32)), Array(data.suffix(64)))
-        case .file(let path, let size):
-            do {
-                let handle = try FileHandle(forReadingFrom: URL(fileURLWithPath: path))
-                defer { try? handle.close() }
-                let head = try handle.read(upToCount: 32) ?? Data()
-                try handle.seek(toOffset: UInt64(max(0, size - 64)))
-                let tail = try handle.read(upToCount: 64) ?? Data()
-                return (Array(head), Array(tail))
-            } catch {
-                throw ImagingError(.unreadable, "\(path) cannot be read: \(error.localizedDescription)")
-            }
+        case .memory(let data, _): return Array(data.prefix(32))
+        case .file(let file): return try file.read(at: 0, count: 32)
         }
     }
 
@@ -40,10 +30,8 @@ enum ImageInput {
     func contents() throws(ImagingError) -> Data {
         switch self {
         case .memory(let data, _): return data
-        case .file(let path, _):
-            do { return try Data(contentsOf: URL(fileURLWithPath: path)) } catch {
-                throw ImagingError(.unreadable, "\(path) cannot be read: \(error.localizedDescription)")
-            }
+        case .file(let file):
+            return try file.contents()
         }
     }
 
@@ -53,8 +41,8 @@ enum ImageInput {
         case .memory(_, let pinned):
             return VipsBuildLock.serialized { cvipsshim_header_from_buffer(pinned.pointer, pinned.count, 1) }
                 .map { VipsImage($0, keepingAlive: pinned) }
-        case .file(let path, _):
-            return VipsBuildLock.serialized { cvipsshim_header_from_file(path, 1) }.map { VipsImage($0) }
+        case .file(let file):
+            return VipsBuildLock.serialized { cvipsshim_header_from_file(file.procPath, 1) }.map { VipsImage($0, keepingAlive: file) }
         }
     }
 
@@ -66,9 +54,11 @@ enum ImageInput {
             guard VipsBuildLock.serialized({ cvipsshim_thumbnail_buffer(pinned.pointer, pinned.count, &out, Int32(box), Int32(box), 1) }) == 0,
                   let out else { return nil }
             return VipsImage(out, keepingAlive: pinned)
-        case .file(let path, _):
-            guard VipsBuildLock.serialized({ cvipsshim_thumbnail_file(path, &out, Int32(box), Int32(box), 1) }) == 0, let out else { return nil }
-            return VipsImage(out)
+        case .file(let file):
+            guard VipsBuildLock.serialized({ cvipsshim_thumbnail_file(file.procPath, &out, Int32(box), Int32(box), 1) }) == 0,
+                  let out else { return nil }
+            // The pipeline reads the file as it encodes: the descriptor must outlive it.
+            return VipsImage(out, keepingAlive: file)
         }
     }
 }

@@ -14,6 +14,8 @@ public enum ImageInspector {
         public let isEightBit: Bool
         public let isSRGB: Bool
         public let orientation: Int
+        /// The standard deviation of a small thumbnail's pixels: near 0 for a flat image.
+        public let deviation: Double
     }
 
     /// The mean pixel value (all bands) over a rectangle of a decoded image: 0 black, 255 white.
@@ -36,17 +38,20 @@ public enum ImageInspector {
         guard let image = input.header() else {
             throw ImagingError(.undecodable, "cannot read the \(format.rawValue) header: \(Vips.takeError())")
         }
-        let facts = Facts(format: format, width: image.width, height: image.height, bands: image.bands,
-                          isEightBit: image.bandFormat == VIPS_FORMAT_UCHAR,
-                          isSRGB: image.interpretation == VIPS_INTERPRETATION_sRGB, orientation: image.orientation)
-        guard facts.width * facts.height <= maxPixels else {
-            throw ImagingError(.tooManyPixels, "\(facts.width)x\(facts.height) is over \(maxPixels) pixels")
+        guard image.width * image.height <= maxPixels else {
+            throw ImagingError(.tooManyPixels, "\(image.width)x\(image.height) is over \(maxPixels) pixels")
         }
         // Decoding a small thumbnail still reads every byte of the file, so truncation shows.
         guard let thumbnail = input.thumbnail(box: 64) else {
             throw ImagingError(.undecodable, "cannot decode the \(format.rawValue) image: \(Vips.takeError())")
         }
-        _ = try thumbnail.inMemory()
-        return facts
+        let decoded = try thumbnail.inMemory()
+        var deviation = 0.0
+        guard cvipsshim_deviate(decoded.pointer, &deviation) == 0 else {
+            throw ImagingError(.undecodable, "cannot measure the \(format.rawValue) image: \(Vips.takeError())")
+        }
+        return Facts(format: format, width: image.width, height: image.height, bands: image.bands,
+                     isEightBit: image.bandFormat == VIPS_FORMAT_UCHAR,
+                     isSRGB: image.interpretation == VIPS_INTERPRETATION_sRGB, orientation: image.orientation, deviation: deviation)
     }
 }

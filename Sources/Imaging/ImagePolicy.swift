@@ -17,6 +17,9 @@ public struct ImagePolicy: Sendable, Equatable {
     /// The JPEG quality tried first, and the lowest one accepted before downscaling.
     public var quality: Int
     public var minQuality: Int
+    /// Send EXIF (GPS included), comments and other metadata along. Off: only pixels leave,
+    /// and what decoders need to show them (colour profile).
+    public var keepMetadata: Bool = false
 
     public init(maxBytes: Int = 10_000_000, minBytes: Int = 0, maxDimension: Int? = 4096, minDimension: Int = 16,
                 acceptedFormats: Set<ImageFormat> = [.jpeg, .png], maxSourcePixels: Int = 120_000_000,
@@ -32,8 +35,12 @@ public struct ImagePolicy: Sendable, Equatable {
         self.minQuality = minQuality
     }
 
-    /// Image Discerner: "up to 10 MB", JPEG and PNG uploads.
-    public static let discerner = ImagePolicy()
+    /// Image Discerner: JPEG and PNG. Its docs say "up to 10 MB", but the service forwards the
+    /// image base64-encoded inside a JSON request to Google Cloud Vision, whose requests are
+    /// limited to 10,485,760 bytes: base64 makes 3 bytes 4, so at most 7,864,320 raw bytes, less
+    /// the request's own JSON. 7,800,000 leaves 85 KB for that (docs/backends.md).
+    public static let discerner = ImagePolicy(maxBytes: discernerMaxBytes)
+    public static let discernerMaxBytes = 7_800_000
     /// The landmark predictor: .jpg/.jpeg/.png, at most 10 MB.
     public static let landmark = ImagePolicy()
     /// Azure Face: JPEG, PNG, GIF, BMP from 1 KB to 6 MB; faces up to 4096 px.

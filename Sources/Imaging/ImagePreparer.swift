@@ -22,18 +22,17 @@ public struct ImagePreparer: Sendable {
         return try prepare(.memory(data))
     }
 
-    /// Prepares an image file. Oversized files are refused from their size; a file that must be
-    /// shrunk is decoded as it is read, never loaded whole.
-    public func prepare(file path: String) throws(ImagingError) -> PreparedImage {
+    /// Prepares a file a person named (`discern prepare FILE`); workers open through `PathRoots`.
+    public func prepare(path: String) throws(ImagingError) -> PreparedImage {
+        try prepare(file: try OpenedFile.named(path))
+    }
+
+    /// Prepares an opened image file. Oversized files are refused from their size; a file that
+    /// must be shrunk is decoded as it is read, never loaded whole.
+    public func prepare(file: OpenedFile) throws(ImagingError) -> PreparedImage {
         BlockingCallAudit.check("libvips prepare")
-        let size: Int
-        do {
-            size = (try FileManager.default.attributesOfItem(atPath: path)[.size] as? NSNumber)?.intValue ?? 0
-        } catch {
-            throw ImagingError(.unreadable, "\(path) cannot be read: \(error.localizedDescription)")
-        }
-        try checkSize(size, name: path)
-        return try prepare(.file(path: path, size: size))
+        try checkSize(file.size, name: file.path)
+        return try prepare(.file(file))
     }
 
     private func checkSize(_ size: Int, name: String) throws(ImagingError) {
@@ -46,17 +45,39 @@ public struct ImagePreparer: Sendable {
     private func prepare(_ input: ImageInput) throws(ImagingError) -> PreparedImage {
         try Vips.initialize()
         let started = DispatchTime.now()
-        let edges = try input.edges()
-        guard let format = ImageFormat.sniff(edges.head) else {
+        guard let format = ImageFormat.sniff(try input.head()) else {
             throw ImagingError(.unsupportedFormat, "the file is not an image discern accepts (JPEG, PNG, WebP, TIFF, HEIC/HEIF, GIF); its first bytes match none of them")
         }
         let source = try readHeader(input, format: format)
-        if let reason = passThroughRefusal(source, tail: edges.tail) {
-            return try transform(input, source: source, reason: reason).finished(started: started)
+        var reason = passThroughRefusal(source)
+        // JPEG and PNG are walked to their end before anything leaves: a file cut short (still
+        // being copied) is refused as such, and a complete one loses its metadata, losslessly.
+        var structure: FileStructure?
+        if reason == nil || format == .png {
+            structure = FileStructure.walk(Array(try input.contents()), format: format, keepMetadata: policy.keepMetadata)
         }
-        return Draft(data: try input.contents(), format: format, width: source.width, height: source.height, source: source,
-                     quality: nil, encodeCount: 0, passedThrough: true,
-                     decision: "passed through: already \(format.rawValue), \(source.bytes) bytes, \(source.width)x\(source.height), upright")
+        switch structure {
+        case .truncated(let detail):
+            throw ImagingError(.truncated, "the \(format.rawValue) file is truncated (\(detail)); it may still be arriving")
+        case .malformed(let detail) where reason == nil:
+            reason = "its structure is unusual (\(detail))"
+        case .complete(let bytes, let removed) where reason == nil && bytes.count <= policy.maxBytes:
+            let note = removed > 0 ? ", \(removed) bytes of metadata removed" : ""
+            return Draft(data: Data(bytes), format: format, width: source.width, height: source.height, source: source,
+                         quality: nil, encodeCount: 0, passedThrough: true,
+                         decision: "passed through: already \(format.rawValue), \(source.bytes) bytes, \(source.width)x\(source.height), upright\(note)")
+                .finished(started: started)
+        default:
+            break
+        }
+        if reason == nil, format != .jpeg, format != .png, policy.keepMetadata {
+            // Other formats cannot be walked here: only with metadata kept may they go as they are.
+            return Draft(data: try input.contents(), format: format, width: source.width, height: source.height, source: source,
+                         quality: nil, encodeCount: 0, passedThrough: true,
+                         decision: "passed through: already \(format.rawValue), \(source.bytes) bytes, \(source.width)x\(source.height), upright")
+                .finished(started: started)
+        }
+        return try transform(input, source: source, reason: reason ?? "its metadata can only be removed by re-encoding")
             .finished(started: started)
     }
 
@@ -79,8 +100,8 @@ public struct ImagePreparer: Sendable {
                            isPlainColour: [VIPS_INTERPRETATION_sRGB, VIPS_INTERPRETATION_B_W].contains(header.interpretation))
     }
 
-    /// Nil when the original can go as it is; otherwise why it cannot.
-    private func passThroughRefusal(_ source: SourceFacts, tail: [UInt8]) -> String? {
+    /// Nil when the original's pixels can go as they are; otherwise why they cannot.
+    private func passThroughRefusal(_ source: SourceFacts) -> String? {
         if !policy.acceptedFormats.contains(source.format) { return "\(source.format.rawValue) is not accepted by the service" }
         if source.bytes > policy.maxBytes { return "\(source.bytes) bytes is over the \(policy.maxBytes)-byte budget" }
         if let maxDimension = policy.maxDimension, max(source.width, source.height) > maxDimension {
@@ -91,7 +112,6 @@ public struct ImagePreparer: Sendable {
         if !source.isEightBit { return "more than 8 bits per channel" }
         if !source.isPlainColour { return "not sRGB or greyscale (CMYK or another colour space)" }
         if source.hasAlpha { return "transparency must be flattened on white" }
-        if !source.format.hasCompleteTrailer(tail) { return "the file looks truncated" }
         return nil
     }
 

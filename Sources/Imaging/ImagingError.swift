@@ -11,6 +11,10 @@ public struct ImagingError: Error, CustomStringConvertible, Sendable, Equatable 
         case cannotFit = "image_cannot_fit"
         case unreadable = "image_unreadable"
         case processingFailed = "image_processing_failed"
+        /// Outside the worker's path roots, relative, or reached through a symlink out of them.
+        case pathNotAllowed = "path_not_allowed"
+        case fileNotFound = "file_not_found"
+        case notRegularFile = "file_not_regular"
     }
 
     public let code: Code
@@ -24,6 +28,7 @@ public struct ImagingError: Error, CustomStringConvertible, Sendable, Equatable 
     public var kind: String { code.rawValue }
     public var description: String { message }
 
-    /// Only I/O can get better by itself; a bad image stays bad.
+    /// Only I/O can get better by itself; a bad image stays bad. (A truncated file may still be
+    /// arriving: the worker retries it once, see `JobProcessor`.)
     public var isPermanent: Bool { code != .unreadable }
 }

@@ -34,12 +34,16 @@ public struct JobFailure: Error, Sendable, Equatable {
     public let retryable: Bool
     /// The service asked us to wait at least this long (Retry-After).
     public let retryAfterSeconds: Double?
+    /// False when the attempt failed through no fault of the job (the service could not start
+    /// it at all): the attempt is given back instead of using up one of the job's.
+    public let countsAsAttempt: Bool
 
-    public init(kind: String, message: String, retryable: Bool, retryAfterSeconds: Double? = nil) {
+    public init(kind: String, message: String, retryable: Bool, retryAfterSeconds: Double? = nil, countsAsAttempt: Bool = true) {
         self.kind = kind
         self.message = message
         self.retryable = retryable
         self.retryAfterSeconds = retryAfterSeconds
+        self.countsAsAttempt = countsAsAttempt
     }
 }
 

@@ -20,7 +20,9 @@ public enum JobQueue {
     @discardableResult
     public static func complete(_ connection: Connection, workerID: String, results: [(jobID: Int, result: JobResult)]) throws -> Set<Int> {
         guard !results.isEmpty else { return [] }
-        let parameters: [(any PostgresEncodable)?] = [workerID] + ResultColumns.parameters(results)
+        let entries = results.map { (jobID: $0.jobID, result: $0.result) }
+        let parameters: [(any PostgresEncodable)?] = [workerID] + ResultColumns.all.parameters(entries)
+            + EntityColumns.all.parameters(EntityColumns.rows(entries))
         return Set(try connection.query(prepared: QueueSQL.complete, parameters).map { try $0.int("job_id") })
     }
 
@@ -31,7 +33,7 @@ public enum JobQueue {
                             backoff: Backoff = Backoff()) throws -> FailureOutcome {
         let delay = backoff.delay(afterAttempt: job.attempt, retryAfter: failure.retryAfterSeconds)
         let rows = try connection.query(prepared: QueueSQL.fail, [
-            job.id, workerID, failure.retryable, delay, failure.kind, String(failure.message.prefix(2000)),
+            job.id, workerID, failure.retryable, delay, failure.kind, String(failure.message.prefix(2000)), failure.countsAsAttempt,
         ])
         guard let state = try rows.first?.string("state") else { return .leaseLost }
         return FailureOutcome(rawValue: state) ?? .dead

@@ -20,11 +20,15 @@ public struct JobResult: Sendable, Equatable {
         public var apiCalls: Int
         /// The service's answer, verbatim JSON.
         public var rawResponseJSON: String
+        /// Every entity the service reported (Image Discerner), primary first marked; stored in
+        /// `discern.entities`.
+        public var entities: [Entity]
 
         public init(category: String? = nil, subcategory: String? = nil, serviceOperator: String? = nil,
                     fleetID: String? = nil, licensePlate: String? = nil, confidence: Double? = nil,
                     textIdentifiers: [String] = [], description: String? = nil, outcome: String? = nil,
-                    subjectID: String? = nil, detailsJSON: String = "{}", apiCalls: Int = 0, rawResponseJSON: String) {
+                    subjectID: String? = nil, detailsJSON: String = "{}", apiCalls: Int = 0, rawResponseJSON: String,
+                    entities: [Entity] = []) {
             self.category = category
             self.subcategory = subcategory
             self.serviceOperator = serviceOperator
@@ -38,6 +42,7 @@ public struct JobResult: Sendable, Equatable {
             self.detailsJSON = detailsJSON
             self.apiCalls = apiCalls
             self.rawResponseJSON = rawResponseJSON
+            self.entities = entities
         }
     }
 

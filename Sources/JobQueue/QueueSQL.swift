@@ -17,10 +17,10 @@ enum QueueSQL {
                   j.attempts, j.max_attempts
         """
 
-    /// Marks jobs succeeded and writes their results in one statement, so both happen or
-    /// neither does; one call completes one job or a whole batch. Guarded by state and lease
-    /// owner: a job rescued from us writes nothing. $2... are the results' columns as arrays
-    /// (`ResultColumns`), in the order of `ResultColumns.sqlTypes`.
+    /// Marks jobs succeeded and writes their results and the results' entities in one
+    /// statement, so all happen or none does; one call completes one job or a whole batch.
+    /// Guarded by state and lease owner: a job rescued from us writes nothing. $2... are the
+    /// results' columns as arrays (`ResultColumns`), then the entities' (`EntityColumns`).
     ///
     /// Why it is written this way (each measured with bench/queue): typed arrays in binary
     /// format expanded with `unnest`, not a JSON document, which the server parsed twice; the
@@ -30,46 +30,60 @@ enum QueueSQL {
     /// from an idle queue it looks empty, and under load it holds every worker's jobs).
     static let complete = """
         WITH input AS (
-            SELECT * FROM unnest(\(ResultColumns.sqlTypes.enumerated().map { "$\($0.offset + 2)::\($0.element)[]" }.joined(separator: ", ")))
-                AS r(\(ResultColumns.names.joined(separator: ", ")))
+            SELECT * FROM \(ResultColumns.all.unnest(firstParameter: 2, alias: "r"))
         ), done AS (
             UPDATE discern.jobs AS j
             SET state = 'succeeded', finished_at = now(), updated_at = now(),
                 lease_owner = NULL, lease_expires_at = NULL, error_kind = NULL, last_error = NULL
             WHERE j.id = ANY($2::bigint[]) AND j.state = 'running' COLLATE "C" AND j.lease_owner = $1
             RETURNING j.id, j.batch_id, j.image_path, j.backend, j.action, j.unique_key
+        ), stored AS (
+            INSERT INTO discern.results (
+                job_id, batch_id, image_path, backend, action, unique_key,
+                category, subcategory, operator, fleet_id, license_plate, confidence,
+                text_identifiers, description, outcome, subject_id, details, api_calls, raw_response,
+                original_bytes, original_width, original_height, original_format,
+                sent_bytes, sent_width, sent_height, sent_format,
+                jpeg_quality, encode_count, passed_through, prepare_ms, analyze_ms)
+            SELECT done.id, done.batch_id, done.image_path, done.backend, done.action, done.unique_key,
+                   i.category, i.subcategory, i.operator, i.fleet_id, i.license_plate, i.confidence,
+                   i.text_identifiers::text[], i.description, i.outcome, i.subject_id,
+                   i.details, i.api_calls, i.raw_response,
+                   i.original_bytes, i.original_width, i.original_height, i.original_format,
+                   i.sent_bytes, i.sent_width, i.sent_height, i.sent_format,
+                   i.jpeg_quality, i.encode_count, i.passed_through, i.prepare_ms, i.analyze_ms
+            FROM done JOIN input AS i ON i.job_id = done.id
+            ON CONFLICT (job_id) DO NOTHING
+            RETURNING id, job_id
+        ), stored_entities AS (
+            INSERT INTO discern.entities (
+                result_id, position, is_primary, type, category, subtype, operator, fleet_id, license_plate,
+                license_plate_jurisdiction, container_id, tail_id, other_ids, identifiers, confidence, properties)
+            SELECT stored.id, e.position, e.is_primary, e.type, e.category, e.subtype, e.operator, e.fleet_id,
+                   e.license_plate, e.license_plate_jurisdiction, e.container_id, e.tail_id, e.other_ids::text[],
+                   e.identifiers::text[], e.confidence, e.properties
+            FROM stored JOIN \(EntityColumns.all.unnest(firstParameter: 2 + ResultColumns.all.count, alias: "e"))
+                 ON e.job_id = stored.job_id
         )
-        INSERT INTO discern.results (
-            job_id, batch_id, image_path, backend, action, unique_key,
-            category, subcategory, operator, fleet_id, license_plate, confidence,
-            text_identifiers, description, outcome, subject_id, details, api_calls, raw_response,
-            original_bytes, original_width, original_height, original_format,
-            sent_bytes, sent_width, sent_height, sent_format,
-            jpeg_quality, encode_count, passed_through, prepare_ms, analyze_ms)
-        SELECT done.id, done.batch_id, done.image_path, done.backend, done.action, done.unique_key,
-               i.category, i.subcategory, i.operator, i.fleet_id, i.license_plate, i.confidence,
-               i.text_identifiers::text[], i.description, i.outcome, i.subject_id,
-               i.details, i.api_calls, i.raw_response,
-               i.original_bytes, i.original_width, i.original_height, i.original_format,
-               i.sent_bytes, i.sent_width, i.sent_height, i.sent_format,
-               i.jpeg_quality, i.encode_count, i.passed_through, i.prepare_ms, i.analyze_ms
-        FROM done JOIN input AS i ON i.job_id = done.id
-        ON CONFLICT (job_id) DO NOTHING
-        RETURNING job_id
+        SELECT job_id FROM stored
         """
 
-    /// Schedules a retry, or ends the job dead, and appends the attempt to its history.
+    /// Schedules a retry, or ends the job dead, and appends the attempt to its history. An
+    /// attempt that did not count ($7 false: the service could not start it, through no fault of
+    /// the job) is given back, so it never uses up the job's attempts.
     static let fail = """
-        UPDATE discern.jobs
-        SET state = CASE WHEN $3::boolean AND attempts < max_attempts THEN 'available' ELSE 'dead' END,
-            run_at = CASE WHEN $3::boolean AND attempts < max_attempts
-                          THEN now() + make_interval(secs => $4::double precision) ELSE run_at END,
-            finished_at = CASE WHEN $3::boolean AND attempts < max_attempts THEN NULL ELSE now() END,
+        UPDATE discern.jobs AS j
+        SET state = CASE WHEN $3::boolean AND j.attempts - x.refund < j.max_attempts THEN 'available' ELSE 'dead' END,
+            attempts = j.attempts - x.refund,
+            run_at = CASE WHEN $3::boolean AND j.attempts - x.refund < j.max_attempts
+                          THEN now() + make_interval(secs => $4::double precision) ELSE j.run_at END,
+            finished_at = CASE WHEN $3::boolean AND j.attempts - x.refund < j.max_attempts THEN NULL ELSE now() END,
             error_kind = $5, last_error = $6, lease_owner = NULL, lease_expires_at = NULL, updated_at = now(),
-            error_history = error_history || jsonb_build_array(jsonb_build_object(
-                'attempt', attempts, 'at', now(), 'kind', $5::text, 'error', $6::text))
-        WHERE id = $1 AND state = 'running' AND lease_owner = $2
-        RETURNING state
+            error_history = j.error_history || jsonb_build_array(jsonb_build_object(
+                'attempt', j.attempts, 'at', now(), 'kind', $5::text, 'error', $6::text, 'counted', $7::boolean))
+        FROM (SELECT CASE WHEN $7::boolean THEN 0 ELSE 1 END AS refund) AS x
+        WHERE j.id = $1 AND j.state = 'running' AND j.lease_owner = $2
+        RETURNING j.state
         """
 
     /// Hands jobs back untouched (shutdown after the grace period): the attempt is not counted.

@@ -12,10 +12,17 @@ public struct SimulatorConfiguration: Sendable {
     public var accessKeyID: String
     public var secretAccessKey: String
     public var presignExpirySeconds: Int
-    /// What `/analyze` accepts: the service's documented 10 MB.
-    public var maxAnalyzeBytes: Int
-    /// Image Discerner's `response_format_version`: "2.0" or "3.0".
+    /// Google Cloud Vision's request limit. Image Discerner sends the image base64-encoded in a
+    /// JSON request, so an image over about 7.86 MB fails in its workflow.
+    public var visionRequestLimit: Int
+    /// Image Discerner's `response_format_version`: "3.0" (what its current code emits) or "2.0".
     public var discernerResponseFormat: String
+    /// The limits the real services put on throughput, on by default: Image Discerner starts at
+    /// most one analysis per second (a second start in the same second fails with
+    /// ExecutionAlreadyExists) and takes 100 upload-url and 50 analyze calls a minute; Azure Face
+    /// takes 20 calls a minute. Off only for tests of other things that need speed (chaos, fault
+    /// runs); everything else stays as strict.
+    public var throughputLimits: Bool
     public var credentials: Credentials
     /// OOTO answers in the current nested shape, or in the older flat one.
     public var ootoFlatShape: Bool
@@ -58,7 +65,7 @@ public struct SimulatorConfiguration: Sendable {
     public init(host: String = "127.0.0.1", port: Int = 0, bucket: String = "discern-sim",
                 region: String = "us-east-1", accessKeyID: String = "AKIADISCERNSIMULATOR",
                 secretAccessKey: String = SimulatorConfiguration.randomSecret(),
-                presignExpirySeconds: Int = 900, maxAnalyzeBytes: Int = 10 * 1024 * 1024,
+                presignExpirySeconds: Int = 900, visionRequestLimit: Int = 10_485_760,
                 clock: @escaping @Sendable () -> Date = { Date() }) {
         self.host = host
         self.port = port
@@ -67,8 +74,9 @@ public struct SimulatorConfiguration: Sendable {
         self.accessKeyID = accessKeyID
         self.secretAccessKey = secretAccessKey
         self.presignExpirySeconds = presignExpirySeconds
-        self.maxAnalyzeBytes = maxAnalyzeBytes
-        self.discernerResponseFormat = "2.0"
+        self.visionRequestLimit = visionRequestLimit
+        self.discernerResponseFormat = "3.0"
+        self.throughputLimits = true
         self.credentials = Credentials()
         self.ootoFlatShape = false
         self.clock = clock

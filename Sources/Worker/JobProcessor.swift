@@ -10,6 +10,10 @@ struct JobProcessor: Sendable {
     let backends: [String: any AnalysisBackend]
     /// Dedicated threads for file reads and libvips; never the cooperative pool.
     let blockingPool: ThreadPool
+    /// The only folders job files are read from.
+    let roots: PathRoots
+    /// A truncated file may still be arriving: it is tried once more after this long.
+    let truncatedRetrySeconds: Double
 
     struct Prepared: Sendable {
         let backend: any AnalysisBackend
@@ -22,13 +26,17 @@ struct JobProcessor: Sendable {
         }
         do {
             let input = backend.input(for: job.action)
-            let path = job.imagePath
-            let upload = try await blockingPool.run { try Self.prepare(path, for: input) }
+            let path = job.imagePath, roots = self.roots
+            let upload = try await blockingPool.run { try Self.prepare(path, for: input, roots: roots) }
             return .success(Prepared(backend: backend, upload: upload))
+        } catch let error as ImagingError where error.code == .truncated {
+            // Retried once: a file still being copied is complete the next time.
+            let again = job.attempt == 1
+            return .failure(JobFailure(kind: error.kind, message: "\(job.imagePath): \(error.message)\(again ? "; trying once more later" : "")",
+                                       retryable: again, retryAfterSeconds: truncatedRetrySeconds))
         } catch let error as ImagingError {
-            return .failure(JobFailure(kind: error.kind, message: "\(job.imagePath): \(error.message)", retryable: !error.isPermanent))
-        } catch let error as SourceFileError {
-            return .failure(JobFailure(kind: error.kind, message: error.message, retryable: false))
+            let message = error.code == .pathNotAllowed || error.code == .fileNotFound ? error.message : "\(job.imagePath): \(error.message)"
+            return .failure(JobFailure(kind: error.kind, message: message, retryable: !error.isPermanent))
         } catch {
             return .failure(JobFailure(kind: "internal", message: "preparing \(job.imagePath) failed: \(error)", retryable: true))
         }
@@ -43,19 +51,17 @@ struct JobProcessor: Sendable {
                                       analyzeMilliseconds: (ContinuousClock.now - started).milliseconds))
         } catch {
             return .failure(JobFailure(kind: error.kind, message: error.message, retryable: error.retryable,
-                                       retryAfterSeconds: error.retryAfterSeconds))
+                                       retryAfterSeconds: error.retryAfterSeconds, countsAsAttempt: error.countsAsAttempt))
         }
     }
 
     /// Blocking: file reads and libvips. Runs on the dedicated pool only.
-    static func prepare(_ path: String, for input: InputHandling) throws -> Upload {
+    static func prepare(_ path: String, for input: InputHandling, roots: PathRoots) throws -> Upload {
         switch input {
         case .image(let policy):
-            try SourceFile.check(path)
-            return Upload(image: try ImagePreparer(policy: policy).prepare(file: path))
+            return Upload(image: try ImagePreparer(policy: policy).prepare(file: try roots.open(path)))
         case .video(let policy):
-            try SourceFile.check(path)
-            return Upload(video: try VideoFile.check(path, policy: policy))
+            return Upload(video: try VideoFile.check(try roots.open(path), policy: policy))
         case .none:
             return Upload(data: Data(), contentType: "application/octet-stream", fileExtension: "", facts: JobResult.Preparation(
                 originalBytes: 0, originalWidth: 0, originalHeight: 0, originalFormat: "none", sentBytes: 0, sentWidth: 0,

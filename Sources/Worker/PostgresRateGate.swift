@@ -3,8 +3,9 @@ import Foundation
 import Logging
 import Postgres
 
-/// Rate limits shared by every worker process: a token bucket per key in `discern.rate_limits`
-/// (sql/migrations/0003). Each call to a limited service first takes a token there.
+/// Rate limits shared by every worker process: a schedule per key in `discern.rate_limits`
+/// (sql/migrations/0005). Each call to a limited service reserves the next free moment of its
+/// key and sleeps until then, once: no polling, however many workers wait.
 public final class PostgresRateGate: RateGate {
     private let database: Database
     private let logger: Logger
@@ -15,31 +16,37 @@ public final class PostgresRateGate: RateGate {
     }
 
     public func acquire(_ key: String) async throws(BackendError) {
-        while true {
-            let wait: Double
-            do {
-                wait = try await Retrying.database(logger: logger, "take a rate-limit token") {
-                    try await self.database.withConnection { connection in
-                        try connection.query("SELECT discern.take_rate_token($1) AS wait", [key]).first?.optionalDouble("wait") ?? 0
-                    }
+        let wait: Double
+        do {
+            wait = try await Retrying.database(logger: logger, "take a rate-limit slot") {
+                try await self.database.withConnection { connection in
+                    try connection.query("SELECT discern.take_rate_token($1) AS wait", [key]).first?.optionalDouble("wait") ?? 0
                 }
-            } catch {
-                throw BackendError(.rateLimiterUnavailable, "could not take a rate-limit token for \(key): \(error)", retryable: true)
             }
-            guard wait > 0 else { return }
-            WorkerMetrics.rateLimitWait(key: key, seconds: min(wait, 2))
-            do {
-                // Short naps: a raised limit (UPDATE discern.rate_limits) applies quickly.
-                try await Task.sleep(for: .seconds(min(wait, 2)))
-            } catch {
-                throw BackendError(.network, "cancelled while waiting for the \(key) rate limit", retryable: true)
-            }
+        } catch {
+            throw BackendError(.rateLimiterUnavailable, "could not take a rate-limit slot for \(key): \(error)", retryable: true)
+        }
+        guard wait > 0 else { return }
+        // Only a limit set absurdly low (per_minute near 0) schedules calls hours away: then the
+        // job goes back to the queue for that long instead of holding its lease.
+        guard wait <= Self.maxWaitSeconds else {
+            throw BackendError(.rateLimited, "the \(key) rate limit schedules this call \(Int(wait.rounded())) s from now; check discern.rate_limits",
+                               retryable: true, retryAfterSeconds: wait)
+        }
+        WorkerMetrics.rateLimitWait(key: key, seconds: wait)
+        do {
+            try await Task.sleep(for: .seconds(wait))
+        } catch {
+            throw BackendError(.cancelled, "cancelled while waiting for the \(key) rate limit", retryable: true)
         }
     }
 
-    public func rateLimited(_ key: String) async {
+    static let maxWaitSeconds = 3600.0
+
+    public func rateLimited(_ key: String, retryAfterSeconds: Double?) async {
         do {
-            _ = try await database.withConnection { try $0.query("SELECT discern.rate_limited($1)", [key]) }
+            let wait: Double? = retryAfterSeconds.map { min(max($0, 0), 3600) }
+            _ = try await database.withConnection { try $0.query("SELECT discern.rate_limited($1, $2)", [key, wait]) }
         } catch {
             logger.warning("could not record a 429 in the shared rate limit", metadata: ["key": "\(key)", "error": "\(error)"])
         }

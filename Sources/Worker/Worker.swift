@@ -41,7 +41,8 @@ public final class Worker: Sendable {
         self.networkSlots = Slots(configuration.concurrency)
         self.bytesInFlight = Slots(configuration.maxBytesInFlight)
         self.blockingPool = ThreadPool(name: "discern-prepare", threads: configuration.prepareThreads, onThreadExit: Vips.threadShutdown)
-        self.processor = JobProcessor(backends: Dictionary(backends.map { ($0.name, $0) }, uniquingKeysWith: { $1 }), blockingPool: blockingPool)
+        self.processor = JobProcessor(backends: Dictionary(backends.map { ($0.name, $0) }, uniquingKeysWith: { $1 }), blockingPool: blockingPool,
+                                      roots: configuration.pathRoots, truncatedRetrySeconds: configuration.truncatedRetrySeconds)
         let events = self.events.continuation
         self.leases = LeaseKeeper(database: Database(conninfo: conninfo, name: "discern-lease"), configuration: configuration,
                                   logger: logger, onLost: { events.yield(.abandon($0)) })

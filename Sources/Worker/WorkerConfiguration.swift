@@ -1,8 +1,11 @@
 import Foundation
+import Imaging
 import JobQueue
 
 /// How one `discern work` process runs.
 public struct WorkerConfiguration: Sendable {
+    /// The folders job files may be read from (`DISCERN_PATH_ROOTS`); required.
+    public var pathRoots: PathRoots
     /// Unique per process; written as the lease owner of the jobs it holds.
     public var workerID: String
     /// Calls to services in flight at once (upload + analyze): hides network latency.
@@ -27,12 +30,15 @@ public struct WorkerConfiguration: Sendable {
     /// After `stop()`, how long jobs in flight may take before they are handed back.
     public var graceSeconds: Double
     public var backoff: Backoff
+    /// How long a truncated file (maybe still being copied) waits before its one more try.
+    public var truncatedRetrySeconds: Double = 300
 
-    public init(workerID: String = WorkerConfiguration.defaultWorkerID(), concurrency: Int = 8,
+    public init(pathRoots: PathRoots, workerID: String = WorkerConfiguration.defaultWorkerID(), concurrency: Int = 8,
                 prepareThreads: Int = ProcessInfo.processInfo.activeProcessorCount,
                 prepareQueue: Int? = nil, completionBatchSize: Int = 100, maxBytesInFlight: Int = 64 << 20,
                 leaseSeconds: Double = 300, pollIntervalSeconds: Double = 5, drain: Bool = false,
                 graceSeconds: Double = 30, backoff: Backoff = Backoff()) {
+        self.pathRoots = pathRoots
         self.workerID = workerID
         self.concurrency = max(1, concurrency)
         self.prepareThreads = max(1, prepareThreads)

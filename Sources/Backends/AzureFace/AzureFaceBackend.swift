@@ -46,7 +46,9 @@ public struct AzureFaceBackend: AnalysisBackend {
     public let name = "azure-face"
     public let configuration: Configuration
     private let caller: ServiceCaller
+    let groupModels = AzureGroupModels()
     static let limitKey = "azure-face"
+    static let recognitionModels = ["recognition_01", "recognition_02", "recognition_03", "recognition_04"]
 
     public init(configuration: Configuration, caller: ServiceCaller) {
         self.configuration = configuration
@@ -55,7 +57,7 @@ public struct AzureFaceBackend: AnalysisBackend {
 
     public func input(for action: String) -> InputHandling { .image(configuration.imagePolicy) }
 
-    private var base: String { "\(configuration.endpoint)/face/v1.0" }
+    var base: String { "\(configuration.endpoint)/face/v1.0" }
 
     public func analyze(_ upload: Upload, request: AnalysisRequest) async throws(BackendError) -> JobResult.Analysis {
         guard ["identify", "detect", "analyze"].contains(request.action) else {
@@ -63,25 +65,34 @@ public struct AzureFaceBackend: AnalysisBackend {
         }
         let params = try request.params()
         var conversation = caller.conversation(request)
-        let faces = try await detect(upload, &conversation)
+        // Identify needs faceIds detected with the group's own model; detect alone uses the
+        // configured one.
+        var group: AzurePersonGroup?
+        var model = configuration.recognitionModel
+        if request.action != "detect" {
+            let named = try personGroup(params)
+            model = try await recognitionModel(of: named, &conversation)
+            group = named
+        }
+        let faces = try await detect(upload, model: model, &conversation)
         var analysis: JobResult.Analysis
         if faces.isEmpty {
             analysis = JobResult.Analysis(category: "face", outcome: "no_face", detailsJSON: JSONBody.details(["faces": 0]),
                                           rawResponseJSON: "{\"detect\":[]}")
-        } else if request.action == "detect" {
+        } else if let group {
+            analysis = try await identify(faces, group: group, params: params, &conversation)
+        } else {
             analysis = JobResult.Analysis(category: "face", outcome: "face_found",
                                           detailsJSON: JSONBody.details(["faces": faces.count, "face_rectangle": faces[0].rectangle]),
                                           rawResponseJSON: AzureFaceResponse.rawJSON(detect: faces, identify: nil))
-        } else {
-            analysis = try await identify(faces, params: params, &conversation)
         }
         analysis.apiCalls = conversation.calls
         return analysis
     }
 
-    private func detect(_ upload: Upload, _ conversation: inout Conversation) async throws(BackendError) -> [AzureFaceResponse.Face] {
+    private func detect(_ upload: Upload, model: String, _ conversation: inout Conversation) async throws(BackendError) -> [AzureFaceResponse.Face] {
         let step = "Azure Face detect"
-        let query = "returnFaceId=true&recognitionModel=\(configuration.recognitionModel)&detectionModel=\(configuration.detectionModel)"
+        let query = "returnFaceId=true&recognitionModel=\(model)&detectionModel=\(configuration.detectionModel)"
             + "&returnRecognitionModel=false&faceIdTimeToLive=3600"
         let request = HTTPRequest(method: "POST", url: "\(base)/detect?\(query)",
                                   headers: [HTTPHeader("Content-Type", "application/octet-stream"), keyHeader],
@@ -91,24 +102,27 @@ public struct AzureFaceBackend: AnalysisBackend {
         }
     }
 
-    private func identify(_ faces: [AzureFaceResponse.Face], params: JSONObject,
+    /// The group named by the job's params, else the configured one.
+    private func personGroup(_ params: JSONObject) throws(BackendError) -> AzurePersonGroup {
+        if let large = params.string("largePersonGroupId", maxLength: 100) { return try AzurePersonGroup(id: large, isLarge: true) }
+        if let group = params.string("personGroupId", maxLength: 100) { return try AzurePersonGroup(id: group, isLarge: false) }
+        if let large = configuration.largePersonGroupID { return try AzurePersonGroup(id: large, isLarge: true) }
+        if let group = configuration.personGroupID { return try AzurePersonGroup(id: group, isLarge: false) }
+        throw BackendError(.badParams, "Azure Face identify needs a person group: set params {\"personGroupId\": ...} on the job or DISCERN_AZURE_FACE_PERSON_GROUP", retryable: false)
+    }
+
+    private func identify(_ faces: [AzureFaceResponse.Face], group: AzurePersonGroup, params: JSONObject,
                           _ conversation: inout Conversation) async throws(BackendError) -> JobResult.Analysis {
         let step = "Azure Face identify"
-        var body: [String: Any] = ["faceIds": [faces[0].faceID], "maxNumOfCandidatesReturned": configuration.maxCandidates]
-        if let large = params.string("largePersonGroupId") ?? (params.string("personGroupId") == nil ? configuration.largePersonGroupID : nil) {
-            body["largePersonGroupId"] = large
-        } else if let group = params.string("personGroupId") ?? configuration.personGroupID {
-            body["personGroupId"] = group
-        } else {
-            throw BackendError(.badParams, "Azure Face identify needs a person group: set params {\"personGroupId\": ...} on the job or DISCERN_AZURE_FACE_PERSON_GROUP", retryable: false)
-        }
+        let body: [String: Any] = ["faceIds": [faces[0].faceID], "maxNumOfCandidatesReturned": configuration.maxCandidates,
+                                   group.bodyKey: group.id]
         let request = HTTPRequest.json(url: "\(base)/identify", body: try JSONBody.encode(body), headers: [keyHeader],
                                        timeoutSeconds: configuration.requestTimeoutSeconds)
-        let threshold = params.double("threshold") ?? configuration.acceptanceThreshold
+        let threshold = params.fraction("threshold") ?? configuration.acceptanceThreshold
         return try await conversation.send(request, step: step, limitKey: Self.limitKey) { response throws(BackendError) in
             try AzureFaceResponse.identified(response, faces: faces, threshold: threshold, step: step)
         }
     }
 
-    private var keyHeader: HTTPHeader { HTTPHeader("Ocp-Apim-Subscription-Key", configuration.subscriptionKey.value) }
+    var keyHeader: HTTPHeader { HTTPHeader("Ocp-Apim-Subscription-Key", configuration.subscriptionKey.value) }
 }

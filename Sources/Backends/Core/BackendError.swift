@@ -21,6 +21,11 @@ public struct BackendError: Error, CustomStringConvertible, Sendable {
         case inputRejected = "input_rejected"
         case rateLimiterUnavailable = "rate_limiter_unavailable"
         case misconfigured = "misconfigured"
+        /// The service could not start the work at all (Image Discerner's one start per second):
+        /// retried, and never counted against the job's attempts.
+        case notStarted = "not_started"
+        case responseTooLarge = "response_too_large"
+        case cancelled = "cancelled"
     }
 
     public let code: Code
@@ -38,6 +43,9 @@ public struct BackendError: Error, CustomStringConvertible, Sendable {
         self.retryAfterSeconds = retryAfterSeconds
         self.specificKind = kind
     }
+
+    /// False when the service never started on the job: the attempt is given back.
+    public var countsAsAttempt: Bool { code != .notStarted && code != .cancelled }
 
     /// The `error_kind` a dashboard groups by.
     public var kind: String { specificKind ?? code.rawValue }
@@ -60,11 +68,20 @@ public struct BackendError: Error, CustomStringConvertible, Sendable {
         }
     }
 
+    /// The task was cancelled (shutdown, a lease lost): not the job's fault, not counted.
+    static func cancelled(during step: String) -> BackendError {
+        BackendError(.cancelled, "cancelled during \(step)", retryable: true)
+    }
+
     static func transport(_ error: any Error, during step: String) -> BackendError {
         guard let error = error as? HTTPError else {
             return BackendError(.network, "\(step) failed: \(error)", retryable: true)
         }
-        let code: Code = error.code == .timeout ? .timeout : (error.isTransient ? .network : .misconfigured)
+        let code: Code = switch error.code {
+        case .timeout: .timeout
+        case .responseTooLarge: .responseTooLarge
+        default: error.isTransient ? .network : .misconfigured
+        }
         return BackendError(code, "\(step) failed: \(error.message)", retryable: error.isTransient)
     }
 }

@@ -1,15 +1,22 @@
 import Foundation
 
-/// Tolerant reading of service JSON: a field that is missing or of the wrong type reads as nil
-/// instead of failing the whole answer.
+/// Tolerant, bounded reading of service JSON: a field that is missing, of the wrong type, out
+/// of range or not finite reads as nil instead of failing the whole answer or trapping, and no
+/// string read from a service is longer than the caller allows.
 struct JSONObject {
     let fields: [String: Any]
+
+    /// The longest text a field yields unless the caller asks for more: operator names, plates,
+    /// categories are short; a 5 MB "category" is garbage and is cut.
+    static let defaultMaxLength = 512
 
     init?(_ value: Any?) {
         guard let fields = value as? [String: Any] else { return nil }
         self.fields = fields
     }
 
+    /// nil for anything that is not a JSON object. Foundation's parser refuses nesting deeper
+    /// than it can handle (no stack overflow) and numbers a Double cannot hold.
     static func parse(_ data: Data) -> JSONObject? {
         JSONObject(try? JSONSerialization.jsonObject(with: data))
     }
@@ -17,33 +24,59 @@ struct JSONObject {
     func object(_ key: String) -> JSONObject? {
         if let nested = JSONObject(fields[key]) { return nested }
         // Some gateways double-encode: a JSON object inside a string.
-        if let text = fields[key] as? String, let data = text.data(using: .utf8) { return JSONObject.parse(data) }
+        if let text = fields[key] as? String, text.first == "{", let data = text.data(using: .utf8) { return JSONObject.parse(data) }
         return nil
     }
 
-    func string(_ key: String) -> String? {
+    func string(_ key: String, maxLength: Int = defaultMaxLength) -> String? {
         switch fields[key] {
-        case let text as String: return text.isEmpty ? nil : text
-        case let number as NSNumber: return number.stringValue
+        case let text as String: return text.isEmpty ? nil : Self.bounded(text, maxLength)
+        case let number as NSNumber where !Self.isBoolean(number): return number.stringValue
         default: return nil
         }
     }
 
-    func double(_ key: String) -> Double? {
-        switch fields[key] {
-        case let number as NSNumber: return number.doubleValue
-        case let text as String: return Double(text)
-        default: return nil
-        }
+    /// A finite number; numbers in strings ("0.93") are read too, "inf" and "nan" are not.
+    func double(_ key: String) -> Double? { Self.number(fields[key]) }
+
+    /// A whole number within Int's range: `1e300`, `"inf"`, `2.5` and `true` are not.
+    func int(_ key: String) -> Int? {
+        guard let value = double(key), value == value.rounded(), let exact = Int(exactly: value) else { return nil }
+        return exact
+    }
+
+    /// A number between 0 and 1, as confidences and similarities must be.
+    func fraction(_ key: String) -> Double? {
+        double(key).flatMap { (0...1).contains($0) ? $0 : nil }
     }
 
     func bool(_ key: String) -> Bool? { fields[key] as? Bool }
 
-    func strings(_ key: String) -> [String] {
-        (fields[key] as? [Any])?.compactMap { $0 as? String } ?? []
+    func strings(_ key: String, maxLength: Int = defaultMaxLength, maxCount: Int = 100) -> [String] {
+        Array(((fields[key] as? [Any]) ?? []).lazy.compactMap { $0 as? String }.filter { !$0.isEmpty }
+            .prefix(maxCount).map { Self.bounded($0, maxLength) })
     }
 
-    func array(_ key: String) -> [JSONObject] {
-        (fields[key] as? [Any])?.compactMap { JSONObject($0) } ?? []
+    func array(_ key: String, maxCount: Int = 100) -> [JSONObject] {
+        Array(((fields[key] as? [Any]) ?? []).lazy.compactMap { JSONObject($0) }.prefix(maxCount))
+    }
+
+    static func number(_ value: Any?) -> Double? {
+        let number: Double? = switch value {
+        case let number as NSNumber where !isBoolean(number): number.doubleValue
+        case let text as String where text.count <= 64: Double(text.trimmingCharacters(in: .whitespaces))
+        default: nil
+        }
+        return number.flatMap { $0.isFinite ? $0 : nil }
+    }
+
+    /// JSON `true` arrives as an NSNumber too; it is not a number.
+    static func isBoolean(_ number: NSNumber) -> Bool {
+        String(describing: type(of: number)).contains("Boolean")
+    }
+
+    /// Cut at a character boundary, marked so a reader knows.
+    static func bounded(_ text: String, _ maxLength: Int) -> String {
+        text.count <= maxLength ? text : String(text.prefix(maxLength)) + "…"
     }
 }

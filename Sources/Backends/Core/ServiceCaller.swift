@@ -13,12 +13,17 @@ public struct ServiceCaller: Sendable {
         /// A Retry-After longer than this ends the attempt instead: the job is rescheduled for
         /// then, and its lease is not held while waiting.
         public var maxInlineWaitSeconds: Double
+        /// Calls the service refused to start (`notStarted`) are tried again this often on top
+        /// of `tries`: they say nothing about the job, only that the service was busy.
+        public var notStartedRetries: Int
 
-        public init(tries: Int = 3, firstPauseSeconds: Double = 0.25, maxPauseSeconds: Double = 4, maxInlineWaitSeconds: Double = 15) {
+        public init(tries: Int = 3, firstPauseSeconds: Double = 0.25, maxPauseSeconds: Double = 4, maxInlineWaitSeconds: Double = 15,
+                    notStartedRetries: Int = 10) {
             self.tries = max(1, tries)
             self.firstPauseSeconds = firstPauseSeconds
             self.maxPauseSeconds = maxPauseSeconds
             self.maxInlineWaitSeconds = maxInlineWaitSeconds
+            self.notStartedRetries = max(0, notStartedRetries)
         }
     }
 
@@ -61,24 +66,43 @@ struct Conversation {
         if !correlationID.isEmpty { request.headers.append(HTTPHeader("X-Correlation-ID", correlationID)) }
         let policy = caller.retry
         var pause = policy.firstPauseSeconds
-        var tried = 1
+        var tried = 1, notStarted = 0
         while true {
             do {
                 return try read(try await once(request, step: step, limitKey: limitKey))
             } catch {
+                // A start the service refused is retried without counting, after the wait it
+                // implies (with jitter, so callers that collided do not collide again) and then
+                // its own slot in the shared rate limit.
+                if error.code == .notStarted, notStarted < policy.notStartedRetries, !Task.isCancelled {
+                    notStarted += 1
+                    let wait = (error.retryAfterSeconds ?? 1) * Double.random(in: 1...1.5)
+                    do { try await Task.sleep(for: .seconds(wait)) } catch { throw BackendError.cancelled(during: step) }
+                    continue
+                }
                 let wait = max(pause * Double.random(in: 0.5...1), error.retryAfterSeconds ?? 0)
                 guard error.retryable, tried < policy.tries, idempotent || error.code == .rateLimited,
                       wait <= policy.maxInlineWaitSeconds, !Task.isCancelled else { throw error }
-                do { try await Task.sleep(for: .seconds(wait)) } catch { throw BackendError(.network, "cancelled while waiting to retry \(step)", retryable: true) }
+                do { try await Task.sleep(for: .seconds(wait)) } catch { throw BackendError.cancelled(during: step) }
                 pause = min(pause * 2, policy.maxPauseSeconds)
                 tried += 1
             }
         }
     }
 
+    /// One call. The process's concurrency slot comes first and the rate-limit slot last, so a
+    /// call goes out the moment its slot in the shared schedule comes: calls that must be spaced
+    /// (one analysis start per second) arrive spaced.
     private mutating func once(_ request: HTTPRequest, step: String, limitKey: String?) async throws(BackendError) -> HTTPResponse {
-        if let limitKey { try await caller.gate.acquire(limitKey) }
         await caller.concurrency.acquire()
+        if let limitKey {
+            do {
+                try await caller.gate.acquire(limitKey)
+            } catch {
+                await caller.concurrency.release(.failed)
+                throw error
+            }
+        }
         calls += 1
         let started = ContinuousClock.now
         let response: HTTPResponse
@@ -90,7 +114,7 @@ struct Conversation {
         }
         if response.status == 429 {
             await caller.concurrency.release(.rateLimited)
-            if let limitKey { await caller.gate.rateLimited(limitKey) }
+            if let limitKey { await caller.gate.rateLimited(limitKey, retryAfterSeconds: RetryAfter.seconds(response)) }
         } else {
             let elapsed = ContinuousClock.now - started
             let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18

@@ -59,45 +59,42 @@ public struct DiscernerBackend: AnalysisBackend {
         return analysis
     }
 
-    struct UploadGrant {
-        let url: String
-        let imageKey: String
-        let bucket: String
-        let contentType: String
-    }
-
     private func requestUpload(fileExtension: String, _ conversation: inout Conversation) async throws(BackendError) -> UploadGrant {
         let step = "Image Discerner upload-url"
         let body = try JSONBody.encode(["file_extension": fileExtension])
         let request = HTTPRequest.json(url: "\(configuration.baseURL)/upload-url", body: body, timeoutSeconds: configuration.requestTimeoutSeconds)
+        let allowHTTP = configuration.baseURL.lowercased().hasPrefix("http://")
         return try await conversation.send(request, step: step, limitKey: "discerner:upload-url") { response throws(BackendError) in
             guard response.status == 200 else { throw BackendError.status(response, during: step) }
-            guard let object = JSONObject.parse(response.body), let url = object.string("upload_url"),
-                  let key = object.string("image_key"), let bucket = object.string("bucket_name") else {
+            guard let object = JSONObject.parse(response.body), let url = object.string("upload_url", maxLength: 8192),
+                  let key = object.string("image_key", maxLength: 1024), let bucket = object.string("bucket_name", maxLength: 255) else {
                 throw BackendError(.badResponse, "\(step) answered 200 without upload_url, image_key and bucket_name: \(response.bodySnippet)", retryable: true)
             }
             // The signed content type is `image/<ext>` literally (image/jpg); send exactly that.
-            return UploadGrant(url: url, imageKey: key, bucket: bucket, contentType: object.string("content_type") ?? "image/\(fileExtension)")
+            let contentType = object.string("content_type", maxLength: 128) ?? "image/\(fileExtension)"
+            return try UploadGrant(url: url, imageKey: key, bucket: bucket, contentType: contentType, allowHTTP: allowHTTP)
         }
     }
 
     private func put(_ upload: Upload, to grant: UploadGrant, _ conversation: inout Conversation) async throws(BackendError) {
         let step = "S3 upload of \(grant.imageKey)"
-        let request = HTTPRequest(
-            method: "PUT", url: grant.url,
-            headers: [HTTPHeader("Content-Type", grant.contentType), HTTPHeader("x-amz-server-side-encryption", "AES256")],
-            body: .bytes(upload.data), timeoutSeconds: configuration.uploadTimeoutSeconds)
+        let request = HTTPRequest(method: "PUT", url: grant.url, headers: grant.headers, body: .bytes(upload.data),
+                                  timeoutSeconds: configuration.uploadTimeoutSeconds, maxResponseBytes: 64 * 1024)
         try await conversation.send(request, step: step) { response throws(BackendError) in
             guard response.status != 200 else { return }
+            // Only <Code> and <Message>: S3's error document also echoes the signature it got.
             let s3 = S3ErrorDocument(response.body)
-            let detail = "\(step) was refused with HTTP \(response.status) \(s3.code ?? ""): \(s3.message ?? response.bodySnippet)"
+            let detail = "\(step) was refused with HTTP \(response.status) \(s3.code ?? "(no S3 error code)"): \(s3.message ?? "no message")"
             switch (response.status, s3.code) {
             case (403, "AccessDenied") where s3.message?.localizedCaseInsensitiveContains("expired") == true:
                 throw BackendError(.uploadExpired, detail, retryable: true)
             case (403, _):
                 throw BackendError(.uploadRejected, detail + " (check the service's signing configuration and this machine's clock)", retryable: false)
+            case (429, _), (500...599, _):
+                throw BackendError(response.status == 429 ? .rateLimited : .serverError, detail, retryable: true,
+                                   retryAfterSeconds: RetryAfter.seconds(response))
             default:
-                throw BackendError.status(response, during: step)
+                throw BackendError(.clientError, detail, retryable: false)
             }
         }
     }
@@ -107,19 +104,11 @@ public struct DiscernerBackend: AnalysisBackend {
         let body = try JSONBody.encode(["image_key": grant.imageKey, "bucket_name": grant.bucket])
         let request = HTTPRequest.json(url: "\(configuration.baseURL)/analyze", body: body, timeoutSeconds: configuration.analyzeTimeoutSeconds)
         return try await conversation.send(request, step: step, limitKey: "discerner:analyze") { response throws(BackendError) in
-            let object = JSONObject.parse(response.body)
-            switch response.status {
-            case 200:
+            guard response.status != 200 else {
                 // Read here, so a garbled answer is retried like any other transient fault.
                 return try DiscernerResponse.map(response.body)
-            case 500 where object?.string("error")?.hasPrefix("Step Functions execution") == true:
-                let cause = object?.string("cause") ?? object?.string("error") ?? "no cause given"
-                throw BackendError(.analysisFailed, "\(step): the service's analysis workflow failed: \(cause)", retryable: true)
-            case 504:
-                throw BackendError(.timeout, "\(step) timed out on the service side (HTTP 504): \(response.bodySnippet)", retryable: true)
-            default:
-                throw BackendError.status(response, during: step)
             }
+            throw DiscernerFailure.classify(response, step: step)
         }
     }
 }

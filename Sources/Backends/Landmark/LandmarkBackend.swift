@@ -5,8 +5,8 @@ import JobQueue
 
 /// The landmark predictor (contracts.md §4): one multipart call, the top 3 labels back.
 ///
-/// Action `predict` (alias `analyze`). The top label fills `subject_id` and `subcategory`; all
-/// three go to `details.predictions`; `outcome` is `unsure` when the top confidence is under the
+/// Action `predict` (alias `analyze`). The top label fills `subject_id` and `subcategory`, its
+/// display name `description`; all three go to `details.predictions`; `outcome` is `unsure` when the top confidence is under the
 /// threshold (0.55 by default; params `unsure_below` overrides it per job).
 public struct LandmarkBackend: AnalysisBackend {
     public struct Configuration: Sendable {
@@ -40,7 +40,7 @@ public struct LandmarkBackend: AnalysisBackend {
             throw request.unsupported(by: name, supported: ["predict"])
         }
         let params = try request.params()
-        let unsureBelow = params.double("unsure_below") ?? configuration.unsureBelow
+        let unsureBelow = params.fraction("unsure_below") ?? configuration.unsureBelow
         let step = "Landmark predict"
         var conversation = caller.conversation(request)
         let extensionName = upload.fileExtension == "png" ? "png" : "jpg"
@@ -61,9 +61,9 @@ public struct LandmarkBackend: AnalysisBackend {
             throw BackendError(.badResponse, "\(step) answered 200 without a predictions list: \(response.bodySnippet)", retryable: true)
         }
         let predictions = top.array("predictions")
-            .compactMap { item -> (label: String, confidence: Double, rank: Int, url: String?)? in
-                guard let label = item.string("label"), let confidence = item.double("confidence") else { return nil }
-                return (label, min(max(confidence, 0), 1), item.double("rank").map { Int($0) } ?? 0, item.string("wikipediaUrl"))
+            .compactMap { item -> (label: String, confidence: Double, rank: Int)? in
+                guard let label = item.string("label", maxLength: 128), let confidence = item.fraction("confidence") else { return nil }
+                return (label, confidence, item.int("rank").flatMap { (1...1000).contains($0) ? $0 : nil } ?? 1000)
             }
             .sorted { ($0.rank, -$0.confidence) < ($1.rank, -$1.confidence) }
             .prefix(3)
@@ -72,10 +72,13 @@ public struct LandmarkBackend: AnalysisBackend {
         }
         return JobResult.Analysis(
             category: "landmark", subcategory: best.label, confidence: best.confidence,
-            textIdentifiers: predictions.map(\.label), description: best.url,
+            textIdentifiers: predictions.map(\.label), description: LandmarkLabels.displayName(best.label),
             outcome: best.confidence < unsureBelow ? "unsure" : "confident", subjectID: best.label,
             detailsJSON: JSONBody.details([
-                "predictions": predictions.map { ["label": $0.label, "confidence": $0.confidence, "rank": $0.rank, "wikipediaUrl": $0.url ?? NSNull()] as [String: Any] },
+                "predictions": predictions.map {
+                    ["label": $0.label, "display_name": LandmarkLabels.displayName($0.label), "confidence": $0.confidence,
+                     "rank": $0.rank] as [String: Any]
+                },
                 "inference_ms": top.double("inferenceTimeMs"), "unsure_below": unsureBelow,
             ]),
             rawResponseJSON: String(decoding: response.body, as: UTF8.self))

@@ -17,12 +17,13 @@ public struct OOTOBackend: AnalysisBackend {
         public var imagePolicy: ImagePolicy
         public var checkLiveness: Bool
         public var checkDeepfake: Bool
-        /// A search hit at or above this similarity is a match (OOTO's typical threshold).
-        public var matchThreshold: Double
+        /// The service decides a match (a `templateId` in the search result). When set, a hit
+        /// must also reach this similarity: a stricter rule of one's own, off by default.
+        public var matchThreshold: Double?
         public var requestTimeoutSeconds: Double
 
         public init(baseURL: String, appID: Secret, appKey: Secret, imagePolicy: ImagePolicy = .ooto, checkLiveness: Bool = false,
-                    checkDeepfake: Bool = false, matchThreshold: Double = 0.75, requestTimeoutSeconds: Double = 60) {
+                    checkDeepfake: Bool = false, matchThreshold: Double? = nil, requestTimeoutSeconds: Double = 60) {
             self.baseURL = baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL
             self.appID = appID
             self.appKey = appKey

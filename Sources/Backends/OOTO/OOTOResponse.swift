@@ -4,22 +4,25 @@ import JobQueue
 
 /// Reads OOTO's answers, in the current nested shape and the older flat one.
 enum OOTOResponse {
-    /// Code 5 ("No faces found") is an answer about the photo: a result with outcome `no_face`.
+    /// Code 5 ("No faces found") is an answer about the photo: a result with outcome `no_face`,
+    /// whatever the error status it came with (the reference client reads it so).
     static func noFace(_ response: HTTPResponse, step: String) throws(BackendError) -> JobResult.Analysis? {
-        guard response.status == 400, let failure = ServiceFailure(response), failure.code == 5 else { return nil }
+        guard response.status != 200, let failure = ServiceFailure(response), failure.code == 5 else { return nil }
         return JobResult.Analysis(outcome: "no_face", detailsJSON: JSONBody.details(["code": 5, "info": failure.info]),
                                   rawResponseJSON: String(decoding: response.body, as: UTF8.self))
     }
 
-    static func identified(_ response: HTTPResponse, step: String, threshold: Double) throws(BackendError) -> JobResult.Analysis {
+    /// A match is what the service says it is: a `templateId` in the search result. An
+    /// optional `threshold` of one's own makes the rule stricter, never looser.
+    static func identified(_ response: HTTPResponse, step: String, threshold: Double?) throws(BackendError) -> JobResult.Analysis {
         let (result, raw) = try success(response, step: step)
         // Nested: result.search.{templateId, similarity}; flat: result.{templateId, similarity}.
         let hit = result.object("search") ?? result
-        let templateID = hit.string("templateId")
-        let similarity = templateID == nil ? nil : hit.double("similarity")
-        let matched = templateID != nil && (similarity ?? 0) >= threshold
+        let templateID = hit.string("templateId", maxLength: 256)
+        let similarity = templateID == nil ? nil : hit.double("similarity").map { min(max($0, 0), 1) }
+        let matched = templateID != nil && threshold.map { (similarity ?? 0) >= $0 } != false
         return JobResult.Analysis(
-            category: "face", confidence: similarity.map { min(max($0, 0), 1) }, outcome: matched ? "match" : "no_match",
+            category: "face", confidence: similarity, outcome: matched ? "match" : "no_match",
             subjectID: matched ? templateID : nil,
             detailsJSON: JSONBody.details([
                 "candidate_template_id": templateID, "similarity": similarity, "threshold": threshold,
@@ -44,11 +47,13 @@ enum OOTOResponse {
             rawResponseJSON: raw)
     }
 
+    /// Any 2xx is a deletion, with a body or without one.
     static func deleted(_ response: HTTPResponse, templateID: String, step: String) throws(BackendError) -> JobResult.Analysis {
         let raw = String(decoding: response.body, as: UTF8.self)
-        if response.status == 200, let object = JSONObject.parse(response.body) {
+        if (200...299).contains(response.status) {
             return JobResult.Analysis(outcome: "deleted", subjectID: templateID,
-                                      detailsJSON: JSONBody.details(["transaction_id": object.string("transactionId")]), rawResponseJSON: raw)
+                                      detailsJSON: JSONBody.details(["transaction_id": JSONObject.parse(response.body)?.string("transactionId")]),
+                                      rawResponseJSON: raw.isEmpty ? "{}" : raw)
         }
         // Deleting is idempotent for us: a retry after a lost answer finds the template gone.
         if response.status == 400, let failure = ServiceFailure(response), failure.info?.localizedCaseInsensitiveContains("template not found") == true {
@@ -75,7 +80,10 @@ enum OOTOResponse {
 
     /// OOTO's documented error codes, classified.
     static func failure(_ response: HTTPResponse, step: String) -> BackendError {
-        guard response.status == 400 || response.status == 200, let failure = ServiceFailure(response), let code = failure.code else {
+        // OOTO's error body can come with any error status; a 401/403 or 5xx without one is read
+        // as usual.
+        guard let failure = ServiceFailure(response), let code = failure.code,
+              ![401, 403, 429].contains(response.status), response.status < 500 else {
             return BackendError.status(response, during: step)
         }
         let info = failure.info ?? "no detail"
@@ -98,7 +106,7 @@ enum OOTOResponse {
 
         init?(_ response: HTTPResponse) {
             guard let result = JSONObject.parse(response.body)?.object("result"), result.string("status") == "error" else { return nil }
-            code = result.double("code").map { Int($0) }
+            code = result.int("code")
             info = result.string("info")
         }
     }

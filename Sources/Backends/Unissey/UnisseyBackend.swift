@@ -8,6 +8,9 @@ import JobQueue
 ///
 /// Action `analyze`. The capture SDK's metadata string comes from params `selfie_metadata`
 /// and is sent under the configured field name (`selfie-metadata`; one source says `metadata`).
+/// Injection-attack detection (params `injection_attack_detection: true`) only works with that
+/// metadata (seed 003 §4.6.3): a job asking for it without metadata is refused before any call.
+/// Every result records in `details.metadata_sent` whether metadata went with the video.
 /// Only fragments of the answer are public: `is_genuine` is required, the trust score
 /// (`details.injection.selfie.trust_score`) is kept when present.
 public struct UnisseyBackend: AnalysisBackend {
@@ -50,21 +53,26 @@ public struct UnisseyBackend: AnalysisBackend {
             MultipartPart(name: "selfie-detection-criteria", value: "single"),
             MultipartPart(name: "gdpr-consent", value: "true"),
         ]
-        if let metadata = params.string("selfie_metadata") ?? params.string("metadata") {
-            parts.append(MultipartPart(name: configuration.metadataField, value: metadata))
+        let metadata = params.string("selfie_metadata", maxLength: 1 << 20) ?? params.string("metadata", maxLength: 1 << 20)
+        let wantsIAD = params.bool("injection_attack_detection") ?? params.bool("iad") ?? false
+        if wantsIAD && metadata == nil {
+            throw BackendError(.badParams, "the job asks for injection-attack detection but carries no SDK metadata: put the capture SDK's string in params {\"selfie_metadata\": ...} (IAD cannot work without it)",
+                               retryable: false, kind: "unissey_iad_without_metadata")
         }
+        if let metadata { parts.append(MultipartPart(name: configuration.metadataField, value: metadata)) }
         let call = HTTPRequest(method: "POST", url: "\(configuration.baseURL)/api/v3/analyze",
                                   headers: [HTTPHeader("Authorization", configuration.apiKey.value)],
                                   body: .multipart(parts), timeoutSeconds: configuration.requestTimeoutSeconds)
         var conversation = caller.conversation(request)
+        let sent = metadata != nil
         var analysis = try await conversation.send(call, step: step, limitKey: name) { response throws(BackendError) in
-            try Self.read(response, step: step)
+            try Self.read(response, step: step, metadataSent: sent, iadRequested: wantsIAD)
         }
         analysis.apiCalls = conversation.calls
         return analysis
     }
 
-    static func read(_ response: HTTPResponse, step: String) throws(BackendError) -> JobResult.Analysis {
+    static func read(_ response: HTTPResponse, step: String, metadataSent: Bool, iadRequested: Bool) throws(BackendError) -> JobResult.Analysis {
         guard response.status == 200 else {
             let message = JSONObject.parse(response.body).flatMap { $0.string("message") ?? $0.string("error") ?? $0.string("detail") }
             let detail = "\(step) answered HTTP \(response.status): \(message ?? response.bodySnippet)"
@@ -77,11 +85,12 @@ public struct UnisseyBackend: AnalysisBackend {
         guard let top = JSONObject.parse(response.body), let genuine = top.bool("is_genuine") else {
             throw BackendError(.badResponse, "\(step) answered 200 without is_genuine: \(response.bodySnippet)", retryable: true)
         }
-        let trust = top.object("details")?.object("injection")?.object("selfie")?.double("trust_score")
+        let trust = top.object("details")?.object("injection")?.object("selfie")?.fraction("trust_score")
         return JobResult.Analysis(
-            category: "liveness", confidence: trust.flatMap { (0...1).contains($0) ? $0 : nil },
+            category: "liveness", confidence: trust,
             outcome: genuine ? "genuine" : "not_genuine",
-            detailsJSON: JSONBody.details(["is_genuine": genuine, "trust_score": trust]),
+            detailsJSON: JSONBody.details(["is_genuine": genuine, "trust_score": trust, "metadata_sent": metadataSent,
+                                           "iad_requested": iadRequested]),
             rawResponseJSON: String(decoding: response.body, as: UTF8.self))
     }
 }

@@ -44,6 +44,8 @@ int cvipsshim_rot(VipsImage *in, VipsImage **out, VipsAngle angle);
 int cvipsshim_flip(VipsImage *in, VipsImage **out, VipsDirection direction);
 int cvipsshim_colourspace(VipsImage *in, VipsImage **out, VipsInterpretation space);
 int cvipsshim_draw_rect(VipsImage *image, double ink, int left, int top, int width, int height);
+// The standard deviation of all pixels: how much an image shows (the simulator's "no face").
+int cvipsshim_deviate(VipsImage *in, double *deviation);
 // The mean of all bands over a rectangle, for checking pixels in tests.
 int cvipsshim_region_mean(VipsImage *in, int left, int top, int width, int height, double *mean);
 

@@ -56,28 +56,21 @@ public struct CheckedVideo: Sendable {
 }
 
 public enum VideoFile {
-    /// Reads and checks a video file. Call from a dedicated thread: it reads the whole file.
-    public static func check(_ path: String, policy: VideoPolicy) throws(ImagingError) -> CheckedVideo {
+    /// Reads and checks an opened video file. Call from a dedicated thread: it reads the whole file.
+    public static func check(_ file: OpenedFile, policy: VideoPolicy) throws(ImagingError) -> CheckedVideo {
         BlockingCallAudit.check("video file read")
         let started = DispatchTime.now()
-        let size: Int
-        do {
-            size = (try FileManager.default.attributesOfItem(atPath: path)[.size] as? NSNumber)?.intValue ?? 0
-        } catch {
-            throw ImagingError(.unreadable, "\(path) cannot be read: \(error.localizedDescription)")
+        guard file.size > 0 else { throw ImagingError(.empty, "\(file.path) is empty (0 bytes)") }
+        guard file.size <= policy.maxBytes else {
+            throw ImagingError(.sourceTooLarge, "\(file.path) is \(file.size) bytes; the video limit is \(policy.maxBytes) bytes (videos are never re-encoded)")
         }
-        guard size > 0 else { throw ImagingError(.empty, "\(path) is empty (0 bytes)") }
-        guard size <= policy.maxBytes else {
-            throw ImagingError(.sourceTooLarge, "\(path) is \(size) bytes; the video limit is \(policy.maxBytes) bytes (videos are never re-encoded)")
-        }
-        let data: Data
-        do {
-            data = try Data(contentsOf: URL(fileURLWithPath: path))
-        } catch {
-            throw ImagingError(.unreadable, "\(path) cannot be read: \(error.localizedDescription)")
-        }
+        let data = try file.contents()
         guard let container = VideoContainer.sniff(data), policy.acceptedContainers.contains(container) else {
-            throw ImagingError(.unsupportedFormat, "\(path) is not a video this service takes (\(policy.acceptedContainers.map(\.rawValue).sorted().joined(separator: ", "))); its first bytes match none of them")
+            throw ImagingError(.unsupportedFormat, "\(file.path) is not a video this service takes (\(policy.acceptedContainers.map(\.rawValue).sorted().joined(separator: ", "))); its first bytes match none of them")
+        }
+        if let problem = VideoStructure.check(Array(data), container: container) {
+            throw ImagingError(problem.truncated ? .truncated : .undecodable,
+                               "\(file.path) is not a complete \(container.rawValue) video: \(problem.reason)")
         }
         let elapsed = Double(DispatchTime.now().uptimeNanoseconds - started.uptimeNanoseconds) / 1_000_000
         return CheckedVideo(data: data, container: container, milliseconds: elapsed)

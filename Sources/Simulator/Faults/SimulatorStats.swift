@@ -5,6 +5,9 @@ import Foundation
 public actor SimulatorStats {
     private var calls: [String: [Date]] = [:]
     private var faults: [String: Int] = [:]
+    /// What a real service would have refused on its own (not injected): analysis starts in
+    /// the same second, images over the vision limit, calls over a rate limit, bad requests.
+    private var refusals: [String: Int] = [:]
     /// When each job (by `X-Correlation-ID`) may call again after a 429.
     private var notBefore: [String: Date] = [:]
     private var violations: [String] = []
@@ -20,6 +23,7 @@ public actor SimulatorStats {
     }
 
     func recordFault(_ kind: String) { faults[kind, default: 0] += 1 }
+    func recordRefusal(_ kind: String) { refusals[kind, default: 0] += 1 }
 
     func retryAfter(correlationID: String?, until: Date) {
         guard let id = correlationID else { return }
@@ -28,6 +32,10 @@ public actor SimulatorStats {
 
     public func callCount(_ service: String) -> Int { calls[service]?.count ?? 0 }
     public func faultCount(_ kind: String) -> Int { faults[kind] ?? 0 }
+    /// e.g. `discerner.start_collision`, `discerner.vision_rejected`, `discerner.analyze.429`,
+    /// `azure-face.429`, `s3.unsigned_header`.
+    public func refusalCount(_ kind: String) -> Int { refusals[kind] ?? 0 }
+    public var allRefusals: [String: Int] { refusals }
     public var retryAfterViolations: [String] { violations }
 
     /// The most calls to `service` that arrived within any window of `seconds`.
@@ -46,6 +54,7 @@ public actor SimulatorStats {
         let object: [String: Any] = [
             "calls": calls.mapValues(\.count),
             "faults": faults,
+            "refusals": refusals,
             "retry_after_violations": violations.count,
             "max_calls_per_minute": Dictionary(uniqueKeysWithValues: calls.keys.map { ($0, maxCalls($0, within: 60)) }),
         ]

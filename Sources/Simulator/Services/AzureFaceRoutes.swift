@@ -3,43 +3,89 @@ import Foundation
 import Hummingbird
 import Imaging
 
-/// Azure Face v1.0 (contracts.md §3) under `/azure/face/v1.0`: detect and identify, with the
-/// documented errors. Person groups: `discern-sim` (trained), `discern-sim-untrained`,
-/// `discern-sim-training` (training not finished); any other id is not found.
+/// Azure Face v1.0 (contracts.md §3) under `/azure/face/v1.0`: detect, identify and person-group
+/// reads, with the documented errors and limits: 20 calls a minute (free tier) answered with
+/// the documented 429; `[]` for an image without a face (a flat one); faceIds that expire after
+/// `faceIdTimeToLive`; identify refused when the faceId was detected with another recognition
+/// model than the group's.
 struct AzureFaceRoutes: Sendable {
     let configuration: SimulatorConfiguration
     let faults: FaultInjector
     let decoder: ThreadPool
     let detected = DetectedFaces()
+    let windows = CallWindows()
 
-    /// faceIds handed out by detect, with the image seed they came from.
+    /// The simulated groups: trained with recognition_02 (as the seed's), untrained, still
+    /// training, and one large group with recognition_03. Any other id is not found.
+    static let groups: [String: (model: String, state: String)] = [
+        "persongroups/discern-sim": ("recognition_02", "trained"),
+        "persongroups/discern-sim-untrained": ("recognition_04", "untrained"),
+        "persongroups/discern-sim-training": ("recognition_04", "training"),
+        "largepersongroups/discern-sim-large": ("recognition_03", "trained"),
+    ]
+    static let freeTierCallsPerMinute = 20
+
+    /// faceIds handed out by detect: the image they came from, the model, when they expire.
     actor DetectedFaces {
-        var faces: [String: UInt64] = [:]
-        func add(_ id: String, seed: UInt64) { faces[id] = seed }
-        func seed(_ id: String) -> UInt64? { faces[id] }
+        struct Face { let seed: UInt64; let model: String; let expires: Date }
+        var faces: [String: Face] = [:]
+        func add(_ id: String, _ face: Face) { faces[id] = face }
+        func face(_ id: String) -> Face? { faces[id] }
     }
 
     func register(on router: Router<BasicRequestContext>) {
         let base = "/azure/face/v1.0"
         router.post("\(base)/detect") { request, _ in
-            try await faults.guarded("azure-face", route: "azure.detect", style: .azure, request) { try await detect(request) }
+            try await faults.guarded("azure-face", route: "azure.detect", style: .azure, request) { try await limited(request) { try await detect($0) } }
         }
         router.post("\(base)/identify") { request, _ in
-            try await faults.guarded("azure-face", route: "azure.identify", style: .azure, request) { try await identify(request) }
+            try await faults.guarded("azure-face", route: "azure.identify", style: .azure, request) { try await limited(request) { try await identify($0) } }
+        }
+        for kind in ["persongroups", "largepersongroups"] {
+            router.get("\(base)/\(kind)/:id") { request, context in
+                try await faults.guarded("azure-face", route: "azure.group", style: .azure, request) {
+                    try await limited(request) { group($0, path: "\(kind)/\(context.parameters.get("id") ?? "")") }
+                }
+            }
         }
     }
 
+    /// Every call needs the key and counts against the per-minute limit.
+    private func limited(_ request: Request, _ handler: (Request) async throws -> Response) async throws -> Response {
+        guard request.header("Ocp-Apim-Subscription-Key") == configuration.credentials.azureFaceKey else {
+            return error(.unauthorized, "401", "Access denied due to invalid subscription key or wrong API endpoint.")
+        }
+        if configuration.throughputLimits,
+           let wait = await windows.admit("key", limit: Self.freeTierCallsPerMinute, per: 60, at: configuration.clock()) {
+            await faults.stats.recordRefusal("azure-face.429")
+            return error(.tooManyRequests, "429", "Rate limit is exceeded. Try again in \(max(1, Int(wait.rounded(.up)))) seconds.")
+        }
+        return try await handler(request)
+    }
+
+    private func group(_ request: Request, path: String) -> Response {
+        guard let group = Self.groups[path] else { return error(.notFound, "PersonGroupNotFound", "Person group is not found.") }
+        var answer: [String: Any] = ["personGroupId": String(path.split(separator: "/").last ?? ""), "name": "simulated", "userData": NSNull()]
+        if request.uri.queryParameters.get("returnRecognitionModel") == "true" { answer["recognitionModel"] = group.model }
+        return Reply.json(.ok, answer)
+    }
+
     private func detect(_ request: Request) async throws -> Response {
-        if let refused = unauthorized(request) { return refused }
         guard request.header("Content-Type")?.lowercased().hasPrefix("application/octet-stream") == true else {
             return error(.badRequest, "BadArgument", "Invalid Media Type.")
         }
         let query = request.uri.queryParameters
-        if let model = query.get("recognitionModel"), !["recognition_01", "recognition_02", "recognition_03", "recognition_04"].contains(model) {
+        // recognition_01 is Azure's default when the parameter is left out.
+        let model = query.get("recognitionModel") ?? "recognition_01"
+        guard ["recognition_01", "recognition_02", "recognition_03", "recognition_04"].contains(model) else {
             return error(.badRequest, "BadArgument", "Invalid recognition model.")
         }
-        if let model = query.get("detectionModel"), !["detection_01", "detection_02", "detection_03"].contains(model) {
+        if let detection = query.get("detectionModel"), !["detection_01", "detection_02", "detection_03"].contains(detection) {
             return error(.badRequest, "BadArgument", "Invalid detection model.")
+        }
+        let ttl = query.get("faceIdTimeToLive").map { Int($0) ?? -1 } ?? 86400
+        guard (60...86400).contains(ttl) else {
+            return error(.badRequest, "BadArgument", "'faceIdTimeToLive' is invalid, it should be in range [60, 86400].")
         }
         var request = request
         guard let body = await request.data(upTo: 6 * 1024 * 1024), body.count >= 1024 else {
@@ -49,8 +95,10 @@ struct AzureFaceRoutes: Sendable {
               let image = await SimulatedImage.inspect(body, on: decoder) else {
             return error(.badRequest, "InvalidImage", "Decoding error, image format unsupported.")
         }
+        // A flat image shows nobody.
+        guard image.facts.deviation >= SimulatedImage.flatDeviation else { return Reply.json(.ok, [[String: Any]]()) }
         let id = UUID().uuidString.lowercased()
-        await detected.add(id, seed: image.seed)
+        await detected.add(id, .init(seed: image.seed, model: model, expires: configuration.clock().addingTimeInterval(Double(ttl))))
         let side = min(image.facts.width, image.facts.height) / 2
         return Reply.json(.ok, [[
             "faceId": id,
@@ -59,41 +107,42 @@ struct AzureFaceRoutes: Sendable {
     }
 
     private func identify(_ request: Request) async throws -> Response {
-        if let refused = unauthorized(request) { return refused }
         var request = request
         let body = await request.data(upTo: 64 * 1024) ?? Data()
         guard let fields = Reply.jsonObject(ByteBuffer(bytes: body)) else { return error(.badRequest, "BadArgument", "Request body is invalid.") }
-        let group = fields["personGroupId"] as? String, large = fields["largePersonGroupId"] as? String
-        guard (group == nil) != (large == nil) else {
+        let personGroup = fields["personGroupId"] as? String, large = fields["largePersonGroupId"] as? String
+        guard let id = personGroup ?? large, (personGroup == nil) != (large == nil) else {
             return error(.badRequest, "BadArgument", "Exactly one of personGroupId and largePersonGroupId must be given.")
         }
         guard let faceIDs = fields["faceIds"] as? [String], (1...10).contains(faceIDs.count) else {
             return error(.badRequest, "BadArgument", "Face ID count should be between 1 and 10.")
         }
-        switch group ?? large! {
-        case "discern-sim": break
-        case "discern-sim-untrained": return error(.badRequest, "PersonGroupNotTrained", "Person group not trained.")
-        case "discern-sim-training": return error(.conflict, "PersonGroupTrainingNotFinished", "Person group is under training.")
-        default: return error(.badRequest, "PersonGroupNotFound", "Person group is not found.")
+        guard let group = Self.groups["\(large == nil ? "persongroups" : "largepersongroups")/\(id)"] else {
+            return error(.badRequest, "PersonGroupNotFound", "Person group is not found.")
+        }
+        switch group.state {
+        case "untrained": return error(.badRequest, "PersonGroupNotTrained", "Person group not trained.")
+        case "training": return error(.conflict, "PersonGroupTrainingNotFinished", "Person group is under training.")
+        default: break
         }
         let maxCandidates = (fields["maxNumOfCandidatesReturned"] as? Int) ?? 10
         var answers: [[String: Any]] = []
-        for id in faceIDs {
-            guard let seed = await detected.seed(id) else { return error(.badRequest, "FaceNotFound", "Face is not found.") }
+        for faceID in faceIDs {
+            guard let face = await detected.face(faceID), face.expires > configuration.clock() else {
+                return error(.badRequest, "FaceNotFound", "Face is not found.")
+            }
+            guard face.model == group.model else {
+                return error(.badRequest, "BadArgument", "The recognition model of the face '\(face.model)' does not match the person group's '\(group.model)'.")
+            }
             // One face in five matches nobody; the others match one person, not always surely.
             var candidates: [[String: Any]] = []
-            if SimulatedImage.fraction(of: seed, 11) >= 0.2 {
-                let person = String(format: "%08x-0000-4000-8000-%012llx", UInt32(truncatingIfNeeded: seed >> 32), seed & 0xFFFF_FFFF_FFFF)
-                candidates.append(["personId": person, "confidence": ((0.6 + SimulatedImage.fraction(of: seed, 12) * 0.39) * 100).rounded() / 100])
+            if SimulatedImage.fraction(of: face.seed, 11) >= 0.2 {
+                let person = String(format: "%08x-0000-4000-8000-%012llx", UInt32(truncatingIfNeeded: face.seed >> 32), face.seed & 0xFFFF_FFFF_FFFF)
+                candidates.append(["personId": person, "confidence": ((0.6 + SimulatedImage.fraction(of: face.seed, 12) * 0.39) * 100).rounded() / 100])
             }
-            answers.append(["faceId": id, "candidates": Array(candidates.prefix(max(1, maxCandidates)))])
+            answers.append(["faceId": faceID, "candidates": Array(candidates.prefix(max(1, maxCandidates)))])
         }
         return Reply.json(.ok, answers)
-    }
-
-    private func unauthorized(_ request: Request) -> Response? {
-        guard request.header("Ocp-Apim-Subscription-Key") != configuration.credentials.azureFaceKey else { return nil }
-        return error(.unauthorized, "401", "Access denied due to invalid subscription key or wrong API endpoint.")
     }
 
     private func error(_ status: HTTPResponse.Status, _ code: String, _ message: String) -> Response {

@@ -25,16 +25,8 @@ struct LandmarkRoutes: Sendable {
         func latest(_ limit: Int) -> [Entry] { Array(entries.prefix(limit)) }
     }
 
-    private static let landmarks: [(String, String)] = [
-        ("Eiffel Tower", "https://en.wikipedia.org/wiki/Eiffel_Tower"),
-        ("Colosseum", "https://en.wikipedia.org/wiki/Colosseum"),
-        ("Golden Gate Bridge", "https://en.wikipedia.org/wiki/Golden_Gate_Bridge"),
-        ("Sydney Opera House", "https://en.wikipedia.org/wiki/Sydney_Opera_House"),
-        ("Big Ben", "https://en.wikipedia.org/wiki/Big_Ben"),
-        ("Taj Mahal", "https://en.wikipedia.org/wiki/Taj_Mahal"),
-        ("Brandenburg Gate", "https://en.wikipedia.org/wiki/Brandenburg_Gate"),
-        ("Statue of Liberty", "https://en.wikipedia.org/wiki/Statue_of_Liberty"),
-    ]
+    /// The seed's five labels (seed 001); answers carry labels only, as the service's do.
+    static let labels = ["gediminas_tower", "vilnius_cathedral", "gate_of_dawn", "st_anne", "three_crosses"]
 
     func register(on router: Router<BasicRequestContext>) {
         let base = "/landmark/api/prediction"
@@ -68,15 +60,15 @@ struct LandmarkRoutes: Sendable {
         guard let image = await SimulatedImage.inspect(file.data, on: decoder) else {
             return Reply.json(.internalServerError, ["error": "An error occurred during prediction", "details": "cannot identify image file"])
         }
-        let first = Int(image.seed % UInt64(Self.landmarks.count))
+        let first = Int(image.seed % UInt64(Self.labels.count))
         let top = 0.3 + image.fraction(21) * 0.68
         let second = top * (0.2 + image.fraction(22) * 0.5)
         let third = second * (0.2 + image.fraction(23) * 0.6)
         let predictions: [[String: Any]] = [top, second, third].enumerated().map { rank, confidence in
-            let landmark = Self.landmarks[(first + rank * 3) % Self.landmarks.count]
-            return ["label": landmark.0, "confidence": (confidence * 10000).rounded() / 10000, "rank": rank + 1, "wikipediaUrl": landmark.1]
+            let label = Self.labels[(first + rank * 2) % Self.labels.count]
+            return ["label": label, "confidence": (confidence * 10000).rounded() / 10000, "rank": rank + 1]
         }
-        let best = Self.landmarks[first % Self.landmarks.count].0
+        let best = Self.labels[first]
         await history.add(.init(label: best, confidence: (top * 10000).rounded() / 10000, timestamp: ISO8601DateFormatter().string(from: Date())))
         return Reply.json(.ok, ["predictions": predictions, "inferenceTimeMs": 40 + Int(image.fraction(24) * 80)])
     }

@@ -5,7 +5,10 @@ import Imaging
 
 /// OOTO Face API (contracts.md §2) under `/ooto/api/v1.0`: add, identify, delete, with its
 /// documented error codes. A gallery in memory: a photo identifies as the template it was
-/// enrolled under; any other face finds no match.
+/// enrolled under; any other face finds no match. The simulator finds codes 5 and 6 in the
+/// image itself: a flat image has no face (code 5, sent with HTTP 404), a panorama (twice as
+/// wide as high) has several (code 6, sent with HTTP 422) — the service may send them with any
+/// error status, so they do not come with 400 here.
 struct OOTORoutes: Sendable {
     let configuration: SimulatorConfiguration
     let faults: FaultInjector
@@ -42,6 +45,8 @@ struct OOTORoutes: Sendable {
         guard type == "image/jpeg" || type == "image/png" || type == "image/jpg",
               [.jpeg, .png].contains(ImageFormat.sniff(photo.data)) else { return error(2, "Wrong mime type") }
         guard let image = await SimulatedImage.inspect(photo.data, on: decoder) else { return error(4, "Cannot decode image") }
+        guard !image.isFlat else { return error(5, "No faces found", status: .notFound) }
+        guard !image.isPanorama else { return error(6, "More than one face found", status: .unprocessableContent) }
         guard min(image.facts.width, image.facts.height) >= 200 else { return error(9, "Face too small") }
         let query = request.uri.queryParameters
         let liveness = query.get("check_liveness") == "true" ? ["score": 0.5 + image.fraction(7) / 2, "fine": true] as [String: Any] : nil
@@ -93,7 +98,7 @@ struct OOTORoutes: Sendable {
         return Reply.json(.ok, ["transactionId": UUID().uuidString.lowercased()])
     }
 
-    private func error(_ code: Int, _ info: String) -> Response {
-        Reply.json(.badRequest, ["transactionId": UUID().uuidString.lowercased(), "result": ["status": "error", "code": code, "info": info]])
+    private func error(_ code: Int, _ info: String, status: HTTPResponse.Status = .badRequest) -> Response {
+        Reply.json(status, ["transactionId": UUID().uuidString.lowercased(), "result": ["status": "error", "code": code, "info": info]])
     }
 }

@@ -39,7 +39,7 @@ struct UnisseyRoutes: Sendable {
             return Reply.json(.badRequest, ["message": "selfie is required"])
         }
         guard selfie.data.count <= Self.maxVideoBytes else { return Reply.json(.contentTooLarge, ["message": "Payload too large"]) }
-        guard VideoContainer.sniff(selfie.data) != nil else {
+        guard let container = VideoContainer.sniff(selfie.data), VideoStructure.check(Array(selfie.data), container: container) == nil else {
             return Reply.json(.badRequest, ["message": "selfie is not a supported video"])
         }
         guard form["processings"]?.text.split(separator: ",").contains("liveness") == true else {
@@ -50,11 +50,11 @@ struct UnisseyRoutes: Sendable {
         }
         let seed = SimulatedImage.seed(of: selfie.data)
         let trust = (SimulatedImage.fraction(of: seed, 31) * 1000).rounded() / 1000
-        return Reply.json(.ok, [
-            "request_id": UUID().uuidString.lowercased(),
-            "is_genuine": trust >= 0.25,
-            "details": ["injection": ["selfie": ["trust_score": trust]]],
-            "metadata_received": form["selfie-metadata"] != nil || form["metadata"] != nil,
-        ])
+        // Injection-attack detection needs the capture SDK's metadata (seed 003 §4.6.3): without
+        // it there is no injection verdict, only liveness.
+        let metadata = form["selfie-metadata"] != nil || form["metadata"] != nil
+        var answer: [String: Any] = ["request_id": UUID().uuidString.lowercased(), "is_genuine": trust >= 0.25, "metadata_received": metadata]
+        answer["details"] = metadata ? ["injection": ["selfie": ["trust_score": trust]]] : [String: Any]()
+        return Reply.json(.ok, answer)
     }
 }

@@ -10,6 +10,13 @@ struct SimulatedImage {
     let facts: ImageInspector.Facts
     let seed: UInt64
 
+    /// Below this pixel deviation an image is flat: it shows no face (Azure's `[]`, OOTO's
+    /// code 5).
+    static let flatDeviation = 4.0
+    var isFlat: Bool { facts.deviation < Self.flatDeviation }
+    /// Twice as wide as high or more: a group photo, more than one face (OOTO's code 6).
+    var isPanorama: Bool { facts.width >= 2 * facts.height }
+
     /// nil when libvips cannot decode the bytes. Decoding runs on the simulator's own threads.
     static func inspect(_ data: Data, on pool: ThreadPool) async -> SimulatedImage? {
         guard let facts = try? await pool.run({ try ImageInspector.inspect(data) }) else { return nil }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Crypto
 import Foundation
+import Imaging
 import JobQueue
 import Postgres
 
@@ -45,7 +46,15 @@ struct EnqueueCommand: AsyncParsableCommand {
     @Option(help: "Threads hashing files.")
     var hashThreads: Int = max(2, ProcessInfo.processInfo.activeProcessorCount)
 
+    @Option(name: .customLong("path-root"),
+            help: "Only files under this folder once symlinks are resolved (repeatable). Default: $DISCERN_PATH_ROOTS, else the folders named.")
+    var pathRoots: [String] = []
+
     func validate() throws {
+        guard (1...256).contains(hashThreads) else { throw ValidationError("--hash-threads must be from 1 to 256") }
+        guard (-32768...32767).contains(priority) else { throw ValidationError("--priority must be from -32768 to 32767") }
+        if let name = batch, !(1...200).contains(name.count) { throw ValidationError("--batch must be 1 to 200 characters") }
+        guard (1...50).contains(action.count) else { throw ValidationError("--action must be 1 to 50 characters") }
         guard ["discerner", "ooto", "azure-face", "landmark", "unissey"].contains(backend) else {
             throw ValidationError("--backend must be one of discerner, ooto, azure-face, landmark, unissey")
         }
@@ -55,8 +64,13 @@ struct EnqueueCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
+        let rootList = pathRoots.isEmpty ? (Setting.present("DISCERN_PATH_ROOTS").map { [$0] } ?? []) : pathRoots
+        let roots: PathRoots?
+        do { roots = rootList.isEmpty ? nil : try PathRoots(rootList.flatMap { $0.split(separator: ":").map(String.init) }) } catch {
+            throw ValidationError(error.message)
+        }
         let finder = FileFinder(extensions: backend == "unissey" ? FileFinder.videoExtensions : FileFinder.imageExtensions,
-                                include: include, exclude: exclude)
+                                include: include, exclude: exclude, roots: roots)
         let paths = try finder.find(self.paths)
         guard !paths.isEmpty else {
             throw ValidationError("no files found under \(self.paths.joined(separator: ", "))")

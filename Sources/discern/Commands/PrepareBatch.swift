@@ -29,7 +29,7 @@ struct PrepareBatch {
                 group.addTask {
                     try await pool.run {
                         do {
-                            let prepared = try ImagePreparer(policy: policy).prepare(file: file)
+                            let prepared = try ImagePreparer(policy: policy).prepare(path: file)
                             if let outputFolder {
                                 let name = URL(fileURLWithPath: file).deletingPathExtension().lastPathComponent + (prepared.format == .png ? ".png" : ".jpg")
                                 try prepared.data.write(to: URL(fileURLWithPath: outputFolder).appendingPathComponent(name))

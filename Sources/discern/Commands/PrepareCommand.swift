@@ -45,7 +45,7 @@ struct PrepareCommand: AsyncParsableCommand {
     private func prepareOne(_ file: String, policy: ImagePolicy) throws {
         let prepared: PreparedImage
         do {
-            prepared = try ImagePreparer(policy: policy).prepare(file: file)
+            prepared = try ImagePreparer(policy: policy).prepare(path: file)
         } catch {
             // Bad input is not a usage mistake: say what is wrong with the file, no usage text.
             FileHandle.standardError.write(Data("error: \(file): \(error.message) [\(error.kind)]\n".utf8))

@@ -11,7 +11,11 @@ struct SimulateCommand: AsyncParsableCommand {
             Image Discerner (with its S3 upload) at the root, OOTO at /ooto/api/v1.0, Azure Face at /azure,
             the landmark predictor at /landmark, Unissey at /unissey. Credentials the simulator accepts:
             OOTO sim-ooto-app / sim-ooto-key, Azure sim-azure-face-key, Unissey sim-unissey-key.
-            GET /_sim/stats shows calls per service, faults injected and Retry-After violations.
+            The simulated services are at least as strict as the real ones: Image Discerner starts one analysis
+            per second (a second start in the same second fails with ExecutionAlreadyExists), refuses images
+            over the vision request limit and more than 100 upload-url / 50 analyze calls a minute; Azure Face
+            takes 20 calls a minute. GET /_sim/stats shows calls per service, faults injected, refusals and
+            Retry-After violations.
             """)
 
     @OptionGroup var logging: LogOptions
@@ -25,8 +29,11 @@ struct SimulateCommand: AsyncParsableCommand {
     @Option(help: "Write the base URL to this file once listening (for scripts).")
     var urlFile: String?
 
-    @Option(help: "Image Discerner response_format_version: 2.0 or 3.0.")
-    var discernerFormat: String = "2.0"
+    @Option(help: "Image Discerner response_format_version: 3.0 (the service's current code) or 2.0.")
+    var discernerFormat: String = "3.0"
+
+    @Flag(help: "Lift the services' throughput limits (one analysis start per second, per-minute limits): for load tests of discern itself, never to judge fidelity.")
+    var noThroughputLimits = false
 
     @Flag(help: "OOTO answers in the older flat shape.")
     var ootoFlat = false
@@ -63,6 +70,11 @@ struct SimulateCommand: AsyncParsableCommand {
                              ("malformed", malformedRate), ("expired-url", expiredURLRate)] where !(0...1).contains(rate) {
             throw ValidationError("--\(name)-rate must be between 0 and 1")
         }
+        guard (0...65535).contains(port) else { throw ValidationError("--port must be from 0 to 65535") }
+        guard (0...600_000).contains(latencyMs), (0...10).contains(latencySpread), (0...3600).contains(hangSeconds),
+              (0...3600).contains(retryAfter) else {
+            throw ValidationError("--latency-ms (0-600000), --latency-spread (0-10), --hang-seconds and --retry-after (0-3600) are out of range")
+        }
         guard ["2.0", "3.0"].contains(discernerFormat) else { throw ValidationError("--discerner-format must be 2.0 or 3.0") }
     }
 
@@ -71,6 +83,7 @@ struct SimulateCommand: AsyncParsableCommand {
         var configuration = SimulatorConfiguration(host: host, port: port)
         configuration.discernerResponseFormat = discernerFormat
         configuration.ootoFlatShape = ootoFlat
+        configuration.throughputLimits = !noThroughputLimits
         configuration.faults.latencyMedianSeconds = latencyMs / 1000
         configuration.faults.latencySpread = latencySpread
         configuration.faults.serverErrorRate = errorRate

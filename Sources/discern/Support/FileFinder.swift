@@ -1,12 +1,17 @@
 import ArgumentParser
 import Foundation
+import Imaging
 
 /// Expands files and folders into absolute paths of the files to enqueue, sorted.
 ///
 /// Folders are searched recursively for the given extensions; hidden files and folders are
 /// skipped. `--include` / `--exclude` globs (fnmatch(3); `*` also crosses `/`) are matched
 /// against the path relative to the folder given and against the file name. A file named
-/// explicitly is taken whatever its extension, but the globs still apply.
+/// explicitly is taken whatever its extension, if its first bytes are an image (or a video).
+///
+/// The workers' trust rule applies here too: only files that lie under the path roots once
+/// every symlink is resolved (`DISCERN_PATH_ROOTS`; without it, under the folders named) are
+/// enqueued, so a symlink in a photo folder cannot queue /etc/shadow.
 struct FileFinder {
     static let imageExtensions: Set<String> = ["jpg", "jpeg", "png", "webp", "tif", "tiff", "heic", "heif", "gif"]
     static let videoExtensions: Set<String> = ["mp4", "mov", "webm", "m4v"]
@@ -14,6 +19,8 @@ struct FileFinder {
     var extensions: Set<String> = Self.imageExtensions
     var include: [String] = []
     var exclude: [String] = []
+    /// Where files may lie; nil: under the folders (or next to the files) named.
+    var roots: PathRoots?
 
     func find(_ paths: [String]) throws -> [String] {
         var found: [String] = []
@@ -24,7 +31,14 @@ struct FileFinder {
             guard manager.fileExists(atPath: root.path, isDirectory: &isDirectory) else {
                 throw ValidationError("\(path) does not exist")
             }
+            let allowed = try roots ?? PathRoots([isDirectory.boolValue ? root.path : root.deletingLastPathComponent().path])
+            guard allowed.admitsLexically(root.path) else {
+                throw ValidationError("\(path) is not under the path roots (\(allowed.description))")
+            }
             guard isDirectory.boolValue else {
+                guard (try? allowed.open(root.path)).map(isMedia) == true else {
+                    throw ValidationError("\(path) is not \(extensions == Self.videoExtensions ? "a video" : "an image") discern can send (or not a regular file under the path roots)")
+                }
                 if wanted(relative: root.lastPathComponent, name: root.lastPathComponent) { found.append(root.path) }
                 continue
             }
@@ -33,11 +47,19 @@ struct FileFinder {
                 guard extensions.contains(file.pathExtension.lowercased()),
                       (try? file.resourceValues(forKeys: [.isRegularFileKey]).isRegularFile) == true else { continue }
                 let absolute = file.standardizedFileURL.path
+                guard let resolved = realpath(absolute, nil) else { continue }
+                defer { free(resolved) }
+                guard allowed.admitsResolved(String(cString: resolved)) else { continue }
                 let relative = absolute.hasPrefix(root.path + "/") ? String(absolute.dropFirst(root.path.count + 1)) : file.lastPathComponent
                 if wanted(relative: relative, name: file.lastPathComponent) { found.append(absolute) }
             }
         }
         return Array(Set(found)).sorted()
+    }
+
+    private func isMedia(_ file: OpenedFile) -> Bool {
+        guard let head = try? file.read(at: 0, count: 32) else { return false }
+        return extensions == Self.videoExtensions ? VideoContainer.sniff(head) != nil : ImageFormat.sniff(head) != nil
     }
 
     private func wanted(relative: String, name: String) -> Bool {

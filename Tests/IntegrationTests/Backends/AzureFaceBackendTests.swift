@@ -16,7 +16,7 @@ struct AzureFaceBackendTests {
 
             let natural = try #require(await azure.outcome(photo, "identify").value)
             #expect(["match", "no_match"].contains(natural.outcome))
-            #expect(natural.apiCalls == 2, "detect, then identify")
+            #expect(natural.apiCalls == 3, "the group's recognition model (once per process), detect, then identify")
 
             let person = "11111111-2222-4333-8444-555555555555"
             for (confidence, outcome) in [(0.95, "match"), (0.9, "no_match"), (0.62, "no_match")] {

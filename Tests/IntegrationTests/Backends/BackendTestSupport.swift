@@ -17,13 +17,13 @@ enum SimulatedBackends {
     static func all(_ simulator: RunningSimulator, gate: any RateGate = UnlimitedRateGate(), tries: Int = 3,
                     extra: [String: String] = [:]) throws -> [any AnalysisBackend] {
         try BackendEnvironment(simulator.workerEnvironment.merging(extra) { $1 })
-            .backends(http: CurlHTTPClient(configuration: .init(threads: 16)), gate: gate, maxConcurrentCalls: 32,
+            .backends(gate: gate, maxConcurrentCalls: 32,
                       retry: .init(tries: tries, firstPauseSeconds: 0.05, maxPauseSeconds: 0.2, maxInlineWaitSeconds: 5))
     }
 
     static func backend<B: AnalysisBackend>(_ type: B.Type, _ simulator: RunningSimulator, tries: Int = 1, extra: [String: String] = [:]) throws -> B {
         let backends = try BackendEnvironment(simulator.workerEnvironment.merging(extra) { $1 })
-            .backends(http: CurlHTTPClient(configuration: .init(threads: 8)), gate: UnlimitedRateGate(), maxConcurrentCalls: 16,
+            .backends(gate: UnlimitedRateGate(), maxConcurrentCalls: 16,
                       retry: .init(tries: tries, firstPauseSeconds: 0.05, maxPauseSeconds: 0.2, maxInlineWaitSeconds: 5))
         return try #require(backends.compactMap { $0 as? B }.first)
     }
@@ -42,12 +42,17 @@ enum Uploads {
             sentHeight: 0, sentFormat: "raw", jpegQuality: nil, encodeCount: 0, passedThrough: true, milliseconds: 0))
     }
 
-    /// A minimal MP4: an `ftyp` box and an empty `mdat`. Enough for container sniffing.
+    /// A minimal MP4 whose boxes tile the file: `ftyp`, a `moov` with a movie header and one
+    /// track, and `mdat` holding `bytes` of media. Enough for the box-by-box check.
     static func video(seed: UInt8 = 1, bytes: Int = 4096) -> Data {
-        var data = Data([0, 0, 0, 0x18]) + Data("ftypisom".utf8) + Data([0, 0, 2, 0]) + Data("isomiso2".utf8)
-        data += Data([0, 0, 0x10, 0]) + Data("mdat".utf8)
-        data += Data((0..<max(0, bytes - data.count)).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ Int(seed)) })
-        return data
+        func box(_ type: String, _ payload: Data) -> Data {
+            let size = UInt32(8 + payload.count)
+            return Data([UInt8(size >> 24), UInt8(size >> 16 & 0xFF), UInt8(size >> 8 & 0xFF), UInt8(size & 0xFF)]) + Data(type.utf8) + payload
+        }
+        let media = Data((0..<max(0, bytes)).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ Int(seed)) })
+        return box("ftyp", Data("isom".utf8) + Data([0, 0, 2, 0]) + Data("isomiso2".utf8))
+            + box("moov", box("mvhd", Data(repeating: 0, count: 100)) + box("trak", box("tkhd", Data(repeating: 0, count: 84))))
+            + box("mdat", media)
     }
 }
 

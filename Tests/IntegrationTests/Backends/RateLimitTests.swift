@@ -16,7 +16,7 @@ struct RateLimitTests {
                 let photos = try (1...6).map { try folder.write(SampleImages.photo(width: 320, height: 240, seed: $0), as: "p\($0).jpg") }
                 let database = Database(conninfo: conninfo)
                 try await database.withConnection { connection in
-                    try connection.query("INSERT INTO discern.rate_limits (key, per_minute, burst, tokens) VALUES ('landmark', $1, $2, $2)",
+                    try connection.query("INSERT INTO discern.rate_limits (key, per_minute, burst) VALUES ('landmark', $1, $2)",
                                          [perSecond * 60, burst])
                     try JobQueue.enqueue(connection, paths: (0..<40).map { photos[$0 % photos.count] }, backend: "landmark", action: "predict")
                 }

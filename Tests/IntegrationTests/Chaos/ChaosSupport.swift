@@ -11,7 +11,7 @@ enum ChaosJobs {
         try await Database(conninfo: conninfo).withConnection { connection in
             try JobQueue.enqueue(connection, paths: paths, batch: batch)
             // The contract's limits (50 analyses a minute) would stretch a chaos run to half an hour.
-            try connection.query("UPDATE discern.rate_limits SET per_minute = 1000000, burst = 10000, tokens = 10000")
+            try connection.query("UPDATE discern.rate_limits SET per_minute = 1000000, burst = 10000")
         }
     }
 

@@ -33,7 +33,7 @@ struct DatabaseChaosTests {
 
     @Test("PostgreSQL restarts in the middle of a run: workers reconnect and finish, nothing is lost")
     func restartPostgres() async throws {
-        var configuration = SimulatorConfiguration()
+        var configuration = SimulatorConfiguration.unthrottled
         configuration.faults.analyzeDelaySeconds = 0.05
         try await Self.withPrivateCluster { conninfo, clusterFolder in
             try await TestFolder.with { folder in
@@ -60,7 +60,7 @@ struct DatabaseChaosTests {
 
     @Test("pg_terminate_backend on the workers' connections every second: nothing is lost")
     func terminateBackends() async throws {
-        var configuration = SimulatorConfiguration()
+        var configuration = SimulatorConfiguration.unthrottled
         configuration.faults.analyzeDelaySeconds = 0.05
         try await TestDatabase.with { conninfo in
             try await TestFolder.with { folder in

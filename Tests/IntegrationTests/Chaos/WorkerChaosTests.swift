@@ -13,7 +13,7 @@ struct WorkerChaosTests {
         try await TestDatabase.with { conninfo in
             try await TestFolder.with { folder in
                 try await ChaosJobs.enqueue(1000, into: conninfo, folder: folder)
-                try await TestSimulator.with { simulator in
+                try await TestSimulator.with(.unthrottled) { simulator in
                     var workers = try (0..<3).map { _ in
                         try WorkerProcess(conninfo: conninfo, simulatorURL: simulator.baseURL, logFolder: folder, arguments: Self.fastLeases)
                     }
@@ -42,7 +42,7 @@ struct WorkerChaosTests {
 
     @Test("SIGTERM: jobs in flight finish within the grace period and the worker exits cleanly")
     func sigtermFinishesInFlight() async throws {
-        var configuration = SimulatorConfiguration()
+        var configuration = SimulatorConfiguration.unthrottled
         configuration.faults.analyzeDelaySeconds = 0.5
         try await TestDatabase.with { conninfo in
             try await TestFolder.with { folder in
@@ -66,7 +66,7 @@ struct WorkerChaosTests {
 
     @Test("SIGTERM with a short grace period: unfinished jobs are handed back, attempt not counted")
     func sigtermHandsBack() async throws {
-        var configuration = SimulatorConfiguration()
+        var configuration = SimulatorConfiguration.unthrottled
         configuration.faults.analyzeDelaySeconds = 5
         try await TestDatabase.with { conninfo in
             try await TestFolder.with { folder in

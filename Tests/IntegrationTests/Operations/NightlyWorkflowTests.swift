@@ -43,7 +43,7 @@ struct NightlyWorkflowTests {
                 #expect(onlyOneDay.contains("enqueued 4 job(s)"), "--include picks one day's folder: \(onlyOneDay)")
 
                 try await TestSimulator.with { simulator in
-                    let drained = try await Subprocess.run(discern, ["work", "--drain", "--discerner-url", simulator.baseURL,
+                    let drained = try await Subprocess.run(discern, ["work", "--drain", "--discerner-url", simulator.baseURL, "--path-root", folder.path,
                                                                      "--log-level", "warning"] + database)
                     #expect(drained.contains("succeeded: \(distinct + 4)"), "\(drained)")
                 }

@@ -1,6 +1,7 @@
 import Backends
 import CurlHTTP
 import Foundation
+import Imaging
 import JobQueue
 import Logging
 import Postgres
@@ -29,10 +30,12 @@ enum TestWorker {
     static func drain(_ conninfo: String, simulator: RunningSimulator, backends: [any AnalysisBackend]? = nil,
                       logger: Logger = Logger(label: "test") { _ in SwiftLogNoOpLogHandler() },
                       configure: (inout WorkerConfiguration) -> Void = { _ in }) async throws -> WorkerSummary {
-        var configuration = WorkerConfiguration(concurrency: 4, prepareThreads: 2, pollIntervalSeconds: 0.1, drain: true,
-                                                backoff: Backoff(baseSeconds: 0.05, maxSeconds: 0.2))
+        var configuration = WorkerConfiguration(pathRoots: try TestFolder.roots, concurrency: 4, prepareThreads: 2, pollIntervalSeconds: 0.1,
+                                                drain: true, backoff: Backoff(baseSeconds: 0.05, maxSeconds: 0.2))
         configure(&configuration)
-        let backend = DiscernerBackend(configuration: .init(baseURL: simulator.baseURL), caller: ServiceCaller(http: CurlHTTPClient()))
+        // The shared rate limits in PostgreSQL, as `discern work` uses them.
+        let gate = PostgresRateGate(conninfo: conninfo, logger: logger)
+        let backend = DiscernerBackend(configuration: .init(baseURL: simulator.baseURL), caller: ServiceCaller(http: CurlHTTPClient(), gate: gate))
         return try await Worker(conninfo: conninfo, backends: backends ?? [backend], configuration: configuration, logger: logger).run()
     }
 }
@@ -41,5 +44,16 @@ extension Database {
     /// A one-off query for assertions.
     func rows(_ sql: String, _ parameters: [(any PostgresEncodable)?] = []) async throws -> Rows {
         try await withConnection { try $0.query(sql, parameters) }
+    }
+}
+
+extension SimulatorConfiguration {
+    /// Without the services' throughput limits (one Image Discerner start per second, per-minute
+    /// limits): for tests of other things that run hundreds of jobs (chaos, fault runs), which
+    /// also lift discern's own limits in `discern.rate_limits`. Everything else stays strict.
+    static var unthrottled: SimulatorConfiguration {
+        var configuration = SimulatorConfiguration()
+        configuration.throughputLimits = false
+        return configuration
     }
 }

@@ -1,7 +1,13 @@
 import Foundation
+import Imaging
 
 /// A temporary folder removed when the test ends, however it ends.
 enum TestFolder {
+    /// Test folders live under the temporary directory: the path root of test workers.
+    static var roots: PathRoots {
+        get throws { try PathRoots([FileManager.default.temporaryDirectory.path]) }
+    }
+
     @discardableResult
     static func with<T>(_ body: (URL) async throws -> T) async throws -> T {
         let url = FileManager.default.temporaryDirectory.appendingPathComponent("discern-test-\(UUID().uuidString)")

@@ -29,7 +29,10 @@ final class WorkerProcess: @unchecked Sendable {
         process.arguments = plainArguments ? ["work"] + arguments
             : ["work", "--database-url", conninfo, "--discerner-url", simulatorURL, "--log-level", "warning"] + arguments
         let output = try FileHandle(forWritingTo: log)
-        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        // Test files live under the temporary directory: the workers' path root.
+        process.environment = ProcessInfo.processInfo.environment
+            .merging(["DISCERN_PATH_ROOTS": FileManager.default.temporaryDirectory.path]) { $1 }
+            .merging(environment) { $1 }
         process.standardOutput = output
         process.standardError = output
         try process.run()

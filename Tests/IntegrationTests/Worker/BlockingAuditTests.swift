@@ -21,7 +21,7 @@ struct BlockingAuditTests {
                     try JobQueue.enqueue(connection, paths: [large, broken])
                 }
                 try await MixedJobs.liftRateLimits(conninfo)
-                try await TestSimulator.with { simulator in
+                try await TestSimulator.with(.unthrottled) { simulator in
                     var environment = simulator.workerEnvironment
                     environment["DISCERN_AUDIT_BLOCKING"] = "1"
                     let worker = try WorkerProcess(conninfo: conninfo, simulatorURL: simulator.baseURL, logFolder: folder,

@@ -11,7 +11,7 @@ import Testing
 struct ObservabilityTests {
     @Test("the metrics endpoint reports jobs, stages and in-flight counts; SIGTERM then leaves nothing running")
     func metricsEndpoint() async throws {
-        var configuration = SimulatorConfiguration()
+        var configuration = SimulatorConfiguration.unthrottled
         configuration.faults.analyzeDelaySeconds = 0.2
         try await TestDatabase.with { conninfo in
             try await TestFolder.with { folder in
@@ -66,7 +66,7 @@ struct ObservabilityTests {
         try await TestDatabase.with { conninfo in
             try await TestFolder.with { folder in
                 try await ChaosJobs.enqueue(5, into: conninfo, folder: folder)
-                try await TestSimulator.with { simulator in
+                try await TestSimulator.with(.unthrottled) { simulator in
                     let file = folder.appendingPathComponent("discern.conf")
                     try Data("""
                         # discern settings

@@ -10,8 +10,8 @@ struct BackendEnvironmentTests {
     func backendsFromEnvironment() throws {
         #expect(BackendEnvironment(["DISCERN_LANDMARK_URL": "http://x"]).configuredBackendNames == ["landmark"])
         let missing = BackendEnvironment(["DISCERN_OOTO_URL": "http://x", "DISCERN_OOTO_APP_ID": "id"])
-        let problem = #expect(throws: BackendEnvironment.Problem.self) {
-            _ = try missing.backends(http: CurlHTTPClient(configuration: .init(threads: 1)), gate: UnlimitedRateGate(), maxConcurrentCalls: 1)
+        let problem = #expect(throws: ConfigurationProblem.self) {
+            _ = try missing.backends(gate: UnlimitedRateGate(), maxConcurrentCalls: 1)
         }
         #expect(problem?.description.contains("DISCERN_OOTO_APP_KEY") == true)
     }
@@ -26,7 +26,7 @@ struct BackendEnvironmentTests {
         let environment = BackendEnvironment(["DISCERN_CREDENTIALS_DIR": folder.path])
 
         try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: file.path)
-        #expect(throws: BackendEnvironment.Problem.self) { _ = try environment.secret("DISCERN_UNISSEY_API_KEY") }
+        #expect(throws: ConfigurationProblem.self) { _ = try environment.secret("DISCERN_UNISSEY_API_KEY") }
 
         try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: file.path)
         let secret = try #require(try environment.secret("DISCERN_UNISSEY_API_KEY"))

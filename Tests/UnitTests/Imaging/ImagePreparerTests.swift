@@ -110,17 +110,18 @@ struct FilePreparationTests {
                              ("large]", try SampleImages.photo(width: 1200, height: 800, seed: 4))] {
             let file = folder.appendingPathComponent(name)
             try data.write(to: file)
-            let fromFile = try ImagePreparer(policy: policy).prepare(file: file.path)
+            let fromFile = try ImagePreparer(policy: policy).prepare(path: file.path)
             let fromMemory = try ImagePreparer(policy: policy).prepare(data)
             #expect(fromFile.data == fromMemory.data)
             #expect(fromFile.passedThrough == (name == "small[1].jpg"))
         }
     }
 
-    @Test("a missing file is an unreadable-file error, which may be retried")
+    @Test("a missing file is a file-not-found error, not retried")
     func missingFile() {
-        let error = #expect(throws: ImagingError.self) { try ImagePreparer(policy: .discerner).prepare(file: "/nonexistent/x.jpg") }
-        #expect(error?.code == .unreadable)
+        let error = #expect(throws: ImagingError.self) { try ImagePreparer(policy: .discerner).prepare(path: "/nonexistent/x.jpg") }
+        #expect(error?.code == .fileNotFound)
+        #expect(error?.isPermanent == true)
     }
 }
 

@@ -14,7 +14,7 @@ struct ResultColumnsTests {
                                sentWidth: 1, sentHeight: 1, sentFormat: "jpeg", jpegQuality: nil, encodeCount: 0,
                                passedThrough: true, milliseconds: 0),
             analyzeMilliseconds: 0)
-        let parameters = ResultColumns.parameters([(jobID: 7, result: result), (jobID: 8, result: result)])
+        let parameters = ResultColumns.all.parameters([(jobID: 7, result: result), (jobID: 8, result: result)])
         #expect(parameters.count == ResultColumns.names.count)
         #expect(ResultColumns.names.first == "job_id" && Set(ResultColumns.names).count == ResultColumns.names.count)
         #expect(parameters.allSatisfy { $0.postgresBinary != nil }, "every column travels in binary")
@@ -23,9 +23,9 @@ struct ResultColumnsTests {
 
     @Test("an answer that is not a JSON object or array is kept as a JSON string")
     func rawAnswers() throws {
-        #expect(ResultColumns.rawJSON(#" {"a": 1}"#) == #" {"a": 1}"#)
-        #expect(ResultColumns.rawJSON("[1]") == "[1]")
-        let quoted = ResultColumns.rawJSON("not \"json\"\n\t\u{01} ü\0")
+        #expect(StoredJSON.storable(#" {"a": 1}"#) == #" {"a": 1}"#)
+        #expect(StoredJSON.storable("[1]") == "[1]")
+        let quoted = StoredJSON.storable("not \"json\"\n\t\u{01} ü\0")
         let decoded = try JSONSerialization.jsonObject(with: Data(quoted.utf8), options: .fragmentsAllowed) as? String
         #expect(decoded == "not \"json\"\n\t\u{01} ü", "NUL is dropped: PostgreSQL text cannot hold it")
     }

@@ -3,13 +3,32 @@ import Foundation
 import Hummingbird
 import Imaging
 
-/// Image Discerner's API (contracts.md §1): /upload-url, the presigned S3 PUT, /analyze.
+/// Image Discerner's API (contracts.md §1): /upload-url, the presigned S3 PUT, /analyze, as
+/// strict as the deployed service: one analysis start per second (workflow names have one-second
+/// resolution), the documented per-minute limits, the vision step's request size, and S3's
+/// checks of presigned PUTs.
 struct DiscernerRoutes: Sendable {
     let configuration: SimulatorConfiguration
     let store: ObjectStore
     let baseURL: @Sendable () -> String
     let decoder: ThreadPool
     let faults: FaultInjector
+    let windows = CallWindows()
+    let executions = ExecutionNames()
+
+    /// Step Functions refuses a second execution with a name already used.
+    actor ExecutionNames {
+        private var recent: [String: Date] = [:]
+
+        /// False when the name was taken; names older than two minutes are forgotten (only a
+        /// start in the same second can collide).
+        func claim(_ name: String, at moment: Date) -> Bool {
+            recent = recent.filter { moment.timeIntervalSince($0.value) < 120 }
+            guard recent[name] == nil else { return false }
+            recent[name] = moment
+            return true
+        }
+    }
 
     private static let allowedExtensions = ["jpg", "jpeg", "png", "heic", "heif"]
 
@@ -23,7 +42,18 @@ struct DiscernerRoutes: Sendable {
         router.put("/\(configuration.bucket)/**") { request, _ in try await putObject(request) }
     }
 
+    /// API Gateway's throttling answer, when a documented limit is on and exceeded.
+    private func throttled(_ route: String, limit: Int) async -> Response? {
+        guard configuration.throughputLimits,
+              let wait = await windows.admit(route, limit: limit, per: 60, at: configuration.clock()) else { return nil }
+        await faults.stats.recordRefusal("discerner.\(route).429")
+        var response = Reply.json(.tooManyRequests, ["message": "Too Many Requests"])
+        response.headers[.retryAfter] = "\(Int(wait.rounded(.up)))"
+        return response
+    }
+
     private func uploadURL(_ request: Request) async throws -> Response {
+        if let refused = await throttled("upload-url", limit: 100) { return refused }
         var request = request
         let body = try await request.collectBody(upTo: 64 * 1024)
         let fileExtension = ((Reply.jsonObject(body)?["file_extension"] as? String) ?? "jpg").lowercased()
@@ -58,6 +88,7 @@ struct DiscernerRoutes: Sendable {
                 method: request.method.rawValue, path: request.uri.path, rawQuery: request.uri.query ?? "",
                 headers: headers, now: configuration.clock())
         } catch {
+            await faults.stats.recordRefusal(error.code == "AccessDenied" && error.message.contains("not signed") ? "s3.unsigned_header" : "s3.refused")
             return Reply.s3Error(.forbidden, code: error.code, message: error.message)
         }
         var request = request
@@ -68,6 +99,7 @@ struct DiscernerRoutes: Sendable {
     }
 
     private func analyze(_ request: Request) async throws -> Response {
+        if let refused = await throttled("analyze", limit: 50) { return refused }
         var request = request
         let body = try await request.collectBody(upTo: 64 * 1024)
         let fields = Reply.jsonObject(body)
@@ -75,36 +107,54 @@ struct DiscernerRoutes: Sendable {
               !imageKey.isEmpty, !bucket.isEmpty else {
             return Reply.json(.badRequest, [
                 "error": "Missing required fields: image_key, bucket_name",
-                "example": ["image_key": "uploads/20240101-120000-abcd1234.jpg", "bucket_name": configuration.bucket],
+                "example": ["image_key": "images/truck-photo.jpg", "bucket_name": configuration.bucket],
+            ])
+        }
+        // The handler names the workflow after the current second, then starts it.
+        let started = configuration.clock()
+        let execution = "analysis-\(DateFormatter.simulatorKeyStamp.string(from: started))"
+        let arn = "arn:aws:states:\(configuration.region):000000000000:execution:image-discerner:\(execution)"
+        if configuration.throughputLimits, !(await executions.claim(execution, at: started)) {
+            await faults.stats.recordRefusal("discerner.start_collision")
+            return Reply.json(.internalServerError, [
+                "error": "Failed to start analysis: An error occurred (ExecutionAlreadyExists) when calling the StartExecution operation: Execution Already Exists: '\(arn)'",
             ])
         }
         if configuration.faults.analyzeDelaySeconds > 0 {
             try await Task.sleep(for: .seconds(configuration.faults.analyzeDelaySeconds))
         }
-        let execution = "sim-\(UUID().uuidString.lowercased())"
-        let arn = "arn:aws:states:\(configuration.region):000000000000:execution:image-discerner:\(execution)"
         // Like the real service, a missing object is not a 404: the workflow fails.
         guard bucket == configuration.bucket, let object = await store.get(imageKey) else {
-            return failedExecution(arn, cause: "NoSuchKey: The specified key does not exist. (\(imageKey))")
+            return failedExecution(arn, cause: "Failed to read image: An error occurred (NoSuchKey) when calling the GetObject operation: The specified key does not exist.")
         }
-        guard object.data.count <= configuration.maxAnalyzeBytes else {
-            return failedExecution(arn, cause: "Image is \(object.data.count) bytes; the limit is \(configuration.maxAnalyzeBytes) bytes")
+        // The vision step sends the image base64-encoded inside a JSON request to Google Cloud
+        // Vision, which refuses requests over its limit with a 400.
+        let visionRequestBytes = (object.data.count + 2) / 3 * 4 + Self.visionRequestOverhead
+        guard visionRequestBytes <= configuration.visionRequestLimit else {
+            await faults.stats.recordRefusal("discerner.vision_rejected")
+            return failedExecution(arn, cause: "GCP Vision REST classification failed: 400 Client Error: Bad Request for url: https://vision.googleapis.com/v1/images:annotate (request payload size \(visionRequestBytes) exceeds the limit: \(configuration.visionRequestLimit) bytes)")
         }
         let facts: ImageInspector.Facts
         do {
             facts = try await decoder.run { try ImageInspector.inspect(object.data) }
         } catch {
-            return failedExecution(arn, cause: "Image could not be decoded: \(error)")
+            return failedExecution(arn, cause: "GCP Vision REST classification failed: 400 Client Error: Bad Request for url: https://vision.googleapis.com/v1/images:annotate (Bad image data)")
         }
-        let answer = configuration.discernerResponseFormat.hasPrefix("3")
-            ? DiscernerAnswer.formatThree(DiscernerAnswer.body(for: object.data, imageKey: imageKey, width: facts.width, height: facts.height))
-            : DiscernerAnswer.body(for: object.data, imageKey: imageKey, width: facts.width, height: facts.height)
+        let scene = DiscernerScene(image: object.data)
+        let milliseconds = 6000 + Int(SimulatedImage.fraction(of: SimulatedImage.seed(of: object.data), 41) * 4000)
+        let answer = configuration.discernerResponseFormat.hasPrefix("2")
+            ? scene.formatTwo(imageKey: imageKey, processingMilliseconds: milliseconds, width: facts.width, height: facts.height)
+            : scene.formatThree(imageKey: imageKey, processingMilliseconds: milliseconds)
         return Reply.json(.ok, [
             "success": true, "execution_arn": arn, "execution_name": execution,
             "analysis_result": ["statusCode": 200, "body": answer],
-            "processing_time_seconds": 2.0,
+            "processing_time_seconds": 8,
         ])
     }
+
+    /// The JSON around the base64 image in the vision request (`{"requests": [{"image":
+    /// {"content": "..."}, "features": [...]}]}`), as the service's gcp_rest_backend builds it.
+    static let visionRequestOverhead = 160
 
     private func failedExecution(_ arn: String, cause: String) -> Response {
         Reply.json(.internalServerError, [

@@ -65,6 +65,11 @@ struct PresignedRequestVerifier: Sendable {
         guard signedHeaders.contains("host") else {
             throw .authorizationQueryParametersError("X-Amz-SignedHeaders must include host.")
         }
+        // S3 refuses any x-amz-* header a presigned request did not sign.
+        let unsigned = headers.keys.map { $0.lowercased() }.filter { $0.hasPrefix("x-amz-") && !signedHeaders.contains($0) }
+        guard unsigned.isEmpty else {
+            throw .accessDenied("There were headers present in the request which were not signed (\(unsigned.sorted().joined(separator: ", ")))")
+        }
         let canonicalPath = SigV4.encode(QueryString.percentDecode(path), keepSlash: true)
         let canonical = SigV4.canonicalRequest(method: method, path: canonicalPath, query: query,
                                                headers: headers, signedHeaders: signedHeaders)

@@ -1,0 +1,59 @@
+import CurlHTTP
+import Foundation
+
+/// A presigned S3 upload handed out by `/upload-url`, and the headers its PUT must carry.
+///
+/// S3 checks a presigned PUT against the headers the URL signed (`X-Amz-SignedHeaders`): each
+/// must be sent with the value signed, and an `x-amz-*` header the URL did not sign is refused
+/// outright. So the PUT carries exactly the signed headers — `Content-Type` set to the granted
+/// `content_type`, `x-amz-server-side-encryption: AES256` only when signed — and nothing else
+/// of S3's. A signed header whose value discern cannot know is refused here, with a message,
+/// rather than by S3 with a signature mismatch.
+struct UploadGrant {
+    let url: String
+    let imageKey: String
+    let bucket: String
+    let contentType: String
+    let headers: [HTTPHeader]
+
+    /// - Parameter allowHTTP: plain http only when the service itself is configured over http
+    ///   (the local simulator); a real deployment's upload goes over https.
+    init(url: String, imageKey: String, bucket: String, contentType: String, allowHTTP: Bool) throws(BackendError) {
+        guard let components = URLComponents(string: url), let scheme = components.scheme?.lowercased(),
+              let host = components.host, !host.isEmpty else {
+            throw BackendError(.badResponse, "Image Discerner handed out an upload URL that is not a URL (\(Redact.url(url)))", retryable: true)
+        }
+        guard scheme == "https" || (scheme == "http" && allowHTTP) else {
+            throw BackendError(.badResponse, "Image Discerner handed out an upload URL over \(scheme), not https (\(Redact.url(url))); refusing to send the image there",
+                               retryable: false, kind: "discerner_insecure_upload_url")
+        }
+        self.url = url
+        self.imageKey = imageKey
+        self.bucket = bucket
+        self.contentType = contentType
+        self.headers = try Self.headers(signed: Self.signedHeaders(components), contentType: contentType)
+    }
+
+    static func signedHeaders(_ components: URLComponents) -> [String] {
+        let list = components.queryItems?.first { $0.name.caseInsensitiveCompare("X-Amz-SignedHeaders") == .orderedSame }?.value ?? "host"
+        return list.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
+    }
+
+    private static func headers(signed: [String], contentType: String) throws(BackendError) -> [HTTPHeader] {
+        // Content-Type always: unsigned it is harmless, and without it libcurl would label the
+        // body as a form.
+        var headers = [HTTPHeader("Content-Type", contentType)]
+        for name in signed {
+            switch name {
+            case "host", "content-type", "content-length":
+                continue  // libcurl sends Host and Content-Length itself
+            case "x-amz-server-side-encryption":
+                headers.append(HTTPHeader("x-amz-server-side-encryption", "AES256"))
+            default:
+                throw BackendError(.badResponse, "the upload URL signs the header \(name), whose value discern cannot know; the upload would be refused",
+                                   retryable: false, kind: "discerner_unsupported_upload_url")
+            }
+        }
+        return headers
+    }
+}

@@ -1,0 +1,53 @@
+/// Walks a PNG chunk by chunk to IEND, checking every chunk's CRC, and takes out what is not
+/// picture: text (tEXt, zTXt, iTXt), EXIF (eXIf), timestamps (tIME), animation and any other
+/// ancillary chunk it does not know, and bytes after IEND. Kept: the image data and what
+/// decoders need to show the same pixels (palette, transparency, colour and gamma, resolution).
+enum PNGStructure {
+    static let signature: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
+    private static let critical: Set<String> = ["IHDR", "PLTE", "IDAT", "IEND"]
+    private static let keptAncillary: Set<String> = ["tRNS", "cHRM", "gAMA", "iCCP", "sBIT", "sRGB", "bKGD", "pHYs"]
+
+    static func walk(_ bytes: [UInt8], keepMetadata: Bool) -> FileStructure {
+        guard bytes.starts(with: signature) else { return .malformed("no PNG signature") }
+        var kept = signature
+        kept.reserveCapacity(bytes.count)
+        var offset = signature.count
+        var first = true
+        while true {
+            guard offset + 12 <= bytes.count else { return .truncated("the file ends before IEND") }
+            let length = (0..<4).reduce(0) { $0 << 8 | Int(bytes[offset + $1]) }
+            guard length <= 0x7FFF_FFFF else { return .malformed("a chunk at offset \(offset) claims \(length) bytes") }
+            guard offset + 12 + length <= bytes.count else { return .truncated("a chunk runs past the end of the file") }
+            let typeBytes = Array(bytes[(offset + 4)..<(offset + 8)])
+            guard typeBytes.allSatisfy({ (0x41...0x5A).contains($0) || (0x61...0x7A).contains($0) }) else {
+                return .malformed("no chunk type at offset \(offset)")
+            }
+            let type = String(decoding: typeBytes, as: UTF8.self)
+            let chunkEnd = offset + 12 + length
+            let stored = (0..<4).reduce(UInt32(0)) { $0 << 8 | UInt32(bytes[chunkEnd - 4 + $1]) }
+            guard CRC32.checksum(bytes[(offset + 4)..<(chunkEnd - 4)]) == stored else {
+                return .malformed("the \(type) chunk's CRC is wrong")
+            }
+            guard !first || type == "IHDR" else { return .malformed("the first chunk is \(type), not IHDR") }
+            first = false
+            let isCritical = typeBytes[0] < 0x61
+            if isCritical && !critical.contains(type) { return .malformed("an unknown critical chunk \(type)") }
+            if critical.contains(type) || keptAncillary.contains(type) { kept += bytes[offset..<chunkEnd] }
+            offset = chunkEnd
+            if type == "IEND" {
+                return .complete(bytes: keepMetadata ? bytes : kept, removed: keepMetadata ? 0 : bytes.count - kept.count)
+            }
+        }
+    }
+}
+
+/// CRC-32 as PNG (and zlib) define it.
+enum CRC32 {
+    private static let table: [UInt32] = (0..<256).map { index in
+        (0..<8).reduce(UInt32(index)) { value, _ in value & 1 == 1 ? 0xEDB8_8320 ^ (value >> 1) : value >> 1 }
+    }
+
+    static func checksum(_ bytes: ArraySlice<UInt8>) -> UInt32 {
+        ~bytes.reduce(~UInt32(0)) { table[Int(($0 ^ UInt32($1)) & 0xFF)] ^ ($0 >> 8) }
+    }
+}

@@ -1,0 +1,34 @@
+import ArgumentParser
+import Backends
+import Foundation
+
+/// A setting given as a flag, else as an environment variable (or the `--config` file), else a
+/// default; checked either way. A wrong value stops the command with one line naming the flag
+/// and the variable: `DISCERN_CONCURRENCY=abc` is an error, not a silent 16.
+enum Setting {
+    static var environment: [String: String] { ProcessInfo.processInfo.environment }
+
+    static func integer(_ flag: Int?, _ option: String, env: String, default value: Int, in range: ClosedRange<Int>) throws -> Int {
+        if let flag {
+            guard range.contains(flag) else { throw ValidationError("--\(option) must be a whole number from \(range.lowerBound) to \(range.upperBound)") }
+            return flag
+        }
+        guard let text = present(env) else { return value }
+        do { return try ConfigurationValue.integer(text, name: env, in: range) } catch { throw ValidationError(error.description) }
+    }
+
+    static func number(_ flag: Double?, _ option: String, env: String? = nil, default value: Double, in range: ClosedRange<Double>) throws -> Double {
+        if let flag {
+            guard flag.isFinite, range.contains(flag) else {
+                throw ValidationError("--\(option) must be a number from \(range.lowerBound) to \(range.upperBound)")
+            }
+            return flag
+        }
+        guard let env, let text = present(env) else { return value }
+        do { return try ConfigurationValue.number(text, name: env, in: range) } catch { throw ValidationError(error.description) }
+    }
+
+    static func present(_ name: String) -> String? {
+        environment[name].flatMap { $0.trimmingCharacters(in: .whitespaces).isEmpty ? nil : $0 }
+    }
+}
