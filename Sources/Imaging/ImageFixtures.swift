@@ -34,6 +34,24 @@ public enum ImageFixtures {
         return try tagged.save("encode JPEG") { cvipsshim_jpegsave_buffer_keep(tagged.pointer, $0, $1, 95) }
     }
 
+    /// A JPEG of one flat grey: nothing in it (no face, no vehicle). Padded with a comment past
+    /// `minBytes`, since tiny files are refused for their size alone.
+    public static func flat(width: Int = 640, height: Int = 480, minBytes: Int = 2048) throws(ImagingError) -> Data {
+        try Vips.initialize()
+        let black = try VipsImage.make("make a black image") { cvipsshim_black($0, Int32(width), Int32(height), 3) }
+        let srgb = try black.map("tag sRGB") { cvipsshim_copy_interpretation($0, $1, VIPS_INTERPRETATION_sRGB) }
+        let cast = try srgb.map("cast") { cvipsshim_cast($0, $1, VIPS_FORMAT_UCHAR) }
+        var jpeg = try cast.jpeg(quality: 90)
+        if jpeg.count < minBytes {
+            // A COM segment after SOI: harmless to decoders, stripped before anything leaves.
+            let padding = minBytes - jpeg.count
+            let length = padding + 2
+            jpeg = jpeg.prefix(2) + Data([0xFF, 0xFE, UInt8(length >> 8), UInt8(length & 0xFF)]) + Data(repeating: 0x20, count: padding)
+                + jpeg.dropFirst(2)
+        }
+        return jpeg
+    }
+
     /// `image` re-encoded in the format a file suffix names: ".png", ".webp", ".tif", ".heic", ".gif".
     public static func converted(_ image: Data, to suffix: String) throws(ImagingError) -> Data {
         let decoded = try decode(image)

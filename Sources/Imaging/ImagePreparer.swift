@@ -61,6 +61,8 @@ public struct ImagePreparer: Sendable {
             throw ImagingError(.truncated, "the \(format.rawValue) file is truncated (\(detail)); it may still be arriving")
         case .malformed(let detail) where reason == nil:
             reason = "its structure is unusual (\(detail))"
+        case .complete(let bytes, _) where reason == nil && bytes.count < policy.minBytes:
+            reason = "\(bytes.count) bytes without metadata is under the service's \(policy.minBytes)-byte floor"
         case .complete(let bytes, let removed) where reason == nil && bytes.count <= policy.maxBytes:
             let note = removed > 0 ? ", \(removed) bytes of metadata removed" : ""
             return Draft(data: Data(bytes), format: format, width: source.width, height: source.height, source: source,

@@ -135,7 +135,7 @@ enum QueueSQL {
     /// Jobs that may still produce work: claimable now, retrying later, or running somewhere.
     static let pendingWork = """
         SELECT count(*) FILTER (WHERE state = 'available' AND run_at <= now()) AS ready,
-               count(*) FILTER (WHERE state = 'available' AND run_at > now() AND attempts > 0) AS retrying,
+               count(*) FILTER (WHERE state = 'available' AND run_at > now() AND (attempts > 0 OR error_kind IS NOT NULL)) AS retrying,
                count(*) FILTER (WHERE state = 'running') AS running
         FROM discern.jobs
         WHERE state IN ('available', 'running') AND backend = ANY($1::text[])

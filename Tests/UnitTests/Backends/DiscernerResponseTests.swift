@@ -10,17 +10,28 @@ struct DiscernerResponseTests {
         Data(#"{"success": \#(success), "execution_arn": "arn:x", "analysis_result": {"statusCode": 200, "body": \#(body)}, "processing_time_seconds": 8.1}"#.utf8)
     }
 
-    @Test("format 2.0 maps onto the result columns and keeps the raw JSON")
+    @Test("identifiers: jurisdiction optional, tail and other ids, unknown prefixes kept as other ids")
+    func identifiers() {
+        var entity = Entity(type: "x", category: "x")
+        DiscernerEntities.read(["license_plate:XYZ9", "tail_id:N123AB", "other_id:42", "vin:1HGCM", "fleet:", "fleet:A:B"], into: &entity)
+        #expect(entity.licensePlate == "XYZ9" && entity.licensePlateJurisdiction == nil)
+        #expect(entity.tailID == "N123AB")
+        #expect(entity.fleetID == "A:B")
+        #expect(entity.otherIDs == ["42", "vin:1HGCM", "fleet:"])
+        #expect(entity.identifiers.count == 6)
+    }
+
+    @Test("format 2.0 lands in the same shape: one primary entity")
     func formatTwo() throws {
         let data = Self.answer(body: """
             {"analysis_complete": true, "timestamp": "2026-11-22T01:02:03Z",
-             "primary_subject": {"category": "vehicle", "subcategory": "delivery_truck", "operator": "UPS", "fleet_id": "1Z2345",
+             "primary_subject": {"category": "commercial_vehicle", "subcategory": "delivery_van", "operator": "UPS", "fleet_id": "1Z2345",
                "confidence": 0.93, "additional_details": {"license_plate": "ABC-1234", "text_identifiers": ["UPS", "1Z2345"], "description": "A UPS truck"}},
              "detailed_analysis": {}, "processing_metadata": {"response_format_version": "2.0"}}
             """)
         let analysis = try DiscernerResponse.map(data)
-        #expect(analysis.category == "vehicle")
-        #expect(analysis.subcategory == "delivery_truck")
+        #expect(analysis.category == "commercial_vehicle")
+        #expect(analysis.subcategory == "delivery_van")
         #expect(analysis.serviceOperator == "UPS")
         #expect(analysis.fleetID == "1Z2345")
         #expect(analysis.licensePlate == "ABC-1234")
@@ -28,27 +39,59 @@ struct DiscernerResponseTests {
         #expect(analysis.textIdentifiers == ["UPS", "1Z2345"])
         #expect(analysis.description == "A UPS truck")
         #expect(analysis.rawResponseJSON == String(decoding: data, as: UTF8.self))
+        let entity = try #require(analysis.entities.first)
+        #expect(analysis.entities.count == 1 && entity.isPrimary)
+        #expect(entity.type == "commercial_vehicle:delivery_van" && entity.identifiers == ["fleet:1Z2345", "license_plate:unknown:ABC-1234"])
     }
 
-    @Test("an unknown subject maps to nulls, not to a failure")
+    @Test("nothing recognised: one unknown entity (as the service sends) or none is an unidentified result")
     func unknownSubject() throws {
-        let analysis = try DiscernerResponse.map(Self.answer(body: """
-            {"primary_subject": {"category": "unknown", "subcategory": "unidentified", "operator": null, "fleet_id": null,
-              "confidence": 0.0, "additional_details": {"license_plate": null, "text_identifiers": []}},
-             "processing_metadata": {"response_format_version": "2.0"}}
-            """))
-        #expect(analysis.category == "unknown")
-        #expect(analysis.serviceOperator == nil)
-        #expect(analysis.confidence == 0)
+        for body in [#"{"analysis_complete": true, "entities": [{"type": "unknown", "operator": null, "identifiers": [], "confidence": 0.0, "properties": {}}], "processing_metadata": {"response_format_version": "3.0"}}"#,
+                     #"{"analysis_complete": true, "entities": [], "processing_metadata": {"response_format_version": "3.0"}}"#,
+                     #"{"primary_subject": {"category": "unknown", "subcategory": "unidentified", "operator": null, "confidence": 0.0}, "processing_metadata": {"response_format_version": "2.0"}}"#] {
+            let analysis = try DiscernerResponse.map(Self.answer(body: body))
+            #expect(analysis.category == "unknown")
+            #expect(analysis.outcome == "unidentified")
+            #expect(analysis.serviceOperator == nil)
+            #expect(analysis.confidence == 0)
+        }
+    }
+
+    @Test("a workflow that did not complete is not a result, whatever the HTTP status said", arguments: [
+        #"{"success": true, "analysis_result": {"statusCode": 200, "body": {"analysis_complete": false, "error": "half done"}}}"#,
+        #"{"success": true, "analysis_result": {"statusCode": 500, "body": {"error": "Result aggregation failed: boom", "analysis_complete": false}}}"#,
+        #"{"success": true, "analysis_result": {"statusCode": 400, "body": {"error": "Expected 2 parallel results, got 1."}}}"#,
+        #"{"success": true, "analysis_result": {"statusCode": "inf", "body": {}}}"#,
+        #"{"success": false, "error": "Step Functions execution failed"}"#,
+    ])
+    func notComplete(text: String) throws {
+        let error = try #require(throws: BackendError.self) { try DiscernerResponse.map(Data(text.utf8)) }
+        #expect(error.code == .analysisFailed)
+        #expect(error.retryable)
     }
 
     @Test("garbage is a retryable bad_response with a readable message", arguments: [
         "<html>502 Bad Gateway</html>", "{}", #"{"success": true}"#, #"{"success": true, "analysis_result": {"statusCode": 200, "body": {}}}"#,
+        #"{"success": true, "analysis_result": {"statusCode": 200, "body": {"entities": "none", "processing_metadata": {"response_format_version": "3.0"}}}}"#,
     ])
     func garbage(text: String) throws {
         let error = try #require(throws: BackendError.self) { try DiscernerResponse.map(Data(text.utf8)) }
         #expect(error.code == .badResponse)
         #expect(error.retryable)
+    }
+
+    @Test("hostile values read as nothing: non-finite, out-of-range or huge numbers, enormous strings")
+    func hostileValues() throws {
+        let long = String(repeating: "X", count: 100_000)
+        let analysis = try DiscernerResponse.map(Self.answer(body: """
+            {"entities": [{"type": "\(long)", "operator": "\(long)", "identifiers": ["fleet:\(long)"], "confidence": "inf", "properties": []},
+                          {"type": "a:b", "confidence": 1e308}, {"type": "c", "confidence": 123456789012345678901234567890}, 7, null],
+             "processing_metadata": {"response_format_version": "3.0"}}
+            """))
+        #expect(analysis.entities.count == 3)
+        #expect(analysis.entities.allSatisfy { $0.confidence == nil })
+        #expect(analysis.entities[0].type.count <= 129 && (analysis.entities[0].serviceOperator?.count ?? 0) <= 513)
+        #expect((analysis.entities[0].fleetID?.count ?? 0) <= 257)
     }
 
     @Test("an S3 error document yields its code and message only")
@@ -58,5 +101,27 @@ struct DiscernerResponseTests {
             """.utf8))
         #expect(document.code == "SignatureDoesNotMatch")
         #expect(document.message == "nope")
+    }
+
+    @Test("the PUT carries exactly the signed headers; an unknown signed header is refused before upload")
+    func signedHeaders() throws {
+        let base = "https://bucket.s3.amazonaws.com/uploads/a.jpg?X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Signature=ff&X-Amz-SignedHeaders="
+        let withEncryption = try UploadGrant(url: base + "content-type%3Bhost%3Bx-amz-server-side-encryption", imageKey: "k", bucket: "b",
+                                             contentType: "image/jpg", allowHTTP: false)
+        #expect(withEncryption.headers.map(\.name) == ["Content-Type", "x-amz-server-side-encryption"])
+        #expect(withEncryption.headers.map(\.value) == ["image/jpg", "AES256"])
+        let without = try UploadGrant(url: base + "host", imageKey: "k", bucket: "b", contentType: "image/png", allowHTTP: false)
+        #expect(without.headers.map(\.name) == ["Content-Type"], "no unsigned x-amz-* header: S3 refuses them")
+        let unknown = #expect(throws: BackendError.self) {
+            _ = try UploadGrant(url: base + "host%3Bx-amz-meta-owner", imageKey: "k", bucket: "b", contentType: "image/jpg", allowHTTP: false)
+        }
+        #expect(unknown?.kind == "discerner_unsupported_upload_url")
+        let plain = #expect(throws: BackendError.self) {
+            _ = try UploadGrant(url: "http://evil.example/x?X-Amz-SignedHeaders=host", imageKey: "k", bucket: "b", contentType: "image/jpg", allowHTTP: false)
+        }
+        #expect(plain?.kind == "discerner_insecure_upload_url" && plain?.retryable == false)
+        #expect(throws: Never.self) {
+            _ = try UploadGrant(url: "http://127.0.0.1:8080/b/k?X-Amz-SignedHeaders=host", imageKey: "k", bucket: "b", contentType: "image/jpg", allowHTTP: true)
+        }
     }
 }
