@@ -119,7 +119,7 @@ public struct ImagePreparer: Sendable {
 
     private func transform(_ input: ImageInput, source: SourceFacts, reason: String) throws(ImagingError) -> Draft {
         let box = Self.shrinkOnLoadBox(longest: max(source.width, source.height), format: source.format,
-                                       maxDimension: policy.maxDimension)
+                                       maxDimension: policy.maxDimension, floor: policy.transformFloor)
         let fitted: BudgetFitter.Fitted
         do {
             fitted = try BudgetFitter(policy: policy).fit { () throws(ImagingError) -> VipsImage in
@@ -164,17 +164,20 @@ public struct ImagePreparer: Sendable {
 
 extension ImagePreparer {
     /// The box the thumbnail is fitted into. libjpeg decodes at 1/2, 1/4 or 1/8 scale almost for
-    /// free; when such a scale lands within 10 % under the limit, that size is taken, so an
-    /// 8000 px photo becomes 4000 px by shrink-on-load alone instead of a full decode and a resize
-    /// to 4096.
-    public static func shrinkOnLoadBox(longest: Int, format: ImageFormat, maxDimension: Int?) -> Int {
-        guard let maxDimension, longest > maxDimension else { return longest }
-        guard format == .jpeg else { return maxDimension }
+    /// free. When an image must be re-encoded anyway, the smallest such scale whose result is at
+    /// least `floor` is taken (nothing more is decoded than is sent); without a floor, a scale
+    /// that lands within 10 % under the limit is, so an 8000 px photo becomes 4000 px by
+    /// shrink-on-load alone instead of a full decode and a resize to 4096.
+    public static func shrinkOnLoadBox(longest: Int, format: ImageFormat, maxDimension: Int?, floor: Int? = nil) -> Int {
+        let limit = maxDimension.map { min($0, longest) } ?? longest
+        guard format == .jpeg else { return limit }
         for factor in [8, 4, 2] {
             let scaled = (longest + factor - 1) / factor
-            if scaled <= maxDimension && scaled * 10 >= maxDimension * 9 { return scaled }
+            guard scaled <= limit else { continue }
+            if let floor, scaled >= floor { return scaled }
+            if longest > limit, scaled * 10 >= limit * 9 { return scaled }
         }
-        return maxDimension
+        return limit
     }
 }
 

@@ -27,6 +27,14 @@ public struct PostgresError: Error, CustomStringConvertible, Sendable {
         return "PostgreSQL \(code.rawValue)\(state): \(message)"
     }
 
+    /// The server refused the data itself (SQLSTATE class 22 data exception, 23 constraint
+    /// violation, 54 program limit such as a too-large index row): the same values will be
+    /// refused again, while other values in the same statement might not be.
+    public var isDataError: Bool {
+        guard code == .queryFailed, let sqlState else { return false }
+        return ["22", "23", "54"].contains(String(sqlState.prefix(2)))
+    }
+
     /// Retrying makes sense when the connection, not the statement, was at fault,
     /// or when the server says the transaction lost a race (serialization, deadlock).
     public var isTransient: Bool {

@@ -82,10 +82,10 @@ def fresh_database(server, name, folder):
     run(["psql", server, "-qc", f"DROP DATABASE IF EXISTS {name}"])
     run(["psql", server, "-qc", f"CREATE DATABASE {name}"])
     url = server.rsplit("/", 1)[0] + "/" + name
-    env = dict(os.environ, DISCERN_DATABASE_URL=url)
+    env = dict(os.environ, DISCERN_DATABASE_URL=url, DISCERN_PATH_ROOTS=DATA)
     run([DISCERN, "migrate"], env=env)
     # The contract's rate limits (50 analyses a minute) are not what is measured here.
-    run(["psql", url, "-qc", "UPDATE discern.rate_limits SET per_minute = 1000000, burst = 10000, tokens = 10000"])
+    run(["psql", url, "-qc", "UPDATE discern.rate_limits SET per_minute = 1000000, burst = 10000"])
     # The set repeats 16 distinct images: content dedupe would keep 16 jobs.
     run([DISCERN, "enqueue", folder, "--batch", "bench", "--no-dedupe"], env=env)
     return url, env
@@ -120,7 +120,7 @@ def main():
     url_file = os.path.join(DATA, "sim.url")
     if os.path.exists(url_file):
         os.remove(url_file)
-    simulator = subprocess.Popen(["nice", "-n", "19", DISCERN, "simulate", "--port", "0", "--url-file", url_file, "--latency-ms", str(LATENCY_MS),
+    simulator = subprocess.Popen(["nice", "-n", "19", DISCERN, "simulate", "--port", "0", "--url-file", url_file, "--latency-ms", str(LATENCY_MS), "--no-throughput-limits",
                                   "--log-level", "warning"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         while not os.path.exists(url_file):

@@ -34,6 +34,10 @@ public struct BackendEnvironment: Sendable {
         if let url = try url("DISCERN_DISCERNER_URL") {
             var configuration = DiscernerBackend.Configuration(baseURL: url)
             if let bytes = try number("DISCERN_DISCERNER_MAX_BYTES", in: 10_000...50_000_000) { configuration.imagePolicy.maxBytes = Int(bytes) }
+            if let side = try number("DISCERN_DISCERNER_MAX_DIMENSION", in: 64...16384) { configuration.imagePolicy.maxDimension = Int(side) }
+            if let floor = try number("DISCERN_DISCERNER_TRANSFORM_FLOOR", in: 0...16384) {
+                configuration.imagePolicy.transformFloor = floor == 0 ? nil : Int(floor)
+            }
             if let timeout {
                 configuration.requestTimeoutSeconds = timeout
                 configuration.uploadTimeoutSeconds = timeout

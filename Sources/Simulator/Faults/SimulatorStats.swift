@@ -4,6 +4,8 @@ import Foundation
 /// came back before the Retry-After they were given. Tests and `GET /_sim/stats` read it.
 public actor SimulatorStats {
     private var calls: [String: [Date]] = [:]
+    /// The same calls by route (`discerner.analyze`, `azure.detect`, ...).
+    private var routeCalls: [String: [Date]] = [:]
     private var faults: [String: Int] = [:]
     /// What a real service would have refused on its own (not injected): analysis starts in
     /// the same second, images over the vision limit, calls over a rate limit, bad requests.
@@ -14,8 +16,9 @@ public actor SimulatorStats {
 
     init() {}
 
-    func record(service: String, correlationID: String?, at moment: Date) {
+    func record(service: String, route: String, correlationID: String?, at moment: Date) {
         calls[service, default: []].append(moment)
+        routeCalls[route, default: []].append(moment)
         // A few milliseconds of slack for clocks read at slightly different points.
         if let id = correlationID, let until = notBefore[id], moment < until.addingTimeInterval(-0.02) {
             violations.append("\(service) \(id) came \(String(format: "%.3f", until.timeIntervalSince(moment))) s early")
@@ -49,6 +52,15 @@ public actor SimulatorStats {
         return best
     }
 
+    /// Calls per minute to `route` between its first and last call; nil under two calls.
+    public func ratePerMinute(_ route: String) -> Double? {
+        guard let times = routeCalls[route], times.count >= 2, let first = times.min(), let last = times.max(),
+              last > first else { return nil }
+        return Double(times.count - 1) / last.timeIntervalSince(first) * 60
+    }
+
+    public func routeCallCount(_ route: String) -> Int { routeCalls[route]?.count ?? 0 }
+
     /// The stats as a JSON document, for `GET /_sim/stats`.
     func snapshotJSON() -> Data {
         let object: [String: Any] = [
@@ -57,6 +69,9 @@ public actor SimulatorStats {
             "refusals": refusals,
             "retry_after_violations": violations.count,
             "max_calls_per_minute": Dictionary(uniqueKeysWithValues: calls.keys.map { ($0, maxCalls($0, within: 60)) }),
+            "routes": Dictionary(uniqueKeysWithValues: routeCalls.keys.map { route in
+                (route, ["calls": routeCalls[route]?.count ?? 0, "per_minute": ratePerMinute(route) ?? 0] as [String: Any])
+            }),
         ]
         return (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data("{}".utf8)
     }

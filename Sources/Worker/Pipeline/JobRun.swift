@@ -50,8 +50,14 @@ extension Worker {
         switch outcome {
         case .success(let result):
             let started = ContinuousClock.now
-            let stored = try await batcher.complete(job.id, result)
+            let completion = try await batcher.complete(job.id, result)
             WorkerMetrics.stage("complete", backend: job.backend, ContinuousClock.now - started)
+            if case .refused(let error) = completion {
+                // The one result PostgreSQL will not take: the job ends dead with the reason.
+                let message = "PostgreSQL refused this job's result (\(error.sqlState ?? "no SQLSTATE")): \(error.message.prefix(500))"
+                return try await record(.failure(JobFailure(kind: "result_unstorable", message: message, retryable: false)), of: job, log: log)
+            }
+            let stored = if case .stored = completion { true } else { false }
             await finished(job, stored ? .succeeded : .leaseLost)
             WorkerMetrics.bytes(read: result.preparation.originalBytes, sent: result.preparation.sentBytes)
             WorkerMetrics.apiCalls(backend: job.backend, result.analysis.apiCalls)

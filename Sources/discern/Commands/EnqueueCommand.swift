@@ -89,7 +89,7 @@ struct EnqueueCommand: AsyncParsableCommand {
             try JobQueue.enqueue(connection, files: chosen, backend: backend, action: action, batch: batch, priority: priority, paramsJSON: params)
         }
         let skipped = found - added
-        print("enqueued \(added) job(s) for \(backend)\(batch.map { " in batch \($0)" } ?? "")"
+        print("enqueued \(added) job(s) for \(backend)\(batch.map { " in batch \(TerminalText.safe($0))" } ?? "")"
               + (skipped > 0 ? "; skipped \(skipped) already enqueued or analysed" : ""))
     }
 

@@ -55,8 +55,8 @@ struct PrepareBatch {
     }
 
     private func line(_ outcome: Outcome) -> String {
-        let name = URL(fileURLWithPath: outcome.file).lastPathComponent
-        guard let prepared = outcome.prepared else { return "\(name): FAILED \(outcome.error ?? "")" }
+        let name = TerminalText.safe(URL(fileURLWithPath: outcome.file).lastPathComponent)
+        guard let prepared = outcome.prepared else { return "\(name): FAILED \(TerminalText.safe(outcome.error ?? ""))" }
         return "\(name): \(prepared.decision) [\(String(format: "%.0f", prepared.milliseconds)) ms]"
     }
 

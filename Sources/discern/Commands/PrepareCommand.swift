@@ -21,6 +21,12 @@ struct PrepareCommand: AsyncParsableCommand {
     @Option(help: "Override the policy's byte budget.")
     var maxBytes: Int?
 
+    @Option(help: "Override the policy's longest side, in pixels.")
+    var maxDimension: Int?
+
+    @Option(help: "Override the policy's transform floor: how small a JPEG that must be re-encoded may get by a free 1/2, 1/4 or 1/8 decode (0: never below the longest side).")
+    var transformFloor: Int?
+
     @Option(help: "Images prepared at once (default: one per core).")
     var threads: Int = ProcessInfo.processInfo.activeProcessorCount
 
@@ -31,7 +37,18 @@ struct PrepareCommand: AsyncParsableCommand {
         guard var policy = ImagePolicy.forBackend(backend) else {
             throw ValidationError("no image policy for backend '\(backend)' (discerner, landmark, azure-face, ooto)")
         }
-        if let maxBytes { policy.maxBytes = maxBytes }
+        if let maxBytes {
+            guard (1024...1_000_000_000).contains(maxBytes) else { throw ValidationError("--max-bytes must be from 1024 to 1000000000") }
+            policy.maxBytes = maxBytes
+        }
+        if let maxDimension {
+            guard (16...65535).contains(maxDimension) else { throw ValidationError("--max-dimension must be from 16 to 65535") }
+            policy.maxDimension = maxDimension
+        }
+        if let transformFloor {
+            guard (0...65535).contains(transformFloor) else { throw ValidationError("--transform-floor must be from 0 to 65535") }
+            policy.transformFloor = transformFloor == 0 ? nil : transformFloor
+        }
         let files = try FileFinder().find(paths)
         if files.count == 1, paths.count == 1, !FileManager.default.isDirectory(paths[0]) {
             let command = self, file = files[0], chosen = policy
@@ -48,7 +65,7 @@ struct PrepareCommand: AsyncParsableCommand {
             prepared = try ImagePreparer(policy: policy).prepare(path: file)
         } catch {
             // Bad input is not a usage mistake: say what is wrong with the file, no usage text.
-            FileHandle.standardError.write(Data("error: \(file): \(error.message) [\(error.kind)]\n".utf8))
+            FileHandle.standardError.write(Data("error: \(TerminalText.safe(file)): \(TerminalText.safe(error.message)) [\(error.kind)]\n".utf8))
             throw ExitCode.failure
         }
         let original = prepared.original

@@ -50,7 +50,7 @@ struct ReportCommand: AsyncParsableCommand {
 
 enum MarkdownReport {
     static func render(_ report: BatchReport) -> String {
-        var lines = ["# Batch \(report.batch)", "", "Created \(report.createdAt). \(report.totalJobs) jobs."]
+        var lines = ["# Batch \(cell(report.batch))", "", "Created \(report.createdAt). \(report.totalJobs) jobs."]
         if let elapsed = report.elapsedSeconds {
             lines[2] += " Last job finished \(duration(elapsed)) after the batch was created"
             lines[2] += report.jobsPerMinute.map { String(format: "; %.1f jobs/min while finishing.", $0) } ?? "."
@@ -59,7 +59,7 @@ enum MarkdownReport {
                   "| backend | jobs | succeeded | dead | cancelled | pending | failed attempts | API calls | outcomes |",
                   "|---|---|---|---|---|---|---|---|---|"]
         for backend in report.backends {
-            let outcomes = backend.outcomes.sorted { ($1.value, $0.key) < ($0.value, $1.key) }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
+            let outcomes = backend.outcomes.sorted { ($1.value, $0.key) < ($0.value, $1.key) }.map { "\(cell($0.key)) \($0.value)" }.joined(separator: ", ")
             lines.append("| \(backend.backend) | \(backend.jobs) | \(backend.succeeded) | \(backend.dead) | \(backend.cancelled) | \(backend.pending) "
                          + "| \(backend.failedAttempts) | \(backend.apiCalls) | \(outcomes.isEmpty ? "-" : outcomes) |")
         }
@@ -77,12 +77,17 @@ enum MarkdownReport {
         } else {
             lines += ["| backend | error_kind | jobs | latest message |", "|---|---|---|---|"]
             for error in report.topErrors {
-                let example = error.example.replacingOccurrences(of: "|", with: "\\|").replacingOccurrences(of: "\n", with: " ")
-                lines.append("| \(error.backend) | \(error.kind) | \(error.jobs) | \(example) |")
+                lines.append("| \(cell(error.backend)) | \(cell(error.kind)) | \(error.jobs) | \(cell(error.example)) |")
             }
-            lines += ["", "Retry them after fixing the cause: `SELECT discern.retry_batch('\(report.batch)');`"]
+            // A name is data, never SQL: quoted as a literal, so pasting the hint runs only this.
+            lines += ["", "Retry them after fixing the cause: `SELECT discern.retry_batch(\(TerminalText.sqlLiteral(cell(report.batch, maxLength: 200))));`"]
         }
         return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// Text from the database in a Markdown table: no control characters, no column breaks.
+    static func cell(_ text: String, maxLength: Int = 300) -> String {
+        TerminalText.safe(text, maxLength: maxLength).replacingOccurrences(of: "|", with: "\\|").replacingOccurrences(of: "`", with: "'")
     }
 
     static func megabytes(_ bytes: Int) -> String { String(format: "%.1f MB", Double(bytes) / 1_000_000) }

@@ -44,6 +44,9 @@ struct SimulateCommand: AsyncParsableCommand {
     @Option(help: "Spread of that latency (sigma of a log-normal); 0 for a fixed latency.")
     var latencySpread: Double = 0
 
+    @Option(help: "Seconds each Image Discerner analysis takes, as the service's workflow does (about 8 on average).")
+    var analyzeSeconds: Double = 0
+
     @Option(help: "Share of API calls answered 500/502/503.")
     var errorRate: Double = 0
 
@@ -71,6 +74,7 @@ struct SimulateCommand: AsyncParsableCommand {
             throw ValidationError("--\(name)-rate must be between 0 and 1")
         }
         guard (0...65535).contains(port) else { throw ValidationError("--port must be from 0 to 65535") }
+        guard (0...600).contains(analyzeSeconds) else { throw ValidationError("--analyze-seconds must be from 0 to 600") }
         guard (0...600_000).contains(latencyMs), (0...10).contains(latencySpread), (0...3600).contains(hangSeconds),
               (0...3600).contains(retryAfter) else {
             throw ValidationError("--latency-ms (0-600000), --latency-spread (0-10), --hang-seconds and --retry-after (0-3600) are out of range")
@@ -84,6 +88,7 @@ struct SimulateCommand: AsyncParsableCommand {
         configuration.discernerResponseFormat = discernerFormat
         configuration.ootoFlatShape = ootoFlat
         configuration.throughputLimits = !noThroughputLimits
+        configuration.faults.analyzeDelaySeconds = analyzeSeconds
         configuration.faults.latencyMedianSeconds = latencyMs / 1000
         configuration.faults.latencySpread = latencySpread
         configuration.faults.serverErrorRate = errorRate

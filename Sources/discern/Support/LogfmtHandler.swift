@@ -29,9 +29,10 @@ struct LogfmtHandler: LogHandler {
     func log(event: LogEvent) {
         let merged = metadata.merging(event.metadata ?? [:]) { $1 }
         if json {
+            // JSON escapes control characters itself; values are only cut to 8 KB.
             var object: [String: String] = ["ts": Date().formatted(.iso8601), "level": event.level.rawValue, "logger": label,
-                                            "msg": event.message.description]
-            for (key, value) in merged where object[key] == nil { object[key] = value.description }
+                                            "msg": String(event.message.description.prefix(8192))]
+            for (key, value) in merged where object[key] == nil { object[key] = String(value.description.prefix(8192)) }
             let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data()
             FileHandle.standardError.write(data + Data("\n".utf8))
             return
@@ -46,11 +47,12 @@ struct LogfmtHandler: LogHandler {
         FileHandle.standardError.write(Data((fields.joined(separator: " ") + "\n").utf8))
     }
 
-    private static func quote(_ value: String) -> String {
-        let needsQuotes = value.isEmpty || value.contains { $0 == " " || $0 == "=" || $0 == "\"" || $0.isNewline }
-        guard needsQuotes else { return value }
-        let escaped = value.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
-            .replacingOccurrences(of: "\n", with: "\\n")
-        return "\"\(escaped)\""
+    /// One logfmt value: quoted when it must be, control characters escaped (a path or a
+    /// service's answer holding CR or ESC cannot forge or hide log lines), at most 8 KB.
+    static func quote(_ value: String) -> String {
+        let safe = TerminalText.safe(value.replacingOccurrences(of: "\\", with: "\\\\"), maxLength: 8192)
+        let needsQuotes = safe.isEmpty || safe.contains { $0 == " " || $0 == "=" || $0 == "\"" || $0 == "\\" }
+        guard needsQuotes else { return safe }
+        return "\"\(safe.replacingOccurrences(of: "\"", with: "\\\""))\""
     }
 }

@@ -1,6 +1,8 @@
 /// Plain aligned columns for the terminal.
 enum TextTable {
-    static func render(headers: [String], rows: [[String]]) -> String {
+    /// Cells are printed safe (`TerminalText`) and cut at `maxCell` characters.
+    static func render(headers: [String], rows: [[String]], maxCell: Int = 60) -> String {
+        let rows = rows.map { $0.map { TerminalText.safe($0, maxLength: maxCell) } }
         var widths = headers.map(\.count)
         for row in rows {
             for (index, cell) in row.enumerated() where index < widths.count { widths[index] = max(widths[index], cell.count) }

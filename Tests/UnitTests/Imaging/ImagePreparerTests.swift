@@ -134,4 +134,12 @@ struct ShrinkOnLoadTests {
     func box(longest: Int, format: ImageFormat, expected: Int) {
         #expect(ImagePreparer.shrinkOnLoadBox(longest: longest, format: format, maxDimension: 4096) == expected)
     }
+
+    @Test("with a floor, an image re-encoded anyway is decoded at the smallest free scale that keeps the floor", arguments: [
+        (4000, ImageFormat.jpeg, 2000), (3000, .jpeg, 3000), (6000, .jpeg, 3000), (8000, .jpeg, 2000), (16000, .jpeg, 2000),
+        (4000, .png, 4000), (20000, .png, 4096),
+    ])
+    func boxWithFloor(longest: Int, format: ImageFormat, expected: Int) {
+        #expect(ImagePreparer.shrinkOnLoadBox(longest: longest, format: format, maxDimension: 4096, floor: 1600) == expected)
+    }
 }

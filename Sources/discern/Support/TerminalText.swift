@@ -1,0 +1,31 @@
+import Foundation
+
+/// Text from outside (a path, a service's answer, a batch name) made safe to print: control
+/// characters are shown as escapes instead of reaching the terminal (an ESC could redraw the
+/// screen, a CR hide what came before), and a line is cut at a readable length.
+enum TerminalText {
+    static func safe(_ text: String, maxLength: Int = 4096) -> String {
+        var out = ""
+        for scalar in text.unicodeScalars.prefix(maxLength) {
+            switch scalar {
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            case _ where scalar.properties.generalCategory == .control || scalar.properties.generalCategory == .format
+                         && (0x200E...0x202E).contains(scalar.value):
+                // C0/C1 controls, and the bidirectional overrides that can reorder what is shown.
+                out += "\\u{\(String(scalar.value, radix: 16))}"
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        return text.unicodeScalars.count > maxLength ? out + "…" : out
+    }
+
+    /// A string as a PostgreSQL literal for a hint a person will paste: quotes doubled, and
+    /// written as an E'' literal only when it must escape a backslash.
+    static func sqlLiteral(_ text: String) -> String {
+        let doubled = text.replacingOccurrences(of: "'", with: "''")
+        guard doubled.contains("\\") else { return "'\(doubled)'" }
+        return "E'\(doubled.replacingOccurrences(of: "\\", with: "\\\\"))'"
+    }
+}
