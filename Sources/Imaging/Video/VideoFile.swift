@@ -68,7 +68,7 @@ public enum VideoFile {
         guard let container = VideoContainer.sniff(data), policy.acceptedContainers.contains(container) else {
             throw ImagingError(.unsupportedFormat, "\(file.path) is not a video this service takes (\(policy.acceptedContainers.map(\.rawValue).sorted().joined(separator: ", "))); its first bytes match none of them")
         }
-        if let problem = VideoStructure.check(Array(data), container: container) {
+        if let problem = VideoStructure.check(Array(data), container: container, maxFileBytes: policy.maxBytes) {
             throw ImagingError(problem.truncated ? .truncated : .undecodable,
                                "\(file.path) is not a complete \(container.rawValue) video: \(problem.reason)")
         }

@@ -12,10 +12,16 @@ public enum VideoStructure {
         public let reason: String
         /// The file ends inside a box or element: it may still be arriving.
         public let truncated: Bool
+        /// Where the box or element that runs past the end claims to end.
+        var claimedEnd: Int? = nil
     }
 
-    public static func check(_ bytes: [UInt8], container: VideoContainer) -> Problem? {
-        container == .webm ? checkMatroska(bytes) : checkISOBaseMedia(bytes)
+    /// - Parameter maxFileBytes: the largest file the service takes. A box claiming to end
+    ///   beyond it cannot be the start of a file still arriving: it is garbage, not truncation.
+    public static func check(_ bytes: [UInt8], container: VideoContainer, maxFileBytes: Int = .max) -> Problem? {
+        let problem = container == .webm ? checkMatroska(bytes) : checkISOBaseMedia(bytes)
+        guard let problem, problem.truncated, let claimed = problem.claimedEnd, claimed > maxFileBytes else { return problem }
+        return Problem(reason: problem.reason, truncated: false)
     }
 
     // MARK: ISO base media
@@ -53,7 +59,7 @@ public enum VideoStructure {
             guard size >= header else { return .failure(Problem(reason: "\(type) box at offset \(offset) claims \(size) bytes", truncated: false)) }
             guard size <= range.upperBound - offset else {
                 return .failure(Problem(reason: "\(type) box at offset \(offset) claims \(size) bytes; only \(range.upperBound - offset) follow",
-                                        truncated: true))
+                                        truncated: true, claimedEnd: size > Int.max - offset ? Int.max : offset + size))
             }
             boxes.append(Box(type: type, start: offset, payload: (offset + header)..<(offset + size)))
             offset += size

@@ -9,12 +9,13 @@ enum Reply {
                         body: ResponseBody(byteBuffer: ByteBuffer(bytes: data)))
     }
 
-    /// S3's error document. Unlike real S3 it leaves out the string-to-sign and the signature
-    /// provided, which nothing needs and which would only put signatures into logs.
-    static func s3Error(_ status: HTTPResponse.Status, code: String, message: String) -> Response {
+    /// S3's error document, with what real S3 adds (for a signature mismatch: the string it
+    /// signed and the signature provided), so a client is tested against echoing it.
+    static func s3Error(_ status: HTTPResponse.Status, code: String, message: String, extra: [(String, String)] = []) -> Response {
+        let more = extra.map { "<\($0.0)>\($0.1)</\($0.0)>" }.joined()
         let xml = """
             <?xml version="1.0" encoding="UTF-8"?>
-            <Error><Code>\(code)</Code><Message>\(message)</Message><RequestId>\(UUID().uuidString)</RequestId></Error>
+            <Error><Code>\(code)</Code><Message>\(message)</Message>\(more)<RequestId>\(UUID().uuidString)</RequestId></Error>
             """
         return Response(status: status, headers: [.contentType: "application/xml"],
                         body: ResponseBody(byteBuffer: ByteBuffer(string: xml)))

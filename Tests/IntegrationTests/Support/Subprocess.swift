@@ -4,22 +4,32 @@ import Foundation
 /// thread of its own (never a cooperative one), and collects output through a file, so a
 /// daemon the program leaves behind (pg_ctl's server) cannot hold the call open.
 enum Subprocess {
-    static func run(_ executable: String, _ arguments: [String]) async throws -> String {
+    /// - Parameters:
+    ///   - environment: set (or, with an empty value, emptied) on top of this process's.
+    ///   - allowFailure: return the output of a failed run instead of throwing.
+    static func run(_ executable: String, _ arguments: [String], environment: [String: String] = [:],
+                    allowFailure: Bool = false) async throws -> String {
+        try await runWithStatus(executable, arguments, environment: environment, allowFailure: allowFailure).output
+    }
+
+    static func runWithStatus(_ executable: String, _ arguments: [String], environment: [String: String] = [:],
+                              allowFailure: Bool = true) async throws -> (status: Int32, output: String) {
         let output = FileManager.default.temporaryDirectory.appendingPathComponent("discern-subprocess-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: output) }
+        let variables = ProcessInfo.processInfo.environment.merging(environment) { $1 }.map { "\($0.key)=\($0.value)" }
         let status: Int32 = try await withCheckedThrowingContinuation { continuation in
             Thread.detachNewThread {
-                continuation.resume(with: Result { try spawnAndWait(executable, arguments, output: output.path) })
+                continuation.resume(with: Result { try spawnAndWait(executable, arguments, environment: variables, output: output.path) })
             }
         }
         let text = (try? String(contentsOf: output, encoding: .utf8)) ?? ""
-        guard status == 0 else {
+        guard status == 0 || allowFailure else {
             throw TestSetupError("\(arguments.prefix(2).joined(separator: " ")) exited \(status): \(text.suffix(2000))")
         }
-        return text
+        return (status, text)
     }
 
-    private static func spawnAndWait(_ executable: String, _ arguments: [String], output: String) throws -> Int32 {
+    private static func spawnAndWait(_ executable: String, _ arguments: [String], environment: [String], output: String) throws -> Int32 {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
@@ -27,9 +37,10 @@ enum Subprocess {
         posix_spawn_file_actions_addopen(&actions, 1, output, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
         posix_spawn_file_actions_adddup2(&actions, 1, 2)
         let argv = ([executable] + arguments).map { strdup($0) } + [nil]
-        defer { argv.forEach { free($0) } }
+        let envp = environment.map { strdup($0) } + [nil]
+        defer { (argv + envp).forEach { free($0) } }
         var pid: pid_t = 0
-        let spawned = posix_spawn(&pid, executable, &actions, nil, argv, environ)
+        let spawned = posix_spawn(&pid, executable, &actions, nil, argv, envp)
         guard spawned == 0 else { throw TestSetupError("cannot start \(executable): error \(spawned)") }
         var status: Int32 = 0
         while waitpid(pid, &status, 0) < 0 && errno == EINTR {}

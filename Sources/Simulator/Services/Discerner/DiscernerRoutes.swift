@@ -89,7 +89,7 @@ struct DiscernerRoutes: Sendable {
                 headers: headers, now: configuration.clock())
         } catch {
             await faults.stats.recordRefusal(error.code == "AccessDenied" && error.message.contains("not signed") ? "s3.unsigned_header" : "s3.refused")
-            return Reply.s3Error(.forbidden, code: error.code, message: error.message)
+            return Reply.s3Error(.forbidden, code: error.code, message: error.message, extra: error.extraElements)
         }
         var request = request
         let body = try await request.collectBody(upTo: 64 * 1024 * 1024)

@@ -10,7 +10,8 @@ struct PresignedRequestVerifier: Sendable {
     enum Refusal: Error, Equatable {
         case accessDenied(String)
         case invalidAccessKey
-        case signatureDoesNotMatch
+        /// Real S3 echoes the signature it was given and the string it signed.
+        case signatureDoesNotMatch(provided: String, stringToSign: String)
         case authorizationQueryParametersError(String)
 
         var code: String {
@@ -20,6 +21,14 @@ struct PresignedRequestVerifier: Sendable {
             case .signatureDoesNotMatch: return "SignatureDoesNotMatch"
             case .authorizationQueryParametersError: return "AuthorizationQueryParametersError"
             }
+        }
+
+        /// What else S3 puts in the error document.
+        var extraElements: [(String, String)] {
+            if case .signatureDoesNotMatch(let provided, let stringToSign) = self {
+                return [("StringToSign", stringToSign), ("SignatureProvided", provided)]
+            }
+            return []
         }
 
         var message: String {
@@ -74,7 +83,9 @@ struct PresignedRequestVerifier: Sendable {
         let canonical = SigV4.canonicalRequest(method: method, path: canonicalPath, query: query,
                                                headers: headers, signedHeaders: signedHeaders)
         let expected = signer.sign(canonical, amzDate: amzDate, scope: scopeParts[1...].joined(separator: "/"))
-        guard constantTimeEqual(expected, signature.lowercased()) else { throw .signatureDoesNotMatch }
+        guard constantTimeEqual(expected, signature.lowercased()) else {
+            throw .signatureDoesNotMatch(provided: signature, stringToSign: "AWS4-HMAC-SHA256\n\(amzDate)\n\(scopeParts[1...].joined(separator: "/"))")
+        }
     }
 
     private func constantTimeEqual(_ a: String, _ b: String) -> Bool {
