@@ -25,6 +25,9 @@ extension Discern {
             } else {
                 try command.run()
             }
+        } catch let error as SettingError {
+            FileHandle.standardError.write(Data("error: \(TerminalText.safe(error.description))\n".utf8))
+            Foundation.exit(64)
         } catch {
             exit(withError: error)
         }

@@ -73,10 +73,10 @@ struct WorkCommand: AsyncParsableCommand {
     func settings() throws -> Settings {
         let rootList = pathRoots.isEmpty ? (Setting.present("DISCERN_PATH_ROOTS").map { [$0] } ?? []) : pathRoots
         guard !rootList.isEmpty else {
-            throw ValidationError("set the folders job files may be read from: --path-root /photos (repeatable) or DISCERN_PATH_ROOTS=/photos:/archive")
+            throw SettingError("set the folders job files may be read from: --path-root /photos (repeatable) or DISCERN_PATH_ROOTS=/photos:/archive")
         }
         let roots: PathRoots
-        do { roots = try PathRoots(rootList.flatMap { $0.split(separator: ":").map(String.init) }) } catch { throw ValidationError(error.message) }
+        do { roots = try PathRoots(rootList.flatMap { $0.split(separator: ":").map(String.init) }) } catch { throw SettingError(error.message) }
         let port: Int? = metricsPort != nil || Setting.present("DISCERN_METRICS_PORT") != nil
             ? try Setting.integer(metricsPort, "metrics-port", env: "DISCERN_METRICS_PORT", default: 0, in: 0...65535) : nil
         return Settings(
@@ -93,10 +93,6 @@ struct WorkCommand: AsyncParsableCommand {
             metricsHost: metricsHost ?? Setting.present("DISCERN_METRICS_HOST") ?? "127.0.0.1")
     }
 
-    func validate() throws {
-        _ = try settings()
-    }
-
     func run() async throws {
         let settings = try self.settings()
         let logger = logging.makeLogger("discern.worker")
@@ -105,14 +101,14 @@ struct WorkCommand: AsyncParsableCommand {
         if let discernerURL { variables["DISCERN_DISCERNER_URL"] = discernerURL }
         let environment = BackendEnvironment(variables)
         guard !environment.configuredBackendNames.isEmpty else {
-            throw ValidationError("no backend is configured: set --discerner-url or DISCERN_DISCERNER_URL (other services: see docs/backends.md)")
+            throw SettingError("no backend is configured: set --discerner-url or DISCERN_DISCERNER_URL (other services: see docs/backends.md)")
         }
         let gate = PostgresRateGate(conninfo: database.conninfo, logger: logger)
         let backends: [any AnalysisBackend]
         do {
             backends = try environment.backends(gate: gate, maxConcurrentCalls: settings.concurrency)
         } catch {
-            throw ValidationError(error.description)
+            throw SettingError(error.description)
         }
         var configuration = WorkerConfiguration(
             pathRoots: settings.roots, concurrency: settings.concurrency, prepareThreads: settings.prepareThreads,

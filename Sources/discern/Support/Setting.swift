@@ -2,6 +2,12 @@ import ArgumentParser
 import Backends
 import Foundation
 
+/// A setting that cannot be used: printed as one line, exit status 64 (EX_USAGE), no usage text.
+struct SettingError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
+
 /// A setting given as a flag, else as an environment variable (or the `--config` file), else a
 /// default; checked either way. A wrong value stops the command with one line naming the flag
 /// and the variable: `DISCERN_CONCURRENCY=abc` is an error, not a silent 16.
@@ -10,22 +16,27 @@ enum Setting {
 
     static func integer(_ flag: Int?, _ option: String, env: String, default value: Int, in range: ClosedRange<Int>) throws -> Int {
         if let flag {
-            guard range.contains(flag) else { throw ValidationError("--\(option) must be a whole number from \(range.lowerBound) to \(range.upperBound)") }
+            guard range.contains(flag) else { throw SettingError("--\(option) must be a whole number from \(range.lowerBound) to \(range.upperBound)") }
             return flag
         }
         guard let text = present(env) else { return value }
-        do { return try ConfigurationValue.integer(text, name: env, in: range) } catch { throw ValidationError(error.description) }
+        do { return try ConfigurationValue.integer(text, name: env, in: range) } catch { throw SettingError(error.description) }
     }
 
     static func number(_ flag: Double?, _ option: String, env: String? = nil, default value: Double, in range: ClosedRange<Double>) throws -> Double {
         if let flag {
             guard flag.isFinite, range.contains(flag) else {
-                throw ValidationError("--\(option) must be a number from \(range.lowerBound) to \(range.upperBound)")
+                throw SettingError("--\(option) must be a number from \(plain(range.lowerBound)) to \(plain(range.upperBound))")
             }
             return flag
         }
         guard let env, let text = present(env) else { return value }
-        do { return try ConfigurationValue.number(text, name: env, in: range) } catch { throw ValidationError(error.description) }
+        do { return try ConfigurationValue.number(text, name: env, in: range) } catch { throw SettingError(error.description) }
+    }
+
+    /// 3600 rather than 3600.0.
+    static func plain(_ number: Double) -> String {
+        number == number.rounded() && abs(number) < 1e15 ? String(Int(number)) : String(number)
     }
 
     static func present(_ name: String) -> String? {

@@ -1,0 +1,148 @@
+import Foundation
+import Imaging
+import JobQueue
+import Postgres
+import Testing
+
+/// What an operator (or a row someone wrote) can hand discern (issue 13): flags, settings,
+/// names and paths that end up on a terminal or in SQL, a job moved back by hand, roles.
+@Suite("Hostile input: operators, settings and the schema")
+struct OperatorInputTests {
+    @Test("every flag and setting is checked: one line, exit status 64, nothing wrapped around or ignored", arguments: [
+        (["--lease-seconds", "inf"], [String: String](), "--lease-seconds"),
+        (["--poll-seconds", "nan"], [:], "--poll-seconds"),
+        (["--concurrency", "100000"], [:], "--concurrency"),
+        (["--metrics-port", "70000"], [:], "--metrics-port"),
+        ([], ["DISCERN_CONCURRENCY": "abc"], "DISCERN_CONCURRENCY=abc"),
+        ([], ["DISCERN_HTTP_TIMEOUT_SECONDS": "1e300"], "DISCERN_HTTP_TIMEOUT_SECONDS"),
+        ([], ["DISCERN_DISCERNER_URL": "ftp://example.com"], "DISCERN_DISCERNER_URL"),
+        (["--path-root", "/nonexistent-root"], [:], "/nonexistent-root"),
+    ])
+    func settingsChecked(arguments: [String], environment: [String: String], named: String) async throws {
+        var environment = environment
+        environment["DISCERN_DISCERNER_URL"] = environment["DISCERN_DISCERNER_URL"] ?? "http://127.0.0.1:9"
+        environment["DISCERN_PATH_ROOTS"] = environment["DISCERN_PATH_ROOTS"] ?? "/tmp"
+        let (status, output) = try await Subprocess.runWithStatus(try WorkerProcess.binary.path, ["work", "--drain"] + arguments,
+                                                                  environment: environment)
+        #expect(status == 64, "\(output)")
+        #expect(output.hasPrefix("error: ") && output.contains(named), "\(output)")
+        #expect(output.trimmingCharacters(in: .newlines).split(separator: "\n").count == 1, "one line: \(output)")
+    }
+
+    @Test("a batch named like SQL is quoted in the report's retry hint: pasting it retries, and deletes nothing")
+    func reportHintQuoted() async throws {
+        try await TestDatabase.with { conninfo in
+            let name = "x'); DELETE FROM discern.results; --"
+            let database = Database(conninfo: conninfo)
+            try await database.withConnection { connection in
+                try JobQueue.enqueue(connection, paths: ["/a.jpg"], batch: name)
+                try connection.query("UPDATE discern.jobs SET state = 'dead', error_kind = 'test', last_error = 'bad', finished_at = now()")
+                try connection.query("INSERT INTO discern.results (image_path, backend, action, raw_response, original_bytes, original_width, original_height, original_format, sent_bytes, sent_width, sent_height, sent_format, passed_through, prepare_ms, analyze_ms) VALUES ('/b.jpg', 'discerner', 'analyze', '{}', 1, 1, 1, 'jpeg', 1, 1, 1, 'jpeg', true, 1, 1)")
+            }
+            let report = try await Subprocess.run(try WorkerProcess.binary.path, ["report", "--batch", name, "--database-url", conninfo])
+            let hint = try #require(report.split(separator: "`").first { $0.hasPrefix("SELECT discern.retry_batch(") }.map(String.init))
+            #expect(hint == "SELECT discern.retry_batch('x''); DELETE FROM discern.results; --');", "\(hint)")
+            let retried = try await database.rows(hint).first?.int("retry_batch")
+            #expect(retried == 1)
+            #expect(try await database.rows("SELECT count(*) AS n FROM discern.results").first?.int("n") == 1)
+        }
+    }
+
+    @Test("CR and ESC in a path or a service's string reach no terminal raw: results and logs show them escaped")
+    func controlCharacters() async throws {
+        try await TestDatabase.with { conninfo in
+            try await TestFolder.with { folder in
+                let hostile = "/tmp/\u{1B}[2J\u{1B}[31mcleared\rover.jpg"
+                let database = Database(conninfo: conninfo)
+                try await database.withConnection { connection in
+                    try JobQueue.enqueue(connection, paths: [hostile])
+                    try connection.query("INSERT INTO discern.results (image_path, backend, action, category, operator, raw_response, original_bytes, original_width, original_height, original_format, sent_bytes, sent_width, sent_height, sent_format, passed_through, prepare_ms, analyze_ms) VALUES ($1, 'discerner', 'analyze', $2, $3, '{}', 1, 1, 1, 'jpeg', 1, 1, 1, 'jpeg', true, 1, 1)",
+                                         [hostile, "\u{1B}]0;owned\u{07}van", String(repeating: "Z", count: 5000)])
+                }
+                let results = try await Subprocess.run(try WorkerProcess.binary.path, ["results", "--database-url", conninfo])
+                #expect(!results.contains("\u{1B}") && !results.contains("\r") && !results.contains("\u{07}"), "\(results.debugDescription)")
+                #expect(results.contains("\\u{1b}"), "shown escaped")
+                #expect(!results.contains(String(repeating: "Z", count: 100)), "cells are cut")
+
+                let worker = try WorkerProcess(conninfo: conninfo, simulatorURL: "http://127.0.0.1:9", logFolder: folder,
+                                               arguments: ["--drain", "--log-level", "info"])
+                #expect(await worker.waitForExit(seconds: 30))
+                #expect(worker.output.contains("job failed"), "\(worker.output.suffix(500))")
+                #expect(!worker.output.contains("\u{1B}") && !worker.output.contains("\r"), "\(worker.output.debugDescription.suffix(800))")
+            }
+        }
+    }
+
+    @Test("a succeeded job moved back by hand is refused with a hint; its one result stays")
+    func succeededStaysSucceeded() async throws {
+        try await TestDatabase.with { conninfo in
+            let database = Database(conninfo: conninfo)
+            let error = try await database.withConnection { connection -> PostgresError? in
+                try JobQueue.enqueue(connection, paths: ["/a.jpg"])
+                let job = try #require(try JobQueue.claim(connection, workerID: "w", backends: ["discerner"], limit: 1, leaseSeconds: 60).first)
+                try JobQueue.complete(connection, job: job, workerID: "w", result: JobResult(
+                    analysis: .init(rawResponseJSON: "{}"),
+                    preparation: .init(originalBytes: 1, originalWidth: 1, originalHeight: 1, originalFormat: "jpeg", sentBytes: 1, sentWidth: 1,
+                                       sentHeight: 1, sentFormat: "jpeg", jpegQuality: nil, encodeCount: 0, passedThrough: true, milliseconds: 1),
+                    analyzeMilliseconds: 1))
+                do {
+                    try connection.query("UPDATE discern.jobs SET state = 'available' WHERE id = $1", [job.id])
+                    return nil
+                } catch let error as PostgresError {
+                    return error
+                }
+            }
+            #expect(error?.sqlState == "23514")
+            #expect(error?.message.contains("already succeeded") == true && error?.message.contains("discern.enqueue") == true)
+            let row = try #require(try await database.rows(
+                "SELECT j.state, (SELECT count(*) FROM discern.results) AS results FROM discern.jobs j").first)
+            #expect(try row.string("state") == "succeeded" && row.int("results") == 1)
+        }
+    }
+
+    @Test("least privilege: the reader sees results but not raw answers or params; the enqueuer adds jobs and reads nothing; the worker works")
+    func roles() async throws {
+        try await TestDatabase.with { conninfo in
+            let database = Database(conninfo: conninfo)
+            func denied(_ role: String, _ sql: String) async throws -> Bool {
+                try await database.withConnection { connection -> Bool in
+                    try connection.query("SET ROLE \(role)")
+                    defer { _ = try? connection.query("RESET ROLE") }
+                    do {
+                        try connection.query(sql)
+                        return false
+                    } catch let error as PostgresError where error.sqlState == "42501" {
+                        return true
+                    }
+                }
+            }
+            try await database.withConnection { connection in
+                try JobQueue.enqueue(connection, paths: ["/a.jpg"], paramsJSON: #"{"templateId": "secret-person"}"#)
+            }
+            #expect(try await !denied("discern_reader", "SELECT operator, confidence, details FROM discern.results"))
+            #expect(try await !denied("discern_reader", "SELECT * FROM discern.entity_sightings, discern.queue_depth, discern.batch_progress"))
+            #expect(try await !denied("discern_reader", "SELECT image_path, state, last_error FROM discern.jobs"))
+            #expect(try await denied("discern_reader", "SELECT raw_response FROM discern.results"))
+            #expect(try await denied("discern_reader", "SELECT params FROM discern.jobs"))
+            #expect(try await denied("discern_reader", "SELECT * FROM discern.latest_results"))
+            #expect(try await denied("discern_reader", "DELETE FROM discern.jobs"))
+
+            #expect(try await !denied("discern_enqueue", "SELECT discern.enqueue('/b.jpg', batch => 'night')"))
+            #expect(try await !denied("discern_enqueue", "INSERT INTO discern.jobs (image_path) VALUES ('/c.jpg')"))
+            // (It may count jobs: discern.enqueue returns the new id, so it holds SELECT on jobs.id alone.)
+            #expect(try await denied("discern_enqueue", "SELECT image_path, params FROM discern.jobs"))
+            #expect(try await denied("discern_enqueue", "SELECT * FROM discern.results"))
+            #expect(try await denied("discern_enqueue", "UPDATE discern.jobs SET priority = 1"))
+
+            let claimed = try await database.withConnection { connection -> Int in
+                try connection.query("SET ROLE discern_worker")
+                defer { _ = try? connection.query("RESET ROLE") }
+                let jobs = try JobQueue.claim(connection, workerID: "w", backends: ["discerner"], limit: 5, leaseSeconds: 60)
+                _ = try connection.query("SELECT discern.take_rate_token('discerner:analyze')")
+                return jobs.count
+            }
+            #expect(claimed == 3)
+            #expect(try await denied("discern_worker", "DROP TABLE discern.results"))
+        }
+    }
+}
