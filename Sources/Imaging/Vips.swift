@@ -26,7 +26,7 @@ public enum Vips {
         // flight on every core, 1 and 2 are within noise of each other; for one image at a time
         // the default is 1.6x faster.
         if let wanted = ProcessInfo.processInfo.environment["DISCERN_VIPS_CONCURRENCY"].flatMap(Int.init), wanted > 0 {
-            vips_concurrency_set(Int32(wanted))
+            vips_concurrency_set(Int32(min(wanted, 1024)))
         }
         started.set()
         return .success(())

@@ -30,7 +30,7 @@ public final class PostgresRateGate: RateGate {
         // Only a limit set absurdly low (per_minute near 0) schedules calls hours away: then the
         // job goes back to the queue for that long instead of holding its lease.
         guard wait <= Self.maxWaitSeconds else {
-            throw BackendError(.rateLimited, "the \(key) rate limit schedules this call \(Int(wait.rounded())) s from now; check discern.rate_limits",
+            throw BackendError(.rateLimited, "the \(key) rate limit schedules this call \(String(format: "%.0f", wait)) s from now; check discern.rate_limits",
                                retryable: true, retryAfterSeconds: wait)
         }
         WorkerMetrics.rateLimitWait(key: key, seconds: wait)

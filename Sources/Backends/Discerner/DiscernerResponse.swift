@@ -44,7 +44,7 @@ enum DiscernerResponse {
     /// The major version: `processing_metadata.response_format_version` ("3.0"), else the shape.
     private static func formatVersion(_ body: JSONObject) -> Int {
         if let text = body.object("processing_metadata")?.string("response_format_version", maxLength: 16) {
-            return JSONObject.number(text).map { Int($0.rounded(.down)) } ?? -1
+            return JSONObject.number(text).flatMap { Int(exactly: $0.rounded(.down)) } ?? -1
         }
         return body.fields["entities"] != nil ? 3 : 2
     }

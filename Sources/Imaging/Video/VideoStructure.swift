@@ -139,7 +139,7 @@ public enum VideoStructure {
             // A live stream's clusters may have unknown sizes: what parsed so far must do.
             if size.unknown { break }
             let next = offset + id.length + size.length
-            guard size.value <= UInt64(end - next) else {
+            guard next <= end, size.value <= UInt64(end - next) else {
                 return Problem(reason: "an element at offset \(offset) claims more bytes than follow", truncated: true)
             }
             offset = next + Int(size.value)

@@ -26,7 +26,7 @@ final class TerminalProgress: @unchecked Sendable {
 
     /// `#####-----`: `share` (0...1) of `width` characters filled.
     static func bar(_ share: Double, width: Int = 30) -> String {
-        let filled = max(0, min(width, Int(share * Double(width))))
+        let filled = share.isFinite ? max(0, min(width, Int(max(0, min(1, share)) * Double(width)))) : 0
         return String(repeating: "#", count: filled) + String(repeating: "-", count: width - filled)
     }
 
