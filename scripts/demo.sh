@@ -58,6 +58,17 @@ WHERE b.name = :'batch'
 ORDER BY r.job_id;
 SQL
 
+echo "==> every entity the service reported (discern.entity_sightings; a photo may hold several)"
+psql "$DISCERN_DATABASE_URL" -v batch="$batch" -X -q <<'SQL'
+SELECT e.job_id AS job, e.position AS "#", CASE WHEN e.is_primary THEN 'yes' ELSE '' END AS primary,
+       e.type, e.operator, coalesce(e.fleet_id, e.container_id, e.tail_id) AS identifier,
+       e.license_plate || coalesce(' (' || e.license_plate_jurisdiction || ')', '') AS plate, e.confidence
+FROM discern.entity_sightings e
+JOIN discern.batches b ON b.id = e.batch_id
+WHERE b.name = :'batch'
+ORDER BY e.job_id, e.position;
+SQL
+
 echo "==> the batch report (discern report --batch $batch)"
 "$discern" report --batch "$batch"
 
