@@ -33,6 +33,10 @@ struct PrepareCommand: AsyncParsableCommand {
     @Flag(help: "Print only the summary.")
     var quiet = false
 
+    func validate() throws {
+        guard (1...256).contains(threads) else { throw ValidationError("--threads must be from 1 to 256") }
+    }
+
     func run() async throws {
         guard var policy = ImagePolicy.forBackend(backend) else {
             throw ValidationError("no image policy for backend '\(backend)' (discerner, landmark, azure-face, ooto)")

@@ -14,6 +14,11 @@ struct PruneCommand: AsyncParsableCommand {
     @Option(help: "Jobs deleted per transaction (short locks, steady progress).")
     var batchSize: Int = 10_000
 
+    func validate() throws {
+        guard (0...36_500).contains(days) else { throw ValidationError("--days must be from 0 to 36500") }
+        guard (1...1_000_000).contains(batchSize) else { throw ValidationError("--batch-size must be from 1 to 1000000") }
+    }
+
     func run() async throws {
         guard days >= 0, batchSize > 0 else { throw ValidationError("--days must be 0 or more and --batch-size positive") }
         let db = Database(conninfo: database.conninfo)

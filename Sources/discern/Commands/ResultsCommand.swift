@@ -13,6 +13,10 @@ struct ResultsCommand: AsyncParsableCommand {
     @Option(help: "Only this service's results.")
     var backend: String?
 
+    func validate() throws {
+        guard (1...10_000).contains(limit) else { throw ValidationError("--limit must be from 1 to 10000") }
+    }
+
     func run() async throws {
         let limit = self.limit, backend = self.backend
         let rows = try await Database(conninfo: database.conninfo).withConnection { connection in

@@ -35,6 +35,13 @@ struct SamplesCommand: AsyncParsableCommand {
     @Option(help: "First seed; images differ by seed.")
     var seed: Int = 1
 
+    func validate() throws {
+        guard (1...100_000).contains(count) else { throw ValidationError("--count must be from 1 to 100000") }
+        guard grain.isFinite, (0...255).contains(grain) else { throw ValidationError("--grain must be from 0 to 255") }
+        guard (1...100).contains(quality) else { throw ValidationError("--quality must be from 1 to 100") }
+        guard (0...1_000_000).contains(seed) else { throw ValidationError("--seed must be from 0 to 1000000") }
+    }
+
     func run() async throws {
         let command = self
         try await OffThePool.run { try command.generate() }
@@ -45,7 +52,7 @@ struct SamplesCommand: AsyncParsableCommand {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         guard let size else { return try writeDemoSet(directory) }
         let parts = size.lowercased().split(separator: "x").compactMap { Int($0) }
-        guard parts.count == 2, parts.allSatisfy({ $0 > 0 }) else { throw ValidationError("--size takes WIDTHxHEIGHT, e.g. 6000x4000") }
+        guard parts.count == 2, parts.allSatisfy({ (1...65535).contains($0) }) else { throw ValidationError("--size takes WIDTHxHEIGHT (1-65535 each), e.g. 6000x4000") }
         for index in 0..<count {
             let data = format == "jpg" || format == "jpeg"
                 ? try SampleImages.photo(width: parts[0], height: parts[1], seed: seed + index, grain: grain, quality: quality)

@@ -15,6 +15,10 @@ struct StatusCommand: AsyncParsableCommand {
     @Option(help: "Seconds between redraws with --watch.")
     var interval: Double = 2
 
+    func validate() throws {
+        guard interval.isFinite, (0.5...3600).contains(interval) else { throw ValidationError("--interval must be from 0.5 to 3600 seconds") }
+    }
+
     func run() async throws {
         let database = Database(conninfo: self.database.conninfo)
         guard watch else { return print(try await Self.report(database)) }
