@@ -35,13 +35,15 @@ let package = Package(
         .target(name: "Postgres", dependencies: ["CLibPQ", "DedicatedThreads"], swiftSettings: swiftSettings),
         // The versioned SQL migrations live in sql/migrations; this target only ships them.
         .target(name: "SQLSchema", path: "sql", resources: [.copy("migrations")], swiftSettings: swiftSettings),
-        .target(name: "JobQueue", dependencies: ["Postgres", "SQLSchema"], swiftSettings: swiftSettings),
+        // What a service found: the vocabulary backends return and the queue stores.
+        .target(name: "AnalysisModel", swiftSettings: swiftSettings),
+        .target(name: "JobQueue", dependencies: ["Postgres", "SQLSchema", "AnalysisModel"], swiftSettings: swiftSettings),
         .target(name: "Imaging", dependencies: ["CVips", "CVipsShim", "DedicatedThreads"], swiftSettings: swiftSettings),
         .target(name: "CurlHTTP", dependencies: ["CCurl", "CCurlShim", "DedicatedThreads"], swiftSettings: swiftSettings),
         .target(
             name: "Backends",
             dependencies: [
-                "CurlHTTP", "Imaging", "JobQueue",
+                "CurlHTTP", "Imaging", "AnalysisModel",
                 .product(name: "Logging", package: "swift-log"), .product(name: "Metrics", package: "swift-metrics"),
             ],
             swiftSettings: swiftSettings
@@ -49,9 +51,10 @@ let package = Package(
         .target(
             name: "Worker",
             dependencies: [
-                "JobQueue", "Imaging", "Backends", "DedicatedThreads",
+                "JobQueue", "Imaging", "Backends", "DedicatedThreads", "AnalysisModel",
                 .product(name: "Logging", package: "swift-log"), .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -82,18 +85,18 @@ let package = Package(
         ),
 
         // Benchmarks: not tests. Run with bench/queue/run.sh.
-        .executableTarget(name: "QueueBench", dependencies: ["JobQueue", "Postgres"], path: "bench/queue/Sources",
+        .executableTarget(name: "QueueBench", dependencies: ["JobQueue", "Postgres", "AnalysisModel"], path: "bench/queue/Sources",
                           swiftSettings: swiftSettings),
 
         .testTarget(
             name: "UnitTests",
-            dependencies: ["Imaging", "Simulator", "CurlHTTP", "Backends", "JobQueue", "Postgres"],
+            dependencies: ["Imaging", "Simulator", "CurlHTTP", "Backends", "JobQueue", "Postgres", "AnalysisModel"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "IntegrationTests",
             dependencies: [
-                "Worker", "Simulator", "JobQueue", "Postgres", "CurlHTTP", "Imaging", "Backends", "SQLSchema",
+                "Worker", "Simulator", "JobQueue", "Postgres", "CurlHTTP", "Imaging", "Backends", "SQLSchema", "AnalysisModel",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings

@@ -23,3 +23,7 @@ CURLcode ccurlshim_setopt_callback(CURL *handle, CURLoption option, ccurlshim_da
 CURLcode ccurlshim_getinfo_long(CURL *handle, CURLINFO info, long *value) {
     return curl_easy_getinfo(handle, info, value);
 }
+
+CURLcode ccurlshim_setopt_xferinfo(CURL *handle, ccurlshim_xferinfo_callback callback) {
+    return curl_easy_setopt(handle, CURLOPT_XFERINFOFUNCTION, callback);
+}

@@ -23,9 +23,10 @@ final class CurlEasy {
     func reset() { curl_easy_reset(handle) }
 
     /// Performs one request synchronously: call from a dedicated thread only.
-    func perform(_ request: HTTPRequest, connectTimeoutSeconds: Double) throws(HTTPError) -> HTTPResponse {
+    func perform(_ request: HTTPRequest, connectTimeoutSeconds: Double, abort: AbortFlag = AbortFlag()) throws(HTTPError) -> HTTPResponse {
         BlockingCallAudit.check("curl_easy_perform")
-        let sink = ResponseSink(maxBodyBytes: request.maxResponseBytes)
+        guard !abort.isSet else { throw HTTPError(.cancelled, "\(request.method) \(Redact.url(request.url)) was cancelled before it started") }
+        let sink = ResponseSink(maxBodyBytes: request.maxResponseBytes, abort: abort)
         let context = Unmanaged.passUnretained(sink).toOpaque()
         var errorBuffer = [CChar](repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
         var headerList: UnsafeMutablePointer<curl_slist>?
@@ -47,6 +48,10 @@ final class CurlEasy {
         try set(CURLOPT_WRITEDATA, pointer: context)
         try check(ccurlshim_setopt_callback(handle, CURLOPT_HEADERFUNCTION, ResponseSink.onHeader), CURLOPT_HEADERFUNCTION)
         try set(CURLOPT_HEADERDATA, pointer: context)
+        // About once a second (and on every chunk) libcurl asks whether to go on.
+        try set(CURLOPT_NOPROGRESS, long: 0)
+        try check(ccurlshim_setopt_xferinfo(handle, ResponseSink.onProgress), CURLOPT_XFERINFOFUNCTION)
+        try set(CURLOPT_XFERINFODATA, pointer: context)
 
         // Large bodies must not wait for "100 Continue"; S3 and API gateways answer directly.
         for header in request.headers + [HTTPHeader("Expect", "")] {
@@ -84,6 +89,9 @@ final class CurlEasy {
             }
         }
 
+        if abort.isSet {
+            throw HTTPError(.cancelled, "\(request.method) \(Redact.url(request.url)) was cancelled; the transfer was aborted")
+        }
         if sink.overflowed {
             throw HTTPError(.responseTooLarge, "\(request.method) \(Redact.url(request.url)) answered more than \(request.maxResponseBytes) bytes; the transfer was aborted")
         }
@@ -171,11 +179,20 @@ private final class ResponseSink {
     var body = Data()
     private(set) var overflowed = false
     private let maxBodyBytes: Int
+    private let abort: AbortFlag
     private var headerLines: [String] = []
     private var headerBytes = 0
     private static let maxHeaderBytes = 256 * 1024
 
-    init(maxBodyBytes: Int) { self.maxBodyBytes = maxBodyBytes }
+    init(maxBodyBytes: Int, abort: AbortFlag) {
+        self.maxBodyBytes = maxBodyBytes
+        self.abort = abort
+    }
+
+    static let onProgress: ccurlshim_xferinfo_callback = { context, _, _, _, _ in
+        guard let context else { return 0 }
+        return Unmanaged<ResponseSink>.fromOpaque(context).takeUnretainedValue().abort.isSet ? 1 : 0
+    }
 
     func finalHeaders() -> [HTTPHeader] {
         headerLines.compactMap { line in

@@ -1,5 +1,6 @@
 import DedicatedThreads
 import Foundation
+import Synchronization
 
 /// An async HTTP client on libcurl.
 ///
@@ -28,15 +29,29 @@ public final class CurlHTTPClient: Sendable {
 
     deinit { pool.shutdown() }
 
+    /// Cancelling the calling task aborts the transfer (within about a second) and throws
+    /// `HTTPError` with code `cancelled`.
     public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
         let connectTimeout = configuration.connectTimeoutSeconds
         let handles = self.handles
-        return try await pool.run {
-            let easy = try handles.take()
-            defer { handles.give(easy) }
-            return try easy.perform(request, connectTimeoutSeconds: connectTimeout)
+        let abort = AbortFlag()
+        return try await withTaskCancellationHandler {
+            try await pool.run {
+                let easy = try handles.take()
+                defer { handles.give(easy) }
+                return try easy.perform(request, connectTimeoutSeconds: connectTimeout, abort: abort)
+            }
+        } onCancel: {
+            abort.set()
         }
     }
+}
+
+/// Set when the task waiting for a transfer is cancelled; libcurl's progress callback reads it.
+final class AbortFlag: Sendable {
+    private let value = Mutex(false)
+    func set() { value.withLock { $0 = true } }
+    var isSet: Bool { value.withLock { $0 } }
 }
 
 /// Idle easy handles, reused across requests on any of the client's threads.

@@ -8,6 +8,8 @@ public struct HTTPError: Error, CustomStringConvertible, Sendable {
         case invalidRequest = "http_invalid_request"
         /// The answer was larger than the request allowed; the transfer was aborted.
         case responseTooLarge = "http_response_too_large"
+        /// The task waiting for the answer was cancelled; the transfer was aborted.
+        case cancelled = "http_cancelled"
     }
 
     public let code: Code
@@ -25,7 +27,7 @@ public struct HTTPError: Error, CustomStringConvertible, Sendable {
     /// failure does not.
     public var isTransient: Bool {
         switch code {
-        case .timeout, .connectFailed, .transport, .responseTooLarge: return true
+        case .timeout, .connectFailed, .transport, .responseTooLarge, .cancelled: return true
         case .tls, .invalidRequest: return false
         }
     }

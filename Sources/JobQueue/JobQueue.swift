@@ -53,10 +53,10 @@ public enum JobQueue {
         return try connection.query(prepared: QueueSQL.release, [jobIDs, workerID]).count
     }
 
-    /// Rescues jobs whose lease expired; returns how many.
+    /// Rescues jobs whose lease expired or whose worker stopped heartbeating; returns how many.
     @discardableResult
-    public static func rescueExpiredLeases(_ connection: Connection) throws -> Int {
-        try connection.query(QueueSQL.rescueExpired).count
+    public static func rescue(_ connection: Connection) throws -> Int {
+        try connection.query(prepared: QueueSQL.rescue).count
     }
 
     /// Enqueues one job per path; returns how many were added. See `enqueue(_:files:...)`.

@@ -102,20 +102,25 @@ enum QueueSQL {
         RETURNING id
         """
 
-    /// Returns expired leases to the queue (or to `dead` when no attempt is left). SKIP LOCKED
-    /// lets many reapers run at once without waiting on each other.
-    static let rescueExpired = """
+    /// Returns to the queue (or to `dead` when no attempt is left) the jobs whose lease expired,
+    /// and at once those held by a worker that stopped heartbeating (the registry, migration
+    /// 0007): a SIGKILLed worker's jobs run again within three heartbeats. SKIP LOCKED lets
+    /// many rescuers run at once without waiting on each other.
+    static let rescue = """
         UPDATE discern.jobs
         SET state = CASE WHEN attempts < max_attempts THEN 'available' ELSE 'dead' END,
             finished_at = CASE WHEN attempts < max_attempts THEN NULL ELSE now() END,
             error_kind = 'lease_expired',
-            last_error = 'the worker holding this job stopped renewing its lease (it crashed, hung or lost its database connection)',
+            last_error = 'the worker holding this job stopped (it crashed, hung or lost its database connection); the job was handed back',
             error_history = error_history || jsonb_build_array(jsonb_build_object(
-                'attempt', attempts, 'at', now(), 'kind', 'lease_expired', 'error', 'lease expired')),
+                'attempt', attempts, 'at', now(), 'kind', 'lease_expired', 'error', 'worker stopped: ' || lease_owner)),
             lease_owner = NULL, lease_expires_at = NULL, updated_at = now()
         WHERE id IN (
             SELECT id FROM discern.jobs
-            WHERE state = 'running' AND lease_expires_at < now()
+            WHERE state = 'running'
+              AND (lease_expires_at < now()
+                   OR lease_owner IN (SELECT w.id FROM discern.workers w
+                                      WHERE w.last_heartbeat_at < now() - make_interval(secs => 3 * w.heartbeat_seconds)))
             FOR UPDATE SKIP LOCKED)
         RETURNING id
         """

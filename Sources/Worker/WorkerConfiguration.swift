@@ -21,8 +21,11 @@ public struct WorkerConfiguration: Sendable {
     /// Bytes of prepared images held at once, waiting for or in a call: bounds memory whatever
     /// the images' sizes (fewer calls go out at once when images are large).
     public var maxBytesInFlight: Int
-    /// How long a claimed job is ours without a heartbeat.
+    /// How long a claimed job is ours without a heartbeat. Short, so a crashed worker's jobs
+    /// run again soon; the heartbeat renews it every `heartbeatSeconds`.
     public var leaseSeconds: Double
+    /// How often the worker says it is alive and renews its leases: a third of the lease.
+    public var heartbeatSeconds: Double { max(0.2, leaseSeconds / 3) }
     /// How often to look for new work when the queue was empty.
     public var pollIntervalSeconds: Double
     /// Exit once nothing is left to do instead of waiting for new jobs.
@@ -36,7 +39,7 @@ public struct WorkerConfiguration: Sendable {
     public init(pathRoots: PathRoots, workerID: String = WorkerConfiguration.defaultWorkerID(), concurrency: Int = 8,
                 prepareThreads: Int = ProcessInfo.processInfo.activeProcessorCount,
                 prepareQueue: Int? = nil, completionBatchSize: Int = 100, maxBytesInFlight: Int = 64 << 20,
-                leaseSeconds: Double = 300, pollIntervalSeconds: Double = 5, drain: Bool = false,
+                leaseSeconds: Double = 30, pollIntervalSeconds: Double = 5, drain: Bool = false,
                 graceSeconds: Double = 30, backoff: Backoff = Backoff()) {
         self.pathRoots = pathRoots
         self.workerID = workerID
@@ -52,6 +55,9 @@ public struct WorkerConfiguration: Sendable {
         self.backoff = backoff
     }
 
+    /// The version the worker registers with (`discern.workers`).
+    public var version = "dev"
+
     /// host:pid:random — readable in `discern status`, unique across restarts.
     public static func defaultWorkerID() -> String {
         let host = ProcessInfo.processInfo.hostName.split(separator: ".").first.map(String.init) ?? "host"
@@ -66,6 +72,8 @@ public struct WorkerSummary: Sendable, Equatable {
     public var dead = 0
     /// Finished after the lease was taken away: the work was discarded.
     public var leaseLost = 0
+    /// Given back unfinished when the worker stopped (attempt not counted).
+    public var handedBack = 0
 
     public init() {}
 }

@@ -6,6 +6,7 @@ struct Discern: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "discern",
         abstract: "Batch image analysis: jobs in PostgreSQL, images prepared with libvips, results back in PostgreSQL.",
+        version: "0.9.0",
         subcommands: [
             MigrateCommand.self, EnqueueCommand.self, WorkCommand.self, StatusCommand.self, ResultsCommand.self, ReportCommand.self,
             PrepareCommand.self, PruneCommand.self, SimulateCommand.self, SamplesCommand.self,

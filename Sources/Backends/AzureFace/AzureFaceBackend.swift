@@ -1,7 +1,7 @@
+import AnalysisModel
 import CurlHTTP
 import Foundation
 import Imaging
-import JobQueue
 
 /// Azure Face v1.0 (contracts.md §3): detect the faces of an image, then identify the largest
 /// against a person group.
@@ -59,7 +59,7 @@ public struct AzureFaceBackend: AnalysisBackend {
 
     var base: String { "\(configuration.endpoint)/face/v1.0" }
 
-    public func analyze(_ upload: Upload, request: AnalysisRequest) async throws(BackendError) -> JobResult.Analysis {
+    public func analyze(_ upload: Upload, request: AnalysisRequest) async throws(BackendError) -> Analysis {
         guard ["identify", "detect", "analyze"].contains(request.action) else {
             throw request.unsupported(by: name, supported: ["identify", "detect"])
         }
@@ -75,14 +75,14 @@ public struct AzureFaceBackend: AnalysisBackend {
             group = named
         }
         let faces = try await detect(upload, model: model, &conversation)
-        var analysis: JobResult.Analysis
+        var analysis: Analysis
         if faces.isEmpty {
-            analysis = JobResult.Analysis(category: "face", outcome: "no_face", detailsJSON: JSONBody.details(["faces": 0]),
+            analysis = Analysis(category: "face", outcome: "no_face", detailsJSON: JSONBody.details(["faces": 0]),
                                           rawResponseJSON: "{\"detect\":[]}")
         } else if let group {
             analysis = try await identify(faces, group: group, params: params, &conversation)
         } else {
-            analysis = JobResult.Analysis(category: "face", outcome: "face_found",
+            analysis = Analysis(category: "face", outcome: "face_found",
                                           detailsJSON: JSONBody.details(["faces": faces.count, "face_rectangle": faces[0].rectangle]),
                                           rawResponseJSON: AzureFaceResponse.rawJSON(detect: faces, identify: nil))
         }
@@ -112,7 +112,7 @@ public struct AzureFaceBackend: AnalysisBackend {
     }
 
     private func identify(_ faces: [AzureFaceResponse.Face], group: AzurePersonGroup, params: JSONObject,
-                          _ conversation: inout Conversation) async throws(BackendError) -> JobResult.Analysis {
+                          _ conversation: inout Conversation) async throws(BackendError) -> Analysis {
         let step = "Azure Face identify"
         let body: [String: Any] = ["faceIds": [faces[0].faceID], "maxNumOfCandidatesReturned": configuration.maxCandidates,
                                    group.bodyKey: group.id]

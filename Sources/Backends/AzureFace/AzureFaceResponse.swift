@@ -1,6 +1,6 @@
+import AnalysisModel
 import CurlHTTP
 import Foundation
-import JobQueue
 
 /// Reads Azure Face answers and its `{"error": {"code", "message"}}` failures.
 enum AzureFaceResponse {
@@ -23,7 +23,7 @@ enum AzureFaceResponse {
         }
     }
 
-    static func identified(_ response: HTTPResponse, faces: [Face], threshold: Double, step: String) throws(BackendError) -> JobResult.Analysis {
+    static func identified(_ response: HTTPResponse, faces: [Face], threshold: Double, step: String) throws(BackendError) -> Analysis {
         guard response.status == 200 else { throw failure(response, step: step) }
         guard let list = (try? JSONSerialization.jsonObject(with: response.body)) as? [Any] else {
             throw BackendError(.badResponse, "\(step) answered 200 with a body that is not a JSON array: \(response.bodySnippet)", retryable: true)
@@ -37,7 +37,7 @@ enum AzureFaceResponse {
             .sorted { $0.1 > $1.1 }
         let top = candidates.first
         let matched = top.map { $0.1 > threshold } ?? false
-        return JobResult.Analysis(
+        return Analysis(
             category: "face", confidence: top?.1, outcome: matched ? "match" : "no_match", subjectID: matched ? top?.0 : nil,
             detailsJSON: JSONBody.details([
                 "faces": faces.count, "face_rectangle": faces[0].rectangle, "threshold": threshold,

@@ -1,6 +1,6 @@
+import AnalysisModel
 import Foundation
 import Imaging
-import JobQueue
 
 /// One remote analysis service.
 ///
@@ -13,7 +13,7 @@ public protocol AnalysisBackend: Sendable {
     /// What the service takes for an action, so the worker can prepare the job's file to fit it.
     func input(for action: String) -> InputHandling
 
-    func analyze(_ upload: Upload, request: AnalysisRequest) async throws(BackendError) -> JobResult.Analysis
+    func analyze(_ upload: Upload, request: AnalysisRequest) async throws(BackendError) -> Analysis
 }
 
 /// How a job's file becomes what a service receives.

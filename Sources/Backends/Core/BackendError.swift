@@ -80,6 +80,7 @@ public struct BackendError: Error, CustomStringConvertible, Sendable {
         let code: Code = switch error.code {
         case .timeout: .timeout
         case .responseTooLarge: .responseTooLarge
+        case .cancelled: .cancelled
         default: error.isTransient ? .network : .misconfigured
         }
         return BackendError(code, "\(step) failed: \(error.message)", retryable: error.isTransient)

@@ -1,21 +1,19 @@
 import Foundation
 import Imaging
-import JobQueue
 
-/// The bytes a service receives for one job, and what was done to get them.
+/// The bytes a service receives for one job. What preparation did to get them is the worker's
+/// business, not the backend's.
 public struct Upload: Sendable {
     public let data: Data
     /// `image/jpeg`, `image/png`, `video/mp4`, ...
     public let contentType: String
     /// Without the dot: `jpg`, `png`, `mp4`.
     public let fileExtension: String
-    public let facts: JobResult.Preparation
 
-    public init(data: Data, contentType: String, fileExtension: String, facts: JobResult.Preparation) {
+    public init(data: Data, contentType: String, fileExtension: String) {
         self.data = data
         self.contentType = contentType
         self.fileExtension = fileExtension
-        self.facts = facts
     }
 
     public init(image: PreparedImage) {
@@ -27,18 +25,13 @@ public struct Upload: Sendable {
         case .heif: ("image/heic", "heic")
         case .jpeg: ("image/jpeg", "jpg")
         }
-        self.init(data: image.data, contentType: type, fileExtension: ext, facts: JobResult.Preparation(
-            originalBytes: image.original.bytes, originalWidth: image.original.width, originalHeight: image.original.height,
-            originalFormat: image.original.format.rawValue, sentBytes: image.bytes, sentWidth: image.width,
-            sentHeight: image.height, sentFormat: image.format.rawValue, jpegQuality: image.quality,
-            encodeCount: image.encodeCount, passedThrough: image.passedThrough, milliseconds: image.milliseconds))
+        self.init(data: image.data, contentType: type, fileExtension: ext)
     }
 
     public init(video: CheckedVideo) {
-        self.init(data: video.data, contentType: video.container.contentType, fileExtension: video.container.fileExtension,
-                  facts: JobResult.Preparation(
-                    originalBytes: video.data.count, originalWidth: 0, originalHeight: 0, originalFormat: video.container.rawValue,
-                    sentBytes: video.data.count, sentWidth: 0, sentHeight: 0, sentFormat: video.container.rawValue,
-                    jpegQuality: nil, encodeCount: 0, passedThrough: true, milliseconds: video.milliseconds))
+        self.init(data: video.data, contentType: video.container.contentType, fileExtension: video.container.fileExtension)
     }
+
+    /// For actions that send no file (deleting an OOTO template).
+    public static let nothing = Upload(data: Data(), contentType: "application/octet-stream", fileExtension: "")
 }

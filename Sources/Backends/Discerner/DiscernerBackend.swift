@@ -1,7 +1,7 @@
+import AnalysisModel
 import CurlHTTP
 import Foundation
 import Imaging
-import JobQueue
 
 /// Image Discerner (contracts.md §1): ask for a presigned upload URL, PUT the image to S3,
 /// then ask for the analysis of the uploaded object.
@@ -39,7 +39,7 @@ public struct DiscernerBackend: AnalysisBackend {
 
     public func input(for action: String) -> InputHandling { .image(configuration.imagePolicy) }
 
-    public func analyze(_ upload: Upload, request: AnalysisRequest) async throws(BackendError) -> JobResult.Analysis {
+    public func analyze(_ upload: Upload, request: AnalysisRequest) async throws(BackendError) -> Analysis {
         guard request.action == "analyze" else { throw request.unsupported(by: name, supported: ["analyze"]) }
         var conversation = caller.conversation(request)
         let fileExtension = upload.fileExtension == "png" ? "png" : "jpg"
@@ -99,7 +99,7 @@ public struct DiscernerBackend: AnalysisBackend {
         }
     }
 
-    private func requestAnalysis(of grant: UploadGrant, _ conversation: inout Conversation) async throws(BackendError) -> JobResult.Analysis {
+    private func requestAnalysis(of grant: UploadGrant, _ conversation: inout Conversation) async throws(BackendError) -> Analysis {
         let step = "Image Discerner analyze"
         let body = try JSONBody.encode(["image_key": grant.imageKey, "bucket_name": grant.bucket])
         let request = HTTPRequest.json(url: "\(configuration.baseURL)/analyze", body: body, timeoutSeconds: configuration.analyzeTimeoutSeconds)

@@ -1,5 +1,5 @@
+import AnalysisModel
 import Foundation
-import JobQueue
 
 /// Image Discerner's entities, typed (contracts.md §1; the service's `docs/api-reference.md`
 /// and `src/lambdas/inference_engine.py`).

@@ -1,5 +1,5 @@
+import AnalysisModel
 import Foundation
-import JobQueue
 
 /// Maps an Image Discerner `/analyze` 200 answer onto a result: every entity, and the result
 /// row's common columns from the primary one (contracts.md §1).
@@ -8,7 +8,7 @@ import JobQueue
 /// The workflow's own failures also arrive as HTTP 200 (`success: false`, a `statusCode` other
 /// than 200 in `analysis_result`, or `analysis_complete: false`): none of them is a result.
 enum DiscernerResponse {
-    static func map(_ data: Data) throws(BackendError) -> JobResult.Analysis {
+    static func map(_ data: Data) throws(BackendError) -> Analysis {
         guard let top = JSONObject.parse(data) else {
             throw bad("a body that is not a JSON object", data)
         }
@@ -50,11 +50,11 @@ enum DiscernerResponse {
     }
 
     private static func analysis(_ entities: [Entity], formatTwoSubject: JSONObject?, version: Int, execution: String?,
-                                 raw: String) -> JobResult.Analysis {
+                                 raw: String) -> Analysis {
         let primary = entities.first(where: \.isPrimary)
         let details = formatTwoSubject?.object("additional_details")
         let identified = entities.contains { $0.category != "unknown" }
-        return JobResult.Analysis(
+        return Analysis(
             category: primary?.category ?? "unknown", subcategory: primary?.subtype ?? (primary == nil ? "unidentified" : nil),
             serviceOperator: primary?.serviceOperator, fleetID: primary?.fleetID, licensePlate: primary?.licensePlate,
             confidence: primary?.confidence ?? 0,

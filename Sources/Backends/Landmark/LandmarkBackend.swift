@@ -1,7 +1,7 @@
+import AnalysisModel
 import CurlHTTP
 import Foundation
 import Imaging
-import JobQueue
 
 /// The landmark predictor (contracts.md §4): one multipart call, the top 3 labels back.
 ///
@@ -35,7 +35,7 @@ public struct LandmarkBackend: AnalysisBackend {
 
     public func input(for action: String) -> InputHandling { .image(configuration.imagePolicy) }
 
-    public func analyze(_ upload: Upload, request: AnalysisRequest) async throws(BackendError) -> JobResult.Analysis {
+    public func analyze(_ upload: Upload, request: AnalysisRequest) async throws(BackendError) -> Analysis {
         guard request.action == "predict" || request.action == "analyze" else {
             throw request.unsupported(by: name, supported: ["predict"])
         }
@@ -55,7 +55,7 @@ public struct LandmarkBackend: AnalysisBackend {
         return analysis
     }
 
-    static func read(_ response: HTTPResponse, unsureBelow: Double, step: String) throws(BackendError) -> JobResult.Analysis {
+    static func read(_ response: HTTPResponse, unsureBelow: Double, step: String) throws(BackendError) -> Analysis {
         guard response.status == 200 else { throw failure(response, step: step) }
         guard let top = JSONObject.parse(response.body), top.fields["predictions"] is [Any] else {
             throw BackendError(.badResponse, "\(step) answered 200 without a predictions list: \(response.bodySnippet)", retryable: true)
@@ -70,7 +70,7 @@ public struct LandmarkBackend: AnalysisBackend {
         guard let best = predictions.first else {
             throw BackendError(.badResponse, "\(step) answered 200 with no usable prediction: \(response.bodySnippet)", retryable: true)
         }
-        return JobResult.Analysis(
+        return Analysis(
             category: "landmark", subcategory: best.label, confidence: best.confidence,
             textIdentifiers: predictions.map(\.label), description: LandmarkLabels.displayName(best.label),
             outcome: best.confidence < unsureBelow ? "unsure" : "confident", subjectID: best.label,

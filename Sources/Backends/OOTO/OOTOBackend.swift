@@ -1,7 +1,7 @@
+import AnalysisModel
 import CurlHTTP
 import Foundation
 import Imaging
-import JobQueue
 
 /// OOTO Face API (contracts.md §2): 1:N identify, enrol and delete face templates.
 ///
@@ -48,10 +48,10 @@ public struct OOTOBackend: AnalysisBackend {
         action == "delete" ? .none : .image(configuration.imagePolicy)
     }
 
-    public func analyze(_ upload: Upload, request: AnalysisRequest) async throws(BackendError) -> JobResult.Analysis {
+    public func analyze(_ upload: Upload, request: AnalysisRequest) async throws(BackendError) -> Analysis {
         let params = try request.params()
         var conversation = caller.conversation(request)
-        var analysis: JobResult.Analysis
+        var analysis: Analysis
         switch request.action {
         case "identify", "analyze":  // `analyze`, the jobs table's default, means the main action
             analysis = try await sendPhoto(upload, to: "identify", params: params, &conversation)
@@ -71,7 +71,7 @@ public struct OOTOBackend: AnalysisBackend {
     }
 
     private func sendPhoto(_ upload: Upload, to endpoint: String, params: JSONObject,
-                           _ conversation: inout Conversation) async throws(BackendError) -> JobResult.Analysis {
+                           _ conversation: inout Conversation) async throws(BackendError) -> Analysis {
         let step = "OOTO \(endpoint)"
         let liveness = params.bool("check_liveness") ?? configuration.checkLiveness
         let deepfake = params.bool("check_deepfake") ?? configuration.checkDeepfake
@@ -91,7 +91,7 @@ public struct OOTOBackend: AnalysisBackend {
         }
     }
 
-    private func delete(params: JSONObject, _ conversation: inout Conversation) async throws(BackendError) -> JobResult.Analysis {
+    private func delete(params: JSONObject, _ conversation: inout Conversation) async throws(BackendError) -> Analysis {
         guard let templateID = params.string("templateId") else {
             throw BackendError(.badParams, "an OOTO delete job needs params {\"templateId\": \"...\"}", retryable: false)
         }

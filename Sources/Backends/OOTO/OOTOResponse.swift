@@ -1,27 +1,27 @@
+import AnalysisModel
 import CurlHTTP
 import Foundation
-import JobQueue
 
 /// Reads OOTO's answers, in the current nested shape and the older flat one.
 enum OOTOResponse {
     /// Code 5 ("No faces found") is an answer about the photo: a result with outcome `no_face`,
     /// whatever the error status it came with (the reference client reads it so).
-    static func noFace(_ response: HTTPResponse, step: String) throws(BackendError) -> JobResult.Analysis? {
+    static func noFace(_ response: HTTPResponse, step: String) throws(BackendError) -> Analysis? {
         guard response.status != 200, let failure = ServiceFailure(response), failure.code == 5 else { return nil }
-        return JobResult.Analysis(outcome: "no_face", detailsJSON: JSONBody.details(["code": 5, "info": failure.info]),
+        return Analysis(outcome: "no_face", detailsJSON: JSONBody.details(["code": 5, "info": failure.info]),
                                   rawResponseJSON: String(decoding: response.body, as: UTF8.self))
     }
 
     /// A match is what the service says it is: a `templateId` in the search result. An
     /// optional `threshold` of one's own makes the rule stricter, never looser.
-    static func identified(_ response: HTTPResponse, step: String, threshold: Double?) throws(BackendError) -> JobResult.Analysis {
+    static func identified(_ response: HTTPResponse, step: String, threshold: Double?) throws(BackendError) -> Analysis {
         let (result, raw) = try success(response, step: step)
         // Nested: result.search.{templateId, similarity}; flat: result.{templateId, similarity}.
         let hit = result.object("search") ?? result
         let templateID = hit.string("templateId", maxLength: 256)
         let similarity = templateID == nil ? nil : hit.double("similarity").map { min(max($0, 0), 1) }
         let matched = templateID != nil && threshold.map { (similarity ?? 0) >= $0 } != false
-        return JobResult.Analysis(
+        return Analysis(
             category: "face", confidence: similarity, outcome: matched ? "match" : "no_match",
             subjectID: matched ? templateID : nil,
             detailsJSON: JSONBody.details([
@@ -32,12 +32,12 @@ enum OOTOResponse {
             rawResponseJSON: raw)
     }
 
-    static func enrolled(_ response: HTTPResponse, step: String) throws(BackendError) -> JobResult.Analysis {
+    static func enrolled(_ response: HTTPResponse, step: String) throws(BackendError) -> Analysis {
         let (result, raw) = try success(response, step: step)
         guard let templateID = result.object("enroll")?.string("templateId") ?? result.string("templateId") else {
             throw BackendError(.badResponse, "\(step) answered 200 without a templateId: \(response.bodySnippet)", retryable: true)
         }
-        return JobResult.Analysis(
+        return Analysis(
             category: "face", outcome: "enrolled", subjectID: templateID,
             detailsJSON: JSONBody.details([
                 "quality": (result.object("quality") ?? result.object("face")?.object("quality"))?.fields,
@@ -48,16 +48,16 @@ enum OOTOResponse {
     }
 
     /// Any 2xx is a deletion, with a body or without one.
-    static func deleted(_ response: HTTPResponse, templateID: String, step: String) throws(BackendError) -> JobResult.Analysis {
+    static func deleted(_ response: HTTPResponse, templateID: String, step: String) throws(BackendError) -> Analysis {
         let raw = String(decoding: response.body, as: UTF8.self)
         if (200...299).contains(response.status) {
-            return JobResult.Analysis(outcome: "deleted", subjectID: templateID,
+            return Analysis(outcome: "deleted", subjectID: templateID,
                                       detailsJSON: JSONBody.details(["transaction_id": JSONObject.parse(response.body)?.string("transactionId")]),
                                       rawResponseJSON: raw.isEmpty ? "{}" : raw)
         }
         // Deleting is idempotent for us: a retry after a lost answer finds the template gone.
         if response.status == 400, let failure = ServiceFailure(response), failure.info?.localizedCaseInsensitiveContains("template not found") == true {
-            return JobResult.Analysis(outcome: "not_found", subjectID: templateID,
+            return Analysis(outcome: "not_found", subjectID: templateID,
                                       detailsJSON: JSONBody.details(["info": failure.info]), rawResponseJSON: raw)
         }
         throw failure(response, step: step)

@@ -1,7 +1,7 @@
+import AnalysisModel
 import CurlHTTP
 import Foundation
 import Imaging
-import JobQueue
 
 /// Unissey video-selfie liveness (contracts.md §5). The video is never resized: a size and
 /// container check, then it goes as it is.
@@ -43,7 +43,7 @@ public struct UnisseyBackend: AnalysisBackend {
 
     public func input(for action: String) -> InputHandling { .video(configuration.videoPolicy) }
 
-    public func analyze(_ upload: Upload, request: AnalysisRequest) async throws(BackendError) -> JobResult.Analysis {
+    public func analyze(_ upload: Upload, request: AnalysisRequest) async throws(BackendError) -> Analysis {
         guard request.action == "analyze" else { throw request.unsupported(by: name, supported: ["analyze"]) }
         let params = try request.params()
         let step = "Unissey analyze"
@@ -72,7 +72,7 @@ public struct UnisseyBackend: AnalysisBackend {
         return analysis
     }
 
-    static func read(_ response: HTTPResponse, step: String, metadataSent: Bool, iadRequested: Bool) throws(BackendError) -> JobResult.Analysis {
+    static func read(_ response: HTTPResponse, step: String, metadataSent: Bool, iadRequested: Bool) throws(BackendError) -> Analysis {
         guard response.status == 200 else {
             let message = JSONObject.parse(response.body).flatMap { $0.string("message") ?? $0.string("error") ?? $0.string("detail") }
             let detail = "\(step) answered HTTP \(response.status): \(message ?? response.bodySnippet)"
@@ -86,7 +86,7 @@ public struct UnisseyBackend: AnalysisBackend {
             throw BackendError(.badResponse, "\(step) answered 200 without is_genuine: \(response.bodySnippet)", retryable: true)
         }
         let trust = top.object("details")?.object("injection")?.object("selfie")?.fraction("trust_score")
-        return JobResult.Analysis(
+        return Analysis(
             category: "liveness", confidence: trust,
             outcome: genuine ? "genuine" : "not_genuine",
             detailsJSON: JSONBody.details(["is_genuine": genuine, "trust_score": trust, "metadata_sent": metadataSent,

@@ -13,4 +13,9 @@ CURLcode ccurlshim_setopt_pointer(CURL *handle, CURLoption option, void *value);
 CURLcode ccurlshim_setopt_callback(CURL *handle, CURLoption option, ccurlshim_data_callback callback);
 CURLcode ccurlshim_getinfo_long(CURL *handle, CURLINFO info, long *value);
 
+// Progress callback: returning non-zero aborts the transfer (a cancelled task).
+typedef int (*ccurlshim_xferinfo_callback)(void *context, curl_off_t download_total, curl_off_t downloaded,
+                                           curl_off_t upload_total, curl_off_t uploaded);
+CURLcode ccurlshim_setopt_xferinfo(CURL *handle, ccurlshim_xferinfo_callback callback);
+
 #endif

@@ -115,44 +115,25 @@ struct WorkCommand: AsyncParsableCommand {
             maxBytesInFlight: settings.maxMBInFlight << 20, leaseSeconds: settings.leaseSeconds,
             pollIntervalSeconds: settings.pollSeconds, drain: drain, graceSeconds: settings.graceSeconds)
         configuration.truncatedRetrySeconds = settings.truncatedRetrySeconds
-        let worker = Worker(conninfo: database.conninfo, backends: backends, configuration: configuration, logger: logger)
+        configuration.version = Discern.configuration.version.isEmpty ? "dev" : Discern.configuration.version
+        let runtime = WorkerRuntime(conninfo: database.conninfo, backends: backends, configuration: configuration, logger: logger)
 
-        let summary = SummaryBox()
-        var services = [ServiceGroupConfiguration.ServiceConfiguration(
-            service: WorkerService(worker) { summary.set($0) }, successTerminationBehavior: .gracefullyShutdownGroup)]
+        // The metrics endpoint first, so it is shut down last; the progress bar last, first.
+        var services = runtime.services
         if let registry, let port = settings.metricsPort {
-            services.append(.init(service: MetricsServer.application(registry, host: settings.metricsHost, port: port, logger: logger)))
+            services.insert(.init(service: MetricsServer.application(registry, host: settings.metricsHost, port: port, logger: logger)), at: 0)
         }
         if drain && progress && ProgressDisplay.isTerminal {
-            services.append(.init(service: ProgressDisplay(worker: worker, conninfo: database.conninfo,
-                                                           backends: backends.map(\.name))))
+            services.append(.init(service: ProgressDisplay(runtime: runtime, conninfo: database.conninfo, backends: backends.map(\.name))))
         }
-        // SIGINT/SIGTERM: stop claiming, let jobs in flight finish within the grace period.
-        // A second signal exits at once; unfinished jobs return to the queue when their leases expire.
-        let group = ServiceGroup(configuration: ServiceGroupConfiguration(
-            services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
-        let impatience = Task {
-            var received = 0
-            for await signal in await UnixSignalsSequence(trapping: .sigint, .sigterm) {
-                received += 1
-                if received == 1 {
-                    logger.notice("received \(signal): finishing jobs in flight; send it again to exit at once")
-                } else {
-                    Foundation.exit(130)
-                }
-            }
-        }
-        defer { impatience.cancel() }
-        try await group.run()
-        let result = summary.value
-        print("succeeded: \(result.succeeded)  dead: \(result.dead)  retry scheduled: \(result.retryScheduled)  lease lost: \(result.leaseLost)")
+        // SIGINT/SIGTERM: stop claiming, let jobs in flight finish within the grace period; then
+        // the group cancels what is left, which is handed back to the queue.
+        var group = ServiceGroupConfiguration(services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
+        group.maximumGracefulShutdownDuration = .seconds(settings.graceSeconds)
+        group.maximumCancellationDuration = .seconds(30)
+        try await ServiceGroup(configuration: group).run()
+        let result = await runtime.summary()
+        print("succeeded: \(result.succeeded)  dead: \(result.dead)  retry scheduled: \(result.retryScheduled)  lease lost: \(result.leaseLost)"
+              + (result.handedBack > 0 ? "  handed back: \(result.handedBack)" : ""))
     }
-}
-
-/// The worker's summary, handed from its service to the command.
-private final class SummaryBox: @unchecked Sendable {
-    private let lock = NSLock()
-    private var summary = WorkerSummary()
-    var value: WorkerSummary { lock.withLock { summary } }
-    func set(_ newValue: WorkerSummary) { lock.withLock { summary = newValue } }
 }

@@ -8,7 +8,7 @@ import Worker
 /// done out of total, rate, ETA. Total is what this worker finished plus what is still pending
 /// for its backends, so it grows when someone enqueues more.
 struct ProgressDisplay: Service {
-    let worker: Worker
+    let runtime: WorkerRuntime
     let conninfo: String
     let backends: [String]
 
@@ -19,7 +19,7 @@ struct ProgressDisplay: Service {
         let started = ContinuousClock.now
         var line = ""
         while !Task.isCancelled && !Task.isShuttingDownGracefully {
-            let progress = await worker.progress()
+            let progress = await runtime.summary()
             let backends = self.backends
             let pending = (try? await database.withConnection { try JobQueue.pendingWork($0, backends: backends) })
             let done = progress.succeeded + progress.dead

@@ -1,3 +1,4 @@
+import AnalysisModel
 import Backends
 import CurlHTTP
 import Foundation
@@ -37,9 +38,7 @@ enum Uploads {
 
     /// Bytes sent as they are, whatever they hold: for inputs the worker itself would refuse.
     static func raw(_ data: Data, contentType: String = "image/jpeg", fileExtension: String = "jpg") -> Upload {
-        Upload(data: data, contentType: contentType, fileExtension: fileExtension, facts: JobResult.Preparation(
-            originalBytes: data.count, originalWidth: 0, originalHeight: 0, originalFormat: "raw", sentBytes: data.count, sentWidth: 0,
-            sentHeight: 0, sentFormat: "raw", jpegQuality: nil, encodeCount: 0, passedThrough: true, milliseconds: 0))
+        Upload(data: data, contentType: contentType, fileExtension: fileExtension)
     }
 
     /// A minimal MP4 whose boxes tile the file: `ftyp`, a `moov` with a movie header and one
@@ -58,7 +57,7 @@ enum Uploads {
 
 extension AnalysisBackend {
     /// Analyses and returns the classified error instead of throwing it.
-    func outcome(_ upload: Upload, _ action: String, params: String = "{}") async -> Result<JobResult.Analysis, BackendError> {
+    func outcome(_ upload: Upload, _ action: String, params: String = "{}") async -> Result<Analysis, BackendError> {
         do {
             return .success(try await analyze(upload, request: AnalysisRequest(action: action, paramsJSON: params, correlationID: "test-\(UUID())")))
         } catch {

@@ -1,3 +1,4 @@
+import AnalysisModel
 import Backends
 import Foundation
 import Imaging
@@ -12,7 +13,7 @@ struct DiscernerBackendTests {
     @Test("format 3.0 (entities) fills the same columns as format 2.0 for the same image")
     func bothFormats() async throws {
         let photo = try Uploads.photo(seed: 31)
-        var answers: [String: JobResult.Analysis] = [:]
+        var answers: [String: Analysis] = [:]
         for format in ["2.0", "3.0"] {
             var configuration = SimulatorConfiguration()
             configuration.discernerResponseFormat = format

@@ -1,3 +1,4 @@
+import AnalysisModel
 import Backends
 import Foundation
 import Imaging

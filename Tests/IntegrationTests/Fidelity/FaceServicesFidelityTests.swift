@@ -1,3 +1,4 @@
+import AnalysisModel
 import Backends
 import CurlHTTP
 import Foundation

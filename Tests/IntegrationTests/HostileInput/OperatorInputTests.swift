@@ -1,3 +1,4 @@
+import AnalysisModel
 import Foundation
 import Imaging
 import JobQueue

@@ -1,3 +1,4 @@
+import AnalysisModel
 import Backends
 import CurlHTTP
 import Foundation
@@ -71,7 +72,7 @@ struct ServiceAnswerTests {
                 try JobQueue.enqueue(connection, paths: ["/a.jpg", "/b.jpg", "/c.jpg"])
                 return try JobQueue.claim(connection, workerID: "w", backends: ["discerner"], limit: 3, leaseSeconds: 60)
             }
-            let batcher = CompletionBatcher(database: database, workerID: "w", maxBatch: 10, logger: Logger(label: "t"))
+            let writer = OutcomeWriter(database: database, workerID: "w", backoff: Backoff(), logger: Logger(label: "t"))
             func result(_ confidence: Double) -> JobResult {
                 JobResult(analysis: .init(confidence: confidence, rawResponseJSON: "{}"),
                           preparation: .init(originalBytes: 1, originalWidth: 1, originalHeight: 1, originalFormat: "jpeg", sentBytes: 1,
@@ -79,15 +80,12 @@ struct ServiceAnswerTests {
                                              passedThrough: true, milliseconds: 1),
                           analyzeMilliseconds: 1)
             }
-            async let first = batcher.complete(jobs[0].id, result(0.5))
-            async let poisoned = batcher.complete(jobs[1].id, result(7))
-            async let third = batcher.complete(jobs[2].id, result(0.25))
-            let outcomes = try await [first, poisoned, third]
-            guard case .stored = outcomes[0], case .refused(let error) = outcomes[1], case .stored = outcomes[2] else {
-                Issue.record("outcomes: \(outcomes)")
+            let written = await writer.complete([(jobs[0], result(0.5)), (jobs[1], result(7)), (jobs[2], result(0.25))])
+            guard case .stored = written[jobs[0].id], case .refused(let failure) = written[jobs[1].id], case .stored = written[jobs[2].id] else {
+                Issue.record("written: \(written)")
                 return
             }
-            #expect(error.sqlState == "23514")
+            #expect(failure.kind == "result_unstorable" && failure.message.contains("23514"))
             #expect(try await database.rows("SELECT count(*) AS n FROM discern.results").first?.int("n") == 2)
         }
     }

@@ -56,7 +56,7 @@ struct GrafanaDashboardTests {
 
     @Test("every metric the Prometheus panels use is one the workers export")
     func metricNamesExist() throws {
-        let exported = try String(contentsOf: ChaosJobs.repository.appendingPathComponent("Sources/Worker/Pipeline/WorkerMetrics.swift"),
+        let exported = try String(contentsOf: ChaosJobs.repository.appendingPathComponent("Sources/Worker/Observability/WorkerMetrics.swift"),
                                   encoding: .utf8)
         let name = try Regex(#"discern_[a-z_]+"#)
         for (title, expression) in try Self.targets("expr") {

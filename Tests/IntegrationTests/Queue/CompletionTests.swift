@@ -1,3 +1,4 @@
+import AnalysisModel
 import Foundation
 import JobQueue
 import Postgres

@@ -1,3 +1,4 @@
+import AnalysisModel
 import JobQueue
 import Postgres
 import Foundation
@@ -5,7 +6,7 @@ import Testing
 
 @Suite("Queue")
 struct QueueTests {
-    static let sampleAnalysis = JobResult.Analysis(category: "vehicle", serviceOperator: "UPS", rawResponseJSON: #"{"ok": true}"#)
+    static let sampleAnalysis = Analysis(category: "vehicle", serviceOperator: "UPS", rawResponseJSON: #"{"ok": true}"#)
     static let samplePreparation = JobResult.Preparation(
         originalBytes: 10, originalWidth: 1, originalHeight: 1, originalFormat: "jpeg", sentBytes: 10, sentWidth: 1,
         sentHeight: 1, sentFormat: "jpeg", jpegQuality: nil, encodeCount: 0, passedThrough: true, milliseconds: 1)
@@ -66,7 +67,7 @@ struct QueueTests {
                 try JobQueue.enqueue(connection, paths: ["/images/a.jpg"])
                 let stale = try #require(try JobQueue.claim(connection, workerID: "slow", backends: ["discerner"], limit: 1, leaseSeconds: 60).first)
                 try connection.query("UPDATE discern.jobs SET lease_expires_at = now() - interval '1 second'")
-                let rescued = try JobQueue.rescueExpiredLeases(connection)
+                let rescued = try JobQueue.rescue(connection)
                 let fresh = try #require(try JobQueue.claim(connection, workerID: "fast", backends: ["discerner"], limit: 1, leaseSeconds: 60).first)
                 let late = try JobQueue.complete(connection, job: stale, workerID: "slow", result: Self.sampleResult)
                 let current = try JobQueue.complete(connection, job: fresh, workerID: "fast", result: Self.sampleResult)

@@ -1,3 +1,4 @@
+import AnalysisModel
 import CurlHTTP
 import Foundation
 import Imaging

@@ -36,7 +36,7 @@ enum TestWorker {
         // The shared rate limits in PostgreSQL, as `discern work` uses them.
         let gate = PostgresRateGate(conninfo: conninfo, logger: logger)
         let backend = DiscernerBackend(configuration: .init(baseURL: simulator.baseURL), caller: ServiceCaller(http: CurlHTTPClient(), gate: gate))
-        return try await Worker(conninfo: conninfo, backends: backends ?? [backend], configuration: configuration, logger: logger).run()
+        return try await WorkerRuntime(conninfo: conninfo, backends: backends ?? [backend], configuration: configuration, logger: logger).run()
     }
 }
 

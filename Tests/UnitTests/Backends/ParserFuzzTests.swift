@@ -1,3 +1,4 @@
+import AnalysisModel
 import CurlHTTP
 import Foundation
 import Testing
@@ -159,7 +160,7 @@ struct ParserFuzzTests {
 
     /// What a result must be once accepted: numbers finite and in range, strings bounded, its
     /// JSON storable.
-    static func check(_ analysis: JobResult.Analysis) {
+    static func check(_ analysis: Analysis) {
         if let confidence = analysis.confidence { #expect(confidence.isFinite && (0...1).contains(confidence)) }
         for text in [analysis.category, analysis.subcategory, analysis.serviceOperator, analysis.fleetID, analysis.licensePlate,
                      analysis.outcome, analysis.subjectID].compactMap({ $0 }) {

@@ -1,3 +1,5 @@
+import ServiceLifecycle
+
 /// A weighted semaphore for tasks: holders together take at most `capacity` units; the others
 /// wait in order. One holder may exceed the capacity alone, so an item larger than the whole
 /// budget still gets through, by itself.
@@ -24,4 +26,14 @@ actor Slots {
             waiters.removeFirst().continuation.resume()
         }
     }
+}
+
+extension Duration {
+    var seconds: Double { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
+    var milliseconds: Double { seconds * 1000 }
+}
+
+/// Sleeps, but wakes at once when graceful shutdown begins or the task is cancelled.
+func pause(seconds: Double) async {
+    _ = try? await cancelWhenGracefulShutdown { try await Task.sleep(for: .seconds(seconds)) }
 }

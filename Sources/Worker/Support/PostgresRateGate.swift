@@ -1,5 +1,6 @@
 import Backends
 import Foundation
+import JobQueue
 import Logging
 import Postgres
 
@@ -20,7 +21,7 @@ public final class PostgresRateGate: RateGate {
         do {
             wait = try await Retrying.database(logger: logger, "take a rate-limit slot") {
                 try await self.database.withConnection { connection in
-                    try connection.query("SELECT discern.take_rate_token($1) AS wait", [key]).first?.optionalDouble("wait") ?? 0
+                    try RateLimits.reserve(connection, key: key)
                 }
             }
         } catch {
@@ -45,8 +46,7 @@ public final class PostgresRateGate: RateGate {
 
     public func rateLimited(_ key: String, retryAfterSeconds: Double?) async {
         do {
-            let wait: Double? = retryAfterSeconds.map { min(max($0, 0), 3600) }
-            _ = try await database.withConnection { try $0.query("SELECT discern.rate_limited($1, $2)", [key, wait]) }
+            try await database.withConnection { try RateLimits.rateLimited($0, key: key, retryAfterSeconds: retryAfterSeconds) }
         } catch {
             logger.warning("could not record a 429 in the shared rate limit", metadata: ["key": "\(key)", "error": "\(error)"])
         }

@@ -16,16 +16,16 @@ enum WorkerMetrics {
     /// prepare, analyze, complete, claim.
     static func stage(_ stage: String, backend: String, _ duration: Duration) {
         Metrics.Timer(label: "discern_stage_duration_seconds", dimensions: [("stage", stage), ("backend", backend)])
-            .recordNanoseconds(Int64(duration.seconds * 1e9))
+            .recordNanoseconds(Int64(min(max(duration.seconds, 0), 1e6) * 1e9))
     }
 
     static func inFlight(_ stage: String, _ count: Int) {
         Gauge(label: "discern_jobs_in_flight", dimensions: [("stage", stage)]).record(count)
     }
 
-    static func bytes(read: Int, sent: Int) {
-        Counter(label: "discern_bytes_total", dimensions: [("direction", "in")]).increment(by: read)
-        Counter(label: "discern_bytes_total", dimensions: [("direction", "out")]).increment(by: sent)
+    static func bytes(backend: String, read: Int, sent: Int) {
+        Counter(label: "discern_bytes_total", dimensions: [("backend", backend), ("direction", "in")]).increment(by: read)
+        Counter(label: "discern_bytes_total", dimensions: [("backend", backend), ("direction", "out")]).increment(by: sent)
     }
 
     static func apiCalls(backend: String, _ count: Int) {
@@ -37,6 +37,7 @@ enum WorkerMetrics {
     }
 
     static func rateLimitWait(key: String, seconds: Double) {
-        Metrics.Timer(label: "discern_rate_limit_wait_seconds", dimensions: [("key", key)]).recordNanoseconds(Int64(seconds * 1e9))
+        Metrics.Timer(label: "discern_rate_limit_wait_seconds", dimensions: [("key", key)])
+            .recordNanoseconds(Int64(min(max(seconds, 0), 1e6) * 1e9))
     }
 }

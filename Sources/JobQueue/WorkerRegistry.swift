@@ -1,0 +1,49 @@
+import Postgres
+
+/// The workers' registry (`discern.workers`, migration 0007): who works, for which backends,
+/// and whether they are alive.
+public enum WorkerRegistry {
+    public struct Entry: Sendable {
+        public let id: String
+        public let host: String
+        public let pid: Int
+        public let version: String
+        public let backends: [String]
+        public let heartbeatSeconds: Double
+
+        public init(id: String, host: String, pid: Int, version: String, backends: [String], heartbeatSeconds: Double) {
+            self.id = id
+            self.host = host
+            self.pid = pid
+            self.version = version
+            self.backends = backends
+            self.heartbeatSeconds = heartbeatSeconds
+        }
+    }
+
+    public static func register(_ connection: Connection, _ entry: Entry) throws {
+        try connection.query("""
+            INSERT INTO discern.workers (id, host, pid, version, backends, heartbeat_seconds) VALUES ($1, $2, $3, $4, $5::text[], $6)
+            ON CONFLICT (id) DO UPDATE SET last_heartbeat_at = now(), stopped_at = NULL
+            """, [entry.id, entry.host, entry.pid, entry.version, entry.backends, entry.heartbeatSeconds])
+    }
+
+    /// Renews the worker's heartbeat and the leases of the jobs it holds, in one round trip;
+    /// returns the jobs still its own.
+    public static func heartbeat(_ connection: Connection, workerID: String, jobIDs: [Int], leaseSeconds: Double) throws -> Set<Int> {
+        try connection.query(prepared: "UPDATE discern.workers SET last_heartbeat_at = now(), stopped_at = NULL WHERE id = $1", [workerID])
+        return try JobQueue.heartbeat(connection, jobIDs: jobIDs, workerID: workerID, leaseSeconds: leaseSeconds)
+    }
+
+    public static func stopped(_ connection: Connection, workerID: String) throws {
+        try connection.query("UPDATE discern.workers SET stopped_at = now() WHERE id = $1", [workerID])
+    }
+
+    /// Forgets workers stopped or silent for more than a day.
+    @discardableResult
+    public static func forgetOld(_ connection: Connection) throws -> Int {
+        try connection.query("""
+            DELETE FROM discern.workers WHERE coalesce(stopped_at, last_heartbeat_at) < now() - interval '1 day'
+            """).affected
+    }
+}

@@ -1,0 +1,90 @@
+import AnalysisModel
+import JobQueue
+import Logging
+import ServiceLifecycle
+
+/// The only code that writes what became of jobs: results (with their jobs marked succeeded,
+/// in batches: whatever finished while the previous batch was written goes in the next),
+/// failed attempts, hand-backs. When the executor is done, whatever is still held is handed
+/// back, so a job is never left running on a stopped worker.
+struct Completer: Service {
+    let inbox: Mailbox<JobOutcome>
+    let writer: OutcomeWriter
+    let inFlight: InFlight
+    let tally: Tally
+    let maxBatch: Int
+    let logger: Logger
+
+    func run() async {
+        while let first = await inbox.next() {
+            let batch = [first] + (await inbox.takeWaiting(upTo: maxBatch - 1))
+            await record(batch)
+        }
+        let leftovers = await inFlight.takeAll()
+        if !leftovers.isEmpty {
+            let released = await writer.handBack(leftovers.map(\.id))
+            logger.notice("handed jobs still in flight back to the queue", metadata: ["jobs": "\(released)"])
+            await tally.count(leftovers.count, as: .handedBack)
+        }
+        try? await gracefulShutdown()
+    }
+
+    private func record(_ batch: [JobOutcome]) async {
+        var results: [(job: Job, result: JobResult)] = [], handBacks: [Job] = []
+        for outcome in batch {
+            switch outcome {
+            case .succeeded(let job, let analysis, let facts, let milliseconds):
+                results.append((job, JobResult(analysis: analysis, preparation: facts, analyzeMilliseconds: milliseconds)))
+            case .failed(let job, let failure):
+                await finish(job, await writer.fail(job, failure), failure: failure)
+            case .handBack(let job):
+                handBacks.append(job)
+            case .abandoned(let job):
+                logger.notice("job abandoned: its lease was lost (cancelled or rescued); its work was discarded", metadata: ["job": "\(job.id)"])
+                await finish(job, .leaseLost)
+            }
+        }
+        if !handBacks.isEmpty {
+            _ = await writer.handBack(handBacks.map(\.id))
+            for job in handBacks { await finish(job, .handedBack) }
+        }
+        guard !results.isEmpty else { return }
+        let started = ContinuousClock.now
+        let written = await writer.complete(results)
+        WorkerMetrics.stage("complete", backend: "all", ContinuousClock.now - started)
+        for (job, result) in results {
+            switch written[job.id] ?? .unknown {
+            case .stored:
+                await finish(job, .succeeded, result: result)
+            case .leaseLost:
+                await finish(job, .leaseLost)
+            case .refused(let failure):
+                await finish(job, await writer.fail(job, failure), failure: failure)
+            case .unknown:
+                // Not written (the database stayed away): the lease expires and the job runs again.
+                await finish(job, .notRecorded)
+            }
+        }
+    }
+
+    private func finish(_ job: Job, _ outcome: Tally.Outcome, result: JobResult? = nil, failure: JobFailure? = nil) async {
+        await inFlight.finished(job.id)
+        await tally.count(1, as: outcome)
+        WorkerMetrics.jobFinished(backend: job.backend, outcome: outcome.rawValue)
+        var metadata: Logger.Metadata = ["job": "\(job.id)", "attempt": "\(job.attempt)", "path": "\(job.imagePath)", "backend": "\(job.backend)"]
+        if let result {
+            WorkerMetrics.bytes(backend: job.backend, read: result.preparation.originalBytes, sent: result.preparation.sentBytes)
+            WorkerMetrics.apiCalls(backend: job.backend, result.analysis.apiCalls)
+            metadata["outcome"] = "\(result.analysis.outcome ?? "-")"
+            metadata["sent_bytes"] = "\(result.preparation.sentBytes)"
+            metadata["passed_through"] = "\(result.preparation.passedThrough)"
+            logger.info("job succeeded", metadata: metadata)
+        } else if let failure {
+            WorkerMetrics.failedAttempt(backend: job.backend, kind: failure.kind)
+            metadata["error_kind"] = "\(failure.kind)"
+            metadata["now"] = "\(outcome.rawValue)"
+            metadata["error"] = "\(failure.message)"
+            logger.warning("job failed", metadata: metadata)
+        }
+    }
+}

@@ -1,0 +1,72 @@
+import JobQueue
+import Logging
+import Postgres
+
+/// Writes outcomes to the queue through one connection. One bad result never costs another:
+/// when PostgreSQL refuses a batch of results for its data (a value it cannot store), they are
+/// written one by one and only the one it refuses is reported (its job then ends dead with the
+/// server's reason). Any other failure (a lost connection, a schema not migrated) leaves the
+/// jobs to their leases: they run again.
+struct OutcomeWriter: Sendable {
+    let database: Database
+    let workerID: String
+    let backoff: Backoff
+    let logger: Logger
+
+    enum Written: Sendable {
+        case stored
+        case leaseLost
+        case refused(JobFailure)
+        case unknown
+    }
+
+    func complete(_ results: [(job: Job, result: JobResult)]) async -> [Int: Written] {
+        let workerID = self.workerID
+        let records = results.map { (jobID: $0.job.id, result: $0.result) }
+        do {
+            let stored = try await Retrying.database(logger: logger, "complete jobs") {
+                try await self.database.withConnection { try JobQueue.complete($0, workerID: workerID, results: records) }
+            }
+            return Dictionary(uniqueKeysWithValues: results.map { ($0.job.id, stored.contains($0.job.id) ? .stored : .leaseLost) })
+        } catch let error as PostgresError where error.isDataError {
+            guard results.count > 1 else {
+                let message = "PostgreSQL refused this job's result (\(error.sqlState ?? "no SQLSTATE")): \(error.message.prefix(500))"
+                return [results[0].job.id: .refused(JobFailure(kind: "result_unstorable", message: message, retryable: false))]
+            }
+            logger.warning("PostgreSQL refused a batch of results; writing them one by one", metadata: ["results": "\(results.count)", "error": "\(error)"])
+            var written: [Int: Written] = [:]
+            for result in results { written.merge(await complete([result])) { $1 } }
+            return written
+        } catch {
+            logger.error("could not write results; their jobs run again when the leases expire", metadata: ["error": "\(error)"])
+            return [:]
+        }
+    }
+
+    /// Schedules a retry, or ends the job dead; nil when it could not be written.
+    func fail(_ job: Job, _ failure: JobFailure) async -> Tally.Outcome {
+        let workerID = self.workerID, backoff = self.backoff
+        do {
+            let state = try await Retrying.database(logger: logger, "record a failure") {
+                try await self.database.withConnection { try JobQueue.fail($0, job: job, workerID: workerID, failure: failure, backoff: backoff) }
+            }
+            return switch state { case .dead: .dead; case .leaseLost: .leaseLost; case .retryScheduled: .retryScheduled }
+        } catch {
+            logger.error("could not record a failure; the job runs again when its lease expires", metadata: ["job": "\(job.id)", "error": "\(error)"])
+            return .notRecorded
+        }
+    }
+
+    /// Gives jobs back without counting the attempt; returns how many were still ours.
+    func handBack(_ ids: [Int]) async -> Int {
+        let workerID = self.workerID
+        do {
+            return try await Retrying.database(logger: logger, "hand jobs back") {
+                try await self.database.withConnection { try JobQueue.release($0, jobIDs: ids, workerID: workerID) }
+            }
+        } catch {
+            logger.error("could not hand jobs back; they return when their leases expire", metadata: ["error": "\(error)"])
+            return 0
+        }
+    }
+}

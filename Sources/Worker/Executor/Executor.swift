@@ -1,0 +1,46 @@
+import Backends
+import JobQueue
+import Logging
+import ServiceLifecycle
+
+/// Runs the jobs the producer claimed, each as a child task of one task group, and hands what
+/// became of each to the completer. Nothing outlives `run()`: it returns once the producer has
+/// finished and every job is done. Cancelled (the grace period is over), jobs in flight stop
+/// and are handed back.
+struct Executor: Service {
+    let inbox: Mailbox<Job>
+    let outbox: Mailbox<JobOutcome>
+    let execution: JobExecution
+    let abandonments: Abandonments
+
+    func run() async {
+        await withDiscardingTaskGroup { group in
+            while let job = await inbox.next() {
+                group.addTask { await outbox.send(await execute(job)) }
+            }
+        }
+        await outbox.finish()
+        // Stay until the group asks: a service that ends before its turn ends the group.
+        try? await gracefulShutdown()
+    }
+
+    /// The job's work, raced against its abandonment: a job whose lease was lost stops.
+    private func execute(_ job: Job) async -> JobOutcome {
+        let outcome = await withTaskGroup(of: JobOutcome?.self) { race in
+            race.addTask { await execution.run(job) }
+            race.addTask {
+                await abandonments.wait(for: job.id)
+                return nil
+            }
+            var outcome: JobOutcome?
+            while let next = await race.next() {
+                if let next { outcome = next }
+                race.cancelAll()
+            }
+            return outcome
+        }
+        defer { abandonments.forget(job.id) }
+        if abandonments.isAbandoned(job.id) { return .abandoned(job) }
+        return outcome ?? .handBack(job)
+    }
+}

@@ -1,0 +1,31 @@
+import JobQueue
+import Logging
+import Postgres
+import ServiceLifecycle
+
+/// Hands back other workers' jobs: those whose lease expired, and at once those of a worker
+/// that stopped heartbeating (three beats missed). Any worker may rescue; many rescuers do not
+/// wait on each other. Also forgets workers silent for a day.
+struct Rescuer: Service {
+    let database: Database
+    let intervalSeconds: Double
+    let logger: Logger
+
+    func run() async {
+        var rounds = 0
+        while !Task.isShuttingDownGracefully && !Task.isCancelled {
+            do {
+                let forget = rounds % 360 == 0
+                let rescued = try await database.withConnection { connection -> Int in
+                    if forget { try WorkerRegistry.forgetOld(connection) }
+                    return try JobQueue.rescue(connection)
+                }
+                if rescued > 0 { logger.notice("handed back jobs of stopped workers", metadata: ["jobs": "\(rescued)"]) }
+            } catch {
+                logger.warning("rescue failed; will try again", metadata: ["error": "\(error)"])
+            }
+            rounds += 1
+            await pause(seconds: intervalSeconds)
+        }
+    }
+}

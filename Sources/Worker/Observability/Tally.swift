@@ -1,0 +1,26 @@
+/// What this worker did with the jobs it claimed, for the summary and `discern_jobs_total`.
+actor Tally {
+    /// Raw values are the `outcome` label of `discern_jobs_total`.
+    enum Outcome: String, Sendable {
+        case succeeded, dead
+        case retryScheduled = "retry_scheduled"
+        /// The lease was no longer ours when the outcome was written: nothing was.
+        case leaseLost = "lease_lost"
+        /// Given back unfinished at shutdown, attempt not counted.
+        case handedBack = "handed_back"
+        /// The database stayed away: the job runs again when its lease expires.
+        case notRecorded = "not_recorded"
+    }
+
+    private(set) var summary = WorkerSummary()
+
+    func count(_ jobs: Int, as outcome: Outcome) {
+        switch outcome {
+        case .succeeded: summary.succeeded += jobs
+        case .retryScheduled: summary.retryScheduled += jobs
+        case .dead: summary.dead += jobs
+        case .leaseLost, .notRecorded: summary.leaseLost += jobs
+        case .handedBack: summary.handedBack += jobs
+        }
+    }
+}

@@ -1,0 +1,72 @@
+import JobQueue
+import Logging
+import Postgres
+import ServiceLifecycle
+
+/// Claims jobs and hands them to the executor: as many as there is room for, at once when
+/// notified of new jobs (LISTEN/NOTIFY), else every poll interval (behind a transaction-pooling
+/// PgBouncer no notification arrives). With `drain`, it returns once nothing is left to claim,
+/// retry or finish, which ends the whole worker gracefully. On shutdown it stops claiming first.
+struct Producer: Service {
+    let claims: Database
+    let configuration: WorkerConfiguration
+    let backends: [String]
+    let inFlight: InFlight
+    let outbox: Mailbox<Job>
+    let wakeup: Wakeup
+    let logger: Logger
+
+    func run() async throws {
+        let listener = NotificationListener(conninfo: claims.conninfo, channel: "discern_jobs") { [wakeup] in wakeup.signal() }
+        defer { listener.stop() }
+        // However it ends, the executor learns there will be no more.
+        do {
+            try await withGracefulShutdownHandler {
+                try await claimUntilStopped()
+            } onGracefulShutdown: { [wakeup] in
+                wakeup.signal()
+            }
+        } catch {
+            await outbox.finish()
+            throw error
+        }
+        await outbox.finish()
+    }
+
+    private func claimUntilStopped() async throws {
+        while !Task.isShuttingDownGracefully && !Task.isCancelled {
+            let room = await inFlight.room(prepareQueue: configuration.prepareQueue, concurrency: configuration.concurrency)
+            let jobs = room > 0 ? try await claim(limit: room) : []
+            if !jobs.isEmpty {
+                await inFlight.claimed(jobs)
+                for job in jobs { await outbox.send(job) }
+                let counts = await inFlight.counts
+                WorkerMetrics.inFlight("prepare", counts.preparing)
+                WorkerMetrics.inFlight("total", counts.total)
+                if jobs.count == room { continue }
+            }
+            if configuration.drain, jobs.isEmpty, await inFlight.isEmpty, try await nothingLeft() { return }
+            await wakeup.wait(timeout: .seconds(configuration.pollIntervalSeconds))
+        }
+    }
+
+    private func claim(limit: Int) async throws -> [Job] {
+        let workerID = configuration.workerID, lease = configuration.leaseSeconds, backends = self.backends
+        let started = ContinuousClock.now
+        let jobs = try await Retrying.database(logger: logger, "claim jobs") {
+            try await self.claims.withConnection { connection in
+                try JobQueue.claim(connection, workerID: workerID, backends: backends, limit: limit, leaseSeconds: lease)
+            }
+        }
+        if !jobs.isEmpty { WorkerMetrics.stage("claim", backend: "all", ContinuousClock.now - started) }
+        return jobs
+    }
+
+    /// Nothing claimable, retrying or running for these backends, anywhere.
+    private func nothingLeft() async throws -> Bool {
+        let backends = self.backends
+        return try await Retrying.database(logger: logger, "check remaining work") {
+            try await self.claims.withConnection { try JobQueue.pendingWork($0, backends: backends).isEmpty }
+        }
+    }
+}

@@ -1,0 +1,102 @@
+import Backends
+import DedicatedThreads
+import Foundation
+import Imaging
+import JobQueue
+import Logging
+import Postgres
+import ServiceLifecycle
+import UnixSignals
+
+/// A worker as services that talk one way: the **producer** claims jobs, the **executor** runs
+/// each as a child task (prepare, then call its service), the **completer** writes what became
+/// of them; beside them the **heartbeat** keeps the worker registered and its leases renewed,
+/// the **rescuer** hands back jobs of workers that stopped, and a sampler feeds the metrics.
+///
+/// Run them in one `ServiceGroup` (`services`), in that order: graceful shutdown goes in
+/// reverse, so claiming stops first, jobs in flight finish while their leases are still
+/// renewed, the last outcomes are written, and the worker is marked stopped. When the grace
+/// period (`ServiceGroupConfiguration.maximumGracefulShutdownDuration`) is over, the group
+/// cancels: calls in flight are aborted, and the completer hands their jobs back.
+public final class WorkerRuntime: Sendable {
+    public let configuration: WorkerConfiguration
+    private let tally = Tally()
+    private let pool: ThreadPool
+    private let parts: Parts
+
+    private struct Parts: Sendable {
+        let completer: Completer
+        let heartbeat: Heartbeat
+        let executor: Executor
+        let producer: Producer
+        let rescuer: Rescuer
+        let sampler: DepthSampler
+    }
+
+    public init(conninfo: String, backends: [any AnalysisBackend], configuration: WorkerConfiguration, logger: Logger) {
+        self.configuration = configuration
+        let pool = ThreadPool(name: "discern-prepare", threads: configuration.prepareThreads, onThreadExit: Vips.threadShutdown)
+        self.pool = pool
+        let wakeup = Wakeup(), abandonments = Abandonments()
+        let inFlight = InFlight { wakeup.signal() }
+        let jobs = Mailbox<Job>(), outcomes = Mailbox<JobOutcome>()
+        let names = Array(Set(backends.map(\.name))).sorted()
+        // Three connections: claims, writes, and one for the quieter maintenance work.
+        let claims = Database(conninfo: conninfo, name: "discern-claim")
+        let writes = Database(conninfo: conninfo, name: "discern-complete")
+        let upkeep = Database(conninfo: conninfo, name: "discern-upkeep")
+        let execution = JobExecution(
+            backends: Dictionary(backends.map { ($0.name, $0) }, uniquingKeysWith: { $1 }),
+            preparation: FilePreparation(pool: pool, roots: configuration.pathRoots, truncatedRetrySeconds: configuration.truncatedRetrySeconds),
+            networkSlots: Slots(configuration.concurrency), bytesInFlight: Slots(configuration.maxBytesInFlight), inFlight: inFlight)
+        let entry = WorkerRegistry.Entry(
+            id: configuration.workerID, host: ProcessInfo.processInfo.hostName, pid: Int(ProcessInfo.processInfo.processIdentifier),
+            version: configuration.version, backends: names, heartbeatSeconds: configuration.heartbeatSeconds)
+        parts = Parts(
+            completer: Completer(inbox: outcomes, writer: OutcomeWriter(database: writes, workerID: configuration.workerID,
+                                                                        backoff: configuration.backoff, logger: logger),
+                                 inFlight: inFlight, tally: tally, maxBatch: configuration.completionBatchSize, logger: logger),
+            heartbeat: Heartbeat(database: upkeep, entry: entry, leaseSeconds: configuration.leaseSeconds, inFlight: inFlight,
+                                 abandonments: abandonments, logger: logger),
+            executor: Executor(inbox: jobs, outbox: outcomes, execution: execution, abandonments: abandonments),
+            producer: Producer(claims: claims, configuration: configuration, backends: names, inFlight: inFlight, outbox: jobs,
+                               wakeup: wakeup, logger: logger),
+            rescuer: Rescuer(database: upkeep, intervalSeconds: configuration.heartbeatSeconds, logger: logger),
+            sampler: DepthSampler(database: upkeep))
+        logger.info("worker ready", metadata: [
+            "worker": "\(configuration.workerID)", "backends": "\(names.joined(separator: ","))",
+            "concurrency": "\(configuration.concurrency)", "prepare_threads": "\(configuration.prepareThreads)",
+            "lease_seconds": "\(configuration.leaseSeconds)", "drain": "\(configuration.drain)",
+            "blocking_call_audit": "\(BlockingCallAudit.isEnabled ? "on" : "off")",
+        ])
+    }
+
+    deinit { pool.shutdown() }
+
+    /// The services, in the order they belong in the group. With `drain`, the producer's end
+    /// shuts the whole group down gracefully.
+    public var services: [ServiceGroupConfiguration.ServiceConfiguration] {
+        [
+            .init(service: parts.completer),
+            .init(service: parts.heartbeat),
+            .init(service: parts.executor),
+            .init(service: parts.producer, successTerminationBehavior: .gracefullyShutdownGroup),
+            .init(service: parts.rescuer),
+            .init(service: parts.sampler),
+        ]
+    }
+
+    /// What the worker has done so far; safe to read while it runs.
+    public func summary() async -> WorkerSummary { await tally.summary }
+
+    /// Runs the worker alone until it is done (`drain`) or shut down, and returns what it did:
+    /// for tests and embedding. `discern work` builds its own group with these services.
+    public func run(gracefulShutdownSignals: [UnixSignal] = []) async throws -> WorkerSummary {
+        var group = ServiceGroupConfiguration(services: services, gracefulShutdownSignals: gracefulShutdownSignals,
+                                              logger: Logger(label: "discern.worker.group") { _ in SwiftLogNoOpLogHandler() })
+        group.maximumGracefulShutdownDuration = .seconds(configuration.graceSeconds)
+        group.maximumCancellationDuration = .seconds(30)
+        try await ServiceGroup(configuration: group).run()
+        return await summary()
+    }
+}
