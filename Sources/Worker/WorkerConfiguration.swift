@@ -24,8 +24,10 @@ public struct WorkerConfiguration: Sendable {
     /// How long a claimed job is ours without a heartbeat. Short, so a crashed worker's jobs
     /// run again soon; the heartbeat renews it every `heartbeatSeconds`.
     public var leaseSeconds: Double
-    /// How often the worker says it is alive and renews its leases: a third of the lease.
-    public var heartbeatSeconds: Double { max(0.2, leaseSeconds / 3) }
+    /// How often the worker says it is alive and renews its leases: every 10 s, or a third of
+    /// a shorter lease. Three missed beats and other workers hand its jobs back, however long
+    /// the lease.
+    public var heartbeatSeconds: Double { max(0.2, min(10, leaseSeconds / 3)) }
     /// How often to look for new work when the queue was empty.
     public var pollIntervalSeconds: Double
     /// Exit once nothing is left to do instead of waiting for new jobs.

@@ -35,7 +35,7 @@ struct WorkCommand: AsyncParsableCommand {
     @Option(help: "Image Discerner base URL (sets $DISCERN_DISCERNER_URL).")
     var discernerURL: String?
 
-    @Option(help: "Seconds a claimed job stays ours without a heartbeat, 1-3600. Default: $DISCERN_LEASE_SECONDS, else 300.")
+    @Option(help: "Seconds a claimed job stays ours without a heartbeat (renewed every 10 s), 1-3600. Default: $DISCERN_LEASE_SECONDS, else 30.")
     var leaseSeconds: Double?
 
     @Option(help: "On SIGTERM/SIGINT, seconds jobs in flight may take before they are handed back to the queue, 0-3600.")
@@ -85,7 +85,7 @@ struct WorkCommand: AsyncParsableCommand {
             prepareThreads: try Setting.integer(prepareThreads, "prepare-threads", env: "DISCERN_PREPARE_THREADS",
                                                 default: ProcessInfo.processInfo.activeProcessorCount, in: 1...256),
             maxMBInFlight: try Setting.integer(maxMBInFlight, "max-mb-in-flight", env: "DISCERN_MAX_MB_IN_FLIGHT", default: 64, in: 1...65536),
-            leaseSeconds: try Setting.number(leaseSeconds, "lease-seconds", env: "DISCERN_LEASE_SECONDS", default: 300, in: 1...3600),
+            leaseSeconds: try Setting.number(leaseSeconds, "lease-seconds", env: "DISCERN_LEASE_SECONDS", default: 30, in: 1...3600),
             graceSeconds: try Setting.number(graceSeconds, "grace-seconds", env: "DISCERN_GRACE_SECONDS", default: 30, in: 0...3600),
             pollSeconds: try Setting.number(pollSeconds, "poll-seconds", env: "DISCERN_POLL_SECONDS", default: 5, in: 0.05...3600),
             truncatedRetrySeconds: try Setting.number(truncatedRetrySeconds, "truncated-retry-seconds", default: 300, in: 1...86400),
