@@ -1,15 +1,21 @@
 /// A request that got no HTTP answer. (An answer with a 4xx/5xx status is a response, not this.)
 public struct HTTPError: Error, CustomStringConvertible, Sendable {
-    public enum Code: String, Sendable {
-        case timeout = "http_timeout"
-        case connectFailed = "http_connect_failed"
-        case transport = "http_transport"
-        case tls = "http_tls"
-        case invalidRequest = "http_invalid_request"
+    /// A stable code (its `rawValue` is what a database or dashboard sees). A struct, not an
+    /// enum: codes can be added without breaking anyone's `switch`.
+    public struct Code: Hashable, Sendable, CustomStringConvertible {
+        public let rawValue: String
+        private init(_ rawValue: String) { self.rawValue = rawValue }
+        public var description: String { rawValue }
+
+        public static let timeout = Code("http_timeout")
+        public static let connectFailed = Code("http_connect_failed")
+        public static let transport = Code("http_transport")
+        public static let tls = Code("http_tls")
+        public static let invalidRequest = Code("http_invalid_request")
         /// The answer was larger than the request allowed; the transfer was aborted.
-        case responseTooLarge = "http_response_too_large"
+        public static let responseTooLarge = Code("http_response_too_large")
         /// The task waiting for the answer was cancelled; the transfer was aborted.
-        case cancelled = "http_cancelled"
+        public static let cancelled = Code("http_cancelled")
     }
 
     public let code: Code
@@ -25,10 +31,10 @@ public struct HTTPError: Error, CustomStringConvertible, Sendable {
 
     /// Network trouble passes, and so may a garbled answer; a malformed URL or a TLS trust
     /// failure does not.
-    public var isTransient: Bool {
+    public var isRetryable: Bool {
         switch code {
         case .timeout, .connectFailed, .transport, .responseTooLarge, .cancelled: return true
-        case .tls, .invalidRequest: return false
+        default: return false
         }
     }
 }

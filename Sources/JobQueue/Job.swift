@@ -31,7 +31,7 @@ public struct JobFailure: Error, Sendable, Equatable {
     public let kind: String
     /// What happened and what a person can do about it. Never holds a secret.
     public let message: String
-    public let retryable: Bool
+    public let isRetryable: Bool
     /// The service asked us to wait at least this long (Retry-After).
     public let retryAfterSeconds: Double?
     /// False when the attempt failed through no fault of the job (the service could not start
@@ -41,7 +41,7 @@ public struct JobFailure: Error, Sendable, Equatable {
     public init(kind: String, message: String, retryable: Bool, retryAfterSeconds: Double? = nil, countsAsAttempt: Bool = true) {
         self.kind = kind
         self.message = message
-        self.retryable = retryable
+        self.isRetryable = retryable
         self.retryAfterSeconds = retryAfterSeconds
         self.countsAsAttempt = countsAsAttempt
     }

@@ -1,7 +1,13 @@
 /// Errors of the job queue itself (not of the jobs it carries).
 public struct QueueError: Error, CustomStringConvertible, Sendable {
-    public enum Code: String, Sendable {
-        case migrationFailed = "migration_failed"
+    /// A stable code (its `rawValue` is what a database or dashboard sees). A struct, not an
+    /// enum: codes can be added without breaking anyone's `switch`.
+    public struct Code: Hashable, Sendable, CustomStringConvertible {
+        public let rawValue: String
+        private init(_ rawValue: String) { self.rawValue = rawValue }
+        public var description: String { rawValue }
+
+        public static let migrationFailed = Code("migration_failed")
     }
 
     public let code: Code

@@ -3,12 +3,18 @@
 /// `description` is what a person reads; it never contains the connection string (which may hold
 /// a password). `sqlState` lets callers react to specific server errors.
 public struct PostgresError: Error, CustomStringConvertible, Sendable {
-    public enum Code: String, Sendable {
-        case connectionFailed = "connection_failed"
-        case connectionLost = "connection_lost"
-        case queryFailed = "query_failed"
-        case unexpectedResult = "unexpected_result"
-        case decodeFailed = "decode_failed"
+    /// A stable code (its `rawValue` is what a database or dashboard sees). A struct, not an
+    /// enum: codes can be added without breaking anyone's `switch`.
+    public struct Code: Hashable, Sendable, CustomStringConvertible {
+        public let rawValue: String
+        private init(_ rawValue: String) { self.rawValue = rawValue }
+        public var description: String { rawValue }
+
+        public static let connectionFailed = Code("connection_failed")
+        public static let connectionLost = Code("connection_lost")
+        public static let queryFailed = Code("query_failed")
+        public static let unexpectedResult = Code("unexpected_result")
+        public static let decodeFailed = Code("decode_failed")
     }
 
     public let code: Code
@@ -37,14 +43,14 @@ public struct PostgresError: Error, CustomStringConvertible, Sendable {
 
     /// Retrying makes sense when the connection, not the statement, was at fault,
     /// or when the server says the transaction lost a race (serialization, deadlock).
-    public var isTransient: Bool {
+    public var isRetryable: Bool {
         switch code {
         case .connectionFailed, .connectionLost: return true
         case .queryFailed:
             guard let sqlState else { return false }
             return sqlState.hasPrefix("08") || sqlState == "40001" || sqlState == "40P01"
                 || sqlState.hasPrefix("57P")
-        case .unexpectedResult, .decodeFailed: return false
+        default: return false
         }
     }
 }

@@ -4,33 +4,39 @@ import CurlHTTP
 /// A failed call to an analysis service, classified for the queue: retry or give up.
 /// Messages never contain credentials or presigned-URL signatures.
 public struct BackendError: Error, CustomStringConvertible, Sendable {
-    public enum Code: String, Sendable {
-        case rateLimited = "http_429"
-        case serverError = "http_5xx"
-        case clientError = "http_4xx"
-        case network = "network"
-        case timeout = "timeout"
-        case uploadExpired = "upload_url_expired"
-        case uploadRejected = "upload_rejected"
-        case analysisFailed = "analysis_failed"
-        case badResponse = "bad_response"
-        case unsupportedAction = "unsupported_action"
-        case badParams = "bad_params"
-        case authFailed = "auth_failed"
+    /// A stable code (its `rawValue` is what a database or dashboard sees). A struct, not an
+    /// enum: codes can be added without breaking anyone's `switch`.
+    public struct Code: Hashable, Sendable, CustomStringConvertible {
+        public let rawValue: String
+        private init(_ rawValue: String) { self.rawValue = rawValue }
+        public var description: String { rawValue }
+
+        public static let rateLimited = Code("http_429")
+        public static let serverError = Code("http_5xx")
+        public static let clientError = Code("http_4xx")
+        public static let network = Code("network")
+        public static let timeout = Code("timeout")
+        public static let uploadExpired = Code("upload_url_expired")
+        public static let uploadRejected = Code("upload_rejected")
+        public static let analysisFailed = Code("analysis_failed")
+        public static let badResponse = Code("bad_response")
+        public static let unsupportedAction = Code("unsupported_action")
+        public static let badParams = Code("bad_params")
+        public static let authFailed = Code("auth_failed")
         /// The service understood the request and refused this input (a documented 4xx).
-        case inputRejected = "input_rejected"
-        case rateLimiterUnavailable = "rate_limiter_unavailable"
-        case misconfigured = "misconfigured"
+        public static let inputRejected = Code("input_rejected")
+        public static let rateLimiterUnavailable = Code("rate_limiter_unavailable")
+        public static let misconfigured = Code("misconfigured")
         /// The service could not start the work at all (Image Discerner's one start per second):
         /// retried, and never counted against the job's attempts.
-        case notStarted = "not_started"
-        case responseTooLarge = "response_too_large"
-        case cancelled = "cancelled"
+        public static let notStarted = Code("not_started")
+        public static let responseTooLarge = Code("response_too_large")
+        public static let cancelled = Code("cancelled")
     }
 
     public let code: Code
     public let message: String
-    public let retryable: Bool
+    public let isRetryable: Bool
     /// How long the service asked us to wait, when it said.
     public let retryAfterSeconds: Double?
     /// A finer `error_kind` than the code gives, e.g. `ooto_multiple_faces`.
@@ -39,7 +45,7 @@ public struct BackendError: Error, CustomStringConvertible, Sendable {
     public init(_ code: Code, _ message: String, retryable: Bool, retryAfterSeconds: Double? = nil, kind: String? = nil) {
         self.code = code
         self.message = Redact.text(message)
-        self.retryable = retryable
+        self.isRetryable = retryable
         self.retryAfterSeconds = retryAfterSeconds
         self.specificKind = kind
     }
@@ -81,9 +87,9 @@ public struct BackendError: Error, CustomStringConvertible, Sendable {
         case .timeout: .timeout
         case .responseTooLarge: .responseTooLarge
         case .cancelled: .cancelled
-        default: error.isTransient ? .network : .misconfigured
+        default: error.isRetryable ? .network : .misconfigured
         }
-        return BackendError(code, "\(step) failed: \(error.message)", retryable: error.isTransient)
+        return BackendError(code, "\(step) failed: \(error.message)", retryable: error.isRetryable)
     }
 }
 

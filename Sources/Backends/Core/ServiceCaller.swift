@@ -81,7 +81,7 @@ struct Conversation {
                     continue
                 }
                 let wait = max(pause * Double.random(in: 0.5...1), error.retryAfterSeconds ?? 0)
-                guard error.retryable, tried < policy.tries, idempotent || error.code == .rateLimited,
+                guard error.isRetryable, tried < policy.tries, idempotent || error.code == .rateLimited,
                       wait <= policy.maxInlineWaitSeconds, !Task.isCancelled else { throw error }
                 do { try await Task.sleep(for: .seconds(wait)) } catch { throw BackendError.cancelled(during: step) }
                 pause = min(pause * 2, policy.maxPauseSeconds)

@@ -27,7 +27,7 @@ struct FilePreparation: Sendable {
                                        retryable: again, retryAfterSeconds: truncatedRetrySeconds))
         } catch let error as ImagingError {
             let message = error.code == .pathNotAllowed || error.code == .fileNotFound ? error.message : "\(path): \(error.message)"
-            return .failure(JobFailure(kind: error.kind, message: message, retryable: !error.isPermanent))
+            return .failure(JobFailure(kind: error.kind, message: message, retryable: error.isRetryable))
         } catch {
             return .failure(JobFailure(kind: "internal", message: "preparing \(path) failed: \(error)", retryable: true))
         }

@@ -54,7 +54,7 @@ struct JobExecution: Sendable {
         } catch where error.code == .cancelled || Task.isCancelled {
             return .handBack(job)
         } catch {
-            return .failed(job, JobFailure(kind: error.kind, message: error.message, retryable: error.retryable,
+            return .failed(job, JobFailure(kind: error.kind, message: error.message, retryable: error.isRetryable,
                                            retryAfterSeconds: error.retryAfterSeconds, countsAsAttempt: error.countsAsAttempt))
         }
     }

@@ -11,7 +11,7 @@ enum Retrying {
         while true {
             do {
                 return try await body()
-            } catch let error as PostgresError where error.isTransient && attempt < attempts {
+            } catch let error as PostgresError where error.isRetryable && attempt < attempts {
                 logger.warning("database call failed; retrying", metadata: [
                     "operation": "\(what)", "attempt": "\(attempt)", "error": "\(error)",
                 ])

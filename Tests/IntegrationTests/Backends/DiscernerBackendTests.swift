@@ -53,7 +53,7 @@ struct DiscernerBackendTests {
                 await simulator.scripted.enqueue(route, reply)
                 let error = try #require(await discerner.outcome(photo, "analyze").error, "\(route) \(reply)")
                 #expect(error.kind == kind, "\(route): \(error.message)")
-                #expect(error.retryable == retryable, "\(route): \(error.message)")
+                #expect(error.isRetryable == retryable, "\(route): \(error.message)")
             }
             await simulator.scripted.enqueue("discerner.analyze", .init(status: 429, json: "{}", retryAfter: 3))
             #expect(await discerner.outcome(photo, "analyze").error?.retryAfterSeconds == 3)

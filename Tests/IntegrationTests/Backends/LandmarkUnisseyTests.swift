@@ -31,7 +31,7 @@ struct LandmarkUnisseyTests {
             #expect(tooLarge.kind == "landmark_file_too_large")
             let corrupt = try #require(await landmark.outcome(Uploads.raw(Data(repeating: 7, count: 4000)), "predict").error)
             #expect(corrupt.kind == "analysis_failed", "the service's 500 is retried")
-            #expect(corrupt.retryable)
+            #expect(corrupt.isRetryable)
             await simulator.scripted.enqueue("landmark.predict", .init(status: 400, json: #"{"error": "Invalid file type. Only JPG and PNG are supported."}"#))
             #expect(await landmark.outcome(photo, "predict").error?.kind == "landmark_invalid_file_type")
             await simulator.scripted.enqueue("landmark.predict", .init(status: 400, json: #"{"error": "No image file provided"}"#))
@@ -55,7 +55,7 @@ struct LandmarkUnisseyTests {
 
             let notVideo = try #require(await unissey.outcome(try Uploads.photo(seed: 1), "analyze").error)
             #expect(notVideo.kind == "unissey_rejected")
-            #expect(!notVideo.retryable)
+            #expect(!notVideo.isRetryable)
             let wrongKey = try SimulatedBackends.backend(UnisseyBackend.self, simulator, extra: ["DISCERN_UNISSEY_API_KEY": "bad-9f2"])
             let refused = try #require(await wrongKey.outcome(Uploads.raw(Uploads.video(), contentType: "video/mp4"), "analyze").error)
             #expect(refused.kind == "auth_failed")

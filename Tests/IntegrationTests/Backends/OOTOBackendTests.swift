@@ -51,7 +51,7 @@ struct OOTOBackendTests {
                 await simulator.scripted.enqueue("ooto.identify", .ootoError(code: code, info: "scripted"))
                 let error = try #require(await ooto.outcome(photo, "identify").error)
                 #expect(error.kind == kind)
-                #expect(!error.retryable)
+                #expect(!error.isRetryable)
             }
             // These the simulator finds in the input itself.
             let zeroByte = try #require(await ooto.outcome(Uploads.raw(Data()), "identify").error)
@@ -64,7 +64,7 @@ struct OOTOBackendTests {
             let small = Uploads.raw(try SampleImages.photo(width: 150, height: 150, seed: 7))
             let tooSmall = try #require(await ooto.outcome(small, "identify").error)
             #expect(tooSmall.kind == "ooto_face_too_small")
-            #expect(!tooSmall.retryable)
+            #expect(!tooSmall.isRetryable)
         }
     }
 
@@ -75,16 +75,16 @@ struct OOTOBackendTests {
             let wrong = try SimulatedBackends.backend(OOTOBackend.self, simulator, extra: ["DISCERN_OOTO_APP_KEY": "not-the-key-8c1d"])
             let refused = try #require(await wrong.outcome(photo, "identify").error)
             #expect(refused.kind == "auth_failed")
-            #expect(!refused.retryable)
+            #expect(!refused.isRetryable)
             #expect(!refused.message.contains("not-the-key-8c1d"))
 
             let ooto = try SimulatedBackends.backend(OOTOBackend.self, simulator)
             await simulator.scripted.enqueue("ooto.identify", .init(status: 503, json: #"{"message": "Service Unavailable"}"#))
-            #expect(await ooto.outcome(photo, "identify").error?.retryable == true)
+            #expect(await ooto.outcome(photo, "identify").error?.isRetryable == true)
             await simulator.scripted.enqueue("ooto.identify", .init(status: 200, json: #"{"transactionId": "x", "resu"#))
             let garbage = try #require(await ooto.outcome(photo, "identify").error)
             #expect(garbage.kind == "bad_response")
-            #expect(garbage.retryable)
+            #expect(garbage.isRetryable)
 
             let missing = try #require(await ooto.outcome(photo, "delete").error)
             #expect(missing.kind == "bad_params")

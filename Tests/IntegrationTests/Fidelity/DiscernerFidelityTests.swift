@@ -140,7 +140,7 @@ struct DiscernerFidelityTests {
         try await TestSimulator.with { simulator in
             let discerner = try SimulatedBackends.backend(DiscernerBackend.self, simulator)
             let refused = try #require(await discerner.outcome(Uploads.raw(large), "analyze").error)
-            #expect(refused.kind == "discerner_image_rejected" && !refused.retryable, "\(refused.message)")
+            #expect(refused.kind == "discerner_image_rejected" && !refused.isRetryable, "\(refused.message)")
             #expect(await simulator.stats.refusalCount("discerner.vision_rejected") == 1)
 
             let prepared = try ImagePreparer(policy: .discerner).prepare(large)
@@ -172,7 +172,7 @@ struct DiscernerFidelityTests {
             await simulator.scripted.enqueue("discerner.analyze", .init(status: 200, json:
                 #"{"success": true, "analysis_result": {"statusCode": 200, "body": {"analysis_complete": false}}}"#))
             let error = try #require(await discerner.outcome(try Uploads.photo(seed: 43), "analyze").error)
-            #expect(error.kind == "analysis_failed" && error.retryable)
+            #expect(error.kind == "analysis_failed" && error.isRetryable)
         }
     }
 }

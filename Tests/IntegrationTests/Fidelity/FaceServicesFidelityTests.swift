@@ -109,7 +109,7 @@ struct FaceServicesFidelityTests {
             let noFace = try #require(await ooto.outcome(Uploads.raw(try ImageFixtures.flat(width: 640, height: 480)), "identify").value)
             #expect(noFace.outcome == "no_face")
             let group = try #require(await ooto.outcome(Uploads.raw(try SampleImages.photo(width: 1200, height: 500, seed: 64)), "identify").error)
-            #expect(group.kind == "ooto_multiple_faces" && !group.retryable)
+            #expect(group.kind == "ooto_multiple_faces" && !group.isRetryable)
 
             await simulator.scripted.enqueue("ooto.delete", .init(status: 204, json: ""))
             let deleted = try #require(await ooto.outcome(Uploads.raw(Data()), "delete", params: #"{"templateId": "gone"}"#).value)
@@ -143,7 +143,7 @@ struct FaceServicesFidelityTests {
             let video = Uploads.raw(Uploads.video(seed: 3), contentType: "video/mp4", fileExtension: "mp4")
             let calls = await simulator.stats.callCount("unissey")
             let refused = try #require(await unissey.outcome(video, "analyze", params: #"{"injection_attack_detection": true}"#).error)
-            #expect(refused.kind == "unissey_iad_without_metadata" && !refused.retryable)
+            #expect(refused.kind == "unissey_iad_without_metadata" && !refused.isRetryable)
             #expect(refused.message.contains("selfie_metadata"))
             #expect(await simulator.stats.callCount("unissey") == calls, "nothing was sent")
 

@@ -97,7 +97,7 @@ struct ServiceAnswerTests {
             let padding = String(repeating: "x", count: 6 << 20)
             await simulator.scripted.enqueue("landmark.predict", .init(status: 200, json: #"{"predictions": [], "pad": "\#(padding)"}"#))
             let error = try #require(await landmark.outcome(try Uploads.photo(seed: 75), "predict").error)
-            #expect(error.kind == "response_too_large" && error.retryable, "\(error.message)")
+            #expect(error.kind == "response_too_large" && error.isRetryable, "\(error.message)")
         }
     }
 

@@ -68,7 +68,7 @@ struct DiscernerResponseTests {
     func notComplete(text: String) throws {
         let error = try #require(throws: BackendError.self) { try DiscernerResponse.map(Data(text.utf8)) }
         #expect(error.code == .analysisFailed)
-        #expect(error.retryable)
+        #expect(error.isRetryable)
     }
 
     @Test("garbage is a retryable bad_response with a readable message", arguments: [
@@ -78,7 +78,7 @@ struct DiscernerResponseTests {
     func garbage(text: String) throws {
         let error = try #require(throws: BackendError.self) { try DiscernerResponse.map(Data(text.utf8)) }
         #expect(error.code == .badResponse)
-        #expect(error.retryable)
+        #expect(error.isRetryable)
     }
 
     @Test("hostile values read as nothing: non-finite, out-of-range or huge numbers, enormous strings")
@@ -120,7 +120,7 @@ struct DiscernerResponseTests {
         let plain = #expect(throws: BackendError.self) {
             _ = try UploadGrant(url: "http://evil.example/x?X-Amz-SignedHeaders=host", imageKey: "k", bucket: "b", contentType: "image/jpg", allowHTTP: false)
         }
-        #expect(plain?.kind == "discerner_insecure_upload_url" && plain?.retryable == false)
+        #expect(plain?.kind == "discerner_insecure_upload_url" && plain?.isRetryable == false)
         #expect(throws: Never.self) {
             _ = try UploadGrant(url: "http://127.0.0.1:8080/b/k?X-Amz-SignedHeaders=host", imageKey: "k", bucket: "b", contentType: "image/jpg", allowHTTP: true)
         }

@@ -57,7 +57,7 @@ struct ImagePreparerTests {
     func badInput(data: Data, code: ImagingError.Code) throws {
         let error = try #require(throws: ImagingError.self) { try preparer.prepare(data) }
         #expect(error.code == code)
-        #expect(error.isPermanent)
+        #expect(error.isRetryable == false)
         #expect(!error.message.isEmpty)
     }
 
@@ -121,7 +121,7 @@ struct FilePreparationTests {
     func missingFile() {
         let error = #expect(throws: ImagingError.self) { try ImagePreparer(policy: .discerner).prepare(path: "/nonexistent/x.jpg") }
         #expect(error?.code == .fileNotFound)
-        #expect(error?.isPermanent == true)
+        #expect(error?.isRetryable == false)
     }
 }
 
