@@ -30,6 +30,8 @@ let package = Package(
         // Shims for what Swift cannot call: variadic functions.
         .target(name: "CVipsShim", dependencies: ["CVips"]),
         .target(name: "CCurlShim", dependencies: ["CCurl"]),
+        // Sample photos and test fixtures (discern samples, the tests): not the product's imaging.
+        .target(name: "CVipsSampleShim", dependencies: ["CVips"]),
 
         .target(name: "DedicatedThreads", swiftSettings: swiftSettings),
         .target(name: "Postgres", dependencies: ["CLibPQ", "DedicatedThreads"], swiftSettings: swiftSettings),
@@ -40,6 +42,13 @@ let package = Package(
         .target(name: "JobQueue", dependencies: ["Postgres", "SQLSchema", "AnalysisModel"], swiftSettings: swiftSettings),
         .target(name: "Imaging", dependencies: ["CVips", "CVipsShim", "DedicatedThreads"], swiftSettings: swiftSettings),
         .target(name: "CurlHTTP", dependencies: ["CCurl", "CCurlShim", "DedicatedThreads"], swiftSettings: swiftSettings),
+        // enqueue's own work: finding files under the path roots, hashing their content.
+        .target(
+            name: "Enqueueing",
+            dependencies: ["Imaging", "DedicatedThreads", .product(name: "Crypto", package: "swift-crypto")],
+            swiftSettings: swiftSettings
+        ),
+        .target(name: "SampleImages", dependencies: ["Imaging", "CVips", "CVipsShim", "CVipsSampleShim"], swiftSettings: swiftSettings),
         .target(
             name: "Backends",
             dependencies: [
@@ -55,6 +64,8 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"), .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "Hummingbird", package: "hummingbird"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -71,7 +82,7 @@ let package = Package(
         .executableTarget(
             name: "discern",
             dependencies: [
-                "Worker", "Simulator", "Backends", "CurlHTTP", "JobQueue", "Postgres", "Imaging",
+                "Worker", "Simulator", "Backends", "CurlHTTP", "JobQueue", "Postgres", "Imaging", "SampleImages", "Enqueueing",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
@@ -90,13 +101,13 @@ let package = Package(
 
         .testTarget(
             name: "UnitTests",
-            dependencies: ["Imaging", "Simulator", "CurlHTTP", "Backends", "JobQueue", "Postgres", "AnalysisModel"],
+            dependencies: ["Imaging", "Simulator", "CurlHTTP", "Backends", "JobQueue", "Postgres", "AnalysisModel", "SampleImages"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "IntegrationTests",
             dependencies: [
-                "Worker", "Simulator", "JobQueue", "Postgres", "CurlHTTP", "Imaging", "Backends", "SQLSchema", "AnalysisModel",
+                "Worker", "Simulator", "JobQueue", "Postgres", "CurlHTTP", "Imaging", "Backends", "SQLSchema", "AnalysisModel", "SampleImages",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import Worker
 
 @main
 struct Discern: AsyncParsableCommand {

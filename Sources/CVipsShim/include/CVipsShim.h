@@ -27,26 +27,8 @@ int cvipsshim_cast_uchar(VipsImage *in, VipsImage **out);
 int cvipsshim_resize(VipsImage *in, VipsImage **out, double scale);
 int cvipsshim_jpegsave_buffer(VipsImage *in, void **buffer, size_t *length, int quality);
 
-// Sample image generation (demo photos and test fixtures).
-int cvipsshim_perlin(VipsImage **out, int width, int height, int cell_size, int seed);
-int cvipsshim_gaussnoise(VipsImage **out, int width, int height, double mean, double sigma);
-int cvipsshim_bandjoin3(VipsImage *a, VipsImage *b, VipsImage *c, VipsImage **out);
-int cvipsshim_cast(VipsImage *in, VipsImage **out, VipsBandFormat format);
-int cvipsshim_copy_interpretation(VipsImage *in, VipsImage **out, VipsInterpretation interpretation);
-int cvipsshim_jpegsave_buffer_keep(VipsImage *in, void **buffer, size_t *length, int quality);
 
-// Saves in the format the suffix names (".webp", ".heic", ".gif", ".png", ...), metadata kept.
-int cvipsshim_save_buffer(VipsImage *in, const char *suffix, void **buffer, size_t *length);
-int cvipsshim_add(VipsImage *left, VipsImage *right, VipsImage **out);
-int cvipsshim_bandjoin2(VipsImage *a, VipsImage *b, VipsImage **out);
-int cvipsshim_black(VipsImage **out, int width, int height, int bands);
-int cvipsshim_rot(VipsImage *in, VipsImage **out, VipsAngle angle);
-int cvipsshim_flip(VipsImage *in, VipsImage **out, VipsDirection direction);
-int cvipsshim_colourspace(VipsImage *in, VipsImage **out, VipsInterpretation space);
-int cvipsshim_draw_rect(VipsImage *image, double ink, int left, int top, int width, int height);
 // The standard deviation of all pixels: how much an image shows (the simulator's "no face").
 int cvipsshim_deviate(VipsImage *in, double *deviation);
-// The mean of all bands over a rectangle, for checking pixels in tests.
-int cvipsshim_region_mean(VipsImage *in, int left, int top, int width, int height, double *mean);
 
 #endif

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Crypto
+import Enqueueing
 import Foundation
 import Imaging
 import JobQueue

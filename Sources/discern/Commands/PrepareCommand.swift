@@ -1,5 +1,6 @@
 import ArgumentParser
 import DedicatedThreads
+import Enqueueing
 import Foundation
 import Imaging
 

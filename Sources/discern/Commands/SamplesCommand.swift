@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Imaging
+import SampleImages
 
 struct SamplesCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

@@ -1,6 +1,7 @@
 import Backends
 import Foundation
 import Imaging
+import SampleImages
 import JobQueue
 import Logging
 import Postgres

@@ -2,6 +2,7 @@ import AnalysisModel
 import Backends
 import Foundation
 import Imaging
+import SampleImages
 import JobQueue
 import Simulator
 import Testing

@@ -1,5 +1,6 @@
 import Foundation
 import Imaging
+import SampleImages
 import JobQueue
 import Postgres
 

@@ -3,6 +3,7 @@ import Backends
 import CurlHTTP
 import Foundation
 import Imaging
+import SampleImages
 import JobQueue
 import Simulator
 import Testing

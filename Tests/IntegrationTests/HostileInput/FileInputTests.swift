@@ -1,6 +1,7 @@
 import Backends
 import Foundation
 import Imaging
+import SampleImages
 import JobQueue
 import Postgres
 import Simulator
@@ -151,8 +152,8 @@ struct FileInputTests {
         let facts = try ImageInspector.inspect(prepared.data)
         #expect(facts.width == 640 && facts.height == 480)
         let clean = try SampleImages.photo(width: 640, height: 480, seed: 85)
-        #expect(try ImageInspector.mean(of: prepared.data, left: 0, top: 0, width: 640, height: 480)
-                == ImageInspector.mean(of: clean, left: 0, top: 0, width: 640, height: 480), "the same pixels")
+        #expect(try PixelMeasure.mean(of: prepared.data, left: 0, top: 0, width: 640, height: 480)
+                == PixelMeasure.mean(of: clean, left: 0, top: 0, width: 640, height: 480), "the same pixels")
 
         var keep = ImagePolicy.discerner
         keep.keepMetadata = true

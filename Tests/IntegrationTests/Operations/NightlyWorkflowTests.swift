@@ -1,5 +1,6 @@
 import Foundation
 import Imaging
+import SampleImages
 import Postgres
 import Simulator
 import Testing

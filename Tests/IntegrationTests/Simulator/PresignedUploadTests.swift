@@ -2,6 +2,7 @@ import AnalysisModel
 import CurlHTTP
 import Foundation
 import Imaging
+import SampleImages
 import Simulator
 import Testing
 

@@ -1,4 +1,5 @@
 import AnalysisModel
+import SampleImages
 import CurlHTTP
 import Foundation
 import Testing

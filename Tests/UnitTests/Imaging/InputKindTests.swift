@@ -1,5 +1,6 @@
 import Foundation
 import Imaging
+import SampleImages
 import Testing
 
 @Suite("Image preparation: every input kind")
@@ -26,9 +27,9 @@ struct InputKindTests {
         #expect(prepared.width == 320 && prepared.height == 200, "upright is 320x200")
         let sent = try ImageInspector.inspect(prepared.data)
         #expect(sent.orientation == 1, "no orientation tag is left for a viewer to apply twice")
-        let topLeft = try ImageInspector.mean(of: prepared.data, left: 20, top: 20, width: 120, height: 60)
-        let topRight = try ImageInspector.mean(of: prepared.data, left: 180, top: 20, width: 120, height: 60)
-        let bottomLeft = try ImageInspector.mean(of: prepared.data, left: 20, top: 120, width: 120, height: 60)
+        let topLeft = try PixelMeasure.mean(of: prepared.data, left: 20, top: 20, width: 120, height: 60)
+        let topRight = try PixelMeasure.mean(of: prepared.data, left: 180, top: 20, width: 120, height: 60)
+        let bottomLeft = try PixelMeasure.mean(of: prepared.data, left: 20, top: 120, width: 120, height: 60)
         #expect(topLeft > 200, "the white quadrant is top left")
         #expect(topRight < 50 && bottomLeft < 50)
     }
@@ -58,7 +59,7 @@ struct InputKindTests {
         let prepared = try preparer.prepare(try ImageFixtures.transparentPNG(width: 200, height: 100))
         #expect(!prepared.passedThrough)
         #expect(try ImageInspector.inspect(prepared.data).bands == 3)
-        #expect(try ImageInspector.mean(of: prepared.data, left: 0, top: 0, width: 200, height: 100) > 250)
+        #expect(try PixelMeasure.mean(of: prepared.data, left: 0, top: 0, width: 200, height: 100) > 250)
     }
 
     @Test("a decompression bomb is refused from its header, before any decoding")

@@ -11,8 +11,8 @@ import Glibc
 /// buffers always mmapped, so returned to the system when freed) keep peak RSS close to what is
 /// really in use. Measured in bench/RESULTS.md (runtime section). `MALLOC_ARENA_MAX` and
 /// `MALLOC_MMAP_THRESHOLD_` in the environment still win.
-enum MemoryTuning {
-    static func apply() {
+public enum MemoryTuning {
+    public static func apply() {
         #if canImport(Glibc)
         let environment = ProcessInfo.processInfo.environment
         if environment["MALLOC_ARENA_MAX"] == nil { _ = glibcMallopt(mArenaMax, 2) }

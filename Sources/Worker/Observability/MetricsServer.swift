@@ -6,9 +6,9 @@ import NIOCore
 import Prometheus
 
 /// Serves the process's metrics in Prometheus' text format at `/metrics` (and `/healthz`).
-enum MetricsServer {
+public enum MetricsServer {
     /// Bootstraps swift-metrics with a Prometheus registry; call once per process.
-    static func bootstrap() -> PrometheusCollectorRegistry {
+    public static func bootstrap() -> PrometheusCollectorRegistry {
         let registry = PrometheusCollectorRegistry()
         var factory = PrometheusMetricsFactory(registry: registry)
         // Stage latencies span milliseconds (claims) to minutes (an analysis).
@@ -17,7 +17,7 @@ enum MetricsServer {
         return registry
     }
 
-    static func application(_ registry: PrometheusCollectorRegistry, host: String, port: Int, logger: Logger) -> some ApplicationProtocol {
+    public static func application(_ registry: PrometheusCollectorRegistry, host: String, port: Int, logger: Logger) -> some ApplicationProtocol {
         let router = Router()
         router.get("/metrics") { _, _ in
             Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],

@@ -3,13 +3,13 @@ import DedicatedThreads
 import Foundation
 
 /// SHA-256 of files, read in 1 MiB pieces on dedicated threads, several files at once.
-enum ContentHasher {
-    struct Problem: Error, CustomStringConvertible {
-        let description: String
+public enum ContentHasher {
+    public struct Problem: Error, CustomStringConvertible, Sendable {
+        public let description: String
     }
 
     /// Hex digests in the order of `paths`; `progress` is called with the count done so far.
-    static func sha256(_ paths: [String], threads: Int, progress: @escaping @Sendable (Int) -> Void) async throws -> [String] {
+    public static func sha256(_ paths: [String], threads: Int, progress: @escaping @Sendable (Int) -> Void) async throws -> [String] {
         let pool = ThreadPool(name: "discern-hash", threads: max(1, threads))
         defer { pool.shutdown() }
         let counter = Counter()

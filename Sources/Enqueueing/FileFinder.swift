@@ -1,4 +1,3 @@
-import ArgumentParser
 import Foundation
 import Imaging
 
@@ -12,32 +11,44 @@ import Imaging
 /// The workers' trust rule applies here too: only files that lie under the path roots once
 /// every symlink is resolved (`DISCERN_PATH_ROOTS`; without it, under the folders named) are
 /// enqueued, so a symlink in a photo folder cannot queue /etc/shadow.
-struct FileFinder {
-    static let imageExtensions: Set<String> = ["jpg", "jpeg", "png", "webp", "tif", "tiff", "heic", "heif", "gif"]
-    static let videoExtensions: Set<String> = ["mp4", "mov", "webm", "m4v"]
+public struct FileFinder {
+    public static let imageExtensions: Set<String> = ["jpg", "jpeg", "png", "webp", "tif", "tiff", "heic", "heif", "gif"]
+    public static let videoExtensions: Set<String> = ["mp4", "mov", "webm", "m4v"]
 
-    var extensions: Set<String> = Self.imageExtensions
-    var include: [String] = []
-    var exclude: [String] = []
+    public var extensions: Set<String> = Self.imageExtensions
+    public var include: [String] = []
+    public var exclude: [String] = []
     /// Where files may lie; nil: under the folders (or next to the files) named.
-    var roots: PathRoots?
+    public var roots: PathRoots?
 
-    func find(_ paths: [String]) throws -> [String] {
+    public init(extensions: Set<String> = Self.imageExtensions, include: [String] = [], exclude: [String] = [], roots: PathRoots? = nil) {
+        self.extensions = extensions
+        self.include = include
+        self.exclude = exclude
+        self.roots = roots
+    }
+
+    /// Why the paths given cannot be searched.
+    public struct Problem: Error, CustomStringConvertible, Sendable {
+        public let description: String
+    }
+
+    public func find(_ paths: [String]) throws -> [String] {
         var found: [String] = []
         let manager = FileManager.default
         for path in paths {
             let root = URL(fileURLWithPath: path).standardizedFileURL
             var isDirectory: ObjCBool = false
             guard manager.fileExists(atPath: root.path, isDirectory: &isDirectory) else {
-                throw ValidationError("\(path) does not exist")
+                throw Problem(description: "\(path) does not exist")
             }
             let allowed = try roots ?? PathRoots([isDirectory.boolValue ? root.path : root.deletingLastPathComponent().path])
             guard allowed.admitsLexically(root.path) else {
-                throw ValidationError("\(path) is not under the path roots (\(allowed.description))")
+                throw Problem(description: "\(path) is not under the path roots (\(allowed.description))")
             }
             guard isDirectory.boolValue else {
                 guard (try? allowed.open(root.path)).map(isMedia) == true else {
-                    throw ValidationError("\(path) is not \(extensions == Self.videoExtensions ? "a video" : "an image") discern can send (or not a regular file under the path roots)")
+                    throw Problem(description: "\(path) is not \(extensions == Self.videoExtensions ? "a video" : "an image") discern can send (or not a regular file under the path roots)")
                 }
                 if wanted(relative: root.lastPathComponent, name: root.lastPathComponent) { found.append(root.path) }
                 continue
