@@ -3,6 +3,7 @@ import Foundation
 import JobQueue
 import Logging
 import Postgres
+import Synchronization
 
 /// Rate limits shared by every worker process: a schedule per key in `discern.rate_limits`
 /// (sql/migrations/0005). Each call to a limited service reserves the next free moment of its
@@ -10,6 +11,8 @@ import Postgres
 public final class PostgresRateGate: RateGate {
     private let database: Database
     private let logger: Logger
+    /// Until when each key last made a call wait: what holds a run back, for the progress bar.
+    private let waitingUntil = Mutex<[String: ContinuousClock.Instant]>([:])
 
     public init(conninfo: String, logger: Logger) {
         self.database = Database(conninfo: conninfo, name: "discern-ratelimit")
@@ -35,6 +38,8 @@ public final class PostgresRateGate: RateGate {
                                retryable: true, retryAfterSeconds: wait)
         }
         WorkerMetrics.rateLimitWait(key: key, seconds: wait)
+        let until = ContinuousClock.now + .seconds(wait)
+        waitingUntil.withLock { $0[key] = max($0[key] ?? until, until) }
         do {
             try await Task.sleep(for: .seconds(wait))
         } catch {
@@ -43,6 +48,12 @@ public final class PostgresRateGate: RateGate {
     }
 
     static let maxWaitSeconds = 3600.0
+
+    /// The keys that made a call wait within the last `seconds` (or still do), most recent first.
+    public func limitingKeys(within seconds: Double = 3) -> [String] {
+        let since = ContinuousClock.now - .seconds(seconds)
+        return waitingUntil.withLock { $0.filter { $0.value > since }.sorted { $0.value > $1.value }.map(\.key) }
+    }
 
     public func rateLimited(_ key: String, retryAfterSeconds: Double?) async {
         do {

@@ -39,7 +39,7 @@ struct StatusCommand: AsyncParsableCommand {
     static func report(_ database: Database) async throws -> String {
         let report = try await database.withConnection { connection in
             StatusReport(
-                states: try connection.query("SELECT backend, state, jobs FROM discern.queue_depth ORDER BY backend, state"),
+                states: try QueueStatus.depth(connection),
                 batches: try connection.query("""
                     SELECT name, jobs, succeeded, dead, running, available, percent_done
                     FROM discern.batch_progress ORDER BY created_at DESC LIMIT 5
@@ -51,22 +51,29 @@ struct StatusCommand: AsyncParsableCommand {
                     """),
                 errors: try connection.query("""
                     SELECT backend, error_kind, jobs, example FROM discern.errors_by_kind ORDER BY jobs DESC LIMIT 10
-                    """))
+                    """),
+                workers: try connection.query("""
+                    SELECT id, array_to_string(backends, ',') AS backends, version,
+                           round(extract(epoch FROM now() - last_heartbeat_at))::int AS seen_seconds_ago,
+                           round(extract(epoch FROM now() - started_at) / 60)::int AS minutes_up
+                    FROM discern.live_workers ORDER BY started_at
+                    """),
+                unserved: try connection.query("SELECT backend, waiting FROM discern.unserved_backends ORDER BY backend"))
         }
         return try report.render()
     }
 }
 
 private struct StatusReport {
-    let states: Rows
+    let states: [QueueStatus.Depth]
     let batches: Rows
     let throughput: Rows
     let errors: Rows
+    let workers: Rows
+    let unserved: Rows
 
     func render() throws -> String {
-        var sections = [TextTable.render(headers: ["backend", "state", "jobs"], rows: try states.map {
-            [try $0.string("backend"), try $0.string("state"), try $0.string("jobs")]
-        })]
+        var sections = [TextTable.render(headers: ["backend", "state", "jobs"], rows: states.map { [$0.backend, $0.state, "\($0.jobs)"] })]
         if let row = throughput.first {
             sections.append("succeeded in the last minute: \(try row.int("last_minute")), in the last hour: \(try row.int("last_hour"))")
         }
@@ -84,6 +91,15 @@ private struct StatusReport {
                     [try row.string("backend"), try row.optionalString("error_kind") ?? "-", try row.string("jobs"),
                      String((try row.optionalString("example") ?? "").prefix(100))]
                 }))
+        }
+        sections.append(workers.count == 0 ? "live workers: none" : "live workers:\n" + TextTable.render(
+            headers: ["worker", "backends", "version", "heartbeat", "up"],
+            rows: try workers.map { row in
+                [try row.string("id"), try row.string("backends"), try row.string("version"),
+                 "\(try row.int("seen_seconds_ago")) s ago", "\(try row.int("minutes_up")) min"]
+            }))
+        for row in unserved {
+            sections.append("warning: \(try row.int("waiting")) \(try row.string("backend")) job(s) wait and no live worker serves that backend")
         }
         return sections.joined(separator: "\n\n")
     }

@@ -124,7 +124,8 @@ struct WorkCommand: AsyncParsableCommand {
             services.insert(.init(service: MetricsServer.application(registry, host: settings.metricsHost, port: port, logger: logger)), at: 0)
         }
         if drain && progress && ProgressDisplay.isTerminal {
-            services.append(.init(service: ProgressDisplay(runtime: runtime, conninfo: database.conninfo, backends: backends.map(\.name))))
+            services.append(.init(service: ProgressDisplay(runtime: runtime, gate: gate, conninfo: database.conninfo,
+                                                           backends: backends.map(\.name))))
         }
         // SIGINT/SIGTERM: stop claiming, let jobs in flight finish within the grace period; then
         // the group cancels what is left, which is handed back to the queue.

@@ -34,7 +34,7 @@ struct LogfmtHandler: LogHandler {
                                             "msg": String(event.message.description.prefix(8192))]
             for (key, value) in merged where object[key] == nil { object[key] = String(value.description.prefix(8192)) }
             let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data()
-            FileHandle.standardError.write(data + Data("\n".utf8))
+            StandardError.writeLine(String(decoding: data, as: UTF8.self))
             return
         }
         var fields = [
@@ -44,7 +44,7 @@ struct LogfmtHandler: LogHandler {
         for (key, value) in merged.sorted(by: { $0.key < $1.key }) {
             fields.append("\(key)=\(Self.quote(value.description))")
         }
-        FileHandle.standardError.write(Data((fields.joined(separator: " ") + "\n").utf8))
+        StandardError.writeLine(fields.joined(separator: " "))
     }
 
     /// One logfmt value: quoted when it must be, control characters escaped (a path or a

@@ -4,41 +4,50 @@ import Postgres
 import ServiceLifecycle
 import Worker
 
-/// A one-line progress bar on standard error for `discern work --drain` at a terminal:
-/// done out of total, rate, ETA. Total is what this worker finished plus what is still pending
-/// for its backends, so it grows when someone enqueues more.
+/// A one-line progress bar on standard error for `discern work --drain` at a terminal: done out
+/// of total, the rate over the last 30 s, ETA, and what holds the run back when it is a rate
+/// limit. Total is what this worker finished plus what is still pending for its backends, so it
+/// grows when someone enqueues more. Log lines clear it and it is drawn again below them.
 struct ProgressDisplay: Service {
     let runtime: WorkerRuntime
+    let gate: PostgresRateGate
     let conninfo: String
     let backends: [String]
 
     static var isTerminal: Bool { isatty(STDERR_FILENO) == 1 }
+    static let window: Duration = .seconds(30)
 
     func run() async throws {
         let database = Database(conninfo: conninfo, name: "discern-progress")
-        let started = ContinuousClock.now
-        var line = ""
+        var samples: [(at: ContinuousClock.Instant, done: Int)] = []
         while !Task.isCancelled && !Task.isShuttingDownGracefully {
             let progress = await runtime.summary()
             let backends = self.backends
             let pending = (try? await database.withConnection { try JobQueue.pendingWork($0, backends: backends) })
             let done = progress.succeeded + progress.dead
-            let total = done + (pending.map { $0.ready + $0.retrying + $0.running } ?? 0)
-            let elapsed = (ContinuousClock.now - started).components.seconds
-            line = Self.render(done: done, total: total, dead: progress.dead, elapsedSeconds: Double(max(elapsed, 1)))
-            FileHandle.standardError.write(Data(("\r" + line + "\u{1B}[K").utf8))
+            let now = ContinuousClock.now
+            samples.append((now, done))
+            // Keep the window, and always two samples to measure between.
+            while samples.count > 2, now - samples[0].at > Self.window { samples.removeFirst() }
+            let span = (now - samples[0].at).seconds
+            let rate = span > 0.5 ? Double(done - samples[0].done) / span : 0
+            StandardError.drawBar(Self.render(done: done, total: done + (pending.map { $0.ready + $0.retrying + $0.running } ?? 0),
+                                              dead: progress.dead, rate: rate, limitedBy: gate.limitingKeys()))
             try? await Task.sleep(for: .milliseconds(500))
         }
-        if !line.isEmpty { FileHandle.standardError.write(Data("\n".utf8)) }
+        StandardError.endBar()
     }
 
-    static func render(done: Int, total: Int, dead: Int, elapsedSeconds: Double) -> String {
+    static func render(done: Int, total: Int, dead: Int, rate: Double, limitedBy keys: [String]) -> String {
         let share = total > 0 ? Double(done) / Double(total) : 0
-        let bar = TerminalProgress.bar(share)
-        let rate = Double(done) / elapsedSeconds
-        let eta = rate > 0 ? Int(Double(total - done) / rate) : nil
-        let etaText = eta.map { String(format: "%d:%02d", $0 / 60, $0 % 60) } ?? "--:--"
-        return String(format: "[%@] %d/%d %3.0f%%  %.1f jobs/s  ETA %@%@", bar, done, total, share * 100, rate, etaText,
-                      dead > 0 ? "  dead \(dead)" : "")
+        let eta = rate > 0 ? Int((Double(total - done) / rate).rounded()) : nil
+        let etaText = eta.map { $0 < 360_000 ? String(format: "%d:%02d", $0 / 60, $0 % 60) : "--:--" } ?? "--:--"
+        let limits = keys.isEmpty ? "" : "  limited by \(keys.prefix(2).joined(separator: ", ")) (discern.rate_limits)"
+        return String(format: "[%@] %d/%d %3.0f%%  %.1f jobs/s  ETA %@", TerminalProgress.bar(share), done, total, share * 100, rate, etaText)
+            + (dead > 0 ? "  dead \(dead)" : "") + limits
     }
+}
+
+private extension Duration {
+    var seconds: Double { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
 }

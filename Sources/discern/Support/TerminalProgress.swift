@@ -1,12 +1,12 @@
 import Foundation
+import Synchronization
 
 /// A counter redrawn in place on standard error, only when it is a terminal.
-final class TerminalProgress: @unchecked Sendable {
+final class TerminalProgress: Sendable {
     private let label: String
     private let total: Int
     private let enabled = isatty(STDERR_FILENO) == 1
-    private let lock = NSLock()
-    private var lastDraw = ContinuousClock.now - .seconds(1)
+    private let lastDraw = Mutex(ContinuousClock.now - .seconds(1))
 
     init(label: String, total: Int) {
         self.label = label
@@ -15,13 +15,15 @@ final class TerminalProgress: @unchecked Sendable {
 
     func update(_ done: Int) {
         guard enabled else { return }
-        lock.withLock {
+        let due: Bool = lastDraw.withLock { last in
             let now = ContinuousClock.now
-            guard now - lastDraw > .milliseconds(100) || done == total else { return }
-            lastDraw = now
-            let share = total > 0 ? Double(done) / Double(total) : 1
-            FileHandle.standardError.write(Data("\r\(label) [\(Self.bar(share))] \(done)/\(total)\u{1B}[K".utf8))
+            guard now - last > .milliseconds(100) || done == total else { return false }
+            last = now
+            return true
         }
+        guard due else { return }
+        let share = total > 0 ? Double(done) / Double(total) : 1
+        StandardError.drawBar("\(label) [\(Self.bar(share))] \(done)/\(total)")
     }
 
     /// `#####-----`: `share` (0...1) of `width` characters filled.
@@ -32,6 +34,6 @@ final class TerminalProgress: @unchecked Sendable {
 
     func finish() {
         guard enabled else { return }
-        FileHandle.standardError.write(Data("\n".utf8))
+        StandardError.endBar()
     }
 }
