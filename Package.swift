@@ -7,6 +7,11 @@ let swiftSettings: [SwiftSetting] = [
     .enableUpcomingFeature("MemberImportVisibility"),
 ]
 
+let migrationFiles = [
+    "0001_initial_schema.sql", "0002_queue_operations.sql", "0003_backends_and_rate_limits.sql", "0004_leaner_completion.sql",
+    "0005_entities_and_spacing.sql", "0006_roles.sql", "0007_worker_registry.sql",
+]
+
 let package = Package(
     name: "discern",
     platforms: [.macOS(.v14)],
@@ -35,8 +40,14 @@ let package = Package(
 
         .target(name: "DedicatedThreads", swiftSettings: swiftSettings),
         .target(name: "Postgres", dependencies: ["CLibPQ", "DedicatedThreads"], swiftSettings: swiftSettings),
-        // The versioned SQL migrations live in sql/migrations; this target only ships them.
-        .target(name: "SQLSchema", path: "sql", resources: [.copy("migrations")], swiftSettings: swiftSettings),
+        // The versioned SQL migrations live in sql/migrations; this target compiles them into the
+        // binary (no resource bundle to ship beside it). A new migration is added here too; a test
+        // checks that every file in sql/migrations is.
+        .target(
+            name: "SQLSchema", path: "sql",
+            resources: migrationFiles.map { .embedInCode("migrations/\($0)") },
+            swiftSettings: swiftSettings
+        ),
         // What a service found: the vocabulary backends return and the queue stores.
         .target(name: "AnalysisModel", swiftSettings: swiftSettings),
         .target(name: "JobQueue", dependencies: ["Postgres", "SQLSchema", "AnalysisModel"], swiftSettings: swiftSettings),

@@ -1,7 +1,8 @@
 import Foundation
 
-/// The versioned migrations shipped in sql/migrations, in the order they apply.
-/// File names are `NNNN_description.sql`; NNNN is the version recorded once applied.
+/// The versioned migrations of sql/migrations, compiled into the binary (Package.swift embeds
+/// each file), so `discern migrate` needs nothing beside the executable. File names are
+/// `NNNN_description.sql`; NNNN is the version recorded once applied.
 public struct Migration: Sendable {
     public let version: Int
     public let name: String
@@ -9,19 +10,26 @@ public struct Migration: Sendable {
 }
 
 public enum Schema {
+    /// Each file with its embedded bytes. SwiftPM names the constant after the file, without
+    /// its first digit; `MigrationTests` checks that every file of sql/migrations is here.
+    private static let embedded: [(file: String, bytes: [UInt8])] = [
+        ("0001_initial_schema.sql", PackageResources._001_initial_schema_sql),
+        ("0002_queue_operations.sql", PackageResources._002_queue_operations_sql),
+        ("0003_backends_and_rate_limits.sql", PackageResources._003_backends_and_rate_limits_sql),
+        ("0004_leaner_completion.sql", PackageResources._004_leaner_completion_sql),
+        ("0005_entities_and_spacing.sql", PackageResources._005_entities_and_spacing_sql),
+        ("0006_roles.sql", PackageResources._006_roles_sql),
+        ("0007_worker_registry.sql", PackageResources._007_worker_registry_sql),
+    ]
+
     public static func migrations() throws -> [Migration] {
-        guard let folder = Bundle.module.url(forResource: "migrations", withExtension: nil) else {
-            throw CocoaError(.fileNoSuchFile, userInfo: [NSLocalizedDescriptionKey: "the migrations folder is missing from the discern bundle"])
-        }
-        let files = try FileManager.default.contentsOfDirectory(at: folder, includingPropertiesForKeys: nil)
-        return try files
-            .filter { $0.pathExtension == "sql" }
-            .compactMap { url -> Migration? in
-                let stem = url.deletingPathExtension().lastPathComponent
-                guard let underscore = stem.firstIndex(of: "_"), let version = Int(stem[..<underscore]) else { return nil }
-                return Migration(version: version, name: String(stem[stem.index(after: underscore)...]),
-                                 sql: try String(contentsOf: url, encoding: .utf8))
+        try embedded.map { file, bytes in
+            let stem = file.replacingOccurrences(of: ".sql", with: "")
+            guard let underscore = stem.firstIndex(of: "_"), let version = Int(stem[..<underscore]) else {
+                throw CocoaError(.fileReadCorruptFile, userInfo: [NSLocalizedDescriptionKey: "\(file) is not named NNNN_description.sql"])
             }
-            .sorted { $0.version < $1.version }
+            return Migration(version: version, name: String(stem[stem.index(after: underscore)...]),
+                             sql: String(decoding: bytes, as: UTF8.self))
+        }.sorted { $0.version < $1.version }
     }
 }

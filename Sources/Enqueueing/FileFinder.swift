@@ -73,8 +73,12 @@ public struct FileFinder {
         return extensions == Self.videoExtensions ? VideoContainer.sniff(head) != nil : ImageFormat.sniff(head) != nil
     }
 
-    private func wanted(relative: String, name: String) -> Bool {
-        func matches(_ pattern: String) -> Bool { fnmatch(pattern, relative, 0) == 0 || fnmatch(pattern, name, 0) == 0 }
+    /// A glob matches the relative path, the same path with a leading `/` (so `*/thumbs/*`
+    /// also takes a `thumbs/` right under the folder given), or the file name.
+    func wanted(relative: String, name: String) -> Bool {
+        func matches(_ pattern: String) -> Bool {
+            fnmatch(pattern, relative, 0) == 0 || fnmatch(pattern, "/" + relative, 0) == 0 || fnmatch(pattern, name, 0) == 0
+        }
         if !include.isEmpty && !include.contains(where: matches) { return false }
         return !exclude.contains(where: matches)
     }

@@ -46,4 +46,20 @@ public enum Migrator {
         }
         return newlyApplied
     }
+
+    /// Throws `schemaNotMigrated` unless every migration this binary knows is applied: a worker
+    /// checks once at start, so an unmigrated database is one clear line, not a failing loop.
+    /// A newer schema (a newer binary migrated) is fine: migrations only add.
+    public static func requireCurrent(_ connection: Connection) throws {
+        let known = try Schema.migrations().map(\.version)
+        let present = try connection.query("SELECT to_regclass('discern.schema_migrations') IS NOT NULL AS present").first?.bool("present") ?? false
+        guard present else {
+            throw QueueError(.schemaNotMigrated, "the database has no discern schema: run `discern migrate` (as the role that owns the database) first")
+        }
+        let applied = Set(try connection.query("SELECT version FROM discern.schema_migrations").map { try $0.int("version") })
+        let missing = known.filter { !applied.contains($0) }
+        guard missing.isEmpty else {
+            throw QueueError(.schemaNotMigrated, "the discern schema lacks migration(s) \(missing.map(String.init).joined(separator: ", ")) this binary needs: run `discern migrate` first")
+        }
+    }
 }

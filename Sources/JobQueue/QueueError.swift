@@ -8,6 +8,8 @@ public struct QueueError: Error, CustomStringConvertible, Sendable {
         public var description: String { rawValue }
 
         public static let migrationFailed = Code("migration_failed")
+        /// The database lacks the discern schema, or holds an older version than this binary.
+        public static let schemaNotMigrated = Code("schema_not_migrated")
     }
 
     public let code: Code

@@ -7,10 +7,16 @@ struct Discern: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "discern",
         abstract: "Batch image analysis: jobs in PostgreSQL, images prepared with libvips, results back in PostgreSQL.",
+        discussion: """
+            Exit status: 0 all good; 1 the run finished but some jobs are dead (work --drain); 64 a wrong flag, \
+            setting, configuration file or path; 69 PostgreSQL unreachable or not migrated; 70 an unexpected failure. \
+            Shell completions: discern --generate-completion-script bash|zsh|fish (docs/operations.md).
+            """,
         version: "0.9.0",
         subcommands: [
-            MigrateCommand.self, EnqueueCommand.self, WorkCommand.self, StatusCommand.self, ResultsCommand.self, ReportCommand.self,
-            PrepareCommand.self, PruneCommand.self, SimulateCommand.self, SamplesCommand.self,
+            MigrateCommand.self, EnqueueCommand.self, WorkCommand.self, StatusCommand.self, JobsCommand.self, RetryCommand.self,
+            CancelCommand.self, ResultsCommand.self, ReportCommand.self, PrepareCommand.self, PruneCommand.self,
+            SimulateCommand.self, SamplesCommand.self,
         ])
 }
 
@@ -27,11 +33,8 @@ extension Discern {
             } else {
                 try command.run()
             }
-        } catch let error as SettingError {
-            FileHandle.standardError.write(Data("error: \(TerminalText.safe(error.description))\n".utf8))
-            Foundation.exit(64)
         } catch {
-            exit(withError: error)
+            FailureExit.exit(for: error)
         }
     }
 }

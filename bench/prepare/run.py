@@ -117,8 +117,13 @@ def machine():
                 cpu = line.split(":", 1)[1].strip()
                 break
     memory = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**30
-    vips = run(["vips", "--version"]).stdout.strip()
-    import PIL
+    # pkg-config ships with libvips-dev (installed by scripts/install-deps.sh); the `vips` tool
+    # would need libvips-tools too.
+    vips = "libvips " + run(["pkg-config", "--modversion", "vips"]).stdout.strip()
+    try:
+        import PIL
+    except ImportError:
+        return f"{os.cpu_count()} cores ({cpu}), {memory:.0f} GiB, {platform.platform()}; {vips}"
     return f"{os.cpu_count()} cores ({cpu}), {memory:.0f} GiB, {platform.platform()}; {vips}; Pillow {PIL.__version__}"
 
 

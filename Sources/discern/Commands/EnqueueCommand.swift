@@ -20,8 +20,8 @@ struct EnqueueCommand: AsyncParsableCommand {
     @Argument(help: "Files or folders. Folders are searched recursively for .jpg .jpeg .png .webp .tif .tiff .heic .heif .gif files (for unissey: .mp4 .mov .webm .m4v).")
     var paths: [String]
 
-    @Option(help: "The analysis service: discerner, ooto, azure-face, landmark, unissey.")
-    var backend: String = "discerner"
+    @Option(help: "The analysis service.")
+    var backend: BackendChoice = .discerner
 
     @Option(help: "The backend's action (ooto: identify, enroll, delete; azure-face: identify, detect; landmark: predict). Default: the backend's main action.")
     var action: String = "analyze"
@@ -56,9 +56,6 @@ struct EnqueueCommand: AsyncParsableCommand {
         guard (-32768...32767).contains(priority) else { throw ValidationError("--priority must be from -32768 to 32767") }
         if let name = batch, !(1...200).contains(name.count) { throw ValidationError("--batch must be 1 to 200 characters") }
         guard (1...50).contains(action.count) else { throw ValidationError("--action must be 1 to 50 characters") }
-        guard ["discerner", "ooto", "azure-face", "landmark", "unissey"].contains(backend) else {
-            throw ValidationError("--backend must be one of discerner, ooto, azure-face, landmark, unissey")
-        }
         guard let object = try? JSONSerialization.jsonObject(with: Data(params.utf8)), object is [String: Any] else {
             throw ValidationError(#"--params must be a JSON object, e.g. '{"templateId": "t-1"}'"#)
         }
@@ -70,7 +67,7 @@ struct EnqueueCommand: AsyncParsableCommand {
         do { roots = rootList.isEmpty ? nil : try PathRoots(rootList.flatMap { $0.split(separator: ":").map(String.init) }) } catch {
             throw ValidationError(error.message)
         }
-        let finder = FileFinder(extensions: backend == "unissey" ? FileFinder.videoExtensions : FileFinder.imageExtensions,
+        let finder = FileFinder(extensions: backend == .unissey ? FileFinder.videoExtensions : FileFinder.imageExtensions,
                                 include: include, exclude: exclude, roots: roots)
         let paths = try finder.find(self.paths)
         guard !paths.isEmpty else {
@@ -84,7 +81,7 @@ struct EnqueueCommand: AsyncParsableCommand {
             let suffix = uniqueKeySuffix
             files = zip(paths, digests).map { EnqueuedFile(path: $0, uniqueKey: "sha256:\($1)\(suffix)") }
         }
-        let backend = self.backend, action = self.action, batch = self.batch, priority = self.priority, params = self.params
+        let backend = self.backend.rawValue, action = self.action, batch = self.batch, priority = self.priority, params = self.params
         let found = files.count, chosen = files
         let added = try await Database(conninfo: database.conninfo).withConnection { connection in
             try JobQueue.enqueue(connection, files: chosen, backend: backend, action: action, batch: batch, priority: priority, paramsJSON: params)
@@ -97,7 +94,7 @@ struct EnqueueCommand: AsyncParsableCommand {
     /// Backend, action and (when given) the params make a key: the same photo may be analysed
     /// by two services, or enrolled under two template ids.
     private var uniqueKeySuffix: String {
-        var suffix = ":\(backend):\(action)"
+        var suffix = ":\(backend.rawValue):\(action)"
         if params.trimmingCharacters(in: .whitespaces) != "{}" {
             suffix += ":" + SHA256.hash(data: Data(params.utf8)).prefix(8).map { String(format: "%02x", $0) }.joined()
         }

@@ -16,8 +16,8 @@ struct PrepareCommand: AsyncParsableCommand {
     @Option(name: .shortAndLong, help: "Write the prepared image here (a folder when preparing several).")
     var output: String?
 
-    @Option(help: "Whose policy: discerner, landmark, azure-face, ooto.")
-    var backend: String = "discerner"
+    @Option(help: "Whose image policy (unissey takes videos, sent as they are).")
+    var backend: ImageBackendChoice = .discerner
 
     @Option(help: "Override the policy's byte budget.")
     var maxBytes: Int?
@@ -39,7 +39,7 @@ struct PrepareCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        guard var policy = ImagePolicy.forBackend(backend) else {
+        guard var policy = ImagePolicy.forBackend(backend.rawValue) else {
             throw ValidationError("no image policy for backend '\(backend)' (discerner, landmark, azure-face, ooto)")
         }
         if let maxBytes {

@@ -14,14 +14,10 @@ struct ReportCommand: AsyncParsableCommand {
     var batch: String
 
     @Option(help: "markdown or json.")
-    var format: String = "markdown"
+    var format: ReportFormat = .markdown
 
     @Option(name: .shortAndLong, help: "Write the report to this file instead of standard output.")
     var output: String?
-
-    func validate() throws {
-        guard ["markdown", "json"].contains(format) else { throw ValidationError("--format must be markdown or json") }
-    }
 
     func run() async throws {
         let name = batch
@@ -32,7 +28,7 @@ struct ReportCommand: AsyncParsableCommand {
             throw ValidationError(problem.description)
         }
         let text: String
-        if format == "json" {
+        if format == .json {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
             encoder.keyEncodingStrategy = .convertToSnakeCase
@@ -98,4 +94,8 @@ enum MarkdownReport {
         let total = Int(seconds.rounded())
         return total >= 3600 ? "\(total / 3600) h \(total % 3600 / 60) min" : total >= 60 ? "\(total / 60) min \(total % 60) s" : "\(total) s"
     }
+}
+
+enum ReportFormat: String, CaseIterable, ExpressibleByArgument {
+    case markdown, json
 }

@@ -11,20 +11,46 @@ struct ResultsCommand: AsyncParsableCommand {
     var limit: Int = 20
 
     @Option(help: "Only this service's results.")
-    var backend: String?
+    var backend: BackendChoice?
+
+    @Option(help: "Only results of this batch.")
+    var batch: String?
+
+    @Option(help: "table or json (json adds every column a reader may see, identifiers and details included).")
+    var format: OutputFormat = .table
 
     func validate() throws {
         guard (1...10_000).contains(limit) else { throw ValidationError("--limit must be from 1 to 10000") }
     }
 
     func run() async throws {
-        let limit = self.limit, backend = self.backend
-        let rows = try await Database(conninfo: database.conninfo).withConnection { connection in
+        let parameters: [(any PostgresEncodable)?] = [limit, backend?.rawValue, batch]
+        let filter = """
+            FROM discern.results r LEFT JOIN discern.batches b ON b.id = r.batch_id
+            WHERE ($2::text IS NULL OR r.backend = $2) AND ($3::text IS NULL OR b.name = $3) ORDER BY r.id DESC LIMIT $1
+            """
+        let database = Database(conninfo: self.database.conninfo)
+        if format == .json {
+            // The reader role's columns (no raw answer): scripts may run as discern_reader.
+            let document = try await database.withConnection { connection in
+                try connection.query("""
+                    SELECT coalesce(json_agg(x), '[]') AS doc FROM (
+                        SELECT r.id, r.job_id, b.name AS batch, r.image_path, r.backend, r.action, r.outcome, r.subject_id,
+                               r.category, r.subcategory, r.operator, r.fleet_id, r.license_plate, r.confidence,
+                               r.text_identifiers, r.description, r.details, r.original_bytes, r.original_width, r.original_height,
+                               r.original_format, r.sent_bytes, r.sent_width, r.sent_height, r.sent_format, r.passed_through,
+                               r.prepare_ms, r.analyze_ms, r.created_at
+                        \(filter)) x
+                    """, parameters).first?.string("doc") ?? "[]"
+            }
+            return try JSONOutput.print(document)
+        }
+        let rows = try await database.withConnection { connection in
             try connection.query("""
-                SELECT job_id, image_path, backend, outcome, subject_id, category, operator, fleet_id, license_plate,
-                       to_char(confidence, 'FM0.000') AS confidence, original_bytes, sent_bytes, passed_through
-                FROM discern.results WHERE $2::text IS NULL OR backend = $2 ORDER BY id DESC LIMIT $1
-                """, [limit, backend])
+                SELECT r.job_id, r.image_path, r.backend, r.outcome, r.subject_id, r.category, r.operator, r.fleet_id, r.license_plate,
+                       to_char(r.confidence, 'FM0.000') AS confidence, r.original_bytes, r.sent_bytes, r.passed_through
+                \(filter)
+                """, parameters)
         }
         let table = try rows.map { row -> [String] in
             [

@@ -12,15 +12,20 @@ struct StatusCommand: AsyncParsableCommand {
     @Flag(help: "Redraw every --interval seconds until interrupted, like watch(1).")
     var watch = false
 
-    @Option(help: "Seconds between redraws with --watch.")
+    @Option(help: "Seconds between redraws with --watch, 0.5-3600.")
     var interval: Double = 2
+
+    @Option(help: "table or json (one document: states, throughput, batches, dead jobs by kind, workers).")
+    var format: OutputFormat = .table
 
     func validate() throws {
         guard interval.isFinite, (0.5...3600).contains(interval) else { throw ValidationError("--interval must be from 0.5 to 3600 seconds") }
+        guard !(watch && format == .json) else { throw ValidationError("--watch redraws a table; with --format json, call status repeatedly") }
     }
 
     func run() async throws {
         let database = Database(conninfo: self.database.conninfo)
+        if format == .json { return try JSONOutput.print(try await Self.document(database)) }
         guard watch else { return print(try await Self.report(database)) }
         while !Task.isCancelled {
             let text: String
@@ -33,6 +38,31 @@ struct StatusCommand: AsyncParsableCommand {
             // Home, clear screen, then the report: one steady picture, no scrolling.
             print("\u{1B}[H\u{1B}[2Jdiscern status, every \(interval) s — \(stamp) (Ctrl-C to stop)\n\n" + text)
             try await Task.sleep(for: .seconds(max(0.2, interval)))
+        }
+    }
+
+    /// The same facts as the table, built by PostgreSQL as one JSON document.
+    static func document(_ database: Database) async throws -> String {
+        try await database.withConnection { connection in
+            try connection.query("""
+                SELECT json_build_object(
+                    'states', (SELECT coalesce(json_agg(x ORDER BY x.backend, x.state), '[]')
+                               FROM (SELECT backend, state, jobs FROM discern.queue_depth) x),
+                    'succeeded_last_minute', (SELECT count(*) FROM discern.jobs
+                                              WHERE state = 'succeeded' AND finished_at > now() - interval '1 minute'),
+                    'succeeded_last_hour', (SELECT count(*) FROM discern.jobs
+                                            WHERE state = 'succeeded' AND finished_at > now() - interval '1 hour'),
+                    'batches', (SELECT coalesce(json_agg(x), '[]') FROM (
+                                    SELECT name, jobs, succeeded, dead, running, available, percent_done, created_at
+                                    FROM discern.batch_progress ORDER BY created_at DESC LIMIT 5) x),
+                    'dead_by_kind', (SELECT coalesce(json_agg(x), '[]') FROM (
+                                    SELECT backend, error_kind, jobs, example FROM discern.errors_by_kind ORDER BY jobs DESC LIMIT 10) x),
+                    'live_workers', (SELECT coalesce(json_agg(x), '[]') FROM (
+                                    SELECT id, backends, version, started_at, last_heartbeat_at FROM discern.live_workers ORDER BY started_at) x),
+                    'unserved_backends', (SELECT coalesce(json_agg(x), '[]') FROM (
+                                    SELECT backend, waiting FROM discern.unserved_backends ORDER BY backend) x)
+                ) AS doc
+                """).first?.string("doc") ?? "{}"
         }
     }
 

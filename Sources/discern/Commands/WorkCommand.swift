@@ -4,6 +4,8 @@ import CurlHTTP
 import Foundation
 import Imaging
 import Logging
+import JobQueue
+import Postgres
 import ServiceLifecycle
 import UnixSignals
 import Worker
@@ -103,6 +105,10 @@ struct WorkCommand: AsyncParsableCommand {
         guard !environment.configuredBackendNames.isEmpty else {
             throw SettingError("no backend is configured: set --discerner-url or DISCERN_DISCERNER_URL (other services: see docs/backends.md)")
         }
+        // One look before anything starts: a wrong URL or an unmigrated database is one clear
+        // line and exit 69 now, not retries that look like progress (the loops retry later
+        // failures, which are transient by then).
+        try await Database(conninfo: database.conninfo, name: "discern-preflight").withConnection { try Migrator.requireCurrent($0) }
         let gate = PostgresRateGate(conninfo: database.conninfo, logger: logger)
         let backends: [any AnalysisBackend]
         do {
@@ -136,5 +142,8 @@ struct WorkCommand: AsyncParsableCommand {
         let result = await runtime.summary()
         print("succeeded: \(result.succeeded)  dead: \(result.dead)  retry scheduled: \(result.retryScheduled)  lease lost: \(result.leaseLost)"
               + (result.handedBack > 0 ? "  handed back: \(result.handedBack)" : ""))
+        // A drained run is a batch job: its exit status tells a script or systemd whether
+        // everything went through (`discern jobs --state dead` lists what did not).
+        if drain && result.dead > 0 { throw ExitCode(ExitStatus.someJobsDead) }
     }
 }

@@ -8,6 +8,13 @@ struct DatabaseOptions: ParsableArguments {
             help: "PostgreSQL URL or key=value conninfo. Default: $DISCERN_DATABASE_URL, else libpq's PGHOST, PGPORT, PGUSER, PGDATABASE, PGPASSWORD.")
     var databaseURL: String?
 
+    // Read before parsing by ConfigurationFile (so the file can set every default); declared
+    // here only so `--help` shows it.
+    @Option(name: .customLong("config"),
+            help: ArgumentHelp("Read NAME=value settings (DISCERN_*, PG*) from this file; flags and the environment win. Default: $DISCERN_CONFIG.",
+                               valueName: "file"))
+    var configFile: String?
+
     var conninfo: String {
         databaseURL ?? ProcessInfo.processInfo.environment["DISCERN_DATABASE_URL"] ?? ""
     }

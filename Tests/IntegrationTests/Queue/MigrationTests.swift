@@ -1,3 +1,4 @@
+import Foundation
 import JobQueue
 import Postgres
 import SQLSchema
@@ -33,6 +34,31 @@ struct MigrationTests {
                 return try await group.reduce(into: []) { $0 += $1 }
             }
             #expect(applied == (try Schema.migrations().map(\.version)))
+        }
+    }
+
+    @Test("every file in sql/migrations is compiled into the binary, byte for byte")
+    func everyMigrationEmbedded() throws {
+        let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("sql/migrations")
+        let files = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasSuffix(".sql") }.sorted()
+        let embedded = try Schema.migrations()
+        #expect(embedded.map { String(format: "%04d_%@.sql", $0.version, $0.name) } == files)
+        for (file, migration) in zip(files, embedded) {
+            #expect(migration.sql == (try String(contentsOf: folder.appendingPathComponent(file), encoding: .utf8)), "\(file)")
+        }
+    }
+
+    @Test("the binary alone migrates: no resource bundle beside it")
+    func binaryAloneMigrates() async throws {
+        try await TestDatabase.with(migrated: false) { conninfo in
+            let folder = FileManager.default.temporaryDirectory.appendingPathComponent("discern-alone-\(UUID().uuidString.prefix(8))")
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(at: folder) }
+            let copy = folder.appendingPathComponent("discern")
+            try FileManager.default.copyItem(at: try WorkerProcess.binary, to: copy)
+            let output = try await Subprocess.run(copy.path, ["migrate", "--database-url", conninfo])
+            #expect(output.contains("applied migrations: 1, 2, 3, 4, 5, 6, 7"), "\(output)")
         }
     }
 

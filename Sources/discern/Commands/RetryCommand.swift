@@ -1,0 +1,75 @@
+import ArgumentParser
+import JobQueue
+import Postgres
+
+/// The filters retry and cancel share: job ids, or a batch, an error kind, a backend.
+struct JobSelectionOptions: ParsableArguments {
+    @Argument(help: "Job ids (as `discern jobs` shows them).")
+    var ids: [Int64] = []
+
+    @Option(help: "Only jobs of this batch.")
+    var batch: String?
+
+    @Option(help: "Only jobs whose last error is of this kind (as `discern status` lists them), e.g. discerner_timeout.")
+    var kind: String?
+
+    @Option(help: "Only jobs of this service.")
+    var backend: BackendChoice?
+
+    var selection: JobControl.Selection {
+        JobControl.Selection(ids: ids, batch: batch, errorKind: kind, backend: backend?.rawValue)
+    }
+
+    func validate() throws {
+        guard !selection.isEmpty else { throw ValidationError("name job ids, or choose jobs with --batch, --kind or --backend") }
+        guard ids.allSatisfy({ $0 > 0 }) else { throw ValidationError("job ids are positive whole numbers") }
+    }
+
+    /// "left alone: 3 succeeded, 1 running" for the states an operation did not touch.
+    static func leftAlone(_ states: [String: Int], touchable: Set<String>) -> String? {
+        let rest = states.filter { !touchable.contains($0.key) && $0.value > 0 }.sorted { $0.key < $1.key }
+        return rest.isEmpty ? nil : "left alone: " + rest.map { "\($0.value) \($0.key)" }.joined(separator: ", ")
+    }
+}
+
+struct RetryCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "retry",
+        abstract: "Put dead jobs back in the queue with a fresh set of attempts (cancelled ones too, when named by id).",
+        discussion: "Their error history is kept (discern jobs show ID). Examples: discern retry 41 42; discern retry --batch nightly-2026-11-22 --kind discerner_timeout")
+
+    @OptionGroup var database: DatabaseOptions
+    @OptionGroup var select: JobSelectionOptions
+
+    func run() async throws {
+        let selection = select.selection
+        let (retried, states) = try await Database(conninfo: database.conninfo).withConnection { connection in
+            try connection.transaction { connection in
+                (try JobControl.retry(connection, selection), try JobControl.states(connection, selection))
+            }
+        }
+        print("re-queued \(retried) job(s)")
+        if let rest = JobSelectionOptions.leftAlone(states, touchable: ["available"]) { print(rest) }
+    }
+}
+
+struct CancelCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "cancel",
+        abstract: "Cancel jobs that have not finished; a worker running one drops its work.",
+        discussion: "Examples: discern cancel 41; discern cancel --batch nightly-2026-11-22 --backend ooto. Undo with discern retry ID.")
+
+    @OptionGroup var database: DatabaseOptions
+    @OptionGroup var select: JobSelectionOptions
+
+    func run() async throws {
+        let selection = select.selection
+        let (cancelled, states) = try await Database(conninfo: database.conninfo).withConnection { connection in
+            try connection.transaction { connection in
+                (try JobControl.cancel(connection, selection), try JobControl.states(connection, selection))
+            }
+        }
+        print("cancelled \(cancelled) job(s)")
+        if let rest = JobSelectionOptions.leftAlone(states, touchable: ["cancelled"]) { print(rest) }
+    }
+}

@@ -1,0 +1,22 @@
+import ArgumentParser
+
+/// The services a job can name. `ExpressibleByArgument` + `CaseIterable` make `--help` list the
+/// values and shell completions offer them.
+enum BackendChoice: String, CaseIterable, ExpressibleByArgument, Sendable {
+    case discerner, ooto, azureFace = "azure-face", landmark, unissey
+}
+
+/// The services that take images, so have an image policy.
+enum ImageBackendChoice: String, CaseIterable, ExpressibleByArgument, Sendable {
+    case discerner, ooto, azureFace = "azure-face", landmark
+}
+
+/// How a listing command prints: an aligned table for people, JSON for scripts.
+enum OutputFormat: String, CaseIterable, ExpressibleByArgument, Sendable {
+    case table, json
+}
+
+/// The job states of discern.jobs.
+enum JobStateChoice: String, CaseIterable, ExpressibleByArgument, Sendable {
+    case available, running, succeeded, dead, cancelled
+}
