@@ -3,8 +3,9 @@
 # Needs root (or sudo) on Debian/Ubuntu; elsewhere it says what to install and carries on.
 set -euo pipefail
 
-# systemd only for `systemd-analyze verify` of deploy/systemd in the tests.
-packages=(libvips-dev libpq-dev libcurl4-openssl-dev postgresql postgresql-contrib pkg-config python3 python3-pip systemd)
+# systemd only for `systemd-analyze` of deploy/systemd in the tests; prometheus (with promtool)
+# for the alerting rules and a real scrape of a worker and the monitor.
+packages=(libvips-dev libpq-dev libcurl4-openssl-dev postgresql postgresql-contrib pkg-config python3 python3-pip systemd prometheus)
 missing=()
 for package in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")

@@ -4,6 +4,7 @@
 #   scripts/postgres.sh stop DIR    stop it
 #   scripts/postgres.sh url DIR     print the URL of a running cluster
 #   scripts/postgres.sh restart DIR [fast|immediate]   restart on the same port (chaos tests)
+#   scripts/postgres.sh resume DIR  start a stopped cluster again on its earlier port (outage tests)
 # As root the cluster runs as the 'postgres' user (initdb refuses root); when that user cannot
 # reach DIR (say under /root), the data lives in /tmp/discern-pg-<hash> and DIR points there.
 set -euo pipefail
@@ -55,11 +56,17 @@ restart)
     # Same port and options (pg_ctl keeps them in postmaster.opts); -m immediate is a crash.
     run_as_owner "$pgbin/pg_ctl" -D "$data" -m "${3:-fast}" -w -t 60 restart >/dev/null
     ;;
+resume)
+    port=$(sed -E 's#.*:([0-9]+)/.*#\1#' "$dir/url")
+    run_as_owner "$pgbin/pg_ctl" -D "$data" -l "$data/server.log" -w -t 60 \
+        -o "-p $port -k $data -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=200" start >/dev/null \
+        || { tail -n 20 "$data/server.log" >&2; exit 1; }
+    ;;
 url)
     cat "$dir/url"
     ;;
 *)
-    echo "usage: postgres.sh start|stop|url DIR" >&2
+    echo "usage: postgres.sh start|stop|restart|resume|url DIR" >&2
     exit 2
     ;;
 esac

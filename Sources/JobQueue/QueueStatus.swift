@@ -14,3 +14,48 @@ public enum QueueStatus {
         }
     }
 }
+
+extension QueueStatus {
+    /// One backend's queue as the monitor exports it: what waits, what runs, what finished in
+    /// the last 10 minutes, and who serves it. Every backend appears, at zero when idle, so an
+    /// alert never meets a missing series.
+    public struct Overview: Sendable, Equatable {
+        public let backend: String
+        public let waiting: Int
+        public let scheduled: Int
+        public let running: Int
+        public let oldestWaitingSeconds: Double
+        public let succeededRecently: Int
+        public let deadRecently: Int
+        public let liveWorkers: Int
+    }
+
+    public static let backends = ["discerner", "ooto", "azure-face", "landmark", "unissey"]
+
+    /// Reads only the claimable and running partial indexes, the finished_at index for the last
+    /// 10 minutes and the worker registry: cheap on a table of millions of finished jobs.
+    public static func overview(_ connection: Connection) throws -> [Overview] {
+        try connection.query("""
+            WITH waiting AS (
+                SELECT backend, count(*) FILTER (WHERE run_at <= now()) AS waiting, count(*) FILTER (WHERE run_at > now()) AS scheduled,
+                       extract(epoch FROM now() - min(run_at) FILTER (WHERE run_at <= now())) AS oldest
+                FROM discern.jobs WHERE state = 'available' GROUP BY backend),
+            running AS (SELECT backend, count(*) AS running FROM discern.jobs WHERE state = 'running' GROUP BY backend),
+            recent AS (
+                SELECT backend, count(*) FILTER (WHERE state = 'succeeded') AS succeeded, count(*) FILTER (WHERE state = 'dead') AS dead
+                FROM discern.jobs WHERE finished_at > now() - interval '10 minutes' GROUP BY backend),
+            live AS (SELECT unnest(backends) AS backend, count(*) AS workers FROM discern.live_workers GROUP BY 1)
+            SELECT b.backend, coalesce(w.waiting, 0) AS waiting, coalesce(w.scheduled, 0) AS scheduled,
+                   coalesce(r.running, 0) AS running, coalesce(w.oldest, 0)::float8 AS oldest,
+                   coalesce(f.succeeded, 0) AS succeeded, coalesce(f.dead, 0) AS dead, coalesce(l.workers, 0) AS workers
+            FROM unnest($1::text[]) AS b(backend)
+            LEFT JOIN waiting w USING (backend) LEFT JOIN running r USING (backend)
+            LEFT JOIN recent f USING (backend) LEFT JOIN live l USING (backend)
+            ORDER BY b.backend
+            """, [backends]).map { row in
+            Overview(backend: try row.string("backend"), waiting: try row.int("waiting"), scheduled: try row.int("scheduled"),
+                     running: try row.int("running"), oldestWaitingSeconds: try row.optionalDouble("oldest") ?? 0,
+                     succeededRecently: try row.int("succeeded"), deadRecently: try row.int("dead"), liveWorkers: try row.int("workers"))
+        }
+    }
+}

@@ -30,6 +30,7 @@ struct OutcomeWriter: Sendable {
             return Dictionary(uniqueKeysWithValues: results.map { ($0.job.id, stored.contains($0.job.id) ? .stored : .leaseLost) })
         } catch let error as PostgresError where error.isDataError {
             guard results.count > 1 else {
+                WorkerMetrics.resultWriteFailed(reason: "refused")
                 let message = "PostgreSQL refused this job's result (\(error.sqlState ?? "no SQLSTATE")): \(error.message.prefix(500))"
                 return [results[0].job.id: .refused(JobFailure(kind: "result_unstorable", message: message, retryable: false))]
             }
@@ -38,6 +39,7 @@ struct OutcomeWriter: Sendable {
             for result in results { written.merge(await complete([result])) { $1 } }
             return written
         } catch {
+            WorkerMetrics.resultWriteFailed(reason: "database", count: results.count)
             logger.error("could not write results; their jobs run again when the leases expire", metadata: ["error": "\(error)"])
             return [:]
         }
@@ -52,6 +54,7 @@ struct OutcomeWriter: Sendable {
             }
             return switch state { case .dead: .dead; case .leaseLost: .leaseLost; case .retryScheduled: .retryScheduled }
         } catch {
+            WorkerMetrics.resultWriteFailed(reason: "database")
             logger.error("could not record a failure; the job runs again when its lease expires", metadata: ["job": "\(job.id)", "error": "\(error)"])
             return .notRecorded
         }

@@ -13,6 +13,7 @@ struct Heartbeat: Service {
     let leaseSeconds: Double
     let inFlight: InFlight
     let abandonments: Abandonments
+    let health: Health
     let logger: Logger
 
     func run() async {
@@ -21,10 +22,13 @@ struct Heartbeat: Service {
             try await Retrying.database(logger: logger, "register the worker") {
                 try await self.database.withConnection { try WorkerRegistry.register($0, entry) }
             }
+            health.databaseReached()
         } catch {
+            health.databaseFailed()
             logger.warning("could not register the worker; it works unregistered", metadata: ["error": "\(error)"])
         }
         while !Task.isShuttingDownGracefully && !Task.isCancelled {
+            health.loopTurned()
             await pause(seconds: entry.heartbeatSeconds)
             await beat()
         }
@@ -37,6 +41,7 @@ struct Heartbeat: Service {
             let kept = try await database.withConnection {
                 try WorkerRegistry.heartbeat($0, workerID: workerID, jobIDs: ids, leaseSeconds: lease)
             }
+            health.databaseReached()
             // Jobs finished meanwhile are not lost; only those still held are.
             let held = Set(await inFlight.ids)
             let lost = Set(ids).subtracting(kept).intersection(held).sorted()
@@ -45,6 +50,7 @@ struct Heartbeat: Service {
                 abandonments.abandon(lost)
             }
         } catch {
+            health.databaseFailed()
             logger.warning("heartbeat failed; will try again", metadata: ["error": "\(error)"])
         }
     }

@@ -40,4 +40,9 @@ enum WorkerMetrics {
         Metrics.Timer(label: "discern_rate_limit_wait_seconds", dimensions: [("key", key)])
             .recordNanoseconds(Int64(min(max(seconds, 0), 1e6) * 1e9))
     }
+
+    /// reason: refused (PostgreSQL refused the data) or database (connection or server trouble).
+    static func resultWriteFailed(reason: String, count: Int = 1) {
+        Counter(label: "discern_result_write_failures_total", dimensions: [("reason", reason)]).increment(by: count)
+    }
 }

@@ -14,9 +14,12 @@ struct Producer: Service {
     let inFlight: InFlight
     let outbox: Mailbox<Job>
     let wakeup: Wakeup
+    let health: Health
     let logger: Logger
 
     func run() async throws {
+        // Not ready from the moment claiming stops, whatever stopped it.
+        defer { health.shuttingDown() }
         let listener = NotificationListener(conninfo: claims.conninfo, channel: "discern_jobs") { [wakeup] in wakeup.signal() }
         defer { listener.stop() }
         // However it ends, the executor learns there will be no more.

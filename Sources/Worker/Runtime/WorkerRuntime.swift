@@ -20,6 +20,8 @@ import UnixSignals
 /// cancels: calls in flight are aborted, and the completer hands their jobs back.
 public final class WorkerRuntime: Sendable {
     public let configuration: WorkerConfiguration
+    /// What `/healthz` and `/readyz` answer.
+    public let health: Health
     private let tally = Tally()
     private let pool: ThreadPool
     private let parts: Parts
@@ -35,6 +37,10 @@ public final class WorkerRuntime: Sendable {
 
     public init(conninfo: String, backends: [any AnalysisBackend], configuration: WorkerConfiguration, logger: Logger) {
         self.configuration = configuration
+        // Series an alert watches exist from the start, at zero: increase() needs a first sample.
+        for reason in ["refused", "database"] { WorkerMetrics.resultWriteFailed(reason: reason, count: 0) }
+        let health = Health(heartbeatSeconds: configuration.heartbeatSeconds)
+        self.health = health
         let pool = ThreadPool(name: "discern-prepare", threads: configuration.prepareThreads, onThreadExit: Vips.threadShutdown)
         self.pool = pool
         let wakeup = Wakeup(), abandonments = Abandonments()
@@ -57,10 +63,10 @@ public final class WorkerRuntime: Sendable {
                                                                         backoff: configuration.backoff, logger: logger),
                                  inFlight: inFlight, tally: tally, maxBatch: configuration.completionBatchSize, logger: logger),
             heartbeat: Heartbeat(database: upkeep, entry: entry, leaseSeconds: configuration.leaseSeconds, inFlight: inFlight,
-                                 abandonments: abandonments, logger: logger),
+                                 abandonments: abandonments, health: health, logger: logger),
             executor: Executor(inbox: jobs, outbox: outcomes, execution: execution, abandonments: abandonments),
             producer: Producer(claims: claims, configuration: configuration, backends: names, inFlight: inFlight, outbox: jobs,
-                               wakeup: wakeup, logger: logger),
+                               wakeup: wakeup, health: health, logger: logger),
             rescuer: Rescuer(database: upkeep, intervalSeconds: configuration.heartbeatSeconds, logger: logger),
             sampler: DepthSampler(database: upkeep))
         logger.info("worker ready", metadata: [

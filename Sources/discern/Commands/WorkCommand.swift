@@ -21,6 +21,10 @@ struct WorkCommand: AsyncParsableCommand {
     @Flag(help: "Exit when no job is left to claim, retry or finish.")
     var drain = false
 
+    @Option(name: .customLong("backend"),
+            help: "Serve only this service (repeatable), e.g. one Deployment per service. Default: $DISCERN_BACKENDS (comma-separated), else every service configured.")
+    var servedBackends: [BackendChoice] = []
+
     @Option(name: .customLong("path-root"),
             help: "A folder job files may be read from (repeatable). Default: $DISCERN_PATH_ROOTS (folders separated by ':'). Required: nothing outside is opened.")
     var pathRoots: [String] = []
@@ -58,47 +62,10 @@ struct WorkCommand: AsyncParsableCommand {
     @Flag(inversion: .prefixedNo, help: "With --drain at a terminal, show a progress bar with rate and ETA.")
     var progress = true
 
-    /// Every setting, checked once: flags, then the environment, then the defaults.
-    struct Settings {
-        var roots: PathRoots
-        var concurrency: Int
-        var prepareThreads: Int
-        var maxMBInFlight: Int
-        var leaseSeconds: Double
-        var graceSeconds: Double
-        var pollSeconds: Double
-        var truncatedRetrySeconds: Double
-        var metricsPort: Int?
-        var metricsHost: String
-    }
-
-    func settings() throws -> Settings {
-        let rootList = pathRoots.isEmpty ? (Setting.present("DISCERN_PATH_ROOTS").map { [$0] } ?? []) : pathRoots
-        guard !rootList.isEmpty else {
-            throw SettingError("set the folders job files may be read from: --path-root /photos (repeatable) or DISCERN_PATH_ROOTS=/photos:/archive")
-        }
-        let roots: PathRoots
-        do { roots = try PathRoots(rootList.flatMap { $0.split(separator: ":").map(String.init) }) } catch { throw SettingError(error.message) }
-        let port: Int? = metricsPort != nil || Setting.present("DISCERN_METRICS_PORT") != nil
-            ? try Setting.integer(metricsPort, "metrics-port", env: "DISCERN_METRICS_PORT", default: 0, in: 0...65535) : nil
-        return Settings(
-            roots: roots,
-            concurrency: try Setting.integer(concurrency, "concurrency", env: "DISCERN_CONCURRENCY", default: 16, in: 1...1024),
-            prepareThreads: try Setting.integer(prepareThreads, "prepare-threads", env: "DISCERN_PREPARE_THREADS",
-                                                default: ProcessInfo.processInfo.activeProcessorCount, in: 1...256),
-            maxMBInFlight: try Setting.integer(maxMBInFlight, "max-mb-in-flight", env: "DISCERN_MAX_MB_IN_FLIGHT", default: 64, in: 1...65536),
-            leaseSeconds: try Setting.number(leaseSeconds, "lease-seconds", env: "DISCERN_LEASE_SECONDS", default: 30, in: 1...3600),
-            graceSeconds: try Setting.number(graceSeconds, "grace-seconds", env: "DISCERN_GRACE_SECONDS", default: 30, in: 0...3600),
-            pollSeconds: try Setting.number(pollSeconds, "poll-seconds", env: "DISCERN_POLL_SECONDS", default: 5, in: 0.05...3600),
-            truncatedRetrySeconds: try Setting.number(truncatedRetrySeconds, "truncated-retry-seconds", default: 300, in: 1...86400),
-            metricsPort: port,
-            metricsHost: metricsHost ?? Setting.present("DISCERN_METRICS_HOST") ?? "127.0.0.1")
-    }
-
     func run() async throws {
         let settings = try self.settings()
         let logger = logging.makeLogger("discern.worker")
-        let registry = settings.metricsPort != nil ? MetricsServer.bootstrap() : nil
+        let registry = settings.metricsPort != nil ? MetricsServer.bootstrap(version: Discern.configuration.version) : nil
         var variables = ProcessInfo.processInfo.environment
         if let discernerURL { variables["DISCERN_DISCERNER_URL"] = discernerURL }
         let environment = BackendEnvironment(variables)
@@ -110,12 +77,7 @@ struct WorkCommand: AsyncParsableCommand {
         // failures, which are transient by then).
         try await Database(conninfo: database.conninfo, name: "discern-preflight").withConnection { try Migrator.requireCurrent($0) }
         let gate = PostgresRateGate(conninfo: database.conninfo, logger: logger)
-        let backends: [any AnalysisBackend]
-        do {
-            backends = try environment.backends(gate: gate, maxConcurrentCalls: settings.concurrency)
-        } catch {
-            throw SettingError(error.description)
-        }
+        let backends = try chosenBackends(environment, gate: gate, concurrency: settings.concurrency)
         var configuration = WorkerConfiguration(
             pathRoots: settings.roots, concurrency: settings.concurrency, prepareThreads: settings.prepareThreads,
             maxBytesInFlight: settings.maxMBInFlight << 20, leaseSeconds: settings.leaseSeconds,
@@ -127,7 +89,7 @@ struct WorkCommand: AsyncParsableCommand {
         // The metrics endpoint first, so it is shut down last; the progress bar last, first.
         var services = runtime.services
         if let registry, let port = settings.metricsPort {
-            services.insert(.init(service: MetricsServer.application(registry, host: settings.metricsHost, port: port, logger: logger)), at: 0)
+            services.insert(.init(service: MetricsServer.application(registry, health: runtime.health, host: settings.metricsHost, port: port, logger: logger)), at: 0)
         }
         if drain && progress && ProgressDisplay.isTerminal {
             services.append(.init(service: ProgressDisplay(runtime: runtime, gate: gate, conninfo: database.conninfo,

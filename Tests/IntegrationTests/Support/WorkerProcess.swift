@@ -22,11 +22,11 @@ final class WorkerProcess: @unchecked Sendable {
     /// `discern work` with the database and the simulator given as flags, or, with
     /// `plainArguments`, exactly the arguments given after `work`.
     init(conninfo: String, simulatorURL: String, logFolder: URL, arguments: [String] = [], environment: [String: String] = [:],
-         plainArguments: Bool = false) throws {
+         plainArguments: Bool = false, command: String = "work") throws {
         log = logFolder.appendingPathComponent("worker-\(UUID().uuidString.prefix(8)).log")
         FileManager.default.createFile(atPath: log.path, contents: nil)
         process.executableURL = try Self.binary
-        process.arguments = plainArguments ? ["work"] + arguments
+        process.arguments = plainArguments ? [command] + arguments
             : ["work", "--database-url", conninfo, "--discerner-url", simulatorURL, "--log-level", "warning"] + arguments
         let output = try FileHandle(forWritingTo: log)
         // Test files live under the temporary directory: the workers' path root.
@@ -41,6 +41,21 @@ final class WorkerProcess: @unchecked Sendable {
     var isRunning: Bool { process.isRunning }
     var output: String { (try? String(contentsOf: log, encoding: .utf8)) ?? "" }
     var exitStatus: Int32 { process.terminationStatus }
+
+    /// The port of the metrics endpoint, from the JSON log line announcing it (run the process
+    /// with `--metrics-port 0 --log-format json` and a log level of notice or lower).
+    func announcedMetricsPort(seconds: Double = 20) async -> Int? {
+        let deadline = Date().addingTimeInterval(seconds)
+        while Date() < deadline {
+            let port = output.split(separator: "\n").lazy.compactMap { line -> Int? in
+                guard let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: String] else { return nil }
+                return object["metrics_port"].flatMap(Int.init)
+            }.first
+            if let port { return port }
+            try? await Task.sleep(for: .milliseconds(100))
+        }
+        return nil
+    }
 
     func kill() { Foundation.kill(process.processIdentifier, SIGKILL) }
     func terminate() { Foundation.kill(process.processIdentifier, SIGTERM) }

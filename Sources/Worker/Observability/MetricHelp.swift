@@ -1,0 +1,41 @@
+/// The `# HELP` text of every discern metric. swift-metrics has no place for help text, so the
+/// exposition is annotated on its way out (`annotate`); `promtool check metrics` wants it, and
+/// people reading /metrics do too. docs/operations.md lists the same metrics.
+enum MetricHelp {
+    static let texts: [String: String] = [
+        "discern_jobs_total": "Jobs this worker finished an attempt of, by backend and outcome (succeeded, dead, retry_scheduled, lease_lost, handed_back, not_recorded).",
+        "discern_failed_attempts_total": "Failed attempts, by backend and error kind (the job may still be retried).",
+        "discern_stage_duration_seconds": "Time spent per stage (claim, prepare, analyze, complete), by backend.",
+        "discern_jobs_in_flight": "Jobs this worker holds, by stage (prepare, total).",
+        "discern_bytes_total": "Image bytes read from disk (direction=in) and sent to the service (direction=out), by backend.",
+        "discern_api_calls_total": "HTTP calls made to the services for succeeded jobs, by backend.",
+        "discern_queue_depth": "Jobs in the queue by backend and state, as sampled by this worker every 15 s.",
+        "discern_rate_limit_wait_seconds": "Time waited for a slot of a shared rate limit, by limit key.",
+        "discern_result_write_failures_total": "Results or failures that could not be written to PostgreSQL, by reason (refused: the data; database: the connection or server).",
+        "discern_build_info": "Always 1; the labels say which discern version runs.",
+        "discern_queue_jobs": "Jobs in the queue by backend and state (waiting: ready to run now; scheduled: waiting for a retry time).",
+        "discern_queue_oldest_waiting_seconds": "Age of the oldest job ready to run, by backend (0 when none).",
+        "discern_queue_finished_recent": "Jobs finished in the last 10 minutes, by backend and state (succeeded, dead).",
+        "discern_queue_live_workers": "Workers heartbeating that serve the backend.",
+        "discern_queue_database_up": "1 when the monitor's last look at PostgreSQL succeeded, else 0.",
+    ]
+
+    /// Inserts `# HELP name text` before each `# TYPE name ...` line that has none.
+    static func annotate(_ exposition: String) -> String {
+        var lines: [Substring] = []
+        var helped = Set<Substring>()
+        for line in exposition.split(separator: "\n", omittingEmptySubsequences: false) {
+            if line.hasPrefix("# HELP ") {
+                helped.insert(line.dropFirst(7).prefix { $0 != " " })
+            } else if line.hasPrefix("# TYPE ") {
+                let name = line.dropFirst(7).prefix { $0 != " " }
+                if !helped.contains(name), let text = texts[String(name)] {
+                    lines.append("# HELP \(name) \(text)")
+                    helped.insert(name)
+                }
+            }
+            lines.append(line)
+        }
+        return lines.joined(separator: "\n")
+    }
+}

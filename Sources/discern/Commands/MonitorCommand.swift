@@ -1,0 +1,41 @@
+import ArgumentParser
+import Foundation
+import Logging
+import ServiceLifecycle
+import UnixSignals
+import Worker
+
+struct MonitorCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "monitor",
+        abstract: "Export the queue's state as Prometheus metrics, whether or not any worker runs (one per installation).",
+        discussion: "Serves /metrics, /healthz and /readyz. The alerting rules in deploy/prometheus use its metrics. Runs fine as discern_reader.")
+
+    @OptionGroup var database: DatabaseOptions
+    @OptionGroup var logging: LogOptions
+
+    @Option(help: "Port for /metrics, 0-65535. Default: $DISCERN_MONITOR_PORT, else 9465.")
+    var metricsPort: Int?
+
+    @Option(help: "Address to listen on. Default: $DISCERN_METRICS_HOST, else 127.0.0.1.")
+    var metricsHost: String?
+
+    @Option(help: "Seconds between looks at the queue, 1-3600.")
+    var interval: Double = 15
+
+    func validate() throws {
+        guard interval.isFinite, (1...3600).contains(interval) else { throw ValidationError("--interval must be from 1 to 3600 seconds") }
+    }
+
+    func run() async throws {
+        let port = try Setting.integer(metricsPort, "metrics-port", env: "DISCERN_MONITOR_PORT", default: 9465, in: 0...65535)
+        let host = metricsHost ?? Setting.present("DISCERN_METRICS_HOST") ?? "127.0.0.1"
+        let logger = logging.makeLogger("discern.monitor")
+        let registry = MetricsServer.bootstrap(version: Discern.configuration.version)
+        let monitor = QueueMonitor(conninfo: database.conninfo, intervalSeconds: interval, logger: logger)
+        let server = MetricsServer.application(registry, health: monitor.health, host: host, port: port, logger: logger)
+        let group = ServiceGroup(configuration: .init(services: [.init(service: server), .init(service: monitor)],
+                                                      gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+        try await group.run()
+    }
+}

@@ -1,0 +1,114 @@
+import CurlHTTP
+import Foundation
+import JobQueue
+import Postgres
+import Simulator
+import Testing
+
+/// What operations watch: the probes of a real worker process, a real Prometheus scraping a
+/// worker and the queue monitor with the shipped alerting rules, and promtool on the metrics.
+@Suite("Monitoring")
+struct MonitoringTests {
+    static let http = CurlHTTPClient(configuration: .init(threads: 1))
+
+    static func get(_ port: Int, _ path: String) async -> (status: Int, body: String) {
+        guard let response = try? await http.send(HTTPRequest(method: "GET", url: "http://127.0.0.1:\(port)\(path)", timeoutSeconds: 5)) else {
+            return (0, "")
+        }
+        return (response.status, String(decoding: response.body, as: UTF8.self))
+    }
+
+    @Test("probes: ready while PostgreSQL answers; while it is down not ready but still live; not ready once SIGTERM arrives")
+    func workerProbes() async throws {
+        var configuration = SimulatorConfiguration.unthrottled
+        configuration.faults.analyzeDelaySeconds = 8
+        try await DatabaseChaosTests.withPrivateCluster { conninfo, cluster in
+            try await TestFolder.with { folder in
+                try await TestSimulator.with(configuration) { simulator in
+                    let worker = try WorkerProcess(conninfo: conninfo, simulatorURL: simulator.baseURL, logFolder: folder, arguments: [
+                        "--metrics-port", "0", "--log-level", "notice", "--log-format", "json", "--lease-seconds", "3", "--grace-seconds", "20",
+                    ])
+                    defer { worker.kill() }
+                    let port = try #require(await worker.announcedMetricsPort(), "\(worker.output.suffix(500))")
+                    #expect(await ChaosJobs.eventually(seconds: 20) { await Self.get(port, "/readyz").status == 200 })
+                    #expect(await Self.get(port, "/healthz").status == 200)
+
+                    let script = ChaosJobs.repository.appendingPathComponent("scripts/postgres.sh").path
+                    _ = try await Subprocess.run("/bin/bash", [script, "stop", cluster.path])
+                    #expect(await ChaosJobs.eventually(seconds: 20) { await Self.get(port, "/readyz").status == 503 })
+                    let down = await Self.get(port, "/readyz")
+                    #expect(down.body.contains("PostgreSQL"), "the probe says why: \(down.body)")
+                    #expect(await Self.get(port, "/healthz").status == 200, "a database outage is not a reason to restart the worker")
+
+                    _ = try await Subprocess.run("/bin/bash", [script, "resume", cluster.path])
+                    #expect(await ChaosJobs.eventually(seconds: 30) { await Self.get(port, "/readyz").status == 200 })
+
+                    // A slow job in flight keeps the process in its grace period after SIGTERM.
+                    try await ChaosJobs.enqueue(1, into: conninfo, folder: folder)
+                    #expect(await ChaosJobs.eventually(seconds: 20) {
+                        (try? await Database(conninfo: conninfo).rows("SELECT 1 FROM discern.jobs WHERE state = 'running'").count) == 1
+                    })
+                    worker.terminate()
+                    #expect(await ChaosJobs.eventually(seconds: 5) { await Self.get(port, "/readyz").status == 503 })
+                    #expect(await Self.get(port, "/readyz").body.contains("shutting down"))
+                    #expect(await worker.waitForExit(seconds: 40))
+                }
+            }
+        }
+    }
+
+    @Test("a real Prometheus scrapes a worker and the monitor; the rules load; with every worker gone the queue alerts still see the backlog")
+    func prometheusScrapes() async throws {
+        try await TestDatabase.with { conninfo in
+            try await TestFolder.with { folder in
+                try await ChaosJobs.enqueue(3, into: conninfo, folder: folder)
+                try await TestSimulator.with(.unthrottled) { simulator in
+                    let json = ["--metrics-port", "0", "--log-level", "notice", "--log-format", "json"]
+                    let worker = try WorkerProcess(conninfo: conninfo, simulatorURL: simulator.baseURL, logFolder: folder, arguments: json)
+                    defer { worker.kill() }
+                    let monitor = try WorkerProcess(conninfo: conninfo, simulatorURL: "", logFolder: folder,
+                                                    arguments: ["--database-url", conninfo, "--interval", "1"] + json, plainArguments: true, command: "monitor")
+                    defer { monitor.kill() }
+                    let workerPort = try #require(await worker.announcedMetricsPort(), "\(worker.output.suffix(500))")
+                    let monitorPort = try #require(await monitor.announcedMetricsPort(), "\(monitor.output.suffix(500))")
+
+                    for port in [workerPort, monitorPort] {
+                        _ = await ChaosJobs.eventually(seconds: 30) { await Self.get(port, "/metrics").body.contains("discern_queue_") }
+                        let file = folder.appendingPathComponent("metrics-\(port).txt")
+                        try Data(await Self.get(port, "/metrics").body.utf8).write(to: file)
+                        let lint = try await Subprocess.runWithStatus("/bin/bash", ["-c", "promtool check metrics < '\(file.path)'"])
+                        #expect(lint.status == 0 && lint.output.isEmpty, "promtool check metrics, port \(port): \(lint.output)")
+                    }
+
+                    try await PrometheusServer.with(targets: ["discern-worker": workerPort, "discern-monitor": monitorPort]) { prometheus in
+                        #expect(await ChaosJobs.eventually(seconds: 30) { (try? await prometheus.query("sum(up)"))?.first.map(Self.value) == 2 })
+                        let info = try await prometheus.query("discern_build_info")
+                        #expect(info.contains { ($0["metric"] as? [String: String])?["version"] == "0.9.0" }, "\(info)")
+                        #expect(await ChaosJobs.eventually(seconds: 30) {
+                            (try? await prometheus.query(#"sum(discern_jobs_total{outcome="succeeded"})"#))?.first.map(Self.value) == 3
+                        })
+                        let rules = try await prometheus.get("/api/v1/rules")
+                        let groups = ((rules["data"] as? [String: Any])?["groups"] as? [[String: Any]]) ?? []
+                        let loaded = groups.flatMap { ($0["rules"] as? [[String: Any]]) ?? [] }
+                        #expect(loaded.count == 8 && loaded.allSatisfy { $0["health"] as? String != "err" }, "\(loaded.map { ($0["name"] ?? "", $0["health"] ?? "", $0["lastError"] ?? "") })")
+
+                        // Every worker gone, new jobs waiting: the monitor alone answers the alerts' question.
+                        worker.terminate()
+                        _ = await worker.waitForExit(seconds: 30)
+                        try await ChaosJobs.enqueue(4, into: conninfo, folder: folder)
+                        let unserved = #"sum by (backend) (discern_queue_jobs{state="waiting"}) > 0 and sum by (backend) (discern_queue_live_workers) == 0"#
+                        #expect(await ChaosJobs.eventually(seconds: 30) {
+                            let result = (try? await prometheus.query(unserved)) ?? []
+                            return result.count == 1 && (result.first?["metric"] as? [String: String])?["backend"] == "discerner" && result.first.map(Self.value) == 4
+                        })
+                    }
+                }
+            }
+        }
+    }
+
+    /// The number of an instant-query sample (`"value": [time, "4"]`).
+    static func value(_ sample: [String: Any]) -> Double {
+        ((sample["value"] as? [Any])?.last as? String).flatMap(Double.init) ?? .nan
+    }
+}
