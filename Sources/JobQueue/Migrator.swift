@@ -18,6 +18,8 @@ public enum Migrator {
         } catch {
             throw QueueError(.migrationFailed, "cannot read the bundled migrations: \(error)")
         }
+        // Already current: nothing to lock or create, so a role without DDL rights may run it.
+        if (try? requireCurrent(connection)) != nil { return [] }
         try connection.query("SELECT pg_advisory_lock($1)", [lockKey])
         defer { _ = try? connection.query("SELECT pg_advisory_unlock($1)", [lockKey]) }
 

@@ -1,15 +1,21 @@
 import Foundation
 import Testing
 
-/// deploy/ as CI checks it: systemd units through `systemd-analyze verify`, Kubernetes manifests
-/// through the Kubernetes schemas (strict), KEDA resources through their CRD schemas.
+/// deploy/ as CI checks it: systemd units through `systemd-analyze verify` and `security` (3.0 or
+/// lower), the alerting rules through promtool, the rendered Kubernetes manifests through the
+/// Kubernetes schemas (strict) and KEDA resources through their CRD schemas and documented fields.
 @Suite("Deploy files")
 struct DeployFilesTests {
-    @Test("systemd units verify and every manifest passes its schema")
+    @Test("systemd units verify and are sandboxed, alert rules pass promtool, every rendered manifest passes its schema")
     func deployFilesValidate() async throws {
         let script = ChaosJobs.repository.appendingPathComponent("scripts/validate-deploy.sh").path
-        let output = try await Subprocess.run("/bin/bash", [script, try WorkerProcess.binary.path])
-        #expect(output.contains("systemd units: ok"))
-        #expect(output.contains("ScaledObject ok") && output.contains("Deployment ok") && output.contains("CronJob ok"), "\(output)")
+        let output = try await TestDatabase.with { conninfo in
+            try await Subprocess.run("/bin/bash", [script, try WorkerProcess.binary.path, conninfo])
+        }
+        #expect(output.contains("ScaledObject discern-worker-ooto query runs as discern_reader: 0"), "\(output)")
+        #expect(output.contains("systemd units: ok") && output.contains("discern-worker.service: exposure"), "\(output)")
+        #expect(output.contains("SUCCESS: 8 rules found") && output.contains("SUCCESS"), "\(output)")
+        #expect(output.contains("ScaledObject discern-worker") && output.contains("Deployment discern-worker")
+                && output.contains("CronJob discern-prune ok") && output.contains("TriggerAuthentication discern-postgres ok"), "\(output)")
     }
 }
