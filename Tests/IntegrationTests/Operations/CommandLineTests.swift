@@ -119,6 +119,17 @@ struct CommandLineTests {
         #expect(completion.contains("azure-face") && completion.contains("retry"), "completions offer backends and commands")
     }
 
+    @Test("the README shows the current `discern --help`")
+    func readmeHelpIsCurrent() async throws {
+        let help = try await Subprocess.run(Self.discern, ["--help"], environment: ["COLUMNS": "100"])
+        let readme = try String(contentsOf: ChaosJobs.repository.appendingPathComponent("README.md"), encoding: .utf8)
+        let start = try #require(readme.range(of: "<!-- discern-help:start -->\n```text\n"))
+        let end = try #require(readme.range(of: "\n```\n<!-- discern-help:end -->"))
+        let shown = String(readme[start.upperBound..<end.lowerBound])
+        #expect(shown == help.trimmingCharacters(in: .newlines),
+                "README.md is stale: replace its block with `COLUMNS=100 discern --help`")
+    }
+
     @Test("enqueue: --exclude '*/thumbs/*' leaves out a top-level thumbs/ too; a non-image named explicitly is refused")
     func enqueueSelection() async throws {
         try await TestDatabase.with { conninfo in

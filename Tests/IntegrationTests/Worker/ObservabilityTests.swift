@@ -20,16 +20,7 @@ struct ObservabilityTests {
                     let worker = try WorkerProcess(conninfo: conninfo, simulatorURL: simulator.baseURL, logFolder: folder, arguments: [
                         "--metrics-port", "0", "--log-level", "notice", "--log-format", "json", "--concurrency", "4", "--poll-seconds", "0.2",
                     ])
-                    // JSON logs: the line announcing the endpoint carries its port.
-                    var port: Int?
-                    _ = await ChaosJobs.eventually(seconds: 20) {
-                        port = worker.output.split(separator: "\n").compactMap { line -> Int? in
-                            guard let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: String] else { return nil }
-                            return object["metrics_port"].flatMap(Int.init)
-                        }.first
-                        return port != nil
-                    }
-                    let metricsPort = try #require(port, "no metrics port in the log: \(worker.output.suffix(500))")
+                    let metricsPort = try #require(await worker.announcedMetricsPort(), "no metrics port in the log: \(worker.output.suffix(500))")
                     let http = CurlHTTPClient(configuration: .init(threads: 1))
                     var text = ""
                     let scraped = try await ChaosJobs.eventually(seconds: 60) {
