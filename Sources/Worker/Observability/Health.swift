@@ -38,7 +38,7 @@ public final class Health: @unchecked Sendable {
     public func livenessProblem(now: Date = Date()) -> String? {
         lock.withLock {
             let silent = now.timeIntervalSince(lastTurn)
-            return silent <= 3 * heartbeatSeconds + 30 ? nil : "the heartbeat loop has not turned for \(Int(silent)) s"
+            return silent <= 3 * heartbeatSeconds + 30 ? nil : "the heartbeat loop has not turned for \(silent.formatted(.number.precision(.fractionLength(0)))) s"
         }
     }
 
@@ -49,7 +49,7 @@ public final class Health: @unchecked Sendable {
             guard let success = lastDatabaseSuccess else { return "not yet registered with PostgreSQL" }
             if databaseFailing { return "the last heartbeat could not reach PostgreSQL" }
             let age = now.timeIntervalSince(success)
-            return age <= 3 * heartbeatSeconds ? nil : "no heartbeat reached PostgreSQL for \(Int(age)) s"
+            return age <= 3 * heartbeatSeconds ? nil : "no heartbeat reached PostgreSQL for \(age.formatted(.number.precision(.fractionLength(0)))) s"
         }
     }
 }

@@ -25,6 +25,18 @@ struct JobSelectionOptions: ParsableArguments {
         guard ids.allSatisfy({ $0 > 0 }) else { throw ValidationError("job ids are positive whole numbers") }
     }
 
+    /// Applies `operation` to the selection in one transaction, then prints how many jobs it
+    /// changed and, by state, what it left alone.
+    func apply(_ conninfo: String, done verb: String, resultingState: String,
+               _ operation: @escaping @Sendable (Connection, JobControl.Selection) throws -> Int) async throws {
+        let selection = self.selection
+        let (changed, states) = try await Database(conninfo: conninfo).withConnection { connection in
+            try connection.transaction { (try operation($0, selection), try JobControl.states($0, selection)) }
+        }
+        print("\(verb) \(changed) job(s)")
+        if let rest = Self.leftAlone(states, touchable: [resultingState]) { print(rest) }
+    }
+
     /// "left alone: 3 succeeded, 1 running" for the states an operation did not touch.
     static func leftAlone(_ states: [String: Int], touchable: Set<String>) -> String? {
         let rest = states.filter { !touchable.contains($0.key) && $0.value > 0 }.sorted { $0.key < $1.key }
@@ -42,14 +54,7 @@ struct RetryCommand: AsyncParsableCommand {
     @OptionGroup var select: JobSelectionOptions
 
     func run() async throws {
-        let selection = select.selection
-        let (retried, states) = try await Database(conninfo: database.conninfo).withConnection { connection in
-            try connection.transaction { connection in
-                (try JobControl.retry(connection, selection), try JobControl.states(connection, selection))
-            }
-        }
-        print("re-queued \(retried) job(s)")
-        if let rest = JobSelectionOptions.leftAlone(states, touchable: ["available"]) { print(rest) }
+        try await select.apply(database.conninfo, done: "re-queued", resultingState: "available", JobControl.retry)
     }
 }
 
@@ -63,13 +68,6 @@ struct CancelCommand: AsyncParsableCommand {
     @OptionGroup var select: JobSelectionOptions
 
     func run() async throws {
-        let selection = select.selection
-        let (cancelled, states) = try await Database(conninfo: database.conninfo).withConnection { connection in
-            try connection.transaction { connection in
-                (try JobControl.cancel(connection, selection), try JobControl.states(connection, selection))
-            }
-        }
-        print("cancelled \(cancelled) job(s)")
-        if let rest = JobSelectionOptions.leftAlone(states, touchable: ["cancelled"]) { print(rest) }
+        try await select.apply(database.conninfo, done: "cancelled", resultingState: "cancelled", JobControl.cancel)
     }
 }

@@ -72,12 +72,12 @@ struct WorkCommand: AsyncParsableCommand {
         guard !environment.configuredBackendNames.isEmpty else {
             throw SettingError("no backend is configured: set --discerner-url or DISCERN_DISCERNER_URL (other services: see docs/backends.md)")
         }
-        // One look before anything starts: a wrong URL or an unmigrated database is one clear
-        // line and exit 69 now, not retries that look like progress (the loops retry later
-        // failures, which are transient by then).
-        try await Database(conninfo: database.conninfo, name: "discern-preflight").withConnection { try Migrator.requireCurrent($0) }
         let gate = PostgresRateGate(conninfo: database.conninfo, logger: logger)
         let backends = try chosenBackends(environment, gate: gate, concurrency: settings.concurrency)
+        // Settings checked, one look at the database before anything starts: a wrong URL or an
+        // unmigrated database is one clear line and exit 69 now, not retries that look like
+        // progress (the loops retry later failures, which are transient by then).
+        try await Database(conninfo: database.conninfo, name: "discern-preflight").withConnection { try Migrator.requireCurrent($0) }
         var configuration = WorkerConfiguration(
             pathRoots: settings.roots, concurrency: settings.concurrency, prepareThreads: settings.prepareThreads,
             maxBytesInFlight: settings.maxMBInFlight << 20, leaseSeconds: settings.leaseSeconds,

@@ -56,7 +56,9 @@ struct MigrationTests {
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
             defer { try? FileManager.default.removeItem(at: folder) }
             let copy = folder.appendingPathComponent("discern")
-            try FileManager.default.copyItem(at: try WorkerProcess.binary, to: copy)
+            // cp in a process of its own: a write descriptor held here could leak into a process
+            // another test spawns meanwhile, and exec would then fail with ETXTBSY.
+            _ = try await Subprocess.run("/bin/cp", [try WorkerProcess.binary.path, copy.path])
             let output = try await Subprocess.run(copy.path, ["migrate", "--database-url", conninfo])
             #expect(output.contains("applied migrations: 1, 2, 3, 4, 5, 6, 7"), "\(output)")
         }
