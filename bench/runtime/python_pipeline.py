@@ -17,7 +17,8 @@ import psycopg
 import requests
 from PIL import Image, ImageOps
 
-BUDGET = 10_000_000
+# Image Discerner forwards the image base64-encoded to Cloud Vision: the same budget as discern's.
+BUDGET = 7_800_000
 
 CLAIM = """
 UPDATE discern.jobs SET state = 'running', attempts = attempts + 1, lease_owner = 'python',
@@ -77,6 +78,20 @@ def analyze(session, base, data):
     return answer.json()
 
 
+def primary(body):
+    """The most confident entity of a response_format_version 3.0 answer (empty when none)."""
+    entities = body.get("entities") or []
+    return max(entities, key=lambda e: e.get("confidence") or 0) if entities else {}
+
+
+def identifier(entity, prefix):
+    """The value of the first `prefix:...` identifier (a plate's region prefix dropped)."""
+    for item in entity.get("identifiers") or []:
+        if item.startswith(prefix + ":"):
+            return item.split(":")[-1]
+    return None
+
+
 def worker(database_url, base, counts):
     session = requests.Session()
     with psycopg.connect(database_url, autocommit=False) as connection:
@@ -90,12 +105,11 @@ def worker(database_url, base, counts):
             data, (width, height), (sent_width, sent_height), passed = prepare(path)
             prepared = time.monotonic()
             body = analyze(session, base, data)
-            subject = body["analysis_result"]["body"]["primary_subject"]
+            subject = primary(body["analysis_result"]["body"])
             with connection.transaction():
                 connection.execute(COMPLETE, {
-                    "id": job_id, "category": subject.get("category"), "operator": subject.get("operator"),
-                    "fleet_id": subject.get("fleet_id"),
-                    "plate": (subject.get("additional_details") or {}).get("license_plate"),
+                    "id": job_id, "category": subject.get("type"), "operator": subject.get("operator"),
+                    "fleet_id": identifier(subject, "fleet"), "plate": identifier(subject, "license_plate"),
                     "confidence": subject.get("confidence"), "raw": json.dumps(body),
                     "original_bytes": 0, "width": width, "height": height, "sent_bytes": len(data),
                     "sent_width": sent_width, "sent_height": sent_height, "passed": passed,
