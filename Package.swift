@@ -10,6 +10,7 @@ let swiftSettings: [SwiftSetting] = [
 let migrationFiles = [
     "0001_initial_schema.sql", "0002_queue_operations.sql", "0003_backends_and_rate_limits.sql", "0004_leaner_completion.sql",
     "0005_entities_and_spacing.sql", "0006_roles.sql", "0007_worker_registry.sql",
+    "0008_review.sql",
 ]
 
 let package = Package(
@@ -80,6 +81,17 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // discern console: pages, their JSON twins, thumbnails and actions over the same database.
+        .target(
+            name: "Console",
+            dependencies: [
+                "JobQueue", "Postgres", "Imaging", "DedicatedThreads",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         .target(
             name: "Simulator",
             dependencies: [
@@ -93,7 +105,7 @@ let package = Package(
         .executableTarget(
             name: "discern",
             dependencies: [
-                "Worker", "Simulator", "Backends", "CurlHTTP", "JobQueue", "Postgres", "Imaging", "SampleImages", "Enqueueing",
+                "Worker", "Simulator", "Backends", "CurlHTTP", "JobQueue", "Postgres", "Imaging", "SampleImages", "Enqueueing", "Console",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),

@@ -4,8 +4,9 @@
 set -euo pipefail
 
 # systemd only for `systemd-analyze` of deploy/systemd in the tests; prometheus (with promtool)
-# for the alerting rules and a real scrape of a worker and the monitor.
-packages=(libvips-dev libpq-dev libcurl4-openssl-dev postgresql postgresql-contrib pkg-config python3 python3-pip systemd prometheus)
+# for the alerting rules and a real scrape of a worker and the monitor; chromium for the
+# console's browser tests.
+packages=(libvips-dev libpq-dev libcurl4-openssl-dev postgresql postgresql-contrib pkg-config python3 python3-pip systemd prometheus chromium)
 missing=()
 for package in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
@@ -24,10 +25,10 @@ fi
 
 # From PyPI: botocore, the independent SigV4 signer the simulator's S3 verifier is checked
 # against; kubernetes-validate (offline Kubernetes schemas), jsonschema and PyYAML, which check
-# deploy/kubernetes.
-if ! python3 -c 'import botocore, kubernetes_validate, jsonschema, yaml' 2>/dev/null; then
-    echo "==> installing botocore, kubernetes-validate, jsonschema, PyYAML from PyPI"
-    python_packages=(botocore kubernetes-validate jsonschema pyyaml)
+# deploy/kubernetes; websocket-client, which drives Chromium over the DevTools protocol.
+if ! python3 -c 'import botocore, kubernetes_validate, jsonschema, yaml, websocket' 2>/dev/null; then
+    echo "==> installing botocore, kubernetes-validate, jsonschema, PyYAML, websocket-client from PyPI"
+    python_packages=(botocore kubernetes-validate jsonschema pyyaml websocket-client)
     python3 -m pip install --quiet "${python_packages[@]}" || python3 -m pip install --quiet --break-system-packages "${python_packages[@]}"
 fi
 

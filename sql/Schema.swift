@@ -20,6 +20,7 @@ public enum Schema {
         ("0005_entities_and_spacing.sql", PackageResources._005_entities_and_spacing_sql),
         ("0006_roles.sql", PackageResources._006_roles_sql),
         ("0007_worker_registry.sql", PackageResources._007_worker_registry_sql),
+        ("0008_review.sql", PackageResources._008_review_sql),
     ]
 
     public static func migrations() throws -> [Migration] {

@@ -118,7 +118,7 @@ public struct BackendEnvironment: Sendable {
     }
 
     /// The environment first, then a file per secret.
-    func secret(_ name: String) throws(ConfigurationProblem) -> Secret? {
+    public func secret(_ name: String) throws(ConfigurationProblem) -> Secret? {
         if let text = value(name) { return Secret(text) }
         for directory in [value("DISCERN_CREDENTIALS_DIR"), value("CREDENTIALS_DIRECTORY")].compactMap({ $0 }) {
             if let secret = try SecretFiles.read((directory as NSString).appendingPathComponent(name)) { return secret }

@@ -8,4 +8,6 @@ public struct Secret: Sendable, CustomStringConvertible, CustomDebugStringConver
     public var debugDescription: String { "<redacted>" }
     public var customMirror: Mirror { Mirror(self, children: []) }
     public var isEmpty: Bool { value.isEmpty }
+    /// The value itself, for the one place that must compare or send it; never log it.
+    public var plainText: String { value }
 }

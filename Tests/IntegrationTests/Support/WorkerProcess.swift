@@ -44,12 +44,12 @@ final class WorkerProcess: @unchecked Sendable {
 
     /// The port of the metrics endpoint, from the JSON log line announcing it (run the process
     /// with `--metrics-port 0 --log-format json` and a log level of notice or lower).
-    func announcedMetricsPort(seconds: Double = 20) async -> Int? {
+    func announcedMetricsPort(seconds: Double = 20, key: String = "metrics_port") async -> Int? {
         let deadline = Date().addingTimeInterval(seconds)
         while Date() < deadline {
             let port = output.split(separator: "\n").lazy.compactMap { line -> Int? in
                 guard let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: String] else { return nil }
-                return object["metrics_port"].flatMap(Int.init)
+                return object[key].flatMap(Int.init)
             }.first
             if let port { return port }
             try? await Task.sleep(for: .milliseconds(100))

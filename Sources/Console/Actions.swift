@@ -1,0 +1,84 @@
+import Foundation
+import Hummingbird
+import JobQueue
+import Logging
+import Postgres
+
+/// The console's POSTs: retry, cancel, review. Each checks the form's CSRF token, acts in one
+/// transaction through the same functions the CLI uses, and redirects (303) to a page that says
+/// what happened.
+struct Actions {
+    let store: ConsoleStore
+    let secrets: Secrets
+
+    func register(on router: Router<ConsoleContext>) {
+        router.post("/actions/retry") { request, context in try await act(request, context, verb: "retry", JobControl.retry) }
+        router.post("/actions/cancel") { request, context in try await act(request, context, verb: "cancel", JobControl.cancel) }
+        router.post("/actions/review") { request, context in try await review(request, context) }
+    }
+
+    private func act(_ request: Request, _ context: ConsoleContext, verb: String,
+                     _ operation: @escaping @Sendable (Connection, JobControl.Selection) throws -> Int) async throws -> Response {
+        let form = try await Form.read(request, secrets: secrets)
+        var selection = JobControl.Selection(batch: form["batch"], errorKind: form["kind"], backend: form["backend"])
+        if let job = form["job"] {
+            guard let id = Int64(job), id > 0 else { throw HTTPError(.badRequest, message: "job must be a job id") }
+            selection.ids = [id]
+        }
+        guard !selection.isEmpty else { throw HTTPError(.badRequest, message: "name a job, a batch or an error kind") }
+        let chosen = selection
+        let count = try await store.change { try operation($0, chosen) }
+        context.logger.notice("console action", metadata: ["action": "\(verb)", "jobs": "\(count)", "user": "\(context.user)"])
+        let back = form["job"].map { "/jobs/\($0)" } ?? (form["batch"] != nil && form["kind"] == nil ? "/batches" : "/failures")
+        return Response.redirect(to: back + HTML.query([("done", verb), ("count", String(count))]), type: .normal)
+    }
+
+    private func review(_ request: Request, _ context: ConsoleContext) async throws -> Response {
+        let form = try await Form.read(request, secrets: secrets)
+        guard let result = form["result"].flatMap(Int.init), result > 0 else { throw HTTPError(.badRequest, message: "result must be a result id") }
+        func value(_ name: String) -> String? {
+            form[name].map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }.flatMap { $0.isEmpty ? nil : String($0.prefix(200)) }
+        }
+        let confirmed = form["verdict"] != "correct"
+        let correction = Correction(resultID: result, confirmed: confirmed, operatorName: confirmed ? nil : value("operator"),
+                                    fleetID: confirmed ? nil : value("fleet_id"), licensePlate: confirmed ? nil : value("license_plate").map { String($0.prefix(50)) },
+                                    by: context.user)
+        guard confirmed || correction.operatorName != nil || correction.fleetID != nil || correction.licensePlate != nil else {
+            throw HTTPError(.badRequest, message: "a correction needs an operator, a fleet ID or a licence plate")
+        }
+        guard try await store.record(correction) else { throw HTTPError(.notFound, message: "there is no result \(result)") }
+        return Response.redirect(to: "/review" + HTML.query([("done", confirmed ? "confirm" : "correct"), ("count", "1")]), type: .normal)
+    }
+}
+
+/// An urlencoded form body, at most 64 KiB, with its CSRF token checked.
+struct Form {
+    let fields: [String: String]
+    subscript(name: String) -> String? { fields[name].flatMap { $0.isEmpty ? nil : $0 } }
+
+    static func read(_ request: Request, secrets: Secrets) async throws -> Form {
+        if let origin = request.headers[.origin], let host = request.head.authority,
+           URLComponents(string: origin).map({ "\($0.host ?? "")\($0.port.map { ":\($0)" } ?? "")" }) != host {
+            throw HTTPError(.forbidden, message: "this form was sent from another site")
+        }
+        var request = request
+        let body = try await request.collectBody(upTo: 64 * 1024)
+        let form = parse(String(buffer: body))
+        guard secrets.isCSRF(form.fields["csrf"]) else {
+            throw HTTPError(.forbidden, message: "this form is stale or was not made by the console: reload the page and try again")
+        }
+        return form
+    }
+
+    /// `a=1&b=x+y`: the first value of each name counts; a part that does not decode is dropped.
+    static func parse(_ text: String) -> Form {
+        var fields: [String: String] = [:]
+        for part in text.split(separator: "&") {
+            let pair = part.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            func decode(_ raw: Substring) -> String? { raw.replacingOccurrences(of: "+", with: " ").removingPercentEncoding }
+            guard let name = decode(pair[0]), fields[name] == nil, let value = pair.count > 1 ? decode(pair[1]) : "" else { continue }
+            fields[name] = value
+        }
+        return Form(fields: fields)
+    }
+}

@@ -1,0 +1,66 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import Logging
+import NIOCore
+
+/// `discern console`: the pages, their `/api/` JSON twins, thumbnails and actions, served by
+/// Hummingbird over the same database the workers use.
+public enum ConsoleServer {
+    public static func application(store: ConsoleStore, configuration: ConsoleConfiguration, logger: Logger) -> some ApplicationProtocol {
+        let secrets = Secrets(accessToken: configuration.accessToken)
+        let context = PageContext(readOnly: configuration.readOnly, csrf: secrets.csrf)
+        let thumbnails = Thumbnails(roots: configuration.roots)
+        let router = Router(context: ConsoleContext.self)
+        router.add(middleware: AccessGuard(secrets: secrets, trustedUserHeader: configuration.trustedUserHeader.flatMap { HTTPField.Name($0) }))
+        let pages = Routes(store: store, context: context, reviewBelow: configuration.reviewBelow)
+        pages.register(on: router)
+        router.get("/thumbnails/:result") { request, requestContext -> Response in
+            let id = try requestContext.parameters.require("result", as: Int.self)
+            let size = request.uri.queryParameters.get("size", as: Int.self) ?? 240
+            guard let path = try await store.imagePath(resultID: id) else { throw HTTPError(.notFound) }
+            switch await thumbnails.thumbnail(path: path, size: size, ifNoneMatch: request.headers[.ifNoneMatch]) {
+            case .image(let data, let etag):
+                return Response(status: .ok, headers: [.contentType: "image/jpeg", .eTag: etag, .cacheControl: "private, max-age=86400"],
+                                body: .init(byteBuffer: ByteBuffer(bytes: data)))
+            case .notModified(let etag):
+                return Response(status: .notModified, headers: [.eTag: etag, .cacheControl: "private, max-age=86400"])
+            case .busy:
+                return Response(status: .serviceUnavailable, headers: [.retryAfter: "1"])
+            case .unavailable(let why):
+                requestContext.logger.info("no thumbnail", metadata: ["result": "\(id)", "why": "\(why)"])
+                throw HTTPError(.notFound)
+            }
+        }
+        router.get("/static/console.css") { _, _ in
+            Response(status: .ok, headers: [.contentType: "text/css; charset=utf-8", .cacheControl: "public, max-age=3600"],
+                     body: .init(byteBuffer: ByteBuffer(string: Style.css)))
+        }
+        router.get("/login") { _, _ in html(SignIn.page(message: "Sign in with the console's token."), status: .ok) }
+        router.post("/login") { request, _ -> Response in
+            var request = request
+            let token = Form.parse(String(buffer: try await request.collectBody(upTo: 4096)))["token"]
+            guard secrets.isAccessToken(token), let token else {
+                return html(SignIn.page(message: "That token is not the console's."), status: .unauthorized)
+            }
+            var response = Response.redirect(to: "/", type: .normal)
+            response.headers[.setCookie] = "\(AccessGuard.cookie)=\(token); Path=/; HttpOnly; SameSite=Strict"
+            return response
+        }
+        if !configuration.readOnly {
+            Actions(store: store, secrets: secrets).register(on: router)
+        }
+        return Application(
+            router: router,
+            configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "discern-console"),
+            onServerRunning: { channel in
+                let port = channel.localAddress?.port ?? configuration.port
+                logger.notice("console at http://\(configuration.host):\(port)/", metadata: ["console_port": "\(port)"])
+            },
+            logger: logger)
+    }
+
+    static func html(_ text: String, status: HTTPResponse.Status) -> Response {
+        Response(status: status, headers: [.contentType: "text/html; charset=utf-8"], body: .init(byteBuffer: ByteBuffer(string: text)))
+    }
+}

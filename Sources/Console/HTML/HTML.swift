@@ -1,0 +1,81 @@
+import Foundation
+
+/// HTML built as text, every outside string escaped on the way in: `HTML.text` for content and
+/// attribute values alike (it escapes quotes too). Markup is only ever written in this module's
+/// own literals.
+enum HTML {
+    static func text(_ value: String?) -> String {
+        guard let value else { return "" }
+        var out = ""
+        out.reserveCapacity(value.utf8.count)
+        for character in value.unicodeScalars {
+            switch character {
+            case "&": out += "&amp;"
+            case "<": out += "&lt;"
+            case ">": out += "&gt;"
+            case "\"": out += "&quot;"
+            case "'": out += "&#39;"
+            case _ where character.properties.generalCategory == .control && character != "\n" && character != "\t":
+                out += "\u{FFFD}"
+            default: out.unicodeScalars.append(character)
+            }
+        }
+        return out
+    }
+
+    /// A query string from pairs, each part percent-encoded; nil values are left out.
+    static func query(_ pairs: [(String, String?)]) -> String {
+        var allowed = CharacterSet.urlQueryAllowed
+        allowed.remove(charactersIn: "&=+#?/")
+        let parts = pairs.compactMap { name, value in
+            value.map { "\(name)=\($0.addingPercentEncoding(withAllowedCharacters: allowed) ?? "")" }
+        }
+        return parts.isEmpty ? "" : "?" + parts.joined(separator: "&")
+    }
+
+    static func number(_ value: Int) -> String { value.formatted(.number.grouping(.automatic)) }
+
+    static func confidence(_ value: Double?) -> String {
+        value.map { String(format: "%.0f %%", $0 * 100) } ?? "–"
+    }
+
+    static func bytes(_ value: Int) -> String {
+        ByteCountFormatter.string(fromByteCount: Int64(value), countStyle: .file)
+    }
+
+    /// "in 4 min", "2 h 5 min".
+    static func duration(_ seconds: Double) -> String {
+        guard seconds.isFinite, seconds >= 0 else { return "–" }
+        let minutes = Int(min(seconds, 1e7) / 60)
+        return minutes < 1 ? "under a minute" : minutes < 60 ? "\(minutes) min" : "\(minutes / 60) h \(minutes % 60) min"
+    }
+}
+
+/// The frame every page shares: navigation, the stylesheet, an optional self-refresh.
+struct Page {
+    let title: String
+    let active: String
+    var refreshSeconds: Int?
+    var body: String
+
+    static let sections = [("/", "Overview"), ("/batches", "Batches"), ("/results", "Results"), ("/failures", "Failures"), ("/review", "Review")]
+
+    func render(readOnly: Bool) -> String {
+        let nav = Self.sections.map { path, name in
+            "<a href=\"\(path)\"\(path == active ? " class=\"on\"" : "")>\(name)</a>"
+        }.joined()
+        return """
+            <!doctype html>
+            <html lang="en"><head><meta charset="utf-8">
+            <meta name="viewport" content="width=device-width, initial-scale=1">
+            \(refreshSeconds.map { "<meta http-equiv=\"refresh\" content=\"\($0)\">" } ?? "")
+            <title>\(HTML.text(title)) · discern</title>
+            <link rel="stylesheet" href="/static/console.css">
+            </head><body>
+            <header><span class="brand">discern</span><nav>\(nav)</nav>\(readOnly ? "<span class=\"ro\">read-only</span>" : "")</header>
+            <main><h1>\(HTML.text(title))</h1>
+            \(body)
+            </main></body></html>
+            """
+    }
+}

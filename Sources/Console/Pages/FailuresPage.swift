@@ -1,0 +1,30 @@
+import Foundation
+
+/// Page 5: dead jobs by kind with the message to act on; retry or cancel one job, a kind, a batch.
+enum FailuresPage {
+    static func render(_ data: Failures, notice: String?, _ context: PageContext) -> Page {
+        var parts: [String] = []
+        if let notice { parts.append("<p class=\"notice\">\(HTML.text(notice))</p>") }
+        parts.append("<h2>Dead jobs by error kind</h2>")
+        parts.append(data.kinds.isEmpty ? "<p class=\"ok\">No dead jobs.</p>" : "<table><tr><th>backend</th><th>error kind</th><th>jobs</th><th>what it says</th><th></th></tr>"
+            + data.kinds.map { kind in
+                let fields = [("backend", kind.backend)] + (kind.errorKind.map { [("kind", $0)] } ?? [])
+                return "<tr><td>\(HTML.text(kind.backend))</td><td>\(HTML.text(kind.errorKind ?? "–"))</td><td class=\"n\">\(HTML.number(kind.jobs))</td><td>\(HTML.text(kind.example))</td><td>\(context.action("/actions/retry", "Retry all \(kind.jobs)", fields: fields))</td></tr>"
+            }.joined() + "</table>")
+        parts.append("<h2>Failing now (waiting to be tried again)</h2>")
+        parts.append(lines(data.failing, button: { context.action("/actions/cancel", "Cancel", fields: [("job", String($0.id))]) },
+                           empty: "No job is waiting for a retry."))
+        parts.append("<h2>Newest dead jobs</h2>")
+        parts.append(lines(data.recentDead, button: { context.action("/actions/retry", "Retry", fields: [("job", String($0.id))]) },
+                           empty: "None."))
+        return Page(title: "Failures", active: "/failures", body: parts.joined(separator: "\n"))
+    }
+
+    private static func lines(_ jobs: [Failures.JobLine], button: (Failures.JobLine) -> String, empty: String) -> String {
+        guard !jobs.isEmpty else { return "<p class=\"muted\">\(empty)</p>" }
+        return "<table><tr><th>job</th><th>file</th><th>batch</th><th>tries</th><th>error</th><th>when</th><th></th></tr>"
+            + jobs.map { job in
+                "<tr><td><a href=\"/jobs/\(job.id)\">\(job.id)</a></td><td>\(HTML.text(URL(fileURLWithPath: job.imagePath).lastPathComponent))</td><td>\(HTML.text(job.batch ?? "–"))</td><td>\(job.attempts)/\(job.maxAttempts)</td><td><span class=\"bad\">\(HTML.text(job.errorKind ?? "–"))</span> \(HTML.text(job.lastError))</td><td>\(HTML.text(job.at ?? "–"))</td><td>\(button(job))</td></tr>"
+            }.joined() + "</table>"
+    }
+}

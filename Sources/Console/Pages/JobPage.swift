@@ -1,0 +1,74 @@
+import Foundation
+
+/// Page 4: one job (or a result whose job was pruned).
+enum JobPage {
+    static func render(_ detail: JobDetail, notice: String? = nil, _ context: PageContext) -> Page {
+        var parts: [String] = []
+        if let notice { parts.append("<p class=\"notice\">\(HTML.text(notice))</p>") }
+        let path = detail.result?.imagePath ?? detail.job?.imagePath ?? ""
+        let photo = detail.result.map { "<div class=\"photo\"><img src=\"/thumbnails/\($0.id)?size=640\" alt=\"\(HTML.text(URL(fileURLWithPath: path).lastPathComponent))\"></div>" }
+            ?? "<p class=\"muted\">No result yet, so no picture here.</p>"
+        parts.append("<div class=\"grid2\"><div>\(photo)<p class=\"muted\">\(HTML.text(path))</p></div><div>\(facts(detail, context))</div></div>")
+        if !detail.entities.isEmpty {
+            parts.append("<h2>Every entity the service returned</h2><table><tr><th>#</th><th>type</th><th>operator</th><th>fleet</th><th>plate</th><th>container</th><th>tail</th><th>identifiers</th><th>confidence</th></tr>"
+                + detail.entities.map { e in
+                    "<tr><td>\(e.position)\(e.isPrimary ? " ★" : "")</td><td>\(HTML.text(e.type))</td><td>\(HTML.text(e.operator_ ?? "–"))</td><td>\(HTML.text(e.fleetId ?? "–"))</td><td>\(HTML.text(e.licensePlate ?? "–"))</td><td>\(HTML.text(e.containerId ?? "–"))</td><td>\(HTML.text(e.tailId ?? "–"))</td><td>\(HTML.text(e.identifiers.joined(separator: ", ")))</td><td class=\"n\">\(HTML.confidence(e.confidence))</td></tr>"
+                }.joined() + "</table>")
+        }
+        if let result = detail.result {
+            parts.append("""
+                <h2>What preparation did</h2><table>
+                <tr><th></th><th>bytes</th><th>pixels</th><th>format</th></tr>
+                <tr><td>original</td><td class="n">\(HTML.bytes(result.originalBytes))</td><td>\(result.originalWidth) × \(result.originalHeight)</td><td>\(HTML.text(result.originalFormat))</td></tr>
+                <tr><td>sent</td><td class="n">\(HTML.bytes(result.sentBytes))</td><td>\(result.sentWidth) × \(result.sentHeight)</td><td>\(HTML.text(result.sentFormat))</td></tr>
+                </table><p>\(result.passedThrough ? "Sent as it was (within every limit)." : "Re-encoded\(result.jpegQuality.map { " at JPEG quality \($0)" } ?? "") after \(result.encodeCount) encode(s).") \
+                Prepared in \(String(format: "%.0f", result.prepareMs)) ms, analysed in \(String(format: "%.0f", result.analyzeMs)) ms.</p>
+                """)
+            parts.append("<h2>The service's answer</h2>" + (detail.rawAnswerVisible
+                ? "<pre>\(HTML.text(result.rawResponse?.pretty ?? "–"))</pre>"
+                : "<p class=\"muted\">Not shown: this console's database role may not read raw answers (discern_reader).</p>"))
+        }
+        if let job = detail.job {
+            parts.append("<h2>Timeline</h2><table><tr><th>when</th><th>what</th></tr>"
+                + timeline(job, detail.result).map { "<tr><td>\(HTML.text($0.0))</td><td>\(HTML.text($0.1))</td></tr>" }.joined() + "</table>")
+        }
+        let title = detail.job.map { "Job \($0.id)" } ?? detail.result.map { "Result \($0.id)" } ?? "Job"
+        return Page(title: title, active: "/results", body: parts.joined(separator: "\n"))
+    }
+
+    private static func facts(_ detail: JobDetail, _ context: PageContext) -> String {
+        var rows: [(String, String)] = []
+        if let job = detail.job {
+            rows += [("state", job.state), ("service", "\(job.backend) \(job.action)"), ("batch", job.batch ?? "–"),
+                     ("attempts", "\(job.attempts) of \(job.maxAttempts)")]
+            if let kind = job.errorKind { rows.append(("last error", "\(kind): \(job.lastError ?? "")")) }
+        } else {
+            rows.append(("job", "pruned; the result is kept"))
+        }
+        if let r = detail.result {
+            rows += [("outcome", r.outcome ?? "–"), ("category", r.category ?? "–"), ("operator", r.operator_ ?? "–"),
+                     ("fleet ID", r.fleetId ?? "–"), ("licence plate", r.licensePlate ?? "–"), ("confidence", HTML.confidence(r.confidence))]
+            if let subject = r.subjectId { rows.append(("subject", subject)) }
+            if let review = r.review {
+                rows.append(("review", review.confirmed ? "confirmed by \(review.correctedBy), \(review.correctedAt)"
+                    : "corrected by \(review.correctedBy), \(review.correctedAt): operator \(review.operator_ ?? "–"), fleet \(review.fleetId ?? "–"), plate \(review.licensePlate ?? "–")"))
+            }
+        }
+        var actions = ""
+        if let job = detail.job {
+            if job.state == "dead" || job.state == "cancelled" { actions += context.action("/actions/retry", "Retry", fields: [("job", String(job.id))], primary: true) }
+            if job.state == "available" || job.state == "running" { actions += context.action("/actions/cancel", "Cancel", fields: [("job", String(job.id))]) }
+        }
+        return "<table>" + rows.map { "<tr><th>\(HTML.text($0.0))</th><td>\(HTML.text($0.1))</td></tr>" }.joined() + "</table><p>\(actions)</p>"
+    }
+
+    private static func timeline(_ job: JobDetail.Job, _ result: JobDetail.Result?) -> [(String, String)] {
+        var events = [(job.createdAt, "enqueued"), (job.runAt, "due to run")]
+        for attempt in job.errorHistory {
+            events.append((attempt.at ?? "", "attempt \(attempt.attempt.map(String.init) ?? "?") failed: \(attempt.kind ?? "–"): \(attempt.error ?? "")"))
+        }
+        if let result { events.append((result.createdAt, "result written")) }
+        if let finished = job.finishedAt { events.append((finished, "finished: \(job.state)")) }
+        return events.sorted { $0.0 < $1.0 }
+    }
+}

@@ -1,0 +1,40 @@
+import Foundation
+
+/// Page 1. Refreshes itself every 10 s (a meta refresh: no script needed).
+enum OverviewPage {
+    static func render(_ data: Overview, _ context: PageContext) -> Page {
+        let backends = Array(Set(data.states.map(\.backend))).sorted()
+        let states = ["available", "running", "succeeded", "dead", "cancelled"]
+        let count = Dictionary(data.states.map { ("\($0.backend)/\($0.state)", $0.jobs) }, uniquingKeysWith: +)
+        let queue = backends.isEmpty ? "<p class=\"muted\">No jobs yet.</p>" : """
+            <table><tr><th>backend</th>\(states.map { "<th>\($0)</th>" }.joined())</tr>
+            \(backends.map { backend in
+                "<tr><td>\(HTML.text(backend))</td>" + states.map { "<td class=\"n\">\(HTML.number(count["\(backend)/\($0)"] ?? 0))</td>" }.joined() + "</tr>"
+            }.joined())</table>
+            """
+        let chart = Chart.hourly(data.hours.map { (label: $0.hour, succeeded: $0.succeeded, dead: $0.dead) })
+        let workers = data.workers.isEmpty ? "<p class=\"muted\">No live worker (none has heartbeated in the last three intervals).</p>" : """
+            <table><tr><th>worker</th><th>host</th><th>backends</th><th>version</th><th>last heartbeat</th></tr>
+            \(data.workers.map { "<tr><td>\(HTML.text($0.id))</td><td>\(HTML.text($0.host))</td><td>\(HTML.text($0.backends.joined(separator: ", ")))</td><td>\(HTML.text($0.version))</td><td>\(HTML.text($0.lastHeartbeatAt))</td></tr>" }.joined())
+            </table>
+            """
+        let limits = """
+            <table><tr><th>limit</th><th>per minute</th><th>burst</th><th>next slot</th><th>jobs waiting</th></tr>
+            \(data.rateLimits.map { "<tr><td>\(HTML.text($0.key))</td><td class=\"n\">\(HTML.text(String(format: "%g", $0.perMinute)))</td><td class=\"n\">\(HTML.text(String(format: "%g", $0.burst)))</td><td>\(HTML.text($0.nextAt ?? "now"))</td><td class=\"n\">\(HTML.number($0.waitingJobs))</td></tr>" }.joined())
+            </table>
+            """
+        let dead = data.deadByKind.isEmpty ? "<p class=\"ok\">No dead jobs.</p>" : """
+            <table><tr><th>backend</th><th>error kind</th><th>jobs</th><th>example</th></tr>
+            \(data.deadByKind.map { "<tr><td>\(HTML.text($0.backend))</td><td>\(HTML.text($0.errorKind ?? "–"))</td><td class=\"n\">\(HTML.number($0.jobs))</td><td>\(HTML.text($0.example))</td></tr>" }.joined())
+            </table><p><a href="/failures">Retry or cancel on the failures page →</a></p>
+            """
+        return Page(title: "Overview", active: "/", refreshSeconds: 10, body: """
+            <h2>Jobs by backend and state</h2>\(queue)
+            <h2>Finished per hour (last 12 hours)</h2>\(chart)
+            <h2>Live workers</h2>\(workers)
+            <h2>Rate limits (shared by all workers)</h2>\(limits)
+            <h2>Dead jobs by error kind</h2>\(dead)
+            <p class="muted">As of \(HTML.text(data.generatedAt)); refreshes every 10 s.</p>
+            """)
+    }
+}

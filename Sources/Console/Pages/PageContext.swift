@@ -1,0 +1,15 @@
+import Foundation
+
+/// What every page needs besides its data: whether actions are served, and the token an
+/// action's form must carry.
+struct PageContext: Sendable {
+    let readOnly: Bool
+    let csrf: String
+
+    /// A POST form with one button, or nothing when the console is read-only.
+    func action(_ path: String, _ label: String, fields: [(String, String)] = [], primary: Bool = false) -> String {
+        guard !readOnly else { return "" }
+        let hidden = ([("csrf", csrf)] + fields).map { "<input type=\"hidden\" name=\"\(HTML.text($0.0))\" value=\"\(HTML.text($0.1))\">" }.joined()
+        return "<form class=\"inline\" method=\"post\" action=\"\(HTML.text(path))\">\(hidden)<button type=\"submit\"\(primary ? " class=\"primary\"" : "")>\(HTML.text(label))</button></form>"
+    }
+}

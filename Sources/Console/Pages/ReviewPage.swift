@@ -1,0 +1,35 @@
+import Foundation
+
+/// Page 6: the least confident readings first; a person confirms them or types the right ones.
+enum ReviewPage {
+    static func render(_ queue: ReviewQueue, notice: String?, _ context: PageContext) -> Page {
+        var parts: [String] = []
+        if let notice { parts.append("<p class=\"notice\">\(HTML.text(notice))</p>") }
+        parts.append("<p class=\"muted\">Results read with less than \(HTML.confidence(queue.threshold)) confidence and not reviewed yet, least confident first. \(HTML.number(queue.reviewedToday)) reviewed today. Reviewed values reach dashboards through <code>discern.reviewed_results</code>.</p>")
+        guard !queue.items.isEmpty else {
+            parts.append("<p class=\"ok\">Nothing to review.</p>")
+            return Page(title: "Review", active: "/review", body: parts.joined())
+        }
+        parts.append("<div class=\"cards\">" + queue.items.map { card($0, context) }.joined() + "</div>")
+        return Page(title: "Review", active: "/review", body: parts.joined(separator: "\n"))
+    }
+
+    private static func card(_ item: ResultPage.Card, _ context: PageContext) -> String {
+        let link = item.jobId.map { "/jobs/\($0)" } ?? "/results/\(item.id)"
+        let facts = "<b>\(HTML.text(item.category ?? item.backend))</b> \(HTML.confidence(item.confidence))"
+        guard !context.readOnly else {
+            return "<div class=\"card\"><a href=\"\(link)\"><img src=\"/thumbnails/\(item.id)\" alt=\"\" loading=\"lazy\"></a><div class=\"facts\">\(facts)<br>operator \(HTML.text(item.operator_ ?? "–")) · fleet \(HTML.text(item.fleetId ?? "–")) · plate \(HTML.text(item.licensePlate ?? "–"))</div></div>"
+        }
+        func input(_ name: String, _ label: String, _ value: String?) -> String {
+            "<label class=\"muted\">\(label)<br><input type=\"text\" name=\"\(name)\" value=\"\(HTML.text(value))\" maxlength=\"200\"></label><br>"
+        }
+        return """
+            <div class="card"><a href="\(link)"><img src="/thumbnails/\(item.id)" alt="" loading="lazy"></a><div class="facts">\(facts)
+            <form method="post" action="/actions/review" data-result="\(item.id)">
+            <input type="hidden" name="csrf" value="\(HTML.text(context.csrf))"><input type="hidden" name="result" value="\(item.id)">
+            \(input("operator", "operator", item.operator_))\(input("fleet_id", "fleet ID", item.fleetId))\(input("license_plate", "licence plate", item.licensePlate))
+            <button type="submit" name="verdict" value="confirm">Confirm</button> <button type="submit" name="verdict" value="correct" class="primary">Save correction</button>
+            </form></div></div>
+            """
+    }
+}

@@ -1,0 +1,69 @@
+import Foundation
+import Postgres
+
+/// The console's way to PostgreSQL: a few connections, each on its own dedicated thread (no
+/// libpq call on the cooperative pool), taken in turn. Pages ask PostgreSQL for one JSON
+/// document each (json_build_object keeps numbers numbers and times ISO 8601), decoded into the
+/// Codable structs the pages render and the `/api/` twins return as they are.
+public final class ConsoleStore: Sendable {
+    private let connections: [Database]
+    private let next = Counter()
+    /// Whether this role may read the services' raw answers (the reader role may not).
+    public let canReadRawAnswers: Bool
+
+    public init(conninfo: String, connections count: Int = 4) async throws {
+        connections = (0..<max(1, count)).map { Database(conninfo: conninfo, name: "discern-console-\($0)") }
+        canReadRawAnswers = try await connections[0].withConnection { connection in
+            try connection.query("SELECT has_column_privilege('discern.results', 'raw_response', 'SELECT') AS ok").first?.bool("ok") ?? false
+        }
+    }
+
+    /// One connection, in turn.
+    var database: Database { connections[next.increment() % connections.count] }
+
+    /// Runs a query whose one row has one column `doc` holding JSON, and decodes it.
+    func document<T: Decodable & Sendable>(_ type: T.Type, _ sql: String, _ parameters: [(any PostgresEncodable)?] = []) async throws -> T {
+        let text = try await database.withConnection { connection in
+            try connection.query(sql, parameters).first?.optionalString("doc")
+        }
+        guard let text else { throw ConsoleError.notFound }
+        return try Self.decoder.decode(T.self, from: Data(text.utf8))
+    }
+
+    /// Runs a statement in a transaction (an action), returning what `body` returns.
+    func change<T: Sendable>(_ body: @escaping @Sendable (Connection) throws -> T) async throws -> T {
+        try await database.withConnection { connection in try connection.transaction(body) }
+    }
+
+    static let decoder: JSONDecoder = {
+        let decoder = JSONDecoder()
+        decoder.keyDecodingStrategy = .convertFromSnakeCase
+        return decoder
+    }()
+}
+
+/// What the console can answer besides a page.
+enum ConsoleError: Error, Equatable {
+    case notFound
+}
+
+/// A thread-safe counter for round-robin choices.
+final class Counter: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value = 0
+    func increment() -> Int {
+        lock.withLock {
+            value &+= 1
+            return value & Int.max
+        }
+    }
+}
+
+extension ConsoleStore {
+    /// The original file of a result, for its thumbnail.
+    func imagePath(resultID: Int) async throws -> String? {
+        try await database.withConnection { connection in
+            try connection.query("SELECT image_path FROM discern.results WHERE id = $1", [resultID]).first?.string("image_path")
+        }
+    }
+}

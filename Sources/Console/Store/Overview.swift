@@ -1,0 +1,57 @@
+import Foundation
+
+/// Page 1: the queue by backend and state, finished jobs per hour, live workers, rate limits
+/// and what waits on them, dead jobs by kind.
+public struct Overview: Codable, Sendable {
+    public struct StateCount: Codable, Sendable { public let backend: String; public let state: String; public let jobs: Int }
+    public struct Hour: Codable, Sendable { public let hour: String; public let succeeded: Int; public let dead: Int }
+    public struct Worker: Codable, Sendable {
+        public let id: String; public let host: String; public let version: String; public let backends: [String]
+        public let startedAt: String; public let lastHeartbeatAt: String
+    }
+    public struct RateLimit: Codable, Sendable {
+        public let key: String; public let perMinute: Double; public let burst: Double; public let nextAt: String?
+        public let waitingJobs: Int
+    }
+    public struct DeadKind: Codable, Sendable {
+        public let backend: String; public let errorKind: String?; public let jobs: Int; public let example: String?
+        public let lastSeen: String?
+    }
+
+    public let states: [StateCount]
+    public let hours: [Hour]
+    public let workers: [Worker]
+    public let rateLimits: [RateLimit]
+    public let deadByKind: [DeadKind]
+    public let generatedAt: String
+
+    static let sql = """
+        SELECT json_build_object(
+          'states', (SELECT coalesce(json_agg(x ORDER BY x.backend, x.state), '[]') FROM (
+                SELECT backend, state, jobs FROM discern.queue_depth) x),
+          'hours', (SELECT json_agg(x ORDER BY x.hour) FROM (
+                SELECT to_char(h.hour, 'YYYY-MM-DD"T"HH24:00') AS hour, coalesce(f.succeeded, 0) AS succeeded, coalesce(f.dead, 0) AS dead
+                FROM generate_series(date_trunc('hour', now()) - interval '11 hours', date_trunc('hour', now()), interval '1 hour') AS h(hour)
+                LEFT JOIN (
+                    SELECT date_trunc('hour', finished_at) AS hour, count(*) FILTER (WHERE state = 'succeeded') AS succeeded,
+                           count(*) FILTER (WHERE state = 'dead') AS dead
+                    FROM discern.jobs WHERE finished_at >= date_trunc('hour', now()) - interval '11 hours' GROUP BY 1) f USING (hour)) x),
+          'workers', (SELECT coalesce(json_agg(x ORDER BY x.started_at), '[]') FROM (
+                SELECT id, host, version, backends, started_at, last_heartbeat_at FROM discern.live_workers) x),
+          'rate_limits', (SELECT coalesce(json_agg(x ORDER BY x.key), '[]') FROM (
+                SELECT l.key, l.per_minute, l.burst, CASE WHEN l.next_at > now() THEN l.next_at END AS next_at,
+                       coalesce(w.waiting, 0) AS waiting_jobs
+                FROM discern.rate_limits l LEFT JOIN (
+                    SELECT backend, count(*) AS waiting FROM discern.jobs WHERE state = 'available' AND run_at <= now()
+                    GROUP BY backend) w ON w.backend = split_part(l.key, ':', 1)) x),
+          'dead_by_kind', (SELECT coalesce(json_agg(x ORDER BY x.jobs DESC), '[]') FROM (
+                SELECT backend, error_kind, jobs, left(example, 300) AS example, last_seen FROM discern.errors_by_kind
+                ORDER BY jobs DESC LIMIT 20) x),
+          'generated_at', now()
+        ) AS doc
+        """
+}
+
+extension ConsoleStore {
+    public func overview() async throws -> Overview { try await document(Overview.self, Overview.sql) }
+}

@@ -1,0 +1,84 @@
+import Foundation
+import Postgres
+
+/// Page 3: results as cards, newest first, filtered, a page at a time by keyset (`before` the
+/// last id shown), never OFFSET: page 1,000 costs what page 1 costs.
+public struct ResultPage: Codable, Sendable {
+    public struct Card: Codable, Sendable {
+        public let id: Int
+        public let jobId: Int?
+        public let batch: String?
+        public let imagePath: String
+        public let backend: String
+        public let outcome: String?
+        public let category: String?
+        public let operator_: String?
+        public let fleetId: String?
+        public let licensePlate: String?
+        public let confidence: Double?
+        public let createdAt: String
+
+        enum CodingKeys: String, CodingKey {
+            case id, jobId, batch, imagePath, backend, outcome, category, operator_ = "operator", fleetId, licensePlate, confidence, createdAt
+        }
+    }
+
+    public let items: [Card]
+    /// The `before` of the next page; nil on the last.
+    public var nextBefore: Int? { items.count == ResultFilter.pageSize ? items.last?.id : nil }
+}
+
+/// What the results page is asked for (its query string).
+public struct ResultFilter: Sendable, Equatable {
+    public static let pageSize = 48
+    public var before: Int?
+    public var batch: String?
+    public var backend: String?
+    public var outcome: String?
+    public var operatorName: String?
+    /// A licence plate or fleet ID, or its beginning (case does not matter).
+    public var text: String?
+    public var minConfidence: Double?
+    public var maxConfidence: Double?
+    /// YYYY-MM-DD, inclusive.
+    public var from: String?
+    public var to: String?
+
+    public init() {}
+
+    var parameters: [(any PostgresEncodable)?] {
+        [before, batch, backend, outcome, operatorName, text.map(Self.prefixPattern), minConfidence, maxConfidence, from, to, Self.pageSize]
+    }
+
+    /// A LIKE pattern matching what begins with `text`: its own `%`, `_` and `\` match themselves.
+    static func prefixPattern(_ text: String) -> String {
+        var pattern = ""
+        for character in text {
+            if character == "%" || character == "_" || character == "\\" { pattern.append("\\") }
+            pattern.append(character)
+        }
+        return pattern + "%"
+    }
+
+    static let sql = """
+        SELECT json_build_object('items', coalesce(json_agg(x ORDER BY x.id DESC), '[]')) AS doc FROM (
+          SELECT r.id, r.job_id, b.name AS batch, r.image_path, r.backend, r.outcome, r.category, r.operator, r.fleet_id,
+                 r.license_plate, r.confidence, r.created_at
+          FROM discern.results r LEFT JOIN discern.batches b ON b.id = r.batch_id
+          WHERE ($1::bigint IS NULL OR r.id < $1)
+            AND ($2::text IS NULL OR r.batch_id = (SELECT id FROM discern.batches WHERE name = $2))
+            AND ($3::text IS NULL OR r.backend = $3)
+            AND ($4::text IS NULL OR r.outcome = $4)
+            AND ($5::text IS NULL OR lower(r.operator) = lower($5))
+            AND ($6::text IS NULL OR r.license_plate ILIKE $6 OR r.fleet_id ILIKE $6)
+            AND ($7::float8 IS NULL OR r.confidence >= $7) AND ($8::float8 IS NULL OR r.confidence <= $8)
+            AND ($9::date IS NULL OR r.created_at >= $9::date) AND ($10::date IS NULL OR r.created_at < $10::date + 1)
+          ORDER BY r.id DESC LIMIT $11) x
+        """
+}
+
+extension ConsoleStore {
+    public func results(_ filter: ResultFilter) async throws -> ResultPage {
+        try await document(ResultPage.self, ResultFilter.sql, filter.parameters)
+    }
+}

@@ -1,0 +1,98 @@
+import Crypto
+import DedicatedThreads
+import Foundation
+import Imaging
+
+/// Thumbnails of the original photos, made with libvips on dedicated threads (never the
+/// cooperative pool), only from files under the path roots (the workers' trust rule), a few at a
+/// time, kept in a bounded cache and served with an ETag so a browser asks once.
+final class Thumbnails: Sendable {
+    static let sizes = [240, 640]
+    private let roots: PathRoots
+    private let pool: ThreadPool
+    private let cache = ThumbnailCache(maxBytes: 48 << 20)
+    private let inFlight = InFlightCount()
+
+    init(roots: PathRoots, threads: Int = 2) {
+        self.roots = roots
+        pool = ThreadPool(name: "discern-console-thumbnails", threads: threads, onThreadExit: Vips.threadShutdown)
+    }
+
+    deinit { pool.shutdown() }
+
+    enum Outcome: Sendable {
+        case image(Data, etag: String)
+        case notModified(etag: String)
+        case busy
+        case unavailable(String)
+    }
+
+    func thumbnail(path: String, size: Int, ifNoneMatch: String?) async -> Outcome {
+        guard Self.sizes.contains(size) else { return .unavailable("sizes are \(Self.sizes)") }
+        guard inFlight.enter(limit: 32) else { return .busy }
+        defer { inFlight.leave() }
+        let roots = self.roots
+        do {
+            return try await pool.run { () -> Outcome in
+                let file = try roots.open(path)
+                let etag = Self.etag(path: path, size: size, file: file)
+                if ifNoneMatch == etag { return .notModified(etag: etag) }
+                if let cached = self.cache.get(etag) { return .image(cached, etag: etag) }
+                let prepared = try ImagePreparer(policy: Self.policy(size)).prepare(file: file)
+                self.cache.put(etag, prepared.data)
+                return .image(prepared.data, etag: etag)
+            }
+        } catch let error as ImagingError {
+            return .unavailable(error.message)
+        } catch {
+            return .unavailable("\(error)")
+        }
+    }
+
+    /// A small JPEG whatever the original (HEIC and TIFF included): browsers show JPEG.
+    static func policy(_ size: Int) -> ImagePolicy {
+        ImagePolicy(maxBytes: 400_000, maxDimension: size, minDimension: 1, acceptedFormats: [.jpeg], quality: 78, minQuality: 50)
+    }
+
+    /// Changes when the file does (size, modification time) or the thumbnail size does.
+    static func etag(path: String, size: Int, file: OpenedFile) -> String {
+        var status = stat()
+        let modified = fstat(file.descriptor, &status) == 0 ? "\(status.st_mtim.tv_sec).\(status.st_mtim.tv_nsec)" : "?"
+        let digest = SHA256.hash(data: Data("\(path)\u{0}\(size)\u{0}\(file.size)\u{0}\(modified)".utf8))
+        return "\"" + digest.prefix(12).map { String(format: "%02x", $0) }.joined() + "\""
+    }
+}
+
+/// Thumbnails by ETag, oldest dropped first once the bytes exceed the bound.
+final class ThumbnailCache: @unchecked Sendable {
+    private let lock = NSLock()
+    private let maxBytes: Int
+    private var entries: [String: Data] = [:]
+    private var order: [String] = []
+    private var bytes = 0
+
+    init(maxBytes: Int) { self.maxBytes = maxBytes }
+
+    func get(_ key: String) -> Data? { lock.withLock { entries[key] } }
+
+    func put(_ key: String, _ data: Data) {
+        lock.withLock {
+            guard entries[key] == nil, data.count <= maxBytes else { return }
+            entries[key] = data
+            order.append(key)
+            bytes += data.count
+            while bytes > maxBytes, !order.isEmpty {
+                let oldest = order.removeFirst()
+                bytes -= entries.removeValue(forKey: oldest)?.count ?? 0
+            }
+        }
+    }
+}
+
+/// How many thumbnails are being made or wait for a thread.
+final class InFlightCount: @unchecked Sendable {
+    private let lock = NSLock()
+    private var count = 0
+    func enter(limit: Int) -> Bool { lock.withLock { guard count < limit else { return false }; count += 1; return true } }
+    func leave() { lock.withLock { count -= 1 } }
+}

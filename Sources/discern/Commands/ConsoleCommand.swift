@@ -1,0 +1,61 @@
+import ArgumentParser
+import Backends
+import Console
+import Foundation
+import Imaging
+import JobQueue
+import Logging
+import Postgres
+import ServiceLifecycle
+import UnixSignals
+
+struct ConsoleCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "console",
+        abstract: "Serve the web console: the night's work, the photos beside what the service read, retries and review.",
+        discussion: "docs/console.md. Binds 127.0.0.1 by default; anything else needs DISCERN_CONSOLE_TOKEN or a trusted proxy header.")
+
+    @OptionGroup var database: DatabaseOptions
+    @OptionGroup var logging: LogOptions
+
+    @Option(help: "Address to listen on. Default: $DISCERN_CONSOLE_HOST, else 127.0.0.1.")
+    var host: String?
+
+    @Option(help: "Port, 0-65535 (0 picks one; it is logged). Default: $DISCERN_CONSOLE_PORT, else 8460.")
+    var port: Int?
+
+    @Option(name: .customLong("path-root"),
+            help: "A folder thumbnails may be read from (repeatable). Default: $DISCERN_PATH_ROOTS. Required.")
+    var pathRoots: [String] = []
+
+    @Option(help: "A reverse proxy's header naming the signed-in user (e.g. X-Forwarded-User), believed only from 127.0.0.1.")
+    var trustedUserHeader: String?
+
+    @Flag(help: "Serve no actions (no retry, cancel or review); works as the discern_reader role.")
+    var readOnly = false
+
+    @Option(help: "The review page lists results read with less confidence than this, 0-1.")
+    var reviewBelow: Double = 0.8
+
+    func run() async throws {
+        let rootList = pathRoots.isEmpty ? (Setting.present("DISCERN_PATH_ROOTS").map { [$0] } ?? []) : pathRoots
+        guard !rootList.isEmpty else { throw SettingError("set the folders thumbnails may be read from: --path-root /photos or DISCERN_PATH_ROOTS") }
+        var settings: ConsoleConfiguration
+        do { settings = ConsoleConfiguration(roots: try PathRoots(rootList.flatMap { $0.split(separator: ":").map(String.init) })) } catch {
+            throw SettingError(error.message)
+        }
+        settings.host = host ?? Setting.present("DISCERN_CONSOLE_HOST") ?? "127.0.0.1"
+        settings.port = try Setting.integer(port, "port", env: "DISCERN_CONSOLE_PORT", default: 8460, in: 0...65535)
+        do { settings.accessToken = try BackendEnvironment().secret("DISCERN_CONSOLE_TOKEN")?.plainText } catch { throw SettingError(error.description) }
+        settings.trustedUserHeader = trustedUserHeader
+        settings.readOnly = readOnly
+        settings.reviewBelow = reviewBelow
+        if let problem = settings.problem { throw SettingError(problem) }
+
+        let logger = logging.makeLogger("discern.console")
+        try await Database(conninfo: database.conninfo, name: "discern-preflight").withConnection { try Migrator.requireCurrent($0) }
+        let store = try await ConsoleStore(conninfo: database.conninfo)
+        let server = ConsoleServer.application(store: store, configuration: settings, logger: logger)
+        try await ServiceGroup(configuration: .init(services: [server], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)).run()
+    }
+}

@@ -1,0 +1,51 @@
+import Foundation
+
+/// A real headless Chromium driven by scripts/browser.py (the DevTools protocol): steps in,
+/// what each step saw out, plus every JavaScript dialog any page opened.
+struct BrowserSession {
+    struct Seen: Decodable {
+        let url: String?
+        let text: String?
+        let found: Bool?
+    }
+    struct Outcome: Decodable {
+        let steps: [Seen]
+        let dialogs: [String]
+    }
+
+    enum Step {
+        case go(String)
+        case text
+        case click(String)
+        case fill(String, String)
+        case screenshot(String)
+
+        var json: [String: Any] {
+            switch self {
+            case .go(let url): ["go": url]
+            case .text: ["text": true]
+            case .click(let selector): ["click": selector]
+            case .fill(let selector, let value): ["fill": selector, "value": value]
+            case .screenshot(let path): ["screenshot": path]
+            }
+        }
+    }
+
+    static func run(_ steps: [Step]) async throws -> Outcome {
+        let input = FileManager.default.temporaryDirectory.appendingPathComponent("discern-browser-\(UUID().uuidString).json")
+        try JSONSerialization.data(withJSONObject: steps.map(\.json)).write(to: input)
+        defer { try? FileManager.default.removeItem(at: input) }
+        let script = ChaosJobs.repository.appendingPathComponent("scripts/browser.py").path
+        let run = try await Subprocess.runWithStatus("/bin/bash", ["-c", "python3 '\(script)' < '\(input.path)' 2>/dev/null"])
+        guard run.status == 0, let line = run.output.split(separator: "\n").last else {
+            throw TestSetupError("the browser failed (\(run.status)): \(run.output.suffix(1500))")
+        }
+        return try JSONDecoder().decode(Outcome.self, from: Data(line.utf8))
+    }
+
+    /// Where screenshots go: $DISCERN_SCREENSHOTS, else .build/console-screenshots.
+    static var screenshots: URL {
+        ProcessInfo.processInfo.environment["DISCERN_SCREENSHOTS"].map { URL(fileURLWithPath: $0) }
+            ?? ChaosJobs.repository.appendingPathComponent(".build/console-screenshots")
+    }
+}
