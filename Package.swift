@@ -11,6 +11,7 @@ let migrationFiles = [
     "0001_initial_schema.sql", "0002_queue_operations.sql", "0003_backends_and_rate_limits.sql", "0004_leaner_completion.sql",
     "0005_entities_and_spacing.sql", "0006_roles.sql", "0007_worker_registry.sql",
     "0008_review.sql",
+    "0009_batch_summaries.sql",
 ]
 
 let package = Package(

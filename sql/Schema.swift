@@ -21,6 +21,7 @@ public enum Schema {
         ("0006_roles.sql", PackageResources._006_roles_sql),
         ("0007_worker_registry.sql", PackageResources._007_worker_registry_sql),
         ("0008_review.sql", PackageResources._008_review_sql),
+        ("0009_batch_summaries.sql", PackageResources._009_batch_summaries_sql),
     ]
 
     public static func migrations() throws -> [Migration] {

@@ -12,12 +12,14 @@ public final class Connection {
     private var preparedNames: [String: String] = [:]
     /// Names are never reused, even for a statement prepared again.
     private var preparedCount = 0
+    private let usesPreparedStatements: Bool
 
     /// - Parameters:
     ///   - conninfo: a `postgresql://` URL or `key=value` pairs; empty means libpq's own
     ///     environment variables (PGHOST, PGPORT, PGUSER, PGDATABASE, PGPASSWORD, ...).
     ///   - applicationName: shown in `pg_stat_activity`, unless the conninfo names one.
-    public init(conninfo: String, applicationName: String = "discern") throws {
+    ///   - session: server options and whether to prepare statements (`SessionOptions`).
+    public init(conninfo: String, applicationName: String = "discern", session: SessionOptions = SessionOptions()) throws {
         // discern's defaults come first; anything the conninfo says overrides them. TCP
         // keepalives and a user timeout notice a half-open connection (a failed-over server, a
         // dropped NAT entry) in about a minute instead of hanging.
@@ -25,8 +27,7 @@ public final class Connection {
             ("application_name", applicationName), ("connect_timeout", "10"),
             ("keepalives", "1"), ("keepalives_idle", "30"), ("keepalives_interval", "10"), ("keepalives_count", "3"),
             ("tcp_user_timeout", "60000"),
-            ("dbname", conninfo),
-        ]
+        ] + (session.serverOptions.map { [("options", $0)] } ?? []) + [("dbname", conninfo)]
         let handle = withCStrings(settings.map(\.0)) { keywords in
             withCStrings(settings.map(\.1)) { values in
                 PQconnectdbParams(keywords + [nil], values + [nil], 1)
@@ -42,6 +43,7 @@ public final class Connection {
             throw PostgresError(.connectionFailed, message)
         }
         self.handle = handle
+        self.usesPreparedStatements = session.preparedStatements
         // Server NOTICEs ("schema already exists, skipping") are not for the terminal.
         PQsetNoticeProcessor(handle, { _, _ in }, nil)
         // The worker's SQL is written for UTC timestamps and a fixed search path.
@@ -68,9 +70,10 @@ public final class Connection {
     /// on every call. PostgreSQL re-plans by itself when the schema changes. Behind PgBouncer in
     /// transaction mode this needs PgBouncer 1.21 or later with `max_prepared_statements` set.
     /// A statement the server no longer knows (`DEALLOCATE ALL`, a pooler's session reset) is
-    /// prepared again, once.
+    /// prepared again, once. Without prepared statements (`SessionOptions`) this is `query`.
     @discardableResult
     public func query(prepared sql: String, _ parameters: [(any PostgresEncodable)?] = []) throws -> Rows {
+        guard usesPreparedStatements else { return try query(sql, parameters) }
         BlockingCallAudit.check("PQexecPrepared")
         do {
             return try executePrepared(sql, parameters)

@@ -8,14 +8,18 @@ import DedicatedThreads
 public final class Database: @unchecked Sendable {
     public let conninfo: String
     private let applicationName: String
+    private let session: SessionOptions
     private let thread: ThreadPool
     // Touched only from `thread`, which runs one closure at a time.
     private var connection: Connection?
 
-    /// - Parameter name: names the thread, and the connection in `pg_stat_activity`.
-    public init(conninfo: String, name: String = "discern") {
+    /// - Parameters:
+    ///   - name: names the thread, and the connection in `pg_stat_activity`.
+    ///   - session: server options and prepared statements for every connection it opens.
+    public init(conninfo: String, name: String = "discern", session: SessionOptions = SessionOptions()) {
         self.conninfo = conninfo
         self.applicationName = name
+        self.session = session
         self.thread = ThreadPool(name: name, threads: 1)
     }
 
@@ -39,7 +43,7 @@ public final class Database: @unchecked Sendable {
     private func liveConnection() throws -> Connection {
         if let connection, connection.isHealthy { return connection }
         connection = nil
-        let fresh = try Connection(conninfo: conninfo, applicationName: applicationName)
+        let fresh = try Connection(conninfo: conninfo, applicationName: applicationName, session: session)
         connection = fresh
         return fresh
     }

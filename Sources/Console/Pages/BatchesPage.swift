@@ -7,18 +7,21 @@ enum BatchesPage {
             return Page(title: "Batches", active: "/batches", body: "<p class=\"muted\">No batch yet: <code>discern enqueue FOLDER --batch NAME</code>.</p>")
         }
         let rows = batches.map { batch -> String in
-            let eta = batch.etaSeconds.map { "done in " + HTML.duration($0) } ?? (batch.available + batch.running == 0 ? "finished" : "not moving")
+            let eta = batch.etaSeconds.map { "done in " + HTML.duration($0) } ?? (batch.isFinished ? "finished" : "not moving")
+            // A finished batch shows the pace it kept; a running one its last 10 minutes.
+            let rate = batch.isFinished ? batch.averagePerMinute.map { String(format: "%.1f/min on average", $0) } ?? "–"
+                : String(format: "%.1f/min", batch.perMinute)
             let saved = batch.originalBytes - batch.sentBytes
             let outcomes = batch.outcomes.map { "\(HTML.text($0.outcome)) \(HTML.number($0.results))" }.joined(separator: ", ")
             let errors = batch.errors.map { "<div class=\"bad\">\(HTML.text($0.errorKind ?? "–")) × \(HTML.number($0.jobs))<br><span class=\"muted\">\(HTML.text($0.example))</span></div>" }.joined()
             let actions = (batch.dead > 0 ? context.action("/actions/retry", "Retry \(batch.dead) dead", fields: [("batch", batch.name)]) : "")
-                + (batch.available + batch.running > 0 ? context.action("/actions/cancel", "Cancel the rest", fields: [("batch", batch.name)]) : "")
+                + (!batch.isFinished ? context.action("/actions/cancel", "Cancel the rest", fields: [("batch", batch.name)]) : "")
             return """
                 <tr><td><b>\(HTML.text(batch.name))</b><br><span class="muted">\(HTML.text(batch.createdAt))</span></td>
                 <td><progress max="100" value="\(String(format: "%.1f", batch.percentDone))"></progress>
                     \(String(format: "%.1f", batch.percentDone)) %<br><span class="muted">\(HTML.number(batch.done)) of \(HTML.number(batch.jobs)); \
                 \(HTML.number(batch.succeeded)) succeeded, \(HTML.number(batch.dead)) dead, \(HTML.number(batch.running)) running, \(HTML.number(batch.available)) waiting</span></td>
-                <td>\(String(format: "%.1f", batch.perMinute))/min<br><span class="muted">\(eta)</span></td>
+                <td>\(rate)<br><span class="muted">\(eta)</span></td>
                 <td>\(outcomes.isEmpty ? "–" : outcomes)</td>
                 <td>\(errors.isEmpty ? "<span class=\"ok\">none</span>" : errors)</td>
                 <td class="n">\(HTML.bytes(max(0, saved)))</td>
@@ -29,7 +32,14 @@ enum BatchesPage {
         return Page(title: "Batches", active: "/batches", refreshSeconds: 15, body: """
             <table><tr><th>batch</th><th>progress</th><th>rate, ETA</th><th>outcomes</th><th>top errors</th><th>bytes saved</th><th></th></tr>
             \(rows)</table>
+            \(older(batches))
             <p class="muted">The full report: <code>discern report --batch NAME</code>.</p>
             """)
+    }
+
+    /// Keyset paging: the next page starts below the last batch shown.
+    private static func older(_ batches: [BatchSummary]) -> String {
+        guard batches.count >= BatchSummary.pageSize, let last = batches.last else { return "" }
+        return "<p><a href=\"/batches\(HTML.text(HTML.query([("before", String(last.id))])))\">Older batches →</a></p>"
     }
 }

@@ -7,7 +7,7 @@ enum OverviewPage {
         let states = ["available", "running", "succeeded", "dead", "cancelled"]
         let count = Dictionary(data.states.map { ("\($0.backend)/\($0.state)", $0.jobs) }, uniquingKeysWith: +)
         let queue = backends.isEmpty ? "<p class=\"muted\">No jobs yet.</p>" : """
-            <table><tr><th>backend</th>\(states.map { "<th>\($0)</th>" }.joined())</tr>
+            <table><tr><th>backend</th>\(states.map { "<th>\($0)\(["succeeded", "cancelled"].contains($0) ? " (24 h)" : "")</th>" }.joined())</tr>
             \(backends.map { backend in
                 "<tr><td>\(HTML.text(backend))</td>" + states.map { "<td class=\"n\">\(HTML.number(count["\(backend)/\($0)"] ?? 0))</td>" }.joined() + "</tr>"
             }.joined())</table>

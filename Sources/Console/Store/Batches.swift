@@ -5,6 +5,7 @@ public struct BatchSummary: Codable, Sendable {
     public struct Outcome: Codable, Sendable { public let outcome: String; public let results: Int }
     public struct Error: Codable, Sendable { public let errorKind: String?; public let jobs: Int; public let example: String? }
 
+    public let id: Int
     public let name: String
     public let createdAt: String
     public let jobs: Int
@@ -15,48 +16,48 @@ public struct BatchSummary: Codable, Sendable {
     public let cancelled: Int
     /// Jobs finished in the last 10 minutes, per minute.
     public let perMinute: Double
+    /// Seconds from the first finished job to the last one.
+    public let finishingSeconds: Double?
     public let originalBytes: Int
     public let sentBytes: Int
     public let outcomes: [Outcome]
     public let errors: [Error]
 
     public var done: Int { succeeded + dead + cancelled }
+    public var isFinished: Bool { available + running == 0 }
     public var percentDone: Double { jobs == 0 ? 100 : 100 * Double(done) / Double(jobs) }
     /// Seconds until the rest is done at the current rate; nil when nothing moves.
     public var etaSeconds: Double? {
         let left = available + running
         return left == 0 || perMinute <= 0 ? nil : Double(left) / perMinute * 60
     }
+    /// A finished batch's pace from its first to its last finished job, per minute.
+    public var averagePerMinute: Double? {
+        guard let seconds = finishingSeconds, seconds > 0 else { return nil }
+        return Double(done) / seconds * 60
+    }
 
+    /// The summary itself comes from discern.batch_summary (migration 0009), which keeps the
+    /// summaries of finished batches: only running batches are counted on each call.
     static let sql = """
-        SELECT coalesce(json_agg(x ORDER BY x.created_at DESC), '[]') AS doc FROM (
-          SELECT b.name, b.created_at, s.jobs, s.available, s.running, s.succeeded, s.dead, s.cancelled, s.per_minute,
-                 coalesce(r.original_bytes, 0) AS original_bytes, coalesce(r.sent_bytes, 0) AS sent_bytes,
-                 coalesce(r.outcomes, '[]') AS outcomes, coalesce(e.errors, '[]') AS errors
-          FROM (SELECT id, name, created_at FROM discern.batches
-                WHERE $1::text IS NULL OR name = $1 ORDER BY created_at DESC LIMIT $2) b
-          CROSS JOIN LATERAL (
-              SELECT count(*) AS jobs, count(*) FILTER (WHERE state = 'available') AS available,
-                     count(*) FILTER (WHERE state = 'running') AS running, count(*) FILTER (WHERE state = 'succeeded') AS succeeded,
-                     count(*) FILTER (WHERE state = 'dead') AS dead, count(*) FILTER (WHERE state = 'cancelled') AS cancelled,
-                     count(*) FILTER (WHERE finished_at > now() - interval '10 minutes') / 10.0 AS per_minute
-              FROM discern.jobs WHERE batch_id = b.id) s
-          LEFT JOIN LATERAL (
-              SELECT sum(original_bytes) AS original_bytes, sum(sent_bytes) AS sent_bytes,
-                     (SELECT json_agg(o ORDER BY o.results DESC) FROM (
-                         SELECT coalesce(outcome, 'unknown') AS outcome, count(*) AS results FROM discern.results
-                         WHERE batch_id = b.id GROUP BY 1) o) AS outcomes
-              FROM discern.results WHERE batch_id = b.id) r ON true
-          LEFT JOIN LATERAL (
-              SELECT json_agg(e ORDER BY e.jobs DESC) AS errors FROM (
-                  SELECT error_kind, count(*) AS jobs, left(max(last_error), 300) AS example FROM discern.jobs
-                  WHERE batch_id = b.id AND state = 'dead' GROUP BY error_kind ORDER BY count(*) DESC LIMIT 5) e) e ON true
-        ) x
+        SELECT coalesce(json_agg(jsonb_build_object('id', b.id, 'name', b.name, 'created_at', b.created_at, 'finishing_seconds',
+                                     extract(epoch FROM (s.doc ->> 'last_finished_at')::timestamptz - (s.doc ->> 'first_finished_at')::timestamptz))
+                                 || s.doc ORDER BY b.created_at DESC, b.id DESC), '[]') AS doc
+        FROM (SELECT id, name, created_at FROM discern.batches
+              WHERE ($1::text IS NULL OR name = $1)
+                AND ($3::bigint IS NULL OR (created_at, id) < (SELECT o.created_at, o.id FROM discern.batches o WHERE o.id = $3))
+              ORDER BY created_at DESC, id DESC LIMIT $2) b
+        CROSS JOIN LATERAL (SELECT discern.batch_summary(b.id) AS doc) s
         """
 }
 
 extension ConsoleStore {
-    public func batches(named name: String? = nil, limit: Int = 20) async throws -> [BatchSummary] {
-        try await document([BatchSummary].self, BatchSummary.sql, [name, limit])
+    /// The newest `limit` batches, or those older than the batch `before` (keyset pages).
+    public func batches(named name: String? = nil, before: Int? = nil, limit: Int = BatchSummary.pageSize) async throws -> [BatchSummary] {
+        try await document([BatchSummary].self, BatchSummary.sql, [name, limit, before])
     }
+}
+
+extension BatchSummary {
+    public static let pageSize = 10
 }

@@ -12,7 +12,9 @@ public final class ConsoleStore: Sendable {
     public let canReadRawAnswers: Bool
 
     public init(conninfo: String, connections count: Int = 4) async throws {
-        connections = (0..<max(1, count)).map { Database(conninfo: conninfo, name: "discern-console-\($0)") }
+        // JIT compiling a page's query costs more than running it (hundreds of ms on a 1M-row
+        // aggregate): off for the console's sessions.
+        connections = (0..<max(1, count)).map { Database(conninfo: conninfo, name: "discern-console-\($0)", session: SessionOptions(serverOptions: "-c jit=off")) }
         canReadRawAnswers = try await connections[0].withConnection { connection in
             try connection.query("SELECT has_column_privilege('discern.results', 'raw_response', 'SELECT') AS ok").first?.bool("ok") ?? false
         }

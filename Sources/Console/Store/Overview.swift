@@ -1,6 +1,7 @@
 import Foundation
 
-/// Page 1: the queue by backend and state, finished jobs per hour, live workers, rate limits
+/// Page 1: the queue by backend and state (succeeded and cancelled: the last 24 hours, so that
+/// the page reads what is live, not every job ever: each part has its own index), finished jobs per hour, live workers, rate limits
 /// and what waits on them, dead jobs by kind.
 public struct Overview: Codable, Sendable {
     public struct StateCount: Codable, Sendable { public let backend: String; public let state: String; public let jobs: Int }
@@ -28,7 +29,11 @@ public struct Overview: Codable, Sendable {
     static let sql = """
         SELECT json_build_object(
           'states', (SELECT coalesce(json_agg(x ORDER BY x.backend, x.state), '[]') FROM (
-                SELECT backend, state, jobs FROM discern.queue_depth) x),
+                SELECT backend, state, count(*) AS jobs FROM discern.jobs WHERE state = 'available' GROUP BY 1, 2
+                UNION ALL SELECT backend, state, count(*) FROM discern.jobs WHERE state = 'running' GROUP BY 1, 2
+                UNION ALL SELECT backend, state, count(*) FROM discern.jobs WHERE state = 'dead' GROUP BY 1, 2
+                UNION ALL SELECT backend, state, count(*) FROM discern.jobs
+                          WHERE finished_at > now() - interval '24 hours' AND state IN ('succeeded', 'cancelled') GROUP BY 1, 2) x),
           'hours', (SELECT json_agg(x ORDER BY x.hour) FROM (
                 SELECT to_char(h.hour, 'YYYY-MM-DD"T"HH24:00') AS hour, coalesce(f.succeeded, 0) AS succeeded, coalesce(f.dead, 0) AS dead
                 FROM generate_series(date_trunc('hour', now()) - interval '11 hours', date_trunc('hour', now()), interval '1 hour') AS h(hour)

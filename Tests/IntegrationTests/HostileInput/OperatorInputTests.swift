@@ -134,6 +134,10 @@ struct OperatorInputTests {
             #expect(try await denied("discern_enqueue", "SELECT image_path, params FROM discern.jobs"))
             #expect(try await denied("discern_enqueue", "SELECT * FROM discern.results"))
             #expect(try await denied("discern_enqueue", "UPDATE discern.jobs SET priority = 1"))
+            // Batch summaries show error messages: readers may, enqueuers may not; their triggers run
+            // for both (the enqueue above marked its batch changed).
+            #expect(try await !denied("discern_reader", "SELECT discern.batch_summary(id) FROM discern.batches"))
+            #expect(try await denied("discern_enqueue", "SELECT discern.batch_summary(1)"))
 
             let claimed = try await database.withConnection { connection -> Int in
                 try connection.query("SET ROLE discern_worker")

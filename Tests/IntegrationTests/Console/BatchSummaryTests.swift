@@ -1,0 +1,57 @@
+import Foundation
+import JobQueue
+import Postgres
+import Testing
+
+/// discern.batch_summary (migration 0009) keeps a finished batch's summary and must never show
+/// it once the batch has changed: a retry, jobs added, jobs pruned.
+@Suite("Batch summaries")
+struct BatchSummaryTests {
+    @Test("a finished batch's summary is kept, and forgotten when a job is retried, added or deleted")
+    func summariesFollowEveryChange() async throws {
+        try await TestDatabase.with { conninfo in
+            let database = Database(conninfo: conninfo)
+            let summary = { @Sendable () async throws -> (jobs: Int, available: Int, succeeded: Int, dead: Int, stored: Int) in
+                let row = try #require(try await database.rows("""
+                    SELECT (s ->> 'jobs')::int AS jobs, (s ->> 'available')::int AS available, (s ->> 'succeeded')::int AS succeeded,
+                           (s ->> 'dead')::int AS dead
+                    FROM discern.batch_summary((SELECT id FROM discern.batches WHERE name = 'night')) s
+                    """).first)
+                // A statement of its own: the one above does not see what its function stored.
+                let stored = try await database.rows("SELECT count(*)::int AS n FROM discern.batch_summaries").first?.int("n") ?? -1
+                return (try row.int("jobs"), try row.int("available"), try row.int("succeeded"), try row.int("dead"), stored)
+            }
+            let finishAll = { @Sendable () async throws in
+                _ = try await database.rows("""
+                    UPDATE discern.jobs SET state = CASE WHEN image_path LIKE '%3.jpg' THEN 'dead' ELSE 'succeeded' END,
+                                            error_kind = CASE WHEN image_path LIKE '%3.jpg' THEN 'timeout' END, finished_at = now()
+                    WHERE state = 'available'
+                    """)
+            }
+            _ = try await database.withConnection { try JobQueue.enqueue($0, paths: ["/p/1.jpg", "/p/2.jpg", "/p/3.jpg"], batch: "night") }
+
+            var now = try await summary()
+            #expect(now.available == 3 && now.stored == 0, "a running batch is counted, not stored")
+
+            try await finishAll()
+            now = try await summary()
+            #expect(now.succeeded == 2 && now.dead == 1 && now.stored == 1, "a finished batch is stored")
+
+            _ = try await database.rows("SELECT discern.retry_batch('night')")
+            now = try await summary()
+            #expect(now.available == 1 && now.dead == 0, "a retried job makes the stored summary stale: \(now)")
+
+            try await finishAll()
+            #expect(try await summary().dead == 1)
+            _ = try await database.withConnection { try JobQueue.enqueue($0, paths: ["/p/4.jpg"], batch: "night") }
+            now = try await summary()
+            #expect(now.jobs == 4 && now.available == 1, "a job added to a finished batch shows: \(now)")
+
+            try await finishAll()
+            #expect(try await summary().jobs == 4)
+            _ = try await database.rows("DELETE FROM discern.jobs WHERE image_path = '/p/4.jpg'")
+            now = try await summary()
+            #expect(now.jobs == 3 && now.succeeded == 2, "a deleted job leaves the summary: \(now)")
+        }
+    }
+}
