@@ -5,8 +5,8 @@ set -euo pipefail
 
 # systemd only for `systemd-analyze` of deploy/systemd in the tests; prometheus (with promtool)
 # for the alerting rules and a real scrape of a worker and the monitor; chromium for the
-# console's browser tests.
-packages=(libvips-dev libpq-dev libcurl4-openssl-dev postgresql postgresql-contrib pkg-config python3 python3-pip systemd prometheus chromium)
+# console's browser tests; pgbouncer for the transaction-pooling test.
+packages=(libvips-dev libpq-dev libcurl4-openssl-dev postgresql postgresql-contrib pkg-config python3 python3-pip systemd prometheus chromium pgbouncer)
 missing=()
 for package in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")

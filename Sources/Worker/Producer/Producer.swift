@@ -9,6 +9,8 @@ import ServiceLifecycle
 /// retry or finish, which ends the whole worker gracefully. On shutdown it stops claiming first.
 struct Producer: Service {
     let claims: Database
+    /// Where to LISTEN for new jobs; nil (behind a transaction pooler): poll only.
+    let listenConninfo: String?
     let configuration: WorkerConfiguration
     let backends: [String]
     let inFlight: InFlight
@@ -20,8 +22,8 @@ struct Producer: Service {
     func run() async throws {
         // Not ready from the moment claiming stops, whatever stopped it.
         defer { health.shuttingDown() }
-        let listener = NotificationListener(conninfo: claims.conninfo, channel: "discern_jobs") { [wakeup] in wakeup.signal() }
-        defer { listener.stop() }
+        let listener = listenConninfo.map { NotificationListener(conninfo: $0, channel: "discern_jobs") { [wakeup] in wakeup.signal() } }
+        defer { listener?.stop() }
         // However it ends, the executor learns there will be no more.
         do {
             try await withGracefulShutdownHandler {

@@ -35,7 +35,11 @@ public final class WorkerRuntime: Sendable {
         let sampler: DepthSampler
     }
 
-    public init(conninfo: String, backends: [any AnalysisBackend], configuration: WorkerConfiguration, logger: Logger) {
+    public convenience init(conninfo: String, backends: [any AnalysisBackend], configuration: WorkerConfiguration, logger: Logger) {
+        self.init(connections: WorkerConnections(conninfo: conninfo), backends: backends, configuration: configuration, logger: logger)
+    }
+
+    public init(connections: WorkerConnections, backends: [any AnalysisBackend], configuration: WorkerConfiguration, logger: Logger) {
         self.configuration = configuration
         // Series an alert watches exist from the start, at zero: increase() needs a first sample.
         for reason in ["refused", "database"] { WorkerMetrics.resultWriteFailed(reason: reason, count: 0) }
@@ -47,10 +51,8 @@ public final class WorkerRuntime: Sendable {
         let inFlight = InFlight { wakeup.signal() }
         let jobs = Mailbox<Job>(), outcomes = Mailbox<JobOutcome>()
         let names = Array(Set(backends.map(\.name))).sorted()
-        // Three connections: claims, writes, and one for the quieter maintenance work.
-        let claims = Database(conninfo: conninfo, name: "discern-claim")
-        let writes = Database(conninfo: conninfo, name: "discern-complete")
-        let upkeep = Database(conninfo: conninfo, name: "discern-upkeep")
+        // The connection budget: see WorkerConnections.
+        let queue = connections.queue, writes = connections.writes
         let execution = JobExecution(
             backends: Dictionary(backends.map { ($0.name, $0) }, uniquingKeysWith: { $1 }),
             preparation: FilePreparation(pool: pool, roots: configuration.pathRoots, truncatedRetrySeconds: configuration.truncatedRetrySeconds),
@@ -62,17 +64,19 @@ public final class WorkerRuntime: Sendable {
             completer: Completer(inbox: outcomes, writer: OutcomeWriter(database: writes, workerID: configuration.workerID,
                                                                         backoff: configuration.backoff, logger: logger),
                                  inFlight: inFlight, tally: tally, maxBatch: configuration.completionBatchSize, logger: logger),
-            heartbeat: Heartbeat(database: upkeep, entry: entry, leaseSeconds: configuration.leaseSeconds, inFlight: inFlight,
+            heartbeat: Heartbeat(database: queue, entry: entry, leaseSeconds: configuration.leaseSeconds, inFlight: inFlight,
                                  abandonments: abandonments, health: health, logger: logger),
             executor: Executor(inbox: jobs, outbox: outcomes, execution: execution, abandonments: abandonments),
-            producer: Producer(claims: claims, configuration: configuration, backends: names, inFlight: inFlight, outbox: jobs,
+            producer: Producer(claims: queue, listenConninfo: connections.listenConninfo, configuration: configuration, backends: names, inFlight: inFlight, outbox: jobs,
                                wakeup: wakeup, health: health, logger: logger),
-            rescuer: Rescuer(database: upkeep, intervalSeconds: configuration.heartbeatSeconds, logger: logger),
-            sampler: DepthSampler(database: upkeep))
+            rescuer: Rescuer(database: queue, intervalSeconds: configuration.heartbeatSeconds, logger: logger),
+            sampler: DepthSampler(database: queue))
         logger.info("worker ready", metadata: [
             "worker": "\(configuration.workerID)", "backends": "\(names.joined(separator: ","))",
             "concurrency": "\(configuration.concurrency)", "prepare_threads": "\(configuration.prepareThreads)",
             "lease_seconds": "\(configuration.leaseSeconds)", "drain": "\(configuration.drain)",
+            "pool_mode": "\(connections.poolMode.rawValue)",
+            "new_jobs": "\(connections.listenConninfo == nil ? "polled every \(configuration.pollIntervalSeconds) s" : "LISTEN")",
             "blocking_call_audit": "\(BlockingCallAudit.isEnabled ? "on" : "off")",
         ])
     }

@@ -14,9 +14,16 @@ public final class PostgresRateGate: RateGate {
     /// Until when each key last made a call wait: what holds a run back, for the progress bar.
     private let waitingUntil = Mutex<[String: ContinuousClock.Instant]>([:])
 
-    public init(conninfo: String, logger: Logger) {
-        self.database = Database(conninfo: conninfo, name: "discern-ratelimit")
+    /// - Parameter database: a worker's queue connection (`WorkerConnections.queue`): a slot is
+    ///   one short statement, and the wait for it happens after, without the connection.
+    public init(database: Database, logger: Logger) {
+        self.database = database
         self.logger = logger
+    }
+
+    /// With a connection of its own (tests, tools).
+    public convenience init(conninfo: String, logger: Logger) {
+        self.init(database: Database(conninfo: conninfo, name: "discern-ratelimit"), logger: logger)
     }
 
     public func acquire(_ key: String) async throws(BackendError) {

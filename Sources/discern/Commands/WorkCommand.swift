@@ -59,6 +59,12 @@ struct WorkCommand: AsyncParsableCommand {
     @Option(help: "Address the metrics endpoint listens on. Default: $DISCERN_METRICS_HOST, else 127.0.0.1.")
     var metricsHost: String?
 
+    @Option(help: "How --database-url reaches PostgreSQL: direct, or through a transaction-mode pooler such as PgBouncer (no prepared statements; LISTEN only over --listen-database-url, else polling every --poll-seconds). Default: $DISCERN_POOL_MODE, else direct.")
+    var poolMode: PoolModeChoice?
+
+    @Option(help: "A direct PostgreSQL URL for LISTEN when --database-url goes through a transaction-mode pooler. Default: $DISCERN_LISTEN_DATABASE_URL.")
+    var listenDatabaseURL: String?
+
     @Flag(inversion: .prefixedNo, help: "With --drain at a terminal, show a progress bar with rate and ETA.")
     var progress = true
 
@@ -72,19 +78,21 @@ struct WorkCommand: AsyncParsableCommand {
         guard !environment.configuredBackendNames.isEmpty else {
             throw SettingError("no backend is configured: set --discerner-url or DISCERN_DISCERNER_URL (other services: see docs/backends.md)")
         }
-        let gate = PostgresRateGate(conninfo: database.conninfo, logger: logger)
+        // Three connections in all, whatever the concurrency (WorkerConnections).
+        let connections = WorkerConnections(conninfo: database.conninfo, poolMode: settings.poolMode, listenConninfo: settings.listenConninfo)
+        let gate = PostgresRateGate(database: connections.queue, logger: logger)
         let backends = try chosenBackends(environment, gate: gate, concurrency: settings.concurrency)
         // Settings checked, one look at the database before anything starts: a wrong URL or an
         // unmigrated database is one clear line and exit 69 now, not retries that look like
         // progress (the loops retry later failures, which are transient by then).
-        try await Database(conninfo: database.conninfo, name: "discern-preflight").withConnection { try Migrator.requireCurrent($0) }
+        try await connections.queue.withConnection { try Migrator.requireCurrent($0) }
         var configuration = WorkerConfiguration(
             pathRoots: settings.roots, concurrency: settings.concurrency, prepareThreads: settings.prepareThreads,
             maxBytesInFlight: settings.maxMBInFlight << 20, leaseSeconds: settings.leaseSeconds,
             pollIntervalSeconds: settings.pollSeconds, drain: drain, graceSeconds: settings.graceSeconds)
         configuration.truncatedRetrySeconds = settings.truncatedRetrySeconds
         configuration.version = Discern.configuration.version.isEmpty ? "dev" : Discern.configuration.version
-        let runtime = WorkerRuntime(conninfo: database.conninfo, backends: backends, configuration: configuration, logger: logger)
+        let runtime = WorkerRuntime(connections: connections, backends: backends, configuration: configuration, logger: logger)
 
         // The metrics endpoint first, so it is shut down last; the progress bar last, first.
         var services = runtime.services
@@ -92,7 +100,7 @@ struct WorkCommand: AsyncParsableCommand {
             services.insert(.init(service: MetricsServer.application(registry, health: runtime.health, host: settings.metricsHost, port: port, logger: logger)), at: 0)
         }
         if drain && progress && ProgressDisplay.isTerminal {
-            services.append(.init(service: ProgressDisplay(runtime: runtime, gate: gate, conninfo: database.conninfo,
+            services.append(.init(service: ProgressDisplay(runtime: runtime, gate: gate, database: connections.queue,
                                                            backends: backends.map(\.name))))
         }
         // SIGINT/SIGTERM: stop claiming, let jobs in flight finish within the grace period; then

@@ -2,6 +2,7 @@ import ArgumentParser
 import Backends
 import Foundation
 import Imaging
+import Postgres
 import Worker
 
 extension WorkCommand {
@@ -17,6 +18,8 @@ extension WorkCommand {
         var truncatedRetrySeconds: Double
         var metricsPort: Int?
         var metricsHost: String
+        var poolMode: PoolMode
+        var listenConninfo: String?
     }
 
     func settings() throws -> Settings {
@@ -39,7 +42,9 @@ extension WorkCommand {
             pollSeconds: try Setting.number(pollSeconds, "poll-seconds", env: "DISCERN_POLL_SECONDS", default: 5, in: 0.05...3600),
             truncatedRetrySeconds: try Setting.number(truncatedRetrySeconds, "truncated-retry-seconds", default: 300, in: 1...86400),
             metricsPort: port,
-            metricsHost: metricsHost ?? Setting.present("DISCERN_METRICS_HOST") ?? "127.0.0.1")
+            metricsHost: metricsHost ?? Setting.present("DISCERN_METRICS_HOST") ?? "127.0.0.1",
+            poolMode: try Setting.choice(poolMode, env: "DISCERN_POOL_MODE", default: PoolModeChoice.direct).poolMode,
+            listenConninfo: listenDatabaseURL ?? Setting.present("DISCERN_LISTEN_DATABASE_URL"))
     }
 
     /// Every configured service, or the ones --backend / DISCERN_BACKENDS name (each must be configured).

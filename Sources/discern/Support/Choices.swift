@@ -1,4 +1,5 @@
 import ArgumentParser
+import Postgres
 
 /// The services a job can name. `ExpressibleByArgument` + `CaseIterable` make `--help` list the
 /// values and shell completions offer them.
@@ -19,4 +20,10 @@ enum OutputFormat: String, CaseIterable, ExpressibleByArgument, Sendable {
 /// The job states of discern.jobs.
 enum JobStateChoice: String, CaseIterable, ExpressibleByArgument, Sendable {
     case available, running, succeeded, dead, cancelled
+}
+
+/// How the database URL reaches PostgreSQL (`Postgres.PoolMode`).
+enum PoolModeChoice: String, CaseIterable, ExpressibleByArgument, Sendable {
+    case direct, transaction
+    var poolMode: PoolMode { self == .direct ? .direct : .transaction }
 }

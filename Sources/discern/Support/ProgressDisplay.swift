@@ -11,14 +11,14 @@ import Worker
 struct ProgressDisplay: Service {
     let runtime: WorkerRuntime
     let gate: PostgresRateGate
-    let conninfo: String
+    /// The worker's queue connection: the bar costs no connection of its own.
+    let database: Database
     let backends: [String]
 
     static var isTerminal: Bool { isatty(STDERR_FILENO) == 1 }
     static let window: Duration = .seconds(30)
 
     func run() async throws {
-        let database = Database(conninfo: conninfo, name: "discern-progress")
         var samples: [(at: ContinuousClock.Instant, done: Int)] = []
         while !Task.isCancelled && !Task.isShuttingDownGracefully {
             let progress = await runtime.summary()

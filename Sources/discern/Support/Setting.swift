@@ -39,6 +39,16 @@ enum Setting {
         number == number.rounded() && abs(number) < 1e15 ? String(Int(number)) : String(number)
     }
 
+    /// One of an enumeration's values: the flag, else the variable (checked), else the default.
+    static func choice<T: RawRepresentable & CaseIterable>(_ flag: T?, env: String, default value: T) throws -> T where T.RawValue == String {
+        if let flag { return flag }
+        guard let text = present(env) else { return value }
+        guard let chosen = T(rawValue: text.trimmingCharacters(in: .whitespaces)) else {
+            throw SettingError("\(env) is '\(TerminalText.safe(text))'; it must be one of \(T.allCases.map(\.rawValue).joined(separator: ", "))")
+        }
+        return chosen
+    }
+
     static func present(_ name: String) -> String? {
         environment[name].flatMap { $0.trimmingCharacters(in: .whitespaces).isEmpty ? nil : $0 }
     }

@@ -1,0 +1,77 @@
+import Foundation
+import Postgres
+import Simulator
+import Testing
+
+/// A worker holds three connections at most (WorkerConnections), and runs behind Debian's
+/// PgBouncer 1.18 in transaction mode: no named prepared statements, LISTEN over a direct URL
+/// or polling.
+@Suite("Connection budget")
+struct ConnectionBudgetTests {
+    @Test("one worker at concurrency 16 never holds more than 3 connections")
+    func threeConnectionsAtMost() async throws {
+        try await TestDatabase.with { conninfo in
+            try await TestFolder.with { folder in
+                try await ChaosJobs.enqueue(300, into: conninfo, folder: folder)
+                try await TestSimulator.with(.unthrottled) { simulator in
+                    let observer = Database(conninfo: conninfo, name: "test-observer")
+                    let worker = try WorkerProcess(conninfo: conninfo, simulatorURL: simulator.baseURL, logFolder: folder,
+                                                   arguments: ["--drain", "--concurrency", "16", "--no-progress"])
+                    var most = 0
+                    while worker.isRunning {
+                        let rows = try await observer.rows("""
+                            SELECT count(*)::int AS n FROM pg_stat_activity
+                            WHERE datname = current_database() AND pid <> pg_backend_pid() AND application_name NOT LIKE 'test-%'
+                            """)
+                        most = max(most, try rows.first?.int("n") ?? 0)
+                        try await Task.sleep(for: .milliseconds(20))
+                    }
+                    #expect(worker.exitStatus == 0, "\(worker.output.suffix(2000))")
+                    #expect(most >= 2 && most <= 3, "the worker held \(most) connections at once")
+                    #expect(try await TestDatabase.census(conninfo) == QueueCensus(succeeded: 300, results: 300, jobsWithOneResult: 300))
+                }
+            }
+        }
+    }
+
+    @Test("without prepared statements a session keeps none (what a transaction pooler needs)")
+    func noNamedStatementsBehindAPooler() async throws {
+        try await TestDatabase.with { conninfo in
+            let database = Database(conninfo: conninfo, session: SessionOptions(poolMode: .transaction))
+            let kept = try await database.withConnection { connection in
+                try connection.query(prepared: "SELECT $1::int AS n", [1])
+                return try connection.query("SELECT count(*)::int AS n FROM pg_prepared_statements").first?.int("n")
+            }
+            #expect(kept == 0)
+        }
+    }
+
+    @Test("two workers through PgBouncer in transaction mode drain a batch: one LISTENs directly, one polls; nothing lost or doubled")
+    func drainThroughPgBouncer() async throws {
+        try await TestDatabase.with { conninfo in
+            try await PgBouncer.with(frontOf: conninfo) { pooled in
+                try await TestFolder.with { folder in
+                    try await ChaosJobs.enqueue(400, into: conninfo, folder: folder)
+                    try await TestSimulator.with(.unthrottled) { simulator in
+                        let common = ["--drain", "--pool-mode", "transaction", "--concurrency", "8", "--poll-seconds", "0.5", "--no-progress",
+                                      "--log-format", "json", "--log-level", "info"]
+                        let workers = try [
+                            WorkerProcess(conninfo: pooled, simulatorURL: simulator.baseURL, logFolder: folder,
+                                          arguments: common + ["--listen-database-url", conninfo]),
+                            WorkerProcess(conninfo: pooled, simulatorURL: simulator.baseURL, logFolder: folder, arguments: common),
+                        ]
+                        for worker in workers {
+                            #expect(await worker.waitForExit(seconds: 180), "a worker did not finish")
+                            #expect(worker.exitStatus == 0, "\(worker.output.suffix(2000))")
+                            #expect(!worker.output.contains("prepared statement"), "\(worker.output.suffix(2000))")
+                        }
+                        #expect(workers[0].output.contains(#""new_jobs":"LISTEN""#))
+                        #expect(workers[1].output.contains(#""new_jobs":"polled every 0.5 s""#))
+                        let census = try await TestDatabase.census(conninfo)
+                        #expect(census == QueueCensus(succeeded: 400, results: 400, jobsWithOneResult: 400), "\(census)")
+                    }
+                }
+            }
+        }
+    }
+}
