@@ -9,9 +9,22 @@ public enum QueueStatus {
     }
 
     public static func depth(_ connection: Connection) throws -> [Depth] {
-        try connection.query("SELECT backend, state, jobs FROM discern.queue_depth ORDER BY backend, state").map { row in
-            Depth(backend: try row.string("backend"), state: try row.string("state"), jobs: try row.int("jobs"))
-        }
+        try connection.query("SELECT backend, state, jobs FROM discern.queue_depth ORDER BY backend, state").map(Depth.init)
+    }
+
+    /// Waiting and running jobs only, each counted through its partial index: what every worker
+    /// may sample often without scanning the finished jobs (`depth` reads them all).
+    public static func liveDepth(_ connection: Connection) throws -> [Depth] {
+        try connection.query(prepared: """
+            SELECT backend, state, count(*) AS jobs FROM discern.jobs WHERE state = 'available' GROUP BY 1, 2
+            UNION ALL SELECT backend, state, count(*) FROM discern.jobs WHERE state = 'running' GROUP BY 1, 2
+            """).map(Depth.init)
+    }
+}
+
+extension QueueStatus.Depth {
+    init(_ row: Row) throws {
+        self.init(backend: try row.string("backend"), state: try row.string("state"), jobs: try row.int("jobs"))
     }
 }
 

@@ -37,6 +37,11 @@ public struct WorkerConfiguration: Sendable {
     public var backoff: Backoff
     /// How long a truncated file (maybe still being copied) waits before its one more try.
     public var truncatedRetrySeconds: Double = 300
+    /// Whether to sample the queue's depth for the metrics every 15 s: a count over the jobs
+    /// table, worth it only when the metrics are served (`discern monitor` publishes it too,
+    /// once for the whole cluster). A hundred workers sampling it would scan the table 7
+    /// times a second.
+    public var samplesQueueDepth = true
 
     public init(pathRoots: PathRoots, workerID: String = WorkerConfiguration.defaultWorkerID(), concurrency: Int = 8,
                 prepareThreads: Int = ProcessInfo.processInfo.activeProcessorCount,

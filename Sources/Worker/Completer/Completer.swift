@@ -31,6 +31,7 @@ struct Completer: Service {
 
     private func record(_ batch: [JobOutcome]) async {
         var results: [(job: Job, result: JobResult)] = [], handBacks: [Job] = []
+        await inFlight.writing(batch.map(\.job.id))
         for outcome in batch {
             switch outcome {
             case .succeeded(let job, let analysis, let facts, let milliseconds):

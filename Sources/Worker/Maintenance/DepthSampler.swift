@@ -2,14 +2,14 @@ import JobQueue
 import Postgres
 import ServiceLifecycle
 
-/// Samples the queue's depth by backend and state for the metrics (`discern_queue_depth`),
+/// Samples the waiting and running jobs by backend for the metrics (`discern_queue_depth`),
 /// every 15 s.
 struct DepthSampler: Service {
     let database: Database
 
     func run() async {
         while !Task.isShuttingDownGracefully && !Task.isCancelled {
-            if let depth = try? await database.withConnection({ try QueueStatus.depth($0) }) {
+            if let depth = try? await database.withConnection({ try QueueStatus.liveDepth($0) }) {
                 for row in depth { WorkerMetrics.queueDepth(backend: row.backend, state: row.state, row.jobs) }
             }
             await pause(seconds: 15)

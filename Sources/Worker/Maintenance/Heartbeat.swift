@@ -42,8 +42,9 @@ struct Heartbeat: Service {
                 try WorkerRegistry.heartbeat($0, workerID: workerID, jobIDs: ids, leaseSeconds: lease)
             }
             health.databaseReached()
-            // Jobs finished meanwhile are not lost; only those still held are.
-            let held = Set(await inFlight.ids)
+            // Jobs finished meanwhile, or whose outcome is being written, are not lost; only
+            // those still held with nothing on its way are.
+            let held = await inFlight.heldAndOpen
             let lost = Set(ids).subtracting(kept).intersection(held).sorted()
             if !lost.isEmpty {
                 logger.warning("jobs in flight were cancelled or rescued; abandoning them", metadata: ["jobs": "\(lost)"])

@@ -9,7 +9,7 @@ enum MetricHelp {
         "discern_jobs_in_flight": "Jobs this worker holds, by stage (prepare, total).",
         "discern_bytes_total": "Image bytes read from disk (direction=in) and sent to the service (direction=out), by backend.",
         "discern_api_calls_total": "HTTP calls made to the services for succeeded jobs, by backend.",
-        "discern_queue_depth": "Jobs in the queue by backend and state, as sampled by this worker every 15 s.",
+        "discern_queue_depth": "Waiting (available) and running jobs by backend, as sampled by this worker every 15 s (discern monitor publishes every state).",
         "discern_rate_limit_wait_seconds": "Time waited for a slot of a shared rate limit, by limit key.",
         "discern_result_write_failures_total": "Results or failures that could not be written to PostgreSQL, by reason (refused: the data; database: the connection or server).",
         "discern_build_info": "Always 1; the labels say which discern version runs.",

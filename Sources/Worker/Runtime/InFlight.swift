@@ -6,6 +6,9 @@ import JobQueue
 actor InFlight {
     private var jobs: [Int: Job] = [:]
     private var preparing: Set<Int> = []
+    /// Outcomes on their way to the database: the heartbeat may find them no longer running
+    /// before the completer has released them, and must not take that for a lost lease.
+    private var writing: Set<Int> = []
     private let onFreed: @Sendable () -> Void
 
     /// - Parameter onFreed: told when room was freed (the producer may claim again).
@@ -23,8 +26,12 @@ actor InFlight {
         if preparing.remove(id) != nil { onFreed() }
     }
 
+    /// The completer is writing these jobs' outcomes.
+    func writing(_ ids: [Int]) { writing.formUnion(ids) }
+
     func finished(_ id: Int) {
         preparing.remove(id)
+        writing.remove(id)
         if jobs.removeValue(forKey: id) != nil { onFreed() }
     }
 
@@ -36,12 +43,14 @@ actor InFlight {
     }
 
     var ids: [Int] { Array(jobs.keys) }
+    /// Held, and with no outcome on its way: a lease missing for one of these was taken.
+    var heldAndOpen: Set<Int> { Set(jobs.keys).subtracting(writing) }
     var isEmpty: Bool { jobs.isEmpty }
     var counts: (preparing: Int, total: Int) { (preparing.count, jobs.count) }
 
     /// Everything still held, emptied: for the hand-back at the end.
     func takeAll() -> [Job] {
-        defer { jobs.removeAll(); preparing.removeAll() }
+        defer { jobs.removeAll(); preparing.removeAll(); writing.removeAll() }
         return Array(jobs.values)
     }
 }

@@ -92,8 +92,7 @@ public final class WorkerRuntime: Sendable {
             .init(service: parts.executor),
             .init(service: parts.producer, successTerminationBehavior: .gracefullyShutdownGroup),
             .init(service: parts.rescuer),
-            .init(service: parts.sampler),
-        ]
+        ] + (configuration.samplesQueueDepth ? [.init(service: parts.sampler)] : [])
     }
 
     /// What the worker has done so far; safe to read while it runs.

@@ -91,6 +91,7 @@ struct WorkCommand: AsyncParsableCommand {
             maxBytesInFlight: settings.maxMBInFlight << 20, leaseSeconds: settings.leaseSeconds,
             pollIntervalSeconds: settings.pollSeconds, drain: drain, graceSeconds: settings.graceSeconds)
         configuration.truncatedRetrySeconds = settings.truncatedRetrySeconds
+        configuration.samplesQueueDepth = settings.metricsPort != nil
         configuration.version = Discern.configuration.version.isEmpty ? "dev" : Discern.configuration.version
         let runtime = WorkerRuntime(connections: connections, backends: backends, configuration: configuration, logger: logger)
 
