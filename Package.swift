@@ -106,7 +106,7 @@ let package = Package(
         .executableTarget(
             name: "discern",
             dependencies: [
-                "Worker", "Simulator", "Backends", "CurlHTTP", "JobQueue", "Postgres", "Imaging", "SampleImages", "Enqueueing", "Console",
+                "Worker", "Simulator", "Backends", "CurlHTTP", "JobQueue", "Postgres", "Imaging", "SampleImages", "Enqueueing", "Console", "DedicatedThreads",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
@@ -122,10 +122,13 @@ let package = Package(
         // Benchmarks: not tests. Run with bench/queue/run.sh.
         .executableTarget(name: "QueueBench", dependencies: ["JobQueue", "Postgres", "AnalysisModel"], path: "bench/queue/Sources",
                           swiftSettings: swiftSettings),
+        .executableTarget(name: "ScaleBench", dependencies: ["Worker", "Backends", "Imaging", "JobQueue", "Postgres", "AnalysisModel",
+                                                             .product(name: "Logging", package: "swift-log")],
+                          path: "bench/scale/Sources", swiftSettings: swiftSettings),
 
         .testTarget(
             name: "UnitTests",
-            dependencies: ["Imaging", "Simulator", "CurlHTTP", "Backends", "JobQueue", "Postgres", "AnalysisModel", "SampleImages"],
+            dependencies: ["Imaging", "Simulator", "CurlHTTP", "Backends", "JobQueue", "Postgres", "AnalysisModel", "SampleImages", "Enqueueing"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -1,7 +1,8 @@
 import Foundation
 import Imaging
 
-/// Expands files and folders into absolute paths of the files to enqueue, sorted.
+/// Expands files and folders into absolute paths of the files to enqueue: all at once, sorted
+/// (`find`), or streamed a chunk at a time (`walk`).
 ///
 /// Folders are searched recursively for the given extensions; hidden files and folders are
 /// skipped. `--include` / `--exclude` globs (fnmatch(3); `*` also crosses `/`) are matched
@@ -33,8 +34,18 @@ public struct FileFinder {
         public let description: String
     }
 
+    /// Every file, sorted, at once: for a few thousand files. `walk` streams any number.
     public func find(_ paths: [String]) throws -> [String] {
+        let walk = try self.walk(paths)
         var found: [String] = []
+        while let chunk = try walk.next(upTo: 10_000) { found += chunk }
+        return found.sorted()
+    }
+
+    /// A walk over `paths` that hands out files a chunk at a time (`FileWalk.next`), so memory
+    /// stays bounded whatever the tree holds. The paths are checked here, before any is walked.
+    public func walk(_ paths: [String]) throws -> FileWalk {
+        var starts: [FileWalk.Start] = []
         let manager = FileManager.default
         for path in paths {
             let root = URL(fileURLWithPath: path).standardizedFileURL
@@ -46,26 +57,33 @@ public struct FileFinder {
             guard allowed.admitsLexically(root.path) else {
                 throw Problem(description: "\(path) is not under the path roots (\(allowed.description))")
             }
-            guard isDirectory.boolValue else {
+            if !isDirectory.boolValue {
                 guard (try? allowed.open(root.path)).map(isMedia) == true else {
                     throw Problem(description: "\(path) is not \(extensions == Self.videoExtensions ? "a video" : "an image") discern can send (or not a regular file under the path roots)")
                 }
-                if wanted(relative: root.lastPathComponent, name: root.lastPathComponent) { found.append(root.path) }
-                continue
             }
-            let walker = manager.enumerator(at: root, includingPropertiesForKeys: [.isRegularFileKey], options: [.skipsHiddenFiles])
-            while let file = walker?.nextObject() as? URL {
-                guard extensions.contains(file.pathExtension.lowercased()),
-                      (try? file.resourceValues(forKeys: [.isRegularFileKey]).isRegularFile) == true else { continue }
-                let absolute = file.standardizedFileURL.path
-                guard let resolved = realpath(absolute, nil) else { continue }
-                defer { free(resolved) }
-                guard allowed.admitsResolved(String(cString: resolved)) else { continue }
-                let relative = absolute.hasPrefix(root.path + "/") ? String(absolute.dropFirst(root.path.count + 1)) : file.lastPathComponent
-                if wanted(relative: relative, name: file.lastPathComponent) { found.append(absolute) }
-            }
+            starts.append(FileWalk.Start(url: root, isFolder: isDirectory.boolValue, allowed: allowed))
         }
-        return Array(Set(found)).sorted()
+        // A folder or file inside another folder given is walked once, as part of that folder.
+        let folders = starts.filter(\.isFolder).map { $0.url.path }
+        let unique = starts.enumerated().filter { index, start in
+            !folders.contains { $0 != start.url.path && start.url.path.hasPrefix($0 == "/" ? "/" : $0 + "/") }
+                && !starts[..<index].contains { $0.url.path == start.url.path }
+        }.map(\.element)
+        return FileWalk(finder: self, starts: unique)
+    }
+
+    /// Whether a file found in a folder is one to enqueue (extension, path roots, globs).
+    func accepts(_ file: URL, under start: FileWalk.Start) -> Bool {
+        guard extensions.contains(file.pathExtension.lowercased()),
+              (try? file.resourceValues(forKeys: [.isRegularFileKey]).isRegularFile) == true else { return false }
+        let absolute = file.standardizedFileURL.path
+        guard let resolved = realpath(absolute, nil) else { return false }
+        defer { free(resolved) }
+        guard start.allowed.admitsResolved(String(cString: resolved)) else { return false }
+        let root = start.url.path
+        let relative = absolute.hasPrefix(root + "/") ? String(absolute.dropFirst(root.count + 1)) : file.lastPathComponent
+        return wanted(relative: relative, name: file.lastPathComponent)
     }
 
     private func isMedia(_ file: OpenedFile) -> Bool {

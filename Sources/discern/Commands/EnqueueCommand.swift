@@ -1,5 +1,6 @@
 import ArgumentParser
 import Crypto
+import DedicatedThreads
 import Enqueueing
 import Foundation
 import Imaging
@@ -12,7 +13,9 @@ struct EnqueueCommand: AsyncParsableCommand {
         discussion: """
             By default each file's content is hashed (SHA-256): a file whose content already has a job waiting, \
             running or succeeded for the same backend and action, or a result, is skipped, so enqueueing the same \
-            folder twice adds nothing. Jobs go in with COPY, in one transaction.
+            folder twice adds nothing. Files are found, hashed and enqueued 10,000 at a time (COPY, one transaction \
+            each): memory stays bounded, workers start on the first ones, and an interrupted run can be run again \
+            to add what is missing.
             """)
 
     @OptionGroup var database: DatabaseOptions
@@ -69,27 +72,43 @@ struct EnqueueCommand: AsyncParsableCommand {
         }
         let finder = FileFinder(extensions: backend == .unissey ? FileFinder.videoExtensions : FileFinder.imageExtensions,
                                 include: include, exclude: exclude, roots: roots)
-        let paths = try finder.find(self.paths)
-        guard !paths.isEmpty else {
-            throw ValidationError("no files found under \(self.paths.joined(separator: ", "))")
-        }
-        var files = paths.map { EnqueuedFile(path: $0) }
-        if dedupe {
-            let bar = TerminalProgress(label: "hashing", total: paths.count)
-            let digests = try await ContentHasher.sha256(paths, threads: hashThreads) { bar.update($0) }
-            bar.finish()
-            let suffix = uniqueKeySuffix
-            files = zip(paths, digests).map { EnqueuedFile(path: $0, uniqueKey: "sha256:\($1)\(suffix)") }
-        }
+        let walk: FileWalk
+        do { walk = try finder.walk(self.paths) } catch { throw ValidationError("\(error)") }
+        // Streamed: files are found, hashed and enqueued a chunk at a time, each chunk in its own
+        // transaction, so memory stays bounded whatever the count, workers start on the first
+        // chunk at once, and an interrupted run keeps what it enqueued (running it again adds
+        // only what is missing: the content keys of the rest are already taken).
+        let reader = ThreadPool(name: "discern-walk", threads: 1)
+        defer { reader.shutdown() }
+        let database = Database(conninfo: self.database.conninfo, name: "discern-enqueue")
+        let progress = TerminalProgress(label: "enqueueing", total: 0)
         let backend = self.backend.rawValue, action = self.action, batch = self.batch, priority = self.priority, params = self.params
-        let found = files.count, chosen = files
-        let added = try await Database(conninfo: database.conninfo).withConnection { connection in
-            try JobQueue.enqueue(connection, files: chosen, backend: backend, action: action, batch: batch, priority: priority, paramsJSON: params)
+        var found = 0, added = 0
+        while let chunk = try await reader.run({ try walk.next(upTo: Self.chunkSize) }) {
+            var files = chunk.map { EnqueuedFile(path: $0) }
+            if dedupe {
+                let digests = try await ContentHasher.sha256(chunk, threads: hashThreads) { [found] in progress.update(found + $0) }
+                let suffix = uniqueKeySuffix
+                files = zip(chunk, digests).map { EnqueuedFile(path: $0, uniqueKey: "sha256:\($1)\(suffix)") }
+            }
+            found += chunk.count
+            let staged = files
+            added += try await database.withConnection { connection in
+                try JobQueue.enqueue(connection, files: staged, backend: backend, action: action, batch: batch, priority: priority, paramsJSON: params)
+            }
+            progress.update(found)
+        }
+        progress.finish()
+        guard found > 0 else {
+            throw ValidationError("no files found under \(self.paths.joined(separator: ", "))")
         }
         let skipped = found - added
         print("enqueued \(added) job(s) for \(backend)\(batch.map { " in batch \(TerminalText.safe($0))" } ?? "")"
               + (skipped > 0 ? "; skipped \(skipped) already enqueued or analysed" : ""))
     }
+
+    /// Files per transaction: big enough that COPY dominates, small enough to bound memory.
+    static let chunkSize = 10_000
 
     /// Backend, action and (when given) the params make a key: the same photo may be analysed
     /// by two services, or enrolled under two template ids.

@@ -17,13 +17,14 @@ final class TerminalProgress: Sendable {
         guard enabled else { return }
         let due: Bool = lastDraw.withLock { last in
             let now = ContinuousClock.now
-            guard now - last > .milliseconds(100) || done == total else { return false }
+            guard now - last > .milliseconds(100) || (total > 0 && done == total) else { return false }
             last = now
             return true
         }
         guard due else { return }
-        let share = total > 0 ? Double(done) / Double(total) : 1
-        StandardError.drawBar("\(label) [\(Self.bar(share))] \(done)/\(total)")
+        // No total (a streamed count): the count alone.
+        guard total > 0 else { return StandardError.drawBar("\(label): \(done)") }
+        StandardError.drawBar("\(label) [\(Self.bar(Double(done) / Double(total)))] \(done)/\(total)")
     }
 
     /// `#####-----`: `share` (0...1) of `width` characters filled.

@@ -1,0 +1,45 @@
+import Foundation
+import Imaging
+
+/// One walk over the files and folders given to `FileFinder.walk`, handed out a chunk at a
+/// time in the order the folders are read (each chunk sorted). It reads directories, so it
+/// blocks: call `next` from one dedicated thread, never from the cooperative pool, and from
+/// one thread only (the enumerator is not thread-safe; hence `@unchecked Sendable`).
+public final class FileWalk: @unchecked Sendable {
+    struct Start {
+        let url: URL
+        let isFolder: Bool
+        let allowed: PathRoots
+    }
+
+    private let finder: FileFinder
+    private var starts: [Start]
+    private var current: (start: Start, enumerator: FileManager.DirectoryEnumerator?)?
+
+    init(finder: FileFinder, starts: [Start]) {
+        self.finder = finder
+        self.starts = starts.reversed()
+    }
+
+    /// Up to `limit` more files; nil once the walk is over.
+    public func next(upTo limit: Int) throws -> [String]? {
+        var chunk: [String] = []
+        while chunk.count < max(1, limit) {
+            if current == nil {
+                guard let start = starts.popLast() else { break }
+                if !start.isFolder {
+                    if finder.wanted(relative: start.url.lastPathComponent, name: start.url.lastPathComponent) { chunk.append(start.url.path) }
+                    continue
+                }
+                current = (start, FileManager.default.enumerator(at: start.url, includingPropertiesForKeys: [.isRegularFileKey],
+                                                                 options: [.skipsHiddenFiles]))
+            }
+            guard let (start, enumerator) = current, let file = enumerator?.nextObject() as? URL else {
+                current = nil
+                continue
+            }
+            if finder.accepts(file, under: start) { chunk.append(file.standardizedFileURL.path) }
+        }
+        return chunk.isEmpty ? nil : chunk.sorted()
+    }
+}

@@ -1,0 +1,45 @@
+import Enqueueing
+import Foundation
+import SampleImages
+import Testing
+
+/// `discern enqueue` streams: the walk hands out files a chunk at a time, each file once.
+@Suite("File walk")
+struct FileWalkTests {
+    /// A folder with `count` photos under `day-N/`, removed afterwards however the test ends.
+    private func withPhotos<T>(_ count: Int, _ body: (URL) throws -> T) throws -> T {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("discern-walk-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let photo = try SampleImages.photo(width: 16, height: 16, seed: 1)
+        for index in 0..<count {
+            let day = folder.appendingPathComponent("day-\(index % 3)")
+            try FileManager.default.createDirectory(at: day, withIntermediateDirectories: true)
+            try photo.write(to: day.appendingPathComponent("p\(index).jpg"))
+        }
+        return try body(folder)
+    }
+
+    @Test("chunks of at most the size asked, every file once, the same files as find")
+    func chunksCoverEverything() throws {
+        try withPhotos(25) { folder in
+            let walk = try FileFinder().walk([folder.path])
+            var chunks: [[String]] = []
+            while let chunk = try walk.next(upTo: 4) { chunks.append(chunk) }
+            #expect(chunks.allSatisfy { $0.count <= 4 })
+            #expect(chunks.flatMap { $0 }.count == 25)
+            #expect(chunks.flatMap { $0 }.sorted() == (try FileFinder().find([folder.path])))
+            #expect(try walk.next(upTo: 4) == nil, "a finished walk stays finished")
+        }
+    }
+
+    @Test("a folder or file inside another folder given is walked once")
+    func nestedStartsOnce() throws {
+        try withPhotos(9) { folder in
+            let inner = folder.appendingPathComponent("day-1")
+            let file = folder.appendingPathComponent("day-2/p2.jpg")
+            let found = try FileFinder().find([folder.path, inner.path, file.path, folder.path])
+            #expect(found.count == 9)
+            #expect(Set(found).count == 9)
+        }
+    }
+}
