@@ -7,7 +7,9 @@
 #   scripts/postgres.sh resume DIR  start a stopped cluster again on its earlier port (outage tests)
 # As root the cluster runs as the 'postgres' user (initdb refuses root); when that user cannot
 # reach DIR (say under /root), the data lives in /tmp/discern-pg-<hash> and DIR points there.
+# PG_MAX_CONNECTIONS (default 200) for benchmarks with many workers (bench/scale).
 set -euo pipefail
+options="-c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=${PG_MAX_CONNECTIONS:-200}"
 
 command=${1:?usage: postgres.sh start|stop|restart|url DIR}
 dir=${2:?usage: postgres.sh start|stop|restart|url DIR}
@@ -43,7 +45,7 @@ start)
     port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
     # fsync off: these clusters hold throwaway data; a process crash still loses nothing committed.
     run_as_owner "$pgbin/pg_ctl" -D "$data" -l "$data/server.log" -w -t 60 \
-        -o "-p $port -k $data -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=200" start >/dev/null \
+        -o "-p $port -k $data $options" start >/dev/null \
         || { tail -n 20 "$data/server.log" >&2; exit 1; }
     "$pgbin/psql" -h 127.0.0.1 -p "$port" -U discern -d postgres -qAtc "SELECT 1 FROM pg_database WHERE datname = 'discern'" | grep -q 1 \
         || "$pgbin/createdb" -h 127.0.0.1 -p "$port" -U discern discern
@@ -59,7 +61,7 @@ restart)
 resume)
     port=$(sed -E 's#.*:([0-9]+)/.*#\1#' "$dir/url")
     run_as_owner "$pgbin/pg_ctl" -D "$data" -l "$data/server.log" -w -t 60 \
-        -o "-p $port -k $data -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=200" start >/dev/null \
+        -o "-p $port -k $data $options" start >/dev/null \
         || { tail -n 20 "$data/server.log" >&2; exit 1; }
     ;;
 url)

@@ -1,0 +1,77 @@
+import AnalysisModel
+import Backends
+import Foundation
+import Imaging
+import JobQueue
+import Logging
+import Postgres
+import Worker
+
+// bench/scale's two roles (bench/scale/run.py starts them):
+//   ScaleBench seed CONNINFO JOBS PER_MINUTE   migrate, empty the queue, enqueue JOBS no-op jobs,
+//                                              set the no-op rate limit
+//   ScaleBench work CONNINFO CONCURRENCY       one worker, the real runtime (producer, executor,
+//                                              completer, heartbeat, rescuer; three connections),
+//                                              draining with a backend that only takes a
+//                                              rate-limit slot and answers
+// A worker prints `calls=N` (slots taken) when it has drained.
+
+/// Reads no file, calls nothing: what is left is the queue, the runtime and the rate limiter.
+struct NoOpBackend: AnalysisBackend {
+    static let rateKey = "scale:noop"
+    let name = "discerner"
+    let gate: PostgresRateGate
+    let calls = Counter()
+
+    func input(for action: String) -> InputHandling { .none }
+
+    func analyze(_ upload: Upload, request: AnalysisRequest) async throws(BackendError) -> Analysis {
+        try await gate.acquire(Self.rateKey)
+        calls.increment()
+        return Analysis(category: "noop", rawResponseJSON: "{}")
+    }
+}
+
+final class Counter: @unchecked Sendable {
+    private let lock = NSLock()
+    private var count = 0
+    func increment() { lock.withLock { count += 1 } }
+    var value: Int { lock.withLock { count } }
+}
+
+let arguments = CommandLine.arguments
+guard arguments.count >= 4, let number = Int(arguments[3]) else {
+    FileHandle.standardError.write(Data("usage: ScaleBench seed CONNINFO JOBS PER_MINUTE | ScaleBench work CONNINFO CONCURRENCY\n".utf8))
+    exit(2)
+}
+let conninfo = arguments[2]
+
+switch arguments[1] {
+case "seed":
+    let perMinute = arguments.count > 4 ? Double(arguments[4]) ?? 6_000_000 : 6_000_000
+    try await Database(conninfo: conninfo, name: "bench-seed").withConnection { connection in
+        try Migrator.migrate(connection)
+        try connection.query("TRUNCATE discern.results, discern.jobs, discern.batches, discern.workers RESTART IDENTITY CASCADE")
+        let paths = (0..<number).map { "/noop/\($0)" }
+        for chunk in stride(from: 0, to: paths.count, by: 100_000) {
+            try JobQueue.enqueue(connection, paths: Array(paths[chunk..<min(chunk + 100_000, paths.count)]), batch: "scale")
+        }
+        try connection.query("""
+            INSERT INTO discern.rate_limits (key, per_minute, burst) VALUES ($1, $2, 1)
+            ON CONFLICT (key) DO UPDATE SET per_minute = excluded.per_minute, burst = 1, next_at = now()
+            """, [NoOpBackend.rateKey, perMinute])
+        try connection.query("SELECT pg_stat_reset()")
+    }
+case "work":
+    var logger = Logger(label: "scale")
+    logger.logLevel = .warning
+    let connections = WorkerConnections(conninfo: conninfo)
+    let backend = NoOpBackend(gate: PostgresRateGate(database: connections.queue, logger: logger))
+    let configuration = WorkerConfiguration(pathRoots: try PathRoots(["/tmp"]), concurrency: number, prepareThreads: 1,
+                                            pollIntervalSeconds: 1, drain: true)
+    let summary = try await WorkerRuntime(connections: connections, backends: [backend], configuration: configuration, logger: logger).run()
+    print("calls=\(backend.calls.value) succeeded=\(summary.succeeded) dead=\(summary.dead) lease_lost=\(summary.leaseLost)")
+default:
+    FileHandle.standardError.write(Data("unknown role \(arguments[1])\n".utf8))
+    exit(2)
+}
