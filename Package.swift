@@ -12,6 +12,7 @@ let migrationFiles = [
     "0005_entities_and_spacing.sql", "0006_roles.sql", "0007_worker_registry.sql",
     "0008_review.sql",
     "0009_batch_summaries.sql",
+    "0010_batch_progress_summaries.sql",
 ]
 
 let package = Package(

@@ -22,6 +22,7 @@ public enum Schema {
         ("0007_worker_registry.sql", PackageResources._007_worker_registry_sql),
         ("0008_review.sql", PackageResources._008_review_sql),
         ("0009_batch_summaries.sql", PackageResources._009_batch_summaries_sql),
+        ("0010_batch_progress_summaries.sql", PackageResources._010_batch_progress_summaries_sql),
     ]
 
     public static func migrations() throws -> [Migration] {

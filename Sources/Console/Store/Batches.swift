@@ -38,7 +38,7 @@ public struct BatchSummary: Codable, Sendable {
     }
 
     /// The summary itself comes from discern.batch_summary (migration 0009), which keeps the
-    /// summaries of finished batches: only running batches are counted on each call.
+    /// summaries of finished batches until they change, and a running batch's for 10 s.
     static let sql = """
         SELECT coalesce(json_agg(jsonb_build_object('id', b.id, 'name', b.name, 'created_at', b.created_at, 'finishing_seconds',
                                      extract(epoch FROM (s.doc ->> 'last_finished_at')::timestamptz - (s.doc ->> 'first_finished_at')::timestamptz))

@@ -4,10 +4,11 @@ import Postgres
 import Testing
 
 /// discern.batch_summary (migration 0009) keeps a finished batch's summary and must never show
-/// it once the batch has changed: a retry, jobs added, jobs pruned.
+/// it once the batch has changed: a retry, jobs added, jobs pruned. A running batch's summary
+/// is kept for 10 s.
 @Suite("Batch summaries")
 struct BatchSummaryTests {
-    @Test("a finished batch's summary is kept, and forgotten when a job is retried, added or deleted")
+    @Test("a finished batch's summary is kept, and forgotten when a job is retried, added or deleted; a running one's for 10 s")
     func summariesFollowEveryChange() async throws {
         try await TestDatabase.with { conninfo in
             let database = Database(conninfo: conninfo)
@@ -28,12 +29,18 @@ struct BatchSummaryTests {
                     WHERE state = 'available'
                     """)
             }
+            // What a running batch's summary would be after its 10 s.
+            let tenSecondsLater = { @Sendable () async throws in
+                _ = try await database.rows("UPDATE discern.batch_summaries SET computed_at = computed_at - interval '11 seconds'")
+            }
             _ = try await database.withConnection { try JobQueue.enqueue($0, paths: ["/p/1.jpg", "/p/2.jpg", "/p/3.jpg"], batch: "night") }
 
             var now = try await summary()
-            #expect(now.available == 3 && now.stored == 0, "a running batch is counted, not stored")
+            #expect(now.available == 3 && now.stored == 1, "a running batch is counted and kept for 10 s")
 
             try await finishAll()
+            #expect(try await summary().available == 3, "completions do not mark the batch: within 10 s the count stands")
+            try await tenSecondsLater()
             now = try await summary()
             #expect(now.succeeded == 2 && now.dead == 1 && now.stored == 1, "a finished batch is stored")
 
@@ -42,6 +49,7 @@ struct BatchSummaryTests {
             #expect(now.available == 1 && now.dead == 0, "a retried job makes the stored summary stale: \(now)")
 
             try await finishAll()
+            try await tenSecondsLater()
             #expect(try await summary().dead == 1)
             _ = try await database.withConnection { try JobQueue.enqueue($0, paths: ["/p/4.jpg"], batch: "night") }
             now = try await summary()
