@@ -17,7 +17,7 @@ enum PgBouncer {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("discern-pgbouncer-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o777])
         defer { try? FileManager.default.removeItem(at: folder) }
-        let listenPort = try freePort()
+        let listenPort = try FreePort.pick()
         // trust: the test cluster trusts local connections; PgBouncer still wants the user listed.
         try "\"\(user)\" \"\"\n".write(to: folder.appendingPathComponent("users.txt"), atomically: true, encoding: .utf8)
         try """
@@ -67,22 +67,5 @@ enum PgBouncer {
             try await Task.sleep(for: .milliseconds(50))
         }
         throw TestSetupError("pgbouncer did not listen on port \(port) within 5 s")
-    }
-
-    /// A port nothing listens on right now.
-    private static func freePort() throws -> Int {
-        let socket = Foundation.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard socket >= 0 else { throw TestSetupError("socket() failed") }
-        defer { close(socket) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = 0
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(socket, $0, length) == 0 && getsockname(socket, $0, &length) == 0 }
-        }
-        guard bound else { throw TestSetupError("could not find a free port") }
-        return Int(UInt16(bigEndian: address.sin_port))
     }
 }
