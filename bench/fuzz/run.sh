@@ -40,17 +40,7 @@ $rows
 Total $total s. Found and fixed while this was written: a trap converting a response_format_version of 1e308 to an
 integer, and one in the WebM walk when an element's header ran past its parent's end. CI runs 3,000 per reader on one seed.
 "
-python3 - "$section" <<'PY'
-import sys
-section = sys.argv[1]
-path = "bench/RESULTS.md"
-text = open(path).read()
-start = text.find("## Fuzzing:")
-if start >= 0:
-    end = text.find("\n## ", start + 1)
-    text = text[:start] + section + (text[end + 1:] if end >= 0 else "")
-else:
-    text = text.rstrip() + "\n\n" + section
-open(path, "w").write(text)
-PY
+# bench/prepare/run.py's write_section replaces this section of bench/RESULTS.md, as every bench does.
+python3 -c 'import sys; sys.path.insert(0, "bench/prepare"); from run import write_section; write_section(sys.argv[1], sys.argv[2])' \
+    "$section" "## Fuzzing:"
 exit $failed

@@ -50,18 +50,8 @@ ${failures:-No run failed.} ORC stays on: pipeline builds and frees are serialis
 encoding run in parallel. \`DISCERN_VIPS_ORC=0\` turns it off (about a third more CPU per resize, bench/RESULTS.md, image
 preparation).
 "
-python3 - "$section" <<'PY'
-import sys
-section = sys.argv[1]
-path = "bench/RESULTS.md"
-text = open(path).read()
-start = text.find("## ORC stress")
-if start >= 0:
-    end = text.find("\n## ", start + 1)
-    text = text[:start] + section + (text[end + 1:] if end >= 0 else "")
-else:
-    text = text.rstrip() + "\n\n" + section
-open(path, "w").write(text)
-PY
+# bench/prepare/run.py's write_section replaces this section of bench/RESULTS.md, as every bench does.
+python3 -c 'import sys; sys.path.insert(0, "bench/prepare"); from run import write_section; write_section(sys.argv[1], sys.argv[2])' \
+    "$section" "## ORC stress"
 echo "$runs runs, $images images, $crashes crashes"
 [ "$crashes" -eq 0 ]
