@@ -13,6 +13,9 @@ let migrationFiles = [
     "0008_review.sql",
     "0009_batch_summaries.sql",
     "0010_batch_progress_summaries.sql",
+    "0011_rollups.sql",
+    "0012_claims_by_backend.sql",
+    "0013_results_by_batch.sql",
 ]
 
 let package = Package(

@@ -23,6 +23,9 @@ public enum Schema {
         ("0008_review.sql", PackageResources._008_review_sql),
         ("0009_batch_summaries.sql", PackageResources._009_batch_summaries_sql),
         ("0010_batch_progress_summaries.sql", PackageResources._010_batch_progress_summaries_sql),
+        ("0011_rollups.sql", PackageResources._011_rollups_sql),
+        ("0012_claims_by_backend.sql", PackageResources._012_claims_by_backend_sql),
+        ("0013_results_by_batch.sql", PackageResources._013_results_by_batch_sql),
     ]
 
     public static func migrations() throws -> [Migration] {

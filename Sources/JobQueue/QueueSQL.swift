@@ -1,13 +1,21 @@
 /// The queue's statements, in one place. Every value travels as a `$n` parameter.
 enum QueueSQL {
-    /// Picks claimable jobs without waiting on rows other workers hold, then leases them.
+    /// Picks claimable jobs without waiting on rows other workers hold, then leases them. Each
+    /// of the worker's backends is read from its own part of the claimable index (backend
+    /// first, migration 0012), so other backends' backlogs cost nothing; the best `$2` of all
+    /// are leased (rows locked and not chosen are free again when the statement ends).
     static let claim = """
         WITH picked AS (
-            SELECT id FROM discern.jobs
-            WHERE state = 'available' AND run_at <= now() AND backend = ANY($4::text[])
-            ORDER BY priority, run_at, id
+            SELECT c.id FROM (SELECT DISTINCT unnest($4::text[]) AS backend) AS b
+            CROSS JOIN LATERAL (
+                SELECT j.id, j.priority, j.run_at FROM discern.jobs j
+                WHERE j.state = 'available' AND j.backend = b.backend AND j.run_at <= now()
+                ORDER BY j.priority, j.run_at, j.id
+                LIMIT $2
+                FOR UPDATE SKIP LOCKED
+            ) c
+            ORDER BY c.priority, c.run_at, c.id
             LIMIT $2
-            FOR UPDATE SKIP LOCKED
         )
         UPDATE discern.jobs AS j
         SET state = 'running', attempts = j.attempts + 1, lease_owner = $1,

@@ -12,12 +12,13 @@ public enum QueueStatus {
         try connection.query("SELECT backend, state, jobs FROM discern.queue_depth ORDER BY backend, state").map(Depth.init)
     }
 
-    /// Waiting and running jobs only, each counted through its partial index: what every worker
-    /// may sample often without scanning the finished jobs (`depth` reads them all).
+    /// Waiting and running jobs only, each counted through its partial index (the state a
+    /// constant, so waiting jobs are counted from the index's entries alone): what every worker
+    /// may sample often.
     public static func liveDepth(_ connection: Connection) throws -> [Depth] {
         try connection.query(prepared: """
-            SELECT backend, state, count(*) AS jobs FROM discern.jobs WHERE state = 'available' GROUP BY 1, 2
-            UNION ALL SELECT backend, state, count(*) FROM discern.jobs WHERE state = 'running' GROUP BY 1, 2
+            SELECT backend, 'available' AS state, count(*) AS jobs FROM discern.jobs WHERE state = 'available' GROUP BY 1
+            UNION ALL SELECT backend, 'running', count(*) FROM discern.jobs WHERE state = 'running' GROUP BY 1
             """).map(Depth.init)
     }
 }

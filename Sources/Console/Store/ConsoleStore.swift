@@ -12,9 +12,7 @@ public final class ConsoleStore: Sendable {
     public let canReadRawAnswers: Bool
 
     public init(conninfo: String, connections count: Int = 4) async throws {
-        // JIT compiling a page's query costs more than running it (hundreds of ms on a 1M-row
-        // aggregate): off for the console's sessions.
-        connections = (0..<max(1, count)).map { Database(conninfo: conninfo, name: "discern-console-\($0)", session: SessionOptions(serverOptions: "-c jit=off")) }
+        connections = (0..<max(1, count)).map { Database(conninfo: conninfo, name: "discern-console-\($0)") }
         canReadRawAnswers = try await connections[0].withConnection { connection in
             try connection.query("SELECT has_column_privilege('discern.results', 'raw_response', 'SELECT') AS ok").first?.bool("ok") ?? false
         }
@@ -23,10 +21,11 @@ public final class ConsoleStore: Sendable {
     /// One connection, in turn.
     var database: Database { connections[next.increment() % connections.count] }
 
-    /// Runs a query whose one row has one column `doc` holding JSON, and decodes it.
+    /// Runs a query whose one row has one column `doc` holding JSON, and decodes it. JIT off
+    /// (`Connection.reading`): compiling a page's query costs more than running it.
     func document<T: Decodable & Sendable>(_ type: T.Type, _ sql: String, _ parameters: [(any PostgresEncodable)?] = []) async throws -> T {
         let text = try await database.withConnection { connection in
-            try connection.query(sql, parameters).first?.optionalString("doc")
+            try connection.reading { try $0.query(sql, parameters).first?.optionalString("doc") }
         }
         guard let text else { throw ConsoleError.notFound }
         return try Self.decoder.decode(T.self, from: Data(text.utf8))

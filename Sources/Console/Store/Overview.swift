@@ -1,8 +1,8 @@
 import Foundation
 
-/// Page 1: the queue by backend and state (succeeded and cancelled: the last 24 hours, so that
-/// the page reads what is live, not every job ever: each part has its own index), finished jobs per hour, live workers, rate limits
-/// and what waits on them, dead jobs by kind.
+/// Page 1: the queue by backend and state (succeeded and cancelled: those that finished in the
+/// last 24 hours), finished jobs per hour, live workers, rate limits and what waits on them, dead
+/// jobs by kind. Every part reads a partial index or a roll-up (migration 0011), never every job.
 public struct Overview: Codable, Sendable {
     public struct StateCount: Codable, Sendable { public let backend: String; public let state: String; public let jobs: Int }
     public struct Hour: Codable, Sendable { public let hour: String; public let succeeded: Int; public let dead: Int }
@@ -29,18 +29,16 @@ public struct Overview: Codable, Sendable {
     static let sql = """
         SELECT json_build_object(
           'states', (SELECT coalesce(json_agg(x ORDER BY x.backend, x.state), '[]') FROM (
-                SELECT backend, state, count(*) AS jobs FROM discern.jobs WHERE state = 'available' GROUP BY 1, 2
-                UNION ALL SELECT backend, state, count(*) FROM discern.jobs WHERE state = 'running' GROUP BY 1, 2
-                UNION ALL SELECT backend, state, count(*) FROM discern.jobs WHERE state = 'dead' GROUP BY 1, 2
-                UNION ALL SELECT backend, state, count(*) FROM discern.jobs
-                          WHERE finished_at > now() - interval '24 hours' AND state IN ('succeeded', 'cancelled') GROUP BY 1, 2) x),
+                SELECT backend, state, jobs FROM discern.queue_depth WHERE state IN ('available', 'running', 'dead')
+                UNION ALL SELECT backend, state, sum(jobs)::bigint FROM discern.throughput_per_minute
+                          WHERE state IN ('succeeded', 'cancelled') GROUP BY 1, 2) x),
           'hours', (SELECT json_agg(x ORDER BY x.hour) FROM (
                 SELECT to_char(h.hour, 'YYYY-MM-DD"T"HH24:00') AS hour, coalesce(f.succeeded, 0) AS succeeded, coalesce(f.dead, 0) AS dead
                 FROM generate_series(date_trunc('hour', now()) - interval '11 hours', date_trunc('hour', now()), interval '1 hour') AS h(hour)
                 LEFT JOIN (
-                    SELECT date_trunc('hour', finished_at) AS hour, count(*) FILTER (WHERE state = 'succeeded') AS succeeded,
-                           count(*) FILTER (WHERE state = 'dead') AS dead
-                    FROM discern.jobs WHERE finished_at >= date_trunc('hour', now()) - interval '11 hours' GROUP BY 1) f USING (hour)) x),
+                    SELECT date_trunc('hour', minute) AS hour, sum(jobs) FILTER (WHERE state = 'succeeded') AS succeeded,
+                           sum(jobs) FILTER (WHERE state = 'dead') AS dead
+                    FROM discern.throughput_per_minute WHERE minute >= date_trunc('hour', now()) - interval '11 hours' GROUP BY 1) f USING (hour)) x),
           'workers', (SELECT coalesce(json_agg(x ORDER BY x.started_at), '[]') FROM (
                 SELECT id, host, version, backends, started_at, last_heartbeat_at FROM discern.live_workers) x),
           'rate_limits', (SELECT coalesce(json_agg(x ORDER BY x.key), '[]') FROM (

@@ -62,8 +62,9 @@ public struct BatchReport: Codable, Sendable {
                    count(*) FILTER (WHERE state = 'succeeded') AS succeeded, count(*) FILTER (WHERE state = 'dead') AS dead,
                    count(*) FILTER (WHERE state = 'cancelled') AS cancelled,
                    count(*) FILTER (WHERE state IN ('available', 'running')) AS pending,
-                   coalesce(sum(jsonb_array_length(error_history)), 0) AS failed_attempts
-            FROM discern.jobs WHERE batch_id = $1 GROUP BY backend
+                   coalesce((SELECT sum(jsonb_array_length(f.error_history)) FROM discern.jobs f
+                             WHERE f.batch_id = $1 AND f.error_history <> '[]'::jsonb AND f.backend = j.backend), 0)::bigint AS failed_attempts
+            FROM discern.jobs j WHERE batch_id = $1 GROUP BY backend
             """, [id]) {
             let backend = try row.string("backend")
             backends[backend] = Backend(
@@ -71,13 +72,14 @@ public struct BatchReport: Codable, Sendable {
                 cancelled: try row.int("cancelled"), pending: try row.int("pending"), failedAttempts: try row.int("failed_attempts"),
                 apiCalls: 0, originalBytes: 0, sentBytes: 0, passedThrough: 0, outcomes: [:])
         }
-        // Results outlive pruned jobs: their figures come from the results table.
+        // Results outlive pruned jobs: their figures come from the results' per-batch roll-up
+        // (a 500,000-result batch is a few rows there).
         for row in try connection.query("""
-            SELECT backend, count(*) AS results, coalesce(sum(api_calls), 0) AS api_calls,
-                   coalesce(sum(original_bytes), 0) AS original_bytes, coalesce(sum(sent_bytes), 0) AS sent_bytes,
-                   count(*) FILTER (WHERE passed_through) AS passed_through,
-                   avg(prepare_ms) AS prepare_ms, avg(analyze_ms) AS analyze_ms
-            FROM discern.results WHERE batch_id = $1 GROUP BY backend
+            SELECT backend, sum(results)::bigint AS results, sum(api_calls)::bigint AS api_calls,
+                   sum(original_bytes)::bigint AS original_bytes, sum(sent_bytes)::bigint AS sent_bytes,
+                   sum(passed_through)::bigint AS passed_through,
+                   sum(prepare_ms_sum) / sum(results) AS prepare_ms, sum(analyze_ms_sum) / sum(results) AS analyze_ms
+            FROM discern.results_per_batch WHERE batch_id = $1 GROUP BY backend
             """, [id]) {
             let name = try row.string("backend")
             var entry = backends[name] ?? Backend(backend: name, jobs: 0, succeeded: 0, dead: 0, cancelled: 0, pending: 0,
@@ -94,8 +96,7 @@ public struct BatchReport: Codable, Sendable {
             backends[name] = entry
         }
         for row in try connection.query("""
-            SELECT backend, coalesce(outcome, 'unknown') AS outcome, count(*) AS results
-            FROM discern.results WHERE batch_id = $1 GROUP BY 1, 2
+            SELECT backend, outcome, results FROM discern.results_per_batch WHERE batch_id = $1
             """, [id]) {
             backends[try row.string("backend")]?.outcomes[try row.string("outcome")] = try row.int("results")
         }

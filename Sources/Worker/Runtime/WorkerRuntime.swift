@@ -33,6 +33,7 @@ public final class WorkerRuntime: Sendable {
         let producer: Producer
         let rescuer: Rescuer
         let sampler: DepthSampler
+        let rollUp: RollUp
     }
 
     public convenience init(conninfo: String, backends: [any AnalysisBackend], configuration: WorkerConfiguration, logger: Logger) {
@@ -70,7 +71,8 @@ public final class WorkerRuntime: Sendable {
             producer: Producer(claims: queue, listenConninfo: connections.listenConninfo, configuration: configuration, backends: names, inFlight: inFlight, outbox: jobs,
                                wakeup: wakeup, health: health, logger: logger),
             rescuer: Rescuer(database: queue, intervalSeconds: configuration.heartbeatSeconds, logger: logger),
-            sampler: DepthSampler(database: queue))
+            sampler: DepthSampler(database: queue),
+            rollUp: RollUp(database: queue, intervalSeconds: configuration.heartbeatSeconds, logger: logger))
         logger.info("worker ready", metadata: [
             "worker": "\(configuration.workerID)", "backends": "\(names.joined(separator: ","))",
             "concurrency": "\(configuration.concurrency)", "prepare_threads": "\(configuration.prepareThreads)",
@@ -92,6 +94,7 @@ public final class WorkerRuntime: Sendable {
             .init(service: parts.executor),
             .init(service: parts.producer, successTerminationBehavior: .gracefullyShutdownGroup),
             .init(service: parts.rescuer),
+            .init(service: parts.rollUp),
         ] + (configuration.samplesQueueDepth ? [.init(service: parts.sampler)] : [])
     }
 

@@ -1,36 +1,71 @@
 import ArgumentParser
+import JobQueue
 import Postgres
 
 struct PruneCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "prune",
-        abstract: "Delete finished jobs (succeeded, dead, cancelled) older than N days. Results are kept.")
+        abstract: "Delete finished jobs (succeeded, dead, cancelled) older than N days; with --results-days, results too.",
+        discussion: """
+            Deletes in chunks, one short transaction each, skipping any row that is locked: workers never wait \
+            for it. Results are kept unless --results-days is given; dashboards' counts (the roll-ups) keep them \
+            either way.
+            """)
 
     @OptionGroup var database: DatabaseOptions
 
     @Option(help: "Delete jobs that finished more than this many days ago.")
     var days: Int = 30
 
-    @Option(help: "Jobs deleted per transaction (short locks, steady progress).")
+    @Option(help: "Also delete results (with their entities and corrections) created more than this many days ago. Default: keep results.")
+    var resultsDays: Int?
+
+    @Option(help: "Rows deleted per transaction (short locks, steady progress).")
     var batchSize: Int = 10_000
+
+    @Option(help: "After each chunk, pause this many times as long as the chunk took: 1 (the default) keeps prune busy half the time, leaving the database to the workers the other half; 0 runs flat out.")
+    var pauseFactor: Double = 1
 
     func validate() throws {
         guard (0...36_500).contains(days) else { throw ValidationError("--days must be from 0 to 36500") }
+        if let resultsDays, !(0...36_500).contains(resultsDays) { throw ValidationError("--results-days must be from 0 to 36500") }
         guard (1...1_000_000).contains(batchSize) else { throw ValidationError("--batch-size must be from 1 to 1000000") }
+        guard pauseFactor.isFinite, (0...100).contains(pauseFactor) else { throw ValidationError("--pause-factor must be from 0 to 100") }
     }
 
     func run() async throws {
-        guard days >= 0, batchSize > 0 else { throw ValidationError("--days must be 0 or more and --batch-size positive") }
-        let db = Database(conninfo: database.conninfo)
-        let interval = "\(days) days", batchSize = self.batchSize
-        var total = 0
-        while true {
-            let deleted = try await db.withConnection { connection in
-                try connection.query("SELECT discern.prune($1::interval, $2) AS deleted", [interval, batchSize]).first?.int("deleted") ?? 0
-            }
-            total += deleted
-            if deleted < batchSize { break }
+        let db = Database(conninfo: database.conninfo, name: "discern-prune")
+        // Results first: a job pruned after its result costs one row; before, its result is
+        // rewritten (job_id set to NULL) and then deleted.
+        var results = 0
+        if let resultsDays {
+            results = try await repeatUntilDone(db, function: "discern.prune_results", days: resultsDays)
         }
-        print("pruned \(total) finished job(s) older than \(days) day(s); their results are kept")
+        let jobs = try await repeatUntilDone(db, function: "discern.prune", days: days)
+        try await db.withConnection { try Rollups.rollUp($0) }
+        print("pruned \(jobs) finished job(s) older than \(days) day(s)"
+              + (resultsDays.map { " and \(results) result(s) older than \($0) day(s)" } ?? "; their results are kept"))
+    }
+
+    /// Calls one prune function (a constant of this file) until a call deletes less than a chunk. A lock wait cut short
+    /// by the function's lock_timeout (SQLSTATE 55P03) is tried again after a pause, 30 times at most.
+    /// Between chunks it pauses `pauseFactor` times as long as the chunk took.
+    func repeatUntilDone(_ db: Database, function: String, days: Int) async throws -> Int {
+        var total = 0, timeouts = 0
+        let clock = ContinuousClock()
+        while true {
+            do {
+                let started = clock.now
+                let deleted = try await db.withConnection { connection in
+                    try connection.query("SELECT \(function)($1::interval, $2) AS deleted", ["\(days) days", batchSize]).first?.int("deleted") ?? 0
+                }
+                total += deleted
+                if deleted < batchSize { return total }
+                if pauseFactor > 0 { try await Task.sleep(for: (clock.now - started) * pauseFactor) }
+            } catch let error as PostgresError where error.sqlState == "55P03" && timeouts < 30 {
+                timeouts += 1
+                try await Task.sleep(for: .seconds(2))
+            }
+        }
     }
 }

@@ -23,7 +23,7 @@ struct ReportCommand: AsyncParsableCommand {
         let name = batch
         let report: BatchReport
         do {
-            report = try await Database(conninfo: database.conninfo).withConnection { try BatchReport.load($0, batch: name) }
+            report = try await Database(conninfo: database.conninfo).withConnection { connection in try connection.reading { try BatchReport.load($0, batch: name) } }
         } catch let problem as BatchReport.Problem {
             throw ValidationError(problem.description)
         }

@@ -44,7 +44,7 @@ struct StatusCommand: AsyncParsableCommand {
     /// The same facts as the table, built by PostgreSQL as one JSON document.
     static func document(_ database: Database) async throws -> String {
         try await database.withConnection { connection in
-            try connection.query("""
+            try connection.reading { try $0.query("""
                 SELECT json_build_object(
                     'states', (SELECT coalesce(json_agg(x ORDER BY x.backend, x.state), '[]')
                                FROM (SELECT backend, state, jobs FROM discern.queue_depth) x),
@@ -62,12 +62,12 @@ struct StatusCommand: AsyncParsableCommand {
                     'unserved_backends', (SELECT coalesce(json_agg(x), '[]') FROM (
                                     SELECT backend, waiting FROM discern.unserved_backends ORDER BY backend) x)
                 ) AS doc
-                """).first?.string("doc") ?? "{}"
+                """).first?.string("doc") ?? "{}" }
         }
     }
 
     static func report(_ database: Database) async throws -> String {
-        let report = try await database.withConnection { connection in
+        let report = try await database.withConnection { connection in try connection.reading { connection in
             StatusReport(
                 states: try QueueStatus.depth(connection),
                 batches: try connection.query("""
@@ -89,7 +89,7 @@ struct StatusCommand: AsyncParsableCommand {
                     FROM discern.live_workers ORDER BY started_at
                     """),
                 unserved: try connection.query("SELECT backend, waiting FROM discern.unserved_backends ORDER BY backend"))
-        }
+        } }
         return try report.render()
     }
 }

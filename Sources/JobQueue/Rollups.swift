@@ -1,0 +1,14 @@
+import Postgres
+
+/// The roll-ups dashboards, `status`, reports and the console read (migration 0011): triggers
+/// note each change in small pending tables; rolling up moves what has committed into the
+/// per-minute, per-hour and per-batch tables. The views are exact either way; rolling up keeps
+/// the pending part small, so they stay cheap.
+public enum Rollups {
+    /// Moves the pending events into the roll-ups; returns how many. 0 when another worker is
+    /// rolling up at this moment (it moves them).
+    @discardableResult
+    public static func rollUp(_ connection: Connection) throws -> Int {
+        try connection.query(prepared: "SELECT discern.roll_up() AS moved").first?.int("moved") ?? 0
+    }
+}
