@@ -1,16 +1,20 @@
 """bench/results: the read side at 20 million results.
 
-    python3 bench/results/run.py PATH-TO-DISCERN URL [JOBS]
+    python3 bench/results/run.py PATH-TO-DISCERN PATH-TO-ScaleBench URL [JOBS]
 
 Seeds JOBS jobs (default 20,000,000) with bench/console's seed (40 nightly batches, 98 %
 succeeded with one result and one entity each, 2 % dead, the newest batch in progress), then
 times, each over 20 calls after 2 warm-up calls: every Grafana panel query of
 deploy/grafana/discern-dashboard.json (the time filter as Grafana's default 6 hours),
 `discern status`, `discern report` of the newest and of an older batch, and the console's pages
-and API calls. Writes the "## Results at scale" section of bench/RESULTS.md.
+and API calls. Then retention against a drain: 4 no-op workers (bench/scale's) drain 30,000 jobs
+alone, then again while `discern prune` deletes the oldest day of jobs and results; the drain's
+rate during the prune against its rate alone, how long anything waited on a lock, and the
+prune's own rate. Writes the "## Results at scale" section of bench/RESULTS.md.
 """
 import json
 import os
+import re
 import statistics
 import subprocess
 import sys
@@ -40,10 +44,9 @@ def grafana_queries():
             sql = target.get("rawSql")
             if not sql:
                 continue
-            sql = sql.replace("$__timeFilter(created_at)", "created_at BETWEEN now() - interval '6 hours' AND now()")
-            sql = sql.replace("$__timeFilter(minute)", "minute BETWEEN now() - interval '6 hours' AND now()")
-            sql = sql.replace("$__timeGroupAlias(created_at, '5m')",
-                              "to_timestamp(floor(extract(epoch FROM created_at) / 300) * 300) AS time")
+            sql = re.sub(r"\$__timeFilter\((\w+)\)", r"\1 BETWEEN now() - interval '6 hours' AND now()", sql)
+            sql = re.sub(r"\$__timeGroupAlias\((\w+), *'(\d+)m'\)",
+                         lambda m: f"to_timestamp(floor(extract(epoch FROM {m[1]}) / {int(m[2]) * 60}) * {int(m[2]) * 60}) AS time", sql)
             yield panel["title"], sql
 
 
@@ -58,9 +61,86 @@ def timed(call):
     return statistics.median(times), times[int(len(times) * 0.95) - 1], times[-1]
 
 
+def drain(scale, url, jobs, during=None):
+    """4 x 8 no-op workers drain JOBS new jobs of their own backend (landmark: the seed has
+    none); with `during` (argv), that command runs alongside. Returns the drain's rate alone or
+    within the command's run, the command's seconds and output, and lock waits seen."""
+    env = dict(os.environ, SCALE_BACKEND="landmark")
+    subprocess.run([scale, "enqueue", url, str(jobs)], env=env, check=True, capture_output=True)
+    started = time.time()
+    workers = [subprocess.Popen([scale, "work", url, "8"], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+               for _ in range(4)]
+    command = subprocess.Popen(during, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True) if during else None
+    command_end, samples, waiting = None, 0, 0
+    with psycopg.connect(url, autocommit=True) as connection:
+        while any(w.poll() is None for w in workers):
+            if command and command_end is None and command.poll() is not None:
+                command_end = time.time()
+            samples += 1
+            # A session waiting on a lock that the prune's session holds.
+            waiting += connection.execute("""
+                SELECT count(*) FROM pg_stat_activity a WHERE a.wait_event_type = 'Lock' AND EXISTS (
+                    SELECT 1 FROM pg_stat_activity p WHERE p.pid = ANY (pg_blocking_pids(a.pid)) AND p.application_name = 'discern-prune')
+                """).fetchone()[0] > 0
+            time.sleep(0.2)
+        logs = ["".join(w.communicate()) for w in workers]
+        errors = sum(1 for log in logs for line in log.splitlines() if line.strip() and "calls=" not in line) \
+            + sum(w.returncode != 0 for w in workers)
+        output = ""
+        if command:
+            output = command.communicate()[0].strip()
+            command_end = command_end or time.time()
+        window_end = min(command_end, time.time()) if command else None
+        if command:
+            done = connection.execute("SELECT count(*) FROM discern.jobs WHERE backend = 'landmark' AND state = 'succeeded' "
+                                      "AND finished_at BETWEEN to_timestamp(%s) AND to_timestamp(%s)", (started, window_end)).fetchone()[0]
+            span = window_end - started
+        else:
+            done, span = connection.execute("SELECT count(*), extract(epoch FROM max(finished_at) - min(finished_at)) FROM discern.jobs "
+                                            "WHERE backend = 'landmark' AND state = 'succeeded'").fetchone()
+        left = connection.execute("SELECT count(*) FROM discern.jobs WHERE backend = 'landmark' AND state <> 'succeeded'").fetchone()[0]
+        connection.execute("DELETE FROM discern.results WHERE backend = 'landmark'")
+        connection.execute("DELETE FROM discern.jobs WHERE backend = 'landmark'")
+    return {"rate": done / float(span), "seconds": (command_end - started) if command else float(span), "output": output,
+            "lock_samples": waiting, "samples": samples, "errors": errors, "left": left}
+
+
+def retention(discern, scale, url):
+    with psycopg.connect(url, autocommit=True) as connection:
+        oldest_days = connection.execute("SELECT floor(extract(epoch FROM now() - min(created_at)) / 86400)::int FROM discern.results").fetchone()[0]
+        before = connection.execute("SELECT (SELECT count(*) FROM discern.jobs), (SELECT count(*) FROM discern.results)").fetchone()
+    days = str(max(oldest_days - 1, 1))
+    prune = [discern, "prune", "--days", days, "--results-days", days]  # the default --pause-factor 1
+    env_url = ["--database-url", url]
+    alone = drain(scale, url, 30_000)
+    print("alone", alone, file=sys.stderr)
+    during = drain(scale, url, 30_000, prune + env_url)
+    print("during", during, file=sys.stderr)
+    after = drain(scale, url, 30_000)
+    print("after", after, file=sys.stderr)
+    with psycopg.connect(url, autocommit=True) as connection:
+        now = connection.execute("SELECT (SELECT count(*) FROM discern.jobs), (SELECT count(*) FROM discern.results)").fetchone()
+    deleted_jobs, deleted_results = before[0] - now[0], before[1] - now[1]
+    baseline = (alone["rate"] + after["rate"]) / 2
+    return [
+        "",
+        f"Retention against a drain: `discern prune --days {days} --results-days {days}` (the oldest day) deleted "
+        f"{deleted_jobs:,} jobs and {deleted_results:,} results (with their entities) in {during['seconds']:.1f} s "
+        f"({(deleted_jobs + deleted_results) / during['seconds']:,.0f} rows/s) while 4 no-op workers x 8 drained 30,000 jobs.",
+        "",
+        "| drain | jobs/s | sampled moments (every 0.2 s) with a worker waiting on the prune's locks | worker errors | jobs left unfinished |",
+        "|---|---|---|---|---|",
+        f"| alone, before | {alone['rate']:,.0f} | {alone['lock_samples']} of {alone['samples']} | {alone['errors']} | {alone['left']} |",
+        f"| during the prune | {during['rate']:,.0f} | {during['lock_samples']} of {during['samples']} | {during['errors']} | {during['left']} |",
+        f"| alone, after | {after['rate']:,.0f} | {after['lock_samples']} of {after['samples']} | {after['errors']} | {after['left']} |",
+        "",
+        f"- The drain ran at **{100 * during['rate'] / baseline:.0f} %** of its rate alone while the prune ran.",
+    ]
+
+
 def main():
-    discern, url = sys.argv[1], sys.argv[2]
-    jobs = int(sys.argv[3]) if len(sys.argv) > 3 else 20_000_000
+    discern, scale, url = sys.argv[1], sys.argv[2], sys.argv[3]
+    jobs = int(sys.argv[4]) if len(sys.argv) > 4 else 20_000_000
     os.makedirs(DATA, exist_ok=True)
     os.chmod(DATA, 0o755)
     photos = os.path.join(DATA, "photos")
@@ -68,12 +148,14 @@ def main():
         subprocess.run([discern, "samples", photos, "--count", "16"], check=True, capture_output=True)
     with psycopg.connect(url, autocommit=True) as connection:
         seeded = connection.execute("SELECT count(*) FROM pg_tables WHERE schemaname = 'discern' AND tablename = 'jobs'").fetchone()[0] \
-            and connection.execute("SELECT count(*) FROM discern.jobs").fetchone()[0] == jobs
+            and connection.execute("SELECT count(*) FROM discern.jobs").fetchone()[0] >= 0.9 * jobs
     seconds = 0
     if not seeded:
         seconds = console_bench.seed(discern, url, jobs, photos)
     rows, worst = [], 0.0
-    with psycopg.connect(url, autocommit=True) as connection:
+    # Grafana's login role set as docs/scaling.md recommends (ALTER ROLE ... SET jit = off): a
+    # dashboard's aggregate over a large table would otherwise spend 150-250 ms JIT compiling.
+    with psycopg.connect(url, autocommit=True, options="-c jit=off") as connection:
         counts = connection.execute("SELECT (SELECT count(*) FROM discern.jobs), (SELECT count(*) FROM discern.results), "
                                     "pg_size_pretty(pg_database_size(current_database()))").fetchone()
         for title, sql in grafana_queries():
@@ -110,6 +192,7 @@ def main():
     finally:
         console.terminate()
         console.wait()
+    retained = retention(discern, scale, url)
     over = sum(1 for row in rows if float(row.split("**")[1].replace(",", "")) > TARGET_MS)
     lines = [
         "## Results at scale (bench/results)",
@@ -124,6 +207,7 @@ def main():
         *rows,
         "",
         f"- Slowest p95: **{worst:,.0f} ms**; {over} of {len(rows)} above the {TARGET_MS} ms target.",
+        *retained,
         "",
     ]
     report = "\n".join(lines)

@@ -7,7 +7,9 @@ cd "$(dirname "$0")/../.."
 export PATH="$PATH:/opt/swift/usr/bin"
 bash scripts/install-deps.sh
 swift build -c release --product discern 2>&1 | tail -n 1
+swift build -c release --product ScaleBench 2>&1 | tail -n 1
 mkdir -p bench/.data
 url=$(bash scripts/postgres.sh start bench/.data/results-pg)
 trap 'bash scripts/postgres.sh stop bench/.data/results-pg' EXIT
-python3 bench/results/run.py "$(swift build -c release --show-bin-path)/discern" "$url" "${RESULTS_BENCH_JOBS:-20000000}"
+bin=$(swift build -c release --show-bin-path)
+python3 bench/results/run.py "$bin/discern" "$bin/ScaleBench" "$url" "${RESULTS_BENCH_JOBS:-20000000}"

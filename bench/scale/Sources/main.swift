@@ -10,16 +10,20 @@ import Worker
 // bench/scale's two roles (bench/scale/run.py starts them):
 //   ScaleBench seed CONNINFO JOBS PER_MINUTE   migrate, empty the queue, enqueue JOBS no-op jobs,
 //                                              set the no-op rate limit
+//   ScaleBench enqueue CONNINFO JOBS           add JOBS no-op jobs beside what is there (bench/results:
+//                                              a drain on the 20-million-row database)
 //   ScaleBench work CONNINFO CONCURRENCY       one worker, the real runtime (producer, executor,
 //                                              completer, heartbeat, rescuer; three connections),
 //                                              draining with a backend that only takes a
 //                                              rate-limit slot and answers
-// A worker prints `calls=N` (slots taken) when it has drained.
+// A worker prints `calls=N` (slots taken) when it has drained. SCALE_BACKEND names the backend
+// the no-op jobs and the worker use (default discerner).
 
 /// Reads no file, calls nothing: what is left is the queue, the runtime and the rate limiter.
 struct NoOpBackend: AnalysisBackend {
     static let rateKey = "scale:noop"
-    let name = "discerner"
+    static let backendName = ProcessInfo.processInfo.environment["SCALE_BACKEND"] ?? "discerner"
+    let name = NoOpBackend.backendName
     let gate: PostgresRateGate
     let calls = Counter()
 
@@ -39,9 +43,21 @@ final class Counter: @unchecked Sendable {
     var value: Int { lock.withLock { count } }
 }
 
+func enqueueNoOpJobs(_ connection: Connection, count: Int, perMinute: Double) throws {
+    let paths = (0..<count).map { "/noop/\($0)" }
+    for chunk in stride(from: 0, to: paths.count, by: 100_000) {
+        try JobQueue.enqueue(connection, paths: Array(paths[chunk..<min(chunk + 100_000, paths.count)]),
+                             backend: NoOpBackend.backendName, batch: "scale")
+    }
+    try connection.query("""
+        INSERT INTO discern.rate_limits (key, per_minute, burst) VALUES ($1, $2, 1)
+        ON CONFLICT (key) DO UPDATE SET per_minute = excluded.per_minute, burst = 1, next_at = now()
+        """, [NoOpBackend.rateKey, perMinute])
+}
+
 let arguments = CommandLine.arguments
 guard arguments.count >= 4, let number = Int(arguments[3]) else {
-    FileHandle.standardError.write(Data("usage: ScaleBench seed CONNINFO JOBS PER_MINUTE | ScaleBench work CONNINFO CONCURRENCY\n".utf8))
+    FileHandle.standardError.write(Data("usage: ScaleBench seed CONNINFO JOBS PER_MINUTE | ScaleBench enqueue CONNINFO JOBS | ScaleBench work CONNINFO CONCURRENCY\n".utf8))
     exit(2)
 }
 let conninfo = arguments[2]
@@ -52,15 +68,12 @@ case "seed":
     try await Database(conninfo: conninfo, name: "bench-seed").withConnection { connection in
         try Migrator.migrate(connection)
         try connection.query("TRUNCATE discern.results, discern.jobs, discern.batches, discern.workers RESTART IDENTITY CASCADE")
-        let paths = (0..<number).map { "/noop/\($0)" }
-        for chunk in stride(from: 0, to: paths.count, by: 100_000) {
-            try JobQueue.enqueue(connection, paths: Array(paths[chunk..<min(chunk + 100_000, paths.count)]), batch: "scale")
-        }
-        try connection.query("""
-            INSERT INTO discern.rate_limits (key, per_minute, burst) VALUES ($1, $2, 1)
-            ON CONFLICT (key) DO UPDATE SET per_minute = excluded.per_minute, burst = 1, next_at = now()
-            """, [NoOpBackend.rateKey, perMinute])
+        try enqueueNoOpJobs(connection, count: number, perMinute: perMinute)
         try connection.query("SELECT pg_stat_reset()")
+    }
+case "enqueue":
+    try await Database(conninfo: conninfo, name: "bench-enqueue").withConnection { connection in
+        try enqueueNoOpJobs(connection, count: number, perMinute: 60_000_000)
     }
 case "work":
     var logger = Logger(label: "scale")
