@@ -427,7 +427,28 @@ $$;
 -- worker touches (finished long ago) and skip any row locked; lock_timeout bounds a wait on
 -- anything else (an operator's long transaction, a migration) to 2 s, after which the call
 -- fails with SQLSTATE 55P03 and `discern prune` tries again.
-ALTER FUNCTION discern.prune(interval, integer) SET lock_timeout = '2s';
+-- Both are planned with each call's values (EXECUTE): a SQL function's plan does not know the
+-- cut-off, and at 20 million rows it chose to read whole indexes for every chunk (12 s per
+-- 1,000 jobs instead of 17 ms).
+CREATE OR REPLACE FUNCTION discern.prune(older_than interval, batch_size integer DEFAULT 10000) RETURNS integer
+LANGUAGE plpgsql SET lock_timeout = '2s' AS $$
+DECLARE
+    deleted integer;
+BEGIN
+    EXECUTE 'WITH doomed AS (
+                 SELECT id FROM discern.jobs
+                 WHERE finished_at < $1 AND state IN (''succeeded'', ''dead'', ''cancelled'')
+                 ORDER BY finished_at LIMIT $2 FOR UPDATE SKIP LOCKED
+             ), deleted AS (
+                 DELETE FROM discern.jobs j USING doomed WHERE j.id = doomed.id RETURNING j.id
+             ), detached AS (
+                 UPDATE discern.results r SET job_id = NULL FROM deleted WHERE r.job_id = deleted.id
+             )
+             SELECT count(*)::integer FROM deleted'
+    INTO deleted USING now() - older_than, batch_size;
+    RETURN deleted;
+END;
+$$;
 
 -- Results (with their entities and corrections) created before now() - older_than, oldest
 -- first, up to batch_size per call: for installations that keep results for a limited time
@@ -438,9 +459,7 @@ LANGUAGE plpgsql SET lock_timeout = '2s' AS $$
 DECLARE
     deleted integer;
 BEGIN
-    -- EXECUTE plans the statement with this call's values. A SQL function's plan does not
-    -- know the cut-off, and sorted every old result for each chunk: 7.5 s per 1,000 instead of
-    -- 15 ms at 20 million results.
+    -- (A generic plan sorted every old result for each chunk: 7.5 s per 1,000 instead of 15 ms.)
     EXECUTE 'WITH doomed AS (
                  SELECT id FROM discern.results WHERE created_at < $1 ORDER BY id LIMIT $2 FOR UPDATE SKIP LOCKED
              ), deleted AS (

@@ -17,3 +17,7 @@ CREATE INDEX jobs_failing ON discern.jobs (run_at) WHERE state = 'available' AND
 -- The newest dead jobs (the failures page): from the dead jobs' own index instead of sorting
 -- every dead job (1.1 s for 395,000).
 CREATE INDEX jobs_dead_recent ON discern.jobs (finished_at DESC NULLS LAST) WHERE state = 'dead';
+
+-- One batch's dead jobs (discern report's top errors, the batch summary): without it the
+-- planner read every dead job of every batch (0.5 s at 380,000).
+CREATE INDEX jobs_dead_batch ON discern.jobs (batch_id) WHERE state = 'dead';
