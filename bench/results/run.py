@@ -7,10 +7,11 @@ succeeded with one result and one entity each, 2 % dead, the newest batch in pro
 times, each over 20 calls after 2 warm-up calls: every Grafana panel query of
 deploy/grafana/discern-dashboard.json (the time filter as Grafana's default 6 hours),
 `discern status`, `discern report` of the newest and of an older batch, and the console's pages
-and API calls. Then retention against a drain: 4 no-op workers (bench/scale's) drain 30,000 jobs
-alone, then again while `discern prune` deletes the oldest day of jobs and results; the drain's
-rate during the prune against its rate alone, how long anything waited on a lock, and the
-prune's own rate. Writes the "## Results at scale" section of bench/RESULTS.md.
+and API calls, on tables vacuumed as autovacuum leaves them (VACUUM ANALYZE first, so that an
+autovacuum run left over from an earlier prune does not land in the timings). Then retention
+against a drain: 4 no-op workers (bench/scale's) drain 30,000 jobs alone, during `discern prune`
+of the oldest day at --pause-factor 1 and 3, and alone again; the drain's rate during each prune
+against its rate alone, moments a worker waited on the prune's locks, and the prune's own rate. Writes the "## Results at scale" section of bench/RESULTS.md.
 """
 import json
 import os
@@ -73,7 +74,7 @@ def drain(scale, url, jobs, during=None):
     command = subprocess.Popen(during, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True) if during else None
     command_end, samples, waiting = None, 0, 0
     with psycopg.connect(url, autocommit=True) as connection:
-        while any(w.poll() is None for w in workers):
+        while any(w.poll() is None for w in workers) or not samples:
             if command and command_end is None and command.poll() is not None:
                 command_end = time.time()
             samples += 1
@@ -83,6 +84,7 @@ def drain(scale, url, jobs, during=None):
                     SELECT 1 FROM pg_stat_activity p WHERE p.pid = ANY (pg_blocking_pids(a.pid)) AND p.application_name = 'discern-prune')
                 """).fetchone()[0] > 0
             time.sleep(0.2)
+        drained = time.time()
         logs = ["".join(w.communicate()) for w in workers]
         errors = sum(1 for log in logs for line in log.splitlines() if line.strip() and "calls=" not in line) \
             + sum(w.returncode != 0 for w in workers)
@@ -90,7 +92,8 @@ def drain(scale, url, jobs, during=None):
         if command:
             output = command.communicate()[0].strip()
             command_end = command_end or time.time()
-        window_end = min(command_end, time.time()) if command else None
+        # The rate while both ran: up to whichever ended first.
+        window_end = min(command_end, drained) if command else None
         if command:
             done = connection.execute("SELECT count(*) FROM discern.jobs WHERE backend = 'landmark' AND state = 'succeeded' "
                                       "AND finished_at BETWEEN to_timestamp(%s) AND to_timestamp(%s)", (started, window_end)).fetchone()[0]
@@ -105,38 +108,49 @@ def drain(scale, url, jobs, during=None):
             "lock_samples": waiting, "samples": samples, "errors": errors, "left": left}
 
 
-def retention(discern, scale, url):
+def oldest_day(url):
+    """`--days` that prunes the oldest day of results (and the jobs as old), and the row counts."""
     with psycopg.connect(url, autocommit=True) as connection:
-        oldest_days = connection.execute("SELECT floor(extract(epoch FROM now() - min(created_at)) / 86400)::int FROM discern.results").fetchone()[0]
-        before = connection.execute("SELECT (SELECT count(*) FROM discern.jobs), (SELECT count(*) FROM discern.results)").fetchone()
-    days = str(max(oldest_days - 1, 1))
-    prune = [discern, "prune", "--days", days, "--results-days", days]  # the default --pause-factor 1
-    env_url = ["--database-url", url]
+        oldest = connection.execute("SELECT floor(extract(epoch FROM now() - min(created_at)) / 86400)::int FROM discern.results").fetchone()[0]
+        counts = connection.execute("SELECT (SELECT count(*) FROM discern.jobs), (SELECT count(*) FROM discern.results)").fetchone()
+    return str(max(oldest - 1, 1)), counts
+
+
+def retention(discern, scale, url):
+    """Drains alone, during a prune of the oldest day at --pause-factor 1 (the default) and 3,
+    and alone again."""
+    rows, rates = [], []
     alone = drain(scale, url, 30_000)
     print("alone", alone, file=sys.stderr)
-    during = drain(scale, url, 30_000, prune + env_url)
-    print("during", during, file=sys.stderr)
-    after = drain(scale, url, 30_000)
-    print("after", after, file=sys.stderr)
-    with psycopg.connect(url, autocommit=True) as connection:
-        now = connection.execute("SELECT (SELECT count(*) FROM discern.jobs), (SELECT count(*) FROM discern.results)").fetchone()
-    deleted_jobs, deleted_results = before[0] - now[0], before[1] - now[1]
-    baseline = (alone["rate"] + after["rate"]) / 2
+    rows.append(f"| alone, before | - | - | {alone['rate']:,.0f} | - | {alone['lock_samples']} of {alone['samples']} | {alone['errors']} | {alone['left']} |")
+    for pause in ("1", "3"):
+        days, before = oldest_day(url)
+        during = drain(scale, url, 30_000, [discern, "prune", "--days", days, "--results-days", days, "--pause-factor", pause,
+                                            "--database-url", url])
+        print("during", pause, during, file=sys.stderr)
+        _, after = oldest_day(url)
+        deleted = (before[0] - after[0]) + (before[1] - after[1])
+        rates.append(during["rate"])
+        rows.append(f"| during `prune --days {days} --results-days {days} --pause-factor {pause}` | {before[0] - after[0]:,} jobs, "
+                    f"{before[1] - after[1]:,} results | {during['seconds']:.1f} s, {deleted / during['seconds']:,.0f} rows/s | "
+                    f"{during['rate']:,.0f} | PERCENT{len(rates) - 1} | {during['lock_samples']} of {during['samples']} | "
+                    f"{during['errors']} | {during['left']} |")
+    later = drain(scale, url, 30_000)
+    print("after", later, file=sys.stderr)
+    rows.append(f"| alone, after | - | - | {later['rate']:,.0f} | - | {later['lock_samples']} of {later['samples']} | {later['errors']} | {later['left']} |")
+    baseline = (alone["rate"] + later["rate"]) / 2
+    for index, rate in enumerate(rates):
+        rows = [row.replace(f"PERCENT{index}", f"**{100 * rate / baseline:.0f} %**") for row in rows]
     return [
         "",
-        f"Retention against a drain: `discern prune --days {days} --results-days {days}` (the oldest day) deleted "
-        f"{deleted_jobs:,} jobs and {deleted_results:,} results (with their entities) in {during['seconds']:.1f} s "
-        f"({(deleted_jobs + deleted_results) / during['seconds']:,.0f} rows/s) while 4 no-op workers x 8 drained 30,000 jobs.",
+        "Retention against a drain: 4 no-op workers x 8 (bench/scale's) drain 30,000 jobs of their own backend alone, while "
+        "`discern prune` deletes the oldest day of jobs and results (with their entities), and alone again.",
         "",
-        "| drain | jobs/s | sampled moments (every 0.2 s) with a worker waiting on the prune's locks | worker errors | jobs left unfinished |",
-        "|---|---|---|---|---|",
-        f"| alone, before | {alone['rate']:,.0f} | {alone['lock_samples']} of {alone['samples']} | {alone['errors']} | {alone['left']} |",
-        f"| during the prune | {during['rate']:,.0f} | {during['lock_samples']} of {during['samples']} | {during['errors']} | {during['left']} |",
-        f"| alone, after | {after['rate']:,.0f} | {after['lock_samples']} of {after['samples']} | {after['errors']} | {after['left']} |",
-        "",
-        f"- The drain ran at **{100 * during['rate'] / baseline:.0f} %** of its rate alone while the prune ran.",
+        "| drain | pruned | prune took | drain jobs/s | of the rate alone | moments (every 0.2 s) a worker waited on the prune's locks "
+        "| worker errors | jobs left unfinished |",
+        "|---|---|---|---|---|---|---|---|",
+        *rows,
     ]
-
 
 def main():
     discern, scale, url = sys.argv[1], sys.argv[2], sys.argv[3]
@@ -151,8 +165,15 @@ def main():
             and connection.execute("SELECT count(*) FROM discern.jobs").fetchone()[0] >= 0.9 * jobs
     seconds = 0
     if not seeded:
+        # A private benchmark database: start from an empty schema (retention runs prune the
+        # oldest days, so after a few runs the seed is made again).
+        with psycopg.connect(url, autocommit=True) as connection:
+            connection.execute("DROP SCHEMA IF EXISTS discern CASCADE")
         seconds = console_bench.seed(discern, url, jobs, photos)
     rows, worst = [], 0.0
+    with psycopg.connect(url, autocommit=True) as connection:
+        connection.execute("VACUUM ANALYZE discern.jobs")
+        connection.execute("VACUUM ANALYZE discern.results")
     # Grafana's login role set as docs/scaling.md recommends (ALTER ROLE ... SET jit = off): a
     # dashboard's aggregate over a large table would otherwise spend 150-250 ms JIT compiling.
     with psycopg.connect(url, autocommit=True, options="-c jit=off") as connection:
