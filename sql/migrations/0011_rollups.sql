@@ -7,10 +7,11 @@
 -- only (a row per minute and backend, per hour and category/operator, per batch).
 --
 -- How the roll-ups stay exact and cost the hot path almost nothing:
---  * Triggers append an event row to a small "pending" table in the transaction that makes the
---    change: a job entering or leaving a final state (succeeded, dead, cancelled; claims and
---    heartbeats fire nothing), finished jobs deleted, results inserted. Appending contends with
---    nobody: no counter row is updated by every completion.
+--  * Statement-level triggers append event rows to a small "pending" table in the transaction
+--    that makes the change: jobs entering or leaving a final state (succeeded, dead, cancelled;
+--    one row per backend and state for the whole statement), finished jobs deleted, results
+--    inserted (one row each). Appending contends with nobody: no counter row is updated by
+--    every completion.
 --  * discern.roll_up() (every worker's maintenance loop, `discern prune`) moves the committed
 --    pending rows into the roll-up tables in one transaction: DELETE ... RETURNING feeds the
 --    upserts, so each event is counted once, and rows of transactions not yet committed wait
@@ -25,8 +26,9 @@
 CREATE TABLE discern.pending_job_events (
     backend          text NOT NULL,
     state            text NOT NULL,
+    -- How many jobs entered (positive) or left (negative) the state.
     delta            integer NOT NULL,
-    -- Set when the job entered a final state: the minute it counts in for throughput.
+    -- Set when they entered a final state: the minute they count in for throughput.
     finished_minute  timestamptz
 );
 
@@ -113,16 +115,27 @@ CREATE TABLE discern.result_batches (
 
 -- The triggers. SECURITY DEFINER: a role that may change jobs (discern_worker, an operator's
 -- UPDATE) need not be granted the pending tables.
-CREATE FUNCTION discern.note_job_state() RETURNS trigger
+-- One statement's jobs that entered or left a final state, as one event row per backend, state
+-- (and minute): a completion of 100 jobs appends one row, not 100, and calls no function per row.
+CREATE FUNCTION discern.note_jobs_changed() RETURNS trigger
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog AS $$
 BEGIN
-    IF TG_OP = 'UPDATE' AND OLD.state IN ('succeeded', 'dead', 'cancelled') THEN
-        INSERT INTO discern.pending_job_events (backend, state, delta) VALUES (OLD.backend, OLD.state, -1);
-    END IF;
-    IF NEW.state IN ('succeeded', 'dead', 'cancelled') THEN
+    IF TG_OP = 'INSERT' THEN
         INSERT INTO discern.pending_job_events (backend, state, delta, finished_minute)
-        VALUES (NEW.backend, NEW.state, 1, date_trunc('minute', coalesce(NEW.finished_at, now())));
+        SELECT backend, state, count(*), date_trunc('minute', coalesce(finished_at, now()))
+        FROM added WHERE state IN ('succeeded', 'dead', 'cancelled') GROUP BY 1, 2, 4;
+        RETURN NULL;
     END IF;
+    INSERT INTO discern.pending_job_events (backend, state, delta, finished_minute)
+    SELECT o.backend, o.state, -count(*), NULL::timestamptz
+    FROM before_rows o JOIN after_rows n ON n.id = o.id
+    WHERE o.state IN ('succeeded', 'dead', 'cancelled') AND (o.state, o.backend) IS DISTINCT FROM (n.state, n.backend)
+    GROUP BY 1, 2
+    UNION ALL
+    SELECT n.backend, n.state, count(*), date_trunc('minute', coalesce(n.finished_at, now()))
+    FROM before_rows o JOIN after_rows n ON n.id = o.id
+    WHERE n.state IN ('succeeded', 'dead', 'cancelled') AND (o.state, o.backend) IS DISTINCT FROM (n.state, n.backend)
+    GROUP BY 1, 2, 4;
     RETURN NULL;
 END;
 $$;
@@ -147,15 +160,15 @@ BEGIN
 END;
 $$;
 
--- Claims (available -> running), heartbeats and retries scheduled (running -> available) fire
--- nothing: the WHEN clause is evaluated before any function is called.
-CREATE TRIGGER jobs_count_final_states AFTER UPDATE OF state, backend ON discern.jobs
-    FOR EACH ROW WHEN ((old.state, old.backend) IS DISTINCT FROM (new.state, new.backend)
-                       AND (old.state IN ('succeeded', 'dead', 'cancelled') OR new.state IN ('succeeded', 'dead', 'cancelled')))
-    EXECUTE FUNCTION discern.note_job_state();
+-- Statement-level, with transition tables: every UPDATE of jobs (claims and heartbeats too)
+-- hands its rows over, and one call per statement keeps what entered or left a final state.
+-- bench/queue measured one trigger call per finished job (the first version) at about a fifth
+-- of a no-op completion's cost.
+CREATE TRIGGER jobs_count_final_states AFTER UPDATE ON discern.jobs
+    REFERENCING OLD TABLE AS before_rows NEW TABLE AS after_rows FOR EACH STATEMENT
+    EXECUTE FUNCTION discern.note_jobs_changed();
 CREATE TRIGGER jobs_count_final_inserts AFTER INSERT ON discern.jobs
-    FOR EACH ROW WHEN (new.state IN ('succeeded', 'dead', 'cancelled'))
-    EXECUTE FUNCTION discern.note_job_state();
+    REFERENCING NEW TABLE AS added FOR EACH STATEMENT EXECUTE FUNCTION discern.note_jobs_changed();
 CREATE TRIGGER jobs_count_deletes AFTER DELETE ON discern.jobs
     REFERENCING OLD TABLE AS removed FOR EACH STATEMENT EXECUTE FUNCTION discern.note_jobs_deleted();
 CREATE TRIGGER results_count_inserts AFTER INSERT ON discern.results
@@ -181,7 +194,7 @@ BEGIN
         ON CONFLICT (backend, state) DO UPDATE SET jobs = c.jobs + excluded.jobs),
     minutes AS (
         INSERT INTO discern.job_minutes AS m (minute, backend, state, jobs)
-        SELECT finished_minute, backend, state, count(*) FROM moved WHERE finished_minute IS NOT NULL
+        SELECT finished_minute, backend, state, sum(delta) FROM moved WHERE finished_minute IS NOT NULL
         GROUP BY 1, 2, 3 ORDER BY 1, 2, 3
         ON CONFLICT (minute, backend, state) DO UPDATE SET jobs = m.jobs + excluded.jobs)
     SELECT count(*) INTO jobs_moved FROM moved;
@@ -287,7 +300,7 @@ CREATE OR REPLACE VIEW discern.throughput_per_minute AS
 SELECT minute, backend, state, sum(jobs)::bigint AS jobs
 FROM (SELECT minute, backend, state, jobs FROM discern.job_minutes WHERE minute > now() - interval '24 hours'
       UNION ALL
-      SELECT finished_minute, backend, state, count(*) FROM discern.pending_job_events
+      SELECT finished_minute, backend, state, sum(delta) FROM discern.pending_job_events
       WHERE delta > 0 AND finished_minute > now() - interval '24 hours' GROUP BY 1, 2, 3) x
 GROUP BY 1, 2, 3;
 
@@ -295,7 +308,7 @@ CREATE OR REPLACE VIEW discern.throughput_per_hour AS
 SELECT date_trunc('hour', minute) AS hour, backend, state, sum(jobs)::bigint AS jobs
 FROM (SELECT minute, backend, state, jobs FROM discern.job_minutes WHERE minute > now() - interval '30 days'
       UNION ALL
-      SELECT finished_minute, backend, state, count(*) FROM discern.pending_job_events
+      SELECT finished_minute, backend, state, sum(delta) FROM discern.pending_job_events
       WHERE delta > 0 AND finished_minute > now() - interval '30 days' GROUP BY 1, 2, 3) x
 GROUP BY 1, 2, 3;
 
