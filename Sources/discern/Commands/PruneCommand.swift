@@ -39,25 +39,31 @@ struct PruneCommand: AsyncParsableCommand {
         // rewritten (job_id set to NULL) and then deleted.
         var results = 0
         if let resultsDays {
-            results = try await repeatUntilDone(db, function: "discern.prune_results", days: resultsDays)
+            results = try await repeatUntilDone(db, .results, days: resultsDays)
         }
-        let jobs = try await repeatUntilDone(db, function: "discern.prune", days: days)
+        let jobs = try await repeatUntilDone(db, .jobs, days: days)
         try await db.withConnection { try Rollups.rollUp($0) }
         print("pruned \(jobs) finished job(s) older than \(days) day(s)"
               + (resultsDays.map { " and \(results) result(s) older than \($0) day(s)" } ?? "; their results are kept"))
     }
 
-    /// Calls one prune function (a constant of this file) until a call deletes less than a chunk. A lock wait cut short
-    /// by the function's lock_timeout (SQLSTATE 55P03) is tried again after a pause, 30 times at most.
-    /// Between chunks it pauses `pauseFactor` times as long as the chunk took.
-    func repeatUntilDone(_ db: Database, function: String, days: Int) async throws -> Int {
+    /// The SQL functions that prune, one chunk per call (docs/sql.md).
+    enum PruneFunction: String {
+        case jobs = "discern.prune"
+        case results = "discern.prune_results"
+    }
+
+    /// Calls one prune function until a call deletes less than a chunk. A lock wait cut short by
+    /// the function's lock_timeout (SQLSTATE 55P03) is tried again after a pause, 30 times at
+    /// most. Between chunks it pauses `pauseFactor` times as long as the chunk took.
+    func repeatUntilDone(_ db: Database, _ function: PruneFunction, days: Int) async throws -> Int {
         var total = 0, timeouts = 0
         let clock = ContinuousClock()
         while true {
             do {
                 let started = clock.now
                 let deleted = try await db.withConnection { connection in
-                    try connection.query("SELECT \(function)($1::interval, $2) AS deleted", ["\(days) days", batchSize]).first?.int("deleted") ?? 0
+                    try connection.query("SELECT \(function.rawValue)($1::interval, $2) AS deleted", ["\(days) days", batchSize]).first?.int("deleted") ?? 0
                 }
                 total += deleted
                 if deleted < batchSize { return total }
