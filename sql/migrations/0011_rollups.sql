@@ -115,8 +115,8 @@ CREATE TABLE discern.result_batches (
 
 -- The triggers. SECURITY DEFINER: a role that may change jobs (discern_worker, an operator's
 -- UPDATE) need not be granted the pending tables.
--- One statement's jobs that entered or left a final state, as one event row per backend, state
--- (and minute): a completion of 100 jobs appends one row, not 100, and calls no function per row.
+-- One statement's jobs that entered or left a final state (inserted, updated or deleted), as one
+-- event row per backend, state (and minute): a completion of 100 jobs appends one row, not 100.
 CREATE FUNCTION discern.note_jobs_changed() RETURNS trigger
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog AS $$
 BEGIN
@@ -124,6 +124,10 @@ BEGIN
         INSERT INTO discern.pending_job_events (backend, state, delta, finished_minute)
         SELECT backend, state, count(*), date_trunc('minute', coalesce(finished_at, now()))
         FROM added WHERE state IN ('succeeded', 'dead', 'cancelled') GROUP BY 1, 2, 4;
+        RETURN NULL;
+    ELSIF TG_OP = 'DELETE' THEN
+        INSERT INTO discern.pending_job_events (backend, state, delta)
+        SELECT backend, state, -count(*) FROM removed WHERE state IN ('succeeded', 'dead', 'cancelled') GROUP BY 1, 2;
         RETURN NULL;
     END IF;
     INSERT INTO discern.pending_job_events (backend, state, delta, finished_minute)
@@ -140,15 +144,6 @@ BEGIN
 END;
 $$;
 
-CREATE FUNCTION discern.note_jobs_deleted() RETURNS trigger
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog AS $$
-BEGIN
-    INSERT INTO discern.pending_job_events (backend, state, delta)
-    SELECT backend, state, -count(*) FROM removed WHERE state IN ('succeeded', 'dead', 'cancelled') GROUP BY 1, 2;
-    RETURN NULL;
-END;
-$$;
-
 CREATE FUNCTION discern.note_results_added() RETURNS trigger
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog AS $$
 BEGIN
@@ -161,16 +156,16 @@ END;
 $$;
 
 -- Statement-level, with transition tables: every UPDATE of jobs (claims and heartbeats too)
--- hands its rows over, and one call per statement keeps what entered or left a final state.
--- bench/queue measured one trigger call per finished job (the first version) at about a fifth
--- of a no-op completion's cost.
+-- hands its rows over, and one call per statement keeps what entered or left a final state,
+-- instead of one call per finished job (bench/queue measured both at the same median, 45 % of
+-- raw SKIP LOCKED; this one writes far fewer event rows).
 CREATE TRIGGER jobs_count_final_states AFTER UPDATE ON discern.jobs
     REFERENCING OLD TABLE AS before_rows NEW TABLE AS after_rows FOR EACH STATEMENT
     EXECUTE FUNCTION discern.note_jobs_changed();
 CREATE TRIGGER jobs_count_final_inserts AFTER INSERT ON discern.jobs
     REFERENCING NEW TABLE AS added FOR EACH STATEMENT EXECUTE FUNCTION discern.note_jobs_changed();
 CREATE TRIGGER jobs_count_deletes AFTER DELETE ON discern.jobs
-    REFERENCING OLD TABLE AS removed FOR EACH STATEMENT EXECUTE FUNCTION discern.note_jobs_deleted();
+    REFERENCING OLD TABLE AS removed FOR EACH STATEMENT EXECUTE FUNCTION discern.note_jobs_changed();
 CREATE TRIGGER results_count_inserts AFTER INSERT ON discern.results
     REFERENCING NEW TABLE AS added FOR EACH STATEMENT EXECUTE FUNCTION discern.note_results_added();
 
