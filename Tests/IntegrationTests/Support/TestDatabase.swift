@@ -25,7 +25,7 @@ enum TestDatabase {
         let conninfo = replacingDatabase(in: server, with: name)
         do {
             if migrated {
-                try await Database(conninfo: conninfo).withConnection { try Migrator.migrate($0) }
+                try await Database(conninfo: conninfo, name: "test-migrate").withConnection { try Migrator.migrate($0) }
             }
             let value = try await body(conninfo)
             try await drop(name, admin)
