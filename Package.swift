@@ -16,6 +16,7 @@ let migrationFiles = [
     "0011_rollups.sql",
     "0012_claims_by_backend.sql",
     "0013_results_by_batch.sql",
+    "0014_crash_attribution.sql",
 ]
 
 let package = Package(

@@ -12,6 +12,9 @@ public struct Job: Sendable, Equatable {
     /// This attempt's number, starting at 1.
     public let attempt: Int
     public let maxAttempts: Int
+    /// Its workers stopped while it ran beside other jobs often enough that it may be what
+    /// crashes them (migration 0014): the worker runs it alone, claiming nothing else meanwhile.
+    public let runsAlone: Bool
 
     init(row: Row) throws {
         id = try row.int("id")
@@ -22,6 +25,7 @@ public struct Job: Sendable, Equatable {
         paramsJSON = try row.string("params")
         attempt = try row.int("attempts")
         maxAttempts = try row.int("max_attempts")
+        runsAlone = try row.bool("alone")
     }
 }
 

@@ -4,8 +4,11 @@ import Postgres
 /// connection's dedicated thread (`Database.withConnection`).
 public enum JobQueue {
     /// Leases up to `limit` claimable jobs for `backends` to `workerID` for `leaseSeconds`.
-    public static func claim(_ connection: Connection, workerID: String, backends: [String], limit: Int, leaseSeconds: Double) throws -> [Job] {
-        let rows = try connection.query(prepared: QueueSQL.claim, [workerID, limit, leaseSeconds, backends])
+    /// `holdingNothing`: the worker has no job in hand, so it may take a job that must run alone
+    /// (`Job.runsAlone`); when one is waiting, that job is all it gets.
+    public static func claim(_ connection: Connection, workerID: String, backends: [String], limit: Int, leaseSeconds: Double,
+                             holdingNothing: Bool = false) throws -> [Job] {
+        let rows = try connection.query(prepared: QueueSQL.claim, [workerID, limit, leaseSeconds, backends, holdingNothing])
         return try rows.map(Job.init(row:)).sorted { $0.id < $1.id }
     }
 
@@ -81,6 +84,12 @@ public enum JobQueue {
             let batchID = try batch.map { try connection.query("SELECT discern.batch_id($1) AS id", [$0]).first?.int("id") } ?? nil
             return try connection.query(QueueSQL.enqueueStaged, [batchID, backend, action, priority, paramsJSON]).affected
         }
+    }
+
+    /// Whether a job that must run alone (`Job.runsAlone`) has waited `seconds` or more for a
+    /// worker holding nothing.
+    public static func aloneJobWaiting(_ connection: Connection, backends: [String], forSeconds seconds: Double) throws -> Bool {
+        try connection.query(prepared: QueueSQL.aloneJobWaiting, [backends, seconds]).first?.bool("waiting") ?? false
     }
 
     /// What could still produce work, for `work --drain`.

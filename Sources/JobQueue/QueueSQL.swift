@@ -4,12 +4,25 @@ enum QueueSQL {
     /// of the worker's backends is read from its own part of the claimable index (backend
     /// first, migration 0012), so other backends' backlogs cost nothing; the best `$2` of all
     /// are leased (rows locked and not chosen are free again when the statement ends).
+    ///
+    /// A suspect (a job whose workers stopped three times while it ran beside others, migration
+    /// 0014) runs alone: only a worker holding nothing asks for one (`$5`), and when one is
+    /// waiting it gets that job only. `alone` in the answer tells the worker to claim nothing
+    /// more until it is done.
     static let claim = """
-        WITH picked AS (
-            SELECT c.id FROM (SELECT DISTINCT unnest($4::text[]) AS backend) AS b
+        WITH suspect AS (
+            SELECT j.id FROM discern.jobs j
+            WHERE $5::boolean AND j.state = 'available' AND j.shared_crashes >= \(crashesBeforeAlone)
+              AND j.backend = ANY($4::text[]) AND j.run_at <= now()
+            ORDER BY j.priority, j.run_at, j.id
+            LIMIT 1
+            FOR UPDATE SKIP LOCKED
+        ), picked AS (
+            SELECT c.id FROM (SELECT DISTINCT unnest($4::text[]) AS backend WHERE NOT EXISTS (SELECT 1 FROM suspect)) AS b
             CROSS JOIN LATERAL (
                 SELECT j.id, j.priority, j.run_at FROM discern.jobs j
                 WHERE j.state = 'available' AND j.backend = b.backend AND j.run_at <= now()
+                  AND j.shared_crashes < \(crashesBeforeAlone)
                 ORDER BY j.priority, j.run_at, j.id
                 LIMIT $2
                 FOR UPDATE SKIP LOCKED
@@ -20,10 +33,16 @@ enum QueueSQL {
         UPDATE discern.jobs AS j
         SET state = 'running', attempts = j.attempts + 1, lease_owner = $1,
             lease_expires_at = now() + make_interval(secs => $3), updated_at = now()
-        FROM picked WHERE j.id = picked.id
+        FROM (SELECT id FROM suspect UNION ALL SELECT id FROM picked) AS chosen WHERE j.id = chosen.id
         RETURNING j.id, j.batch_id, j.backend, j.action, j.image_path, j.params::text AS params,
-                  j.attempts, j.max_attempts
+                  j.attempts, j.max_attempts, j.shared_crashes >= \(crashesBeforeAlone) AS alone
         """
+
+    /// Shared crashes after which a job runs alone (the same 3 as the predicate of migration
+    /// 0014's `jobs_claimable_alone` index, which a claim must match to use it); solo crashes
+    /// after which it is dead.
+    static let crashesBeforeAlone = 3
+    static let soloCrashesBeforeDead = 3
 
     /// Marks jobs succeeded and writes their results and the results' entities in one
     /// statement, so all happen or none does; one call completes one job or a whole batch.
@@ -110,27 +129,54 @@ enum QueueSQL {
         RETURNING id
         """
 
-    /// Returns to the queue (or to `dead` when no attempt is left) the jobs whose lease expired,
-    /// and at once those held by a worker that stopped heartbeating (the registry, migration
-    /// 0007): a SIGKILLed worker's jobs run again within three heartbeats. SKIP LOCKED lets
-    /// many rescuers run at once without waiting on each other.
+    /// Hands back the jobs of workers that stopped: a worker one of whose leases expired (a
+    /// heartbeat renews them all at once, so it has stopped renewing any), or that missed three
+    /// heartbeats (the registry, migration 0007), loses all its jobs at once: a SIGKILLed
+    /// worker's jobs run again within three heartbeats. SKIP LOCKED lets many rescuers run at
+    /// once without waiting on each other.
+    ///
+    /// How a crash counts (migration 0014): each job is judged by what its worker held, counted
+    /// without locks so that rescuers splitting one worker's jobs between them agree. Beside
+    /// others, the attempt is given back (`shared_crashes`); alone, it counts (`solo_crashes`),
+    /// and the third ends the job dead as `worker_crashed`, as does an attempt that was its last.
     static let rescue = """
-        UPDATE discern.jobs
-        SET state = CASE WHEN attempts < max_attempts THEN 'available' ELSE 'dead' END,
-            finished_at = CASE WHEN attempts < max_attempts THEN NULL ELSE now() END,
-            error_kind = 'lease_expired',
-            last_error = 'the worker holding this job stopped (it crashed, hung or lost its database connection); the job was handed back',
-            error_history = error_history || jsonb_build_array(jsonb_build_object(
-                'attempt', attempts, 'at', now(), 'kind', 'lease_expired', 'error', 'worker stopped: ' || lease_owner)),
+        WITH stopped AS (
+            SELECT lease_owner AS owner FROM discern.jobs WHERE state = 'running' AND lease_expires_at < now()
+            UNION
+            SELECT w.id FROM discern.workers w
+            WHERE w.last_heartbeat_at < now() - make_interval(secs => 3 * w.heartbeat_seconds)
+        ), lost AS (
+            SELECT j.id, j.solo_crashes, j.attempts, j.max_attempts,
+                   (SELECT count(*) FROM discern.jobs o WHERE o.state = 'running' AND o.lease_owner = j.lease_owner) AS held
+            FROM discern.jobs j
+            WHERE j.state = 'running' AND j.lease_owner IN (SELECT owner FROM stopped)
+            FOR UPDATE OF j SKIP LOCKED
+        ), judged AS (
+            SELECT id, held, held = 1 AS alone,
+                   held = 1 AND (solo_crashes + 1 >= \(soloCrashesBeforeDead) OR attempts >= max_attempts) AS dies,
+                   held = 1 AND solo_crashes + 1 >= \(soloCrashesBeforeDead) AS crashes_it
+            FROM lost
+        )
+        UPDATE discern.jobs AS j
+        SET state = CASE WHEN judged.dies THEN 'dead' ELSE 'available' END,
+            finished_at = CASE WHEN judged.dies THEN now() ELSE NULL END,
+            attempts = CASE WHEN judged.alone THEN j.attempts ELSE greatest(j.attempts - 1, 0) END,
+            shared_crashes = j.shared_crashes + CASE WHEN judged.alone THEN 0 ELSE 1 END,
+            solo_crashes = j.solo_crashes + CASE WHEN judged.alone THEN 1 ELSE 0 END,
+            error_kind = CASE WHEN judged.crashes_it THEN 'worker_crashed' ELSE 'lease_expired' END,
+            last_error = CASE
+                WHEN judged.crashes_it THEN format('the worker stopped (crashed, was killed or ran out of memory) %s times while this job ran alone on it: '
+                    'the file likely crashes discern; inspect it, then discern.retry', j.solo_crashes + 1)
+                WHEN judged.alone THEN 'the worker holding this job stopped while it ran alone on it (it crashed, hung or lost its database connection); the attempt counts'
+                ELSE format('the worker holding this job and %s others stopped (it crashed, hung or lost its database connection); '
+                    'the job was handed back, the attempt not counted', judged.held - 1)
+            END,
+            error_history = j.error_history || jsonb_build_array(jsonb_build_object(
+                'attempt', j.attempts, 'at', now(), 'kind', CASE WHEN judged.crashes_it THEN 'worker_crashed' ELSE 'lease_expired' END,
+                'error', format('worker %s stopped holding %s job(s)', j.lease_owner, judged.held), 'counted', judged.alone)),
             lease_owner = NULL, lease_expires_at = NULL, updated_at = now()
-        WHERE id IN (
-            SELECT id FROM discern.jobs
-            WHERE state = 'running'
-              AND (lease_expires_at < now()
-                   OR lease_owner IN (SELECT w.id FROM discern.workers w
-                                      WHERE w.last_heartbeat_at < now() - make_interval(secs => 3 * w.heartbeat_seconds)))
-            FOR UPDATE SKIP LOCKED)
-        RETURNING id
+        FROM judged WHERE j.id = judged.id
+        RETURNING j.id
         """
 
     /// Bulk enqueue goes through the same SQL function operations use.
@@ -143,6 +189,16 @@ enum QueueSQL {
         WHERE s.unique_key IS NULL
            OR NOT EXISTS (SELECT 1 FROM discern.results r WHERE r.unique_key = s.unique_key)
         ON CONFLICT DO NOTHING
+        """
+
+    /// A job that must run alone, claimable for a while already (the rescue that made it one set
+    /// `updated_at`), read from its own small index.
+    static let aloneJobWaiting = """
+        SELECT EXISTS (
+            SELECT 1 FROM discern.jobs
+            WHERE state = 'available' AND shared_crashes >= \(crashesBeforeAlone) AND backend = ANY($1::text[])
+              AND run_at <= now() AND updated_at < now() - make_interval(secs => $2::double precision)
+        ) AS waiting
         """
 
     /// Jobs that may still produce work: claimable now, retrying later, or running somewhere.

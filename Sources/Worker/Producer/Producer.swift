@@ -39,32 +39,53 @@ struct Producer: Service {
     }
 
     private func claimUntilStopped() async throws {
+        var suspects = SuspectWatch()
         while !Task.isShuttingDownGracefully && !Task.isCancelled {
+            let holdingNothing = await inFlight.isEmpty
+            if try await suspects.makingRoom(holdingNothing: holdingNothing, check: suspectWaiting) {
+                await wakeup.wait(timeout: .seconds(configuration.pollIntervalSeconds))
+                continue
+            }
             let room = await inFlight.room(prepareQueue: configuration.prepareQueue, concurrency: configuration.concurrency)
-            let jobs = room > 0 ? try await claim(limit: room) : []
+            let jobs = room > 0 ? try await claim(limit: room, holdingNothing: holdingNothing) : []
             if !jobs.isEmpty {
                 await inFlight.claimed(jobs)
                 for job in jobs { await outbox.send(job) }
                 let counts = await inFlight.counts
                 WorkerMetrics.inFlight("prepare", counts.preparing)
                 WorkerMetrics.inFlight("total", counts.total)
-                if jobs.count == room { continue }
+                if jobs.count == room, !jobs.contains(where: \.runsAlone) { continue }
             }
             if configuration.drain, jobs.isEmpty, await inFlight.isEmpty, try await nothingLeft() { return }
             await wakeup.wait(timeout: .seconds(configuration.pollIntervalSeconds))
         }
     }
 
-    private func claim(limit: Int) async throws -> [Job] {
+    private func claim(limit: Int, holdingNothing: Bool) async throws -> [Job] {
         let workerID = configuration.workerID, lease = configuration.leaseSeconds, backends = self.backends
         let started = ContinuousClock.now
         let jobs = try await Retrying.database(logger: logger, "claim jobs") {
             try await self.claims.withConnection { connection in
-                try JobQueue.claim(connection, workerID: workerID, backends: backends, limit: limit, leaseSeconds: lease)
+                try JobQueue.claim(connection, workerID: workerID, backends: backends, limit: limit, leaseSeconds: lease,
+                                   holdingNothing: holdingNothing)
             }
         }
         if !jobs.isEmpty { WorkerMetrics.stage("claim", backend: "all", ContinuousClock.now - started) }
+        if let alone = jobs.first(where: \.runsAlone) {
+            logger.notice("running a job alone: its workers stopped while it ran beside others", metadata: [
+                "job": "\(alone.id)", "path": "\(alone.imagePath)"])
+        }
         return jobs
+    }
+
+    /// A job that must run alone has waited for a worker holding nothing for a while.
+    private func suspectWaiting() async throws -> Bool {
+        let backends = self.backends
+        return try await Retrying.database(logger: logger, "look for jobs that must run alone") {
+            try await self.claims.withConnection {
+                try JobQueue.aloneJobWaiting($0, backends: backends, forSeconds: SuspectWatch.patienceSeconds)
+            }
+        }
     }
 
     /// Nothing claimable, retrying or running for these backends, anywhere.
@@ -73,5 +94,27 @@ struct Producer: Service {
         return try await Retrying.database(logger: logger, "check remaining work") {
             try await self.claims.withConnection { try JobQueue.pendingWork($0, backends: backends).isEmpty }
         }
+    }
+}
+
+/// A job that must run alone (`Job.runsAlone`) is taken only by a worker holding nothing, which
+/// a busy worker never is. So a busy worker looks every `patienceSeconds` whether one has waited
+/// that long, and if so stops claiming until it holds nothing, then takes it.
+struct SuspectWatch {
+    static let patienceSeconds = 30.0
+    private var lastLook = ContinuousClock.now
+    private var emptying = false
+
+    /// True while claiming is held back to empty the worker for a waiting job.
+    mutating func makingRoom(holdingNothing: Bool, check: () async throws -> Bool) async throws -> Bool {
+        if holdingNothing {
+            emptying = false
+            return false
+        }
+        if !emptying, ContinuousClock.now - lastLook >= .seconds(Self.patienceSeconds) {
+            lastLook = ContinuousClock.now
+            emptying = try await check()
+        }
+        return emptying
     }
 }

@@ -37,9 +37,11 @@ actor InFlight {
 
     /// How many jobs may be claimed now: room in the prepare stage (`prepareQueue` claimed for
     /// it at once), and in the whole pipeline (the network slots plus the prepared jobs allowed
-    /// to wait for one), so no job holds a lease for long behind a saturated stage.
+    /// to wait for one), so no job holds a lease for long behind a saturated stage. None while a
+    /// job that must run alone is held (`Job.runsAlone`).
     func room(prepareQueue: Int, concurrency: Int) -> Int {
-        max(0, min(prepareQueue - preparing.count, concurrency + prepareQueue - jobs.count))
+        guard !jobs.values.contains(where: \.runsAlone) else { return 0 }
+        return max(0, min(prepareQueue - preparing.count, concurrency + prepareQueue - jobs.count))
     }
 
     var ids: [Int] { Array(jobs.keys) }

@@ -9,7 +9,7 @@ enum ChaosJobs {
     static func enqueue(_ count: Int, into conninfo: String, folder: URL, batch: String = "chaos") async throws {
         let images = try (1...25).map { try folder.write(SampleImages.photo(width: 96, height: 64, seed: $0), as: "img-\($0).jpg") }
         let paths = (0..<count).map { images[$0 % images.count] }
-        try await Database(conninfo: conninfo).withConnection { connection in
+        try await Database(conninfo: conninfo, name: "test-enqueue").withConnection { connection in
             try JobQueue.enqueue(connection, paths: paths, batch: batch)
             // The contract's limits (50 analyses a minute) would stretch a chaos run to half an hour.
             try connection.query("UPDATE discern.rate_limits SET per_minute = 1000000, burst = 10000")
@@ -20,6 +20,31 @@ enum ChaosJobs {
     static var repository: URL {
         URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent().deletingLastPathComponent()
+    }
+
+    /// Every job that did not succeed, with what happened to it: for a failure message that
+    /// explains itself.
+    static func unfinishedJobs(_ conninfo: String) async throws -> String {
+        let rows = try await Database(conninfo: conninfo, name: "test-report").rows("""
+            SELECT id, state, attempts, shared_crashes, solo_crashes, error_kind, last_error, error_history::text AS history
+            FROM discern.jobs WHERE state <> 'succeeded' ORDER BY id LIMIT 20
+            """)
+        return try rows.map { row in
+            "job \(try row.int("id")) \(try row.string("state")) after \(try row.int("attempts")) attempts "
+                + "(\(try row.int("shared_crashes")) shared, \(try row.int("solo_crashes")) solo crashes): "
+                + "\(try row.optionalString("error_kind") ?? "-"): \(try row.optionalString("last_error") ?? "-")\n  history: \(try row.string("history"))"
+        }.joined(separator: "\n")
+    }
+
+    /// Copies the worker logs of a test out of its temporary folder, which is removed when the
+    /// test ends, into /tmp/discern-test-logs; returns where they are.
+    static func keepLogs(of folder: URL, test: String) -> String {
+        let kept = URL(fileURLWithPath: "/tmp/discern-test-logs").appendingPathComponent("\(test)-\(UUID().uuidString.prefix(8))")
+        try? FileManager.default.createDirectory(at: kept, withIntermediateDirectories: true)
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? [] where name.hasSuffix(".log") {
+            try? FileManager.default.copyItem(at: folder.appendingPathComponent(name), to: kept.appendingPathComponent(name))
+        }
+        return kept.path
     }
 
     /// Polls until `condition` holds or `seconds` pass; returns whether it held.

@@ -6,7 +6,7 @@ import Testing
 /// Real worker processes, real signals, real PostgreSQL: nothing is lost or done twice.
 @Suite("Chaos: worker processes")
 struct WorkerChaosTests {
-    static let fastLeases = ["--lease-seconds", "2", "--poll-seconds", "0.2", "--concurrency", "4"]
+    static let fastLeases = ["--lease-seconds", "2", "--poll-seconds", "0.2", "--concurrency", "4", "--log-level", "notice"]
 
     @Test("SIGKILL of random workers, again and again, while 3 drain 1,000 jobs: every job succeeds exactly once")
     func killWorkers() async throws {
@@ -32,9 +32,57 @@ struct WorkerChaosTests {
                     }
                     await WorkerProcess.stopAll(workers)
                     let census = try await TestDatabase.census(conninfo)
-                    #expect(done, "not finished: \(census)")
+                    let expected = QueueCensus(succeeded: 1000, results: 1000, jobsWithOneResult: 1000)
+                    let explained = census == expected ? ""
+                        : "\(try await ChaosJobs.unfinishedJobs(conninfo))\nworker logs: \(ChaosJobs.keepLogs(of: folder, test: "chaos-kill-workers"))"
+                    #expect(done, "not finished: \(census)\n\(explained)")
                     #expect(kills >= 5, "the run ended before the workers were killed often enough")
-                    #expect(census == QueueCensus(succeeded: 1000, results: 1000, jobsWithOneResult: 1000), "\(census)")
+                    #expect(census == expected, "\(census) after \(kills) kills\n\(explained)")
+                }
+            }
+        }
+    }
+
+    @Test("a job whose worker dies every time it runs ends dead as worker_crashed within 6 crashes; the jobs beside it succeed once")
+    func poisonJobEndsDead() async throws {
+        var configuration = SimulatorConfiguration.unthrottled
+        configuration.faults.analyzeDelaySeconds = 0.3  // jobs stay in flight long enough to be caught there
+        try await TestDatabase.with { conninfo in
+            try await TestFolder.with { folder in
+                try await ChaosJobs.enqueue(40, into: conninfo, folder: folder)
+                let observer = Database(conninfo: conninfo, name: "test-crasher")
+                let poison = try #require(try await observer.rows("SELECT min(id) AS id FROM discern.jobs").first?.int("id"))
+                try await TestSimulator.with(configuration) { simulator in
+                    var workers = try (0..<3).map { _ in
+                        try WorkerProcess(conninfo: conninfo, simulatorURL: simulator.baseURL, logFolder: folder, arguments: Self.fastLeases)
+                    }
+                    // The poison: whichever worker holds that job dies, as one would on a file that crashes its decoder.
+                    var kills = 0
+                    let deadline = Date().addingTimeInterval(150)
+                    while Date() < deadline {
+                        let census = try await TestDatabase.census(conninfo)
+                        if census.succeeded + census.dead == 40 { break }
+                        let holder = try await observer.rows("""
+                            SELECT w.pid FROM discern.jobs j JOIN discern.workers w ON w.id = j.lease_owner
+                            WHERE j.id = $1 AND j.state = 'running'
+                            """, [poison]).first?.int("pid")
+                        if let holder, let victim = workers.firstIndex(where: { $0.pid == Int32(holder) && $0.isRunning }) {
+                            workers[victim].kill()
+                            kills += 1
+                            workers[victim] = try WorkerProcess(conninfo: conninfo, simulatorURL: simulator.baseURL, logFolder: folder,
+                                                                arguments: Self.fastLeases)
+                        }
+                        try await Task.sleep(for: .milliseconds(50))
+                    }
+                    await WorkerProcess.stopAll(workers)
+                    let census = try await TestDatabase.census(conninfo)
+                    let job = try #require(try await observer.rows(
+                        "SELECT state, error_kind, shared_crashes, solo_crashes FROM discern.jobs WHERE id = $1", [poison]).first)
+                    let explained = "\(census) after \(kills) kills\n\(try await ChaosJobs.unfinishedJobs(conninfo))"
+                    #expect(try job.string("state") == "dead" && job.optionalString("error_kind") == "worker_crashed", "\(explained)")
+                    #expect(kills <= 6, "\(explained)")
+                    #expect(try job.int("solo_crashes") == 3, "\(explained)")
+                    #expect(census == QueueCensus(succeeded: 39, dead: 1, results: 39, jobsWithOneResult: 39), "\(explained)")
                 }
             }
         }

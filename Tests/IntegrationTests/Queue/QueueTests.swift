@@ -78,6 +78,56 @@ struct QueueTests {
         }
     }
 
+    @Test("a crash costs the jobs beside it nothing; a job whose workers keep crashing runs alone, then ends dead as worker_crashed")
+    func crashesAreAttributed() async throws {
+        try await TestDatabase.with { conninfo in
+            let database = Database(conninfo: conninfo)
+            try await database.withConnection { connection in
+                try JobQueue.enqueue(connection, paths: ["/images/poison.jpg", "/images/a.jpg", "/images/b.jpg"])
+                func claim(_ worker: String, holdingNothing: Bool = false, limit: Int = 3) throws -> [Job] {
+                    try JobQueue.claim(connection, workerID: worker, backends: ["discerner"], limit: limit, leaseSeconds: 60,
+                                       holdingNothing: holdingNothing)
+                }
+                func crash(_ worker: String) throws -> Int {
+                    try connection.query("UPDATE discern.jobs SET lease_expires_at = now() - interval '1 second' WHERE lease_owner = $1", [worker])
+                    return try JobQueue.rescue(connection)
+                }
+                // Three crashes with all three jobs in hand: nobody is to blame, no attempt is used.
+                for round in 1...3 {
+                    #expect(try claim("w\(round)").count == 3)
+                    #expect(try crash("w\(round)") == 3)
+                }
+                let afterShared = try connection.query("SELECT attempts, shared_crashes, solo_crashes, state FROM discern.jobs ORDER BY id")
+                #expect(try afterShared.map { [try $0.int("attempts"), try $0.int("shared_crashes"), try $0.int("solo_crashes")] }
+                        == Array(repeating: [0, 3, 0], count: 3))
+                #expect(try afterShared.allSatisfy { try $0.string("state") == "available" })
+                // Now they are suspects: a worker with jobs in hand gets none, one holding nothing gets one, alone.
+                #expect(try claim("busy").isEmpty)
+                let alone = try claim("idle", holdingNothing: true)
+                #expect(alone.count == 1 && alone[0].runsAlone, "\(alone)")
+                #expect(try crash("idle") == 1)
+                let counted = try #require(try connection.query("SELECT attempts, solo_crashes, error_kind FROM discern.jobs WHERE id = $1",
+                                                                [alone[0].id]).first)
+                #expect(try counted.int("attempts") == 1 && counted.int("solo_crashes") == 1)
+                // Two more crashes alone and it is dead, with a reason that says so.
+                for round in 2...3 {
+                    let again = try claim("idle\(round)", holdingNothing: true)
+                    #expect(again.map(\.id) == [alone[0].id], "the job the worker crashed on comes first")
+                    _ = try crash("idle\(round)")
+                }
+                let dead = try #require(try connection.query("SELECT state, error_kind, last_error, solo_crashes FROM discern.jobs WHERE id = $1",
+                                                             [alone[0].id]).first)
+                #expect(try dead.string("state") == "dead" && dead.optionalString("error_kind") == "worker_crashed")
+                #expect(try dead.string("last_error").contains("3 times while this job ran alone"))
+                // discern.retry gives it a fresh start.
+                try connection.query("SELECT discern.retry(ARRAY[$1::bigint])", [alone[0].id])
+                let retried = try #require(try connection.query("SELECT shared_crashes, solo_crashes, attempts FROM discern.jobs WHERE id = $1",
+                                                                [alone[0].id]).first)
+                #expect(try retried.int("shared_crashes") == 0 && retried.int("solo_crashes") == 0 && retried.int("attempts") == 0)
+            }
+        }
+    }
+
     @Test("a permanent failure ends dead at once; a transient one is retried, then dead when attempts run out")
     func failureClassification() async throws {
         try await TestDatabase.with { conninfo in

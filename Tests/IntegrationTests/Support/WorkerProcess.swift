@@ -39,6 +39,7 @@ final class WorkerProcess: @unchecked Sendable {
     }
 
     var isRunning: Bool { process.isRunning }
+    var pid: Int32 { process.processIdentifier }
     var output: String { (try? String(contentsOf: log, encoding: .utf8)) ?? "" }
     var exitStatus: Int32 { process.terminationStatus }
 
