@@ -17,6 +17,7 @@ let migrationFiles = [
     "0012_claims_by_backend.sql",
     "0013_results_by_batch.sql",
     "0014_crash_attribution.sql",
+    "0015_unlimited_keys.sql",
 ]
 
 let package = Package(
@@ -33,6 +34,9 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.0.0"),
         .package(url: "https://github.com/apple/swift-metrics.git", from: "2.4.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.0.0"),
+        // Hummingbird's own dependencies, named for the simulator's arrival stamp (a channel handler).
+        .package(url: "https://github.com/apple/swift-nio-extras.git", from: "1.34.1"),
+        .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
     ],
     targets: [
         // C libraries, found through pkg-config; apt names the Debian package to install.
@@ -103,6 +107,8 @@ let package = Package(
             dependencies: [
                 "Imaging",
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             ],

@@ -27,6 +27,7 @@ public enum Schema {
         ("0012_claims_by_backend.sql", PackageResources._012_claims_by_backend_sql),
         ("0013_results_by_batch.sql", PackageResources._013_results_by_batch_sql),
         ("0014_crash_attribution.sql", PackageResources._014_crash_attribution_sql),
+        ("0015_unlimited_keys.sql", PackageResources._015_unlimited_keys_sql),
     ]
 
     public static func migrations() throws -> [Migration] {

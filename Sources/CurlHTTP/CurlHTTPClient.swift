@@ -31,12 +31,21 @@ public final class CurlHTTPClient: Sendable {
 
     /// Cancelling the calling task aborts the transfer (within about a second) and throws
     /// `HTTPError` with code `cancelled`.
-    public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+    /// - Parameters:
+    ///   - sendAt: the request leaves no earlier (a rate-limit slot): the sending thread waits.
+    ///   - sendBy: the request must leave by then: checked on the sending thread, as late as can
+    ///     be before it goes; if that moment has passed, nothing is sent (code `slotMissed`).
+    public func send(_ request: HTTPRequest, sendAt: ContinuousClock.Instant? = nil,
+                     sendBy: ContinuousClock.Instant? = nil) async throws -> HTTPResponse {
         let connectTimeout = configuration.connectTimeoutSeconds
         let handles = self.handles
         let abort = AbortFlag()
         return try await withTaskCancellationHandler {
             try await pool.run {
+                if let sendAt { try abort.sleep(until: sendAt) }
+                if let sendBy, ContinuousClock.now > sendBy {
+                    throw HTTPError(.slotMissed, "not sent: the request could not leave within its rate-limit slot")
+                }
                 let easy = try handles.take()
                 defer { handles.give(easy) }
                 return try easy.perform(request, connectTimeoutSeconds: connectTimeout, abort: abort)
@@ -52,6 +61,19 @@ final class AbortFlag: Sendable {
     private let value = Mutex(false)
     func set() { value.withLock { $0 = true } }
     var isSet: Bool { value.withLock { $0 } }
+
+    /// Sleeps this (dedicated) thread until `moment`, looking every 20 ms whether the transfer
+    /// was aborted meanwhile.
+    func sleep(until moment: ContinuousClock.Instant) throws(HTTPError) {
+        while case let left = moment - ContinuousClock.now, left > .zero {
+            if isSet { throw HTTPError(.cancelled, "cancelled while waiting for its rate-limit slot") }
+            Thread.sleep(forTimeInterval: min(Self.seconds(left), 0.02))
+        }
+    }
+
+    private static func seconds(_ duration: Duration) -> Double {
+        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+    }
 }
 
 /// Idle easy handles, reused across requests on any of the client's threads.

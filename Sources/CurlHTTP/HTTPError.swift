@@ -16,6 +16,8 @@ public struct HTTPError: Error, CustomStringConvertible, Sendable {
         public static let responseTooLarge = Code("http_response_too_large")
         /// The task waiting for the answer was cancelled; the transfer was aborted.
         public static let cancelled = Code("http_cancelled")
+        /// Not sent: the moment it had to leave by had passed (`CurlHTTPClient.send(_:sendBy:)`).
+        public static let slotMissed = Code("http_slot_missed")
     }
 
     public let code: Code
@@ -33,7 +35,7 @@ public struct HTTPError: Error, CustomStringConvertible, Sendable {
     /// failure does not.
     public var isRetryable: Bool {
         switch code {
-        case .timeout, .connectFailed, .transport, .responseTooLarge, .cancelled: return true
+        case .timeout, .connectFailed, .transport, .responseTooLarge, .cancelled, .slotMissed: return true
         default: return false
         }
     }

@@ -2,9 +2,10 @@ import Postgres
 
 /// The shared rate-limit schedules (`discern.rate_limits`, migration 0005).
 public enum RateLimits {
-    /// Reserves the next free moment of `key`; returns how many seconds from now it is (0: go).
-    public static func reserve(_ connection: Connection, key: String) throws -> Double {
-        try connection.query(prepared: "SELECT discern.take_rate_token($1) AS wait", [key]).first?.optionalDouble("wait") ?? 0
+    /// Reserves the next free moment of `key`; returns how many seconds from now it is (0: go),
+    /// or nil when no limit is set for `key` (migration 0015).
+    public static func reserve(_ connection: Connection, key: String) throws -> Double? {
+        try connection.query(prepared: "SELECT discern.take_rate_token($1) AS wait", [key]).first?.optionalDouble("wait")
     }
 
     /// The service answered 429: push the schedule back (by `retryAfterSeconds` when it said).

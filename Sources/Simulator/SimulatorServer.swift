@@ -50,6 +50,7 @@ public enum SimulatorServer {
         }
         return Application(
             router: router,
+            server: .http1(configuration: .init(additionalChannelHandlers: [ArrivalStamp()])),
             configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "discern-simulator"),
             onServerRunning: { channel in
                 let port = channel.localAddress?.port ?? configuration.port

@@ -31,6 +31,9 @@ public struct BackendError: Error, CustomStringConvertible, Sendable {
         /// retried, and never counted against the job's attempts.
         public static let notStarted = Code("not_started")
         public static let responseTooLarge = Code("response_too_large")
+        /// The worker could not send within its rate-limit slots, again and again (`RateSlot`):
+        /// its own load, not the job's fault; never counted against the job's attempts.
+        public static let slotMissed = Code("rate_slot_missed")
         public static let cancelled = Code("cancelled")
     }
 
@@ -51,7 +54,7 @@ public struct BackendError: Error, CustomStringConvertible, Sendable {
     }
 
     /// False when the service never started on the job: the attempt is given back.
-    public var countsAsAttempt: Bool { code != .notStarted && code != .cancelled }
+    public var countsAsAttempt: Bool { code != .notStarted && code != .cancelled && code != .slotMissed }
 
     /// The `error_kind` a dashboard groups by.
     public var kind: String { specificKind ?? code.rawValue }
@@ -87,6 +90,7 @@ public struct BackendError: Error, CustomStringConvertible, Sendable {
         case .timeout: .timeout
         case .responseTooLarge: .responseTooLarge
         case .cancelled: .cancelled
+        case .slotMissed: .slotMissed
         default: error.isRetryable ? .network : .misconfigured
         }
         return BackendError(code, "\(step) failed: \(error.message)", retryable: error.isRetryable)

@@ -48,6 +48,10 @@ public struct ServiceCaller: Sendable {
 
 /// The calls of one attempt of one job, counted for `results.api_calls`.
 struct Conversation {
+    /// Rate-limit slots a call may miss in a row (a machine too loaded to send on time) before
+    /// the attempt fails as retryable.
+    static let maxMissedSlots = 5
+
     let caller: ServiceCaller
     let correlationID: String
     private(set) var calls = 0
@@ -92,26 +96,38 @@ struct Conversation {
 
     /// One call. The process's concurrency slot comes first and the rate-limit slot last, so a
     /// call goes out the moment its slot in the shared schedule comes: calls that must be spaced
-    /// (one analysis start per second) arrive spaced.
+    /// (one analysis start per second) arrive spaced. A call that could not leave within its
+    /// slot (`RateSlot`) takes a new one, `maxMissedSlots` times at most.
     private mutating func once(_ request: HTTPRequest, step: String, limitKey: String?) async throws(BackendError) -> HTTPResponse {
         await caller.concurrency.acquire()
-        if let limitKey {
+        var missed = 0, started = ContinuousClock.now
+        let response: HTTPResponse
+        while true {
+            var slot = RateSlot.anytime
+            if let limitKey {
+                do {
+                    slot = try await caller.gate.acquire(limitKey)
+                } catch {
+                    await caller.concurrency.release(.failed)
+                    throw error
+                }
+            }
             do {
-                try await caller.gate.acquire(limitKey)
+                started = max(ContinuousClock.now, slot.sendAt ?? .now)
+                response = try await caller.http.send(request, sendAt: slot.sendAt, sendBy: slot.sendBy)
+                break
+            } catch let error as HTTPError where error.code == .slotMissed {
+                missed += 1
+                guard missed > Self.maxMissedSlots else { continue }
+                await caller.concurrency.release(.failed)
+                throw BackendError(.slotMissed, "\(step) was not sent: \(missed) rate-limit slots in a row passed before this worker could send "
+                                   + "(it is too loaded to keep the service's limit); the attempt is given back", retryable: true)
             } catch {
                 await caller.concurrency.release(.failed)
-                throw error
+                throw BackendError.transport(error, during: step)
             }
         }
         calls += 1
-        let started = ContinuousClock.now
-        let response: HTTPResponse
-        do {
-            response = try await caller.http.send(request)
-        } catch {
-            await caller.concurrency.release(.failed)
-            throw BackendError.transport(error, during: step)
-        }
         if response.status == 429 {
             await caller.concurrency.release(.rateLimited)
             if let limitKey { await caller.gate.rateLimited(limitKey, retryAfterSeconds: RetryAfter.seconds(response)) }

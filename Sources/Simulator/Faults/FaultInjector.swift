@@ -16,7 +16,7 @@ struct FaultInjector: Sendable {
     func guarded(_ service: String, route: String, style: Style = .gateway, _ request: Request,
                  _ handler: () async throws -> Response) async throws -> Response {
         let correlationID = request.header("X-Correlation-ID")
-        await stats.record(service: service, route: route, correlationID: correlationID, at: clock())
+        await stats.record(service: service, route: route, correlationID: correlationID, at: request.arrival(on: clock))
         if faults.latencyMedianSeconds > 0 {
             let sample = faults.latencyMedianSeconds * exp(faults.latencySpread * Self.standardNormal())
             try await Task.sleep(for: .seconds(min(sample, 60)))

@@ -41,6 +41,9 @@ public actor SimulatorStats {
     public var allRefusals: [String: Int] { refusals }
     public var retryAfterViolations: [String] { violations }
 
+    /// When each call to `service` arrived, in order.
+    public func arrivals(_ service: String) -> [Date] { (calls[service] ?? []).sorted() }
+
     /// The most calls to `service` that arrived within any window of `seconds`.
     public func maxCalls(_ service: String, within seconds: Double) -> Int {
         let times = (calls[service] ?? []).sorted()

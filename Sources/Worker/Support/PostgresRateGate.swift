@@ -26,32 +26,34 @@ public final class PostgresRateGate: RateGate {
         self.init(database: Database(conninfo: conninfo, name: "discern-ratelimit"), logger: logger)
     }
 
-    public func acquire(_ key: String) async throws(BackendError) {
-        let wait: Double
+    /// The slot is measured from the moment the reservation was asked for: the server chose it
+    /// somewhere within that round trip, so a slow round trip counts as lateness too. The wait
+    /// for the slot happens where the call is sent (`RateSlot`).
+    public func acquire(_ key: String) async throws(BackendError) -> RateSlot {
+        let asked: ContinuousClock.Instant, reserved: Double?
         do {
-            wait = try await Retrying.database(logger: logger, "take a rate-limit slot") {
+            (asked, reserved) = try await Retrying.database(logger: logger, "take a rate-limit slot") {
                 try await self.database.withConnection { connection in
-                    try RateLimits.reserve(connection, key: key)
+                    let asked = ContinuousClock.now
+                    return (asked, try RateLimits.reserve(connection, key: key))
                 }
             }
         } catch {
             throw BackendError(.rateLimiterUnavailable, "could not take a rate-limit slot for \(key): \(error)", retryable: true)
         }
-        guard wait > 0 else { return }
+        guard let wait = reserved else { return .anytime }
         // Only a limit set absurdly low (per_minute near 0) schedules calls hours away: then the
         // job goes back to the queue for that long instead of holding its lease.
         guard wait <= Self.maxWaitSeconds else {
             throw BackendError(.rateLimited, "the \(key) rate limit schedules this call \(String(format: "%.0f", wait)) s from now; check discern.rate_limits",
                                retryable: true, retryAfterSeconds: wait)
         }
-        WorkerMetrics.rateLimitWait(key: key, seconds: wait)
-        let until = ContinuousClock.now + .seconds(wait)
-        waitingUntil.withLock { $0[key] = max($0[key] ?? until, until) }
-        do {
-            try await Task.sleep(for: .seconds(wait))
-        } catch {
-            throw BackendError(.cancelled, "cancelled while waiting for the \(key) rate limit", retryable: true)
+        let slot = asked + .seconds(wait)
+        if wait > 0 {
+            WorkerMetrics.rateLimitWait(key: key, seconds: wait)
+            waitingUntil.withLock { $0[key] = max($0[key] ?? slot, slot) }
         }
+        return RateSlot(sendAt: slot, sendBy: slot + .seconds(RateSlot.maxLatenessSeconds))
     }
 
     static let maxWaitSeconds = 3600.0

@@ -30,7 +30,7 @@ struct NoOpBackend: AnalysisBackend {
     func input(for action: String) -> InputHandling { .none }
 
     func analyze(_ upload: Upload, request: AnalysisRequest) async throws(BackendError) -> Analysis {
-        try await gate.acquire(Self.rateKey)
+        _ = try await gate.acquire(Self.rateKey)
         calls.increment()
         return Analysis(category: "noop", rawResponseJSON: "{}")
     }

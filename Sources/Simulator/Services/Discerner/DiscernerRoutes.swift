@@ -43,9 +43,9 @@ struct DiscernerRoutes: Sendable {
     }
 
     /// API Gateway's throttling answer, when a documented limit is on and exceeded.
-    private func throttled(_ route: String, limit: Int) async -> Response? {
+    private func throttled(_ route: String, limit: Int, _ request: Request) async -> Response? {
         guard configuration.throughputLimits,
-              let wait = await windows.admit(route, limit: limit, per: 60, at: configuration.clock()) else { return nil }
+              let wait = await windows.admit(route, limit: limit, per: 60, at: request.arrival(on: configuration.clock)) else { return nil }
         await faults.stats.recordRefusal("discerner.\(route).429")
         var response = Reply.json(.tooManyRequests, ["message": "Too Many Requests"])
         response.headers[.retryAfter] = "\(Int(wait.rounded(.up)))"
@@ -53,7 +53,7 @@ struct DiscernerRoutes: Sendable {
     }
 
     private func uploadURL(_ request: Request) async throws -> Response {
-        if let refused = await throttled("upload-url", limit: 100) { return refused }
+        if let refused = await throttled("upload-url", limit: 100, request) { return refused }
         var request = request
         let body = try await request.collectBody(upTo: 64 * 1024)
         let fileExtension = ((Reply.jsonObject(body)?["file_extension"] as? String) ?? "jpg").lowercased()
@@ -99,7 +99,7 @@ struct DiscernerRoutes: Sendable {
     }
 
     private func analyze(_ request: Request) async throws -> Response {
-        if let refused = await throttled("analyze", limit: 50) { return refused }
+        if let refused = await throttled("analyze", limit: 50, request) { return refused }
         var request = request
         let body = try await request.collectBody(upTo: 64 * 1024)
         let fields = Reply.jsonObject(body)
@@ -110,8 +110,9 @@ struct DiscernerRoutes: Sendable {
                 "example": ["image_key": "images/truck-photo.jpg", "bucket_name": configuration.bucket],
             ])
         }
-        // The handler names the workflow after the current second, then starts it.
-        let started = configuration.clock()
+        // The handler names the workflow after the current second, then starts it (the second the
+        // call arrived: a simulator held up by its own load must not see collisions a client did not cause).
+        let started = request.arrival(on: configuration.clock)
         let execution = "analysis-\(DateFormatter.simulatorKeyStamp.string(from: started))"
         let arn = "arn:aws:states:\(configuration.region):000000000000:execution:image-discerner:\(execution)"
         if configuration.throughputLimits, !(await executions.claim(execution, at: started)) {
