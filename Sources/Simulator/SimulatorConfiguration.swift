@@ -26,6 +26,10 @@ public struct SimulatorConfiguration: Sendable {
     public var credentials: Credentials
     /// OOTO answers in the current nested shape, or in the older flat one.
     public var ootoFlatShape: Bool
+    /// Keep every Image Discerner analysis answer, by the caller's `X-Correlation-ID`, with the
+    /// size of the image it was about (`SimulatorStats.answers`): for tests that compare what
+    /// discern stored with what the service said. Off by default: it grows with every call.
+    public var recordsAnswers = false
     /// Injected so tests can move time past a URL's expiry without sleeping.
     public var clock: @Sendable () -> Date
     public var faults: Faults

@@ -13,6 +13,13 @@ public actor SimulatorStats {
     /// When each job (by `X-Correlation-ID`) may call again after a 429.
     private var notBefore: [String: Date] = [:]
     private var violations: [String] = []
+    private var answers: [String: [Answer]] = [:]
+
+    /// An analysis answer as sent, and the size of the image it analysed.
+    public struct Answer: Sendable {
+        public let body: Data
+        public let imageBytes: Int
+    }
 
     init() {}
 
@@ -26,6 +33,10 @@ public actor SimulatorStats {
     }
 
     func recordFault(_ kind: String) { faults[kind, default: 0] += 1 }
+    func recordAnswer(correlationID: String?, _ answer: Answer) {
+        guard let id = correlationID else { return }
+        answers[id, default: []].append(answer)
+    }
     func recordRefusal(_ kind: String) { refusals[kind, default: 0] += 1 }
 
     func retryAfter(correlationID: String?, until: Date) {
@@ -40,6 +51,10 @@ public actor SimulatorStats {
     public func refusalCount(_ kind: String) -> Int { refusals[kind] ?? 0 }
     public var allRefusals: [String: Int] { refusals }
     public var retryAfterViolations: [String] { violations }
+
+    /// Every analysis answered for a correlation id (`discern-job-<id>`), in order; recorded only
+    /// with `SimulatorConfiguration.recordsAnswers`.
+    public func answers(for correlationID: String) -> [Answer] { answers[correlationID] ?? [] }
 
     /// When each call to `service` arrived, in order.
     public func arrivals(_ service: String) -> [Date] { (calls[service] ?? []).sorted() }

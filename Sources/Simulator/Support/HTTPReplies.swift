@@ -4,9 +4,15 @@ import Hummingbird
 /// Small builders for the simulator's answers.
 enum Reply {
     static func json(_ status: HTTPResponse.Status, _ object: Any) -> Response {
-        let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data("{}".utf8)
-        return Response(status: status, headers: [.contentType: "application/json"],
-                        body: ResponseBody(byteBuffer: ByteBuffer(bytes: data)))
+        json(status, data: jsonData(object))
+    }
+
+    static func json(_ status: HTTPResponse.Status, data: Data) -> Response {
+        Response(status: status, headers: [.contentType: "application/json"], body: ResponseBody(byteBuffer: ByteBuffer(bytes: data)))
+    }
+
+    static func jsonData(_ object: Any) -> Data {
+        (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data("{}".utf8)
     }
 
     /// S3's error document, with what real S3 adds (for a signature mismatch: the string it

@@ -146,11 +146,15 @@ struct DiscernerRoutes: Sendable {
         let answer = configuration.discernerResponseFormat.hasPrefix("2")
             ? scene.formatTwo(imageKey: imageKey, processingMilliseconds: milliseconds, width: facts.width, height: facts.height)
             : scene.formatThree(imageKey: imageKey, processingMilliseconds: milliseconds)
-        return Reply.json(.ok, [
+        let reply = Reply.jsonData([
             "success": true, "execution_arn": arn, "execution_name": execution,
             "analysis_result": ["statusCode": 200, "body": answer],
             "processing_time_seconds": 8,
         ])
+        if configuration.recordsAnswers {
+            await faults.stats.recordAnswer(correlationID: request.header("X-Correlation-ID"), .init(body: reply, imageBytes: object.data.count))
+        }
+        return Reply.json(.ok, data: reply)
     }
 
     /// The JSON around the base64 image in the vision request (`{"requests": [{"image":
