@@ -103,13 +103,20 @@ struct DiscernerFidelityTests {
                                                retry: .init(tries: 1, notStartedRetries: 1))
                     let backend = DiscernerBackend(configuration: .init(baseURL: simulator.baseURL), caller: caller)
                     let summary = try await TestWorker.drain(conninfo, simulator: simulator, backends: [backend])
-                    #expect(summary.succeeded == 1 && summary.retryScheduled == 1)
+                    #expect(summary.succeeded == 1)
                 }
-                let job = try #require(try await database.rows(
-                    "SELECT state, attempts, error_history->0->>'kind' AS kind, error_history->0->>'counted' AS counted FROM discern.jobs").first)
+                // Whatever else a loaded machine adds (a rate-limit slot it could not keep is given back
+                // too), the collided attempt is in the history, and no attempt before the last counted.
+                let job = try #require(try await database.rows("""
+                    SELECT state, attempts, error_history::text AS history,
+                           (SELECT array_agg(DISTINCT e->>'kind') FROM jsonb_array_elements(error_history) e) AS kinds,
+                           (SELECT bool_or((e->>'counted')::boolean) FROM jsonb_array_elements(error_history) e) AS counted
+                    FROM discern.jobs
+                    """).first)
+                let history = try job.string("history")
                 #expect(try job.string("state") == "succeeded")
-                #expect(try job.int("attempts") == 1, "the collided attempt was given back")
-                #expect(try job.string("kind") == "discerner_start_collision" && job.string("counted") == "false")
+                #expect(try job.int("attempts") == 1, "the collided attempt was given back: \(history)")
+                #expect(try job.string("kinds").contains("discerner_start_collision") && !job.bool("counted"), "\(history)")
             }
         }
     }
