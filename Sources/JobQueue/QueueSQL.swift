@@ -122,18 +122,31 @@ enum QueueSQL {
         RETURNING id
         """
 
+    /// Renews the leases of the worker's jobs and returns those still its own. A job row locked
+    /// by another statement is not waited for (SKIP LOCKED): the worker's own completion of it
+    /// may be held up (a slow disk, a lock on results), and a heartbeat waiting behind it would
+    /// stall everything else on the queue connection, claims included, while the leases of all
+    /// its other jobs ran out. A locked job still counts as the worker's (read without a lock);
+    /// its lease is renewed at the next beat.
     static let heartbeat = """
-        UPDATE discern.jobs
-        SET lease_expires_at = now() + make_interval(secs => $3), updated_at = now()
-        WHERE id = ANY($1::bigint[]) AND state = 'running' AND lease_owner = $2
-        RETURNING id
+        WITH mine AS (
+            SELECT id FROM discern.jobs WHERE id = ANY($1::bigint[]) AND state = 'running' AND lease_owner = $2
+        ), renewed AS (
+            UPDATE discern.jobs AS j
+            SET lease_expires_at = now() + make_interval(secs => $3), updated_at = now()
+            FROM (SELECT id FROM discern.jobs WHERE id IN (SELECT id FROM mine) FOR UPDATE SKIP LOCKED) AS free
+            WHERE j.id = free.id AND j.state = 'running' AND j.lease_owner = $2
+            RETURNING j.id
+        )
+        SELECT id FROM mine
         """
 
     /// Hands back the jobs of workers that stopped: a worker one of whose leases expired (a
     /// heartbeat renews them all at once, so it has stopped renewing any), or that missed three
     /// heartbeats (the registry, migration 0007), loses all its jobs at once: a SIGKILLed
     /// worker's jobs run again within three heartbeats. SKIP LOCKED lets many rescuers run at
-    /// once without waiting on each other.
+    /// once without waiting on each other, and leaves alone a job whose row a statement still
+    /// holds: its worker's own completion, which the heartbeat does not wait for either.
     ///
     /// How a crash counts (migration 0014): each job is judged by what its worker held, counted
     /// without locks so that rescuers splitting one worker's jobs between them agree. Beside
@@ -141,7 +154,9 @@ enum QueueSQL {
     /// and the third ends the job dead as `worker_crashed`, as does an attempt that was its last.
     static let rescue = """
         WITH stopped AS (
-            SELECT lease_owner AS owner FROM discern.jobs WHERE state = 'running' AND lease_expires_at < now()
+            SELECT expired.lease_owner AS owner FROM (
+                SELECT lease_owner FROM discern.jobs WHERE state = 'running' AND lease_expires_at < now() FOR UPDATE SKIP LOCKED
+            ) AS expired
             UNION
             SELECT w.id FROM discern.workers w
             WHERE w.last_heartbeat_at < now() - make_interval(secs => 3 * w.heartbeat_seconds)

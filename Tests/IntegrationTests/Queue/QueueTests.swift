@@ -128,6 +128,36 @@ struct QueueTests {
         }
     }
 
+    @Test("a heartbeat does not wait for a job row another statement holds (its own slow completion): the others are renewed, none is lost")
+    func heartbeatSkipsLockedRows() async throws {
+        try await TestDatabase.with { conninfo in
+            let queue = Database(conninfo: conninfo, name: "test-queue"), holder = Database(conninfo: conninfo, name: "test-holder")
+            let jobs = try await queue.withConnection { connection -> [Job] in
+                try JobQueue.enqueue(connection, paths: ["/images/a.jpg", "/images/b.jpg"])
+                return try JobQueue.claim(connection, workerID: "w", backends: ["discerner"], limit: 2, leaseSeconds: 1)
+            }
+            // Hold the first job's row, as a completion waiting on a lock would.
+            try await holder.withConnection { connection in
+                try connection.query("BEGIN")
+                try connection.query("SELECT id FROM discern.jobs WHERE id = $1 FOR UPDATE", [jobs[0].id])
+            }
+            let kept = try await queue.withConnection { connection -> Set<Int> in
+                // A heartbeat that waited would stop here: the limit turns waiting into a failure.
+                try connection.query("SET statement_timeout = '20s'")
+                return try JobQueue.heartbeat(connection, jobIDs: jobs.map(\.id), workerID: "w", leaseSeconds: 600)
+            }
+            #expect(kept == Set(jobs.map(\.id)), "a held job is still the worker's")
+            let leases = try await queue.rows("""
+                SELECT id, lease_expires_at > now() + interval '5 minutes' AS renewed FROM discern.jobs ORDER BY id
+                """)
+            #expect(try leases.map { try $0.bool("renewed") } == [false, true])
+            // Nor does the rescuer take the held job, though its lease ran out.
+            try await Task.sleep(for: .seconds(1.2))
+            #expect(try await queue.withConnection { try JobQueue.rescue($0) } == 0)
+            try await holder.withConnection { try $0.query("ROLLBACK") }
+        }
+    }
+
     @Test("a permanent failure ends dead at once; a transient one is retried, then dead when attempts run out")
     func failureClassification() async throws {
         try await TestDatabase.with { conninfo in
