@@ -40,3 +40,12 @@ LANGUAGE sql AS $$
     )
     SELECT count(*)::integer FROM requeued;
 $$;
+
+-- Dashboards see the crash record (discern_reader reads jobs column by column, migration 0006).
+DO $grants$
+BEGIN
+    IF EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'discern_reader') THEN
+        GRANT SELECT (shared_crashes, solo_crashes) ON discern.jobs TO discern_reader;
+    END IF;
+END;
+$grants$;
