@@ -1,13 +1,20 @@
+import Foundation
 import Imaging
 
 /// How `discern console` runs (docs/console.md).
 public struct ConsoleConfiguration: Sendable {
     public var host = "127.0.0.1"
     public var port = 8460
-    /// Required to serve anyone but 127.0.0.1 (unless a trusted proxy header is set).
+    /// Required to serve anyone but 127.0.0.1 itself.
     public var accessToken: String?
-    /// A reverse proxy's user header (e.g. X-Forwarded-User), believed only from 127.0.0.1.
+    /// A reverse proxy's user header (e.g. X-Forwarded-User): believed only on a request that
+    /// also carries the access token, which the proxy adds (any process on the host can reach
+    /// 127.0.0.1, so the address alone proves nothing).
     public var trustedUserHeader: String?
+    /// Where people reach the console when it is not on their own machine
+    /// (`https://discern.example.org/`): its host is served besides the loopback names, and an
+    /// https URL makes session cookies `Secure`. TLS is the reverse proxy's (docs/console.md).
+    public var publicURL: URL?
     /// No actions at all; works with the discern_reader role.
     public var readOnly = false
     /// The review page lists results read with less confidence than this.
@@ -19,13 +26,32 @@ public struct ConsoleConfiguration: Sendable {
         self.roots = roots
     }
 
+    /// The Host names requests may carry: loopback names, the address listened on unless it is a
+    /// wildcard, and the public URL's host. Anything else (a DNS-rebinding page's own name) is
+    /// refused before access is even considered.
+    public var allowedHosts: Set<String> {
+        var hosts: Set<String> = ["127.0.0.1", "localhost", "::1", "[::1]"]
+        if !["0.0.0.0", "::", "[::]", ""].contains(host) { hosts.insert(host.lowercased()) }
+        if let name = publicURL?.host { hosts.insert(name.lowercased()) }
+        return hosts
+    }
+
+    /// Session cookies say `Secure` when people reach the console over https.
+    public var secureCookies: Bool { publicURL?.scheme?.lowercased() == "https" }
+
     /// Why this configuration must not start, or nil.
     public var problem: String? {
         let loopback = ["127.0.0.1", "::1", "localhost"].contains(host)
-        if !loopback && accessToken == nil && trustedUserHeader == nil {
-            return "the console would listen on \(host) with no access control: set DISCERN_CONSOLE_TOKEN (or --trusted-user-header behind a reverse proxy on this machine)"
+        if !loopback && accessToken == nil {
+            return "the console would listen on \(host) with no access control: set DISCERN_CONSOLE_TOKEN"
+        }
+        if trustedUserHeader != nil && accessToken == nil {
+            return "--trusted-user-header needs DISCERN_CONSOLE_TOKEN, which the reverse proxy sends with every request (docs/console.md): any process on this machine could set the header"
         }
         if let token = accessToken, token.count < 16 { return "DISCERN_CONSOLE_TOKEN must be at least 16 characters" }
+        if let publicURL, publicURL.host == nil || !["http", "https"].contains(publicURL.scheme?.lowercased() ?? "") {
+            return "--public-url must be an http or https URL with a host, e.g. https://discern.example.org/"
+        }
         guard (0...1).contains(reviewBelow) else { return "--review-below must be from 0 to 1" }
         return nil
     }

@@ -12,7 +12,8 @@ public enum ConsoleServer {
         let context = PageContext(readOnly: configuration.readOnly, csrf: secrets.csrf)
         let thumbnails = Thumbnails(roots: configuration.roots)
         let router = Router(context: ConsoleContext.self)
-        router.add(middleware: AccessGuard(secrets: secrets, trustedUserHeader: configuration.trustedUserHeader.flatMap { HTTPField.Name($0) }))
+        router.add(middleware: AccessGuard(secrets: secrets, trustedUserHeader: configuration.trustedUserHeader.flatMap { HTTPField.Name($0) },
+                                           allowedHosts: configuration.allowedHosts))
         let pages = Routes(store: store, context: context, reviewBelow: configuration.reviewBelow)
         pages.register(on: router)
         router.get("/thumbnails/:result") { request, requestContext -> Response in
@@ -20,11 +21,12 @@ public enum ConsoleServer {
             let size = request.uri.queryParameters.get("size", as: Int.self) ?? 240
             guard let path = try await store.imagePath(resultID: id) else { throw HTTPError(.notFound) }
             switch await thumbnails.thumbnail(path: path, size: size, ifNoneMatch: request.headers[.ifNoneMatch]) {
+            // Photos of people and plates: kept by no cache, the browser's included.
             case .image(let data, let etag):
-                return Response(status: .ok, headers: [.contentType: "image/jpeg", .eTag: etag, .cacheControl: "private, max-age=86400"],
+                return Response(status: .ok, headers: [.contentType: "image/jpeg", .eTag: etag, .cacheControl: "private, no-store"],
                                 body: .init(byteBuffer: ByteBuffer(bytes: data)))
             case .notModified(let etag):
-                return Response(status: .notModified, headers: [.eTag: etag, .cacheControl: "private, max-age=86400"])
+                return Response(status: .notModified, headers: [.eTag: etag, .cacheControl: "private, no-store"])
             case .busy:
                 return Response(status: .serviceUnavailable, headers: [.retryAfter: "1"])
             case .unavailable(let why):
@@ -40,11 +42,12 @@ public enum ConsoleServer {
         router.post("/login") { request, _ -> Response in
             var request = request
             let token = Form.parse(String(buffer: try await request.collectBody(upTo: 4096)))["token"]
-            guard secrets.isAccessToken(token), let token else {
+            guard secrets.isAccessToken(token), let session = secrets.session() else {
                 return html(SignIn.page(message: "That token is not the console's."), status: .unauthorized)
             }
             var response = Response.redirect(to: "/", type: .normal)
-            response.headers[.setCookie] = "\(AccessGuard.cookie)=\(token); Path=/; HttpOnly; SameSite=Strict"
+            response.headers[.setCookie] = "\(AccessGuard.cookie)=\(session); Path=/; HttpOnly; SameSite=Strict; Max-Age=\(Secrets.sessionSeconds)"
+                + (configuration.secureCookies ? "; Secure" : "")
             return response
         }
         if !configuration.readOnly {

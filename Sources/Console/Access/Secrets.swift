@@ -1,17 +1,40 @@
 import Crypto
 import Foundation
 
-/// The console's secrets: the access token (compared in constant time) and the CSRF token every
-/// action's form carries (an HMAC of a per-process random key, so it is unguessable and needs
-/// no storage; a restart invalidates open forms).
+/// The console's secrets: the access token (compared in constant time), the sessions the
+/// sign-in page hands out, and the CSRF token every action's form carries (an HMAC of a
+/// per-process random key, so it is unguessable and needs no storage; a restart invalidates open
+/// forms).
 struct Secrets: Sendable {
     let accessToken: String?
     let csrf: String
+    /// Signs sessions: derived from the token, so a new token ends every session.
+    private let sessionKey: SymmetricKey?
+    /// How long a sign-in lasts.
+    static let sessionSeconds = 12 * 3600
 
     init(accessToken: String?) {
         self.accessToken = accessToken
         let key = SymmetricKey(size: .bits256)
         csrf = HMAC<SHA256>.authenticationCode(for: Data("discern-console-csrf".utf8), using: key).map { String(format: "%02x", $0) }.joined()
+        sessionKey = accessToken.map { SymmetricKey(data: SHA256.hash(data: Data("discern-console-session:\($0)".utf8))) }
+    }
+
+    /// A session cookie's value, `EXPIRY.SIGNATURE`: never the token itself, and worthless once expired.
+    func session(now: Date = Date()) -> String? {
+        guard let sessionKey else { return nil }
+        let expiry = Int(now.timeIntervalSince1970) + Self.sessionSeconds
+        return "\(expiry).\(Self.sign(expiry, sessionKey))"
+    }
+
+    func isSession(_ candidate: String?, now: Date = Date()) -> Bool {
+        guard let sessionKey, let candidate, let dot = candidate.firstIndex(of: "."),
+              let expiry = Int(candidate[..<dot]), expiry > Int(now.timeIntervalSince1970) else { return false }
+        return Self.constantTimeEqual(String(candidate[candidate.index(after: dot)...]), Self.sign(expiry, sessionKey))
+    }
+
+    private static func sign(_ expiry: Int, _ key: SymmetricKey) -> String {
+        HMAC<SHA256>.authenticationCode(for: Data("session:\(expiry)".utf8), using: key).map { String(format: "%02x", $0) }.joined()
     }
 
     func isAccessToken(_ candidate: String?) -> Bool {

@@ -21,11 +21,19 @@ public final class ConsoleStore: Sendable {
     /// One connection, in turn.
     var database: Database { connections[next.increment() % connections.count] }
 
+    /// No page or action may hold the database longer than this (`SET LOCAL`, so it works
+    /// through a transaction pooler too): the console's own connections, apart from the
+    /// workers', and never a query that runs on after its reader has gone.
+    static let statementTimeout = "10s"
+
     /// Runs a query whose one row has one column `doc` holding JSON, and decodes it. JIT off
     /// (`Connection.reading`): compiling a page's query costs more than running it.
     func document<T: Decodable & Sendable>(_ type: T.Type, _ sql: String, _ parameters: [(any PostgresEncodable)?] = []) async throws -> T {
         let text = try await database.withConnection { connection in
-            try connection.reading { try $0.query(sql, parameters).first?.optionalString("doc") }
+            try connection.reading { connection in
+                try connection.query("SELECT set_config('statement_timeout', $1, true)", [Self.statementTimeout])
+                return try connection.query(sql, parameters).first?.optionalString("doc")
+            }
         }
         guard let text else { throw ConsoleError.notFound }
         return try Self.decoder.decode(T.self, from: Data(text.utf8))
@@ -33,7 +41,12 @@ public final class ConsoleStore: Sendable {
 
     /// Runs a statement in a transaction (an action), returning what `body` returns.
     func change<T: Sendable>(_ body: @escaping @Sendable (Connection) throws -> T) async throws -> T {
-        try await database.withConnection { connection in try connection.transaction(body) }
+        try await database.withConnection { connection in
+            try connection.transaction { connection in
+                try connection.query("SELECT set_config('statement_timeout', $1, true)", [Self.statementTimeout])
+                return try body(connection)
+            }
+        }
     }
 
     static let decoder: JSONDecoder = {

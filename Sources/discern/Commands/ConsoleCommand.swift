@@ -13,7 +13,7 @@ struct ConsoleCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "console",
         abstract: "Serve the web console: the night's work, the photos beside what the service read, retries and review.",
-        discussion: "docs/console.md. Binds 127.0.0.1 by default; anything else needs DISCERN_CONSOLE_TOKEN or a trusted proxy header.")
+        discussion: "docs/console.md. Binds 127.0.0.1 by default; anything else needs DISCERN_CONSOLE_TOKEN. Beyond this machine, serve it through a TLS reverse proxy and name its address with --public-url.")
 
     @OptionGroup var database: DatabaseOptions
     @OptionGroup var logging: LogOptions
@@ -28,8 +28,11 @@ struct ConsoleCommand: AsyncParsableCommand {
             help: "A folder thumbnails may be read from (repeatable). Default: $DISCERN_PATH_ROOTS. Required.")
     var pathRoots: [String] = []
 
-    @Option(help: "A reverse proxy's header naming the signed-in user (e.g. X-Forwarded-User), believed only from 127.0.0.1.")
+    @Option(help: "A reverse proxy's header naming the signed-in user (e.g. X-Forwarded-User), believed only with the token, which the proxy sends.")
     var trustedUserHeader: String?
+
+    @Option(help: "The address people use, e.g. https://discern.example.org/ (its host is served; https makes cookies Secure). Default: $DISCERN_CONSOLE_PUBLIC_URL.")
+    var publicURL: String?
 
     @Flag(help: "Serve no actions (no retry, cancel or review); works as the discern_reader role.")
     var readOnly = false
@@ -48,6 +51,10 @@ struct ConsoleCommand: AsyncParsableCommand {
         settings.port = try Setting.integer(port, "port", env: "DISCERN_CONSOLE_PORT", default: 8460, in: 0...65535)
         do { settings.accessToken = try BackendEnvironment().secret("DISCERN_CONSOLE_TOKEN")?.plainText } catch { throw SettingError(error.description) }
         settings.trustedUserHeader = trustedUserHeader
+        if let url = publicURL ?? Setting.present("DISCERN_CONSOLE_PUBLIC_URL") {
+            guard let parsed = URL(string: url) else { throw SettingError("--public-url \(url) is not a URL") }
+            settings.publicURL = parsed
+        }
         settings.readOnly = readOnly
         settings.reviewBelow = reviewBelow
         if let problem = settings.problem { throw SettingError(problem) }

@@ -7,6 +7,8 @@ enum RawHTTP {
     struct Answer {
         let status: Int
         let body: String
+        /// Header lines as sent, name lowercased: ["set-cookie": "a=b; HttpOnly"].
+        var headers: [String: String] = [:]
     }
 
     static func get(port: Int, path: String, from source: String = "127.0.0.1", headers: [String: String] = [:]) async -> Answer {
@@ -19,7 +21,8 @@ enum RawHTTP {
     }
 
     private static func send(port: Int, request: String, body: String?, source: String, headers: [String: String]) async -> Answer {
-        var text = request + "Host: 127.0.0.1:\(port)\r\nConnection: close\r\n"
+        // A Host given in `headers` replaces the default (a DNS-rebinding page sends its own name).
+        var text = request + (headers.keys.contains("Host") ? "" : "Host: 127.0.0.1:\(port)\r\n") + "Connection: close\r\n"
         for (name, value) in headers { text += "\(name): \(value)\r\n" }
         if let body { text += "Content-Length: \(body.utf8.count)\r\n" }
         text += "\r\n" + (body ?? "")
@@ -33,7 +36,7 @@ enum RawHTTP {
         let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard socket >= 0 else { return Answer(status: 0, body: "socket failed") }
         defer { close(socket) }
-        var timeout = timeval(tv_sec: 10, tv_usec: 0)
+        var timeout = timeval(tv_sec: 60, tv_usec: 0)
         setsockopt(socket, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         func address(_ ip: String, _ port: Int) -> sockaddr_in {
             var address = sockaddr_in()
@@ -57,7 +60,13 @@ enum RawHTTP {
         }
         let text = String(decoding: received, as: UTF8.self)
         let status = text.split(separator: " ", maxSplits: 2).dropFirst().first.flatMap { Int($0) } ?? 0
-        let body = text.range(of: "\r\n\r\n").map { String(text[$0.upperBound...]) } ?? ""
-        return Answer(status: status, body: body)
+        let split = text.range(of: "\r\n\r\n")
+        let body = split.map { String(text[$0.upperBound...]) } ?? ""
+        var headers: [String: String] = [:]
+        for line in (split.map { text[..<$0.lowerBound] } ?? "").split(separator: "\r\n").dropFirst() {
+            guard let colon = line.firstIndex(of: ":") else { continue }
+            headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+        }
+        return Answer(status: status, body: body, headers: headers)
     }
 }
