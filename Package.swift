@@ -18,6 +18,7 @@ let migrationFiles = [
     "0013_results_by_batch.sql",
     "0014_crash_attribution.sql",
     "0015_unlimited_keys.sql",
+    "0016_bounded_retries.sql",
 ]
 
 let package = Package(

@@ -28,6 +28,7 @@ public enum Schema {
         ("0013_results_by_batch.sql", PackageResources._013_results_by_batch_sql),
         ("0014_crash_attribution.sql", PackageResources._014_crash_attribution_sql),
         ("0015_unlimited_keys.sql", PackageResources._015_unlimited_keys_sql),
+        ("0016_bounded_retries.sql", PackageResources._016_bounded_retries_sql),
     ]
 
     public static func migrations() throws -> [Migration] {

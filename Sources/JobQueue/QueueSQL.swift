@@ -97,21 +97,32 @@ enum QueueSQL {
 
     /// Schedules a retry, or ends the job dead, and appends the attempt to its history. An
     /// attempt that did not count ($7 false: the service could not start it, through no fault of
-    /// the job) is given back, so it never uses up the job's attempts.
+    /// the job) is given back, so it never uses up the job's attempts: \(maxGivenBack) times at
+    /// most (migration 0016); after that it counts, so a service that refuses forever cannot
+    /// keep a job alive forever.
     static let fail = """
         UPDATE discern.jobs AS j
         SET state = CASE WHEN $3::boolean AND j.attempts - x.refund < j.max_attempts THEN 'available' ELSE 'dead' END,
             attempts = j.attempts - x.refund,
+            given_back = j.given_back + x.refund,
             run_at = CASE WHEN $3::boolean AND j.attempts - x.refund < j.max_attempts
                           THEN now() + make_interval(secs => $4::double precision) ELSE j.run_at END,
             finished_at = CASE WHEN $3::boolean AND j.attempts - x.refund < j.max_attempts THEN NULL ELSE now() END,
-            error_kind = $5, last_error = $6, lease_owner = NULL, lease_expires_at = NULL, updated_at = now(),
-            error_history = j.error_history || jsonb_build_array(jsonb_build_object(
-                'attempt', j.attempts, 'at', now(), 'kind', $5::text, 'error', $6::text, 'counted', $7::boolean))
-        FROM (SELECT CASE WHEN $7::boolean THEN 0 ELSE 1 END AS refund) AS x
+            error_kind = $5,
+            last_error = CASE WHEN x.kept_refusing THEN $6 || format(' (the service kept refusing: %s attempts were given back before, now they count)', j.given_back)
+                              ELSE $6 END,
+            lease_owner = NULL, lease_expires_at = NULL, updated_at = now(),
+            error_history = discern.history_with(j.error_history, jsonb_build_object(
+                'attempt', j.attempts, 'at', now(), 'kind', $5::text, 'error', $6::text, 'counted', x.refund = 0))
+        FROM (SELECT CASE WHEN $7::boolean OR g.given_back >= \(maxGivenBack) THEN 0 ELSE 1 END AS refund,
+                     NOT $7::boolean AND g.given_back >= \(maxGivenBack) AS kept_refusing
+              FROM discern.jobs g WHERE g.id = $1) AS x
         WHERE j.id = $1 AND j.state = 'running' AND j.lease_owner = $2
         RETURNING j.state
         """
+
+    /// Attempts a job gets back at most (`fail`); the same 10 as migration 0016 says.
+    static let maxGivenBack = 10
 
     /// Hands jobs back untouched (shutdown after the grace period): the attempt is not counted.
     static let release = """
@@ -186,7 +197,7 @@ enum QueueSQL {
                 ELSE format('the worker holding this job and %s others stopped (it crashed, hung or lost its database connection); '
                     'the job was handed back, the attempt not counted', judged.held - 1)
             END,
-            error_history = j.error_history || jsonb_build_array(jsonb_build_object(
+            error_history = discern.history_with(j.error_history, jsonb_build_object(
                 'attempt', j.attempts, 'at', now(), 'kind', CASE WHEN judged.crashes_it THEN 'worker_crashed' ELSE 'lease_expired' END,
                 'error', format('worker %s stopped holding %s job(s)', j.lease_owner, judged.held), 'counted', judged.alone)),
             lease_owner = NULL, lease_expires_at = NULL, updated_at = now()

@@ -158,6 +158,42 @@ struct QueueTests {
         }
     }
 
+    @Test("a service that never starts the work cannot keep a job alive: 10 attempts are given back, then they count; the history stays bounded")
+    func givenBackAttemptsEnd() async throws {
+        try await TestDatabase.with { conninfo in
+            let database = Database(conninfo: conninfo)
+            let (states, attempts) = try await database.withConnection { connection -> ([FailureOutcome], [Int]) in
+                try connection.query("SELECT discern.enqueue('/images/a.jpg', max_attempts => 3)")
+                let refusal = JobFailure(kind: "discerner_start_collision", message: "ExecutionAlreadyExists " + String(repeating: "x", count: 3000),
+                                         retryable: true, countsAsAttempt: false)
+                var states: [FailureOutcome] = [], attempts: [Int] = []
+                for _ in 0..<13 {
+                    guard let job = try JobQueue.claim(connection, workerID: "w", backends: ["discerner"], limit: 1, leaseSeconds: 60).first else { break }
+                    attempts.append(job.attempt)
+                    states.append(try JobQueue.fail(connection, job: job, workerID: "w", failure: refusal, backoff: Backoff(baseSeconds: 0, maxSeconds: 0)))
+                }
+                return (states, attempts)
+            }
+            #expect(attempts == Array(repeating: 1, count: 11) + [2, 3], "10 given back, then each one counts")
+            #expect(states == Array(repeating: .retryScheduled, count: 12) + [.dead])
+            let job = try #require(try await database.rows("""
+                SELECT given_back, last_error, jsonb_array_length(error_history) AS entries,
+                       (SELECT max(length(e->>'error')) FROM jsonb_array_elements(error_history) e) AS longest
+                FROM discern.jobs
+                """).first)
+            #expect(try job.int("given_back") == 10)
+            #expect(try job.string("last_error").contains("the service kept refusing"))
+            #expect(try job.int("entries") == 13 && job.int("longest") == 500)
+            // However often it is started over, the history keeps its last 100 entries.
+            let kept = try await database.rows("""
+                SELECT jsonb_array_length(h) AS n, h->99->>'attempt' AS last FROM (
+                    SELECT discern.history_with(coalesce(jsonb_agg(jsonb_build_object('attempt', i, 'error', 'e')), '[]'), jsonb_build_object('attempt', 150, 'error', 'e')) AS h
+                    FROM generate_series(1, 149) i) AS x
+                """).first
+            #expect(try kept?.int("n") == 100 && kept?.string("last") == "150")
+        }
+    }
+
     @Test("a permanent failure ends dead at once; a transient one is retried, then dead when attempts run out")
     func failureClassification() async throws {
         try await TestDatabase.with { conninfo in
