@@ -27,3 +27,7 @@ CURLcode ccurlshim_getinfo_long(CURL *handle, CURLINFO info, long *value) {
 CURLcode ccurlshim_setopt_xferinfo(CURL *handle, ccurlshim_xferinfo_callback callback) {
     return curl_easy_setopt(handle, CURLOPT_XFERINFOFUNCTION, callback);
 }
+
+CURLcode ccurlshim_setopt_opensocket(CURL *handle, ccurlshim_opensocket_callback callback) {
+    return curl_easy_setopt(handle, CURLOPT_OPENSOCKETFUNCTION, callback);
+}

@@ -26,7 +26,7 @@ final class CurlEasy {
     func perform(_ request: HTTPRequest, connectTimeoutSeconds: Double, abort: AbortFlag = AbortFlag()) throws(HTTPError) -> HTTPResponse {
         BlockingCallAudit.check("curl_easy_perform")
         guard !abort.isSet else { throw HTTPError(.cancelled, "\(request.method) \(Redact.url(request.url)) was cancelled before it started") }
-        let sink = ResponseSink(maxBodyBytes: request.maxResponseBytes, abort: abort)
+        let sink = ResponseSink(maxBodyBytes: request.maxResponseBytes, abort: abort, addressRule: request.addressRule)
         let context = Unmanaged.passUnretained(sink).toOpaque()
         var errorBuffer = [CChar](repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
         var headerList: UnsafeMutablePointer<curl_slist>?
@@ -52,6 +52,10 @@ final class CurlEasy {
         try set(CURLOPT_NOPROGRESS, long: 0)
         try check(ccurlshim_setopt_xferinfo(handle, ResponseSink.onProgress), CURLOPT_XFERINFOFUNCTION)
         try set(CURLOPT_XFERINFODATA, pointer: context)
+        if request.addressRule != .any {
+            try check(ccurlshim_setopt_opensocket(handle, ResponseSink.onOpenSocket), CURLOPT_OPENSOCKETFUNCTION)
+            try set(CURLOPT_OPENSOCKETDATA, pointer: context)
+        }
 
         // Large bodies must not wait for "100 Continue"; S3 and API gateways answer directly.
         for header in request.headers + [HTTPHeader("Expect", "")] {
@@ -91,6 +95,11 @@ final class CurlEasy {
 
         if abort.isSet {
             throw HTTPError(.cancelled, "\(request.method) \(Redact.url(request.url)) was cancelled; the transfer was aborted")
+        }
+        if let refused = sink.refusedAddress {
+            let host = URLComponents(string: request.url)?.host ?? "its host"
+            throw HTTPError(.destinationRefused, "\(request.method) \(Redact.url(request.url)) was not sent: \(host) is \(refused), "
+                            + "an address inside a network, not on the internet; refused unless DISCERN_UPLOAD_ALLOWED_HOSTS names it")
         }
         if sink.overflowed {
             throw HTTPError(.responseTooLarge, "\(request.method) \(Redact.url(request.url)) answered more than \(request.maxResponseBytes) bytes; the transfer was aborted")
@@ -184,9 +193,29 @@ private final class ResponseSink {
     private var headerBytes = 0
     private static let maxHeaderBytes = 256 * 1024
 
-    init(maxBodyBytes: Int, abort: AbortFlag) {
+    private let addressRule: AddressRule
+    /// The address a connection was refused to (`AddressRule`), for the error.
+    private(set) var refusedAddress: String?
+
+    init(maxBodyBytes: Int, abort: AbortFlag, addressRule: AddressRule) {
         self.maxBodyBytes = maxBodyBytes
         self.abort = abort
+        self.addressRule = addressRule
+    }
+
+    /// Every address libcurl is about to connect to, after DNS: opened only if the rule admits it.
+    static let onOpenSocket: ccurlshim_opensocket_callback = { context, _, address in
+        guard let context, let address else { return -1 }
+        let sink = Unmanaged<ResponseSink>.fromOpaque(context).takeUnretainedValue()
+        var storage = sockaddr_storage()
+        let length = min(Int(address.pointee.addrlen), MemoryLayout<sockaddr_storage>.size)
+        let offset = MemoryLayout<curl_sockaddr>.offset(of: \.addr) ?? 16
+        withUnsafeMutableBytes(of: &storage) { $0.copyMemory(from: UnsafeRawBufferPointer(start: UnsafeRawPointer(address) + offset, count: length)) }
+        guard sink.addressRule.admits(storage) else {
+            sink.refusedAddress = AddressRule.describe(storage)
+            return -1  // CURL_SOCKET_BAD: libcurl gives up on this address
+        }
+        return socket(address.pointee.family, address.pointee.socktype, address.pointee.protocol)
     }
 
     static let onProgress: ccurlshim_xferinfo_callback = { context, _, _, _, _ in

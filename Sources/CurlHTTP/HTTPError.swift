@@ -16,6 +16,8 @@ public struct HTTPError: Error, CustomStringConvertible, Sendable {
         public static let responseTooLarge = Code("http_response_too_large")
         /// The task waiting for the answer was cancelled; the transfer was aborted.
         public static let cancelled = Code("http_cancelled")
+        /// Not sent: its host is an internal address the request's `AddressRule` refuses.
+        public static let destinationRefused = Code("http_destination_refused")
         /// Not sent: the moment it had to leave by had passed (`CurlHTTPClient.send(_:sendBy:)`).
         public static let slotMissed = Code("http_slot_missed")
     }

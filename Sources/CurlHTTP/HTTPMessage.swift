@@ -43,6 +43,9 @@ public struct HTTPRequest: Sendable {
     public var timeoutSeconds: Double
     /// The largest answer body accepted; a longer one aborts the transfer (`responseTooLarge`).
     public var maxResponseBytes: Int
+    /// Which addresses it may connect to: any, or public ones only (for a URL a service handed
+    /// out, which must not reach into this network).
+    public var addressRule: AddressRule = .any
 
     /// Every service discern calls answers a few kilobytes of JSON; 4 MiB is far above that.
     public static let defaultMaxResponseBytes = 4 << 20

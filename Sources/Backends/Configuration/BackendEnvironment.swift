@@ -43,6 +43,8 @@ public struct BackendEnvironment: Sendable {
                 configuration.uploadTimeoutSeconds = timeout
                 configuration.analyzeTimeoutSeconds = timeout
             }
+            configuration.uploadAllowedHosts = Set((value("DISCERN_UPLOAD_ALLOWED_HOSTS") ?? "").split(separator: ",")
+                .map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty })
             backends.append(DiscernerBackend(configuration: configuration, caller: caller()))
         }
         if let url = try url("DISCERN_OOTO_URL") {

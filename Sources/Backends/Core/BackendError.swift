@@ -18,6 +18,8 @@ public struct BackendError: Error, CustomStringConvertible, Sendable {
         public static let timeout = Code("timeout")
         public static let uploadExpired = Code("upload_url_expired")
         public static let uploadRejected = Code("upload_rejected")
+        /// A service handed out a URL that leads where discern does not send photos.
+        public static let destinationRefused = Code("upload_destination_refused")
         public static let analysisFailed = Code("analysis_failed")
         public static let badResponse = Code("bad_response")
         public static let unsupportedAction = Code("unsupported_action")
@@ -91,6 +93,7 @@ public struct BackendError: Error, CustomStringConvertible, Sendable {
         case .responseTooLarge: .responseTooLarge
         case .cancelled: .cancelled
         case .slotMissed: .slotMissed
+        case .destinationRefused: .destinationRefused
         default: error.isRetryable ? .network : .misconfigured
         }
         return BackendError(code, "\(step) failed: \(error.message)", retryable: error.isRetryable)

@@ -16,6 +16,9 @@ public struct DiscernerBackend: AnalysisBackend {
         public var analyzeTimeoutSeconds: Double
         /// Fresh URLs to ask for when S3 says the presigned one expired, within one attempt.
         public var expiredURLRetries: Int
+        /// Upload hosts that may be internal addresses (`DISCERN_UPLOAD_ALLOWED_HOSTS`; `*` for all,
+        /// behind an HTTP proxy); the service's own host always may (`UploadGrant.Destinations`).
+        public var uploadAllowedHosts: Set<String> = []
 
         public init(baseURL: String, imagePolicy: ImagePolicy = .discerner, requestTimeoutSeconds: Double = 30,
                     uploadTimeoutSeconds: Double = 120, analyzeTimeoutSeconds: Double = 330, expiredURLRetries: Int = 2) {
@@ -63,7 +66,7 @@ public struct DiscernerBackend: AnalysisBackend {
         let step = "Image Discerner upload-url"
         let body = try JSONBody.encode(["file_extension": fileExtension])
         let request = HTTPRequest.json(url: "\(configuration.baseURL)/upload-url", body: body, timeoutSeconds: configuration.requestTimeoutSeconds)
-        let allowHTTP = configuration.baseURL.lowercased().hasPrefix("http://")
+        let destinations = UploadGrant.Destinations(serviceURL: configuration.baseURL, allowedHosts: configuration.uploadAllowedHosts)
         return try await conversation.send(request, step: step, limitKey: "discerner:upload-url") { response throws(BackendError) in
             guard response.status == 200 else { throw BackendError.status(response, during: step) }
             guard let object = JSONObject.parse(response.body), let url = object.string("upload_url", maxLength: 8192),
@@ -72,14 +75,15 @@ public struct DiscernerBackend: AnalysisBackend {
             }
             // The signed content type is `image/<ext>` literally (image/jpg); send exactly that.
             let contentType = object.string("content_type", maxLength: 128) ?? "image/\(fileExtension)"
-            return try UploadGrant(url: url, imageKey: key, bucket: bucket, contentType: contentType, allowHTTP: allowHTTP)
+            return try UploadGrant(url: url, imageKey: key, bucket: bucket, contentType: contentType, destinations: destinations)
         }
     }
 
     private func put(_ upload: Upload, to grant: UploadGrant, _ conversation: inout Conversation) async throws(BackendError) {
         let step = "S3 upload of \(grant.imageKey)"
-        let request = HTTPRequest(method: "PUT", url: grant.url, headers: grant.headers, body: .bytes(upload.data),
+        var request = HTTPRequest(method: "PUT", url: grant.url, headers: grant.headers, body: .bytes(upload.data),
                                   timeoutSeconds: configuration.uploadTimeoutSeconds, maxResponseBytes: 64 * 1024)
+        request.addressRule = grant.addressRule
         try await conversation.send(request, step: step) { response throws(BackendError) in
             guard response.status != 200 else { return }
             // Only <Code> and <Message>: S3's error document also echoes the signature it got.

@@ -15,18 +15,44 @@ struct UploadGrant {
     let bucket: String
     let contentType: String
     let headers: [HTTPHeader]
+    /// Where the PUT may connect: anywhere for the service's own host, else public addresses only.
+    let addressRule: AddressRule
 
-    /// - Parameter allowHTTP: plain http only when the service itself is configured over http
-    ///   (the local simulator); a real deployment's upload goes over https.
-    init(url: String, imageKey: String, bucket: String, contentType: String, allowHTTP: Bool) throws(BackendError) {
+    /// Where an upload may go. A hostile or broken service could hand out a URL at a cloud
+    /// metadata address or an internal host: the worker would PUT the photo there and report
+    /// the answer. So an upload goes to the service's own scheme, host and port, or over https
+    /// to a public address; a host named in `allowedHosts` (or `*`, behind an HTTP proxy) may be
+    /// internal. Anything else ends the job dead, naming the refused host.
+    struct Destinations: Sendable {
+        let service: URLComponents?
+        let allowedHosts: Set<String>
+
+        init(serviceURL: String, allowedHosts: Set<String>) {
+            service = URLComponents(string: serviceURL)
+            self.allowedHosts = Set(allowedHosts.map { $0.lowercased() })
+        }
+
+        func rule(for upload: URLComponents, scheme: String, host: String) throws(BackendError) -> AddressRule {
+            if let service, service.scheme?.lowercased() == scheme, service.host?.lowercased() == host,
+               Self.port(service) == Self.port(upload) {
+                return .any
+            }
+            guard scheme == "https" else {
+                throw BackendError(.destinationRefused, "Image Discerner handed out an upload URL over \(scheme) at \(host), which is not the service's own host; refusing to send the image there",
+                                   retryable: false)
+            }
+            return allowedHosts.contains(host) || allowedHosts.contains("*") ? .any : .publicOnly
+        }
+
+        static func port(_ url: URLComponents) -> Int? { url.port ?? (url.scheme?.lowercased() == "https" ? 443 : url.scheme?.lowercased() == "http" ? 80 : nil) }
+    }
+
+    init(url: String, imageKey: String, bucket: String, contentType: String, destinations: Destinations) throws(BackendError) {
         guard let components = URLComponents(string: url), let scheme = components.scheme?.lowercased(),
-              let host = components.host, !host.isEmpty else {
+              let host = components.host?.lowercased(), !host.isEmpty else {
             throw BackendError(.badResponse, "Image Discerner handed out an upload URL that is not a URL (\(Redact.url(url)))", retryable: true)
         }
-        guard scheme == "https" || (scheme == "http" && allowHTTP) else {
-            throw BackendError(.badResponse, "Image Discerner handed out an upload URL over \(scheme), not https (\(Redact.url(url))); refusing to send the image there",
-                               retryable: false, kind: "discerner_insecure_upload_url")
-        }
+        self.addressRule = try destinations.rule(for: components, scheme: scheme, host: host)
         self.url = url
         self.imageKey = imageKey
         self.bucket = bucket

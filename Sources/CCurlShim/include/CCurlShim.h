@@ -18,4 +18,9 @@ typedef int (*ccurlshim_xferinfo_callback)(void *context, curl_off_t download_to
                                            curl_off_t upload_total, curl_off_t uploaded);
 CURLcode ccurlshim_setopt_xferinfo(CURL *handle, ccurlshim_xferinfo_callback callback);
 
+// Socket-opening callback: sees every address libcurl is about to connect to (after DNS), and
+// may refuse it by returning CURL_SOCKET_BAD.
+typedef curl_socket_t (*ccurlshim_opensocket_callback)(void *context, curlsocktype purpose, struct curl_sockaddr *address);
+CURLcode ccurlshim_setopt_opensocket(CURL *handle, ccurlshim_opensocket_callback callback);
+
 #endif

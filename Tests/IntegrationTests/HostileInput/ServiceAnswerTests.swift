@@ -124,6 +124,31 @@ struct ServiceAnswerTests {
         }
     }
 
+    @Test("an upload URL leading into this network (another host over http, a loopback address, a name for one) is never contacted: the job ends dead, naming the host")
+    func uploadURLsIntoTheNetwork() async throws {
+        let trap = try ConnectionTrap()
+        try await TestDatabase.with { conninfo in
+            try await TestFolder.with { folder in
+                try await Self.jobs(3, into: conninfo, folder: folder)
+                try await TestSimulator.with { simulator in
+                    for url in ["https://\(trap.address):\(trap.port)/discern-sim/uploads/x.jpg", "http://\(trap.address):\(trap.port)/discern-sim/uploads/x.jpg",
+                                "https://localhost:\(trap.port)/discern-sim/uploads/x.jpg"] {
+                        await simulator.scripted.enqueue("discerner.upload-url", .init(status: 200, json:
+                            #"{"upload_url": "\#(url)?X-Amz-SignedHeaders=host", "image_key": "uploads/x.jpg", "bucket_name": "discern-sim", "content_type": "image/jpg"}"#))
+                    }
+                    _ = try await TestWorker.drain(conninfo, simulator: simulator)
+                }
+                let jobs = try await Database(conninfo: conninfo).rows("SELECT state, error_kind, last_error FROM discern.jobs")
+                let messages = try jobs.map { try $0.optionalString("last_error") ?? "" }
+                let outcomes = try jobs.map { "\(try $0.string("state")) \(try $0.optionalString("error_kind") ?? "-")" }
+                #expect(outcomes == Array(repeating: "dead upload_destination_refused", count: 3), "\(messages)")
+                #expect(messages.filter { $0.contains(trap.address) }.count == 2, "\(messages)")
+                #expect(messages.contains { $0.contains("localhost is 127.0.0.1") || $0.contains("localhost is ::1") }, "\(messages)")
+                #expect(!trap.wasContacted, "the photo went to \(trap.address)")
+            }
+        }
+    }
+
     static func amzNow() -> String {
         let formatter = DateFormatter()
         formatter.locale = Locale(identifier: "en_US_POSIX")

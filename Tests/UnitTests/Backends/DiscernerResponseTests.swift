@@ -1,4 +1,5 @@
 import AnalysisModel
+@testable import CurlHTTP
 import Foundation
 import JobQueue
 import Testing
@@ -107,22 +108,55 @@ struct DiscernerResponseTests {
     @Test("the PUT carries exactly the signed headers; an unknown signed header is refused before upload")
     func signedHeaders() throws {
         let base = "https://bucket.s3.amazonaws.com/uploads/a.jpg?X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Signature=ff&X-Amz-SignedHeaders="
+        let service = UploadGrant.Destinations(serviceURL: "https://api.example.org/prod", allowedHosts: [])
         let withEncryption = try UploadGrant(url: base + "content-type%3Bhost%3Bx-amz-server-side-encryption", imageKey: "k", bucket: "b",
-                                             contentType: "image/jpg", allowHTTP: false)
+                                             contentType: "image/jpg", destinations: service)
         #expect(withEncryption.headers.map(\.name) == ["Content-Type", "x-amz-server-side-encryption"])
         #expect(withEncryption.headers.map(\.value) == ["image/jpg", "AES256"])
-        let without = try UploadGrant(url: base + "host", imageKey: "k", bucket: "b", contentType: "image/png", allowHTTP: false)
+        #expect(withEncryption.addressRule == .publicOnly, "a URL at another host than the service's reaches public addresses only")
+        let without = try UploadGrant(url: base + "host", imageKey: "k", bucket: "b", contentType: "image/png", destinations: service)
         #expect(without.headers.map(\.name) == ["Content-Type"], "no unsigned x-amz-* header: S3 refuses them")
         let unknown = #expect(throws: BackendError.self) {
-            _ = try UploadGrant(url: base + "host%3Bx-amz-meta-owner", imageKey: "k", bucket: "b", contentType: "image/jpg", allowHTTP: false)
+            _ = try UploadGrant(url: base + "host%3Bx-amz-meta-owner", imageKey: "k", bucket: "b", contentType: "image/jpg", destinations: service)
         }
         #expect(unknown?.kind == "discerner_unsupported_upload_url")
-        let plain = #expect(throws: BackendError.self) {
-            _ = try UploadGrant(url: "http://evil.example/x?X-Amz-SignedHeaders=host", imageKey: "k", bucket: "b", contentType: "image/jpg", allowHTTP: false)
+    }
+
+    @Test("an upload goes to the service's own scheme and host, or over https to a public address, or to a host the allow-list names")
+    func uploadDestinations() throws {
+        func grant(_ url: String, service: String = "http://127.0.0.1:8080", allowed: Set<String> = []) throws(BackendError) -> UploadGrant {
+            try UploadGrant(url: url, imageKey: "k", bucket: "b", contentType: "image/jpg",
+                            destinations: .init(serviceURL: service, allowedHosts: allowed))
         }
-        #expect(plain?.kind == "discerner_insecure_upload_url" && plain?.isRetryable == false)
-        #expect(throws: Never.self) {
-            _ = try UploadGrant(url: "http://127.0.0.1:8080/b/k?X-Amz-SignedHeaders=host", imageKey: "k", bucket: "b", contentType: "image/jpg", allowHTTP: true)
+        #expect(try grant("http://127.0.0.1:8080/b/k?X-Amz-SignedHeaders=host").addressRule == .any, "the service's own host (the simulator)")
+        let plain = #expect(throws: BackendError.self) { _ = try grant("http://169.254.169.254/latest/meta-data?X-Amz-SignedHeaders=host") }
+        #expect(plain?.kind == "upload_destination_refused" && plain?.isRetryable == false && plain?.message.contains("169.254.169.254") == true)
+        #expect(throws: BackendError.self) { _ = try grant("http://127.0.0.1:9090/b/k?X-Amz-SignedHeaders=host") }
+        #expect(try grant("https://127.0.0.2:8080/b/k?X-Amz-SignedHeaders=host").addressRule == .publicOnly)
+        #expect(try grant("https://uploads.internal/b/k?X-Amz-SignedHeaders=host", allowed: ["uploads.internal"]).addressRule == .any)
+        #expect(try grant("https://anything/b/k?X-Amz-SignedHeaders=host", allowed: ["*"]).addressRule == .any)
+    }
+
+    @Test("public addresses only: loopback, private, link-local, shared, unique-local, mapped and documentation ranges are refused")
+    func addressRule() {
+        func v4(_ text: String) -> Bool {
+            var address = in_addr()
+            inet_pton(AF_INET, text, &address)
+            return AddressRule.isPublic(v4: UInt32(bigEndian: address.s_addr))
         }
+        func v6(_ text: String) -> Bool {
+            var address = in6_addr()
+            inet_pton(AF_INET6, text, &address)
+            return AddressRule.isPublic(v6: withUnsafeBytes(of: address) { Array($0) })
+        }
+        for refused in ["127.0.0.1", "127.0.0.2", "10.1.2.3", "172.16.0.1", "172.31.255.255", "192.168.1.1", "169.254.169.254",
+                        "100.64.0.1", "0.0.0.0", "224.0.0.1", "255.255.255.255", "192.0.2.1"] {
+            #expect(!v4(refused), "\(refused)")
+        }
+        for open in ["8.8.8.8", "52.216.0.1", "172.32.0.1", "100.128.0.1", "11.0.0.1"] { #expect(v4(open), "\(open)") }
+        for refused in ["::1", "::", "fe80::1", "fd00::1", "fc00::1", "ff02::1", "::ffff:127.0.0.1", "::ffff:10.0.0.1", "64:ff9b::a00:1", "2001:db8::1"] {
+            #expect(!v6(refused), "\(refused)")
+        }
+        for open in ["2606:4700::1111", "::ffff:8.8.8.8", "2a00:1450::1"] { #expect(v6(open), "\(open)") }
     }
 }

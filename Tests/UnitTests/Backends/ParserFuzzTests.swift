@@ -102,7 +102,8 @@ struct ParserFuzzTests {
             #expect((document.code?.count ?? 0) <= 4096)
             if let seconds = RetryAfter.seconds(response) { #expect(seconds.isFinite && (0...3600).contains(seconds)) }
             _ = try? UploadGrant(url: String(decoding: response.body, as: UTF8.self), imageKey: "k", bucket: "b", contentType: "image/jpg",
-                                 allowHTTP: response.status % 2 == 0)
+                                 destinations: .init(serviceURL: response.status % 2 == 0 ? "http://127.0.0.1:8080" : "https://api.example.org",
+                                                     allowedHosts: []))
         }
     }
 
