@@ -19,6 +19,7 @@ let migrationFiles = [
     "0014_crash_attribution.sql",
     "0015_unlimited_keys.sql",
     "0016_bounded_retries.sql",
+    "0017_enqueue_only_enqueues.sql",
 ]
 
 let package = Package(

@@ -29,6 +29,7 @@ public enum Schema {
         ("0014_crash_attribution.sql", PackageResources._014_crash_attribution_sql),
         ("0015_unlimited_keys.sql", PackageResources._015_unlimited_keys_sql),
         ("0016_bounded_retries.sql", PackageResources._016_bounded_retries_sql),
+        ("0017_enqueue_only_enqueues.sql", PackageResources._017_enqueue_only_enqueues_sql),
     ]
 
     public static func migrations() throws -> [Migration] {

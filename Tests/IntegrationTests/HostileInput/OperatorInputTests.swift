@@ -139,6 +139,38 @@ struct OperatorInputTests {
             #expect(try await !denied("discern_reader", "SELECT discern.batch_summary(id) FROM discern.batches"))
             #expect(try await denied("discern_enqueue", "SELECT discern.batch_summary(1)"))
 
+            // Issue 22: the enqueuer creates a new available job and nothing else.
+            func refusal(_ role: String, _ sql: String) async throws -> String? {
+                try await database.withConnection { connection -> String? in
+                    try connection.query("SET ROLE \(role)")
+                    defer { _ = try? connection.query("RESET ROLE") }
+                    do {
+                        try connection.query(sql)
+                        return nil
+                    } catch let error as PostgresError {
+                        return error.sqlState ?? "?"
+                    }
+                }
+            }
+            #expect(try await refusal("discern_enqueue", "INSERT INTO discern.jobs (image_path, state, finished_at) VALUES ('/done.jpg', 'succeeded', now())") == "42501",
+                    "a finished job that never ran")
+            #expect(try await refusal("discern_enqueue", """
+                INSERT INTO discern.jobs (image_path, state, lease_owner, lease_expires_at) VALUES ('/stuck.jpg', 'running', 'x', 'infinity')
+                """) == "42501", "a running job no rescuer would ever take back")
+            #expect(try await refusal("discern_enqueue", "INSERT INTO discern.jobs (image_path, attempts, error_history) VALUES ('/h.jpg', 0, '[]')") == "42501")
+            #expect(try await refusal("discern_enqueue", """
+                INSERT INTO discern.jobs (image_path, params) VALUES ('/big.jpg', jsonb_build_object('x', repeat('a', 70000)))
+                """) == "23514", "params over 64 KB")
+            #expect(try await refusal("discern_enqueue", "SELECT discern.enqueue('/fine.jpg', run_at => now(), priority => 2::smallint, max_attempts => 3)") == nil)
+            // OOTO enrolments and deletions change the service's records: discern_enroll only.
+            #expect(try await refusal("discern_enqueue", #"SELECT discern.enqueue('/f.jpg', backend => 'ooto', action => 'delete', params => '{"templateId": "anyone"}')"#) == "42501")
+            #expect(try await refusal("discern_enqueue", #"SELECT discern.enqueue_many(ARRAY['/f.jpg'], backend => 'ooto', action => 'enroll')"#) == "42501")
+            #expect(try await refusal("discern_enqueue", "SELECT discern.enqueue('/f.jpg', backend => 'ooto', action => 'identify')") == nil)
+            let enroller = "enroller_\(UUID().uuidString.prefix(8).lowercased())"
+            _ = try await database.rows("CREATE ROLE \(enroller) IN ROLE discern_enqueue, discern_enroll")
+            #expect(try await refusal(enroller, #"SELECT discern.enqueue('/f.jpg', backend => 'ooto', action => 'delete', params => '{"templateId": "t1"}')"#) == nil)
+            _ = try await database.rows("DROP ROLE \(enroller)")
+
             let claimed = try await database.withConnection { connection -> Int in
                 try connection.query("SET ROLE discern_worker")
                 defer { _ = try? connection.query("RESET ROLE") }
@@ -146,7 +178,7 @@ struct OperatorInputTests {
                 _ = try connection.query("SELECT discern.take_rate_token('discerner:analyze')")
                 return jobs.count
             }
-            #expect(claimed == 3)
+            #expect(claimed == 4)
             #expect(try await denied("discern_worker", "DROP TABLE discern.results"))
         }
     }
