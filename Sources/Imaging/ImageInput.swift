@@ -26,6 +26,21 @@ enum ImageInput {
         }
     }
 
+    /// The bytes through a window of one megabyte, for walking a file's structure without
+    /// holding it whole.
+    func window() -> ByteWindow {
+        switch self {
+        case .memory(let data, _):
+            return ByteWindow(count: data.count) { offset, count in
+                Array(data[(data.startIndex + min(offset, data.count))..<(data.startIndex + min(offset + count, data.count))])
+            }
+        case .file(let file):
+            return ByteWindow(count: file.size) { offset, count throws(ImagingError) in
+                try file.read(at: offset, count: max(0, min(count, file.size - offset)))
+            }
+        }
+    }
+
     /// All the bytes, for sending the original as it is.
     func contents() throws(ImagingError) -> Data {
         switch self {

@@ -35,6 +35,22 @@ public struct ImagePreparer: Sendable {
         return try prepare(.file(file))
     }
 
+    /// An upper bound of the memory preparing `file` takes, from its header alone: what is sent
+    /// and the encoder's buffers (twice the byte budget), the largest picture it may be decoded
+    /// into (the longest side brought to the policy's limit, four bytes a pixel), and the
+    /// one-megabyte window its structure is walked through. Pixels, not file size: a 200 MB PNG
+    /// shrunk to 4096 px needs about what a 4 MB JPEG of that size does. The worker reserves it
+    /// from `--max-mb-in-flight` before preparing.
+    public func memoryEstimate(file: OpenedFile) throws(ImagingError) -> Int {
+        try Vips.initialize()
+        let input = ImageInput.file(file)
+        guard let header = input.header() else { return 2 * policy.maxBytes + ByteWindow.windowSize }
+        let longest = max(header.width, header.height, 1)
+        let scale = min(1, Double(policy.maxDimension ?? longest) / Double(longest))
+        let pixels = (Double(header.width) * scale) * (Double(header.height) * scale)
+        return Int(min(pixels * 4, Double(Int32.max))) + 2 * policy.maxBytes + ByteWindow.windowSize
+    }
+
     private func checkSize(_ size: Int, name: String) throws(ImagingError) {
         guard size > 0 else { throw ImagingError(.empty, "\(name) is empty (0 bytes)") }
         guard size <= policy.maxSourceBytes else {
@@ -52,20 +68,22 @@ public struct ImagePreparer: Sendable {
         var reason = passThroughRefusal(source)
         // JPEG and PNG are walked to their end before anything leaves: a file cut short (still
         // being copied) is refused as such, and a complete one loses its metadata, losslessly.
+        // The walk reads through a one-megabyte window: a 200 MB file is never held whole.
         var structure: FileStructure?
+        let window = input.window()
         if reason == nil || format == .png {
-            structure = FileStructure.walk(Array(try input.contents()), format: format, keepMetadata: policy.keepMetadata)
+            structure = try FileStructure.walk(window, format: format, keepMetadata: policy.keepMetadata)
         }
         switch structure {
         case .truncated(let detail):
             throw ImagingError(.truncated, "the \(format.rawValue) file is truncated (\(detail)); it may still be arriving")
         case .malformed(let detail) where reason == nil:
             reason = "its structure is unusual (\(detail))"
-        case .complete(let bytes, _) where reason == nil && bytes.count < policy.minBytes:
-            reason = "\(bytes.count) bytes without metadata is under the service's \(policy.minBytes)-byte floor"
-        case .complete(let bytes, let removed) where reason == nil && bytes.count <= policy.maxBytes:
+        case .complete(let kept, _) where reason == nil && kept.count < policy.minBytes:
+            reason = "\(kept.count) bytes without metadata is under the service's \(policy.minBytes)-byte floor"
+        case .complete(let kept, let removed) where reason == nil && kept.count <= policy.maxBytes:
             let note = removed > 0 ? ", \(removed) bytes of metadata removed" : ""
-            return Draft(data: Data(bytes), format: format, width: source.width, height: source.height, source: source,
+            return Draft(data: Data(try window.gather(kept.ranges)), format: format, width: source.width, height: source.height, source: source,
                          quality: nil, encodeCount: 0, passedThrough: true,
                          decision: "passed through: already \(format.rawValue), \(source.bytes) bytes, \(source.width)x\(source.height), upright\(note)")
                 .finished(started: started)

@@ -1,17 +1,30 @@
 /// What a walk over a file's structure found.
 enum FileStructure: Equatable {
-    /// Complete; `bytes` is the file with its metadata taken out (or whole, when kept).
-    case complete(bytes: [UInt8], removed: Int)
+    /// Complete; `kept` is the file with its metadata taken out (or whole, when kept), as ranges
+    /// of the file, so a file too large to send is never copied.
+    case complete(kept: KeptRanges, removed: Int)
     /// The file ends before its structure does: it may still be arriving.
     case truncated(String)
     /// Not what a complete file of its format looks like; the decoder may still read it.
     case malformed(String)
 
-    static func walk(_ bytes: [UInt8], format: ImageFormat, keepMetadata: Bool) -> FileStructure? {
+    static func walk(_ source: ByteWindow, format: ImageFormat, keepMetadata: Bool) throws(ImagingError) -> FileStructure? {
         switch format {
-        case .jpeg: return JPEGStructure.walk(bytes, keepMetadata: keepMetadata)
-        case .png: return PNGStructure.walk(bytes, keepMetadata: keepMetadata)
+        case .jpeg: return try JPEGStructure.walk(source, keepMetadata: keepMetadata)
+        case .png: return try PNGStructure.walk(source, keepMetadata: keepMetadata)
         default: return nil
         }
+    }
+
+    /// The same walk over bytes in memory.
+    static func walk(_ bytes: [UInt8], format: ImageFormat, keepMetadata: Bool) -> FileStructure? {
+        try? walk(ByteWindow(bytes), format: format, keepMetadata: keepMetadata)
+    }
+
+    /// A whole file, kept as it is.
+    static func whole(_ source: ByteWindow) -> FileStructure {
+        var kept = KeptRanges()
+        kept.append(0..<source.count)
+        return .complete(kept: kept, removed: 0)
     }
 }

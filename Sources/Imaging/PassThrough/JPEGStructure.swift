@@ -4,37 +4,35 @@
 /// and Adobe's colour-transform flag (APP14), which decoders need to show the same pixels.
 /// Nothing is re-encoded: the scans are copied byte for byte.
 enum JPEGStructure {
-    static func walk(_ bytes: [UInt8], keepMetadata: Bool) -> FileStructure {
-        guard bytes.count >= 4, bytes[0] == 0xFF, bytes[1] == 0xD8 else { return .malformed("no JPEG start marker") }
-        var kept: [UInt8] = [0xFF, 0xD8]
-        kept.reserveCapacity(bytes.count)
+    static func walk(_ source: ByteWindow, keepMetadata: Bool) throws(ImagingError) -> FileStructure {
+        guard source.count >= 4, try source.byte(0) == 0xFF, try source.byte(1) == 0xD8 else { return .malformed("no JPEG start marker") }
+        var kept = KeptRanges()
+        kept.append(0..<2)
         var offset = 2
         var sawFrame = false, sawScan = false
         while true {
-            // Markers may be preceded by fill bytes (0xFF).
-            guard offset < bytes.count, bytes[offset] == 0xFF else {
-                return offset >= bytes.count ? .truncated("the file ends before its end marker") : .malformed("no marker at offset \(offset)")
-            }
-            while offset < bytes.count && bytes[offset] == 0xFF { offset += 1 }
-            guard offset < bytes.count else { return .truncated("the file ends inside a marker") }
-            let marker = bytes[offset]
+            // Markers may be preceded by fill bytes (0xFF); the last of them and the marker are
+            // what is kept.
+            guard let lead = try source.byte(offset) else { return .truncated("the file ends before its end marker") }
+            guard lead == 0xFF else { return .malformed("no marker at offset \(offset)") }
+            while try source.byte(offset) == 0xFF { offset += 1 }
+            guard let marker = try source.byte(offset) else { return .truncated("the file ends inside a marker") }
             offset += 1
             if marker == 0xD9 {
                 guard sawFrame, sawScan else { return .malformed("the end marker comes before any picture") }
-                kept += [0xFF, 0xD9]
+                kept.append((offset - 2)..<offset)
                 // Anything after EOI (a second picture, appended data) is not this picture.
-                return .complete(bytes: keepMetadata ? bytes : kept, removed: keepMetadata ? 0 : bytes.count - kept.count)
+                return keepMetadata ? FileStructure.whole(source) : .complete(kept: kept, removed: source.count - kept.count)
             }
             if (0xD0...0xD7).contains(marker) || marker == 0x01 {
-                kept += [0xFF, marker]
+                kept.append((offset - 2)..<offset)
                 continue
             }
-            guard offset + 2 <= bytes.count else { return .truncated("the file ends inside a segment header") }
-            let length = Int(bytes[offset]) << 8 | Int(bytes[offset + 1])
+            guard let length = try source.number(offset, width: 2) else { return .truncated("the file ends inside a segment header") }
             guard length >= 2 else { return .malformed("a segment at offset \(offset) has length \(length)") }
-            guard offset + length <= bytes.count else { return .truncated("a segment runs past the end of the file") }
-            let segment = bytes[offset..<(offset + length)]
-            if keeps(marker, payload: segment.dropFirst(2)) { kept += [0xFF, marker] + segment }
+            guard offset + length <= source.count else { return .truncated("a segment runs past the end of the file") }
+            let payloadStart = try source.bytes((offset + 2)..<min(offset + 2 + 12, offset + length)) ?? []
+            if keeps(marker, payloadStart: payloadStart) { kept.append((offset - 2)..<(offset + length)) }
             offset += length
             if isFrame(marker) { sawFrame = true }
             guard marker == 0xDA else { continue }
@@ -43,13 +41,14 @@ enum JPEGStructure {
             sawScan = true
             let start = offset
             while true {
-                guard offset + 1 < bytes.count else { return .truncated("the file ends inside the compressed picture") }
-                if bytes[offset] == 0xFF, bytes[offset + 1] != 0x00, !(0xD0...0xD7).contains(bytes[offset + 1]), bytes[offset + 1] != 0xFF {
-                    break
+                guard let candidate = try source.firstOffset(of: 0xFF, from: offset), let next = try source.byte(candidate + 1) else {
+                    return .truncated("the file ends inside the compressed picture")
                 }
+                offset = candidate
+                if next != 0x00, !(0xD0...0xD7).contains(next), next != 0xFF { break }
                 offset += 1
             }
-            kept += bytes[start..<offset]
+            kept.append(start..<offset)
         }
     }
 
@@ -58,7 +57,8 @@ enum JPEGStructure {
         (0xC0...0xCF).contains(marker) && ![0xC4, 0xC8, 0xCC].contains(marker)
     }
 
-    private static func keeps(_ marker: UInt8, payload: ArraySlice<UInt8>) -> Bool {
+    /// `payloadStart`: the segment's first bytes after its length (up to 12: enough to tell).
+    private static func keeps(_ marker: UInt8, payloadStart payload: [UInt8]) -> Bool {
         switch marker {
         case 0xE0: return payload.starts(with: Array("JFIF\0".utf8))
         case 0xE2: return payload.starts(with: Array("ICC_PROFILE\0".utf8))

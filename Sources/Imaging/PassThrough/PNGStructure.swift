@@ -7,47 +7,55 @@ enum PNGStructure {
     private static let critical: Set<String> = ["IHDR", "PLTE", "IDAT", "IEND"]
     private static let keptAncillary: Set<String> = ["tRNS", "cHRM", "gAMA", "iCCP", "sBIT", "sRGB", "bKGD", "pHYs"]
 
-    static func walk(_ bytes: [UInt8], keepMetadata: Bool) -> FileStructure {
-        guard bytes.starts(with: signature) else { return .malformed("no PNG signature") }
-        var kept = signature
-        kept.reserveCapacity(bytes.count)
+    static func walk(_ source: ByteWindow, keepMetadata: Bool) throws(ImagingError) -> FileStructure {
+        guard try source.bytes(0..<signature.count) == signature else { return .malformed("no PNG signature") }
+        var kept = KeptRanges()
+        kept.append(0..<signature.count)
         var offset = signature.count
         var first = true
         while true {
-            guard offset + 12 <= bytes.count else { return .truncated("the file ends before IEND") }
-            let length = (0..<4).reduce(0) { $0 << 8 | Int(bytes[offset + $1]) }
+            guard offset + 12 <= source.count, let length = try source.number(offset, width: 4),
+                  let typeBytes = try source.bytes((offset + 4)..<(offset + 8)) else { return .truncated("the file ends before IEND") }
             guard length <= 0x7FFF_FFFF else { return .malformed("a chunk at offset \(offset) claims \(length) bytes") }
-            guard offset + 12 + length <= bytes.count else { return .truncated("a chunk runs past the end of the file") }
-            let typeBytes = Array(bytes[(offset + 4)..<(offset + 8)])
+            guard offset + 12 + length <= source.count else { return .truncated("a chunk runs past the end of the file") }
             guard typeBytes.allSatisfy({ (0x41...0x5A).contains($0) || (0x61...0x7A).contains($0) }) else {
                 return .malformed("no chunk type at offset \(offset)")
             }
             let type = String(decoding: typeBytes, as: UTF8.self)
             let chunkEnd = offset + 12 + length
-            let stored = (0..<4).reduce(UInt32(0)) { $0 << 8 | UInt32(bytes[chunkEnd - 4 + $1]) }
-            guard CRC32.checksum(bytes[(offset + 4)..<(chunkEnd - 4)]) == stored else {
-                return .malformed("the \(type) chunk's CRC is wrong")
-            }
+            var crc = CRC32()
+            guard try source.forEachBlock((offset + 4)..<(chunkEnd - 4), { crc.add($0) }),
+                  let stored = try source.number(chunkEnd - 4, width: 4) else { return .truncated("a chunk runs past the end of the file") }
+            guard crc.value == UInt32(stored) else { return .malformed("the \(type) chunk's CRC is wrong") }
             guard !first || type == "IHDR" else { return .malformed("the first chunk is \(type), not IHDR") }
             first = false
             let isCritical = typeBytes[0] < 0x61
             if isCritical && !critical.contains(type) { return .malformed("an unknown critical chunk \(type)") }
-            if critical.contains(type) || keptAncillary.contains(type) { kept += bytes[offset..<chunkEnd] }
+            if critical.contains(type) || keptAncillary.contains(type) { kept.append(offset..<chunkEnd) }
             offset = chunkEnd
             if type == "IEND" {
-                return .complete(bytes: keepMetadata ? bytes : kept, removed: keepMetadata ? 0 : bytes.count - kept.count)
+                return keepMetadata ? FileStructure.whole(source) : .complete(kept: kept, removed: source.count - kept.count)
             }
         }
     }
 }
 
-/// CRC-32 as PNG (and zlib) define it.
-enum CRC32 {
+/// CRC-32 as PNG (and zlib) define it, fed block by block.
+struct CRC32 {
     private static let table: [UInt32] = (0..<256).map { index in
         (0..<8).reduce(UInt32(index)) { value, _ in value & 1 == 1 ? 0xEDB8_8320 ^ (value >> 1) : value >> 1 }
     }
+    private var state = ~UInt32(0)
+
+    mutating func add(_ bytes: ArraySlice<UInt8>) {
+        state = bytes.reduce(state) { Self.table[Int(($0 ^ UInt32($1)) & 0xFF)] ^ ($0 >> 8) }
+    }
+
+    var value: UInt32 { ~state }
 
     static func checksum(_ bytes: ArraySlice<UInt8>) -> UInt32 {
-        ~bytes.reduce(~UInt32(0)) { table[Int(($0 ^ UInt32($1)) & 0xFF)] ^ ($0 >> 8) }
+        var crc = CRC32()
+        crc.add(bytes)
+        return crc.value
     }
 }

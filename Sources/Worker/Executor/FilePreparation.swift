@@ -5,7 +5,9 @@ import Imaging
 import JobQueue
 
 /// Turns a job's file into what its service receives, and says what was done: on dedicated
-/// threads (file reads and libvips block), reading only under the path roots.
+/// threads (file reads and libvips block), reading only under the path roots. In two steps, so
+/// the worker can reserve the memory a file will take before any of it is decoded: `plan`
+/// opens the file and reads its header, `prepare` does the work.
 struct FilePreparation: Sendable {
     let pool: ThreadPool
     let roots: PathRoots
@@ -17,10 +19,38 @@ struct FilePreparation: Sendable {
         let facts: JobResult.Preparation
     }
 
-    func prepare(_ job: Job, for input: InputHandling) async -> Result<Prepared, JobFailure> {
+    /// The opened file and an upper bound of the memory preparing it takes (by its pixels, not
+    /// its size: `ImagePreparer.memoryEstimate`).
+    struct Plan: Sendable {
+        let file: OpenedFile?
+        let memory: Int
+    }
+
+    func plan(_ job: Job, for input: InputHandling) async -> Result<Plan, JobFailure> {
         let path = job.imagePath, roots = self.roots
+        return await run(job) {
+            switch input {
+            case .image(let policy):
+                let file = try roots.open(path)
+                return Plan(file: file, memory: try ImagePreparer(policy: policy).memoryEstimate(file: file))
+            case .video:
+                let file = try roots.open(path)
+                return Plan(file: file, memory: file.size)
+            case .none:
+                return Plan(file: nil, memory: 0)
+            }
+        }
+    }
+
+    func prepare(_ job: Job, _ plan: Plan, for input: InputHandling) async -> Result<Prepared, JobFailure> {
+        await run(job) { try Self.prepare(plan.file, for: input) }
+    }
+
+    /// Runs `work` on the pool; what went wrong becomes the job's failure.
+    private func run<T: Sendable>(_ job: Job, _ work: @escaping @Sendable () throws -> T) async -> Result<T, JobFailure> {
+        let path = job.imagePath
         do {
-            return .success(try await pool.run { try Self.prepare(path, for: input, roots: roots) })
+            return .success(try await pool.run(work))
         } catch let error as ImagingError where error.code == .truncated {
             let again = job.attempt == 1
             return .failure(JobFailure(kind: error.kind, message: "\(path): \(error.message)\(again ? "; trying once more later" : "")",
@@ -34,22 +64,22 @@ struct FilePreparation: Sendable {
     }
 
     /// Blocking: runs on the pool only.
-    private static func prepare(_ path: String, for input: InputHandling, roots: PathRoots) throws -> Prepared {
-        switch input {
-        case .image(let policy):
-            let image = try ImagePreparer(policy: policy).prepare(file: try roots.open(path))
+    private static func prepare(_ file: OpenedFile?, for input: InputHandling) throws -> Prepared {
+        switch (input, file) {
+        case (.image(let policy), let file?):
+            let image = try ImagePreparer(policy: policy).prepare(file: file)
             return Prepared(upload: Upload(image: image), facts: JobResult.Preparation(
                 originalBytes: image.original.bytes, originalWidth: image.original.width, originalHeight: image.original.height,
                 originalFormat: image.original.format.rawValue, sentBytes: image.bytes, sentWidth: image.width,
                 sentHeight: image.height, sentFormat: image.format.rawValue, jpegQuality: image.quality,
                 encodeCount: image.encodeCount, passedThrough: image.passedThrough, milliseconds: image.milliseconds))
-        case .video(let policy):
-            let video = try VideoFile.check(try roots.open(path), policy: policy)
+        case (.video(let policy), let file?):
+            let video = try VideoFile.check(file, policy: policy)
             return Prepared(upload: Upload(video: video), facts: JobResult.Preparation(
                 originalBytes: video.data.count, originalWidth: 0, originalHeight: 0, originalFormat: video.container.rawValue,
                 sentBytes: video.data.count, sentWidth: 0, sentHeight: 0, sentFormat: video.container.rawValue,
                 jpegQuality: nil, encodeCount: 0, passedThrough: true, milliseconds: video.milliseconds))
-        case .none:
+        default:
             return Prepared(upload: .nothing, facts: JobResult.Preparation(
                 originalBytes: 0, originalWidth: 0, originalHeight: 0, originalFormat: "none", sentBytes: 0, sentWidth: 0,
                 sentHeight: 0, sentFormat: "none", jpegQuality: nil, encodeCount: 0, passedThrough: true, milliseconds: 0))

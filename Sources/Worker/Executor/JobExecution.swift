@@ -2,8 +2,9 @@ import Backends
 import Foundation
 import JobQueue
 
-/// One job's way through the stages: prepare its file (CPU, within the prepare stage's room),
-/// then, within a memory budget and a network slot, call its service. Returns what became of
+/// One job's way through the stages: prepare its file (CPU, within the prepare stage's room and
+/// the memory budget), then, holding what it sends within that budget, call its service in a
+/// network slot. Returns what became of
 /// it; never writes anything (the completer does).
 struct JobExecution: Sendable {
     let backends: [String: any AnalysisBackend]
@@ -19,26 +20,41 @@ struct JobExecution: Sendable {
                                            retryable: true))
         }
         let started = ContinuousClock.now
-        let prepared = await preparation.prepare(job, for: backend.input(for: job.action))
+        let input = backend.input(for: job.action)
+        // Memory is reserved before any pixel is decoded, by what the file will take
+        // (`--max-mb-in-flight`): whatever lands in the folder, preparing stays within it.
+        let plan: FilePreparation.Plan
+        switch await preparation.plan(job, for: input) {
+        case .failure(let failure):
+            await inFlight.prepared(job.id)
+            return .failed(job, failure)
+        case .success(let planned):
+            plan = planned
+        }
+        await bytesInFlight.acquire(plan.memory)
+        let prepared = await preparation.prepare(job, plan, for: input)
         await inFlight.prepared(job.id)
         WorkerMetrics.stage("prepare", backend: job.backend, ContinuousClock.now - started)
         switch prepared {
         case .failure(let failure):
+            await bytesInFlight.release(plan.memory)
             return .failed(job, failure)
         case .success(let prepared):
-            return await call(backend, job, prepared)
+            // What stays reserved now is what is sent, until it has been.
+            let weight = prepared.upload.data.count
+            if plan.memory > weight { await bytesInFlight.release(plan.memory - weight) } else { await bytesInFlight.acquire(weight - plan.memory) }
+            let outcome = await call(backend, job, prepared)
+            await bytesInFlight.release(weight)
+            return outcome
         }
     }
 
-    /// Prepared bytes wait within the memory budget, then for a network slot.
+    /// Prepared bytes are held within the memory budget; the call waits for a network slot.
     private func call(_ backend: any AnalysisBackend, _ job: Job, _ prepared: FilePreparation.Prepared) async -> JobOutcome {
         guard !Task.isCancelled else { return .handBack(job) }
-        let weight = prepared.upload.data.count
-        await bytesInFlight.acquire(weight)
         await networkSlots.acquire()
         let outcome = await analyze(backend, job, prepared)
         await networkSlots.release()
-        await bytesInFlight.release(weight)
         return outcome
     }
 

@@ -125,7 +125,7 @@ struct ParserFuzzTests {
                 switch kind {
                 case 0, 1:
                     if case .complete(let kept, _) = FileStructure.walk(bytes, format: kind == 0 ? .jpeg : .png, keepMetadata: iteration % 2 == 0) {
-                        #expect(kept.count <= bytes.count)
+                        #expect(kept.count <= bytes.count && kept.ranges.allSatisfy { $0.upperBound <= bytes.count })
                     }
                 default:
                     _ = VideoStructure.check(bytes, container: kind == 2 ? .mp4 : .webm, maxFileBytes: 1 << 20)
