@@ -41,24 +41,42 @@ struct Producer: Service {
     private func claimUntilStopped() async throws {
         var suspects = SuspectWatch()
         while !Task.isShuttingDownGracefully && !Task.isCancelled {
-            let holdingNothing = await inFlight.isEmpty
-            if try await suspects.makingRoom(holdingNothing: holdingNothing, check: suspectWaiting) {
-                await wakeup.wait(timeout: .seconds(configuration.pollIntervalSeconds))
-                continue
+            do {
+                if try await claimOnce(&suspects) { return }
+            } catch let error as PostgresError where error.isRetryable {
+                // The database keeps dropping the connection or refusing new ones (a restart, a
+                // failover, backends terminated): the worker waits it out instead of exiting. Its
+                // readiness says so; jobs in hand finish, and their outcomes are written as soon
+                // as the database is back.
+                health.databaseFailed()
+                logger.warning("cannot claim: PostgreSQL keeps failing; claiming again shortly", metadata: ["error": "\(error)"])
+                await wakeup.wait(timeout: .seconds(max(1, configuration.pollIntervalSeconds)))
             }
-            let room = await inFlight.room(prepareQueue: configuration.prepareQueue, concurrency: configuration.concurrency)
-            let jobs = room > 0 ? try await claim(limit: room, holdingNothing: holdingNothing) : []
-            if !jobs.isEmpty {
-                await inFlight.claimed(jobs)
-                for job in jobs { await outbox.send(job) }
-                let counts = await inFlight.counts
-                WorkerMetrics.inFlight("prepare", counts.preparing)
-                WorkerMetrics.inFlight("total", counts.total)
-                if jobs.count == room, !jobs.contains(where: \.runsAlone) { continue }
-            }
-            if configuration.drain, jobs.isEmpty, await inFlight.isEmpty, try await nothingLeft() { return }
-            await wakeup.wait(timeout: .seconds(configuration.pollIntervalSeconds))
         }
+    }
+
+    /// One round: claims what there is room for, then waits unless there may be more at once.
+    /// True when a draining worker is done.
+    private func claimOnce(_ suspects: inout SuspectWatch) async throws -> Bool {
+        let holdingNothing = await inFlight.isEmpty
+        if try await suspects.makingRoom(holdingNothing: holdingNothing, check: suspectWaiting) {
+            await wakeup.wait(timeout: .seconds(configuration.pollIntervalSeconds))
+            return false
+        }
+        let room = await inFlight.room(prepareQueue: configuration.prepareQueue, concurrency: configuration.concurrency)
+        let jobs = room > 0 ? try await claim(limit: room, holdingNothing: holdingNothing) : []
+        if !jobs.isEmpty {
+            health.databaseReached()
+            await inFlight.claimed(jobs)
+            for job in jobs { await outbox.send(job) }
+            let counts = await inFlight.counts
+            WorkerMetrics.inFlight("prepare", counts.preparing)
+            WorkerMetrics.inFlight("total", counts.total)
+            if jobs.count == room, !jobs.contains(where: \.runsAlone) { return false }
+        }
+        if configuration.drain, jobs.isEmpty, await inFlight.isEmpty, try await nothingLeft() { return true }
+        await wakeup.wait(timeout: .seconds(configuration.pollIntervalSeconds))
+        return false
     }
 
     private func claim(limit: Int, holdingNothing: Bool) async throws -> [Job] {

@@ -48,7 +48,8 @@ struct DatabaseChaosTests {
                     let done = try await ChaosJobs.eventually(seconds: 120) {
                         (try? await TestDatabase.census(conninfo)).map { $0.succeeded + $0.dead == 400 } ?? false
                     }
-                    #expect(workers.allSatisfy { $0.isRunning }, "a worker died instead of reconnecting")
+                    let died = workers.filter { !$0.isRunning }
+                    #expect(died.isEmpty, "a worker died instead of reconnecting (exit \(died.map(\.exitStatus))): \(died.map { $0.output.suffix(2000) })")
                     await WorkerProcess.stopAll(workers)
                     let census = try await TestDatabase.census(conninfo)
                     #expect(done, "not finished: \(census)")
@@ -80,7 +81,8 @@ struct DatabaseChaosTests {
                         let census = try await TestDatabase.census(conninfo)
                         return census.succeeded + census.dead == 400
                     }
-                    #expect(workers.allSatisfy { $0.isRunning }, "a worker died instead of reconnecting")
+                    let died = workers.filter { !$0.isRunning }
+                    #expect(died.isEmpty, "a worker died instead of reconnecting (exit \(died.map(\.exitStatus))): \(died.map { $0.output.suffix(2000) })")
                     await WorkerProcess.stopAll(workers)
                     let census = try await TestDatabase.census(conninfo)
                     #expect(done, "not finished: \(census)")
