@@ -47,6 +47,8 @@ let package = Package(
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
         // Shims for what Swift cannot call: variadic functions.
         .target(name: "CVipsShim", dependencies: ["CVips"]),
+        // openat2(2), which has no libc wrapper: opening job files without following symlinks.
+        .target(name: "CFileShim"),
         .target(name: "CCurlShim", dependencies: ["CCurl"]),
         // Sample photos and test fixtures (discern samples, the tests): not the product's imaging.
         .target(name: "CVipsSampleShim", dependencies: ["CVips"]),
@@ -64,7 +66,7 @@ let package = Package(
         // What a service found: the vocabulary backends return and the queue stores.
         .target(name: "AnalysisModel", swiftSettings: swiftSettings),
         .target(name: "JobQueue", dependencies: ["Postgres", "SQLSchema", "AnalysisModel"], swiftSettings: swiftSettings),
-        .target(name: "Imaging", dependencies: ["CVips", "CVipsShim", "DedicatedThreads"], swiftSettings: swiftSettings),
+        .target(name: "Imaging", dependencies: ["CVips", "CVipsShim", "CFileShim", "DedicatedThreads"], swiftSettings: swiftSettings),
         .target(name: "CurlHTTP", dependencies: ["CCurl", "CCurlShim", "DedicatedThreads"], swiftSettings: swiftSettings),
         // enqueue's own work: finding files under the path roots, hashing their content.
         .target(

@@ -1,27 +1,34 @@
 import Crypto
 import DedicatedThreads
 import Foundation
+import Imaging
 
-/// SHA-256 of files, read in 1 MiB pieces on dedicated threads, several files at once.
+/// SHA-256 of files, read in 1 MiB pieces on dedicated threads, several files at once, each
+/// opened as a worker opens it (`PathRoots.open`): under the roots, through no symlink, never
+/// blocking on a FIFO or a device, and read only as far as its size when opened. A file swapped
+/// for a FIFO or a link to /dev/zero between the walk and the hash is skipped, not waited on.
 public enum ContentHasher {
     public struct Problem: Error, CustomStringConvertible, Sendable {
         public let description: String
     }
 
-    /// Hex digests in the order of `paths`; `progress` is called with the count done so far.
-    public static func sha256(_ paths: [String], threads: Int, progress: @escaping @Sendable (Int) -> Void) async throws -> [String] {
+    /// Hex digests in the order of `paths`, nil for a file that could not be opened as a
+    /// regular file under `roots` (with why, for the caller to report); `progress` is called
+    /// with the count done so far.
+    public static func sha256(_ paths: [String], roots: PathRoots, threads: Int,
+                              progress: @escaping @Sendable (Int) -> Void) async throws -> [Result<String, Problem>] {
         let pool = ThreadPool(name: "discern-hash", threads: max(1, threads))
         defer { pool.shutdown() }
         let counter = Counter()
-        return try await withThrowingTaskGroup(of: (Int, String).self) { group in
-            var digests = [String](repeating: "", count: paths.count)
+        return try await withThrowingTaskGroup(of: (Int, Result<String, Problem>).self) { group in
+            var digests = [Result<String, Problem>](repeating: .failure(Problem(description: "not hashed")), count: paths.count)
             var next = 0
             func submit() {
                 guard next < paths.count else { return }
                 let index = next, path = paths[index]
                 next += 1
                 group.addTask {
-                    let digest = try await pool.run { try digestOfFile(path) }
+                    let digest = try await pool.run { digestOfFile(path, roots: roots) }
                     progress(counter.increment())
                     return (index, digest)
                 }
@@ -37,17 +44,22 @@ public enum ContentHasher {
     }
 
     /// Blocking: reads the file. Runs on the hashing pool only.
-    static func digestOfFile(_ path: String) throws -> String {
+    static func digestOfFile(_ path: String, roots: PathRoots) -> Result<String, Problem> {
         BlockingCallAudit.check("file hashing")
-        guard let handle = FileHandle(forReadingAtPath: path) else {
-            throw Problem(description: "\(path) cannot be read")
+        do throws(ImagingError) {
+            let file = try roots.open(path)
+            var hasher = SHA256()
+            var offset = 0
+            while offset < file.size {
+                let chunk = try file.read(at: offset, count: min(1 << 20, file.size - offset))
+                guard !chunk.isEmpty else { throw ImagingError(.truncated, "\(path) shrank while it was read") }
+                hasher.update(data: chunk)
+                offset += chunk.count
+            }
+            return .success(hasher.finalize().map { String(format: "%02x", $0) }.joined())
+        } catch {
+            return .failure(Problem(description: error.message))
         }
-        defer { try? handle.close() }
-        var hasher = SHA256()
-        while let chunk = try handle.read(upToCount: 1 << 20), !chunk.isEmpty {
-            hasher.update(data: chunk)
-        }
-        return hasher.finalize().map { String(format: "%02x", $0) }.joined()
     }
 
     private final class Counter: @unchecked Sendable {

@@ -73,11 +73,14 @@ public struct FileFinder {
         return FileWalk(finder: self, starts: unique)
     }
 
-    /// Whether a file found in a folder is one to enqueue (extension, path roots, globs).
+    /// Whether a file found in a folder is one to enqueue (extension, path roots, globs). A
+    /// symlink is not: workers never follow one (`PathRoots.open`).
     func accepts(_ file: URL, under start: FileWalk.Start) -> Bool {
-        guard extensions.contains(file.pathExtension.lowercased()),
-              (try? file.resourceValues(forKeys: [.isRegularFileKey]).isRegularFile) == true else { return false }
         let absolute = file.standardizedFileURL.path
+        var info = stat()
+        guard extensions.contains(file.pathExtension.lowercased()), lstat(absolute, &info) == 0, info.st_mode & S_IFMT == S_IFREG else {
+            return false
+        }
         guard let resolved = realpath(absolute, nil) else { return false }
         defer { free(resolved) }
         guard start.allowed.admitsResolved(String(cString: resolved)) else { return false }

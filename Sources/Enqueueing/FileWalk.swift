@@ -16,9 +16,13 @@ public final class FileWalk: @unchecked Sendable {
     private var starts: [Start]
     private var current: (start: Start, enumerator: FileManager.DirectoryEnumerator?)?
 
+    /// The roots the walk's files lie under: what their contents may be read through.
+    public let roots: PathRoots
+
     init(finder: FileFinder, starts: [Start]) {
         self.finder = finder
         self.starts = starts.reversed()
+        roots = PathRoots(merging: starts.map(\.allowed))
     }
 
     /// Up to `limit` more files; nil once the walk is over.

@@ -1,12 +1,16 @@
+import CFileShim
 import Foundation
 
 /// The folders a worker may read images from (`DISCERN_PATH_ROOTS`): the trust boundary between
 /// a job row, which anyone with INSERT on the queue can write, and this machine's files.
 ///
-/// A path is opened only when it is absolute, lies under a root both as written and once every
-/// symlink and `..` is resolved, and names a regular file; the check is repeated on the open
-/// descriptor. Outside the roots the answer is `path_not_allowed` and nothing else: a job never
-/// learns whether a path outside exists.
+/// A path is opened only when it is absolute, lies under a root as written (`..` taken out
+/// without touching the file system), reaches its file from the root **through no symbolic
+/// link**, and names a regular file. The open itself enforces it, in one step that no swap can
+/// race: `openat2` with `RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS` from the root's directory, or,
+/// where the kernel lacks it, one `openat(O_NOFOLLOW)` per component. Outside the roots the
+/// answer is `path_not_allowed` and nothing else: a job never learns whether a path outside
+/// exists, since no symlink is ever followed to find out.
 public struct PathRoots: Sendable, Equatable {
     /// Each root as configured and as resolved.
     public let roots: [(configured: String, resolved: String)]
@@ -31,10 +35,20 @@ public struct PathRoots: Sendable, Equatable {
         self.roots = roots
     }
 
-    /// The whole file system: for files a person names on the command line, never for jobs.
-    static let unrestricted = PathRoots(uncheckedRoots: [("/", "/")])
+    /// The whole file system, symlinks followed: for files a person names on the command line,
+    /// never for jobs.
+    static let unrestricted = PathRoots(uncheckedRoots: [("/", "/")], unrestricted: true)
+    private var isUnrestricted = false
 
-    private init(uncheckedRoots: [(configured: String, resolved: String)]) { roots = uncheckedRoots }
+    private init(uncheckedRoots: [(configured: String, resolved: String)], unrestricted: Bool) {
+        roots = uncheckedRoots
+        isUnrestricted = unrestricted
+    }
+
+    /// Every root of every one of `list`.
+    public init(merging list: [PathRoots]) {
+        roots = list.flatMap(\.roots)
+    }
 
     /// `DISCERN_PATH_ROOTS`: folders separated by colons.
     public init(list: String) throws(ImagingError) {
@@ -57,39 +71,94 @@ public struct PathRoots: Sendable, Equatable {
 
     /// Opens a job's file for reading, or says why not (see the type's comment).
     public func open(_ path: String) throws(ImagingError) -> OpenedFile {
-        let refused = ImagingError(.pathNotAllowed, "\(path) is not under the folders this worker may read (DISCERN_PATH_ROOTS); nothing outside them is opened")
-        guard admitsLexically(path) else { throw refused }
-        guard let resolved = Self.realPath(path) else {
-            throw errno == EACCES ? ImagingError(.unreadable, "\(path) cannot be reached by the worker's user (permissions)")
-                                  : ImagingError(.fileNotFound, "\(path) does not exist (moved, deleted, or not mounted on this machine?)")
+        let refused = ImagingError(.pathNotAllowed, "\(path) is not under the folders this worker may read (DISCERN_PATH_ROOTS), or is reached through a symbolic link, which is never followed; nothing else is opened")
+        guard path.hasPrefix("/"), !path.utf8.contains(0) else { throw refused }
+        if isUnrestricted { return try Self.openNamed(path) }
+        let normal = Self.lexical(path)
+        guard let (root, relative) = locate(normal) else { throw refused }
+        let directory = Foundation.open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard directory >= 0 else { throw ImagingError(.unreadable, "the path root \(root) cannot be opened: \(String(cString: strerror(errno)))") }
+        defer { close(directory) }
+        // O_NONBLOCK: a FIFO does not hang the open (it is refused below as not a regular file).
+        let flags = O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY | O_NONBLOCK
+        var descriptor = relative.isEmpty ? -1 : cfileshim_openat2_beneath(directory, relative, flags)
+        if descriptor < 0, [ENOSYS, EPERM, EINVAL].contains(errno) {
+            descriptor = Self.openComponents(relative.split(separator: "/").map(String.init), from: directory, flags: flags)
         }
-        guard admitsResolved(resolved) else { throw refused }
-        // O_NOFOLLOW: a final symlink swapped in since realpath is refused; O_NONBLOCK: a FIFO
-        // does not hang the open (it is refused below as not a regular file).
-        let descriptor = Foundation.open(resolved, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY | O_NONBLOCK)
         guard descriptor >= 0 else {
             switch errno {
-            case ELOOP: throw refused
-            case ENOENT: throw ImagingError(.fileNotFound, "\(path) does not exist (moved, deleted, or not mounted on this machine?)")
+            case ELOOP, EXDEV, EISDIR: throw refused
+            case ENOENT, ENOTDIR: throw ImagingError(.fileNotFound, "\(path) does not exist (moved, deleted, or not mounted on this machine?)")
+            case EACCES: throw ImagingError(.unreadable, "\(path) cannot be reached by the worker's user (permissions)")
             default: throw ImagingError(.unreadable, "\(path) cannot be opened by the worker's user: \(String(cString: strerror(errno)))")
             }
         }
+        return try Self.regularFile(descriptor, path: root == "/" ? "/" + relative : root + "/" + relative, named: path)
+    }
+
+    /// The root a lexically normal path lies under, resolved, and the rest of the path.
+    private func locate(_ normal: String) -> (root: String, relative: String)? {
+        for root in roots {
+            for prefix in [root.configured, root.resolved] where Self.path(normal, isUnder: prefix) {
+                let rest = prefix == "/" ? String(normal.dropFirst()) : String(normal.dropFirst(prefix.count))
+                return (root.resolved, rest.hasPrefix("/") ? String(rest.dropFirst()) : rest)
+            }
+        }
+        return nil
+    }
+
+    /// openat2's rule by hand: one component at a time, never `..` (the path is lexically
+    /// normal). Each folder on the way is opened as itself (O_PATH | O_NOFOLLOW) and checked on
+    /// its descriptor, so a link is seen as a link (ELOOP) whatever it points at; the last
+    /// component is opened with `flags`, which hold O_NOFOLLOW.
+    private static func openComponents(_ components: [String], from root: Int32, flags: Int32) -> Int32 {
+        guard !components.isEmpty else { errno = EISDIR; return -1 }
+        var current = dup(root)
+        for (index, component) in components.enumerated() {
+            guard current >= 0 else { return -1 }
+            let last = index == components.count - 1
+            var next = openat(current, component, last ? flags : cfileshim_component_flags())
+            var failure = errno
+            if !last, next >= 0 {
+                var info = stat()
+                let kind = fstat(next, &info) == 0 ? info.st_mode & S_IFMT : 0
+                if kind != S_IFDIR {
+                    close(next)
+                    next = -1
+                    failure = kind == S_IFLNK ? ELOOP : ENOTDIR
+                }
+            }
+            close(current)
+            errno = failure
+            current = next
+        }
+        return current
+    }
+
+    /// A file a person named (`discern prepare FILE`): any regular file they can read, through
+    /// symlinks if they gave one.
+    private static func openNamed(_ path: String) throws(ImagingError) -> OpenedFile {
+        let descriptor = Foundation.open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK)
+        guard descriptor >= 0 else {
+            throw errno == ENOENT ? ImagingError(.fileNotFound, "\(path) does not exist")
+                                  : ImagingError(.unreadable, "\(path) cannot be opened: \(String(cString: strerror(errno)))")
+        }
+        return try regularFile(descriptor, path: realPath(path) ?? path, named: path)
+    }
+
+    /// The descriptor as an `OpenedFile` if it is a regular file; closed otherwise.
+    private static func regularFile(_ descriptor: Int32, path: String, named: String) throws(ImagingError) -> OpenedFile {
         var info = stat()
         guard fstat(descriptor, &info) == 0 else {
+            let message = String(cString: strerror(errno))
             close(descriptor)
-            throw ImagingError(.unreadable, "\(path) cannot be read: \(String(cString: strerror(errno)))")
+            throw ImagingError(.unreadable, "\(named) cannot be read: \(message)")
         }
         guard info.st_mode & S_IFMT == S_IFREG else {
             close(descriptor)
-            throw ImagingError(.notRegularFile, "\(path) is not a regular file")
+            throw ImagingError(.notRegularFile, "\(named) is not a regular file")
         }
-        // The descriptor's own name: a folder on the way swapped for a symlink since realpath
-        // shows here.
-        guard let actual = Self.linkTarget("/proc/self/fd/\(descriptor)"), admitsResolved(actual) else {
-            close(descriptor)
-            throw refused
-        }
-        return OpenedFile(descriptor: descriptor, path: actual, size: Int(info.st_size))
+        return OpenedFile(descriptor: descriptor, path: path, size: Int(info.st_size))
     }
 
     static func path(_ path: String, isUnder root: String) -> Bool {
@@ -113,12 +182,5 @@ public struct PathRoots: Sendable, Equatable {
         guard !path.utf8.contains(0), let resolved = realpath(path, nil) else { return nil }
         defer { free(resolved) }
         return String(cString: resolved)
-    }
-
-    static func linkTarget(_ link: String) -> String? {
-        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
-        let length = readlink(link, &buffer, Int(PATH_MAX))
-        guard length > 0 else { return nil }
-        return String(decoding: buffer.prefix(length).map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 }

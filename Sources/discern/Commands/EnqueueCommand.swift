@@ -84,12 +84,20 @@ struct EnqueueCommand: AsyncParsableCommand {
         let progress = TerminalProgress(label: "enqueueing", total: 0)
         let backend = self.backend.rawValue, action = self.action, batch = self.batch, priority = self.priority, params = self.params
         var found = 0, added = 0
+        var unreadable: [String] = []
         while let chunk = try await reader.run({ try walk.next(upTo: Self.chunkSize) }) {
             var files = chunk.map { EnqueuedFile(path: $0) }
             if dedupe {
-                let digests = try await ContentHasher.sha256(chunk, threads: hashThreads) { [found] in progress.update(found + $0) }
+                let digests = try await ContentHasher.sha256(chunk, roots: walk.roots, threads: hashThreads) { [found] in progress.update(found + $0) }
                 let suffix = uniqueKeySuffix
-                files = zip(chunk, digests).map { EnqueuedFile(path: $0, uniqueKey: "sha256:\($1)\(suffix)") }
+                files = zip(chunk, digests).compactMap { path, digest in
+                    switch digest {
+                    case .success(let hex): return EnqueuedFile(path: path, uniqueKey: "sha256:\(hex)\(suffix)")
+                    case .failure(let problem):
+                        unreadable.append(problem.description)
+                        return nil
+                    }
+                }
             }
             found += chunk.count
             let staged = files
@@ -102,7 +110,10 @@ struct EnqueueCommand: AsyncParsableCommand {
         guard found > 0 else {
             throw ValidationError("no files found under \(self.paths.joined(separator: ", "))")
         }
-        let skipped = found - added
+        if let first = unreadable.first {
+            StandardError.writeLine("skipped \(unreadable.count) file(s) that could not be read as regular files under the path roots, e.g. \(TerminalText.safe(first))")
+        }
+        let skipped = found - added - unreadable.count
         print("enqueued \(added) job(s) for \(backend)\(batch.map { " in batch \(TerminalText.safe($0))" } ?? "")"
               + (skipped > 0 ? "; skipped \(skipped) already enqueued or analysed" : ""))
     }

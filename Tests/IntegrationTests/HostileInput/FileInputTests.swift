@@ -56,7 +56,7 @@ struct FileInputTests {
         }
     }
 
-    @Test("outside the path roots a job dies with path_not_allowed and learns nothing: existing or not, through .., a symlink or a relative path")
+    @Test("outside the path roots a job dies with path_not_allowed and learns nothing: existing or not, through .., a symlink (none is followed) or a relative path")
     func pathTrustBoundary() async throws {
         try await TestDatabase.with { conninfo in
             try await TestFolder.with { folder in
@@ -67,8 +67,14 @@ struct FileInputTests {
                 try FileManager.default.createSymbolicLink(atPath: linkedFolder.path, withDestinationPath: "/etc")
                 let fifo = folder.appendingPathComponent("pipe.jpg").path
                 #expect(mkfifo(fifo, 0o600) == 0)
+                // A link to a file outside that does not exist answers as one to a file that does; and
+                // no link is followed, even one that stays inside.
+                let dangling = folder.appendingPathComponent("probe.jpg").path
+                try FileManager.default.createSymbolicLink(atPath: dangling, withDestinationPath: "/nonexistent/secret.jpg")
+                let insideLink = folder.appendingPathComponent("alias.jpg").path
+                try FileManager.default.createSymbolicLink(atPath: insideLink, withDestinationPath: inside)
                 let outside = ["/etc/hostname", "/nonexistent/secret.jpg", "\(folder.path)/../../etc/hostname", link,
-                               "\(linkedFolder.path)/hostname", "photos/relative.jpg"]
+                               "\(linkedFolder.path)/hostname", "\(linkedFolder.path)/nonexistent", "photos/relative.jpg", dangling, insideLink]
                 let database = Database(conninfo: conninfo)
                 try await database.withConnection { try JobQueue.enqueue($0, paths: outside + [fifo, inside]) }
                 let summary = try await TestSimulator.with { try await TestWorker.drain(conninfo, simulator: $0) }

@@ -1,5 +1,6 @@
 import Enqueueing
 import Foundation
+import Imaging
 import SampleImages
 import Testing
 
@@ -41,5 +42,29 @@ struct FileWalkTests {
             #expect(found.count == 9)
             #expect(Set(found).count == 9)
         }
+    }
+
+    @Test("a file swapped for a FIFO or a link to /dev/zero between the walk and the hash is skipped at once, not waited on")
+    func hashingNeverHangs() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("discern-hash-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let photo = folder.appendingPathComponent("real.jpg")
+        try SampleImages.photo(width: 16, height: 16, seed: 2).write(to: photo)
+        let fifo = folder.appendingPathComponent("was-a-photo.jpg").path
+        #expect(mkfifo(fifo, 0o600) == 0)
+        let zero = folder.appendingPathComponent("zero.jpg").path
+        try FileManager.default.createSymbolicLink(atPath: zero, withDestinationPath: "/dev/zero")
+        let digests = try await ContentHasher.sha256([photo.path, fifo, zero], roots: try PathRoots([folder.path]), threads: 2) { _ in }
+        guard case .success(let hex) = digests[0] else { Issue.record("the photo was not hashed: \(digests[0])"); return }
+        #expect(hex.count == 64)
+        guard case .failure(let notRegular) = digests[1], case .failure(let link) = digests[2] else {
+            Issue.record("\(digests)")
+            return
+        }
+        #expect(notRegular.description.contains("not a regular file"), "\(notRegular)")
+        #expect(link.description.contains("symbolic link"), "\(link)")
+        // The walk does not hand them out in the first place.
+        #expect(try FileFinder().find([folder.path]) == [photo.standardizedFileURL.path])
     }
 }
