@@ -94,7 +94,9 @@ enum OOTOResponse {
         case 4: ("ooto_undecodable", "OOTO could not decode the photo")
         case 6: ("ooto_multiple_faces", "the photo shows more than one face; crop it to one person")
         case 9: ("ooto_face_too_small", "the face is too small to extract; faces need about 200x200 px")
-        default: ("ooto_error_\(code)", "OOTO refused the request")
+        // Any other code: one kind (a dashboard label and a Prometheus label, whose values must
+        // stay few), the code itself in the message.
+        default: ("ooto_refused", "OOTO refused the request")
         }
         return BackendError(.inputRejected, "\(step) answered code \(code) (\(info)): \(advice)", retryable: false, kind: kind)
     }

@@ -11,9 +11,9 @@ enum TerminalText {
             case "\n": out += "\\n"
             case "\r": out += "\\r"
             case "\t": out += "\\t"
-            case _ where scalar.properties.generalCategory == .control || scalar.properties.generalCategory == .format
-                         && (0x200E...0x202E).contains(scalar.value):
-                // C0/C1 controls, and the bidirectional overrides that can reorder what is shown.
+            case _ where scalar.properties.generalCategory == .control || bidiControls.contains(scalar.value):
+                // C0/C1 controls, and the bidirectional marks, embeddings, overrides and isolates
+                // that can reorder what is shown.
                 out += "\\u{\(String(scalar.value, radix: 16))}"
             default: out.unicodeScalars.append(scalar)
             }
@@ -23,6 +23,9 @@ enum TerminalText {
 
     /// A string as a PostgreSQL literal for a hint a person will paste: quotes doubled, and
     /// written as an E'' literal only when it must escape a backslash.
+    /// U+061C, U+200E-200F, U+202A-202E, U+2066-2069: every bidirectional formatting character.
+    static let bidiControls: Set<UInt32> = Set([0x061C, 0x200E, 0x200F] + Array(0x202A...0x202E) + Array(0x2066...0x2069))
+
     static func sqlLiteral(_ text: String) -> String {
         let doubled = text.replacingOccurrences(of: "'", with: "''")
         guard doubled.contains("\\") else { return "'\(doubled)'" }

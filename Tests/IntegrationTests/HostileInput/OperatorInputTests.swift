@@ -59,6 +59,15 @@ struct OperatorInputTests {
                     try JobQueue.enqueue(connection, paths: [hostile])
                     try connection.query("INSERT INTO discern.results (image_path, backend, action, category, operator, raw_response, original_bytes, original_width, original_height, original_format, sent_bytes, sent_width, sent_height, sent_format, passed_through, prepare_ms, analyze_ms) VALUES ($1, 'discerner', 'analyze', $2, $3, '{}', 1, 1, 1, 'jpeg', 1, 1, 1, 'jpeg', true, 1, 1)",
                                          [hostile, "\u{1B}]0;owned\u{07}van", String(repeating: "Z", count: 5000)])
+                    // Bidirectional isolates (U+2066-2069) reorder what a terminal shows; U+009B (C1 CSI)
+                    // starts a command in many terminals.
+                    try connection.query("INSERT INTO discern.results (image_path, backend, action, category, operator, raw_response, original_bytes, original_width, original_height, original_format, sent_bytes, sent_width, sent_height, sent_format, passed_through, prepare_ms, analyze_ms) VALUES ('/tmp/b.jpg', 'discerner', 'analyze', 'van', $1, '{}', 1, 1, 1, 'jpeg', 1, 1, 1, 'jpeg', true, 1, 1)",
+                                         ["\u{2066}gpj.exe\u{2069}\u{9B}2J UPS"])
+                }
+                for format in ["table", "json"] {
+                    let shown = try await Subprocess.run(try WorkerProcess.binary.path, ["results", "--database-url", conninfo, "--format", format])
+                    #expect(!shown.unicodeScalars.contains { [0x2066, 0x2069, 0x9B].contains($0.value) }, "\(format): \(shown.debugDescription)")
+                    #expect(shown.contains("UPS"), "\(format): \(shown.debugDescription)")
                 }
                 let results = try await Subprocess.run(try WorkerProcess.binary.path, ["results", "--database-url", conninfo])
                 #expect(!results.contains("\u{1B}") && !results.contains("\r") && !results.contains("\u{07}"), "\(results.debugDescription)")

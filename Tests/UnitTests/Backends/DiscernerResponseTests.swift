@@ -159,4 +159,13 @@ struct DiscernerResponseTests {
         }
         for open in ["2606:4700::1111", "::ffff:8.8.8.8", "2a00:1450::1"] { #expect(v6(open), "\(open)") }
     }
+
+    @Test("an OOTO error code nobody documented becomes one kind, ooto_refused, with the code in the message (labels stay few)")
+    func unknownOOTOCodes() {
+        for code in [7, 77, 123456789] {
+            let body = Data(#"{"transactionId": "t", "result": {"status": "error", "code": \#(code), "info": "odd"}}"#.utf8)
+            let error = OOTOResponse.failure(HTTPResponse(status: 400, headers: [], body: body), step: "OOTO identify")
+            #expect(error.kind == "ooto_refused" && error.message.contains("code \(code)"), "\(error.kind): \(error.message)")
+        }
+    }
 }
