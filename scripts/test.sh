@@ -15,6 +15,9 @@ cleanup() {
     rm -rf "$pgdir"
 }
 trap cleanup EXIT
+# Every test runs in parallel with its own database, worker processes and consoles: at the
+# suite's peak they hold more than PostgreSQL's default 100 (or our usual 200) connections.
+export PG_MAX_CONNECTIONS=${PG_MAX_CONNECTIONS:-400}
 export DISCERN_TEST_DATABASE_URL=$(bash scripts/postgres.sh start "$pgdir")
 echo "==> PostgreSQL for tests: $DISCERN_TEST_DATABASE_URL"
 
