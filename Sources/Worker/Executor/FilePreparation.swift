@@ -27,6 +27,8 @@ struct FilePreparation: Sendable {
     }
 
     func plan(_ job: Job, for input: InputHandling) async -> Result<Plan, JobFailure> {
+        // A job that sends no file (OOTO's delete, the benches' no-op) reads nothing: no thread hop.
+        if case .none = input { return .success(Plan(file: nil, memory: 0)) }
         let path = job.imagePath, roots = self.roots
         return await run(job) {
             switch input {
@@ -43,8 +45,13 @@ struct FilePreparation: Sendable {
     }
 
     func prepare(_ job: Job, _ plan: Plan, for input: InputHandling) async -> Result<Prepared, JobFailure> {
-        await run(job) { try Self.prepare(plan.file, for: input) }
+        if case .none = input { return .success(Self.nothing) }
+        return await run(job) { try Self.prepare(plan.file, for: input) }
     }
+
+    private static let nothing = Prepared(upload: .nothing, facts: JobResult.Preparation(
+        originalBytes: 0, originalWidth: 0, originalHeight: 0, originalFormat: "none", sentBytes: 0, sentWidth: 0,
+        sentHeight: 0, sentFormat: "none", jpegQuality: nil, encodeCount: 0, passedThrough: true, milliseconds: 0))
 
     /// Runs `work` on the pool; what went wrong becomes the job's failure.
     private func run<T: Sendable>(_ job: Job, _ work: @escaping @Sendable () throws -> T) async -> Result<T, JobFailure> {
@@ -80,9 +87,7 @@ struct FilePreparation: Sendable {
                 sentBytes: video.data.count, sentWidth: 0, sentHeight: 0, sentFormat: video.container.rawValue,
                 jpegQuality: nil, encodeCount: 0, passedThrough: true, milliseconds: video.milliseconds))
         default:
-            return Prepared(upload: .nothing, facts: JobResult.Preparation(
-                originalBytes: 0, originalWidth: 0, originalHeight: 0, originalFormat: "none", sentBytes: 0, sentWidth: 0,
-                sentHeight: 0, sentFormat: "none", jpegQuality: nil, encodeCount: 0, passedThrough: true, milliseconds: 0))
+            return nothing
         }
     }
 }
