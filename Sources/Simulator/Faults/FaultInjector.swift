@@ -37,7 +37,8 @@ struct FaultInjector: Sendable {
         if roll(faults.rateLimitRate) {
             await stats.recordFault("429")
             let wait = faults.retryAfterSeconds
-            await stats.retryAfter(correlationID: correlationID, until: clock().addingTimeInterval(Double(wait)))
+            let issued = clock()
+            await stats.retryAfter(correlationID: correlationID, issued: issued, until: issued.addingTimeInterval(Double(wait)))
             // Azure documents no Retry-After header: the wait is only in the message.
             if style == .azure {
                 return Reply.json(.tooManyRequests, ["error": ["code": "429", "message": "Rate limit is exceeded. Try again in \(wait) seconds."]])

@@ -10,8 +10,8 @@ public actor SimulatorStats {
     /// What a real service would have refused on its own (not injected): analysis starts in
     /// the same second, images over the vision limit, calls over a rate limit, bad requests.
     private var refusals: [String: Int] = [:]
-    /// When each job (by `X-Correlation-ID`) may call again after a 429.
-    private var notBefore: [String: Date] = [:]
+    /// When each job (by `X-Correlation-ID`) was told to wait (the 429 left), and until when.
+    private var notBefore: [String: (issued: Date, until: Date)] = [:]
     private var violations: [String] = []
     private var answers: [String: [Answer]] = [:]
 
@@ -26,9 +26,11 @@ public actor SimulatorStats {
     func record(service: String, route: String, correlationID: String?, at moment: Date) {
         calls[service, default: []].append(moment)
         routeCalls[route, default: []].append(moment)
-        // A few milliseconds of slack for clocks read at slightly different points.
-        if let id = correlationID, let until = notBefore[id], moment < until.addingTimeInterval(-0.02) {
-            violations.append("\(service) \(id) came \(String(format: "%.3f", until.timeIntervalSince(moment))) s early")
+        // A call that arrived before the 429 left cannot have been told to wait (a retry of a
+        // call whose answer the client had given up on, answered late by a busy simulator). A
+        // few milliseconds of slack for clocks read at slightly different points.
+        if let id = correlationID, let wait = notBefore[id], moment >= wait.issued, moment < wait.until.addingTimeInterval(-0.02) {
+            violations.append("\(service) \(id) came \(String(format: "%.3f", wait.until.timeIntervalSince(moment))) s early")
         }
     }
 
@@ -39,9 +41,10 @@ public actor SimulatorStats {
     }
     func recordRefusal(_ kind: String) { refusals[kind, default: 0] += 1 }
 
-    func retryAfter(correlationID: String?, until: Date) {
+    func retryAfter(correlationID: String?, issued: Date, until: Date) {
         guard let id = correlationID else { return }
-        notBefore[id] = max(notBefore[id] ?? until, until)
+        if let earlier = notBefore[id], earlier.until > until { return }
+        notBefore[id] = (issued, until)
     }
 
     public func callCount(_ service: String) -> Int { calls[service]?.count ?? 0 }
