@@ -30,8 +30,11 @@ public struct SimulatorConfiguration: Sendable {
     /// size of the image it was about (`SimulatorStats.answers`): for tests that compare what
     /// discern stored with what the service said. Off by default: it grows with every call.
     public var recordsAnswers = false
-    /// Injected so tests can move time past a URL's expiry without sleeping.
-    public var clock: @Sendable () -> Date
+    /// Injected (at init) so tests can move time past a URL's expiry without sleeping.
+    public let clock: @Sendable () -> Date
+    /// Whether calls are timed by when they came off the connection (`ArrivalStamp`): on the
+    /// wall clock, yes; on a clock a test moves by hand, its own reading is the time.
+    public let timesArrivals: Bool
     public var faults: Faults
 
     /// What the simulated services accept as credentials. Fixed, so scripts can pass them along.
@@ -70,7 +73,7 @@ public struct SimulatorConfiguration: Sendable {
                 region: String = "us-east-1", accessKeyID: String = "AKIADISCERNSIMULATOR",
                 secretAccessKey: String = SimulatorConfiguration.randomSecret(),
                 presignExpirySeconds: Int = 900, visionRequestLimit: Int = 10_485_760,
-                clock: @escaping @Sendable () -> Date = { Date() }) {
+                clock: (@Sendable () -> Date)? = nil) {
         self.host = host
         self.port = port
         self.bucket = bucket
@@ -83,7 +86,8 @@ public struct SimulatorConfiguration: Sendable {
         self.throughputLimits = true
         self.credentials = Credentials()
         self.ootoFlatShape = false
-        self.clock = clock
+        self.clock = clock ?? { Date() }
+        self.timesArrivals = clock == nil
         self.faults = Faults()
     }
 

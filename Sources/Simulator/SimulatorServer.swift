@@ -38,7 +38,7 @@ public enum SimulatorServer {
         let baseURL = BaseURL()
         let router = Router()
         let decoder = ThreadPool(name: "discern-sim-decode", threads: 2, onThreadExit: Vips.threadShutdown)
-        let faults = FaultInjector(faults: configuration.faults, stats: stats, scripted: scripted, clock: configuration.clock)
+        let faults = FaultInjector(configuration: configuration, stats: stats, scripted: scripted)
         DiscernerRoutes(configuration: configuration, store: ObjectStore(), baseURL: { baseURL.value }, decoder: decoder, faults: faults)
             .register(on: router)
         OOTORoutes(configuration: configuration, faults: faults, decoder: decoder).register(on: router)

@@ -5,10 +5,11 @@ import Hummingbird
 /// when the dice say so, in the failing service's own style. S3 uploads pass untouched (their
 /// fault is the expired URL, handed out by /upload-url).
 struct FaultInjector: Sendable {
-    let faults: SimulatorConfiguration.Faults
+    let configuration: SimulatorConfiguration
     let stats: SimulatorStats
     let scripted: ScriptedReplies
-    let clock: @Sendable () -> Date
+    var faults: SimulatorConfiguration.Faults { configuration.faults }
+    var clock: @Sendable () -> Date { configuration.clock }
 
     enum Style: Sendable { case gateway, azure }
 
@@ -16,7 +17,7 @@ struct FaultInjector: Sendable {
     func guarded(_ service: String, route: String, style: Style = .gateway, _ request: Request,
                  _ handler: () async throws -> Response) async throws -> Response {
         let correlationID = request.header("X-Correlation-ID")
-        await stats.record(service: service, route: route, correlationID: correlationID, at: request.arrival(on: clock))
+        await stats.record(service: service, route: route, correlationID: correlationID, at: request.arrival(configuration))
         if faults.latencyMedianSeconds > 0 {
             let sample = faults.latencyMedianSeconds * exp(faults.latencySpread * Self.standardNormal())
             try await Task.sleep(for: .seconds(min(sample, 60)))

@@ -56,7 +56,7 @@ struct AzureFaceRoutes: Sendable {
             return error(.unauthorized, "401", "Access denied due to invalid subscription key or wrong API endpoint.")
         }
         if configuration.throughputLimits,
-           let wait = await windows.admit("key", limit: Self.freeTierCallsPerMinute, per: 60, at: request.arrival(on: configuration.clock)) {
+           let wait = await windows.admit("key", limit: Self.freeTierCallsPerMinute, per: 60, at: request.arrival(configuration)) {
             await faults.stats.recordRefusal("azure-face.429")
             return error(.tooManyRequests, "429", "Rate limit is exceeded. Try again in \(max(1, Int(wait.rounded(.up)))) seconds.")
         }

@@ -27,11 +27,10 @@ final class ArrivalStamp: ChannelInboundHandler, RemovableChannelHandler {
 }
 
 extension Request {
-    /// When the request arrived, on the simulator's `clock`: the stamp's moment, moved by as much
-    /// as `clock` differs from the wall clock (tests may run the simulator on a clock of their own).
-    func arrival(on clock: @Sendable () -> Date) -> Date {
-        let now = clock()
-        guard let stamp = headers[ArrivalStamp.field].flatMap(Double.init) else { return now }
-        return now.addingTimeInterval(-max(0, Date().timeIntervalSince1970 - stamp))
+    /// When the request arrived: its stamp, on the wall clock; on a clock a test moves by hand,
+    /// that clock's reading now (real delays must not leak into a test's own time).
+    func arrival(_ configuration: SimulatorConfiguration) -> Date {
+        guard configuration.timesArrivals, let stamp = headers[ArrivalStamp.field].flatMap(Double.init) else { return configuration.clock() }
+        return Date(timeIntervalSince1970: stamp)
     }
 }

@@ -45,7 +45,7 @@ struct DiscernerRoutes: Sendable {
     /// API Gateway's throttling answer, when a documented limit is on and exceeded.
     private func throttled(_ route: String, limit: Int, _ request: Request) async -> Response? {
         guard configuration.throughputLimits,
-              let wait = await windows.admit(route, limit: limit, per: 60, at: request.arrival(on: configuration.clock)) else { return nil }
+              let wait = await windows.admit(route, limit: limit, per: 60, at: request.arrival(configuration)) else { return nil }
         await faults.stats.recordRefusal("discerner.\(route).429")
         var response = Reply.json(.tooManyRequests, ["message": "Too Many Requests"])
         response.headers[.retryAfter] = "\(Int(wait.rounded(.up)))"
@@ -112,7 +112,7 @@ struct DiscernerRoutes: Sendable {
         }
         // The handler names the workflow after the current second, then starts it (the second the
         // call arrived: a simulator held up by its own load must not see collisions a client did not cause).
-        let started = request.arrival(on: configuration.clock)
+        let started = request.arrival(configuration)
         let execution = "analysis-\(DateFormatter.simulatorKeyStamp.string(from: started))"
         let arn = "arn:aws:states:\(configuration.region):000000000000:execution:image-discerner:\(execution)"
         if configuration.throughputLimits, !(await executions.claim(execution, at: started)) {
