@@ -33,8 +33,9 @@ struct JobExecution: Sendable {
         }
         await bytesInFlight.acquire(plan.memory)
         let prepared = await preparation.prepare(job, plan, for: input)
-        await inFlight.prepared(job.id)
-        WorkerMetrics.stage("prepare", backend: job.backend, ContinuousClock.now - started)
+        let took = ContinuousClock.now - started
+        await inFlight.prepared(job.id, seconds: took.seconds)
+        WorkerMetrics.stage("prepare", backend: job.backend, took)
         switch prepared {
         case .failure(let failure):
             await bytesInFlight.release(plan.memory)

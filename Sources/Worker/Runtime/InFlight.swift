@@ -21,10 +21,17 @@ actor InFlight {
         }
     }
 
-    /// The job left the prepare stage (prepared, or failed in it).
-    func prepared(_ id: Int) {
+    /// The job left the prepare stage (prepared, or failed in it), `seconds` after it entered.
+    func prepared(_ id: Int, seconds: Double? = nil) {
+        if let seconds { preparationSeconds = preparationSeconds.map { 0.9 * $0 + 0.1 * seconds } ?? seconds }
         if preparing.remove(id) != nil { onFreed() }
     }
+
+    /// A moving average of how long preparing a job takes (nil until one was).
+    private var preparationSeconds: Double?
+    /// Below this, preparation is no stage to wait in (jobs that send no file, tiny images):
+    /// claims fill the whole pipeline instead of the prepare queue alone.
+    static let cheapPreparationSeconds = 0.002
 
     /// The completer is writing these jobs' outcomes.
     func writing(_ ids: [Int]) { writing.formUnion(ids) }
@@ -39,9 +46,13 @@ actor InFlight {
     /// it at once), and in the whole pipeline (the network slots plus the prepared jobs allowed
     /// to wait for one), so no job holds a lease for long behind a saturated stage. None while a
     /// job that must run alone is held (`Job.runsAlone`).
+    /// When preparing costs next to nothing, a claim may fill the whole pipeline at once: a
+    /// claim of two no-op jobs at a time left a worker waiting on claims (bench/scale).
     func room(prepareQueue: Int, concurrency: Int) -> Int {
         guard !jobs.values.contains(where: \.runsAlone) else { return 0 }
-        return max(0, min(prepareQueue - preparing.count, concurrency + prepareQueue - jobs.count))
+        let pipeline = concurrency + prepareQueue - jobs.count
+        let cheap = (preparationSeconds ?? .infinity) < Self.cheapPreparationSeconds
+        return max(0, min(cheap ? pipeline : prepareQueue - preparing.count, pipeline))
     }
 
     var ids: [Int] { Array(jobs.keys) }
