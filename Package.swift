@@ -20,6 +20,7 @@ let migrationFiles = [
     "0015_unlimited_keys.sql",
     "0016_bounded_retries.sql",
     "0017_enqueue_only_enqueues.sql",
+    "0018_rate_leases.sql",
 ]
 
 let package = Package(

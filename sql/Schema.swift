@@ -30,6 +30,7 @@ public enum Schema {
         ("0015_unlimited_keys.sql", PackageResources._015_unlimited_keys_sql),
         ("0016_bounded_retries.sql", PackageResources._016_bounded_retries_sql),
         ("0017_enqueue_only_enqueues.sql", PackageResources._017_enqueue_only_enqueues_sql),
+        ("0018_rate_leases.sql", PackageResources._018_rate_leases_sql),
     ]
 
     public static func migrations() throws -> [Migration] {

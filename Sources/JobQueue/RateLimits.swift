@@ -2,10 +2,19 @@ import Postgres
 
 /// The shared rate-limit schedules (`discern.rate_limits`, migration 0005).
 public enum RateLimits {
-    /// Reserves the next free moment of `key`; returns how many seconds from now it is (0: go),
-    /// or nil when no limit is set for `key` (migration 0015).
-    public static func reserve(_ connection: Connection, key: String) throws -> Double? {
-        try connection.query(prepared: "SELECT discern.take_rate_token($1) AS wait", [key]).first?.optionalDouble("wait")
+    /// Consecutive slots of `key`, as many as the limit allows in a quarter of a second, at most
+    /// `wanted` (migration 0018): slot i is `firstWait + i x spacing` seconds from now (free at
+    /// once when negative). nil when no limit is set for `key`.
+    public struct Lease: Sendable {
+        public let firstWait: Double
+        public let spacing: Double
+        public let granted: Int
+    }
+
+    public static func lease(_ connection: Connection, key: String, wanted: Int) throws -> Lease? {
+        guard let row = try connection.query(prepared: "SELECT * FROM discern.take_rate_tokens($1, $2)", [key, wanted]).first else { return nil }
+        return Lease(firstWait: try row.optionalDouble("first_wait") ?? 0, spacing: try row.optionalDouble("spacing") ?? 0,
+                     granted: max(1, try row.int("granted")))
     }
 
     /// The service answered 429: push the schedule back (by `retryAfterSeconds` when it said).

@@ -6,13 +6,24 @@ import Postgres
 import Synchronization
 
 /// Rate limits shared by every worker process: a schedule per key in `discern.rate_limits`
-/// (sql/migrations/0005). Each call to a limited service reserves the next free moment of its
-/// key and sleeps until then, once: no polling, however many workers wait.
+/// (sql/migrations/0005). Each call to a limited service takes the next free moment of its key
+/// and waits until then, once: no polling, however many workers wait.
+///
+/// A statement per call was the cost even of limits far from binding (migration 0018): a worker
+/// now takes as many consecutive slots at once as the limit allows in a quarter of a second
+/// (one, for a limit that binds) and hands them to its own calls in order; a slot it cannot use
+/// in time is dropped, never given to a later call. A key with no limit row is remembered as
+/// such for 10 s and costs no statement at all.
 public final class PostgresRateGate: RateGate {
     private let database: Database
     private let logger: Logger
     /// Until when each key last made a call wait: what holds a run back, for the progress bar.
     private let waitingUntil = Mutex<[String: ContinuousClock.Instant]>([:])
+    /// Slots taken and not used yet, per key, earliest first.
+    private let leased = Mutex<[String: [ContinuousClock.Instant]]>([:])
+    /// Keys found to have no limit, and until when that is believed.
+    private let unlimited = Mutex<[String: ContinuousClock.Instant]>([:])
+    static let unlimitedFor: Duration = .seconds(10)
 
     /// - Parameter database: a worker's queue connection (`WorkerConnections.queue`): a slot is
     ///   one short statement, and the wait for it happens after, without the connection.
@@ -30,30 +41,56 @@ public final class PostgresRateGate: RateGate {
     /// somewhere within that round trip, so a slow round trip counts as lateness too. The wait
     /// for the slot happens where the call is sent (`RateSlot`).
     public func acquire(_ key: String) async throws(BackendError) -> RateSlot {
-        let asked: ContinuousClock.Instant, reserved: Double?
+        let now = ContinuousClock.now
+        if let until = unlimited.withLock({ $0[key] }), until > now { return .anytime }
+        if let slot = takeLeased(key, now: now) { return slot }
+        let asked: ContinuousClock.Instant, lease: RateLimits.Lease?
         do {
-            (asked, reserved) = try await Retrying.database(logger: logger, "take a rate-limit slot") {
+            (asked, lease) = try await Retrying.database(logger: logger, "take rate-limit slots") {
                 try await self.database.withConnection { connection in
                     let asked = ContinuousClock.now
-                    return (asked, try RateLimits.reserve(connection, key: key))
+                    return (asked, try RateLimits.lease(connection, key: key, wanted: Self.leaseSize))
                 }
             }
         } catch {
             throw BackendError(.rateLimiterUnavailable, "could not take a rate-limit slot for \(key): \(error)", retryable: true)
         }
-        guard let wait = reserved else { return .anytime }
+        guard let lease else {
+            unlimited.withLock { $0[key] = ContinuousClock.now + Self.unlimitedFor }
+            return .anytime
+        }
         // Only a limit set absurdly low (per_minute near 0) schedules calls hours away: then the
         // job goes back to the queue for that long instead of holding its lease.
-        guard wait <= Self.maxWaitSeconds else {
-            throw BackendError(.rateLimited, "the \(key) rate limit schedules this call \(String(format: "%.0f", wait)) s from now; check discern.rate_limits",
-                               retryable: true, retryAfterSeconds: wait)
+        guard lease.firstWait <= Self.maxWaitSeconds else {
+            throw BackendError(.rateLimited, "the \(key) rate limit schedules this call \(String(format: "%.0f", lease.firstWait)) s from now; check discern.rate_limits",
+                               retryable: true, retryAfterSeconds: lease.firstWait)
         }
-        let slot = asked + .seconds(wait)
-        if wait > 0 {
-            WorkerMetrics.rateLimitWait(key: key, seconds: wait)
-            waitingUntil.withLock { $0[key] = max($0[key] ?? slot, slot) }
+        let slots = (0..<lease.granted).map { asked + .seconds(max(0, lease.firstWait + Double($0) * lease.spacing)) }
+        if slots.count > 1 { leased.withLock { $0[key, default: []] += slots.dropFirst() } }
+        return slot(slots[0], key: key, now: ContinuousClock.now)
+    }
+
+    /// Slots a lease asks for; the server grants fewer for a limit that binds.
+    static let leaseSize = 64
+
+    /// The earliest leased slot of `key` that can still be kept, dropping those already missed.
+    private func takeLeased(_ key: String, now: ContinuousClock.Instant) -> RateSlot? {
+        let next: ContinuousClock.Instant? = leased.withLock { leased in
+            var slots = leased[key] ?? []
+            slots.removeAll { $0 + .seconds(RateSlot.maxLatenessSeconds) < now }
+            let first = slots.isEmpty ? nil : slots.removeFirst()
+            leased[key] = slots
+            return first
         }
-        return RateSlot(sendAt: slot, sendBy: slot + .seconds(RateSlot.maxLatenessSeconds))
+        return next.map { slot($0, key: key, now: now) }
+    }
+
+    private func slot(_ moment: ContinuousClock.Instant, key: String, now: ContinuousClock.Instant) -> RateSlot {
+        if moment > now {
+            WorkerMetrics.rateLimitWait(key: key, seconds: (moment - now).seconds)
+            waitingUntil.withLock { $0[key] = max($0[key] ?? moment, moment) }
+        }
+        return RateSlot(sendAt: moment, sendBy: moment + .seconds(RateSlot.maxLatenessSeconds))
     }
 
     static let maxWaitSeconds = 3600.0
@@ -65,6 +102,8 @@ public final class PostgresRateGate: RateGate {
     }
 
     public func rateLimited(_ key: String, retryAfterSeconds: Double?) async {
+        // The schedule moves back for everyone; slots leased before the 429 must not be used.
+        leased.withLock { $0[key] = nil }
         do {
             try await database.withConnection { try RateLimits.rateLimited($0, key: key, retryAfterSeconds: retryAfterSeconds) }
         } catch {
