@@ -13,7 +13,8 @@
 -- nothing else and then claim nothing more until it is done (it runs alone), so its next crash
 -- is its own. After 3 solo crashes it is dead, error_kind 'worker_crashed'. A job that crashes
 -- its worker therefore stops within 6 crashes; a healthy one survives any number of its
--- neighbours' crashes (docs/design.md, "How crashes count").
+-- neighbours' crashes (docs/design.md, "How crashes count"). discern.retry clears the counts
+-- (migration 0016, with the rest of a fresh start).
 ALTER TABLE discern.jobs
     ADD COLUMN shared_crashes smallint NOT NULL DEFAULT 0 CHECK (shared_crashes >= 0),
     ADD COLUMN solo_crashes smallint NOT NULL DEFAULT 0 CHECK (solo_crashes >= 0);
@@ -27,19 +28,6 @@ COMMENT ON COLUMN discern.jobs.solo_crashes IS
 -- hand looks them up first, and nobody else reads them.
 CREATE INDEX jobs_claimable_alone ON discern.jobs (backend, priority, run_at, id)
     WHERE state = 'available' AND shared_crashes >= 3;
-
--- discern.retry gives a job a fresh start: its crash record too.
-CREATE OR REPLACE FUNCTION discern.retry(job_ids bigint[]) RETURNS integer
-LANGUAGE sql AS $$
-    WITH requeued AS (
-        UPDATE discern.jobs
-        SET state = 'available', attempts = 0, shared_crashes = 0, solo_crashes = 0, run_at = now(), finished_at = NULL,
-            error_kind = NULL, last_error = NULL, updated_at = now()
-        WHERE id = ANY(job_ids) AND state IN ('dead', 'cancelled')
-        RETURNING 1
-    )
-    SELECT count(*)::integer FROM requeued;
-$$;
 
 -- Dashboards see the crash record (discern_reader reads jobs column by column, migration 0006).
 DO $grants$

@@ -24,7 +24,8 @@ LANGUAGE sql IMMUTABLE AS $$
     ) AS kept;
 $$;
 
--- discern.retry gives a job a fresh start: its given-back count too.
+-- discern.retry gives a job a fresh start: its crash record (migration 0014) and its given-back
+-- count too.
 CREATE OR REPLACE FUNCTION discern.retry(job_ids bigint[]) RETURNS integer
 LANGUAGE sql AS $$
     WITH requeued AS (
