@@ -17,7 +17,8 @@ struct FaultInjector: Sendable {
     func guarded(_ service: String, route: String, style: Style = .gateway, _ request: Request,
                  _ handler: () async throws -> Response) async throws -> Response {
         let correlationID = request.header("X-Correlation-ID")
-        await stats.record(service: service, route: route, correlationID: correlationID, at: request.arrival(configuration))
+        let arrived = request.arrival(configuration)
+        await stats.record(service: service, route: route, correlationID: correlationID, at: arrived)
         if faults.latencyMedianSeconds > 0 {
             let sample = faults.latencyMedianSeconds * exp(faults.latencySpread * Self.standardNormal())
             try await Task.sleep(for: .seconds(min(sample, 60)))
@@ -39,7 +40,7 @@ struct FaultInjector: Sendable {
             await stats.recordFault("429")
             let wait = faults.retryAfterSeconds
             let issued = clock()
-            await stats.retryAfter(correlationID: correlationID, issued: issued, until: issued.addingTimeInterval(Double(wait)))
+            await stats.retryAfter(correlationID: correlationID, arrived: arrived, issued: issued, until: issued.addingTimeInterval(Double(wait)))
             // Azure documents no Retry-After header: the wait is only in the message.
             if style == .azure {
                 return Reply.json(.tooManyRequests, ["error": ["code": "429", "message": "Rate limit is exceeded. Try again in \(wait) seconds."]])

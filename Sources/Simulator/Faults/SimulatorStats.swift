@@ -12,6 +12,8 @@ public actor SimulatorStats {
     private var refusals: [String: Int] = [:]
     /// When each job (by `X-Correlation-ID`) was told to wait (the 429 left), and until when.
     private var notBefore: [String: (issued: Date, until: Date)] = [:]
+    /// When each job's latest call arrived.
+    private var lastArrival: [String: Date] = [:]
     private var violations: [String] = []
     private var answers: [String: [Answer]] = [:]
 
@@ -32,6 +34,7 @@ public actor SimulatorStats {
         if let id = correlationID, let wait = notBefore[id], moment >= wait.issued, moment < wait.until.addingTimeInterval(-0.02) {
             violations.append("\(service) \(id) came \(String(format: "%.3f", wait.until.timeIntervalSince(moment))) s early")
         }
+        if let id = correlationID { lastArrival[id] = max(lastArrival[id] ?? moment, moment) }
     }
 
     func recordFault(_ kind: String) { faults[kind, default: 0] += 1 }
@@ -41,8 +44,11 @@ public actor SimulatorStats {
     }
     func recordRefusal(_ kind: String) { refusals[kind, default: 0] += 1 }
 
-    func retryAfter(correlationID: String?, issued: Date, until: Date) {
-        guard let id = correlationID else { return }
+    /// A 429 for the call of `correlationID` that arrived at `arrived`. A client sends a job's
+    /// next call only once it has its answer or has given up on it: if a later call of the job
+    /// arrived already, this answer goes to a client that moved on, and asks nothing of it.
+    func retryAfter(correlationID: String?, arrived: Date, issued: Date, until: Date) {
+        guard let id = correlationID, (lastArrival[id] ?? arrived) <= arrived else { return }
         if let earlier = notBefore[id], earlier.until > until { return }
         notBefore[id] = (issued, until)
     }
