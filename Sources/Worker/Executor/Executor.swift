@@ -16,7 +16,12 @@ struct Executor: Service {
     func run() async {
         await withDiscardingTaskGroup { group in
             while let job = await inbox.next() {
-                group.addTask { await outbox.send(await execute(job)) }
+                group.addTask {
+                    let outcome = await execute(job)
+                    // Done with the job but for writing it down: its room in the pipeline is free.
+                    await execution.inFlight.outcomeReady(job.id)
+                    await outbox.send(outcome)
+                }
             }
         }
         await outbox.finish()

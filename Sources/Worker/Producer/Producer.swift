@@ -63,7 +63,8 @@ struct Producer: Service {
             await wakeup.wait(timeout: .seconds(configuration.pollIntervalSeconds))
             return false
         }
-        let room = await inFlight.room(prepareQueue: configuration.prepareQueue, concurrency: configuration.concurrency)
+        let room = await inFlight.room(prepareQueue: configuration.prepareQueue, concurrency: configuration.concurrency,
+                                       maxUnwritten: configuration.completionBatchSize)
         let jobs = room > 0 ? try await claim(limit: room, holdingNothing: holdingNothing) : []
         if !jobs.isEmpty {
             health.databaseReached()

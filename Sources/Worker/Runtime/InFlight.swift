@@ -36,9 +36,20 @@ actor InFlight {
     /// The completer is writing these jobs' outcomes.
     func writing(_ ids: [Int]) { writing.formUnion(ids) }
 
+    /// The job's outcome is on its way to the completer: it takes no more room in the stages,
+    /// only in the completer's backlog (`room`).
+    func outcomeReady(_ id: Int) {
+        guard jobs[id] != nil, unwritten.insert(id).inserted else { return }
+        onFreed()
+    }
+
+    /// Jobs done but for writing their outcome down.
+    private var unwritten: Set<Int> = []
+
     func finished(_ id: Int) {
         preparing.remove(id)
         writing.remove(id)
+        unwritten.remove(id)
         if jobs.removeValue(forKey: id) != nil { onFreed() }
     }
 
@@ -47,10 +58,12 @@ actor InFlight {
     /// to wait for one), so no job holds a lease for long behind a saturated stage. None while a
     /// job that must run alone is held (`Job.runsAlone`).
     /// When preparing costs next to nothing, a claim may fill the whole pipeline at once: a
-    /// claim of two no-op jobs at a time left a worker waiting on claims (bench/scale).
-    func room(prepareQueue: Int, concurrency: Int) -> Int {
+    /// claim of two no-op jobs at a time left a worker waiting on claims (bench/scale). A job
+    /// whose outcome waits to be written takes no room in the stages, so claims and writes
+    /// overlap; the completer's backlog is bounded by `maxUnwritten` instead.
+    func room(prepareQueue: Int, concurrency: Int, maxUnwritten: Int) -> Int {
         guard !jobs.values.contains(where: \.runsAlone) else { return 0 }
-        let pipeline = concurrency + prepareQueue - jobs.count
+        let pipeline = min(concurrency + prepareQueue - (jobs.count - unwritten.count), maxUnwritten - unwritten.count)
         let cheap = (preparationSeconds ?? .infinity) < Self.cheapPreparationSeconds
         return max(0, min(cheap ? pipeline : prepareQueue - preparing.count, pipeline))
     }
@@ -63,7 +76,7 @@ actor InFlight {
 
     /// Everything still held, emptied: for the hand-back at the end.
     func takeAll() -> [Job] {
-        defer { jobs.removeAll(); preparing.removeAll(); writing.removeAll() }
+        defer { jobs.removeAll(); preparing.removeAll(); writing.removeAll(); unwritten.removeAll() }
         return Array(jobs.values)
     }
 }
