@@ -21,6 +21,7 @@ let migrationFiles = [
     "0016_bounded_retries.sql",
     "0017_enqueue_only_enqueues.sql",
     "0018_rate_leases.sql",
+    "0019_fair_share.sql",
 ]
 
 let package = Package(
@@ -139,7 +140,8 @@ let package = Package(
         .executableTarget(name: "QueueBench", dependencies: ["JobQueue", "Postgres", "AnalysisModel"], path: "bench/queue/Sources",
                           swiftSettings: swiftSettings),
         .executableTarget(name: "ScaleBench", dependencies: ["Worker", "Backends", "Imaging", "JobQueue", "Postgres", "AnalysisModel",
-                                                             .product(name: "Logging", package: "swift-log")],
+                                                             .product(name: "Logging", package: "swift-log"),
+                                                             .product(name: "UnixSignals", package: "swift-service-lifecycle")],
                           path: "bench/scale/Sources", swiftSettings: swiftSettings),
 
         .testTarget(

@@ -31,6 +31,7 @@ public enum Schema {
         ("0016_bounded_retries.sql", PackageResources._016_bounded_retries_sql),
         ("0017_enqueue_only_enqueues.sql", PackageResources._017_enqueue_only_enqueues_sql),
         ("0018_rate_leases.sql", PackageResources._018_rate_leases_sql),
+        ("0019_fair_share.sql", PackageResources._019_fair_share_sql),
     ]
 
     public static func migrations() throws -> [Migration] {

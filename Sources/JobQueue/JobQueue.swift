@@ -4,11 +4,14 @@ import Postgres
 /// connection's dedicated thread (`Database.withConnection`).
 public enum JobQueue {
     /// Leases up to `limit` claimable jobs for `backends` to `workerID` for `leaseSeconds`.
+    /// `oldestFirst` of them are the longest-waiting jobs whatever their priority (the worker's
+    /// `FairShare`: no priority starves the rest); the others go by priority.
     /// `holdingNothing`: the worker has no job in hand, so it may take a job that must run alone
     /// (`Job.runsAlone`); when one is waiting, that job is all it gets.
     public static func claim(_ connection: Connection, workerID: String, backends: [String], limit: Int, leaseSeconds: Double,
-                             holdingNothing: Bool = false) throws -> [Job] {
-        let rows = try connection.query(prepared: QueueSQL.claim, [workerID, limit, leaseSeconds, backends, holdingNothing])
+                             oldestFirst: Int = 0, holdingNothing: Bool = false) throws -> [Job] {
+        let rows = try connection.query(prepared: QueueSQL.claim, [workerID, limit, leaseSeconds, backends, holdingNothing,
+                                                                   min(max(0, oldestFirst), limit)])
         return try rows.map(Job.init(row:)).sorted { $0.id < $1.id }
     }
 

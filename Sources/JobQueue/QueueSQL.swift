@@ -5,6 +5,9 @@ enum QueueSQL {
     /// first, migration 0012), so other backends' backlogs cost nothing; the best `$2` of all
     /// are leased (rows locked and not chosen are free again when the statement ends).
     ///
+    /// `$6` of them are the oldest claimable jobs whatever their priority (`FairShare`, read from
+    /// migration 0019's index), taken first so that the priority order cannot starve them.
+    ///
     /// A suspect (a job whose workers stopped three times while it ran beside others, migration
     /// 0014) runs alone: only a worker holding nothing asks for one (`$5`), and when one is
     /// waiting it gets that job only. `alone` in the answer tells the worker to claim nothing
@@ -17,23 +20,35 @@ enum QueueSQL {
             ORDER BY j.priority, j.run_at, j.id
             LIMIT 1
             FOR UPDATE SKIP LOCKED
+        ), oldest AS (
+            SELECT c.id FROM (SELECT DISTINCT unnest($4::text[]) AS backend WHERE $6::int > 0 AND NOT EXISTS (SELECT 1 FROM suspect)) AS b
+            CROSS JOIN LATERAL (
+                SELECT j.id, j.run_at FROM discern.jobs j
+                WHERE j.state = 'available' AND j.backend = b.backend AND j.run_at <= now()
+                  AND j.shared_crashes < \(crashesBeforeAlone)
+                ORDER BY j.run_at, j.id
+                LIMIT $6
+                FOR UPDATE SKIP LOCKED
+            ) c
+            ORDER BY c.run_at, c.id
+            LIMIT $6
         ), picked AS (
             SELECT c.id FROM (SELECT DISTINCT unnest($4::text[]) AS backend WHERE NOT EXISTS (SELECT 1 FROM suspect)) AS b
             CROSS JOIN LATERAL (
                 SELECT j.id, j.priority, j.run_at FROM discern.jobs j
                 WHERE j.state = 'available' AND j.backend = b.backend AND j.run_at <= now()
-                  AND j.shared_crashes < \(crashesBeforeAlone)
+                  AND j.shared_crashes < \(crashesBeforeAlone) AND j.id NOT IN (SELECT id FROM oldest)
                 ORDER BY j.priority, j.run_at, j.id
                 LIMIT $2
                 FOR UPDATE SKIP LOCKED
             ) c
             ORDER BY c.priority, c.run_at, c.id
-            LIMIT $2
+            LIMIT $2 - (SELECT count(*) FROM oldest)
         )
         UPDATE discern.jobs AS j
         SET state = 'running', attempts = j.attempts + 1, lease_owner = $1,
             lease_expires_at = now() + make_interval(secs => $3), updated_at = now()
-        FROM (SELECT id FROM suspect UNION ALL SELECT id FROM picked) AS chosen WHERE j.id = chosen.id
+        FROM (SELECT id FROM suspect UNION ALL SELECT id FROM oldest UNION ALL SELECT id FROM picked) AS chosen WHERE j.id = chosen.id
         RETURNING j.id, j.batch_id, j.backend, j.action, j.image_path, j.params::text AS params,
                   j.attempts, j.max_attempts, j.shared_crashes >= \(crashesBeforeAlone) AS alone
         """

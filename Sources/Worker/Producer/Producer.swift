@@ -40,9 +40,10 @@ struct Producer: Service {
 
     private func claimUntilStopped() async throws {
         var suspects = SuspectWatch()
+        var share = FairShare()
         while !Task.isShuttingDownGracefully && !Task.isCancelled {
             do {
-                if try await claimOnce(&suspects) { return }
+                if try await claimOnce(&suspects, &share) { return }
             } catch let error as PostgresError where error.isRetryable {
                 // The database keeps dropping the connection or refusing new ones (a restart, a
                 // failover, backends terminated): the worker waits it out instead of exiting. Its
@@ -57,7 +58,7 @@ struct Producer: Service {
 
     /// One round: claims what there is room for, then waits unless there may be more at once.
     /// True when a draining worker is done.
-    private func claimOnce(_ suspects: inout SuspectWatch) async throws -> Bool {
+    private func claimOnce(_ suspects: inout SuspectWatch, _ share: inout FairShare) async throws -> Bool {
         let holdingNothing = await inFlight.isEmpty
         if try await suspects.makingRoom(holdingNothing: holdingNothing, check: suspectWaiting) {
             await wakeup.wait(timeout: .seconds(configuration.pollIntervalSeconds))
@@ -65,7 +66,8 @@ struct Producer: Service {
         }
         let room = await inFlight.room(prepareQueue: configuration.prepareQueue, concurrency: configuration.concurrency,
                                        maxUnwritten: configuration.completionBatchSize)
-        let jobs = room > 0 ? try await claim(limit: room, holdingNothing: holdingNothing) : []
+        let jobs = room > 0 ? try await claim(limit: room, oldestFirst: share.oldestFirst(of: room), holdingNothing: holdingNothing) : []
+        share.record(claimed: jobs.count)
         if !jobs.isEmpty {
             health.databaseReached()
             await inFlight.claimed(jobs)
@@ -80,13 +82,13 @@ struct Producer: Service {
         return false
     }
 
-    private func claim(limit: Int, holdingNothing: Bool) async throws -> [Job] {
+    private func claim(limit: Int, oldestFirst: Int, holdingNothing: Bool) async throws -> [Job] {
         let workerID = configuration.workerID, lease = configuration.leaseSeconds, backends = self.backends
         let started = ContinuousClock.now
         let jobs = try await Retrying.database(logger: logger, "claim jobs") {
             try await self.claims.withConnection { connection in
                 try JobQueue.claim(connection, workerID: workerID, backends: backends, limit: limit, leaseSeconds: lease,
-                                   holdingNothing: holdingNothing)
+                                   oldestFirst: oldestFirst, holdingNothing: holdingNothing)
             }
         }
         if !jobs.isEmpty { WorkerMetrics.stage("claim", backend: "all", ContinuousClock.now - started) }

@@ -59,6 +59,27 @@ struct QueueTests {
         }
     }
 
+    @Test("lower priority numbers run first, but the oldest job is taken when asked for, once")
+    func prioritiesCannotStarveTheOldest() async throws {
+        try await TestDatabase.with { conninfo in
+            try await Database(conninfo: conninfo).withConnection { connection in
+                try JobQueue.enqueue(connection, paths: ["/images/ordinary.jpg"], priority: 5)
+                try JobQueue.enqueue(connection, paths: (1...30).map { "/images/urgent-\($0).jpg" }, priority: 0)
+                func claim(limit: Int, oldestFirst: Int) throws -> [String] {
+                    try JobQueue.claim(connection, workerID: "w", backends: ["discerner"], limit: limit, leaseSeconds: 60,
+                                       oldestFirst: oldestFirst).map(\.imagePath)
+                }
+                let byPriority = try claim(limit: 5, oldestFirst: 0)
+                #expect(!byPriority.contains("/images/ordinary.jpg"), "without oldestFirst the order is the priorities'")
+                let mixed = try claim(limit: 10, oldestFirst: 1)
+                #expect(mixed.count == 10 && Set(mixed).count == 10)
+                #expect(mixed.contains("/images/ordinary.jpg"), "the oldest job is among the ten")
+                let rest = try claim(limit: 30, oldestFirst: 3)
+                #expect(rest.count == 16 && !rest.contains("/images/ordinary.jpg"), "every job once, none twice")
+            }
+        }
+    }
+
     @Test("a rescued job's late completion writes nothing")
     func leaseGuardsCompletion() async throws {
         try await TestDatabase.with { conninfo in
