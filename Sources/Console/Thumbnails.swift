@@ -2,6 +2,7 @@ import Crypto
 import DedicatedThreads
 import Foundation
 import Imaging
+import Synchronization
 
 /// Thumbnails of the original photos, made with libvips on dedicated threads (never the
 /// cooperative pool), only from files under the path roots (the workers' trust rule), a few at a
@@ -64,35 +65,36 @@ final class Thumbnails: Sendable {
 }
 
 /// Thumbnails by ETag, oldest dropped first once the bytes exceed the bound.
-final class ThumbnailCache: @unchecked Sendable {
-    private let lock = NSLock()
+final class ThumbnailCache: Sendable {
+    private struct Contents {
+        var entries: [String: Data] = [:]
+        var order: [String] = []
+        var bytes = 0
+    }
     private let maxBytes: Int
-    private var entries: [String: Data] = [:]
-    private var order: [String] = []
-    private var bytes = 0
+    private let contents = Mutex(Contents())
 
     init(maxBytes: Int) { self.maxBytes = maxBytes }
 
-    func get(_ key: String) -> Data? { lock.withLock { entries[key] } }
+    func get(_ key: String) -> Data? { contents.withLock { $0.entries[key] } }
 
     func put(_ key: String, _ data: Data) {
-        lock.withLock {
-            guard entries[key] == nil, data.count <= maxBytes else { return }
-            entries[key] = data
-            order.append(key)
-            bytes += data.count
-            while bytes > maxBytes, !order.isEmpty {
-                let oldest = order.removeFirst()
-                bytes -= entries.removeValue(forKey: oldest)?.count ?? 0
+        contents.withLock { cache in
+            guard cache.entries[key] == nil, data.count <= maxBytes else { return }
+            cache.entries[key] = data
+            cache.order.append(key)
+            cache.bytes += data.count
+            while cache.bytes > maxBytes, !cache.order.isEmpty {
+                let oldest = cache.order.removeFirst()
+                cache.bytes -= cache.entries.removeValue(forKey: oldest)?.count ?? 0
             }
         }
     }
 }
 
 /// How many thumbnails are being made or wait for a thread.
-final class InFlightCount: @unchecked Sendable {
-    private let lock = NSLock()
-    private var count = 0
-    func enter(limit: Int) -> Bool { lock.withLock { guard count < limit else { return false }; count += 1; return true } }
-    func leave() { lock.withLock { count -= 1 } }
+final class InFlightCount: Sendable {
+    private let count = Mutex(0)
+    func enter(limit: Int) -> Bool { count.withLock { guard $0 < limit else { return false }; $0 += 1; return true } }
+    func leave() { count.withLock { $0 -= 1 } }
 }

@@ -4,7 +4,9 @@ import DedicatedThreads
 import Foundation
 
 /// Owns one `CURL*` easy handle and cleans it up once. Not thread-safe: one request at a time.
-final class CurlEasy {
+/// Sendable only to be handed between the client's threads through its idle stack, which gives
+/// each handle to one thread at a time (libcurl allows a handle to move between threads).
+final class CurlEasy: @unchecked Sendable {
     private let handle: UnsafeMutableRawPointer
 
     private static let globalInit: CURLcode = curl_global_init(Int(CURL_GLOBAL_DEFAULT))

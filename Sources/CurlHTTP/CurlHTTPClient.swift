@@ -57,11 +57,9 @@ public final class CurlHTTPClient: Sendable {
 }
 
 /// Set when the task waiting for a transfer is cancelled; libcurl's progress callback reads it.
-final class AbortFlag: Sendable {
-    private let value = Mutex(false)
-    func set() { value.withLock { $0 = true } }
-    var isSet: Bool { value.withLock { $0 } }
+typealias AbortFlag = LockedFlag
 
+extension LockedFlag {
     /// Sleeps this (dedicated) thread until `moment`, looking every 20 ms whether the transfer
     /// was aborted meanwhile.
     func sleep(until moment: ContinuousClock.Instant) throws(HTTPError) {
@@ -77,22 +75,16 @@ final class AbortFlag: Sendable {
 }
 
 /// Idle easy handles, reused across requests on any of the client's threads.
-private final class HandleStack: @unchecked Sendable {
-    private let lock = NSLock()
-    private var idle: [CurlEasy] = []
+private final class HandleStack: Sendable {
+    private let idle = Mutex<[CurlEasy]>([])
 
     func take() throws(HTTPError) -> CurlEasy {
-        lock.lock()
-        let reused = idle.popLast()
-        lock.unlock()
-        if let reused { return reused }
+        if let reused = idle.withLock({ $0.popLast() }) { return reused }
         return try CurlEasy()
     }
 
     func give(_ easy: CurlEasy) {
         easy.reset()
-        lock.lock()
-        idle.append(easy)
-        lock.unlock()
+        idle.withLock { $0.append(easy) }
     }
 }

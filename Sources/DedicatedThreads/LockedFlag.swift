@@ -1,12 +1,12 @@
-import Foundation
+import Synchronization
 
-/// A boolean that one thread sets, once, and any thread reads.
-public final class LockedFlag: @unchecked Sendable {
-    private let lock = NSLock()
-    private var value = false
+/// A boolean that one thread sets, once, and any thread reads: the one flag type of the code
+/// (a stop asked of a thread, a transfer aborted, libvips started).
+public final class LockedFlag: Sendable {
+    private let value = Mutex(false)
 
     public init() {}
 
-    public var isSet: Bool { lock.withLock { value } }
-    public func set() { lock.withLock { value = true } }
+    public var isSet: Bool { value.withLock { $0 } }
+    public func set() { value.withLock { $0 = true } }
 }

@@ -2,6 +2,7 @@ import Crypto
 import DedicatedThreads
 import Foundation
 import Imaging
+import Synchronization
 
 /// SHA-256 of files, read in 1 MiB pieces on dedicated threads, several files at once, each
 /// opened as a worker opens it (`PathRoots.open`): under the roots, through no symlink, never
@@ -62,9 +63,8 @@ public enum ContentHasher {
         }
     }
 
-    private final class Counter: @unchecked Sendable {
-        private let lock = NSLock()
-        private var value = 0
-        func increment() -> Int { lock.withLock { value += 1; return value } }
+    private final class Counter: Sendable {
+        private let value = Mutex(0)
+        func increment() -> Int { value.withLock { $0 += 1; return $0 } }
     }
 }

@@ -5,6 +5,7 @@ import Imaging
 import Logging
 import NIOCore
 import UnixSignals
+import Synchronization
 
 /// The local stand-in for the remote analysis services, over real HTTP.
 public enum SimulatorServer {
@@ -97,9 +98,8 @@ public struct RunningSimulator: Sendable {
 }
 
 /// The address the server really bound to, known only once it runs (port 0 picks one).
-private final class BaseURL: @unchecked Sendable {
-    private let lock = NSLock()
-    private var url = ""
-    var value: String { lock.withLock { url } }
-    func set(_ newValue: String) { lock.withLock { url = newValue } }
+private final class BaseURL: Sendable {
+    private let url = Mutex("")
+    var value: String { url.withLock { $0 } }
+    func set(_ newValue: String) { url.withLock { $0 = newValue } }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Postgres
+import Synchronization
 
 /// The console's way to PostgreSQL: a few connections, each on its own dedicated thread (no
 /// libpq call on the cooperative pool), taken in turn. Pages ask PostgreSQL for one JSON
@@ -62,13 +63,12 @@ enum ConsoleError: Error, Equatable {
 }
 
 /// A thread-safe counter for round-robin choices.
-final class Counter: @unchecked Sendable {
-    private let lock = NSLock()
-    private var value = 0
+final class Counter: Sendable {
+    private let value = Mutex(0)
     func increment() -> Int {
-        lock.withLock {
-            value &+= 1
-            return value & Int.max
+        value.withLock {
+            $0 &+= 1
+            return $0 & Int.max
         }
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// What the probes answer (`/healthz`, `/readyz` beside `/metrics`).
 ///
@@ -9,47 +10,46 @@ import Foundation
 ///
 /// **Ready** means connected to PostgreSQL and serving: registered, the last heartbeat reached
 /// the database, recently, and no shutdown has begun.
-public final class Health: @unchecked Sendable {
-    private let lock = NSLock()
+public final class Health: Sendable {
+    private struct State {
+        var lastTurn = Date()
+        var lastDatabaseSuccess: Date?
+        var databaseFailing = false
+        var stopping = false
+    }
     private let heartbeatSeconds: Double
-    private var lastTurn = Date()
-    private var lastDatabaseSuccess: Date?
-    private var databaseFailing = false
-    private var stopping = false
+    private let state = Mutex(State())
 
     public init(heartbeatSeconds: Double) {
         self.heartbeatSeconds = heartbeatSeconds
     }
 
-    func loopTurned() { lock.withLock { lastTurn = Date() } }
+    func loopTurned() { state.withLock { $0.lastTurn = Date() } }
 
     func databaseReached() {
-        lock.withLock {
-            lastDatabaseSuccess = Date()
-            databaseFailing = false
+        state.withLock {
+            $0.lastDatabaseSuccess = Date()
+            $0.databaseFailing = false
         }
     }
 
-    func databaseFailed() { lock.withLock { databaseFailing = true } }
+    func databaseFailed() { state.withLock { $0.databaseFailing = true } }
 
-    func shuttingDown() { lock.withLock { stopping = true } }
+    func shuttingDown() { state.withLock { $0.stopping = true } }
 
     /// nil when live; else why not.
     public func livenessProblem(now: Date = Date()) -> String? {
-        lock.withLock {
-            let silent = now.timeIntervalSince(lastTurn)
-            return silent <= 3 * heartbeatSeconds + 30 ? nil : "the heartbeat loop has not turned for \(silent.formatted(.number.precision(.fractionLength(0)))) s"
-        }
+        let silent = now.timeIntervalSince(state.withLock { $0.lastTurn })
+        return silent <= 3 * heartbeatSeconds + 30 ? nil : "the heartbeat loop has not turned for \(silent.formatted(.number.precision(.fractionLength(0)))) s"
     }
 
     /// nil when ready; else why not.
     public func readinessProblem(now: Date = Date()) -> String? {
-        lock.withLock {
-            if stopping { return "shutting down" }
-            guard let success = lastDatabaseSuccess else { return "not yet registered with PostgreSQL" }
-            if databaseFailing { return "the last heartbeat could not reach PostgreSQL" }
-            let age = now.timeIntervalSince(success)
-            return age <= 3 * heartbeatSeconds ? nil : "no heartbeat reached PostgreSQL for \(age.formatted(.number.precision(.fractionLength(0)))) s"
-        }
+        let current = state.withLock { $0 }
+        if current.stopping { return "shutting down" }
+        guard let success = current.lastDatabaseSuccess else { return "not yet registered with PostgreSQL" }
+        if current.databaseFailing { return "the last heartbeat could not reach PostgreSQL" }
+        let age = now.timeIntervalSince(success)
+        return age <= 3 * heartbeatSeconds ? nil : "no heartbeat reached PostgreSQL for \(age.formatted(.number.precision(.fractionLength(0)))) s"
     }
 }

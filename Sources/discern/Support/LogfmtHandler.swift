@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import Synchronization
 
 /// Writes one line per event to standard error, as logfmt:
 /// `ts=... level=info logger=discern.worker msg="job succeeded" job=12 ...`
@@ -10,13 +11,12 @@ struct LogfmtHandler: LogHandler {
     let label: String
     let json: Bool
 
-    private static let once = NSLock()
-    nonisolated(unsafe) private static var bootstrapped = false
+    private static let bootstrapped = Mutex(false)
 
     static func bootstrapOnce(json: Bool = false) {
-        once.withLock {
-            guard !bootstrapped else { return }
-            bootstrapped = true
+        bootstrapped.withLock { done in
+            guard !done else { return }
+            done = true
             LoggingSystem.bootstrap { LogfmtHandler(label: $0, json: json) }
         }
     }
