@@ -7,6 +7,8 @@ cd "$(dirname "$0")/.."
 export PATH="$PATH:/opt/swift/usr/bin"
 
 bash scripts/install-deps.sh
+# The module map holds before anything is built (docs/design.md, "The map").
+bash scripts/check-layers.sh
 
 pgdir=$(mktemp -d /tmp/discern-test-pg.XXXXXX)
 chmod 755 "$pgdir"

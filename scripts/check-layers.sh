@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# Fails when a module of Sources/ imports one of ours it must not (docs/design.md, "The map").
+# SwiftPM lets a target import any module its dependencies bring along, so Package.swift alone
+# does not hold the arrows: this does. Only our own modules are judged; packages (Foundation,
+# Logging, Hummingbird...) are Package.swift's business.
+#   scripts/check-layers.sh            prints each forbidden import and exits 1 if there is one
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+# module: the modules of ours it may import. A module not listed here fails the check until
+# it is placed on the map.
+declare -A allowed=(
+    [DedicatedThreads]=""
+    [AnalysisModel]=""
+    [Postgres]="CLibPQ DedicatedThreads"
+    [Imaging]="CVips CVipsShim CFileShim DedicatedThreads"
+    [CurlHTTP]="CCurl CCurlShim DedicatedThreads"
+    [JobQueue]="Postgres SQLSchema AnalysisModel DedicatedThreads"
+    [Backends]="AnalysisModel CurlHTTP Imaging DedicatedThreads"
+    [Enqueueing]="Imaging DedicatedThreads"
+    [SampleImages]="Imaging CVips CVipsShim CVipsSampleShim"
+    [Worker]="AnalysisModel Backends DedicatedThreads Imaging JobQueue Postgres"
+    [Console]="AnalysisModel DedicatedThreads Imaging JobQueue Postgres"
+    # The simulator stands in for the remote services: it shares no client code (no HTTP
+    # client, no queue, no backends). Imaging is a known exception, to go (issue 24).
+    [Simulator]="DedicatedThreads Imaging"
+    [discern]="*"
+)
+ours=" $(ls Sources | tr '\n' ' ') SQLSchema "
+
+failures=0
+for folder in Sources/*/; do
+    module=$(basename "$folder")
+    # C modules (a module.modulemap or only C sources) import nothing of ours.
+    if ! find "$folder" -name '*.swift' | grep -q .; then continue; fi
+    if [[ ! -v allowed[$module] ]]; then
+        echo "check-layers: $module is not on the map (scripts/check-layers.sh, docs/design.md)" >&2
+        failures=$((failures + 1))
+        continue
+    fi
+    [ "${allowed[$module]}" = "*" ] && continue
+    while IFS=: read -r file line imported; do
+        [[ "$ours" == *" $imported "* ]] || continue
+        [[ " ${allowed[$module]} " == *" $imported "* ]] && continue
+        echo "check-layers: $file:$line: $module must not import $imported" >&2
+        failures=$((failures + 1))
+    done < <(grep -rnE '^(@[A-Za-z_]+(\([^)]*\))? )*import ' --include='*.swift' "$folder" \
+             | sed -E 's/^([^:]+):([0-9]+):.*import +([A-Za-z_]+).*/\1:\2:\3/')
+done
+if ((failures)); then
+    echo "check-layers: $failures forbidden import(s)" >&2
+    exit 1
+fi
+echo "check-layers: every import follows the map"
