@@ -5,6 +5,7 @@ import Imaging
 import JobQueue
 import Logging
 import Postgres
+import UnixSignals
 import Worker
 
 // bench/scale's two roles (bench/scale/run.py starts them):
@@ -16,8 +17,13 @@ import Worker
 //                                              completer, heartbeat, rescuer; three connections),
 //                                              draining with a backend that only takes a
 //                                              rate-limit slot and answers
+//   ScaleBench serve CONNINFO CONCURRENCY      the same worker, not draining: it waits for jobs
+//                                              until SIGTERM (bench/harness's replicas)
 // A worker prints `calls=N` (slots taken) when it has drained. SCALE_BACKEND names the backend
-// the no-op jobs and the worker use (default discerner).
+// the no-op jobs and the worker use (default discerner). For bench/harness: JOB_WORK_MS is
+// synthetic work per job (a sleep), JOB_FAIL=1 fails every job for good (the dead-letter phase);
+// each answer records when the job started (`started`, epoch seconds), so pickup latency
+// (insert to start) can be read from the results.
 
 /// Reads no file, calls nothing: what is left is the queue, the runtime and the rate limiter.
 struct NoOpBackend: AnalysisBackend {
@@ -26,13 +32,18 @@ struct NoOpBackend: AnalysisBackend {
     let name = NoOpBackend.backendName
     let gate: PostgresRateGate
     let calls = Counter()
+    let workMilliseconds = Int(ProcessInfo.processInfo.environment["JOB_WORK_MS"] ?? "") ?? 0
+    let failsEveryJob = ProcessInfo.processInfo.environment["JOB_FAIL"] == "1"
 
     func input(for action: String) -> InputHandling { .none }
 
     func analyze(_ upload: Upload, request: AnalysisRequest) async throws(BackendError) -> Analysis {
+        let started = Date().timeIntervalSince1970
         _ = try await gate.acquire(Self.rateKey)
         calls.increment()
-        return Analysis(category: "noop", rawResponseJSON: "{}")
+        if workMilliseconds > 0 { try? await Task.sleep(for: .milliseconds(workMilliseconds)) }
+        if failsEveryJob { throw BackendError(.inputRejected, "bench/harness: this job fails for good", retryable: false) }
+        return Analysis(category: "noop", rawResponseJSON: "{\"started\":\(started)}")
     }
 }
 
@@ -57,7 +68,7 @@ func enqueueNoOpJobs(_ connection: Connection, count: Int, perMinute: Double) th
 
 let arguments = CommandLine.arguments
 guard arguments.count >= 4, let number = Int(arguments[3]) else {
-    FileHandle.standardError.write(Data("usage: ScaleBench seed CONNINFO JOBS PER_MINUTE | ScaleBench enqueue CONNINFO JOBS | ScaleBench work CONNINFO CONCURRENCY\n".utf8))
+    FileHandle.standardError.write(Data("usage: ScaleBench seed CONNINFO JOBS PER_MINUTE | ScaleBench enqueue CONNINFO JOBS | ScaleBench work|serve CONNINFO CONCURRENCY\n".utf8))
     exit(2)
 }
 let conninfo = arguments[2]
@@ -75,14 +86,15 @@ case "enqueue":
     try await Database(conninfo: conninfo, name: "bench-enqueue").withConnection { connection in
         try enqueueNoOpJobs(connection, count: number, perMinute: 60_000_000)
     }
-case "work":
+case "work", "serve":
     var logger = Logger(label: "scale")
     logger.logLevel = .warning
     let connections = WorkerConnections(conninfo: conninfo)
     let backend = NoOpBackend(gate: PostgresRateGate(database: connections.queue, logger: logger))
     let configuration = WorkerConfiguration(pathRoots: try PathRoots(["/tmp"]), concurrency: number, prepareThreads: 1,
-                                            pollIntervalSeconds: 1, drain: true)
-    let summary = try await WorkerRuntime(connections: connections, backends: [backend], configuration: configuration, logger: logger).run()
+                                            pollIntervalSeconds: 1, drain: arguments[1] == "work")
+    let summary = try await WorkerRuntime(connections: connections, backends: [backend], configuration: configuration, logger: logger)
+        .run(gracefulShutdownSignals: [.sigterm, .sigint])
     print("calls=\(backend.calls.value) succeeded=\(summary.succeeded) dead=\(summary.dead) lease_lost=\(summary.leaseLost)")
 default:
     FileHandle.standardError.write(Data("unknown role \(arguments[1])\n".utf8))
