@@ -6,7 +6,9 @@ enum QueueSQL {
     /// are leased (rows locked and not chosen are free again when the statement ends).
     ///
     /// `$6` of them are the oldest claimable jobs whatever their priority (`FairShare`, read from
-    /// migration 0019's index), taken first so that the priority order cannot starve them.
+    /// migration 0019's index), taken first so that the priority order cannot starve them; only
+    /// when the oldest waiting job has a worse priority than the best one waiting (two peeks
+    /// without locks), since otherwise the priority order takes it first anyway.
     ///
     /// A suspect (a job whose workers stopped three times while it ran beside others, migration
     /// 0014) runs alone: only a worker holding nothing asks for one (`$5`), and when one is
@@ -26,6 +28,12 @@ enum QueueSQL {
                 SELECT j.id, j.run_at FROM discern.jobs j
                 WHERE j.state = 'available' AND j.backend = b.backend AND j.run_at <= now()
                   AND j.shared_crashes < \(crashesBeforeAlone)
+                  AND (SELECT o.priority FROM discern.jobs o
+                       WHERE o.state = 'available' AND o.backend = b.backend AND o.run_at <= now()
+                       ORDER BY o.run_at, o.id LIMIT 1)
+                    > (SELECT p.priority FROM discern.jobs p
+                       WHERE p.state = 'available' AND p.backend = b.backend AND p.run_at <= now()
+                       ORDER BY p.priority, p.run_at, p.id LIMIT 1)
                 ORDER BY j.run_at, j.id
                 LIMIT $6
                 FOR UPDATE SKIP LOCKED
