@@ -9,21 +9,31 @@ import Synchronization
 
 /// The local stand-in for the remote analysis services, over real HTTP.
 public enum SimulatorServer {
-    /// Starts the simulator in the background and returns once it accepts connections.
-    public static func start(_ configuration: SimulatorConfiguration = .init(), logger: Logger = Logger(label: "discern.simulator")) async throws -> RunningSimulator {
+    /// Runs the simulator for as long as `body` runs, in a child task, and stops it however
+    /// `body` ends. `body` starts once the server accepts connections; a server that cannot
+    /// start (a port taken) throws its error instead of leaving the caller waiting.
+    public static func withRunning<T>(_ configuration: SimulatorConfiguration = .init(),
+                                      logger: Logger = Logger(label: "discern.simulator"),
+                                      _ body: (RunningSimulator) async throws -> T) async throws -> T {
         let ready = AsyncStream<Int>.makeStream()
         let stats = SimulatorStats(), scripted = ScriptedReplies()
         let application = makeApplication(configuration, stats: stats, scripted: scripted, logger: logger) { port in
             ready.continuation.yield(port)
             ready.continuation.finish()
         }
-        let task = Task { try await application.runService() }
-        var iterator = ready.stream.makeAsyncIterator()
-        guard let port = await iterator.next() else {
-            task.cancel()
-            throw CancellationError()
+        return try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask {
+                defer { ready.continuation.finish() }
+                try await application.runService()
+            }
+            var iterator = ready.stream.makeAsyncIterator()
+            guard let port = await iterator.next() else {
+                try await group.next()
+                throw CancellationError()
+            }
+            defer { group.cancelAll() }
+            return try await body(RunningSimulator(baseURL: "http://\(configuration.host):\(port)", stats: stats, scripted: scripted))
         }
-        return RunningSimulator(baseURL: "http://\(configuration.host):\(port)", stats: stats, scripted: scripted, task: task)
     }
 
     /// Runs in the foreground until SIGINT or SIGTERM (`discern simulate`).
@@ -62,14 +72,13 @@ public enum SimulatorServer {
     }
 }
 
-/// A simulator started with `SimulatorServer.start`.
+/// A simulator running in-process (`SimulatorServer.withRunning`).
 public struct RunningSimulator: Sendable {
     public let baseURL: String
     /// What the services saw: calls, faults, Retry-After violations.
     public let stats: SimulatorStats
     /// Answers a test queues ahead of the simulated logic.
     public let scripted: ScriptedReplies
-    let task: Task<Void, any Error>
 
     /// Where each simulated service lives, as a worker's configuration wants it.
     public var discernerURL: String { baseURL }
@@ -89,11 +98,6 @@ public struct RunningSimulator: Sendable {
             "DISCERN_LANDMARK_URL": landmarkURL,
             "DISCERN_UNISSEY_URL": unisseyURL, "DISCERN_UNISSEY_API_KEY": credentials.unisseyAPIKey,
         ]
-    }
-
-    public func stop() async {
-        task.cancel()
-        _ = await task.result
     }
 }
 

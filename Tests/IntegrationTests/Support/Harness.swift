@@ -12,15 +12,7 @@ import Worker
 enum TestSimulator {
     @discardableResult
     static func with<T>(_ configuration: SimulatorConfiguration = .init(), _ body: (RunningSimulator) async throws -> T) async throws -> T {
-        let simulator = try await SimulatorServer.start(configuration, logger: Logger(label: "test-sim") { _ in SwiftLogNoOpLogHandler() })
-        do {
-            let value = try await body(simulator)
-            await simulator.stop()
-            return value
-        } catch {
-            await simulator.stop()
-            throw error
-        }
+        try await SimulatorServer.withRunning(configuration, logger: Logger(label: "test-sim") { _ in SwiftLogNoOpLogHandler() }, body)
     }
 }
 
