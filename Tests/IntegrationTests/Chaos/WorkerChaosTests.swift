@@ -8,7 +8,7 @@ import Testing
 struct WorkerChaosTests {
     static let fastLeases = ["--lease-seconds", "2", "--poll-seconds", "0.2", "--concurrency", "4", "--log-level", "notice"]
 
-    @Test("SIGKILL of random workers, again and again, while 3 drain 1,000 jobs: every job succeeds exactly once")
+    @Test("SIGKILL of random workers, again and again, while 3 drain 1,000 jobs: every job succeeds exactly once, unless killed alone 3 times")
     func killWorkers() async throws {
         try await TestDatabase.with { conninfo in
             try await TestFolder.with { folder in
@@ -32,12 +32,22 @@ struct WorkerChaosTests {
                     }
                     await WorkerProcess.stopAll(workers)
                     let census = try await TestDatabase.census(conninfo)
-                    let expected = QueueCensus(succeeded: 1000, results: 1000, jobsWithOneResult: 1000)
-                    let explained = census == expected ? ""
+                    // The one way a healthy job may end dead, by design (docs/design.md, "How crashes
+                    // count"): its worker was killed while the job ran alone on it three times. With
+                    // a kill every second among three workers this was seen once in about 35
+                    // runs of this test; each such job must be exactly that, every other job succeeds once.
+                    let judgedPoison = try #require(try await Database(conninfo: conninfo, name: "test-verdicts").rows("""
+                        SELECT count(*) AS n FROM discern.jobs
+                        WHERE state = 'dead' AND error_kind = 'worker_crashed' AND solo_crashes = 3
+                        """).first?.int("n"))
+                    let expected = QueueCensus(succeeded: 1000 - judgedPoison, dead: judgedPoison, results: 1000 - judgedPoison,
+                                               jobsWithOneResult: 1000 - judgedPoison)
+                    let explained = census == expected && judgedPoison == 0 ? ""
                         : "\(try await ChaosJobs.unfinishedJobs(conninfo))\nworker logs: \(ChaosJobs.keepLogs(of: folder, test: "chaos-kill-workers"))"
                     #expect(done, "not finished: \(census)\n\(explained)")
                     #expect(kills >= 5, "the run ended before the workers were killed often enough")
                     #expect(census == expected, "\(census) after \(kills) kills\n\(explained)")
+                    if judgedPoison > 0 { print("chaos: \(judgedPoison) job(s) held alone by 3 killed workers ended worker_crashed\n\(explained)") }
                 }
             }
         }
