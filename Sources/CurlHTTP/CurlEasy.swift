@@ -25,7 +25,7 @@ final class CurlEasy: @unchecked Sendable {
     func reset() { curl_easy_reset(handle) }
 
     /// Performs one request synchronously: call from a dedicated thread only.
-    func perform(_ request: HTTPRequest, connectTimeoutSeconds: Double, abort: AbortFlag = AbortFlag()) throws(HTTPError) -> HTTPResponse {
+    func perform(_ request: HTTPRequest, connectTimeoutSeconds: Double, abort: LockedFlag = LockedFlag()) throws(HTTPError) -> HTTPResponse {
         BlockingCallAudit.check("curl_easy_perform")
         guard !abort.isSet else { throw HTTPError(.cancelled, "\(request.method) \(Redact.url(request.url)) was cancelled before it started") }
         let sink = ResponseSink(maxBodyBytes: request.maxResponseBytes, abort: abort, addressRule: request.addressRule)
@@ -190,7 +190,7 @@ private final class ResponseSink {
     var body = Data()
     private(set) var overflowed = false
     private let maxBodyBytes: Int
-    private let abort: AbortFlag
+    private let abort: LockedFlag
     private var headerLines: [String] = []
     private var headerBytes = 0
     private static let maxHeaderBytes = 256 * 1024
@@ -199,7 +199,7 @@ private final class ResponseSink {
     /// The address a connection was refused to (`AddressRule`), for the error.
     private(set) var refusedAddress: String?
 
-    init(maxBodyBytes: Int, abort: AbortFlag, addressRule: AddressRule) {
+    init(maxBodyBytes: Int, abort: LockedFlag, addressRule: AddressRule) {
         self.maxBodyBytes = maxBodyBytes
         self.abort = abort
         self.addressRule = addressRule

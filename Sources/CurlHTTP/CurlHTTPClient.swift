@@ -39,7 +39,7 @@ public final class CurlHTTPClient: Sendable {
                      sendBy: ContinuousClock.Instant? = nil) async throws -> HTTPResponse {
         let connectTimeout = configuration.connectTimeoutSeconds
         let handles = self.handles
-        let abort = AbortFlag()
+        let abort = LockedFlag()
         return try await withTaskCancellationHandler {
             try await pool.run {
                 if let sendAt { try abort.sleep(until: sendAt) }
@@ -56,9 +56,8 @@ public final class CurlHTTPClient: Sendable {
     }
 }
 
-/// Set when the task waiting for a transfer is cancelled; libcurl's progress callback reads it.
-typealias AbortFlag = LockedFlag
-
+/// A transfer's abort flag: set when the task waiting for it is cancelled; libcurl's progress
+/// callback reads it, and a request waiting for its rate-limit slot sleeps on it.
 extension LockedFlag {
     /// Sleeps this (dedicated) thread until `moment`, looking every 20 ms whether the transfer
     /// was aborted meanwhile.
