@@ -68,6 +68,9 @@ let package = Package(
         // What a service found: the vocabulary backends return and the queue stores.
         .target(name: "AnalysisModel", swiftSettings: swiftSettings),
         .target(name: "JobQueue", dependencies: ["Postgres", "SQLSchema", "AnalysisModel"], swiftSettings: swiftSettings),
+        // The read model: one Codable view and one SQL document per question (overview, batches,
+        // a batch's report, results, jobs, one job, failures, review), for the console and the CLI.
+        .target(name: "QueueReads", dependencies: ["Postgres"], swiftSettings: swiftSettings),
         .target(name: "Imaging", dependencies: ["CVips", "CVipsShim", "CFileShim", "DedicatedThreads"], swiftSettings: swiftSettings),
         .target(name: "CurlHTTP", dependencies: ["CCurl", "CCurlShim", "DedicatedThreads"], swiftSettings: swiftSettings),
         // enqueue's own work: finding files under the path roots, hashing their content.
@@ -101,7 +104,7 @@ let package = Package(
         .target(
             name: "Console",
             dependencies: [
-                "JobQueue", "Postgres", "Imaging", "DedicatedThreads",
+                "JobQueue", "QueueReads", "Postgres", "Imaging", "DedicatedThreads",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
@@ -123,7 +126,7 @@ let package = Package(
         .executableTarget(
             name: "discern",
             dependencies: [
-                "Worker", "Simulator", "Backends", "CurlHTTP", "JobQueue", "Postgres", "Imaging", "SampleImages", "Enqueueing", "Console", "DedicatedThreads",
+                "Worker", "Simulator", "Backends", "CurlHTTP", "JobQueue", "QueueReads", "Postgres", "Imaging", "SampleImages", "Enqueueing", "Console", "DedicatedThreads",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
@@ -152,7 +155,7 @@ let package = Package(
         .testTarget(
             name: "IntegrationTests",
             dependencies: [
-                "Worker", "Simulator", "JobQueue", "Postgres", "CurlHTTP", "Imaging", "Backends", "SQLSchema", "AnalysisModel", "SampleImages",
+                "Worker", "Simulator", "JobQueue", "QueueReads", "Postgres", "CurlHTTP", "Imaging", "Backends", "SQLSchema", "AnalysisModel", "SampleImages",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings

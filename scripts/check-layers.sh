@@ -16,11 +16,12 @@ declare -A allowed=(
     [Imaging]="CVips CVipsShim CFileShim DedicatedThreads"
     [CurlHTTP]="CCurl CCurlShim DedicatedThreads"
     [JobQueue]="Postgres SQLSchema AnalysisModel DedicatedThreads"
+    [QueueReads]="Postgres DedicatedThreads"
     [Backends]="AnalysisModel CurlHTTP Imaging DedicatedThreads"
     [Enqueueing]="Imaging DedicatedThreads"
     [SampleImages]="Imaging CVips CVipsShim CVipsSampleShim"
     [Worker]="AnalysisModel Backends DedicatedThreads Imaging JobQueue Postgres"
-    [Console]="AnalysisModel DedicatedThreads Imaging JobQueue Postgres"
+    [Console]="AnalysisModel DedicatedThreads Imaging JobQueue Postgres QueueReads"
     # The simulator stands in for the remote services: it shares no client code (no HTTP
     # client, no queue, no backends). Imaging is a known exception, to go (issue 24).
     [Simulator]="DedicatedThreads Imaging"

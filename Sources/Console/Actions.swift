@@ -1,4 +1,5 @@
 import Foundation
+import QueueReads
 import Hummingbird
 import JobQueue
 import Logging
@@ -8,7 +9,7 @@ import Postgres
 /// transaction through the same functions the CLI uses, and redirects (303) to a page that says
 /// what happened.
 struct Actions {
-    let store: ConsoleStore
+    let store: QueueReader
     let secrets: Secrets
 
     func register(on router: Router<ConsoleContext>) {
@@ -27,7 +28,7 @@ struct Actions {
         }
         guard !selection.isEmpty else { throw HTTPError(.badRequest, message: "name a job, a batch or an error kind") }
         let chosen = selection
-        let count = try await store.change { try operation($0, chosen) }
+        let count = try await store.transaction { try operation($0, chosen) }
         context.logger.notice("console action", metadata: ["action": "\(verb)", "jobs": "\(count)", "user": "\(context.user)"])
         let back = form["job"].map { "/jobs/\($0)" } ?? (form["batch"] != nil && form["kind"] == nil ? "/batches" : "/failures")
         return Response.redirect(to: back + HTML.query([("done", verb), ("count", String(count))]), type: .normal)
@@ -46,7 +47,7 @@ struct Actions {
         guard confirmed || correction.operatorName != nil || correction.fleetID != nil || correction.licensePlate != nil else {
             throw HTTPError(.badRequest, message: "a correction needs an operator, a fleet ID or a licence plate")
         }
-        guard try await store.record(correction) else { throw HTTPError(.notFound, message: "there is no result \(result)") }
+        guard try await store.transaction({ try Reviews.record($0, correction) }) else { throw HTTPError(.notFound, message: "there is no result \(result)") }
         return Response.redirect(to: "/review" + HTML.query([("done", confirmed ? "confirm" : "correct"), ("count", "1")]), type: .normal)
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import QueueReads
 import HTTPTypes
 import Hummingbird
 import Logging
@@ -7,7 +8,7 @@ import NIOCore
 /// `discern console`: the pages, their `/api/` JSON twins, thumbnails and actions, served by
 /// Hummingbird over the same database the workers use.
 public enum ConsoleServer {
-    public static func application(store: ConsoleStore, configuration: ConsoleConfiguration, logger: Logger) -> some ApplicationProtocol {
+    public static func application(store: QueueReader, configuration: ConsoleConfiguration, logger: Logger) -> some ApplicationProtocol {
         let secrets = Secrets(accessToken: configuration.accessToken)
         let context = PageContext(readOnly: configuration.readOnly, csrf: secrets.csrf)
         let thumbnails = Thumbnails(roots: configuration.roots)

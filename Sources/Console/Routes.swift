@@ -1,10 +1,12 @@
 import Foundation
 import Hummingbird
 import NIOCore
+import QueueReads
 
-/// The six pages and their `/api/` twins: the same data, as HTML or as JSON.
+/// The pages and their `/api/` twins: the same view of the read model (QueueReads), as HTML or
+/// as JSON; the CLI prints the same views.
 struct Routes: Sendable {
-    let store: ConsoleStore
+    let store: QueueReader
     let context: PageContext
     let reviewBelow: Double
 
@@ -16,6 +18,13 @@ struct Routes: Sendable {
         page(router, "/results", "/api/results") { request, _ in
             try await store.results(Self.filter(request))
         } render: { data, request in ResultsPage.render(data, filter: Self.filter(request), context) }
+        page(router, "/report", "/api/report") { request, _ in
+            guard let name = request.uri.queryParameters.get("batch"), !name.isEmpty else { throw HTTPError(.badRequest, message: "name a batch: ?batch=NAME") }
+            return try await store.report(batch: name)
+        } render: { data, _ in ReportPage.render(data, context) }
+        page(router, "/jobs", "/api/jobs") { request, _ in
+            try await store.jobs(Self.jobFilter(request))
+        } render: { data, request in JobsPage.render(data, filter: Self.jobFilter(request), context) }
         page(router, "/jobs/:id", "/api/jobs/:id") { _, parameters in
             try await store.detail(jobID: try parameters.require("id", as: Int.self))
         } render: { data, request in JobPage.render(data, notice: Self.notice(request), context) }
@@ -41,7 +50,7 @@ struct Routes: Sendable {
             do {
                 let page = render(try await load(request, context.parameters), request)
                 return ConsoleServer.html(page.render(readOnly: readOnly), status: .ok)
-            } catch ConsoleError.notFound {
+            } catch ReadError.notFound {
                 return ConsoleServer.html(Page(title: "Not found", active: "", body: "<p>Nothing here: it may have been pruned.</p>").render(readOnly: readOnly), status: .notFound)
             }
         }
@@ -49,18 +58,20 @@ struct Routes: Sendable {
             do {
                 let data = try Self.encoder.encode(try await load(request, context.parameters))
                 return Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(bytes: data)))
-            } catch ConsoleError.notFound {
+            } catch ReadError.notFound {
                 throw HTTPError(.notFound)
             }
         }
     }
 
-    static let encoder: JSONEncoder = {
-        let encoder = JSONEncoder()
-        encoder.keyEncodingStrategy = .convertToSnakeCase
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return encoder
-    }()
+    static var encoder: JSONEncoder { QueueReader.encoder }
+
+    static func jobFilter(_ request: Request) -> JobFilter {
+        let query = request.uri.queryParameters
+        func text(_ name: String) -> String? { query.get(name).flatMap { $0.isEmpty ? nil : String($0.prefix(200)) } }
+        return JobFilter(state: text("state"), batch: text("batch"), errorKind: text("kind"), backend: text("backend"),
+                         before: query.get("before", as: Int.self), limit: min(max(query.get("limit", as: Int.self) ?? JobFilter.pageSize, 1), 500))
+    }
 
     static func filter(_ request: Request) -> ResultFilter {
         let query = request.uri.queryParameters
@@ -77,6 +88,7 @@ struct Routes: Sendable {
         filter.maxConfidence = query.get("max", as: Double.self).flatMap { $0.isFinite ? $0 : nil }
         filter.from = date("from")
         filter.to = date("to")
+        filter.limit = min(max(query.get("limit", as: Int.self) ?? ResultFilter.pageSize, 1), 500)
         return filter
     }
 

@@ -1,15 +1,12 @@
 import Postgres
 
-/// How many jobs of each backend are in each state: for metrics, `discern status` and probes.
+/// How many jobs of each backend are in each state, as the worker's metrics and `discern
+/// monitor` export them (what people read is QueueReads').
 public enum QueueStatus {
     public struct Depth: Sendable, Equatable {
         public let backend: String
         public let state: String
         public let jobs: Int
-    }
-
-    public static func depth(_ connection: Connection) throws -> [Depth] {
-        try connection.query("SELECT backend, state, jobs FROM discern.queue_depth ORDER BY backend, state").map(Depth.init)
     }
 
     /// Waiting and running jobs only, each counted through its partial index (the state a

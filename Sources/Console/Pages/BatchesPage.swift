@@ -1,4 +1,5 @@
 import Foundation
+import QueueReads
 
 /// Page 2.
 enum BatchesPage {
@@ -26,14 +27,13 @@ enum BatchesPage {
                 <td>\(errors.isEmpty ? "<span class=\"ok\">none</span>" : errors)</td>
                 <td class="n">\(HTML.bytes(max(0, saved)))</td>
                 <td><a href="/results\(HTML.text(HTML.query([("batch", batch.name)])))">results</a> · \
-                <a href="/api/batches\(HTML.text(HTML.query([("name", batch.name)])))">report (JSON)</a><br>\(actions)</td></tr>
+                <a href="/report\(HTML.text(HTML.query([("batch", batch.name)])))">report</a><br>\(actions)</td></tr>
                 """
         }.joined()
         return Page(title: "Batches", active: "/batches", refreshSeconds: 15, body: """
             <table><tr><th>batch</th><th>progress</th><th>rate, ETA</th><th>outcomes</th><th>top errors</th><th>bytes saved</th><th></th></tr>
             \(rows)</table>
             \(older(batches))
-            <p class="muted">The full report: <code>discern report --batch NAME</code>.</p>
             """)
     }
 

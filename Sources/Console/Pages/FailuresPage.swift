@@ -1,4 +1,5 @@
 import Foundation
+import QueueReads
 
 /// Page 5: dead jobs by kind with the message to act on; retry or cancel one job, a kind, a batch.
 enum FailuresPage {

@@ -1,4 +1,5 @@
 import Foundation
+import QueueReads
 
 /// Page 4: one job (or a result whose job was pruned).
 enum JobPage {

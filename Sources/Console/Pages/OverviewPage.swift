@@ -1,4 +1,5 @@
 import Foundation
+import QueueReads
 
 /// Page 1. Refreshes itself every 10 s (a meta refresh: no script needed).
 enum OverviewPage {

@@ -1,4 +1,5 @@
 import Foundation
+import QueueReads
 
 /// Page 3: a grid of thumbnails with what the service read under each.
 enum ResultsPage {
@@ -25,7 +26,7 @@ enum ResultsPage {
             """
         let cards = page.items.isEmpty ? "<p class=\"muted\">No result matches.</p>" : "<div class=\"cards\">" + page.items.map(card).joined() + "</div>"
         var next = ""
-        if let before = page.nextBefore {
+        if let before = page.nextBefore(filter) {
             var more = filter
             more.before = before
             next = "<p><a href=\"/results\(HTML.text(query(more)))\">Older results →</a></p>"

@@ -1,4 +1,5 @@
 import Foundation
+import QueueReads
 
 /// Page 6: the least confident readings first; a person confirms them or types the right ones.
 enum ReviewPage {

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Backends
 import Console
+import QueueReads
 import Foundation
 import Imaging
 import JobQueue
@@ -61,7 +62,7 @@ struct ConsoleCommand: AsyncParsableCommand {
 
         let logger = logging.makeLogger("discern.console")
         try await Database(conninfo: database.conninfo, name: "discern-preflight").withConnection { try Migrator.requireCurrent($0) }
-        let store = try await ConsoleStore(conninfo: database.conninfo)
+        let store = try await QueueReader(conninfo: database.conninfo)
         let server = ConsoleServer.application(store: store, configuration: settings, logger: logger)
         try await ServiceGroup(configuration: .init(services: [server], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)).run()
     }

@@ -1,6 +1,6 @@
 import ArgumentParser
 import Foundation
-import Postgres
+import QueueReads
 
 struct JobsCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -37,31 +37,14 @@ struct JobsList: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let parameters: [(any PostgresEncodable)?] = [state?.rawValue, batch, kind, backend?.rawValue, limit]
-        let query = """
-            SELECT j.id, j.state, j.backend, j.action, b.name AS batch, j.image_path, j.attempts, j.max_attempts, j.priority,
-                   j.error_kind, j.last_error, j.run_at, j.created_at, j.updated_at, j.finished_at,
-                   to_char(j.updated_at, 'YYYY-MM-DD HH24:MI:SS') AS updated
-            FROM discern.jobs j LEFT JOIN discern.batches b ON b.id = j.batch_id
-            WHERE ($1::text IS NULL OR j.state = $1) AND ($2::text IS NULL OR b.name = $2)
-              AND ($3::text IS NULL OR j.error_kind = $3) AND ($4::text IS NULL OR j.backend = $4)
-            ORDER BY j.id DESC LIMIT $5
-            """
-        let database = Database(conninfo: self.database.conninfo)
-        if format == .json {
-            let document = try await database.withConnection { connection in
-                try connection.query("SELECT coalesce(json_agg(x), '[]') AS doc FROM (\(query)) x", parameters).first?.string("doc") ?? "[]"
-            }
-            return try JSONOutput.print(document)
-        }
-        let rows = try await database.withConnection { try $0.query(query, parameters) }
+        let filter = JobFilter(state: state?.rawValue, batch: batch, errorKind: kind, backend: backend?.rawValue, limit: limit)
+        let list = try await database.reader().jobs(filter)
+        if format == .json { return try JSONOutput.printView(list) }
         print(TextTable.render(
             headers: ["job", "state", "backend", "batch", "tries", "file", "error_kind", "updated"],
-            rows: try rows.map { row in
-                [try row.string("id"), try row.string("state"), try row.string("backend"), try row.optionalString("batch") ?? "-",
-                 "\(try row.int("attempts"))/\(try row.int("max_attempts"))",
-                 URL(fileURLWithPath: try row.string("image_path")).lastPathComponent,
-                 try row.optionalString("error_kind") ?? "-", try row.string("updated")]
+            rows: list.items.map { job in
+                ["\(job.id)", job.state, job.backend, job.batch ?? "-", "\(job.attempts)/\(job.maxAttempts)", ViewText.file(job.imagePath),
+                 job.errorKind ?? "-", ViewText.time(job.updatedAt)]
             }))
     }
 }
@@ -83,61 +66,48 @@ struct JobsShow: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let id = self.id
-        // Columns the reader role may read (docs/operations.md): no params, no raw answer.
-        let document = try await Database(conninfo: database.conninfo).withConnection { connection in
-            try connection.query("""
-                SELECT json_build_object(
-                    'id', j.id, 'state', j.state, 'backend', j.backend, 'action', j.action, 'batch', b.name,
-                    'image_path', j.image_path, 'priority', j.priority, 'attempts', j.attempts, 'max_attempts', j.max_attempts,
-                    'run_at', j.run_at, 'created_at', j.created_at, 'updated_at', j.updated_at, 'finished_at', j.finished_at,
-                    'lease_owner', j.lease_owner, 'lease_expires_at', j.lease_expires_at,
-                    'error_kind', j.error_kind, 'last_error', j.last_error, 'error_history', j.error_history,
-                    'result', (SELECT json_build_object(
-                        'outcome', r.outcome, 'subject_id', r.subject_id, 'category', r.category, 'subcategory', r.subcategory,
-                        'operator', r.operator, 'fleet_id', r.fleet_id, 'license_plate', r.license_plate,
-                        'confidence', r.confidence, 'sent_bytes', r.sent_bytes, 'original_bytes', r.original_bytes,
-                        'analyze_ms', r.analyze_ms, 'created_at', r.created_at)
-                        FROM discern.results r WHERE r.job_id = j.id)) AS doc
-                FROM discern.jobs j LEFT JOIN discern.batches b ON b.id = j.batch_id WHERE j.id = $1
-                """, [id]).first?.string("doc")
+        let detail: JobDetail
+        do {
+            detail = try await database.reader().detail(jobID: Int(id))
+        } catch ReadError.notFound {
+            throw ValidationError("there is no job \(id) (it may have been pruned; its result, if any, is kept)")
         }
-        guard let document else { throw ValidationError("there is no job \(id) (it may have been pruned; its result, if any, is kept)") }
-        if format == .json { return try JSONOutput.print(document) }
-        guard let job = try JSONSerialization.jsonObject(with: Data(document.utf8)) as? [String: Any] else { return }
-        print(JobSheet.render(job))
+        guard let job = detail.job else { throw ValidationError("there is no job \(id) (it may have been pruned; its result, if any, is kept)") }
+        if format == .json { return try JSONOutput.printView(detail) }
+        print(JobSheet.render(job, result: detail.result))
     }
 }
 
 /// One job as `key: value` lines, its error history as a numbered list.
 enum JobSheet {
-    static func render(_ job: [String: Any]) -> String {
-        func text(_ key: String) -> String {
-            guard let value = job[key], !(value is NSNull) else { return "-" }
-            return TerminalText.safe("\(value)", maxLength: 2000)
+    static func render(_ job: JobDetail.Job, result: JobDetail.Result?) -> String {
+        func text(_ value: (any CustomStringConvertible)?, _ maxLength: Int = 2000) -> String {
+            value.map { TerminalText.safe($0.description, maxLength: maxLength) } ?? "-"
         }
         var lines = [
-            "job \(text("id")): \(text("state"))  (\(text("backend")) \(text("action")), batch \(text("batch")))",
-            "file:        \(text("image_path"))",
-            "attempts:    \(text("attempts")) of \(text("max_attempts")), priority \(text("priority"))",
-            "created:     \(text("created_at"))", "run at:      \(text("run_at"))", "updated:     \(text("updated_at"))",
-            "finished:    \(text("finished_at"))",
+            "job \(job.id): \(text(job.state))  (\(text(job.backend)) \(text(job.action)), batch \(text(job.batch)))",
+            "file:        \(text(job.imagePath))",
+            "attempts:    \(job.attempts) of \(job.maxAttempts), priority \(job.priority)",
+            "created:     \(text(job.createdAt))", "run at:      \(text(job.runAt))", "updated:     \(text(job.updatedAt))",
+            "finished:    \(text(job.finishedAt))",
         ]
-        if text("lease_owner") != "-" { lines.append("lease:       \(text("lease_owner")) until \(text("lease_expires_at"))") }
-        if text("error_kind") != "-" { lines.append("last error:  \(text("error_kind")): \(text("last_error"))") }
-        let history = job["error_history"] as? [[String: Any]] ?? []
-        if !history.isEmpty {
-            lines.append("errors (\(history.count)):")
-            for entry in history {
-                let field = { (key: String) in entry[key].map { TerminalText.safe("\($0)", maxLength: 500) } ?? "-" }
-                lines.append("  #\(field("attempt")) \(field("at"))  \(field("kind")): \(field("error"))")
+        if let owner = job.leaseOwner { lines.append("lease:       \(text(owner)) until \(text(job.leaseExpiresAt))") }
+        if let kind = job.errorKind { lines.append("last error:  \(text(kind)): \(text(job.lastError))") }
+        if !job.errorHistory.isEmpty {
+            lines.append("errors (\(job.errorHistory.count)):")
+            for entry in job.errorHistory {
+                lines.append("  #\(text(entry.attempt, 500)) \(text(entry.at, 500))  \(text(entry.kind, 500)): \(text(entry.error, 500))")
             }
         }
-        if let result = job["result"] as? [String: Any] {
-            let fields = ["outcome", "subject_id", "category", "subcategory", "operator", "fleet_id", "license_plate", "confidence",
-                          "original_bytes", "sent_bytes", "analyze_ms", "created_at"]
+        if let result {
+            let fields: [(String, (any CustomStringConvertible)?)] = [
+                ("outcome", result.outcome), ("subject_id", result.subjectId), ("category", result.category),
+                ("subcategory", result.subcategory), ("operator", result.operator_), ("fleet_id", result.fleetId),
+                ("license_plate", result.licensePlate), ("confidence", result.confidence), ("original_bytes", result.originalBytes),
+                ("sent_bytes", result.sentBytes), ("analyze_ms", result.analyzeMs), ("created_at", result.createdAt),
+            ]
             lines.append("result:")
-            for key in fields { if let value = result[key], !(value is NSNull) { lines.append("  \(key): \(TerminalText.safe("\(value)", maxLength: 500))") } }
+            for (key, value) in fields { if let value { lines.append("  \(key): \(text(value, 500))") } }
         }
         return lines.joined(separator: "\n")
     }

@@ -47,24 +47,17 @@ struct PruneCommand: AsyncParsableCommand {
               + (resultsDays.map { " and \(results) result(s) older than \($0) day(s)" } ?? "; their results are kept"))
     }
 
-    /// The SQL functions that prune, one chunk per call (docs/sql.md).
-    enum PruneFunction: String {
-        case jobs = "discern.prune"
-        case results = "discern.prune_results"
-    }
-
     /// Calls one prune function until a call deletes less than a chunk. A lock wait cut short by
     /// the function's lock_timeout (SQLSTATE 55P03) is tried again after a pause, 30 times at
     /// most. Between chunks it pauses `pauseFactor` times as long as the chunk took.
-    func repeatUntilDone(_ db: Database, _ function: PruneFunction, days: Int) async throws -> Int {
+    func repeatUntilDone(_ db: Database, _ target: Pruning.Target, days: Int) async throws -> Int {
         var total = 0, timeouts = 0
         let clock = ContinuousClock()
         while true {
             do {
                 let started = clock.now
-                let deleted = try await db.withConnection { connection in
-                    try connection.query("SELECT \(function.rawValue)($1::interval, $2) AS deleted", ["\(days) days", batchSize]).first?.int("deleted") ?? 0
-                }
+                let chunk = batchSize
+                let deleted = try await db.withConnection { try Pruning.chunk($0, target, olderThanDays: days, chunk: chunk) }
                 total += deleted
                 if deleted < batchSize { return total }
                 if pauseFactor > 0 { try await Task.sleep(for: (clock.now - started) * pauseFactor) }

@@ -1,7 +1,6 @@
 import ArgumentParser
 import Foundation
-import JobQueue
-import Postgres
+import QueueReads
 
 struct ReportCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -20,17 +19,16 @@ struct ReportCommand: AsyncParsableCommand {
     var output: String?
 
     func run() async throws {
-        let name = batch
         let report: BatchReport
         do {
-            report = try await Database(conninfo: database.conninfo).withConnection { connection in try connection.reading { try BatchReport.load($0, batch: name) } }
-        } catch let problem as BatchReport.Problem {
-            throw ValidationError(problem.description)
+            report = try await database.reader().report(batch: batch)
+        } catch ReadError.notFound {
+            throw ValidationError("there is no batch named '\(batch)' (discern batches lists them)")
         }
         let text: String
         if format == .json {
             let encoder = JSONEncoder()
-            encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+            encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
             encoder.keyEncodingStrategy = .convertToSnakeCase
             text = String(decoding: try encoder.encode(report), as: UTF8.self) + "\n"
         } else {
@@ -75,8 +73,8 @@ enum MarkdownReport {
             for error in report.topErrors {
                 lines.append("| \(cell(error.backend)) | \(cell(error.kind)) | \(error.jobs) | \(cell(error.example)) |")
             }
-            // A name is data, never SQL: quoted as a literal, so pasting the hint runs only this.
-            lines += ["", "Retry them after fixing the cause: `SELECT discern.retry_batch(\(TerminalText.sqlLiteral(cell(report.batch, maxLength: 200))));`"]
+            // A name is data, never a command: one quoted shell word, so pasting the hint runs only this.
+            lines += ["", "Retry them after fixing the cause: `discern retry --batch \(TerminalText.shellQuoted(TerminalText.safe(report.batch, maxLength: 200)))`"]
         }
         return lines.joined(separator: "\n") + "\n"
     }

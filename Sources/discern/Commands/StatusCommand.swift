@@ -1,7 +1,6 @@
 import ArgumentParser
 import Foundation
-import JobQueue
-import Postgres
+import QueueReads
 
 struct StatusCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -15,7 +14,7 @@ struct StatusCommand: AsyncParsableCommand {
     @Option(help: "Seconds between redraws with --watch, 0.5-3600.")
     var interval: Double = 2
 
-    @Option(help: "table or json (one document: states, throughput, batches, dead jobs by kind, workers).")
+    @Option(help: "table or json (the console's /api/overview: states, throughput, workers, rate limits, dead jobs by kind).")
     var format: OutputFormat = .table
 
     func validate() throws {
@@ -24,13 +23,13 @@ struct StatusCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let database = Database(conninfo: self.database.conninfo)
-        if format == .json { return try JSONOutput.print(try await Self.document(database)) }
-        guard watch else { return print(try await Self.report(database)) }
+        let reader = try await database.reader()
+        if format == .json { return try JSONOutput.printView(try await reader.overview()) }
+        guard watch else { return print(try await Self.report(reader)) }
         while !Task.isCancelled {
             let text: String
             do {
-                text = try await Self.report(database)
+                text = try await Self.report(reader)
             } catch {
                 text = "cannot read the queue: \(error)"
             }
@@ -41,95 +40,42 @@ struct StatusCommand: AsyncParsableCommand {
         }
     }
 
-    /// The same facts as the table, built by PostgreSQL as one JSON document.
-    static func document(_ database: Database) async throws -> String {
-        try await database.withConnection { connection in
-            try connection.reading { try $0.query("""
-                SELECT json_build_object(
-                    'states', (SELECT coalesce(json_agg(x ORDER BY x.backend, x.state), '[]')
-                               FROM (SELECT backend, state, jobs FROM discern.queue_depth) x),
-                    'succeeded_last_minute', (SELECT count(*) FROM discern.jobs
-                                              WHERE state = 'succeeded' AND finished_at > now() - interval '1 minute'),
-                    'succeeded_last_hour', (SELECT count(*) FROM discern.jobs
-                                            WHERE state = 'succeeded' AND finished_at > now() - interval '1 hour'),
-                    'batches', (SELECT coalesce(json_agg(x), '[]') FROM (
-                                    SELECT name, jobs, succeeded, dead, running, available, percent_done, created_at
-                                    FROM discern.batch_progress ORDER BY created_at DESC LIMIT 5) x),
-                    'dead_by_kind', (SELECT coalesce(json_agg(x), '[]') FROM (
-                                    SELECT backend, error_kind, jobs, example FROM discern.errors_by_kind ORDER BY jobs DESC LIMIT 10) x),
-                    'live_workers', (SELECT coalesce(json_agg(x), '[]') FROM (
-                                    SELECT id, backends, version, started_at, last_heartbeat_at FROM discern.live_workers ORDER BY started_at) x),
-                    'unserved_backends', (SELECT coalesce(json_agg(x), '[]') FROM (
-                                    SELECT backend, waiting FROM discern.unserved_backends ORDER BY backend) x)
-                ) AS doc
-                """).first?.string("doc") ?? "{}" }
-        }
-    }
-
-    static func report(_ database: Database) async throws -> String {
-        let report = try await database.withConnection { connection in try connection.reading { connection in
-            StatusReport(
-                states: try QueueStatus.depth(connection),
-                batches: try connection.query("""
-                    SELECT name, jobs, succeeded, dead, running, available, percent_done
-                    FROM discern.batch_progress ORDER BY created_at DESC LIMIT 5
-                    """),
-                throughput: try connection.query("""
-                    SELECT count(*) FILTER (WHERE finished_at > now() - interval '1 minute') AS last_minute,
-                           count(*) FILTER (WHERE finished_at > now() - interval '1 hour') AS last_hour
-                    FROM discern.jobs WHERE finished_at > now() - interval '1 hour' AND state = 'succeeded'
-                    """),
-                errors: try connection.query("""
-                    SELECT backend, error_kind, jobs, example FROM discern.errors_by_kind ORDER BY jobs DESC LIMIT 10
-                    """),
-                workers: try connection.query("""
-                    SELECT id, array_to_string(backends, ',') AS backends, version,
-                           round(extract(epoch FROM now() - last_heartbeat_at))::int AS seen_seconds_ago,
-                           round(extract(epoch FROM now() - started_at) / 60)::int AS minutes_up
-                    FROM discern.live_workers ORDER BY started_at
-                    """),
-                unserved: try connection.query("SELECT backend, waiting FROM discern.unserved_backends ORDER BY backend"))
-        } }
-        return try report.render()
+    /// The console's overview and its five newest batches, as text.
+    static func report(_ reader: QueueReader) async throws -> String {
+        StatusText.render(try await reader.overview(), batches: try await reader.batches(limit: 5))
     }
 }
 
-private struct StatusReport {
-    let states: [QueueStatus.Depth]
-    let batches: Rows
-    let throughput: Rows
-    let errors: Rows
-    let workers: Rows
-    let unserved: Rows
-
-    func render() throws -> String {
-        var sections = [TextTable.render(headers: ["backend", "state", "jobs"], rows: states.map { [$0.backend, $0.state, "\($0.jobs)"] })]
-        if let row = throughput.first {
-            sections.append("succeeded in the last minute: \(try row.int("last_minute")), in the last hour: \(try row.int("last_hour"))")
-        }
-        if batches.count > 0 {
+enum StatusText {
+    static func render(_ overview: Overview, batches: [BatchSummary]) -> String {
+        var sections = [
+            TextTable.render(headers: ["backend", "state", "jobs"], rows: overview.states.map { [$0.backend, $0.state, "\($0.jobs)"] })
+                + "\n(succeeded and cancelled: the last 24 hours)",
+            "succeeded in the last full minute: \(overview.succeededLastMinute), in the last hour: \(overview.succeededLastHour)",
+        ]
+        if !batches.isEmpty {
             sections.append("recent batches:\n" + TextTable.render(
                 headers: ["batch", "jobs", "succeeded", "dead", "running", "waiting", "done %"],
-                rows: try batches.map { row in
-                    try ["name", "jobs", "succeeded", "dead", "running", "available", "percent_done"].map { try row.string($0) }
+                rows: batches.map { batch in
+                    [batch.name, "\(batch.jobs)", "\(batch.succeeded)", "\(batch.dead)", "\(batch.running)", "\(batch.available)",
+                     String(format: "%.1f", batch.percentDone)]
                 }))
         }
-        if errors.count > 0 {
+        if !overview.deadByKind.isEmpty {
             sections.append("dead jobs by error kind:\n" + TextTable.render(
                 headers: ["backend", "error_kind", "jobs", "example"],
-                rows: try errors.map { row in
-                    [try row.string("backend"), try row.optionalString("error_kind") ?? "-", try row.string("jobs"),
-                     String((try row.optionalString("example") ?? "").prefix(100))]
+                rows: overview.deadByKind.prefix(10).map { kind in
+                    [kind.backend, kind.errorKind ?? "-", "\(kind.jobs)", String((kind.example ?? "").prefix(100))]
                 }))
         }
-        sections.append(workers.count == 0 ? "live workers: none" : "live workers:\n" + TextTable.render(
-            headers: ["worker", "backends", "version", "heartbeat", "up"],
-            rows: try workers.map { row in
-                [try row.string("id"), try row.string("backends"), try row.string("version"),
-                 "\(try row.int("seen_seconds_ago")) s ago", "\(try row.int("minutes_up")) min"]
+        sections.append(overview.workers.isEmpty ? "live workers: none" : "live workers:\n" + TextTable.render(
+            headers: ["worker", "backends", "version", "heartbeat", "started"],
+            rows: overview.workers.map { worker in
+                [worker.id, worker.backends.joined(separator: ","), worker.version, ViewText.time(worker.lastHeartbeatAt),
+                 ViewText.time(worker.startedAt)]
             }))
-        for row in unserved {
-            sections.append("warning: \(try row.int("waiting")) \(try row.string("backend")) job(s) wait and no live worker serves that backend")
+        for backend in overview.unserved {
+            sections.append("warning: \(backend.waiting) \(backend.backend) job(s) wait and no live worker serves that backend")
         }
         return sections.joined(separator: "\n\n")
     }

@@ -21,14 +21,12 @@ enum TerminalText {
         return text.unicodeScalars.count > maxLength ? out + "…" : out
     }
 
-    /// A string as a PostgreSQL literal for a hint a person will paste: quotes doubled, and
-    /// written as an E'' literal only when it must escape a backslash.
     /// U+061C, U+200E-200F, U+202A-202E, U+2066-2069: every bidirectional formatting character.
     static let bidiControls: Set<UInt32> = Set([0x061C, 0x200E, 0x200F] + Array(0x202A...0x202E) + Array(0x2066...0x2069))
 
-    static func sqlLiteral(_ text: String) -> String {
-        let doubled = text.replacingOccurrences(of: "'", with: "''")
-        guard doubled.contains("\\") else { return "'\(doubled)'" }
-        return "E'\(doubled.replacingOccurrences(of: "\\", with: "\\\\"))'"
+    /// A string as one shell word for a command a person will paste: single-quoted, each quote
+    /// of its own closed, escaped and reopened, so nothing in it is ever run.
+    static func shellQuoted(_ text: String) -> String {
+        "'" + text.replacingOccurrences(of: "'", with: #"'\''"#) + "'"
     }
 }

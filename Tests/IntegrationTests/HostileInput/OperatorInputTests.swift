@@ -30,7 +30,7 @@ struct OperatorInputTests {
         #expect(output.trimmingCharacters(in: .newlines).split(separator: "\n").count == 1, "one line: \(output)")
     }
 
-    @Test("a batch named like SQL is quoted in the report's retry hint: pasting it retries, and deletes nothing")
+    @Test("a batch named like SQL or shell is quoted in the report's retry hint: pasting it retries, and deletes nothing")
     func reportHintQuoted() async throws {
         try await TestDatabase.with { conninfo in
             let name = "x'); DELETE FROM discern.results; --"
@@ -41,10 +41,11 @@ struct OperatorInputTests {
                 try connection.query("INSERT INTO discern.results (image_path, backend, action, raw_response, original_bytes, original_width, original_height, original_format, sent_bytes, sent_width, sent_height, sent_format, passed_through, prepare_ms, analyze_ms) VALUES ('/b.jpg', 'discerner', 'analyze', '{}', 1, 1, 1, 'jpeg', 1, 1, 1, 'jpeg', true, 1, 1)")
             }
             let report = try await Subprocess.run(try WorkerProcess.binary.path, ["report", "--batch", name, "--database-url", conninfo])
-            let hint = try #require(report.split(separator: "`").first { $0.hasPrefix("SELECT discern.retry_batch(") }.map(String.init))
-            #expect(hint == "SELECT discern.retry_batch('x''); DELETE FROM discern.results; --');", "\(hint)")
-            let retried = try await database.rows(hint).first?.int("retry_batch")
-            #expect(retried == 1)
+            let hint = try #require(report.split(separator: "`").first { $0.hasPrefix("discern retry --batch ") }.map(String.init))
+            #expect(hint == #"discern retry --batch 'x'\''); DELETE FROM discern.results; --'"#, "\(hint)")
+            let pasted = try WorkerProcess.binary.path + hint.dropFirst("discern".count) + " --database-url " + TestShell.quoted(conninfo)
+            let retried = try await Subprocess.run("/bin/sh", ["-c", pasted])
+            #expect(retried.contains("re-queued 1 job(s)"), "\(retried)")
             #expect(try await database.rows("SELECT count(*) AS n FROM discern.results").first?.int("n") == 1)
         }
     }

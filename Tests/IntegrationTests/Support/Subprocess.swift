@@ -57,3 +57,8 @@ enum Subprocess {
         return (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
     }
 }
+
+/// One shell word for a test's `sh -c` line.
+enum TestShell {
+    static func quoted(_ text: String) -> String { "'" + text.replacingOccurrences(of: "'", with: #"'\''"#) + "'" }
+}

@@ -2,7 +2,8 @@ import Foundation
 import Postgres
 
 /// What happened to one batch: outcomes per backend, the commonest errors, throughput, bytes
-/// saved by preparation and calls made. `discern report` prints it as Markdown or JSON.
+/// saved by preparation and calls made. `discern report` prints it as Markdown or JSON, the
+/// console as its report page and `/api/report`.
 public struct BatchReport: Codable, Sendable {
     public struct Backend: Codable, Sendable {
         public var backend: String
@@ -42,23 +43,14 @@ public struct BatchReport: Codable, Sendable {
     public var totalJobs: Int { backends.reduce(0) { $0 + $1.jobs } }
     public var bytesSaved: Int { backends.reduce(0) { $0 + $1.originalBytes - $1.sentBytes } }
 
-    public enum Problem: Error, CustomStringConvertible {
-        case noSuchBatch(String)
-        public var description: String {
-            switch self {
-            case .noSuchBatch(let name): "there is no batch named '\(name)' (discern status lists recent batches)"
-            }
-        }
-    }
-
-    public static func load(_ connection: Connection, batch name: String) throws -> BatchReport {
+    static func load(_ connection: Connection, batch name: String) throws -> BatchReport {
         guard let batch = try connection.query(
             """
             SELECT id, to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') AS created,
                    extract(epoch FROM created_at)::float8 AS created_epoch
             FROM discern.batches WHERE name = $1
             """,
-            [name]).first else { throw Problem.noSuchBatch(name) }
+            [name]).first else { throw ReadError.notFound }
         let id = try batch.int("id"), createdEpoch = try batch.optionalDouble("created_epoch") ?? 0
         var backends: [String: Backend] = [:]
         var finishes = Finishes()
@@ -134,6 +126,13 @@ public struct BatchReport: Codable, Sendable {
         return BatchReport(batch: name, createdAt: try batch.string("created"), backends: backends.values.sorted { $0.backend < $1.backend },
                            topErrors: errors, elapsedSeconds: finishes.last.map { $0 - createdEpoch },
                            jobsPerMinute: finishes.perMinute)
+    }
+}
+
+extension QueueReader {
+    /// Throws `ReadError.notFound` when there is no batch of that name.
+    public func report(batch name: String) async throws -> BatchReport {
+        try await reading { try BatchReport.load($0, batch: name) }
     }
 }
 

@@ -35,6 +35,6 @@ public struct Failures: Codable, Sendable {
         """
 }
 
-extension ConsoleStore {
+extension QueueReader {
     public func failures() async throws -> Failures { try await document(Failures.self, Failures.sql) }
 }

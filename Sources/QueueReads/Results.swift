@@ -10,22 +10,34 @@ public struct ResultPage: Codable, Sendable {
         public let batch: String?
         public let imagePath: String
         public let backend: String
+        public let action: String
         public let outcome: String?
+        public let subjectId: String?
         public let category: String?
         public let operator_: String?
         public let fleetId: String?
         public let licensePlate: String?
         public let confidence: Double?
+        public let originalBytes: Int
+        public let sentBytes: Int
+        public let passedThrough: Bool
         public let createdAt: String
 
         enum CodingKeys: String, CodingKey {
-            case id, jobId, batch, imagePath, backend, outcome, category, operator_ = "operator", fleetId, licensePlate, confidence, createdAt
+            case id, jobId, batch, imagePath, backend, action, outcome, subjectId, category, operator_ = "operator", fleetId, licensePlate
+            case confidence, originalBytes, sentBytes, passedThrough, createdAt
         }
+
+        /// The columns of a card, for every view that lists results (`r` the results, `b` their batch).
+        static let columns = """
+            r.id, r.job_id, b.name AS batch, r.image_path, r.backend, r.action, r.outcome, r.subject_id, r.category, r.operator,
+            r.fleet_id, r.license_plate, r.confidence, r.original_bytes, r.sent_bytes, r.passed_through, r.created_at
+            """
     }
 
     public let items: [Card]
     /// The `before` of the next page; nil on the last.
-    public var nextBefore: Int? { items.count == ResultFilter.pageSize ? items.last?.id : nil }
+    public func nextBefore(_ filter: ResultFilter) -> Int? { items.count == filter.limit ? items.last?.id : nil }
 }
 
 /// What the results page is asked for (its query string).
@@ -43,11 +55,14 @@ public struct ResultFilter: Sendable, Equatable {
     /// YYYY-MM-DD, inclusive.
     public var from: String?
     public var to: String?
+    /// A page of the console; the CLI asks for up to 10,000.
+    public var limit = ResultFilter.pageSize
 
     public init() {}
 
     var parameters: [(any PostgresEncodable)?] {
-        [before, batch, backend, outcome, operatorName, text.map(Self.prefixPattern), minConfidence, maxConfidence, from, to, Self.pageSize]
+        [before, batch, backend, outcome, operatorName, text.map(Self.prefixPattern), minConfidence, maxConfidence, from, to,
+         min(max(limit, 1), 10_000)]
     }
 
     /// A LIKE pattern matching what begins with `text`: its own `%`, `_` and `\` match themselves.
@@ -62,8 +77,7 @@ public struct ResultFilter: Sendable, Equatable {
 
     static let sql = """
         SELECT json_build_object('items', coalesce(json_agg(x ORDER BY x.id DESC), '[]')) AS doc FROM (
-          SELECT r.id, r.job_id, b.name AS batch, r.image_path, r.backend, r.outcome, r.category, r.operator, r.fleet_id,
-                 r.license_plate, r.confidence, r.created_at
+          SELECT \(ResultPage.Card.columns)
           FROM discern.results r LEFT JOIN discern.batches b ON b.id = r.batch_id
           WHERE ($1::bigint IS NULL OR r.id < $1)
             AND ($2::text IS NULL OR r.batch_id = (SELECT id FROM discern.batches WHERE name = $2))
@@ -77,7 +91,7 @@ public struct ResultFilter: Sendable, Equatable {
         """
 }
 
-extension ConsoleStore {
+extension QueueReader {
     public func results(_ filter: ResultFilter) async throws -> ResultPage {
         try await document(ResultPage.self, ResultFilter.sql, filter.parameters)
     }

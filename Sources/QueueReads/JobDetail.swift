@@ -12,6 +12,7 @@ public struct JobDetail: Codable, Sendable {
         public let action: String
         public let batch: String?
         public let imagePath: String
+        public let priority: Int
         public let attempts: Int
         public let maxAttempts: Int
         public let errorKind: String?
@@ -19,8 +20,10 @@ public struct JobDetail: Codable, Sendable {
         public let errorHistory: [Attempt]
         public let createdAt: String
         public let runAt: String
+        public let updatedAt: String
         public let finishedAt: String?
         public let leaseOwner: String?
+        public let leaseExpiresAt: String?
     }
     public struct Attempt: Codable, Sendable {
         public let attempt: Int?
@@ -35,6 +38,7 @@ public struct JobDetail: Codable, Sendable {
         public let outcome: String?
         public let subjectId: String?
         public let category: String?
+        public let subcategory: String?
         public let operator_: String?
         public let fleetId: String?
         public let licensePlate: String?
@@ -58,7 +62,7 @@ public struct JobDetail: Codable, Sendable {
         public let review: Review?
 
         enum CodingKeys: String, CodingKey {
-            case id, imagePath, backend, outcome, subjectId, category, operator_ = "operator", fleetId, licensePlate, confidence, description
+            case id, imagePath, backend, outcome, subjectId, category, subcategory, operator_ = "operator", fleetId, licensePlate, confidence, description
             case originalBytes, originalWidth, originalHeight, originalFormat, sentBytes, sentWidth, sentHeight, sentFormat
             case jpegQuality, encodeCount, passedThrough, prepareMs, analyzeMs, createdAt, rawResponse, review
         }
@@ -101,12 +105,12 @@ public struct JobDetail: Codable, Sendable {
     static func sql(raw: Bool) -> String {
         """
         WITH j AS (
-            SELECT j.id, j.state, j.backend, j.action, b.name AS batch, j.image_path, j.attempts, j.max_attempts, j.error_kind,
-                   j.last_error, j.error_history, j.created_at, j.run_at, j.finished_at, j.lease_owner
+            SELECT j.id, j.state, j.backend, j.action, b.name AS batch, j.image_path, j.priority, j.attempts, j.max_attempts, j.error_kind,
+                   j.last_error, j.error_history, j.created_at, j.run_at, j.updated_at, j.finished_at, j.lease_owner, j.lease_expires_at
             FROM discern.jobs j LEFT JOIN discern.batches b ON b.id = j.batch_id
             WHERE j.id = coalesce($1, (SELECT job_id FROM discern.results WHERE id = $2))),
         r AS (
-            SELECT r.id, r.image_path, r.backend, r.outcome, r.subject_id, r.category, r.operator, r.fleet_id, r.license_plate,
+            SELECT r.id, r.image_path, r.backend, r.outcome, r.subject_id, r.category, r.subcategory, r.operator, r.fleet_id, r.license_plate,
                    r.confidence, r.description, r.original_bytes, r.original_width, r.original_height, r.original_format,
                    r.sent_bytes, r.sent_width, r.sent_height, r.sent_format, r.jpeg_quality, r.encode_count, r.passed_through,
                    r.prepare_ms, r.analyze_ms, r.created_at, \(raw ? "r.raw_response" : "NULL::jsonb") AS raw_response,
@@ -126,7 +130,7 @@ public struct JobDetail: Codable, Sendable {
     }
 }
 
-extension ConsoleStore {
+extension QueueReader {
     /// By job id, or by result id (a result outlives its pruned job).
     public func detail(jobID: Int? = nil, resultID: Int? = nil) async throws -> JobDetail {
         try await document(JobDetail.self, JobDetail.sql(raw: canReadRawAnswers), [jobID, resultID])

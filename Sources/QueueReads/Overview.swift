@@ -1,8 +1,10 @@
 import Foundation
 
-/// Page 1: the queue by backend and state (succeeded and cancelled: those that finished in the
-/// last 24 hours), finished jobs per hour, live workers, rate limits and what waits on them, dead
-/// jobs by kind. Every part reads a partial index or a roll-up (migration 0011), never every job.
+/// The console's first page and `discern status`: the queue by backend and state (succeeded and
+/// cancelled: those that finished in the last 24 hours), succeeded jobs in the last full minute
+/// and the last hour, finished jobs per hour, live workers, backends waiting with no worker, rate
+/// limits and what waits on them, dead jobs by kind. Every part reads a partial index or a
+/// roll-up (migration 0011), never every job.
 public struct Overview: Codable, Sendable {
     public struct StateCount: Codable, Sendable { public let backend: String; public let state: String; public let jobs: Int }
     public struct Hour: Codable, Sendable { public let hour: String; public let succeeded: Int; public let dead: Int }
@@ -23,7 +25,15 @@ public struct Overview: Codable, Sendable {
     public let hours: [Hour]
     public let workers: [Worker]
     public let rateLimits: [RateLimit]
+    public struct Unserved: Codable, Sendable { public let backend: String; public let waiting: Int }
+
     public let deadByKind: [DeadKind]
+    /// Jobs that succeeded in the last full minute (by minute of the roll-up).
+    public let succeededLastMinute: Int
+    /// Jobs that succeeded in the minutes that began in the last hour.
+    public let succeededLastHour: Int
+    /// Backends with jobs waiting and no live worker serving them.
+    public let unserved: [Unserved]
     public let generatedAt: String
 
     static let sql = """
@@ -50,11 +60,17 @@ public struct Overview: Codable, Sendable {
           'dead_by_kind', (SELECT coalesce(json_agg(x ORDER BY x.jobs DESC), '[]') FROM (
                 SELECT backend, error_kind, jobs, left(example, 300) AS example, last_seen FROM discern.errors_by_kind
                 ORDER BY jobs DESC LIMIT 20) x),
+          'succeeded_last_minute', (SELECT coalesce(sum(jobs), 0) FROM discern.throughput_per_minute
+                WHERE state = 'succeeded' AND minute = date_trunc('minute', now()) - interval '1 minute'),
+          'succeeded_last_hour', (SELECT coalesce(sum(jobs), 0) FROM discern.throughput_per_minute
+                WHERE state = 'succeeded' AND minute > now() - interval '1 hour'),
+          'unserved', (SELECT coalesce(json_agg(x ORDER BY x.backend), '[]') FROM (
+                SELECT backend, waiting FROM discern.unserved_backends) x),
           'generated_at', now()
         ) AS doc
         """
 }
 
-extension ConsoleStore {
+extension QueueReader {
     public func overview() async throws -> Overview { try await document(Overview.self, Overview.sql) }
 }

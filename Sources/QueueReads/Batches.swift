@@ -51,7 +51,7 @@ public struct BatchSummary: Codable, Sendable {
         """
 }
 
-extension ConsoleStore {
+extension QueueReader {
     /// The newest `limit` batches, or those older than the batch `before` (keyset pages).
     public func batches(named name: String? = nil, before: Int? = nil, limit: Int = BatchSummary.pageSize) async throws -> [BatchSummary] {
         try await document([BatchSummary].self, BatchSummary.sql, [name, limit, before])

@@ -1,0 +1,33 @@
+import Foundation
+import QueueReads
+
+/// One batch's report: what `discern report --batch NAME` prints as Markdown.
+enum ReportPage {
+    static func render(_ report: BatchReport, _ context: PageContext) -> Page {
+        let rows = report.backends.map { backend in
+            let outcomes = backend.outcomes.sorted { ($1.value, $0.key) < ($0.value, $1.key) }
+                .map { "\(HTML.text($0.key)) \(HTML.number($0.value))" }.joined(separator: ", ")
+            return """
+                <tr><td>\(HTML.text(backend.backend))</td><td class="n">\(HTML.number(backend.jobs))</td>\
+                <td class="n">\(HTML.number(backend.succeeded))</td><td class="n">\(HTML.number(backend.dead))</td>\
+                <td class="n">\(HTML.number(backend.cancelled))</td><td class="n">\(HTML.number(backend.pending))</td>\
+                <td class="n">\(HTML.number(backend.failedAttempts))</td><td class="n">\(HTML.number(backend.apiCalls))</td>\
+                <td>\(outcomes.isEmpty ? "–" : outcomes)</td><td class="n">\(HTML.bytes(backend.originalBytes))</td>\
+                <td class="n">\(HTML.bytes(backend.sentBytes))</td><td class="n">\(HTML.number(backend.passedThrough))</td></tr>
+                """
+        }.joined()
+        let errors = report.topErrors.map { error in
+            "<tr><td>\(HTML.text(error.backend))</td><td class=\"bad\">\(HTML.text(error.kind))</td><td class=\"n\">\(HTML.number(error.jobs))</td><td>\(HTML.text(error.example))</td></tr>"
+        }.joined()
+        let pace = report.jobsPerMinute.map { String(format: "%.1f jobs/min while finishing", $0) } ?? "not finishing yet"
+        let body = """
+            <p>Created \(HTML.text(report.createdAt)). \(HTML.number(report.totalJobs)) jobs; \(pace); \(HTML.bytes(max(0, report.bytesSaved))) saved by preparation.
+            <a href="/api/report\(HTML.text(HTML.query([("batch", report.batch)])))">JSON</a></p>
+            <table><tr><th>backend</th><th>jobs</th><th>succeeded</th><th>dead</th><th>cancelled</th><th>pending</th><th>failed attempts</th>\
+            <th>API calls</th><th>outcomes</th><th>read</th><th>sent</th><th>sent as is</th></tr>\(rows)</table>
+            <h2>Top errors (dead jobs)</h2>
+            \(errors.isEmpty ? "<p class=\"ok\">None.</p>" : "<table><tr><th>backend</th><th>error kind</th><th>jobs</th><th>latest message</th></tr>\(errors)</table>")
+            """
+        return Page(title: "Batch " + report.batch, active: "/batches", body: body)
+    }
+}

@@ -1,0 +1,68 @@
+import Foundation
+import Postgres
+
+/// Jobs, newest first, filtered by state, batch, error kind or service: `discern jobs` and the
+/// console's jobs page. Keyset pages (`before` the last id shown), never OFFSET.
+public struct JobList: Codable, Sendable {
+    public struct Line: Codable, Sendable {
+        public let id: Int
+        public let state: String
+        public let backend: String
+        public let action: String
+        public let batch: String?
+        public let imagePath: String
+        public let attempts: Int
+        public let maxAttempts: Int
+        public let priority: Int
+        public let errorKind: String?
+        public let lastError: String?
+        public let runAt: String
+        public let createdAt: String
+        public let updatedAt: String
+        public let finishedAt: String?
+    }
+
+    public let items: [Line]
+}
+
+/// What the jobs list is asked for.
+public struct JobFilter: Sendable, Equatable {
+    public static let pageSize = 50
+    public var state: String?
+    public var batch: String?
+    public var errorKind: String?
+    public var backend: String?
+    public var before: Int?
+    public var limit = JobFilter.pageSize
+
+    public init(state: String? = nil, batch: String? = nil, errorKind: String? = nil, backend: String? = nil, before: Int? = nil,
+                limit: Int = JobFilter.pageSize) {
+        (self.state, self.batch, self.errorKind, self.backend, self.before, self.limit) = (state, batch, errorKind, backend, before, limit)
+    }
+
+    var parameters: [(any PostgresEncodable)?] { [state, batch, errorKind, backend, before, min(max(limit, 1), 10_000)] }
+
+    /// The last error is cut to 500 characters, as on the failures page: `jobs show` has it whole.
+    static let sql = """
+        SELECT json_build_object('items', coalesce(json_agg(x ORDER BY x.id DESC), '[]')) AS doc FROM (
+          SELECT j.id, j.state, j.backend, j.action, b.name AS batch, j.image_path, j.attempts, j.max_attempts, j.priority,
+                 j.error_kind, left(j.last_error, 500) AS last_error, j.run_at, j.created_at, j.updated_at, j.finished_at
+          FROM discern.jobs j LEFT JOIN discern.batches b ON b.id = j.batch_id
+          WHERE ($1::text IS NULL OR j.state = $1)
+            AND ($2::text IS NULL OR j.batch_id = (SELECT id FROM discern.batches WHERE name = $2))
+            AND ($3::text IS NULL OR j.error_kind = $3) AND ($4::text IS NULL OR j.backend = $4)
+            AND ($5::bigint IS NULL OR j.id < $5)
+          ORDER BY j.id DESC LIMIT $6) x
+        """
+}
+
+extension JobList {
+    /// The `before` of the next page; nil on the last.
+    public func nextBefore(_ filter: JobFilter) -> Int? { items.count == filter.limit ? items.last?.id : nil }
+}
+
+extension QueueReader {
+    public func jobs(_ filter: JobFilter) async throws -> JobList {
+        try await document(JobList.self, JobFilter.sql, filter.parameters)
+    }
+}

@@ -1,0 +1,101 @@
+import Foundation
+import Postgres
+import Synchronization
+
+/// The read model's way to PostgreSQL, for the console and the CLI alike: a few connections,
+/// each on its own dedicated thread (no libpq call on the cooperative pool), taken in turn. Each
+/// view asks PostgreSQL for one JSON document (json_build_object keeps numbers numbers and times
+/// ISO 8601), decoded into the Codable struct that the console renders as HTML, `/api/` returns
+/// and the CLI prints as a table or as JSON: one query, one shape, every rendering.
+public final class QueueReader: Sendable {
+    private let connections: [Database]
+    private let next = Counter()
+    /// Whether this role may read the services' raw answers (the reader role may not).
+    public let canReadRawAnswers: Bool
+
+    public init(conninfo: String, connections count: Int = 4, name: String = "discern-console") async throws {
+        connections = (0..<max(1, count)).map { Database(conninfo: conninfo, name: "\(name)-\($0)") }
+        canReadRawAnswers = try await connections[0].withConnection { connection in
+            try connection.query("SELECT has_column_privilege('discern.results', 'raw_response', 'SELECT') AS ok").first?.bool("ok") ?? false
+        }
+    }
+
+    /// One connection, in turn.
+    private var database: Database { connections[next.increment() % connections.count] }
+
+    /// No view or action may hold the database longer than this (`SET LOCAL`, so it works
+    /// through a transaction pooler too): the readers' own connections, apart from the
+    /// workers', and never a query that runs on after its reader has gone.
+    static let statementTimeout = "10s"
+
+    /// Runs a query whose one row has one column `doc` holding JSON, and decodes it. JIT off
+    /// (`Connection.reading`): compiling a view's query costs more than running it.
+    func document<T: Decodable & Sendable>(_ type: T.Type, _ sql: String, _ parameters: [(any PostgresEncodable)?] = []) async throws -> T {
+        let text = try await reading { try $0.query(sql, parameters).first?.optionalString("doc") }
+        guard let text else { throw ReadError.notFound }
+        return try Self.decoder.decode(T.self, from: Data(text.utf8))
+    }
+
+    /// Runs `body` in a read-only transaction under the timeout: a view made of several queries.
+    func reading<T: Sendable>(_ body: @escaping @Sendable (Connection) throws -> T) async throws -> T {
+        try await database.withConnection { connection in
+            try connection.reading { connection in
+                try connection.query("SELECT set_config('statement_timeout', $1, true)", [Self.statementTimeout])
+                return try body(connection)
+            }
+        }
+    }
+
+    /// Runs `body` in a transaction under the same timeout: the console's actions (retry, cancel,
+    /// a review) share these connections rather than opening their own.
+    public func transaction<T: Sendable>(_ body: @escaping @Sendable (Connection) throws -> T) async throws -> T {
+        try await database.withConnection { connection in
+            try connection.transaction { connection in
+                try connection.query("SELECT set_config('statement_timeout', $1, true)", [Self.statementTimeout])
+                return try body(connection)
+            }
+        }
+    }
+
+    static let decoder: JSONDecoder = {
+        let decoder = JSONDecoder()
+        decoder.keyDecodingStrategy = .convertFromSnakeCase
+        return decoder
+    }()
+
+    /// How every view is written as JSON, by `/api/` and by the CLI's `--format json` alike.
+    public static let encoder: JSONEncoder = {
+        let encoder = JSONEncoder()
+        encoder.keyEncodingStrategy = .convertToSnakeCase
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return encoder
+    }()
+}
+
+/// What a view can answer besides its document.
+public enum ReadError: Error, Equatable, CustomStringConvertible {
+    /// No such job, result or batch (it may have been pruned).
+    case notFound
+
+    public var description: String { "not found: it may have been pruned" }
+}
+
+/// A thread-safe counter for round-robin choices.
+final class Counter: Sendable {
+    private let value = Mutex(0)
+    func increment() -> Int {
+        value.withLock {
+            $0 &+= 1
+            return $0 & Int.max
+        }
+    }
+}
+
+extension QueueReader {
+    /// The original file of a result, for its thumbnail.
+    public func imagePath(resultID: Int) async throws -> String? {
+        try await database.withConnection { connection in
+            try connection.query("SELECT image_path FROM discern.results WHERE id = $1", [resultID]).first?.string("image_path")
+        }
+    }
+}
