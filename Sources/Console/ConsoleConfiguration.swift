@@ -21,6 +21,9 @@ public struct ConsoleConfiguration: Sendable {
     public var reviewBelow = 0.8
     /// Thumbnails are made only of files under these (the workers' rule).
     public var roots: PathRoots
+    /// The services' names, for the results page's filter (from Backends' registry: the
+    /// console itself never imports Backends).
+    public var services: [String] = []
 
     public init(roots: PathRoots) {
         self.roots = roots

@@ -10,7 +10,7 @@ import NIOCore
 public enum ConsoleServer {
     public static func application(store: QueueReader, configuration: ConsoleConfiguration, logger: Logger) -> some ApplicationProtocol {
         let secrets = Secrets(accessToken: configuration.accessToken)
-        let context = PageContext(readOnly: configuration.readOnly, csrf: secrets.csrf)
+        let context = PageContext(readOnly: configuration.readOnly, csrf: secrets.csrf, services: configuration.services)
         let thumbnails = Thumbnails(roots: configuration.roots)
         let router = Router(context: ConsoleContext.self)
         router.add(middleware: AccessGuard(secrets: secrets, trustedUserHeader: configuration.trustedUserHeader.flatMap { HTTPField.Name($0) },

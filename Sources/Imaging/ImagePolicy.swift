@@ -38,35 +38,4 @@ public struct ImagePolicy: Sendable, Equatable {
         self.quality = quality
         self.minQuality = minQuality
     }
-
-    /// Image Discerner: JPEG and PNG. Its docs say "up to 10 MB", but the service forwards the
-    /// image base64-encoded inside a JSON request to Google Cloud Vision, whose requests are
-    /// limited to 10,485,760 bytes: base64 makes 3 bytes 4, so at most 7,864,320 raw bytes, less
-    /// the request's own JSON. 7,800,000 leaves 85 KB for that (docs/backends.md). An image that
-    /// must be re-encoded may shrink by a free JPEG decode scale down to 1,600 px: Vision asks
-    /// 1024 x 768 for text detection, the service's finest need (bench/RESULTS.md, "Discerner
-    /// policy": 20 % less CPU, 46 % fewer bytes than fitting 4096 px).
-    public static let discerner: ImagePolicy = {
-        var policy = ImagePolicy(maxBytes: discernerMaxBytes)
-        policy.transformFloor = 1600
-        return policy
-    }()
-    public static let discernerMaxBytes = 7_800_000
-    /// The landmark predictor: .jpg/.jpeg/.png, at most 10 MB.
-    public static let landmark = ImagePolicy()
-    /// Azure Face: JPEG, PNG, GIF, BMP from 1 KB to 6 MB; faces up to 4096 px.
-    public static let azureFace = ImagePolicy(maxBytes: 6_000_000, minBytes: 1024, acceptedFormats: [.jpeg, .png, .gif])
-    /// OOTO: JPEG or PNG; a face needs about 200 x 200 px, so smaller images cannot match.
-    public static let ooto = ImagePolicy(minDimension: 200)
-
-    /// The default policy of a backend, by the name jobs use.
-    public static func forBackend(_ name: String) -> ImagePolicy? {
-        switch name {
-        case "discerner": return .discerner
-        case "landmark": return .landmark
-        case "azure-face": return .azureFace
-        case "ooto": return .ooto
-        default: return nil
-        }
-    }
 }

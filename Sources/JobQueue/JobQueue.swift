@@ -78,7 +78,7 @@ public enum JobQueue {
     /// key is skipped when a job with that key is waiting, running or succeeded, or when a result
     /// with that key exists (the job may have been pruned since). Returns how many were added.
     @discardableResult
-    public static func enqueue(_ connection: Connection, files: [EnqueuedFile], backend: String = "discerner",
+    public static func enqueue(_ connection: Connection, files: [EnqueuedFile], backend: String,
                                action: String = "analyze", batch: String? = nil, priority: Int = 0,
                                paramsJSON: String = "{}") throws -> Int {
         try connection.transaction { connection in

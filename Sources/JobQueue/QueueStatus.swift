@@ -41,11 +41,9 @@ extension QueueStatus {
         public let liveWorkers: Int
     }
 
-    public static let backends = ["discerner", "ooto", "azure-face", "landmark", "unissey"]
-
-    /// Reads only the claimable and running partial indexes, the finished_at index for the last
+    /// Every one of `backends` appears, at zero when idle. Reads only the claimable and running partial indexes, the finished_at index for the last
     /// 10 minutes and the worker registry: cheap on a table of millions of finished jobs.
-    public static func overview(_ connection: Connection) throws -> [Overview] {
+    public static func overview(_ connection: Connection, backends: [String]) throws -> [Overview] {
         try connection.query("""
             WITH waiting AS (
                 SELECT backend, count(*) FILTER (WHERE run_at <= now()) AS waiting, count(*) FILTER (WHERE run_at > now()) AS scheduled,

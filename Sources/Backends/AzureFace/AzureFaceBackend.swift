@@ -43,11 +43,11 @@ public struct AzureFaceBackend: AnalysisBackend {
         }
     }
 
-    public let name = "azure-face"
+    public let name = Services.azureFace.name
     public let configuration: Configuration
     private let caller: ServiceCaller
     let groupModels = AzureGroupModels()
-    static let limitKey = "azure-face"
+    static let limitKey = Services.azureFace.rateLimitKeys[0]
     static let recognitionModels = ["recognition_01", "recognition_02", "recognition_03", "recognition_04"]
 
     public init(configuration: Configuration, caller: ServiceCaller) {
@@ -61,7 +61,7 @@ public struct AzureFaceBackend: AnalysisBackend {
 
     public func analyze(_ upload: Upload, request: AnalysisRequest) async throws(BackendError) -> Analysis {
         guard ["identify", "detect", "analyze"].contains(request.action) else {
-            throw request.unsupported(by: name, supported: ["identify", "detect"])
+            throw request.unsupported(by: name, supported: Services.azureFace.actions)
         }
         let params = try request.params()
         var conversation = caller.conversation(request)

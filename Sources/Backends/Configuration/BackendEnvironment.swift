@@ -15,9 +15,7 @@ public struct BackendEnvironment: Sendable {
     }
 
     public var configuredBackendNames: [String] {
-        [("discerner", "DISCERN_DISCERNER_URL"), ("ooto", "DISCERN_OOTO_URL"), ("azure-face", "DISCERN_AZURE_FACE_ENDPOINT"),
-         ("landmark", "DISCERN_LANDMARK_URL"), ("unissey", "DISCERN_UNISSEY_URL")]
-            .filter { value($0.1) != nil }.map(\.0)
+        Services.all.filter { value($0.urlVariable) != nil }.map(\.name)
     }
 
     /// One HTTP client and one caller per backend: each service gets its own threads and its
@@ -31,13 +29,8 @@ public struct BackendEnvironment: Sendable {
         // One cap on every call's duration, for a gateway in front that cuts earlier.
         let timeout = try number("DISCERN_HTTP_TIMEOUT_SECONDS", in: 1...3600)
         var backends: [any AnalysisBackend] = []
-        if let url = try url("DISCERN_DISCERNER_URL") {
-            var configuration = DiscernerBackend.Configuration(baseURL: url)
-            if let bytes = try number("DISCERN_DISCERNER_MAX_BYTES", in: 10_000...50_000_000) { configuration.imagePolicy.maxBytes = Int(bytes) }
-            if let side = try number("DISCERN_DISCERNER_MAX_DIMENSION", in: 64...16384) { configuration.imagePolicy.maxDimension = Int(side) }
-            if let floor = try number("DISCERN_DISCERNER_TRANSFORM_FLOOR", in: 0...16384) {
-                configuration.imagePolicy.transformFloor = floor == 0 ? nil : Int(floor)
-            }
+        if let url = try url(Services.discerner.urlVariable) {
+            var configuration = DiscernerBackend.Configuration(baseURL: url, imagePolicy: try discernerPolicy())
             if let timeout {
                 configuration.requestTimeoutSeconds = timeout
                 configuration.uploadTimeoutSeconds = timeout
@@ -47,18 +40,18 @@ public struct BackendEnvironment: Sendable {
                 .map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty })
             backends.append(DiscernerBackend(configuration: configuration, caller: caller()))
         }
-        if let url = try url("DISCERN_OOTO_URL") {
-            var configuration = OOTOBackend.Configuration(baseURL: url, appID: try required("DISCERN_OOTO_APP_ID", for: "ooto"),
-                                                          appKey: try required("DISCERN_OOTO_APP_KEY", for: "ooto"))
+        if let url = try url(Services.ooto.urlVariable) {
+            var configuration = OOTOBackend.Configuration(baseURL: url, appID: try required("DISCERN_OOTO_APP_ID", for: Services.ooto.name),
+                                                          appKey: try required("DISCERN_OOTO_APP_KEY", for: Services.ooto.name))
             configuration.checkLiveness = try flag("DISCERN_OOTO_CHECK_LIVENESS") ?? false
             configuration.checkDeepfake = try flag("DISCERN_OOTO_CHECK_DEEPFAKE") ?? false
             configuration.matchThreshold = try number("DISCERN_OOTO_MATCH_THRESHOLD", in: 0...1)
             if let timeout { configuration.requestTimeoutSeconds = timeout }
             backends.append(OOTOBackend(configuration: configuration, caller: caller()))
         }
-        if let endpoint = try url("DISCERN_AZURE_FACE_ENDPOINT") {
+        if let endpoint = try url(Services.azureFace.urlVariable) {
             var configuration = AzureFaceBackend.Configuration(
-                endpoint: endpoint, subscriptionKey: try required("DISCERN_AZURE_FACE_KEY", for: "azure-face"),
+                endpoint: endpoint, subscriptionKey: try required("DISCERN_AZURE_FACE_KEY", for: Services.azureFace.name),
                 personGroupID: value("DISCERN_AZURE_FACE_PERSON_GROUP"), largePersonGroupID: value("DISCERN_AZURE_FACE_LARGE_PERSON_GROUP"))
             for (name, id) in [("DISCERN_AZURE_FACE_PERSON_GROUP", configuration.personGroupID),
                                ("DISCERN_AZURE_FACE_LARGE_PERSON_GROUP", configuration.largePersonGroupID)] {
@@ -73,20 +66,35 @@ public struct BackendEnvironment: Sendable {
             if let timeout { configuration.requestTimeoutSeconds = timeout }
             backends.append(AzureFaceBackend(configuration: configuration, caller: caller()))
         }
-        if let url = try url("DISCERN_LANDMARK_URL") {
+        if let url = try url(Services.landmark.urlVariable) {
             var configuration = LandmarkBackend.Configuration(baseURL: url)
             if let threshold = try number("DISCERN_LANDMARK_UNSURE_BELOW", in: 0...1) { configuration.unsureBelow = threshold }
             if let timeout { configuration.requestTimeoutSeconds = timeout }
             backends.append(LandmarkBackend(configuration: configuration, caller: caller()))
         }
-        if let url = try url("DISCERN_UNISSEY_URL") {
-            var configuration = UnisseyBackend.Configuration(baseURL: url, apiKey: try required("DISCERN_UNISSEY_API_KEY", for: "unissey"))
+        if let url = try url(Services.unissey.urlVariable) {
+            var configuration = UnisseyBackend.Configuration(baseURL: url, apiKey: try required("DISCERN_UNISSEY_API_KEY", for: Services.unissey.name))
             if let field = try choice("DISCERN_UNISSEY_METADATA_FIELD", ["selfie-metadata", "metadata"]) { configuration.metadataField = field }
             if let bytes = try number("DISCERN_UNISSEY_MAX_BYTES", in: 1024...1_000_000_000) { configuration.videoPolicy.maxBytes = Int(bytes) }
             if let timeout { configuration.requestTimeoutSeconds = timeout }
             backends.append(UnisseyBackend(configuration: configuration, caller: caller()))
         }
         return backends
+    }
+
+    /// A service's image policy as a worker of this environment applies it: `discern prepare`
+    /// shows what a worker would send. Nil for a service that takes videos.
+    public func imagePolicy(for service: RemoteService) throws(ConfigurationProblem) -> ImagePolicy? {
+        service.name == Services.discerner.name ? try discernerPolicy() : service.imagePolicy
+    }
+
+    /// Image Discerner's policy with its overrides.
+    private func discernerPolicy() throws(ConfigurationProblem) -> ImagePolicy {
+        var policy = ImagePolicy.discerner
+        if let bytes = try number("DISCERN_DISCERNER_MAX_BYTES", in: 10_000...50_000_000) { policy.maxBytes = Int(bytes) }
+        if let side = try number("DISCERN_DISCERNER_MAX_DIMENSION", in: 64...16384) { policy.maxDimension = Int(side) }
+        if let floor = try number("DISCERN_DISCERNER_TRANSFORM_FLOOR", in: 0...16384) { policy.transformFloor = floor == 0 ? nil : Int(floor) }
+        return policy
     }
 
     func value(_ name: String) -> String? {

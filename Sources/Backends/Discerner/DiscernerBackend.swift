@@ -31,7 +31,7 @@ public struct DiscernerBackend: AnalysisBackend {
         }
     }
 
-    public let name = "discerner"
+    public let name = Services.discerner.name
     public let configuration: Configuration
     private let caller: ServiceCaller
 
@@ -43,7 +43,7 @@ public struct DiscernerBackend: AnalysisBackend {
     public func input(for action: String) -> InputHandling { .image(configuration.imagePolicy) }
 
     public func analyze(_ upload: Upload, request: AnalysisRequest) async throws(BackendError) -> Analysis {
-        guard request.action == "analyze" else { throw request.unsupported(by: name, supported: ["analyze"]) }
+        guard request.action == "analyze" else { throw request.unsupported(by: name, supported: Services.discerner.actions) }
         var conversation = caller.conversation(request)
         let fileExtension = upload.fileExtension == "png" ? "png" : "jpg"
         var grant = try await requestUpload(fileExtension: fileExtension, &conversation)
@@ -67,7 +67,7 @@ public struct DiscernerBackend: AnalysisBackend {
         let body = try JSONBody.encode(["file_extension": fileExtension])
         let request = HTTPRequest.json(url: "\(configuration.baseURL)/upload-url", body: body, timeoutSeconds: configuration.requestTimeoutSeconds)
         let destinations = UploadGrant.Destinations(serviceURL: configuration.baseURL, allowedHosts: configuration.uploadAllowedHosts)
-        return try await conversation.send(request, step: step, limitKey: "discerner:upload-url") { response throws(BackendError) in
+        return try await conversation.send(request, step: step, limitKey: Services.discernerUploadKey) { response throws(BackendError) in
             guard response.status == 200 else { throw BackendError.status(response, during: step) }
             guard let object = JSONObject.parse(response.body), let url = object.string("upload_url", maxLength: 8192),
                   let key = object.string("image_key", maxLength: 1024), let bucket = object.string("bucket_name", maxLength: 255) else {
@@ -107,7 +107,7 @@ public struct DiscernerBackend: AnalysisBackend {
         let step = "Image Discerner analyze"
         let body = try JSONBody.encode(["image_key": grant.imageKey, "bucket_name": grant.bucket])
         let request = HTTPRequest.json(url: "\(configuration.baseURL)/analyze", body: body, timeoutSeconds: configuration.analyzeTimeoutSeconds)
-        return try await conversation.send(request, step: step, limitKey: "discerner:analyze") { response throws(BackendError) in
+        return try await conversation.send(request, step: step, limitKey: Services.discernerAnalyzeKey) { response throws(BackendError) in
             guard response.status != 200 else {
                 // Read here, so a garbled answer is retried like any other transient fault.
                 return try DiscernerResponse.map(response.body)

@@ -24,7 +24,7 @@ public struct LandmarkBackend: AnalysisBackend {
         }
     }
 
-    public let name = "landmark"
+    public let name = Services.landmark.name
     public let configuration: Configuration
     private let caller: ServiceCaller
 
@@ -37,7 +37,7 @@ public struct LandmarkBackend: AnalysisBackend {
 
     public func analyze(_ upload: Upload, request: AnalysisRequest) async throws(BackendError) -> Analysis {
         guard request.action == "predict" || request.action == "analyze" else {
-            throw request.unsupported(by: name, supported: ["predict"])
+            throw request.unsupported(by: name, supported: Services.landmark.actions)
         }
         let params = try request.params()
         let unsureBelow = params.fraction("unsure_below") ?? configuration.unsureBelow

@@ -35,7 +35,7 @@ public struct OOTOBackend: AnalysisBackend {
         }
     }
 
-    public let name = "ooto"
+    public let name = Services.ooto.name
     public let configuration: Configuration
     private let caller: ServiceCaller
 
@@ -60,7 +60,7 @@ public struct OOTOBackend: AnalysisBackend {
         case "delete":
             analysis = try await delete(params: params, &conversation)
         default:
-            throw request.unsupported(by: name, supported: ["identify", "enroll", "delete"])
+            throw request.unsupported(by: name, supported: Services.ooto.actions)
         }
         analysis.apiCalls = conversation.calls
         return analysis

@@ -32,7 +32,7 @@ public struct UnisseyBackend: AnalysisBackend {
         }
     }
 
-    public let name = "unissey"
+    public let name = Services.unissey.name
     public let configuration: Configuration
     private let caller: ServiceCaller
 
@@ -44,7 +44,7 @@ public struct UnisseyBackend: AnalysisBackend {
     public func input(for action: String) -> InputHandling { .video(configuration.videoPolicy) }
 
     public func analyze(_ upload: Upload, request: AnalysisRequest) async throws(BackendError) -> Analysis {
-        guard request.action == "analyze" else { throw request.unsupported(by: name, supported: ["analyze"]) }
+        guard request.action == "analyze" else { throw request.unsupported(by: name, supported: Services.unissey.actions) }
         let params = try request.params()
         let step = "Unissey analyze"
         var parts = [

@@ -5,6 +5,8 @@ import Foundation
 struct PageContext: Sendable {
     let readOnly: Bool
     let csrf: String
+    /// The services a filter offers.
+    var services: [String] = []
 
     /// A POST form with one button, or nothing when the console is read-only.
     func action(_ path: String, _ label: String, fields: [(String, String)] = [], primary: Bool = false) -> String {

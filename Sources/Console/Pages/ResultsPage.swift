@@ -7,7 +7,7 @@ enum ResultsPage {
         func field(_ name: String, _ label: String, _ value: String?, type: String = "text", extra: String = "") -> String {
             "<label>\(label)<input type=\"\(type)\" name=\"\(name)\" value=\"\(HTML.text(value))\"\(extra)></label>"
         }
-        let backends = ["", "discerner", "ooto", "azure-face", "landmark", "unissey"].map {
+        let backends = ([""] + context.services).map {
             "<option value=\"\($0)\"\($0 == (filter.backend ?? "") ? " selected" : "")>\($0.isEmpty ? "any" : $0)</option>"
         }.joined()
         let form = """

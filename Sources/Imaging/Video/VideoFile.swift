@@ -1,19 +1,16 @@
 import DedicatedThreads
 import Foundation
 
-/// What a video service (Unissey) takes. Videos are never re-encoded: a size check and the
+/// What a video service takes. Videos are never re-encoded: a size check and the
 /// container sniffed from the bytes, then the file goes as it is.
 public struct VideoPolicy: Sendable, Equatable {
     public var maxBytes: Int
     public var acceptedContainers: Set<VideoContainer>
 
-    /// Unissey publishes no limit; 20 MB is far above a selfie clip of a few seconds.
     public init(maxBytes: Int = 20_000_000, acceptedContainers: Set<VideoContainer> = [.mp4, .quicktime, .webm]) {
         self.maxBytes = maxBytes
         self.acceptedContainers = acceptedContainers
     }
-
-    public static let unissey = VideoPolicy()
 }
 
 public enum VideoContainer: String, Sendable, CaseIterable {

@@ -1,3 +1,4 @@
+import Backends
 import JobQueue
 import Logging
 import Metrics
@@ -25,7 +26,7 @@ public struct QueueMonitor: Service {
         while !Task.isShuttingDownGracefully && !Task.isCancelled {
             health.loopTurned()
             do {
-                let overview = try await database.withConnection { try QueueStatus.overview($0) }
+                let overview = try await database.withConnection { try QueueStatus.overview($0, backends: Services.names) }
                 for backend in overview { Self.export(backend) }
                 Gauge(label: "discern_queue_database_up").record(1)
                 health.databaseReached()

@@ -58,6 +58,7 @@ struct ConsoleCommand: AsyncParsableCommand {
         }
         settings.readOnly = readOnly
         settings.reviewBelow = reviewBelow
+        settings.services = Services.names
         if let problem = settings.problem { throw SettingError(problem) }
 
         let logger = logging.makeLogger("discern.console")

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Backends
 import Crypto
 import DedicatedThreads
 import Enqueueing
@@ -26,7 +27,7 @@ struct EnqueueCommand: AsyncParsableCommand {
     @Option(help: "The analysis service.")
     var backend: BackendChoice = .discerner
 
-    @Option(help: "The backend's action (ooto: identify, enroll, delete; azure-face: identify, detect; landmark: predict). Default: the backend's main action.")
+    @Option(help: ArgumentHelp("The backend's action (\(Services.all.filter { $0.actions.count > 1 || $0.actions != ["analyze"] }.map { "\($0.name): \($0.actions.joined(separator: ", "))" }.joined(separator: "; "))). Default: the backend's main action."))
     var action: String = "analyze"
 
     @Option(help: #"Per-job parameters as a JSON object, e.g. '{"personGroupId": "staff"}'."#)
@@ -70,7 +71,7 @@ struct EnqueueCommand: AsyncParsableCommand {
         do { roots = rootList.isEmpty ? nil : try PathRoots(rootList.flatMap { $0.split(separator: ":").map(String.init) }) } catch {
             throw ValidationError(error.message)
         }
-        let finder = FileFinder(extensions: backend == .unissey ? FileFinder.videoExtensions : FileFinder.imageExtensions,
+        let finder = FileFinder(extensions: backend.service.imagePolicy == nil ? FileFinder.videoExtensions : FileFinder.imageExtensions,
                                 include: include, exclude: exclude, roots: roots)
         let walk: FileWalk
         do { walk = try finder.walk(self.paths) } catch { throw ValidationError("\(error)") }

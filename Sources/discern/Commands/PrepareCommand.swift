@@ -3,6 +3,7 @@ import DedicatedThreads
 import Enqueueing
 import Foundation
 import Imaging
+import Backends
 
 struct PrepareCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -16,7 +17,7 @@ struct PrepareCommand: AsyncParsableCommand {
     @Option(name: .shortAndLong, help: "Write the prepared image here (a folder when preparing several).")
     var output: String?
 
-    @Option(help: "Whose image policy (unissey takes videos, sent as they are).")
+    @Option(help: "Whose image policy (a service that takes videos gets them as they are: it has none).")
     var backend: ImageBackendChoice = .discerner
 
     @Option(help: "Override the policy's byte budget.")
@@ -39,8 +40,16 @@ struct PrepareCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        guard var policy = ImagePolicy.forBackend(backend.rawValue) else {
-            throw ValidationError("no image policy for backend '\(backend)' (discerner, landmark, azure-face, ooto)")
+        // The worker's own configuration (DISCERN_DISCERNER_MAX_BYTES and the rest): what prepare
+        // shows is what a worker with this environment would send.
+        let configured: ImagePolicy?
+        do {
+            configured = try BackendEnvironment().imagePolicy(for: backend.service)
+        } catch {
+            throw ValidationError(error.description)
+        }
+        guard var policy = configured else {
+            throw ValidationError("\(backend) takes videos, sent as they are: no image policy to show")
         }
         if let maxBytes {
             guard (1024...1_000_000_000).contains(maxBytes) else { throw ValidationError("--max-bytes must be from 1024 to 1000000000") }

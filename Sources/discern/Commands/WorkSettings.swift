@@ -53,7 +53,7 @@ extension WorkCommand {
         if chosen.isEmpty, let list = Setting.present("DISCERN_BACKENDS") {
             chosen = list.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
             if let unknown = chosen.first(where: { BackendChoice(rawValue: $0) == nil }) {
-                throw SettingError("DISCERN_BACKENDS names '\(unknown)'; services are \(BackendChoice.allCases.map(\.rawValue).joined(separator: ", "))")
+                throw SettingError("DISCERN_BACKENDS names '\(unknown)'; services are \(Services.names.joined(separator: ", "))")
             }
         }
         if let missing = chosen.first(where: { !environment.configuredBackendNames.contains($0) }) {

@@ -1,15 +1,44 @@
 import ArgumentParser
+import Backends
 import Postgres
 
-/// The services a job can name. `ExpressibleByArgument` + `CaseIterable` make `--help` list the
-/// values and shell completions offer them.
-enum BackendChoice: String, CaseIterable, ExpressibleByArgument, Sendable {
-    case discerner, ooto, azureFace = "azure-face", landmark, unissey
+/// A service a job can name, from Backends' registry: `--help` lists the values and shell
+/// completions offer them.
+struct BackendChoice: ExpressibleByArgument, Sendable, Hashable, CustomStringConvertible {
+    let service: RemoteService
+    var rawValue: String { service.name }
+    var description: String { service.name }
+
+    init?(argument: String) {
+        guard let service = Services.named(argument) else { return nil }
+        self.service = service
+    }
+
+    init?(rawValue: String) { self.init(argument: rawValue) }
+
+    static let discerner = BackendChoice(argument: Services.discerner.name)!
+    static var allValueStrings: [String] { Services.names }
+    static var defaultCompletionKind: CompletionKind { .list(Services.names) }
+    var defaultValueDescription: String { service.name }
+
+    static func == (left: Self, right: Self) -> Bool { left.rawValue == right.rawValue }
+    func hash(into hasher: inout Hasher) { hasher.combine(rawValue) }
 }
 
-/// The services that take images, so have an image policy.
-enum ImageBackendChoice: String, CaseIterable, ExpressibleByArgument, Sendable {
-    case discerner, ooto, azureFace = "azure-face", landmark
+/// A service that takes images, so has an image policy (`discern prepare`).
+struct ImageBackendChoice: ExpressibleByArgument, Sendable, CustomStringConvertible {
+    let service: RemoteService
+    var description: String { service.name }
+
+    init?(argument: String) {
+        guard let service = Services.named(argument), service.imagePolicy != nil else { return nil }
+        self.service = service
+    }
+
+    static let discerner = ImageBackendChoice(argument: Services.discerner.name)!
+    static var allValueStrings: [String] { Services.all.filter { $0.imagePolicy != nil }.map(\.name) }
+    static var defaultCompletionKind: CompletionKind { .list(allValueStrings) }
+    var defaultValueDescription: String { service.name }
 }
 
 /// How a listing command prints: an aligned table for people, JSON for scripts.

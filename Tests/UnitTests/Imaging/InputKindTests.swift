@@ -1,3 +1,4 @@
+import Backends
 import Foundation
 import Imaging
 import SampleImages

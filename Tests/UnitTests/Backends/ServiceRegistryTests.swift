@@ -1,0 +1,57 @@
+import Foundation
+import Imaging
+import Testing
+
+@testable import Backends
+
+/// The registry is the one list of services: the backends a worker builds, the variables it
+/// reads and the docs all agree with it (issue 24).
+@Suite("Service registry")
+struct ServiceRegistryTests {
+    /// Every variable of every service set, with a value each accepts.
+    static let everything: [String: String] = [
+        "DISCERN_DISCERNER_URL": "http://127.0.0.1:9", "DISCERN_OOTO_URL": "http://127.0.0.1:9", "DISCERN_OOTO_APP_ID": "a",
+        "DISCERN_OOTO_APP_KEY": "k", "DISCERN_AZURE_FACE_ENDPOINT": "http://127.0.0.1:9", "DISCERN_AZURE_FACE_KEY": "k",
+        "DISCERN_LANDMARK_URL": "http://127.0.0.1:9", "DISCERN_UNISSEY_URL": "http://127.0.0.1:9", "DISCERN_UNISSEY_API_KEY": "k",
+    ]
+
+    @Test("a worker with every URL set builds one backend per service, in the registry's order, each named as listed")
+    func backendsFollowTheRegistry() throws {
+        let environment = BackendEnvironment(Self.everything)
+        #expect(environment.configuredBackendNames == Services.names)
+        let backends = try environment.backends(gate: UnlimitedRateGate(), maxConcurrentCalls: 1)
+        #expect(backends.map(\.name) == Services.names)
+        #expect(Set(Services.names).count == Services.all.count, "names are unique")
+        for (backend, service) in zip(backends, Services.all) {
+            // A service with an image policy takes images for its main action, one without takes videos.
+            switch backend.input(for: service.actions[0]) {
+            case .image(let policy): #expect(policy == service.imagePolicy, "\(service.name)")
+            case .video: #expect(service.imagePolicy == nil, "\(service.name)")
+            case .none: Issue.record("\(service.name)'s main action sends no file")
+            }
+        }
+    }
+
+    @Test("prepare's policy is the worker's: DISCERN_DISCERNER_MAX_BYTES and the rest apply to both")
+    func preparePolicyIsTheWorkers() throws {
+        let environment = BackendEnvironment(["DISCERN_DISCERNER_MAX_BYTES": "500000", "DISCERN_DISCERNER_TRANSFORM_FLOOR": "0"])
+        let policy = try #require(try environment.imagePolicy(for: Services.discerner))
+        #expect(policy.maxBytes == 500_000 && policy.transformFloor == nil)
+        let worker = try BackendEnvironment(Self.everything.merging(environment.variables) { $1 })
+            .backends(gate: UnlimitedRateGate(), maxConcurrentCalls: 1).first { $0.name == Services.discerner.name }
+        guard case .image(let used) = worker?.input(for: "analyze") else { Issue.record("no image policy"); return }
+        #expect(used == policy)
+        #expect(try BackendEnvironment([:]).imagePolicy(for: Services.unissey) == nil)
+    }
+
+    @Test("docs/backends.md documents every service's variables")
+    func variablesAreDocumented() throws {
+        let docs = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../../docs/backends.md")
+        let text = try String(contentsOf: docs.standardizedFileURL, encoding: .utf8)
+        for service in Services.all {
+            for variable in [service.urlVariable] + service.variables {
+                #expect(text.contains(variable), "\(service.name): \(variable) is not in docs/backends.md")
+            }
+        }
+    }
+}
