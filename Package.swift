@@ -52,11 +52,15 @@ let package = Package(
         // openat2(2), which has no libc wrapper: opening job files without following symlinks.
         .target(name: "CFileShim"),
         .target(name: "CCurlShim", dependencies: ["CCurl"]),
-        // Sample photos and test fixtures (discern samples, the tests): not the product's imaging.
+        // The simulator's own libvips calls: it judges uploads without the product's Imaging.
+        .target(name: "CVipsSimulatorShim", dependencies: ["CVips"]),
+        // Sample photos (discern samples, the demo): not the product's imaging.
         .target(name: "CVipsSampleShim", dependencies: ["CVips"]),
 
         .target(name: "DedicatedThreads", swiftSettings: swiftSettings),
-        .target(name: "Postgres", dependencies: ["CLibPQ", "DedicatedThreads"], swiftSettings: swiftSettings),
+        // The stable error code, written once; each module's error declares its own codes.
+        .target(name: "ErrorCodes", swiftSettings: swiftSettings),
+        .target(name: "Postgres", dependencies: ["CLibPQ", "DedicatedThreads", "ErrorCodes"], swiftSettings: swiftSettings),
         // The versioned SQL migrations live in sql/migrations; this target compiles them into the
         // binary (no resource bundle to ship beside it). A new migration is added here too; a test
         // checks that every file in sql/migrations is.
@@ -67,23 +71,23 @@ let package = Package(
         ),
         // What a service found: the vocabulary backends return and the queue stores.
         .target(name: "AnalysisModel", swiftSettings: swiftSettings),
-        .target(name: "JobQueue", dependencies: ["Postgres", "SQLSchema", "AnalysisModel"], swiftSettings: swiftSettings),
+        .target(name: "JobQueue", dependencies: ["Postgres", "SQLSchema", "AnalysisModel", "ErrorCodes"], swiftSettings: swiftSettings),
         // The read model: one Codable view and one SQL document per question (overview, batches,
         // a batch's report, results, jobs, one job, failures, review), for the console and the CLI.
         .target(name: "QueueReads", dependencies: ["Postgres"], swiftSettings: swiftSettings),
-        .target(name: "Imaging", dependencies: ["CVips", "CVipsShim", "CFileShim", "DedicatedThreads"], swiftSettings: swiftSettings),
-        .target(name: "CurlHTTP", dependencies: ["CCurl", "CCurlShim", "DedicatedThreads"], swiftSettings: swiftSettings),
+        .target(name: "Imaging", dependencies: ["CVips", "CVipsShim", "CFileShim", "DedicatedThreads", "ErrorCodes"], swiftSettings: swiftSettings),
+        .target(name: "CurlHTTP", dependencies: ["CCurl", "CCurlShim", "DedicatedThreads", "ErrorCodes"], swiftSettings: swiftSettings),
         // enqueue's own work: finding files under the path roots, hashing their content.
         .target(
             name: "Enqueueing",
-            dependencies: ["Imaging", "DedicatedThreads", .product(name: "Crypto", package: "swift-crypto")],
+            dependencies: ["Imaging", "DedicatedThreads", "ErrorCodes", .product(name: "Crypto", package: "swift-crypto")],
             swiftSettings: swiftSettings
         ),
         .target(name: "SampleImages", dependencies: ["Imaging", "CVips", "CVipsShim", "CVipsSampleShim"], swiftSettings: swiftSettings),
         .target(
             name: "Backends",
             dependencies: [
-                "CurlHTTP", "Imaging", "AnalysisModel",
+                "CurlHTTP", "Imaging", "AnalysisModel", "ErrorCodes",
                 .product(name: "Logging", package: "swift-log"), .product(name: "Metrics", package: "swift-metrics"),
             ],
             swiftSettings: swiftSettings
@@ -114,7 +118,7 @@ let package = Package(
         .target(
             name: "Simulator",
             dependencies: [
-                "Imaging",
+                "CVipsSimulatorShim", "DedicatedThreads",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -147,15 +151,29 @@ let package = Package(
                                                              .product(name: "UnixSignals", package: "swift-service-lifecycle")],
                           path: "bench/scale/Sources", swiftSettings: swiftSettings),
 
+        // What only the tests use, kept out of the product: image fixtures and their libvips
+        // calls, the in-process simulator with scripted replies, enqueueing bare paths.
+        .target(name: "CVipsFixtureShim", dependencies: ["CVips"], path: "Tests/CVipsFixtureShim"),
+        .target(
+            name: "TestFixtures",
+            dependencies: [
+                "CVips", "CVipsShim", "CVipsFixtureShim", "CVipsSampleShim", "Imaging", "SampleImages", "Simulator", "JobQueue", "Postgres",
+                .product(name: "Hummingbird", package: "hummingbird"), .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Tests/TestFixtures", swiftSettings: swiftSettings
+        ),
+
         .testTarget(
             name: "UnitTests",
-            dependencies: ["Imaging", "Simulator", "CurlHTTP", "Backends", "JobQueue", "Postgres", "AnalysisModel", "SampleImages", "Enqueueing"],
+            dependencies: ["Imaging", "Simulator", "CurlHTTP", "Backends", "JobQueue", "Postgres", "AnalysisModel", "SampleImages", "Enqueueing",
+                           "TestFixtures"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "IntegrationTests",
             dependencies: [
                 "Worker", "Simulator", "JobQueue", "QueueReads", "Postgres", "CurlHTTP", "Imaging", "Backends", "SQLSchema", "AnalysisModel", "SampleImages",
+                "TestFixtures",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings

@@ -11,20 +11,21 @@ cd "$(dirname "$0")/.."
 # it is placed on the map.
 declare -A allowed=(
     [DedicatedThreads]=""
+    [ErrorCodes]=""
     [AnalysisModel]=""
-    [Postgres]="CLibPQ DedicatedThreads"
-    [Imaging]="CVips CVipsShim CFileShim DedicatedThreads"
-    [CurlHTTP]="CCurl CCurlShim DedicatedThreads"
-    [JobQueue]="Postgres SQLSchema AnalysisModel DedicatedThreads"
-    [QueueReads]="Postgres DedicatedThreads"
-    [Backends]="AnalysisModel CurlHTTP Imaging DedicatedThreads"
-    [Enqueueing]="Imaging DedicatedThreads"
-    [SampleImages]="Imaging CVips CVipsShim CVipsSampleShim"
-    [Worker]="AnalysisModel Backends DedicatedThreads Imaging JobQueue Postgres"
-    [Console]="AnalysisModel DedicatedThreads Imaging JobQueue Postgres QueueReads"
+    [Postgres]="CLibPQ DedicatedThreads ErrorCodes"
+    [Imaging]="CVips CVipsShim CFileShim DedicatedThreads ErrorCodes"
+    [CurlHTTP]="CCurl CCurlShim DedicatedThreads ErrorCodes"
+    [JobQueue]="Postgres SQLSchema AnalysisModel DedicatedThreads ErrorCodes"
+    [QueueReads]="Postgres DedicatedThreads ErrorCodes"
+    [Backends]="AnalysisModel CurlHTTP Imaging DedicatedThreads ErrorCodes"
+    [Enqueueing]="Imaging DedicatedThreads ErrorCodes"
+    [SampleImages]="Imaging CVips CVipsShim CVipsSampleShim ErrorCodes"
+    [Worker]="AnalysisModel Backends DedicatedThreads Imaging JobQueue Postgres ErrorCodes"
+    [Console]="AnalysisModel DedicatedThreads Imaging JobQueue Postgres QueueReads ErrorCodes"
     # The simulator stands in for the remote services: it shares no client code (no HTTP
-    # client, no queue, no backends). Imaging is a known exception, to go (issue 24).
-    [Simulator]="DedicatedThreads Imaging"
+    # client, no queue, no backends, no Imaging: it judges uploads with libvips directly).
+    [Simulator]="DedicatedThreads CVipsSimulatorShim ErrorCodes"
     [discern]="*"
 )
 ours=" $(ls Sources | tr '\n' ' ') SQLSchema "

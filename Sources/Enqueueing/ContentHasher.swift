@@ -9,20 +9,16 @@ import Synchronization
 /// blocking on a FIFO or a device, and read only as far as its size when opened. A file swapped
 /// for a FIFO or a link to /dev/zero between the walk and the hash is skipped, not waited on.
 public enum ContentHasher {
-    public struct Problem: Error, CustomStringConvertible, Sendable {
-        public let description: String
-    }
-
     /// Hex digests in the order of `paths`, nil for a file that could not be opened as a
     /// regular file under `roots` (with why, for the caller to report); `progress` is called
     /// with the count done so far.
     public static func sha256(_ paths: [String], roots: PathRoots, threads: Int,
-                              progress: @escaping @Sendable (Int) -> Void) async throws -> [Result<String, Problem>] {
+                              progress: @escaping @Sendable (Int) -> Void) async throws -> [Result<String, EnqueueError>] {
         let pool = ThreadPool(name: "discern-hash", threads: max(1, threads))
         defer { pool.shutdown() }
         let counter = Counter()
-        return try await withThrowingTaskGroup(of: (Int, Result<String, Problem>).self) { group in
-            var digests = [Result<String, Problem>](repeating: .failure(Problem(description: "not hashed")), count: paths.count)
+        return try await withThrowingTaskGroup(of: (Int, Result<String, EnqueueError>).self) { group in
+            var digests = [Result<String, EnqueueError>](repeating: .failure(EnqueueError(.unreadable, "not hashed")), count: paths.count)
             var next = 0
             func submit() {
                 guard next < paths.count else { return }
@@ -45,7 +41,7 @@ public enum ContentHasher {
     }
 
     /// Blocking: reads the file. Runs on the hashing pool only.
-    static func digestOfFile(_ path: String, roots: PathRoots) -> Result<String, Problem> {
+    static func digestOfFile(_ path: String, roots: PathRoots) -> Result<String, EnqueueError> {
         BlockingCallAudit.check("file hashing")
         do throws(ImagingError) {
             let file = try roots.open(path)
@@ -59,7 +55,7 @@ public enum ContentHasher {
             }
             return .success(hasher.finalize().map { String(format: "%02x", $0) }.joined())
         } catch {
-            return .failure(Problem(description: error.message))
+            return .failure(EnqueueError(.unreadable, error.message))
         }
     }
 

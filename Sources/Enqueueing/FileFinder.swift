@@ -29,11 +29,6 @@ public struct FileFinder {
         self.roots = roots
     }
 
-    /// Why the paths given cannot be searched.
-    public struct Problem: Error, CustomStringConvertible, Sendable {
-        public let description: String
-    }
-
     /// Every file, sorted, at once: for a few thousand files. `walk` streams any number.
     public func find(_ paths: [String]) throws -> [String] {
         let walk = try self.walk(paths)
@@ -51,15 +46,15 @@ public struct FileFinder {
             let root = URL(fileURLWithPath: path).standardizedFileURL
             var isDirectory: ObjCBool = false
             guard manager.fileExists(atPath: root.path, isDirectory: &isDirectory) else {
-                throw Problem(description: "\(path) does not exist")
+                throw EnqueueError(.badPath, "\(path) does not exist")
             }
             let allowed = try roots ?? PathRoots([isDirectory.boolValue ? root.path : root.deletingLastPathComponent().path])
             guard allowed.admitsLexically(root.path) else {
-                throw Problem(description: "\(path) is not under the path roots (\(allowed.description))")
+                throw EnqueueError(.badPath, "\(path) is not under the path roots (\(allowed.description))")
             }
             if !isDirectory.boolValue {
                 guard (try? allowed.open(root.path)).map(isMedia) == true else {
-                    throw Problem(description: "\(path) is not \(extensions == Self.videoExtensions ? "a video" : "an image") discern can send (or not a regular file under the path roots)")
+                    throw EnqueueError(.badPath, "\(path) is not \(extensions == Self.videoExtensions ? "a video" : "an image") discern can send (or not a regular file under the path roots)")
                 }
             }
             starts.append(FileWalk.Start(url: root, isFolder: isDirectory.boolValue, allowed: allowed))

@@ -47,7 +47,7 @@ public enum Vips {
 
     /// Takes and clears libvips' error text. The buffer is process-global; the copy call reads
     /// and clears it under libvips' own lock.
-    @_spi(Fixtures) public static func takeError() -> String {
+    package static func takeError() -> String {
         guard let copy = vips_error_buffer_copy() else { return "unknown libvips error" }
         defer { g_free(copy) }
         let text = String(cString: copy).trimmingCharacters(in: .whitespacesAndNewlines)

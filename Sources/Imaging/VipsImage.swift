@@ -3,10 +3,10 @@ import CVipsShim
 import Foundation
 
 /// Owns one `VipsImage` reference and drops it exactly once. Used by one thread at a time.
-/// Its pointer is for the sample generators alone (`@_spi(Fixtures)`); the product's callers
+/// Its pointer is for the sample generators and the test fixtures alone (`package`); the product's callers
 /// never see it.
-@_spi(Fixtures) public final class VipsImage {
-    @_spi(Fixtures) public let pointer: UnsafeMutablePointer<CVips.VipsImage>
+package final class VipsImage {
+    package let pointer: UnsafeMutablePointer<CVips.VipsImage>
     /// Memory the image may still read from (see `PinnedBytes`).
     private let keepAlive: AnyObject?
 
@@ -16,8 +16,8 @@ import Foundation
     }
     deinit { VipsBuildLock.serialized { g_object_unref(pointer) } }
 
-    @_spi(Fixtures) public var width: Int { Int(vips_image_get_width(pointer)) }
-    @_spi(Fixtures) public var height: Int { Int(vips_image_get_height(pointer)) }
+    package var width: Int { Int(vips_image_get_width(pointer)) }
+    package var height: Int { Int(vips_image_get_height(pointer)) }
     var bands: Int { Int(vips_image_get_bands(pointer)) }
     var hasAlpha: Bool { vips_image_hasalpha(pointer) != 0 }
     var bandFormat: VipsBandFormat { vips_image_get_format(pointer) }
@@ -32,7 +32,7 @@ import Foundation
     }
 
     /// Runs a libvips operation that writes a new image to its out-parameter.
-    @_spi(Fixtures) public static func make(_ what: String, _ operation: (UnsafeMutablePointer<UnsafeMutablePointer<CVips.VipsImage>?>) -> Int32) throws(ImagingError) -> VipsImage {
+    package static func make(_ what: String, _ operation: (UnsafeMutablePointer<UnsafeMutablePointer<CVips.VipsImage>?>) -> Int32) throws(ImagingError) -> VipsImage {
         var out: UnsafeMutablePointer<CVips.VipsImage>?
         guard VipsBuildLock.serialized({ operation(&out) }) == 0, let out else {
             throw ImagingError(.processingFailed, "libvips could not \(what): \(Vips.takeError())")
@@ -42,7 +42,7 @@ import Foundation
 
     /// A new image computed from this one; it keeps this one's source memory alive, since
     /// libvips pipelines are lazy.
-    @_spi(Fixtures) public func map(_ what: String, _ operation: (UnsafeMutablePointer<CVips.VipsImage>, UnsafeMutablePointer<UnsafeMutablePointer<CVips.VipsImage>?>) -> Int32) throws(ImagingError) -> VipsImage {
+    package func map(_ what: String, _ operation: (UnsafeMutablePointer<CVips.VipsImage>, UnsafeMutablePointer<UnsafeMutablePointer<CVips.VipsImage>?>) -> Int32) throws(ImagingError) -> VipsImage {
         var out: UnsafeMutablePointer<CVips.VipsImage>?
         guard VipsBuildLock.serialized({ operation(pointer, &out) }) == 0, let out else {
             throw ImagingError(.processingFailed, "libvips could not \(what): \(Vips.takeError())")
@@ -51,19 +51,19 @@ import Foundation
     }
 
     /// Decodes the whole pipeline into memory once, so repeated encodes do not re-decode.
-    @_spi(Fixtures) public func inMemory() throws(ImagingError) -> VipsImage {
+    package func inMemory() throws(ImagingError) -> VipsImage {
         guard let copy = vips_image_copy_memory(pointer) else {
             throw ImagingError(.processingFailed, "libvips could not decode the image: \(Vips.takeError())")
         }
         return VipsImage(copy)
     }
 
-    @_spi(Fixtures) public func jpeg(quality: Int) throws(ImagingError) -> Data {
+    package func jpeg(quality: Int) throws(ImagingError) -> Data {
         try save("encode JPEG") { cvipsshim_jpegsave_buffer(pointer, $0, $1, Int32(quality)) }
     }
 
     /// Saves through one of the shim's `*save_buffer` calls into `Data`, freeing libvips' buffer.
-    @_spi(Fixtures) public func save(_ what: String, _ saver: (UnsafeMutablePointer<UnsafeMutableRawPointer?>, UnsafeMutablePointer<Int>) -> Int32) throws(ImagingError) -> Data {
+    package func save(_ what: String, _ saver: (UnsafeMutablePointer<UnsafeMutableRawPointer?>, UnsafeMutablePointer<Int>) -> Int32) throws(ImagingError) -> Data {
         var buffer: UnsafeMutableRawPointer?
         var length = 0
         guard saver(&buffer, &length) == 0, let buffer else {
@@ -76,7 +76,7 @@ import Foundation
 
 extension VipsImage {
     /// Opens image bytes lazily (header only), for the sample generators.
-    @_spi(Fixtures) public static func opening(_ data: Data) -> VipsImage? {
+    package static func opening(_ data: Data) -> VipsImage? {
         ImageInput.memory(data).header()
     }
 }

@@ -65,15 +65,6 @@ public enum JobQueue {
         try connection.query(prepared: QueueSQL.rescue).count
     }
 
-    /// Enqueues one job per path; returns how many were added. See `enqueue(_:files:...)`.
-    @discardableResult
-    public static func enqueue(_ connection: Connection, paths: [String], backend: String = "discerner",
-                               action: String = "analyze", batch: String? = nil, priority: Int = 0,
-                               paramsJSON: String = "{}") throws -> Int {
-        try enqueue(connection, files: paths.map { EnqueuedFile(path: $0) }, backend: backend, action: action, batch: batch,
-                    priority: priority, paramsJSON: paramsJSON)
-    }
-
     /// Enqueues one job per file in one transaction, streamed in with COPY. A file with a unique
     /// key is skipped when a job with that key is waiting, running or succeeded, or when a result
     /// with that key exists (the job may have been pruned since). Returns how many were added.

@@ -1,16 +1,8 @@
+import ErrorCodes
+
 /// Errors of the job queue itself (not of the jobs it carries).
 public struct QueueError: Error, CustomStringConvertible, Sendable {
-    /// A stable code (its `rawValue` is what a database or dashboard sees). A struct, not an
-    /// enum: codes can be added without breaking anyone's `switch`.
-    public struct Code: Hashable, Sendable, CustomStringConvertible {
-        public let rawValue: String
-        private init(_ rawValue: String) { self.rawValue = rawValue }
-        public var description: String { rawValue }
-
-        public static let migrationFailed = Code("migration_failed")
-        /// The database lacks the discern schema, or holds an older version than this binary.
-        public static let schemaNotMigrated = Code("schema_not_migrated")
-    }
+    public typealias Code = ErrorCode<QueueError>
 
     public let code: Code
     public let message: String
@@ -21,4 +13,11 @@ public struct QueueError: Error, CustomStringConvertible, Sendable {
     }
 
     public var description: String { message }
+}
+
+/// The codes a QueueError carries.
+extension ErrorCode where Owner == QueueError {
+    public static let migrationFailed = Self("migration_failed")
+    /// The database lacks the discern schema, or holds an older version than this binary.
+    public static let schemaNotMigrated = Self("schema_not_migrated")
 }

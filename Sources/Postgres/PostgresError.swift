@@ -1,21 +1,11 @@
+import ErrorCodes
+
 /// Everything that can go wrong talking to PostgreSQL.
 ///
 /// `description` is what a person reads; it never contains the connection string (which may hold
 /// a password). `sqlState` lets callers react to specific server errors.
 public struct PostgresError: Error, CustomStringConvertible, Sendable {
-    /// A stable code (its `rawValue` is what a database or dashboard sees). A struct, not an
-    /// enum: codes can be added without breaking anyone's `switch`.
-    public struct Code: Hashable, Sendable, CustomStringConvertible {
-        public let rawValue: String
-        private init(_ rawValue: String) { self.rawValue = rawValue }
-        public var description: String { rawValue }
-
-        public static let connectionFailed = Code("connection_failed")
-        public static let connectionLost = Code("connection_lost")
-        public static let queryFailed = Code("query_failed")
-        public static let unexpectedResult = Code("unexpected_result")
-        public static let decodeFailed = Code("decode_failed")
-    }
+    public typealias Code = ErrorCode<PostgresError>
 
     public let code: Code
     /// The five-character SQLSTATE from the server, when it sent one.
@@ -53,4 +43,13 @@ public struct PostgresError: Error, CustomStringConvertible, Sendable {
         default: return false
         }
     }
+}
+
+/// The codes a PostgresError carries.
+extension ErrorCode where Owner == PostgresError {
+    public static let connectionFailed = Self("connection_failed")
+    public static let connectionLost = Self("connection_lost")
+    public static let queryFailed = Self("query_failed")
+    public static let unexpectedResult = Self("unexpected_result")
+    public static let decodeFailed = Self("decode_failed")
 }

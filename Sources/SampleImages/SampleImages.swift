@@ -2,7 +2,7 @@ import CVips
 import CVipsShim
 import CVipsSampleShim
 import Foundation
-@_spi(Fixtures) import Imaging
+import Imaging
 
 /// Generates images with libvips itself: the demo's sample photos, benchmark sets and test
 /// fixtures.

@@ -21,7 +21,7 @@ public struct BackendEnvironment: Sendable {
     /// One HTTP client and one caller per backend: each service gets its own threads and its
     /// own adaptive concurrency limit, so a slow one cannot hold up another's calls.
     public func backends(gate: any RateGate, maxConcurrentCalls: Int,
-                         retry: ServiceCaller.RetryPolicy = .init()) throws(ConfigurationProblem) -> [any AnalysisBackend] {
+                         retry: ServiceCaller.RetryPolicy = .init()) throws(BackendError) -> [any AnalysisBackend] {
         func caller() -> ServiceCaller {
             let http = CurlHTTPClient(configuration: .init(threads: min(maxConcurrentCalls + 2, 64)))
             return ServiceCaller(http: http, gate: gate, maxConcurrentCalls: maxConcurrentCalls, retry: retry)
@@ -56,7 +56,7 @@ public struct BackendEnvironment: Sendable {
             for (name, id) in [("DISCERN_AZURE_FACE_PERSON_GROUP", configuration.personGroupID),
                                ("DISCERN_AZURE_FACE_LARGE_PERSON_GROUP", configuration.largePersonGroupID)] {
                 guard let id else { continue }
-                do { _ = try AzurePersonGroup(id: id, isLarge: false) } catch { throw ConfigurationProblem("\(name): \(error.message)") }
+                do { _ = try AzurePersonGroup(id: id, isLarge: false) } catch { throw BackendError.misconfigured("\(name): \(error.message)") }
             }
             if let threshold = try number("DISCERN_AZURE_FACE_THRESHOLD", in: 0...1) { configuration.acceptanceThreshold = threshold }
             if let model = try choice("DISCERN_AZURE_FACE_RECOGNITION_MODEL", AzureFaceBackend.recognitionModels) { configuration.recognitionModel = model }
@@ -84,12 +84,12 @@ public struct BackendEnvironment: Sendable {
 
     /// A service's image policy as a worker of this environment applies it: `discern prepare`
     /// shows what a worker would send. Nil for a service that takes videos.
-    public func imagePolicy(for service: RemoteService) throws(ConfigurationProblem) -> ImagePolicy? {
+    public func imagePolicy(for service: RemoteService) throws(BackendError) -> ImagePolicy? {
         service.name == Services.discerner.name ? try discernerPolicy() : service.imagePolicy
     }
 
     /// Image Discerner's policy with its overrides.
-    private func discernerPolicy() throws(ConfigurationProblem) -> ImagePolicy {
+    private func discernerPolicy() throws(BackendError) -> ImagePolicy {
         var policy = ImagePolicy.discerner
         if let bytes = try number("DISCERN_DISCERNER_MAX_BYTES", in: 10_000...50_000_000) { policy.maxBytes = Int(bytes) }
         if let side = try number("DISCERN_DISCERNER_MAX_DIMENSION", in: 64...16384) { policy.maxDimension = Int(side) }
@@ -102,33 +102,33 @@ public struct BackendEnvironment: Sendable {
         return text
     }
 
-    private func url(_ name: String) throws(ConfigurationProblem) -> String? {
-        try value(name).map { text throws(ConfigurationProblem) in try ConfigurationValue.serviceURL(text, name: name) }
+    private func url(_ name: String) throws(BackendError) -> String? {
+        try value(name).map { text throws(BackendError) in try ConfigurationValue.serviceURL(text, name: name) }
     }
 
-    private func number(_ name: String, in range: ClosedRange<Double>) throws(ConfigurationProblem) -> Double? {
-        try value(name).map { text throws(ConfigurationProblem) in try ConfigurationValue.number(text, name: name, in: range) }
+    private func number(_ name: String, in range: ClosedRange<Double>) throws(BackendError) -> Double? {
+        try value(name).map { text throws(BackendError) in try ConfigurationValue.number(text, name: name, in: range) }
     }
 
-    private func flag(_ name: String) throws(ConfigurationProblem) -> Bool? {
-        try value(name).map { text throws(ConfigurationProblem) in try ConfigurationValue.flag(text, name: name) }
+    private func flag(_ name: String) throws(BackendError) -> Bool? {
+        try value(name).map { text throws(BackendError) in try ConfigurationValue.flag(text, name: name) }
     }
 
-    private func choice(_ name: String, _ allowed: [String]) throws(ConfigurationProblem) -> String? {
+    private func choice(_ name: String, _ allowed: [String]) throws(BackendError) -> String? {
         guard let text = value(name) else { return nil }
         guard allowed.contains(text) else {
-            throw ConfigurationProblem("\(name)=\(ConfigurationValue.shown(text)) must be one of \(allowed.joined(separator: ", "))")
+            throw BackendError.misconfigured("\(name)=\(ConfigurationValue.shown(text)) must be one of \(allowed.joined(separator: ", "))")
         }
         return text
     }
 
-    private func required(_ name: String, for backend: String) throws(ConfigurationProblem) -> Secret {
+    private func required(_ name: String, for backend: String) throws(BackendError) -> Secret {
         if let secret = try secret(name) { return secret }
-        throw ConfigurationProblem("the \(backend) backend needs \(name): set it in the environment, or put it in a file named \(name) in $DISCERN_CREDENTIALS_DIR (readable by the worker only)")
+        throw BackendError.misconfigured("the \(backend) backend needs \(name): set it in the environment, or put it in a file named \(name) in $DISCERN_CREDENTIALS_DIR (readable by the worker only)")
     }
 
     /// The environment first, then a file per secret.
-    public func secret(_ name: String) throws(ConfigurationProblem) -> Secret? {
+    public func secret(_ name: String) throws(BackendError) -> Secret? {
         if let text = value(name) { return Secret(text) }
         for directory in [value("DISCERN_CREDENTIALS_DIR"), value("CREDENTIALS_DIRECTORY")].compactMap({ $0 }) {
             if let secret = try SecretFiles.read((directory as NSString).appendingPathComponent(name)) { return secret }

@@ -11,30 +11,30 @@ enum SecretFiles {
     static let maxBytes = 64 * 1024
 
     /// nil when the file does not exist.
-    static func read(_ path: String) throws(ConfigurationProblem) -> Secret? {
+    static func read(_ path: String) throws(BackendError) -> Secret? {
         guard let resolved = realpath(path, nil) else { return nil }
         let target = String(cString: resolved)
         free(resolved)
         var info = stat()
         guard stat(target, &info) == 0 else { return nil }
         guard info.st_mode & S_IFMT == S_IFREG else {
-            throw ConfigurationProblem("\(path) is not a regular file")
+            throw BackendError.misconfigured("\(path) is not a regular file")
         }
         let mode = Int(info.st_mode & 0o777)
         guard mode & 0o007 == 0 else {
-            throw ConfigurationProblem("\(path) can be read by other users (mode \(String(mode, radix: 8))); run chmod o-rwx on it")
+            throw BackendError.misconfigured("\(path) can be read by other users (mode \(String(mode, radix: 8))); run chmod o-rwx on it")
         }
         if mode & 0o070 != 0, !processGroups().contains(info.st_gid) {
-            throw ConfigurationProblem("\(path) can be read by its group \(info.st_gid), which this process is not in (mode \(String(mode, radix: 8))); run chmod 600 on it, or set the group to the worker's")
+            throw BackendError.misconfigured("\(path) can be read by its group \(info.st_gid), which this process is not in (mode \(String(mode, radix: 8))); run chmod 600 on it, or set the group to the worker's")
         }
         guard info.st_size <= maxBytes else {
-            throw ConfigurationProblem("\(path) is \(info.st_size) bytes; a credential file holds at most \(maxBytes)")
+            throw BackendError.misconfigured("\(path) is \(info.st_size) bytes; a credential file holds at most \(maxBytes)")
         }
         guard let data = FileManager.default.contents(atPath: target) else {
-            throw ConfigurationProblem("\(path) cannot be read by the worker's user")
+            throw BackendError.misconfigured("\(path) cannot be read by the worker's user")
         }
         let text = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-        guard !text.isEmpty else { throw ConfigurationProblem("\(path) is empty") }
+        guard !text.isEmpty else { throw BackendError.misconfigured("\(path) is empty") }
         return Secret(text)
     }
 

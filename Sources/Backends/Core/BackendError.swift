@@ -1,43 +1,11 @@
-import Foundation
 import CurlHTTP
+import ErrorCodes
+import Foundation
 
 /// A failed call to an analysis service, classified for the queue: retry or give up.
 /// Messages never contain credentials or presigned-URL signatures.
 public struct BackendError: Error, CustomStringConvertible, Sendable {
-    /// A stable code (its `rawValue` is what a database or dashboard sees). A struct, not an
-    /// enum: codes can be added without breaking anyone's `switch`.
-    public struct Code: Hashable, Sendable, CustomStringConvertible {
-        public let rawValue: String
-        private init(_ rawValue: String) { self.rawValue = rawValue }
-        public var description: String { rawValue }
-
-        public static let rateLimited = Code("http_429")
-        public static let serverError = Code("http_5xx")
-        public static let clientError = Code("http_4xx")
-        public static let network = Code("network")
-        public static let timeout = Code("timeout")
-        public static let uploadExpired = Code("upload_url_expired")
-        public static let uploadRejected = Code("upload_rejected")
-        /// A service handed out a URL that leads where discern does not send photos.
-        public static let destinationRefused = Code("upload_destination_refused")
-        public static let analysisFailed = Code("analysis_failed")
-        public static let badResponse = Code("bad_response")
-        public static let unsupportedAction = Code("unsupported_action")
-        public static let badParams = Code("bad_params")
-        public static let authFailed = Code("auth_failed")
-        /// The service understood the request and refused this input (a documented 4xx).
-        public static let inputRejected = Code("input_rejected")
-        public static let rateLimiterUnavailable = Code("rate_limiter_unavailable")
-        public static let misconfigured = Code("misconfigured")
-        /// The service could not start the work at all (Image Discerner's one start per second):
-        /// retried, and never counted against the job's attempts.
-        public static let notStarted = Code("not_started")
-        public static let responseTooLarge = Code("response_too_large")
-        /// The worker could not send within its rate-limit slots, again and again (`RateSlot`):
-        /// its own load, not the job's fault; never counted against the job's attempts.
-        public static let slotMissed = Code("rate_slot_missed")
-        public static let cancelled = Code("cancelled")
-    }
+    public typealias Code = ErrorCode<BackendError>
 
     public let code: Code
     public let message: String
@@ -126,4 +94,34 @@ enum RetryAfter {
         formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss zzz"
         return formatter
     }
+}
+
+/// The codes a BackendError carries.
+extension ErrorCode where Owner == BackendError {
+    public static let rateLimited = Self("http_429")
+    public static let serverError = Self("http_5xx")
+    public static let clientError = Self("http_4xx")
+    public static let network = Self("network")
+    public static let timeout = Self("timeout")
+    public static let uploadExpired = Self("upload_url_expired")
+    public static let uploadRejected = Self("upload_rejected")
+    /// A service handed out a URL that leads where discern does not send photos.
+    public static let destinationRefused = Self("upload_destination_refused")
+    public static let analysisFailed = Self("analysis_failed")
+    public static let badResponse = Self("bad_response")
+    public static let unsupportedAction = Self("unsupported_action")
+    public static let badParams = Self("bad_params")
+    public static let authFailed = Self("auth_failed")
+    /// The service understood the request and refused this input (a documented 4xx).
+    public static let inputRejected = Self("input_rejected")
+    public static let rateLimiterUnavailable = Self("rate_limiter_unavailable")
+    public static let misconfigured = Self("misconfigured")
+    /// The service could not start the work at all (Image Discerner's one start per second):
+    /// retried, and never counted against the job's attempts.
+    public static let notStarted = Self("not_started")
+    public static let responseTooLarge = Self("response_too_large")
+    /// The worker could not send within its rate-limit slots, again and again (`RateSlot`):
+    /// its own load, not the job's fault; never counted against the job's attempts.
+    public static let slotMissed = Self("rate_slot_missed")
+    public static let cancelled = Self("cancelled")
 }

@@ -8,6 +8,7 @@ import Foundation
 /// fragments). Matroska/WebM: an EBML header whose DocType is webm or matroska, then a Segment
 /// whose elements parse, with Tracks and at least one Cluster.
 public enum VideoStructure {
+    /// What is wrong with a video's structure: a finding VideoFile turns into an ImagingError.
     public struct Problem: Error, Sendable, Equatable {
         public let reason: String
         /// The file ends inside a box or element: it may still be arriving.

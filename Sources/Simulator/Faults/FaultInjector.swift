@@ -4,10 +4,14 @@ import Hummingbird
 /// Stands in front of every API route: records the call, adds latency, and answers with a fault
 /// when the dice say so, in the failing service's own style. S3 uploads pass untouched (their
 /// fault is the expired URL, handed out by /upload-url).
+/// An answer given to a route (`ooto.identify`, `azure.detect`) ahead of the simulated logic;
+/// nil lets the simulator answer.
+package typealias ReplyOverride = @Sendable (_ route: String) async -> Response?
+
 struct FaultInjector: Sendable {
     let configuration: SimulatorConfiguration
     let stats: SimulatorStats
-    let scripted: ScriptedReplies
+    let override: ReplyOverride?
     var faults: SimulatorConfiguration.Faults { configuration.faults }
     var clock: @Sendable () -> Date { configuration.clock }
 
@@ -23,7 +27,7 @@ struct FaultInjector: Sendable {
             let sample = faults.latencyMedianSeconds * exp(faults.latencySpread * Self.standardNormal())
             try await Task.sleep(for: .seconds(min(sample, 60)))
         }
-        if let reply = await scripted.next(route) { return reply }
+        if let reply = await override?(route) { return reply }
         if roll(faults.timeoutRate) {
             await stats.recordFault("timeout")
             try await Task.sleep(for: .seconds(faults.hangSeconds))

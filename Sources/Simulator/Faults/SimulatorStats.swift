@@ -23,7 +23,7 @@ public actor SimulatorStats {
         public let imageBytes: Int
     }
 
-    init() {}
+    package init() {}
 
     func record(service: String, route: String, correlationID: String?, at moment: Date) {
         calls[service, default: []].append(moment)

@@ -1,7 +1,6 @@
 import DedicatedThreads
 import Foundation
 import Hummingbird
-import Imaging
 
 /// Azure Face v1.0 (contracts.md §3) under `/azure/face/v1.0`: detect, identify and person-group
 /// reads, with the documented errors and limits: 20 calls a minute (free tier) answered with
@@ -91,7 +90,7 @@ struct AzureFaceRoutes: Sendable {
         guard let body = await request.data(upTo: 6 * 1024 * 1024), body.count >= 1024 else {
             return error(.badRequest, "InvalidImageSize", "Image size is too small or too big.")
         }
-        guard [.jpeg, .png, .gif].contains(ImageFormat.sniff(body)) || body.starts(with: Data("BM".utf8)),
+        guard [.jpeg, .png, .gif, .bmp].contains(SimulatedImage.Format.sniff(body)),
               let image = await SimulatedImage.inspect(body, on: decoder) else {
             return error(.badRequest, "InvalidImage", "Decoding error, image format unsupported.")
         }

@@ -1,7 +1,6 @@
 import DedicatedThreads
 import Foundation
 import Hummingbird
-import Imaging
 
 /// The landmark predictor (contracts.md §4) under `/landmark/api/prediction`: predict (top 3),
 /// history and health. No auth, no rate limit.

@@ -1,7 +1,6 @@
 import DedicatedThreads
 import Foundation
 import Hummingbird
-import Imaging
 
 /// OOTO Face API (contracts.md §2) under `/ooto/api/v1.0`: add, identify, delete, with its
 /// documented error codes. A gallery in memory: a photo identifies as the template it was
@@ -43,7 +42,7 @@ struct OOTORoutes: Sendable {
         guard !photo.data.isEmpty else { return error(3, "Photo has zero size") }
         let type = photo.contentType?.lowercased() ?? ""
         guard type == "image/jpeg" || type == "image/png" || type == "image/jpg",
-              [.jpeg, .png].contains(ImageFormat.sniff(photo.data)) else { return error(2, "Wrong mime type") }
+              [.jpeg, .png].contains(SimulatedImage.Format.sniff(photo.data)) else { return error(2, "Wrong mime type") }
         guard let image = await SimulatedImage.inspect(photo.data, on: decoder) else { return error(4, "Cannot decode image") }
         guard !image.isFlat else { return error(5, "No faces found", status: .notFound) }
         guard !image.isPanorama else { return error(6, "More than one face found", status: .unprocessableContent) }

@@ -1,7 +1,6 @@
 import DedicatedThreads
 import Foundation
 import Hummingbird
-import Imaging
 
 /// Unissey video-selfie liveness (contracts.md §5) under `/unissey/api/v3`. Only fragments of
 /// the real schema are public; where they are silent this simulator picks: errors are
@@ -39,7 +38,7 @@ struct UnisseyRoutes: Sendable {
             return Reply.json(.badRequest, ["message": "selfie is required"])
         }
         guard selfie.data.count <= Self.maxVideoBytes else { return Reply.json(.contentTooLarge, ["message": "Payload too large"]) }
-        guard let container = VideoContainer.sniff(selfie.data), VideoStructure.check(Array(selfie.data), container: container) == nil else {
+        guard SimulatedVideo.check(selfie.data) != nil else {
             return Reply.json(.badRequest, ["message": "selfie is not a supported video"])
         }
         guard form["processings"]?.text.split(separator: ",").contains("liveness") == true else {

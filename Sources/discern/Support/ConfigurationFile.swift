@@ -6,10 +6,6 @@ import Foundation
 /// precedence is: flags, then the environment, then the file, then the defaults.
 /// Blank lines and `#` comments are skipped; a value may be quoted. docs/configuration.md.
 enum ConfigurationFile {
-    struct Problem: Error, CustomStringConvertible {
-        let description: String
-    }
-
     /// Takes `--config FILE` / `--config=FILE` out of the arguments and applies the file.
     static func apply(arguments: [String]) throws -> [String] {
         var rest: [String] = []
@@ -17,7 +13,7 @@ enum ConfigurationFile {
         var iterator = arguments.makeIterator()
         while let argument = iterator.next() {
             if argument == "--config" {
-                guard let value = iterator.next() else { throw Problem(description: "--config needs a file") }
+                guard let value = iterator.next() else { throw SettingError("--config needs a file") }
                 path = value
             } else if argument.hasPrefix("--config=") {
                 path = String(argument.dropFirst("--config=".count))
@@ -31,17 +27,17 @@ enum ConfigurationFile {
 
     static func load(_ path: String) throws {
         guard let data = FileManager.default.contents(atPath: path) else {
-            throw Problem(description: "cannot read the configuration file \(path)")
+            throw SettingError("cannot read the configuration file \(path)")
         }
         for (number, line) in String(decoding: data, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
             let text = line.trimmingCharacters(in: .whitespaces)
             guard !text.isEmpty, !text.hasPrefix("#") else { continue }
             guard let equals = text.firstIndex(of: "="), equals != text.startIndex else {
-                throw Problem(description: "\(path):\(number + 1): expected NAME=value")
+                throw SettingError("\(path):\(number + 1): expected NAME=value")
             }
             let name = text[..<equals].trimmingCharacters(in: .whitespaces)
             guard name.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "_" }) else {
-                throw Problem(description: "\(path):\(number + 1): \(name) is not a variable name")
+                throw SettingError("\(path):\(number + 1): \(name) is not a variable name")
             }
             var value = text[text.index(after: equals)...].trimmingCharacters(in: .whitespaces)
             if value.count >= 2, let first = value.first, first == "\"" || first == "'", value.last == first {

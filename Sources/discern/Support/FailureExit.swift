@@ -11,7 +11,7 @@ enum FailureExit {
         switch error {
         case is ExitCode, is CleanExit:
             Discern.exit(withError: error)
-        case is SettingError, is ConfigurationFile.Problem, is FileFinder.Problem, is ContentHasher.Problem:
+        case is SettingError, is EnqueueError:
             finish(ExitStatus.usage, "\(error)")
         case let error as QueueError where error.code == .schemaNotMigrated:
             finish(ExitStatus.unavailable, error.message)

@@ -4,6 +4,7 @@ import Foundation
 import Imaging
 import JobQueue
 import Simulator
+import TestFixtures
 import Testing
 
 /// Azure Face over real HTTP against the simulator: detect + identify, every documented error.

@@ -6,6 +6,7 @@ import Imaging
 import SampleImages
 import JobQueue
 import Simulator
+import TestFixtures
 import Testing
 
 /// Backends pointed at a running simulator, with retries short enough for tests.

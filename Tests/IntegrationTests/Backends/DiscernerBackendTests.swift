@@ -4,6 +4,7 @@ import Foundation
 import Imaging
 import JobQueue
 import Simulator
+import TestFixtures
 import Testing
 
 /// Image Discerner over real HTTP against the simulator: both response formats, every

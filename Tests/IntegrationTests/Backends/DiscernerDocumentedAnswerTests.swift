@@ -1,6 +1,7 @@
 import Foundation
 import JobQueue
 import Postgres
+import TestFixtures
 import Testing
 
 @testable import Backends

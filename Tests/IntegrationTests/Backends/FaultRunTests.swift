@@ -6,6 +6,7 @@ import JobQueue
 import Logging
 import Postgres
 import Simulator
+import TestFixtures
 import Testing
 import Worker
 

@@ -4,6 +4,7 @@ import Foundation
 import Imaging
 import JobQueue
 import Simulator
+import TestFixtures
 import Testing
 
 @Suite("Landmark and Unissey backends")

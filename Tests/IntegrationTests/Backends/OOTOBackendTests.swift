@@ -5,6 +5,7 @@ import Imaging
 import SampleImages
 import JobQueue
 import Simulator
+import TestFixtures
 import Testing
 
 /// OOTO over real HTTP against the simulator: both response shapes, every documented code.

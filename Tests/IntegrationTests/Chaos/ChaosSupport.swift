@@ -1,6 +1,7 @@
 import Foundation
 import Imaging
 import SampleImages
+import TestFixtures
 import JobQueue
 import Postgres
 

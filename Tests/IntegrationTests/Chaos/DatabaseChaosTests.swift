@@ -2,6 +2,7 @@ import Foundation
 import JobQueue
 import Postgres
 import Simulator
+import TestFixtures
 import Testing
 
 /// The database goes away under the workers: they reconnect and finish, losing nothing.

@@ -2,6 +2,7 @@ import Foundation
 import JobQueue
 import Postgres
 import Simulator
+import TestFixtures
 import Testing
 
 /// Recovery with the shipped settings (30 s leases renewed every 10 s, the worker registry):

@@ -1,6 +1,7 @@
 import Foundation
 import Postgres
 import Simulator
+import TestFixtures
 import Testing
 
 /// Real worker processes, real signals, real PostgreSQL: nothing is lost or done twice.

@@ -1,6 +1,7 @@
 import Foundation
 import JobQueue
 import Postgres
+import TestFixtures
 import Testing
 
 /// discern.batch_summary (migration 0009) keeps a finished batch's summary and must never show

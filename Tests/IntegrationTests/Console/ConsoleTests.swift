@@ -3,6 +3,7 @@ import JobQueue
 import Postgres
 import SampleImages
 import Simulator
+import TestFixtures
 import Testing
 
 /// `discern console` as a person meets it: a real headless Chromium against a running console

@@ -7,6 +7,7 @@ import SampleImages
 import JobQueue
 import Logging
 import Postgres
+import TestFixtures
 import Testing
 import Worker
 

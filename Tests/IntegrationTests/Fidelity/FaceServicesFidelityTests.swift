@@ -6,6 +6,7 @@ import Imaging
 import SampleImages
 import JobQueue
 import Simulator
+import TestFixtures
 import Testing
 
 /// Azure Face, OOTO, the landmark predictor and Unissey as their contracts describe them

@@ -1,6 +1,7 @@
 import Foundation
 import Postgres
 import Simulator
+import TestFixtures
 import Testing
 
 /// Every stored value is what the service said about that job's photo: no value in another

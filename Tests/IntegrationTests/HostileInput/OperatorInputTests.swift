@@ -3,6 +3,7 @@ import Foundation
 import Imaging
 import JobQueue
 import Postgres
+import TestFixtures
 import Testing
 
 /// What an operator (or a row someone wrote) can hand discern (issue 13): flags, settings,

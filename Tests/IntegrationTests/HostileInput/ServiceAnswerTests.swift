@@ -8,6 +8,7 @@ import JobQueue
 import Logging
 import Postgres
 import Simulator
+import TestFixtures
 import Testing
 
 @testable import Worker

@@ -3,6 +3,7 @@ import JobQueue
 import Postgres
 import SampleImages
 import Simulator
+import TestFixtures
 import Testing
 
 /// The operator's CLI, run as the built binary: job listing and control, JSON output, exit

@@ -3,6 +3,7 @@ import Imaging
 import SampleImages
 import JobQueue
 import Postgres
+import TestFixtures
 import Testing
 
 /// deploy/grafana's dashboard against the real, migrated schema with some results in it.

@@ -3,6 +3,7 @@ import Foundation
 import JobQueue
 import Postgres
 import Simulator
+import TestFixtures
 import Testing
 
 /// What operations watch: the probes of a real worker process, a real Prometheus scraping a

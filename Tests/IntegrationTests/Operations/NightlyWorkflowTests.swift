@@ -3,6 +3,7 @@ import Imaging
 import SampleImages
 import Postgres
 import Simulator
+import TestFixtures
 import Testing
 
 /// The nightly workflow as operations run it, with the real `discern` binary: enqueue a dated

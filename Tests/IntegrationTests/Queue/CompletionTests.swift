@@ -2,6 +2,7 @@ import AnalysisModel
 import Foundation
 import JobQueue
 import Postgres
+import TestFixtures
 import Testing
 
 @Suite("Batched completion")

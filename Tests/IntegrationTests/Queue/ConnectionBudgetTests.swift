@@ -1,6 +1,7 @@
 import Foundation
 import Postgres
 import Simulator
+import TestFixtures
 import Testing
 
 /// A worker holds three connections at most (WorkerConnections), and runs behind Debian's

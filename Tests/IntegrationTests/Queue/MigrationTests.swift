@@ -2,6 +2,7 @@ import Foundation
 import JobQueue
 import Postgres
 import SQLSchema
+import TestFixtures
 import Testing
 
 @Suite("Migrations")

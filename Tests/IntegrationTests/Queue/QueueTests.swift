@@ -2,6 +2,7 @@ import AnalysisModel
 import JobQueue
 import Postgres
 import Foundation
+import TestFixtures
 import Testing
 
 @Suite("Queue")

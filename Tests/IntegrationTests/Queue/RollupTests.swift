@@ -1,6 +1,7 @@
 import Foundation
 import JobQueue
 import Postgres
+import TestFixtures
 import Testing
 
 /// The roll-ups of migration 0011 must say exactly what the tables say, whether or not a

@@ -1,6 +1,7 @@
 import CurlHTTP
 import Foundation
 import Simulator
+import TestFixtures
 import Testing
 
 /// The simulator's SigV4 verifier against URLs from an independent signer: botocore.

@@ -4,6 +4,7 @@ import Foundation
 import Imaging
 import SampleImages
 import Simulator
+import TestFixtures
 import Testing
 
 /// The simulated S3 endpoint refuses what real S3 refuses.

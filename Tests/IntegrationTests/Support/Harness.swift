@@ -3,6 +3,7 @@ import CurlHTTP
 import Foundation
 import Imaging
 import JobQueue
+import TestFixtures
 import Logging
 import Postgres
 import Simulator

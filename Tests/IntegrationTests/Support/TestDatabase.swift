@@ -1,6 +1,7 @@
 import Foundation
 import JobQueue
 import Postgres
+import TestFixtures
 import Testing
 
 /// A fresh, migrated database per test, dropped afterwards even when the test fails.

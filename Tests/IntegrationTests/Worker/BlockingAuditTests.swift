@@ -4,6 +4,7 @@ import SampleImages
 import JobQueue
 import Postgres
 import Simulator
+import TestFixtures
 import Testing
 
 /// The rule "no blocking C call on Swift's cooperative pool", checked on a real worker process:

@@ -4,6 +4,7 @@ import SampleImages
 import JobQueue
 import Postgres
 import Simulator
+import TestFixtures
 import Testing
 import Worker
 

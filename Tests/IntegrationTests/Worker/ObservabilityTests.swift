@@ -4,6 +4,7 @@ import Imaging
 import JobQueue
 import Postgres
 import Simulator
+import TestFixtures
 import Testing
 
 /// What a person and a dashboard see of a running `discern work` process.

@@ -10,7 +10,7 @@ struct BackendEnvironmentTests {
     func backendsFromEnvironment() throws {
         #expect(BackendEnvironment(["DISCERN_LANDMARK_URL": "http://x"]).configuredBackendNames == ["landmark"])
         let missing = BackendEnvironment(["DISCERN_OOTO_URL": "http://x", "DISCERN_OOTO_APP_ID": "id"])
-        let problem = #expect(throws: ConfigurationProblem.self) {
+        let problem = #expect(throws: BackendError.self) {
             _ = try missing.backends(gate: UnlimitedRateGate(), maxConcurrentCalls: 1)
         }
         #expect(problem?.description.contains("DISCERN_OOTO_APP_KEY") == true)
@@ -26,7 +26,7 @@ struct BackendEnvironmentTests {
         let environment = BackendEnvironment(["DISCERN_CREDENTIALS_DIR": folder.path])
 
         try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: file.path)
-        #expect(throws: ConfigurationProblem.self) { _ = try environment.secret("DISCERN_UNISSEY_API_KEY") }
+        #expect(throws: BackendError.self) { _ = try environment.secret("DISCERN_UNISSEY_API_KEY") }
 
         try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: file.path)
         let secret = try #require(try environment.secret("DISCERN_UNISSEY_API_KEY"))
@@ -55,7 +55,7 @@ struct BackendEnvironmentTests {
         try FileManager.default.setAttributes([.posixPermissions: 0o440], ofItemAtPath: file.path)
         #expect(try environment.secret("DISCERN_OOTO_APP_KEY")?.value == "k8s-secret-value", "checked where the links lead")
         try FileManager.default.setAttributes([.posixPermissions: 0o444], ofItemAtPath: file.path)
-        let refused = #expect(throws: ConfigurationProblem.self) { _ = try environment.secret("DISCERN_OOTO_APP_KEY") }
+        let refused = #expect(throws: BackendError.self) { _ = try environment.secret("DISCERN_OOTO_APP_KEY") }
         #expect(refused?.description.contains("other users") == true)
         #expect(try BackendEnvironment(["DISCERN_CREDENTIALS_DIR": folder.path]).secret("DISCERN_MISSING") == nil)
     }
@@ -75,7 +75,7 @@ struct BackendEnvironmentTests {
             ["DISCERN_DISCERNER_URL": "http://x", "DISCERN_DISCERNER_MAX_BYTES": "-5"],
         ]
         for variables in bad {
-            let problem = #expect(throws: ConfigurationProblem.self) {
+            let problem = #expect(throws: BackendError.self) {
                 _ = try BackendEnvironment(variables).backends(gate: UnlimitedRateGate(), maxConcurrentCalls: 1)
             }
             #expect(problem.map { !$0.description.contains("\n") } == true, "one line: \(String(describing: problem))")

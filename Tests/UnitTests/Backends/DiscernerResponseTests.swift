@@ -2,6 +2,7 @@ import AnalysisModel
 @testable import CurlHTTP
 import Foundation
 import JobQueue
+import TestFixtures
 import Testing
 
 @testable import Backends

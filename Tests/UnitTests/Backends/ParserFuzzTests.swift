@@ -2,6 +2,7 @@ import AnalysisModel
 import SampleImages
 import CurlHTTP
 import Foundation
+import TestFixtures
 import Testing
 
 @testable import Backends

@@ -2,6 +2,7 @@ import Enqueueing
 import Foundation
 import Imaging
 import SampleImages
+import TestFixtures
 import Testing
 
 /// `discern enqueue` streams: the walk hands out files a chunk at a time, each file once.

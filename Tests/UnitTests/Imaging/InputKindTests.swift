@@ -2,6 +2,7 @@ import Backends
 import Foundation
 import Imaging
 import SampleImages
+import TestFixtures
 import Testing
 
 @Suite("Image preparation: every input kind")

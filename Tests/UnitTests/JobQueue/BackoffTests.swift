@@ -1,4 +1,5 @@
 import JobQueue
+import TestFixtures
 import Testing
 
 @Suite("Backoff")

@@ -1,5 +1,6 @@
 import Foundation
 import Simulator
+import TestFixtures
 import Testing
 
 @Suite("SigV4")

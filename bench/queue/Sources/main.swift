@@ -163,7 +163,7 @@ func bulkEnqueue() async throws -> Double {
     try await reset()
     let paths = (0..<bulk).map { "/photos/2026-11-22/camera-\($0 % 97)/IMG_\($0).jpg" }
     let start = DispatchTime.now()
-    _ = try await admin.withConnection { try JobQueue.enqueue($0, paths: paths, batch: "bulk") }
+    _ = try await admin.withConnection { try JobQueue.enqueue($0, files: paths.map { EnqueuedFile(path: $0) }, backend: "discerner", batch: "bulk") }
     return seconds(start)
 }
 

@@ -57,7 +57,7 @@ final class Counter: @unchecked Sendable {
 func enqueueNoOpJobs(_ connection: Connection, count: Int, perMinute: Double) throws {
     let paths = (0..<count).map { "/noop/\($0)" }
     for chunk in stride(from: 0, to: paths.count, by: 100_000) {
-        try JobQueue.enqueue(connection, paths: Array(paths[chunk..<min(chunk + 100_000, paths.count)]),
+        try JobQueue.enqueue(connection, files: paths[chunk..<min(chunk + 100_000, paths.count)].map { EnqueuedFile(path: $0) },
                              backend: NoOpBackend.backendName, batch: "scale")
     }
     try connection.query("""

@@ -1,7 +1,6 @@
 import DedicatedThreads
 import Foundation
 import Hummingbird
-import Imaging
 
 /// Image Discerner's API (contracts.md §1): /upload-url, the presigned S3 PUT, /analyze, as
 /// strict as the deployed service: one analysis start per second (workflow names have one-second
@@ -135,10 +134,7 @@ struct DiscernerRoutes: Sendable {
             await faults.stats.recordRefusal("discerner.vision_rejected")
             return failedExecution(arn, cause: "GCP Vision REST classification failed: 400 Client Error: Bad Request for url: https://vision.googleapis.com/v1/images:annotate (request payload size \(visionRequestBytes) exceeds the limit: \(configuration.visionRequestLimit) bytes)")
         }
-        let facts: ImageInspector.Facts
-        do {
-            facts = try await decoder.run { try ImageInspector.inspect(object.data) }
-        } catch {
+        guard let facts = await SimulatedImage.inspect(object.data, on: decoder)?.facts else {
             return failedExecution(arn, cause: "GCP Vision REST classification failed: 400 Client Error: Bad Request for url: https://vision.googleapis.com/v1/images:annotate (Bad image data)")
         }
         let scene = DiscernerScene(image: object.data)

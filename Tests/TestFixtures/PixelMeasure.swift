@@ -1,6 +1,7 @@
-import CVipsSampleShim
+import CVipsFixtureShim
 import Foundation
-@_spi(Fixtures) import Imaging
+import Imaging
+import SampleImages
 
 /// Reads pixels back, for tests that check what preparation did to them.
 public enum PixelMeasure {
@@ -8,7 +9,7 @@ public enum PixelMeasure {
     public static func mean(of data: Data, left: Int, top: Int, width: Int, height: Int) throws(ImagingError) -> Double {
         let image = try ImageFixtures.decode(data)
         var mean = 0.0
-        guard cvipssampleshim_region_mean(image.pointer, Int32(left), Int32(top), Int32(width), Int32(height), &mean) == 0 else {
+        guard cvipsfixtureshim_region_mean(image.pointer, Int32(left), Int32(top), Int32(width), Int32(height), &mean) == 0 else {
             throw ImagingError(.processingFailed, "cannot measure the region: \(Vips.takeError())")
         }
         return mean

@@ -28,7 +28,7 @@ public actor ScriptedReplies {
 
     private var queued: [String: [Reply]] = [:]
 
-    init() {}
+    public init() {}
 
     /// Queues a reply for the next call to `route`, e.g. `ooto.identify`, `azure.detect`.
     public func enqueue(_ route: String, _ reply: Reply) { queued[route, default: []].append(reply) }
