@@ -22,6 +22,7 @@ let migrationFiles = [
     "0017_enqueue_only_enqueues.sql",
     "0018_rate_leases.sql",
     "0019_fair_share.sql",
+    "0020_enqueue_many_skips_results.sql",
 ]
 
 let package = Package(

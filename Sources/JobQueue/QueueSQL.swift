@@ -228,9 +228,9 @@ enum QueueSQL {
         RETURNING j.id
         """
 
-    /// Bulk enqueue goes through the same SQL function operations use.
     /// Moves the files COPY put in `discern_enqueue` into the queue, skipping keys already
-    /// taken by a job (the unique index) or by a result. One statement: one wake-up.
+    /// taken by a job (the unique index) or by a result: the rule `discern.enqueue_many` keeps
+    /// too (migration 0020). One statement: one wake-up.
     static let enqueueStaged = """
         INSERT INTO discern.jobs (batch_id, backend, action, image_path, priority, unique_key, params)
         SELECT $1::bigint, $2, $3, s.image_path, $4::smallint, s.unique_key, $5::jsonb

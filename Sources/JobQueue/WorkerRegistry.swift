@@ -28,8 +28,9 @@ public enum WorkerRegistry {
             """, [entry.id, entry.host, entry.pid, entry.version, entry.backends, entry.heartbeatSeconds])
     }
 
-    /// Renews the worker's heartbeat and the leases of the jobs it holds, in one round trip;
-    /// returns the jobs still its own.
+    /// Renews the worker's heartbeat, then the leases of the jobs it holds (two statements on
+    /// one connection; a job whose row its own completion holds is skipped, not waited for, and
+    /// still counts as the worker's); returns the jobs still its own.
     public static func heartbeat(_ connection: Connection, workerID: String, jobIDs: [Int], leaseSeconds: Double) throws -> Set<Int> {
         try connection.query(prepared: "UPDATE discern.workers SET last_heartbeat_at = now(), stopped_at = NULL WHERE id = $1", [workerID])
         return try JobQueue.heartbeat(connection, jobIDs: jobIDs, workerID: workerID, leaseSeconds: leaseSeconds)

@@ -8,11 +8,10 @@ struct DepthSampler: Service {
     let database: Database
 
     func run() async {
-        while !Task.isShuttingDownGracefully && !Task.isCancelled {
+        await Periodic.run(every: 15) {
             if let depth = try? await database.withConnection({ try QueueStatus.liveDepth($0) }) {
                 for row in depth { WorkerMetrics.queueDepth(backend: row.backend, state: row.state, row.jobs) }
             }
-            await pause(seconds: 15)
         }
     }
 }

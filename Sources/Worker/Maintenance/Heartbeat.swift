@@ -27,9 +27,8 @@ struct Heartbeat: Service {
             health.databaseFailed()
             logger.warning("could not register the worker; it works unregistered", metadata: ["error": "\(error)"])
         }
-        while !Task.isShuttingDownGracefully && !Task.isCancelled {
+        await Periodic.run(every: entry.heartbeatSeconds, pauseFirst: true) {
             health.loopTurned()
-            await pause(seconds: entry.heartbeatSeconds)
             await beat()
         }
         _ = try? await database.withConnection { try WorkerRegistry.stopped($0, workerID: entry.id) }

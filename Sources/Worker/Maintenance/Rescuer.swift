@@ -13,19 +13,14 @@ struct Rescuer: Service {
 
     func run() async {
         var rounds = 0
-        while !Task.isShuttingDownGracefully && !Task.isCancelled {
-            do {
-                let forget = rounds % 360 == 0
-                let rescued = try await database.withConnection { connection -> Int in
-                    if forget { try WorkerRegistry.forgetOld(connection) }
-                    return try JobQueue.rescue(connection)
-                }
-                if rescued > 0 { logger.notice("handed back jobs of stopped workers", metadata: ["jobs": "\(rescued)"]) }
-            } catch {
-                logger.warning("rescue failed; will try again", metadata: ["error": "\(error)"])
-            }
+        await Periodic.run(every: intervalSeconds, logger: logger, failure: "rescue failed") {
+            let forget = rounds % 360 == 0
             rounds += 1
-            await pause(seconds: intervalSeconds)
+            let rescued = try await database.withConnection { connection -> Int in
+                if forget { try WorkerRegistry.forgetOld(connection) }
+                return try JobQueue.rescue(connection)
+            }
+            if rescued > 0 { logger.notice("handed back jobs of stopped workers", metadata: ["jobs": "\(rescued)"]) }
         }
     }
 }

@@ -11,13 +11,8 @@ struct RollUp: Service {
     let logger: Logger
 
     func run() async {
-        while !Task.isShuttingDownGracefully && !Task.isCancelled {
-            do {
-                try await database.withConnection { try Rollups.rollUp($0) }
-            } catch {
-                logger.warning("rolling up the dashboards' counts failed; will try again", metadata: ["error": "\(error)"])
-            }
-            await pause(seconds: intervalSeconds)
+        await Periodic.run(every: intervalSeconds, logger: logger, failure: "rolling up the dashboards' counts failed") {
+            _ = try await database.withConnection { try Rollups.rollUp($0) }
         }
     }
 }

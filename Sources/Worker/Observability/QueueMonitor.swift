@@ -23,7 +23,7 @@ public struct QueueMonitor: Service {
     }
 
     public func run() async {
-        while !Task.isShuttingDownGracefully && !Task.isCancelled {
+        await Periodic.run(every: intervalSeconds) {
             health.loopTurned()
             do {
                 let overview = try await database.withConnection { try QueueStatus.overview($0, backends: Services.names) }
@@ -35,7 +35,6 @@ public struct QueueMonitor: Service {
                 health.databaseFailed()
                 logger.warning("cannot read the queue; will try again", metadata: ["error": "\(error)"])
             }
-            await pause(seconds: intervalSeconds)
         }
         health.shuttingDown()
     }

@@ -23,8 +23,7 @@ struct Producer: Service {
         // Not ready from the moment claiming stops, whatever stopped it.
         defer { health.shuttingDown() }
         let listener = listenConninfo.map { NotificationListener(conninfo: $0, channel: "discern_jobs") { [wakeup] in wakeup.signal() } }
-        defer { listener?.stop() }
-        // However it ends, the executor learns there will be no more.
+        // However it ends, the executor learns there will be no more, and the listener is gone.
         do {
             try await withGracefulShutdownHandler {
                 try await claimUntilStopped()
@@ -32,9 +31,11 @@ struct Producer: Service {
                 wakeup.signal()
             }
         } catch {
+            await listener?.stop()
             await outbox.finish()
             throw error
         }
+        await listener?.stop()
         await outbox.finish()
     }
 

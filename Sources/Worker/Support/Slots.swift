@@ -32,8 +32,3 @@ extension Duration {
     var seconds: Double { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
     var milliseconds: Double { seconds * 1000 }
 }
-
-/// Sleeps, but wakes at once when graceful shutdown begins or the task is cancelled.
-func pause(seconds: Double) async {
-    _ = try? await cancelWhenGracefulShutdown { try await Task.sleep(for: .seconds(seconds)) }
-}

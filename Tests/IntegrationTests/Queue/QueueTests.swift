@@ -277,16 +277,52 @@ struct QueueOperationsTests {
         }
     }
 
+    @Test("one dedupe rule for both ways in: enqueue_many and discern enqueue's staged COPY skip content whose result exists, its job pruned")
+    func oneDedupeRule() async throws {
+        try await TestDatabase.with { conninfo in
+            let database = Database(conninfo: conninfo)
+            try await database.withConnection { connection in
+                try JobQueue.enqueue(connection, files: [EnqueuedFile(path: "/a.jpg", uniqueKey: "ka")], backend: "discerner")
+                let job = try #require(try JobQueue.claim(connection, workerID: "w", backends: ["discerner"], limit: 1, leaseSeconds: 60).first)
+                try JobQueue.complete(connection, job: job, workerID: "w", result: QueueTests.sampleResult)
+                try connection.query("UPDATE discern.jobs SET finished_at = now() - interval '40 days'")
+                try connection.query("SELECT discern.prune('30 days')")
+            }
+            #expect(try await database.rows("SELECT count(*) AS n FROM discern.jobs").first?.int("n") == 0, "the job is pruned")
+            #expect(try await database.rows("SELECT count(*) AS n FROM discern.results WHERE unique_key = 'ka'").first?.int("n") == 1)
+
+            let viaSQL = try await database.rows("""
+                SELECT discern.enqueue_many(ARRAY['/a-again.jpg', '/new.jpg'], unique_keys => ARRAY['ka', 'knew']) AS n
+                """).first?.int("n")
+            let viaCLI = try await database.withConnection { connection in
+                try JobQueue.enqueue(connection, files: [EnqueuedFile(path: "/a-third.jpg", uniqueKey: "ka"), EnqueuedFile(path: "/other.jpg", uniqueKey: "kother")],
+                                     backend: "discerner")
+            }
+            #expect(viaSQL == 1 && viaCLI == 1, "each added only the new content: \(String(describing: viaSQL)), \(viaCLI)")
+            let queued = try await database.rows("SELECT image_path FROM discern.jobs ORDER BY id").map { try $0.string("image_path") }
+            #expect(queued == ["/new.jpg", "/other.jpg"])
+        }
+    }
+
     @Test("a plain INSERT wakes a listening worker")
     func insertNotifies() async throws {
         try await TestDatabase.with { conninfo in
             let heard = Heard()
             let listener = NotificationListener(conninfo: conninfo, channel: "discern_jobs") { heard.ring() }
-            defer { listener.stop() }
             #expect(await ChaosJobs.eventually(seconds: 10) { heard.count > 0 }, "the listener connected")
             let before = heard.count
             try await Database(conninfo: conninfo).withConnection { try $0.query("INSERT INTO discern.jobs (image_path) VALUES ('/x.jpg')") }
             #expect(await ChaosJobs.eventually(seconds: 10) { heard.count > before })
+            // Stopping waits for the thread, which closes its connection as it ends: then its
+            // backend goes (a moment later, as the server notices the client left).
+            await listener.stop()
+            let gone = await ChaosJobs.eventually(seconds: 5) {
+                (try? await Database(conninfo: conninfo).withConnection {
+                    try $0.query("SELECT count(*) AS n FROM pg_stat_activity WHERE application_name = 'discern-listen' AND datname = current_database()")
+                        .first?.int("n")
+                }) == 0
+            }
+            #expect(gone, "the listener's connection is closed once stop returns")
         }
     }
 }

@@ -87,7 +87,6 @@ func idleLatency(samples: Int) async throws -> (p50: Double, p99: Double) {
     let claimer = Database(conninfo: conninfo, name: "bench-claimer")
     let woken = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
     let listener = NotificationListener(conninfo: conninfo, channel: "discern_jobs") { woken.continuation.yield() }
-    defer { listener.stop() }
     var wake = woken.stream.makeAsyncIterator()
     _ = await wake.next()  // connected
     var latencies: [Double] = []
@@ -104,6 +103,7 @@ func idleLatency(samples: Int) async throws -> (p50: Double, p99: Double) {
         latencies.append(seconds(start) * 1000)
         try await Task.sleep(for: .milliseconds(10))
     }
+    await listener.stop()
     return (percentile(latencies, 0.5), percentile(latencies, 0.99))
 }
 
