@@ -23,6 +23,7 @@ let migrationFiles = [
     "0018_rate_leases.sql",
     "0019_fair_share.sql",
     "0020_enqueue_many_skips_results.sql",
+    "0021_audit_and_accuracy.sql",
 ]
 
 let package = Package(

@@ -37,18 +37,24 @@ struct Actions {
     private func review(_ request: Request, _ context: ConsoleContext) async throws -> Response {
         let form = try await Form.read(request, secrets: secrets)
         guard let result = form["result"].flatMap(Int.init), result > 0 else { throw HTTPError(.badRequest, message: "result must be a result id") }
-        func value(_ name: String) -> String? {
-            form[name].map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }.flatMap { $0.isEmpty ? nil : String($0.prefix(200)) }
+        // The form shows what the service read; what is submitted is what the person says is
+        // there, an emptied field meaning "there is none" (stored as an empty text).
+        func value(_ name: String, limit: Int = 200) -> String? {
+            form.fields[name].map { String($0.trimmingCharacters(in: .whitespacesAndNewlines).prefix(limit)) }
         }
-        let confirmed = form["verdict"] != "correct"
-        let correction = Correction(resultID: result, confirmed: confirmed, operatorName: confirmed ? nil : value("operator"),
-                                    fleetID: confirmed ? nil : value("fleet_id"), licensePlate: confirmed ? nil : value("license_plate").map { String($0.prefix(50)) },
-                                    by: context.user)
-        guard confirmed || correction.operatorName != nil || correction.fleetID != nil || correction.licensePlate != nil else {
-            throw HTTPError(.badRequest, message: "a correction needs an operator, a fleet ID or a licence plate")
+        let verdict: Correction.Verdict = switch form["verdict"] {
+        case "correct": .corrected
+        case "cannot_tell": .cannotTell
+        default: .confirmed
+        }
+        let correction = Correction(resultID: result, verdict: verdict, operatorName: value("operator"), fleetID: value("fleet_id"),
+                                    licensePlate: value("license_plate", limit: 50), category: value("category"), by: context.user)
+        guard correction.isComplete else {
+            throw HTTPError(.badRequest, message: "a correction needs an operator, a fleet ID, a licence plate or a category")
         }
         guard try await store.transaction({ try Reviews.record($0, correction) }) else { throw HTTPError(.notFound, message: "there is no result \(result)") }
-        return Response.redirect(to: "/review" + HTML.query([("done", confirmed ? "confirm" : "correct"), ("count", "1")]), type: .normal)
+        let back = form["back"] == "/quality" ? "/quality" : "/review"
+        return Response.redirect(to: back + HTML.query([("done", verdict.rawValue), ("count", "1")]), type: .normal)
     }
 }
 

@@ -34,6 +34,9 @@ struct Routes: Sendable {
         page(router, "/failures", "/api/failures") { _, _ in try await store.failures() } render: { data, request in
             FailuresPage.render(data, notice: Self.notice(request), context)
         }
+        page(router, "/quality", "/api/quality") { request, _ in
+            try await store.quality(Self.qualityFilter(request))
+        } render: { data, request in QualityPage.render(data, filter: Self.qualityFilter(request), context) }
         page(router, "/review", "/api/review") { request, _ in
             try await store.reviewQueue(threshold: request.uri.queryParameters.get("below", as: Double.self).map { min(max($0, 0), 1) } ?? reviewBelow)
         } render: { data, request in ReviewPage.render(data, notice: Self.notice(request), context) }
@@ -65,6 +68,16 @@ struct Routes: Sendable {
     }
 
     static var encoder: JSONEncoder { QueueReader.encoder }
+
+    static func qualityFilter(_ request: Request) -> QualityFilter {
+        let query = request.uri.queryParameters
+        func text(_ name: String) -> String? { query.get(name).flatMap { $0.isEmpty ? nil : String($0.prefix(200)) } }
+        var filter = QualityFilter(batch: text("batch"), backend: text("backend"))
+        if let days = query.get("days", as: Double.self), days.isFinite, days > 0 { filter.since = Date().addingTimeInterval(-min(days, 3650) * 86400) }
+        if let field = text("field"), Quality.fields.contains(field) { filter.field = field }
+        if let target = query.get("target", as: Double.self), target.isFinite, (0...1).contains(target) { filter.target = target }
+        return filter
+    }
 
     static func jobFilter(_ request: Request) -> JobFilter {
         let query = request.uri.queryParameters
@@ -99,8 +112,9 @@ struct Routes: Sendable {
         switch query.get("done") {
         case "retry": return "Re-queued \(count) job(s)."
         case "cancel": return "Cancelled \(count) job(s)."
-        case "confirm": return "Confirmed; the next one is below."
-        case "correct": return "Correction saved; the next one is below."
+        case "confirm", "confirmed": return "Confirmed; the next one is below."
+        case "correct", "corrected": return "Correction saved; the next one is below."
+        case "cannot_tell": return "Marked as cannot tell; the next one is below."
         default: return nil
         }
     }

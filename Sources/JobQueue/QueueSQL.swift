@@ -94,14 +94,18 @@ enum QueueSQL {
                 text_identifiers, description, outcome, subject_id, details, api_calls, raw_response,
                 original_bytes, original_width, original_height, original_format,
                 sent_bytes, sent_width, sent_height, sent_format,
-                jpeg_quality, encode_count, passed_through, prepare_ms, analyze_ms)
+                jpeg_quality, encode_count, passed_through, prepare_ms, analyze_ms, audit)
             SELECT done.id, done.batch_id, done.image_path, done.backend, done.action, done.unique_key,
                    i.category, i.subcategory, i.operator, i.fleet_id, i.license_plate, i.confidence,
                    i.text_identifiers::text[], i.description, i.outcome, i.subject_id,
                    i.details, i.api_calls, i.raw_response,
                    i.original_bytes, i.original_width, i.original_height, i.original_format,
                    i.sent_bytes, i.sent_width, i.sent_height, i.sent_format,
-                   i.jpeg_quality, i.encode_count, i.passed_through, i.prepare_ms, i.analyze_ms
+                   i.jpeg_quality, i.encode_count, i.passed_through, i.prepare_ms, i.analyze_ms,
+                   -- The audit pick (migration 0021), made here rather than by the row trigger:
+                   -- an inlined hash instead of a PL/pgSQL call per result.
+                   coalesce((SELECT discern.audit_pick(done.id, a.rate, a.seed) FROM discern.audit_settings a
+                             WHERE a.backend IN (done.backend, '*') ORDER BY a.backend = '*' LIMIT 1), false)
             FROM done JOIN input AS i ON i.job_id = done.id
             ON CONFLICT (job_id) DO NOTHING
             RETURNING id, job_id

@@ -4,7 +4,7 @@
 
 Seeds with SQL (generate_series): 40 nightly batches over 40 days; the 39 older ones 98 %
 succeeded (one result and one entity each) and 2 % dead over 6 error kinds; the newest one in
-progress (40 % succeeded, 1 % dead, 2 % running, the rest waiting); 5,000 corrections. Results point at 16 real sample photos (for thumbnails). Then
+progress (40 % succeeded, 1 % dead, 2 % running, the rest waiting); 5,000 corrections of low-confidence results and 10,000 reviews of the 2 % audit sample. Results point at 16 real sample photos (for thumbnails). Then
 times each path 60 times (one client, sequential, after 5 warm-up calls) and reports p50/p95.
 """
 import json
@@ -64,13 +64,14 @@ def seed(discern, url, jobs, photos):
         ALTER TABLE discern.results DISABLE TRIGGER USER;
         INSERT INTO discern.results (job_id, batch_id, image_path, backend, action, outcome, category, operator, fleet_id, license_plate,
             confidence, text_identifiers, raw_response, original_bytes, original_width, original_height, original_format,
-            sent_bytes, sent_width, sent_height, sent_format, passed_through, prepare_ms, analyze_ms, created_at)
+            sent_bytes, sent_width, sent_height, sent_format, passed_through, prepare_ms, analyze_ms, created_at, audit)
         SELECT j.id, j.batch_id, j.image_path, 'discerner', 'analyze', 'identified', 'commercial_vehicle',
                (ARRAY['FedEx','UPS','DHL','Amazon','USPS','Maersk','MSC'])[1 + j.id % 7],
                'FL' || lpad((j.id % 100000)::text, 5, '0'), chr(65 + (j.id % 26)::int) || chr(65 + (j.id / 26 % 26)::int) || lpad((j.id % 10000)::text, 4, '0'),
                0.5 + (j.id % 500) / 1000.0, '{{}}',
                '{{"analysis_result": {{"statusCode": 200, "body": {{"analysis_complete": true, "entities": []}}}}}}'::jsonb,
-               2000000, 4000, 3000, 'jpeg', 900000, 1600, 1200, 'jpeg', false, 120, 900, j.finished_at
+               2000000, 4000, 3000, 'jpeg', 900000, 1600, 1200, 'jpeg', false, 120, 900, j.finished_at,
+               discern.audit_pick(j.id, 0.02, 0)
         FROM discern.jobs j WHERE j.state = 'succeeded' ORDER BY j.id;
         ALTER TABLE discern.results ENABLE TRIGGER USER;
         -- The dashboards' roll-ups, from what was inserted with the triggers off (docs/sql.md).
@@ -78,8 +79,13 @@ def seed(discern, url, jobs, photos):
         INSERT INTO discern.entities (result_id, position, is_primary, type, category, subtype, operator, fleet_id, license_plate, confidence, created_at)
         SELECT id, 0, true, 'commercial_vehicle:van', 'commercial_vehicle', 'van', operator, fleet_id, license_plate, confidence, created_at
         FROM discern.results;
-        INSERT INTO discern.corrections (result_id, confirmed, license_plate, corrected_by)
-        SELECT id, id % 2 = 0, CASE WHEN id % 2 = 1 THEN 'FIXED' || id END, 'bench' FROM discern.results WHERE confidence < 0.52 LIMIT 5000;
+        INSERT INTO discern.corrections (result_id, confirmed, verdict, license_plate, corrected_by)
+        SELECT id, id % 2 = 0, CASE WHEN id % 2 = 0 THEN 'confirmed' ELSE 'corrected' END, CASE WHEN id % 2 = 1 THEN 'FIXED' || id END, 'bench'
+        FROM discern.results WHERE confidence < 0.52 AND NOT audit LIMIT 5000;
+        -- 10,000 reviews of the audit sample (2 %): most right as read, some plates corrected.
+        INSERT INTO discern.corrections (result_id, confirmed, verdict, license_plate, corrected_by)
+        SELECT id, id % 9 <> 0, CASE WHEN id % 9 <> 0 THEN 'confirmed' ELSE 'corrected' END, CASE WHEN id % 9 = 0 THEN 'TRUE' || id END, 'auditor'
+        FROM discern.results WHERE audit ORDER BY id LIMIT 10000;
         VACUUM ANALYZE;
         """)
     return time.monotonic() - started
@@ -140,6 +146,8 @@ def main():
             (lambda i: f"{base}/api/jobs/{job_ids[i % len(job_ids)]}", "one job API"),
             ("/failures", "failures page"), ("/api/failures", "failures API"),
             ("/review", "review page"), ("/api/review", "review API"),
+            ("/quality", "quality page"), ("/api/quality", "quality API"),
+            ("/quality?days=7&field=operator", "quality, last 7 days, operator"),
         ]
         # A finished batch is summarised once (discern.batch_summary, migration 0009): the first
         # view after a restart of the cache pays for all of them. Measured once, cold, and reported.
@@ -168,7 +176,7 @@ def main():
         "",
         f"Machine: {machine()}. Run: {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}. Seeded in {seconds:.0f} s: "
         f"{int(counts[0]):,} jobs over 40 nightly batches (98 % succeeded, 2 % dead over 6 kinds; the newest batch in progress), "
-        f"{int(counts[1]):,} results, {int(counts[2]):,} entities, 5,000 corrections. One client, sequential, "
+        f"{int(counts[1]):,} results, {int(counts[2]):,} entities, 5,000 low-confidence corrections, 10,000 audit reviews. One client, sequential, "
         f"{SAMPLES} calls per path after 5 warm-up calls; times in ms, measured at the client.",
         "",
         "| page or call | p50 | p95 | max |",

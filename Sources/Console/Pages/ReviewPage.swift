@@ -1,17 +1,22 @@
 import Foundation
 import QueueReads
 
-/// Page 6: the least confident readings first; a person confirms them or types the right ones.
+/// The review page: the audit sample (what accuracy is measured from) apart from the least
+/// confident readings (what is most likely wrong). Each card shows what the service read in a
+/// form: confirm it, change what is there (an emptied field: there is none), or say the photo
+/// cannot tell.
 enum ReviewPage {
     static func render(_ queue: ReviewQueue, notice: String?, _ context: PageContext) -> Page {
         var parts: [String] = []
         if let notice { parts.append("<p class=\"notice\">\(HTML.text(notice))</p>") }
+        parts.append("<h2 id=\"audit\">Audit sample: \(HTML.number(queue.auditPending)) waiting</h2>")
+        parts.append("<p class=\"muted\">A uniform random share of every backend's results, picked when each was written: reviewing these measures how often the service is right (<a href=\"/quality\">Quality</a>). Review them as they come, whatever their confidence.</p>")
+        parts.append(queue.audit.isEmpty ? "<p class=\"ok\">No audited result waits.</p>"
+                     : "<div class=\"cards\" data-queue=\"audit\">" + queue.audit.map { card($0, context) }.joined() + "</div>")
+        parts.append("<h2 id=\"low\">Least confident</h2>")
         parts.append("<p class=\"muted\">Results read with less than \(HTML.confidence(queue.threshold)) confidence and not reviewed yet, least confident first. \(HTML.number(queue.reviewedToday)) reviewed today. Reviewed values reach dashboards through <code>discern.reviewed_results</code>.</p>")
-        guard !queue.items.isEmpty else {
-            parts.append("<p class=\"ok\">Nothing to review.</p>")
-            return Page(title: "Review", active: "/review", body: parts.joined())
-        }
-        parts.append("<div class=\"cards\">" + queue.items.map { card($0, context) }.joined() + "</div>")
+        parts.append(queue.items.isEmpty ? "<p class=\"ok\">Nothing to review.</p>"
+                     : "<div class=\"cards\" data-queue=\"low\">" + queue.items.map { card($0, context) }.joined() + "</div>")
         return Page(title: "Review", active: "/review", body: parts.joined(separator: "\n"))
     }
 
@@ -28,8 +33,9 @@ enum ReviewPage {
             <div class="card"><a href="\(link)"><img src="/thumbnails/\(item.id)" alt="" loading="lazy"></a><div class="facts">\(facts)
             <form method="post" action="/actions/review" data-result="\(item.id)">
             <input type="hidden" name="csrf" value="\(HTML.text(context.csrf))"><input type="hidden" name="result" value="\(item.id)">
-            \(input("operator", "operator", item.operator_))\(input("fleet_id", "fleet ID", item.fleetId))\(input("license_plate", "licence plate", item.licensePlate))
+            \(input("category", "category", item.category))\(input("operator", "operator", item.operator_))\(input("fleet_id", "fleet ID", item.fleetId))\(input("license_plate", "licence plate", item.licensePlate))
             <button type="submit" name="verdict" value="confirm">Confirm</button> <button type="submit" name="verdict" value="correct" class="primary">Save correction</button>
+            <button type="submit" name="verdict" value="cannot_tell">Cannot tell</button>
             </form></div></div>
             """
     }

@@ -6,7 +6,7 @@ import Testing
 /// twin, figure for figure, and its table shows those figures (issue 24).
 @Suite("Read model")
 struct ReadModelTests {
-    @Test("status, jobs, jobs show, batches, report and results print what /api/ answers on the same database")
+    @Test("status, jobs, jobs show, batches, report, results and quality print what /api/ answers on the same database")
     func cliMatchesAPI() async throws {
         try await TestDatabase.with { conninfo in
             try await TestFolder.with { folder in
@@ -25,6 +25,8 @@ struct ReadModelTests {
                     (["report", "--batch", "night-2026-11-22"], "/api/report?batch=night-2026-11-22"),
                     (["results", "--limit", "48"], "/api/results"),
                     (["results", "--backend", "discerner", "--limit", "3"], "/api/results?backend=discerner&limit=3"),
+                    (["quality"], "/api/quality"),
+                    (["quality", "--field", "operator", "--target", "0.1", "--backend", "discerner"], "/api/quality?field=operator&target=0.1&backend=discerner"),
                 ]
                 for (command, path) in pairs {
                     let printed = try await Subprocess.run(discern, command + ["--format", "json"] + db)

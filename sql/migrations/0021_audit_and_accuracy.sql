@@ -1,0 +1,144 @@
+-- discern schema, version 21: how right is the service (issue 25).
+--
+-- Reviewing the least confident results cannot say how often the service is right: that sample
+-- is biased by construction. A uniform random share of each backend's results is marked for an
+-- audit when the result is written; people review the audit queue apart from the low-confidence
+-- one, and accuracy is measured from audit reviews alone (docs/sql.md, "Measured accuracy").
+
+-- How large a share of each backend's results is audited. `*` applies to a backend without a
+-- row of its own. The pick is reproducible: a hash of the job id (the result id for a result
+-- without a job) and the seed, below the rate. Changing the rate or the seed changes only the
+-- picks of results written afterwards: a result is picked, or not, once, when it is written.
+CREATE TABLE discern.audit_settings (
+    backend  text PRIMARY KEY CHECK (length(backend) BETWEEN 1 AND 100),
+    rate     double precision NOT NULL CHECK (rate BETWEEN 0 AND 1),
+    seed     bigint NOT NULL DEFAULT 0
+);
+INSERT INTO discern.audit_settings (backend, rate) VALUES ('*', 0.02);
+
+-- Results written before this migration are not in the sample. Afterwards a writer either sets
+-- the pick itself (the completion does, with discern.audit_pick: cheaper than a trigger call per
+-- row) or leaves it out and the trigger below makes it.
+ALTER TABLE discern.results ADD COLUMN audit boolean NOT NULL DEFAULT false;
+ALTER TABLE discern.results ALTER COLUMN audit DROP DEFAULT;
+
+-- Whether a result is in the audit sample: the same answer for the same job and seed, anywhere.
+CREATE FUNCTION discern.audit_pick(key bigint, rate double precision, seed bigint) RETURNS boolean
+LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
+    SELECT rate > 0 AND ((hashtextextended(key::text, seed) & 9223372036854775807)::float8 / 9223372036854775807.0) < rate;
+$$;
+
+CREATE FUNCTION discern.mark_audit() RETURNS trigger
+LANGUAGE plpgsql AS $$
+DECLARE
+    chosen discern.audit_settings;
+BEGIN
+    SELECT * INTO chosen FROM discern.audit_settings WHERE backend IN (NEW.backend, '*')
+    ORDER BY backend = '*' LIMIT 1;
+    NEW.audit := chosen.backend IS NOT NULL AND discern.audit_pick(coalesce(NEW.job_id, NEW.id), chosen.rate, chosen.seed);
+    RETURN NEW;
+END;
+$$;
+CREATE TRIGGER results_mark_audit BEFORE INSERT ON discern.results
+FOR EACH ROW WHEN (NEW.audit IS NULL) EXECUTE FUNCTION discern.mark_audit();
+
+-- The audit queue: audited results nobody has reviewed, oldest first, from a small index.
+CREATE INDEX results_audit ON discern.results (backend, id) WHERE audit;
+
+-- A review's verdict: `confirmed` (what the service read is right), `corrected` (a person says
+-- what is there: an empty text means "there is none"), or `cannot_tell` (the photo does not
+-- show it; it counts for no field). `confirmed` stays for what already reads it.
+ALTER TABLE discern.corrections ADD COLUMN verdict text;
+UPDATE discern.corrections SET verdict = CASE WHEN confirmed THEN 'confirmed' ELSE 'corrected' END;
+ALTER TABLE discern.corrections ALTER COLUMN verdict SET NOT NULL,
+    ADD CONSTRAINT corrections_verdict CHECK (verdict IN ('confirmed', 'corrected', 'cannot_tell')),
+    ADD COLUMN category text CHECK (length(category) <= 200),
+    DROP CONSTRAINT confirmed_or_corrected,
+    ADD CONSTRAINT confirmed_or_corrected CHECK (
+        (verdict = 'confirmed') = confirmed
+        AND (verdict <> 'corrected' OR coalesce(operator, fleet_id, license_plate, category) IS NOT NULL));
+-- A writer that names no verdict (SQL written before this version) gets the one `confirmed` says.
+CREATE FUNCTION discern.correction_verdict() RETURNS trigger
+LANGUAGE plpgsql AS $$
+BEGIN
+    NEW.verdict := CASE WHEN NEW.confirmed THEN 'confirmed' ELSE 'corrected' END;
+    RETURN NEW;
+END;
+$$;
+CREATE TRIGGER corrections_verdict BEFORE INSERT ON discern.corrections
+FOR EACH ROW WHEN (NEW.verdict IS NULL) EXECUTE FUNCTION discern.correction_verdict();
+
+-- Reviewed values: an empty correction means "there is none".
+CREATE OR REPLACE VIEW discern.reviewed_results AS
+SELECT r.id AS result_id, r.job_id, r.batch_id, r.image_path, r.backend, r.category, r.confidence, r.created_at,
+       CASE WHEN c.id IS NULL OR c.verdict <> 'corrected' THEN r.operator ELSE nullif(coalesce(c.operator, r.operator), '') END AS operator,
+       CASE WHEN c.id IS NULL OR c.verdict <> 'corrected' THEN r.fleet_id ELSE nullif(coalesce(c.fleet_id, r.fleet_id), '') END AS fleet_id,
+       CASE WHEN c.id IS NULL OR c.verdict <> 'corrected' THEN r.license_plate
+            ELSE nullif(coalesce(c.license_plate, r.license_plate), '') END AS license_plate,
+       r.operator AS read_operator, r.fleet_id AS read_fleet_id, r.license_plate AS read_license_plate,
+       c.id IS NOT NULL AS reviewed, c.confirmed, c.corrected_by AS reviewed_by, c.corrected_at AS reviewed_at
+FROM discern.results r
+LEFT JOIN LATERAL (
+    SELECT x.id, x.confirmed, x.verdict, x.operator, x.fleet_id, x.license_plate, x.corrected_by, x.corrected_at
+    FROM discern.corrections x WHERE x.result_id = r.id ORDER BY x.id DESC LIMIT 1
+) c ON true;
+
+-- Each audited result's newest review, field by field: what the service read against what a
+-- person says is there, and which of four it is: right (the same, or both absent), wrong (both
+-- present, different), missing (present, not read), invented (read, not there). Texts are
+-- compared without case and outer spaces. `cannot_tell` reviews are left out.
+CREATE VIEW discern.audit_outcomes AS
+SELECT r.id AS result_id, r.backend, r.batch_id, r.confidence, r.created_at, c.corrected_at AS reviewed_at, f.field,
+       f.read, f.truth,
+       CASE WHEN f.read IS NULL AND f.truth IS NULL THEN 'right'
+            WHEN f.read IS NULL THEN 'missing'
+            WHEN f.truth IS NULL THEN 'invented'
+            WHEN lower(trim(f.read)) = lower(trim(f.truth)) THEN 'right'
+            ELSE 'wrong' END AS outcome
+FROM discern.results r
+CROSS JOIN LATERAL (
+    SELECT x.verdict, x.operator, x.fleet_id, x.license_plate, x.category, x.corrected_at
+    FROM discern.corrections x WHERE x.result_id = r.id ORDER BY x.id DESC LIMIT 1
+) c
+CROSS JOIN LATERAL (VALUES
+    ('operator', r.operator, CASE WHEN c.verdict = 'corrected' THEN nullif(coalesce(c.operator, r.operator), '') ELSE r.operator END),
+    ('fleet_id', r.fleet_id, CASE WHEN c.verdict = 'corrected' THEN nullif(coalesce(c.fleet_id, r.fleet_id), '') ELSE r.fleet_id END),
+    ('license_plate', r.license_plate,
+     CASE WHEN c.verdict = 'corrected' THEN nullif(coalesce(c.license_plate, r.license_plate), '') ELSE r.license_plate END),
+    ('category', r.category, CASE WHEN c.verdict = 'corrected' THEN nullif(coalesce(c.category, r.category), '') ELSE r.category END)
+) AS f(field, read, truth)
+WHERE r.audit AND c.verdict <> 'cannot_tell';
+
+-- The 95 % Wilson score interval of `right` successes in `n` trials (n > 0).
+CREATE FUNCTION discern.wilson(right_count bigint, n bigint, OUT low double precision, OUT high double precision)
+LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
+    SELECT greatest(0, (p + z * z / (2 * n) - z * sqrt(p * (1 - p) / n + z * z / (4.0 * n * n))) / (1 + z * z / n)),
+           least(1, (p + z * z / (2 * n) + z * sqrt(p * (1 - p) / n + z * z / (4.0 * n * n))) / (1 + z * z / n))
+    FROM (SELECT right_count::float8 / n AS p, 1.959963984540054::float8 AS z) v;
+$$;
+
+-- Measured accuracy per backend and field, by confidence band (a tenth wide; `all` for the
+-- whole), from audit reviews only: for dashboards. The console and `discern quality` read the
+-- same counts with filters by batch and time.
+CREATE VIEW discern.accuracy AS
+SELECT backend, field, band, n, right_count, n - right_count AS errors, wrong, missing, invented,
+       right_count::float8 / n AS accuracy, (discern.wilson(right_count, n)).low AS accuracy_low,
+       (discern.wilson(right_count, n)).high AS accuracy_high
+FROM (
+    SELECT backend, field, CASE WHEN GROUPING(band) = 1 THEN 'all' ELSE coalesce(band, 'none') END AS band, count(*) AS n,
+           count(*) FILTER (WHERE outcome = 'right') AS right_count, count(*) FILTER (WHERE outcome = 'wrong') AS wrong,
+           count(*) FILTER (WHERE outcome = 'missing') AS missing, count(*) FILTER (WHERE outcome = 'invented') AS invented
+    FROM (SELECT backend, field, outcome, to_char(least(floor(confidence * 10), 9) / 10, 'FM0.0') AS band
+          FROM discern.audit_outcomes) o
+    GROUP BY GROUPING SETS ((backend, field, band), (backend, field))
+) x;
+
+DO $grants$
+BEGIN
+    IF EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'discern_reader') THEN
+        GRANT SELECT (audit) ON discern.results TO discern_reader;
+        GRANT SELECT ON discern.audit_settings, discern.audit_outcomes, discern.accuracy, discern.reviewed_results TO discern_reader;
+        GRANT EXECUTE ON FUNCTION discern.wilson(bigint, bigint) TO discern_reader;
+    END IF;
+END;
+$grants$;
