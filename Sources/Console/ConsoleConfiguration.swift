@@ -17,8 +17,8 @@ public struct ConsoleConfiguration: Sendable {
     public var publicURL: URL?
     /// No actions at all; works with the discern_reader role.
     public var readOnly = false
-    /// The review page lists results read with less confidence than this.
-    public var reviewBelow = 0.8
+    /// The review page lists results read with less confidence than this, fixed or measured.
+    public var reviewBelow = ReviewThreshold.fixed(ReviewThreshold.fallback)
     /// Thumbnails are made only of files under these (the workers' rule).
     public var roots: PathRoots
     /// The services' names, for the results page's filter (from Backends' registry: the
@@ -55,7 +55,6 @@ public struct ConsoleConfiguration: Sendable {
         if let publicURL, publicURL.host == nil || !["http", "https"].contains(publicURL.scheme?.lowercased() ?? "") {
             return "--public-url must be an http or https URL with a host, e.g. https://discern.example.org/"
         }
-        guard (0...1).contains(reviewBelow) else { return "--review-below must be from 0 to 1" }
         return nil
     }
 }

@@ -8,7 +8,8 @@ import QueueReads
 struct Routes: Sendable {
     let store: QueueReader
     let context: PageContext
-    let reviewBelow: Double
+    let reviewBelow: ReviewThreshold
+    let measured = MeasuredThreshold()
 
     func register(on router: Router<ConsoleContext>) {
         page(router, "/", "/api/overview") { _, _ in try await store.overview() } render: { data, _ in OverviewPage.render(data, context) }
@@ -38,7 +39,12 @@ struct Routes: Sendable {
             try await store.quality(Self.qualityFilter(request))
         } render: { data, request in QualityPage.render(data, filter: Self.qualityFilter(request), context) }
         page(router, "/review", "/api/review") { request, _ in
-            try await store.reviewQueue(threshold: request.uri.queryParameters.get("below", as: Double.self).map { min(max($0, 0), 1) } ?? reviewBelow)
+            let asked = request.uri.queryParameters.get("below", as: Double.self).flatMap { $0.isFinite ? min(max($0, 0), 1) : nil }
+            let threshold: Double = switch reviewBelow {
+            case .fixed(let value): asked ?? value
+            case .measured: if let asked { asked } else { await measured.value(store) }
+            }
+            return try await store.reviewQueue(threshold: threshold)
         } render: { data, request in ReviewPage.render(data, notice: Self.notice(request), context) }
     }
 

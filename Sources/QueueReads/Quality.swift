@@ -67,19 +67,20 @@ public struct Quality: Codable, Sendable {
         public let reviewsPerDay: Double?
     }
 
+    /// $1 batch name, $2 since (timestamp), $3 backend. Every part reads the audit sample's
+    /// partial index or the band roll-ups (migration 0021), never every result.
     static let sql = """
-        WITH period AS (
-            SELECT r.id, r.backend, r.confidence, r.audit,
-                   CASE WHEN r.confidence IS NULL THEN 'none' ELSE to_char(least(floor(r.confidence * 10), 9) / 10, 'FM0.0') END AS band
-            FROM discern.results r
-            WHERE ($1::text IS NULL OR r.batch_id = (SELECT id FROM discern.batches WHERE name = $1))
+        WITH chosen AS (SELECT id FROM discern.batches WHERE name = $1),
+        audited AS (
+            SELECT r.id, r.backend FROM discern.results r
+            WHERE r.audit AND ($1::text IS NULL OR r.batch_id = (SELECT id FROM chosen))
               AND r.created_at >= coalesce($2::timestamptz, '-infinity') AND ($3::text IS NULL OR r.backend = $3)
         ),
         outcomes AS (
             SELECT o.backend, o.field, o.outcome,
                    CASE WHEN o.confidence IS NULL THEN 'none' ELSE to_char(least(floor(o.confidence * 10), 9) / 10, 'FM0.0') END AS band
             FROM discern.audit_outcomes o
-            WHERE ($1::text IS NULL OR o.batch_id = (SELECT id FROM discern.batches WHERE name = $1))
+            WHERE ($1::text IS NULL OR o.batch_id = (SELECT id FROM chosen))
               AND o.created_at >= coalesce($2::timestamptz, '-infinity') AND ($3::text IS NULL OR o.backend = $3)
         ),
         counted AS (
@@ -87,6 +88,16 @@ public struct Quality: Codable, Sendable {
                    count(*) FILTER (WHERE outcome = 'right') AS right_count, count(*) FILTER (WHERE outcome = 'wrong') AS wrong,
                    count(*) FILTER (WHERE outcome = 'missing') AS missing, count(*) FILTER (WHERE outcome = 'invented') AS invented
             FROM outcomes GROUP BY GROUPING SETS ((backend, field, band), (backend, field))
+        ),
+        written AS (
+            SELECT backend, band, sum(results) AS results FROM (
+                SELECT backend, band, results FROM discern.result_bands_by_batch
+                WHERE $1::text IS NOT NULL AND batch_id = (SELECT id FROM chosen)
+                UNION ALL
+                SELECT backend, band, results FROM discern.result_bands
+                WHERE $1::text IS NULL AND day >= coalesce(($2::timestamptz AT TIME ZONE 'UTC')::date, '-infinity')) x
+            WHERE $3::text IS NULL OR backend = $3
+            GROUP BY 1, 2
         )
         SELECT json_build_object(
           'rows', (SELECT coalesce(json_agg(x ORDER BY x.backend, x.field, x.band), '[]') FROM (
@@ -94,16 +105,18 @@ public struct Quality: Codable, Sendable {
                        c.right_count::float8 / c.n AS accuracy, w.low AS accuracy_low, w.high AS accuracy_high
                 FROM counted c CROSS JOIN LATERAL discern.wilson(c.right_count, c.n) w) x),
           'written', (SELECT coalesce(json_agg(x ORDER BY x.backend, x.band), '[]') FROM (
-                SELECT backend, band, count(*) AS results FROM period GROUP BY 1, 2) x),
+                SELECT backend, CASE WHEN band < 0 THEN 'none' ELSE to_char(band / 10.0, 'FM0.0') END AS band, results FROM written) x),
           'samples', (SELECT coalesce(json_agg(x ORDER BY x.backend), '[]') FROM (
-                SELECT p.backend, count(*) AS audited, count(c.verdict) AS reviewed,
+                SELECT a.backend, count(*) AS audited, count(c.verdict) AS reviewed,
                        count(*) FILTER (WHERE c.verdict = 'cannot_tell') AS cannot_tell, count(*) - count(c.verdict) AS pending
-                FROM period p
-                LEFT JOIN LATERAL (SELECT x.verdict FROM discern.corrections x WHERE x.result_id = p.id ORDER BY x.id DESC LIMIT 1) c ON true
-                WHERE p.audit GROUP BY p.backend) x),
-          'days', greatest(1, current_date - coalesce($2::timestamptz,
-                    (SELECT min(created_at) FROM discern.results r
-                     WHERE ($1::text IS NULL OR r.batch_id = (SELECT id FROM discern.batches WHERE name = $1))), now())::date + 1),
+                FROM audited a
+                LEFT JOIN LATERAL (SELECT x.verdict FROM discern.corrections x WHERE x.result_id = a.id ORDER BY x.id DESC LIMIT 1) c ON true
+                GROUP BY a.backend) x),
+          'days', CASE WHEN $1::text IS NOT NULL
+                       THEN (SELECT greatest(1, (max(last_at) AT TIME ZONE 'UTC')::date - (min(first_at) AT TIME ZONE 'UTC')::date + 1)
+                             FROM discern.results_per_batch WHERE batch_id = (SELECT id FROM chosen))
+                       ELSE greatest(1, (now() AT TIME ZONE 'UTC')::date - coalesce(($2::timestamptz AT TIME ZONE 'UTC')::date,
+                                     (SELECT min(day) FROM discern.result_bands), (now() AT TIME ZONE 'UTC')::date) + 1) END,
           'generated_at', now()
         ) AS doc
         """

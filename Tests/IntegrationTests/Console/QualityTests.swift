@@ -142,6 +142,14 @@ struct QualityTests {
                 #expect(reviews == ["confirmed/local", "corrected/local"], "who and what: \(reviews)")
                 let chart = await RawHTTP.get(port: port, path: "/quality")
                 #expect(chart.body.contains("<svg class=\"chart\"") && chart.body.contains("data-band="), "the calibration chart is drawn")
+
+                // --review-below auto takes the measured threshold: two reviews promise nothing
+                // short of reviewing everything, so 1.0.
+                let (measured, measuredPort) = try await ConsoleTests.console(conninfo, folder, ["--review-below", "auto"])
+                defer { measured.kill() }
+                let queue = await RawHTTP.get(port: measuredPort, path: "/api/review")
+                let threshold = (try? JSONSerialization.jsonObject(with: Data(queue.body.utf8)) as? [String: Any])?["threshold"] as? Double
+                #expect(threshold == 1.0, "\(queue.body.prefix(300))")
             }
         }
     }

@@ -34,6 +34,12 @@ struct RollupTests {
         ("outcomes by backend",
          "SELECT backend, outcome, results, round(avg_confidence::numeric, 6) AS c FROM discern.outcomes_by_backend ORDER BY 1, 2",
          "SELECT backend, coalesce(outcome, 'unknown') AS outcome, count(*) AS results, round(avg(confidence)::numeric, 6) AS c FROM discern.results GROUP BY 1, 2 ORDER BY 1, 2"),
+        ("results by confidence band and day (migration 0021)",
+         "SELECT day, backend, band, results FROM discern.result_bands ORDER BY 1, 2, 3",
+         "SELECT (created_at AT TIME ZONE 'UTC')::date AS day, backend, CASE WHEN confidence IS NULL THEN -1 ELSE least(floor(confidence * 10), 9)::smallint END AS band, count(*) AS results FROM discern.results GROUP BY 1, 2, 3 ORDER BY 1, 2, 3"),
+        ("results by confidence band and batch (migration 0021)",
+         "SELECT batch_id, backend, band, results FROM discern.result_bands_by_batch ORDER BY 1, 2, 3",
+         "SELECT batch_id, backend, CASE WHEN confidence IS NULL THEN -1 ELSE least(floor(confidence * 10), 9)::smallint END AS band, count(*) AS results FROM discern.results WHERE batch_id IS NOT NULL GROUP BY 1, 2, 3 ORDER BY 1, 2, 3"),
     ]
 
     static func text(_ database: Database, _ sql: String) async throws -> String {
