@@ -103,9 +103,13 @@ enum QueueSQL {
                    i.sent_bytes, i.sent_width, i.sent_height, i.sent_format,
                    i.jpeg_quality, i.encode_count, i.passed_through, i.prepare_ms, i.analyze_ms,
                    -- The audit pick (migration 0021), made here rather than by the row trigger:
-                   -- an inlined hash instead of a PL/pgSQL call per result.
-                   coalesce((SELECT discern.audit_pick(done.id, a.rate, a.seed) FROM discern.audit_settings a
-                             WHERE a.backend IN (done.backend, '*') ORDER BY a.backend = '*' LIMIT 1), false)
+                   -- an inlined hash instead of a PL/pgSQL call per result. With only the '*'
+                   -- setting (the default) its rate and seed are read once per statement.
+                   CASE WHEN (SELECT count(*) FROM discern.audit_settings WHERE backend <> '*') = 0
+                        THEN discern.audit_pick(done.id, coalesce((SELECT rate FROM discern.audit_settings WHERE backend = '*'), 0),
+                                                coalesce((SELECT seed FROM discern.audit_settings WHERE backend = '*'), 0))
+                        ELSE coalesce((SELECT discern.audit_pick(done.id, a.rate, a.seed) FROM discern.audit_settings a
+                                       WHERE a.backend IN (done.backend, '*') ORDER BY a.backend = '*' LIMIT 1), false) END
             FROM done JOIN input AS i ON i.job_id = done.id
             ON CONFLICT (job_id) DO NOTHING
             RETURNING id, job_id

@@ -1,4 +1,5 @@
 import Foundation
+import JobQueue
 import Postgres
 import QueueReads
 import TestFixtures
@@ -110,6 +111,31 @@ struct QualityTests {
             _ = try await database.rows("UPDATE discern.results SET confidence = confidence")
             let after = try await database.rows("SELECT array_agg(id ORDER BY id) AS ids FROM discern.results WHERE audit").first?.optionalString("ids")
             #expect(before == after, "a result is picked, or not, when it is written")
+        }
+    }
+
+    @Test("a completion picks its result for the audit by the backend's own setting, else '*'")
+    func completionPicks() async throws {
+        try await TestDatabase.with { conninfo in
+            let database = Database(conninfo: conninfo)
+            func completeAll() async throws -> [String: Bool] {
+                try await database.withConnection { connection in
+                    try JobQueue.enqueue(connection, paths: ["/a.jpg"], backend: "discerner")
+                    try JobQueue.enqueue(connection, paths: ["/b.jpg"], backend: "ooto")
+                    let jobs = try JobQueue.claim(connection, workerID: "w", backends: ["discerner", "ooto"], limit: 2, leaseSeconds: 60)
+                    _ = try JobQueue.complete(connection, workerID: "w", results: jobs.map { ($0.id, QueueTests.sampleResult) })
+                    let picked = try connection.query("""
+                        SELECT r.backend, r.audit FROM discern.results r WHERE r.job_id = ANY($1::bigint[])
+                        """, [jobs.map(\.id)])
+                    return try Dictionary(uniqueKeysWithValues: picked.map { (try $0.string("backend"), try $0.bool("audit")) })
+                }
+            }
+            _ = try await database.rows("UPDATE discern.audit_settings SET rate = 1")
+            #expect(try await completeAll() == ["discerner": true, "ooto": true], "'*' alone")
+            _ = try await database.rows("INSERT INTO discern.audit_settings (backend, rate) VALUES ('discerner', 0)")
+            #expect(try await completeAll() == ["discerner": false, "ooto": true], "a backend's own row wins over '*'")
+            _ = try await database.rows("DELETE FROM discern.audit_settings")
+            #expect(try await completeAll() == ["discerner": false, "ooto": false], "no setting: no audit")
         }
     }
 

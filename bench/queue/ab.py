@@ -1,0 +1,66 @@
+"""bench/queue A/B: two builds' claim + complete throughput, taking turns on one cluster.
+
+    python3 bench/queue/ab.py BEFORE-QueueBench AFTER-QueueBench URL [ROUNDS]
+
+Each round runs both binaries' no-op claim + complete (8 connections, batches of 100, the
+result row written), the order flipping each round; the figure is the median of the per-round
+ratios after / before. Each binary works in a database of its own in the cluster
+(bench_before, bench_after), migrated to the schema it was built with. Writes the "## Queue
+A/B" section of bench/RESULTS.md.
+"""
+import os
+import statistics
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, os.path.join(ROOT, "bench", "prepare"))
+from run import machine, write_section  # noqa: E402
+
+
+def throughput(binary, url):
+    out = subprocess.run([binary, url, "--workers", "8", "--throughput-only"], check=True, capture_output=True, text=True).stdout
+    return float(out.split("=", 1)[1])
+
+
+def database(url, name):
+    """`url`'s cluster, database `name`, created empty."""
+    subprocess.run(["psql", url, "-qc", f"DROP DATABASE IF EXISTS {name} WITH (FORCE)", "-c", f"CREATE DATABASE {name}"],
+                   check=True, capture_output=True)
+    base, _, _ = url.rpartition("/")
+    return f"{base}/{name}"
+
+
+def main():
+    before, after, url = sys.argv[1], sys.argv[2], sys.argv[3]
+    rounds = int(sys.argv[4]) if len(sys.argv) > 4 else 5
+    urls = {"before": database(url, "bench_before"), "after": database(url, "bench_after")}
+    pairs = []
+    for index in range(rounds):
+        order = [("before", before), ("after", after)] if index % 2 == 0 else [("after", after), ("before", before)]
+        figures = {side: throughput(binary, urls[side]) for side, binary in order}
+        pairs.append((figures["before"], figures["after"]))
+        print(f"round {index + 1}: before {figures['before']:,.0f}, after {figures['after']:,.0f} jobs/s", file=sys.stderr)
+    ratios = [a / b for b, a in pairs]
+    lines = [
+        "## Queue A/B (bench/queue/ab.py)",
+        "",
+        f"Machine: {machine()}. Run: {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}. discern's no-op claim + complete "
+        f"(8 connections, batches of 100, result rows written), two builds taking turns, {rounds} rounds, order flipped each round.",
+        "",
+        "| round | before jobs/s | after jobs/s | after / before |",
+        "|---|---|---|---|",
+        *[f"| {i + 1} | {b:,.0f} | {a:,.0f} | {a / b:.2f} |" for i, (b, a) in enumerate(pairs)],
+        "",
+        f"- Median ratio after / before: **{statistics.median(ratios):.2f}**.",
+        "",
+    ]
+    report = "\n".join(lines)
+    print(report)
+    write_section(report, "## Queue A/B")
+
+
+if __name__ == "__main__":
+    main()
