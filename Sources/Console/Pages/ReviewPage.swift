@@ -9,8 +9,8 @@ enum ReviewPage {
     static func render(_ queue: ReviewQueue, notice: String?, _ context: PageContext) -> Page {
         var parts: [String] = []
         if let notice { parts.append("<p class=\"notice\">\(HTML.text(notice))</p>") }
-        parts.append("<h2 id=\"audit\">Audit sample: \(HTML.number(queue.auditPending)) waiting</h2>")
-        parts.append("<p class=\"muted\">A uniform random share of every backend's results, picked when each was written: reviewing these measures how often the service is right (<a href=\"/quality\">Quality</a>). Review them as they come, whatever their confidence.</p>")
+        parts.append("<h2 id=\"audit\">Audit sample: \(HTML.number(queue.auditPending)) waiting from the last 7 days</h2>")
+        parts.append("<p class=\"muted\">A uniform random share of every backend's results, picked when each was written: reviewing these measures how often the service is right (<a href=\"/quality\">Quality</a>). Newest first; review them as they come, whatever their confidence.</p>")
         parts.append(queue.audit.isEmpty ? "<p class=\"ok\">No audited result waits.</p>"
                      : "<div class=\"cards\" data-queue=\"audit\">" + queue.audit.map { card($0, context) }.joined() + "</div>")
         parts.append("<h2 id=\"low\">Least confident</h2>")
