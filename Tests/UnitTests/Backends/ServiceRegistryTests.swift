@@ -44,14 +44,27 @@ struct ServiceRegistryTests {
         #expect(try BackendEnvironment([:]).imagePolicy(for: Services.unissey) == nil)
     }
 
+    static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../..").standardizedFileURL
+
     @Test("docs/backends.md documents every service's variables")
     func variablesAreDocumented() throws {
-        let docs = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../../docs/backends.md")
-        let text = try String(contentsOf: docs.standardizedFileURL, encoding: .utf8)
+        let text = try String(contentsOf: Self.repository.appendingPathComponent("docs/backends.md"), encoding: .utf8)
         for service in Services.all {
             for variable in [service.urlVariable] + service.variables {
                 #expect(text.contains(variable), "\(service.name): \(variable) is not in docs/backends.md")
             }
         }
+    }
+
+    @Test("the Kubernetes deployment has one worker overlay per service, each listed, in the registry's order")
+    func deploymentFollowsTheRegistry() throws {
+        let workers = Self.repository.appendingPathComponent("deploy/kubernetes/workers")
+        let folders = try FileManager.default.contentsOfDirectory(atPath: workers.path).sorted()
+        #expect(folders == Services.names.sorted())
+        let kustomization = try String(contentsOf: Self.repository.appendingPathComponent("deploy/kubernetes/kustomization.yaml"), encoding: .utf8)
+        let listed = kustomization.split(separator: "\n").compactMap { line in
+            line.trimmingCharacters(in: .whitespaces).hasPrefix("- workers/") ? String(line.split(separator: "/").last ?? "") : nil
+        }
+        #expect(listed == Services.names)
     }
 }
