@@ -24,7 +24,7 @@ public enum ContentHasher {
                 guard next < paths.count else { return }
                 let index = next, path = paths[index]
                 next += 1
-                group.addTask {
+                group.addTask() {
                     let digest = try await pool.run { digestOfFile(path, roots: roots) }
                     progress(counter.increment())
                     return (index, digest)

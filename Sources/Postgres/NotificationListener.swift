@@ -1,7 +1,6 @@
 import CLibPQ
 import DedicatedThreads
 import Foundation
-import Synchronization
 
 /// LISTENs on one channel from its own thread and calls `onNotify` for each burst of
 /// notifications. The connection is re-established after any loss, and `onNotify` is called
@@ -12,7 +11,7 @@ public final class NotificationListener: Sendable {
     private let channel: String
     private let onNotify: @Sendable () -> Void
     private let stopped = LockedFlag()
-    private let ended = ThreadEnd()
+    private let ended = Signal(latched: true)
 
     /// - Parameter channel: a fixed identifier from code (letters and underscores), never input:
     ///   LISTEN cannot take it as a parameter.
@@ -35,12 +34,7 @@ public final class NotificationListener: Sendable {
     /// libpq gives up (connect_timeout). Past the bound it returns; the thread ends on its own.
     public func stop(waitingAtMost seconds: Double = 5) async {
         stopped.set()
-        await withTaskGroup(of: Void.self) { group in
-            group.addTask { await self.ended.wait() }
-            group.addTask { try? await Task.sleep(for: .seconds(seconds)) }
-            await group.next()
-            group.cancelAll()
-        }
+        await ended.wait(timeout: .seconds(seconds))
     }
 
     private func listen() {
@@ -63,46 +57,6 @@ public final class NotificationListener: Sendable {
                 while !stopped.isSet && Date() < until { Thread.sleep(forTimeInterval: 0.1) }
                 pause = min(pause * 2, 5)
             }
-        }
-    }
-}
-
-/// The moment a thread ended, awaited without blocking: waiters resume when it is signalled or
-/// when their task is cancelled.
-final class ThreadEnd: Sendable {
-    private struct State {
-        var ended = false
-        var waiters: [Int: CheckedContinuation<Void, Never>] = [:]
-        var nextID = 0
-    }
-
-    private let state = Mutex(State())
-
-    func signal() {
-        let waiters = state.withLock { state in
-            state.ended = true
-            defer { state.waiters = [:] }
-            return state.waiters
-        }
-        for waiter in waiters.values { waiter.resume() }
-    }
-
-    func wait() async {
-        let id = state.withLock { state in
-            state.nextID += 1
-            return state.nextID
-        }
-        await withTaskCancellationHandler {
-            await withCheckedContinuation { continuation in
-                let now = state.withLock { state -> Bool in
-                    if state.ended || Task.isCancelled { return true }
-                    state.waiters[id] = continuation
-                    return false
-                }
-                if now { continuation.resume() }
-            }
-        } onCancel: {
-            state.withLock { $0.waiters.removeValue(forKey: id) }?.resume()
         }
     }
 }

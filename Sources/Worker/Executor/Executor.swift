@@ -16,7 +16,7 @@ struct Executor: Service {
     func run() async {
         await withDiscardingTaskGroup { group in
             while let job = await inbox.next() {
-                group.addTask {
+                group.addTask() {
                     let outcome = await execute(job)
                     // Done with the job but for writing it down: its room in the pipeline is free.
                     await execution.inFlight.outcomeReady(job.id)
@@ -32,8 +32,8 @@ struct Executor: Service {
     /// The job's work, raced against its abandonment: a job whose lease was lost stops.
     private func execute(_ job: Job) async -> JobOutcome {
         let outcome = await withTaskGroup(of: JobOutcome?.self) { race in
-            race.addTask { await execution.run(job) }
-            race.addTask {
+            race.addTask() { await execution.run(job) }
+            race.addTask() {
                 await abandonments.wait(for: job.id)
                 return nil
             }

@@ -1,3 +1,4 @@
+import DedicatedThreads
 import JobQueue
 import Logging
 import Postgres
@@ -15,7 +16,7 @@ struct Producer: Service {
     let backends: [String]
     let inFlight: InFlight
     let outbox: Mailbox<Job>
-    let wakeup: Wakeup
+    let wakeup: Signal
     let health: Health
     let logger: Logger
 

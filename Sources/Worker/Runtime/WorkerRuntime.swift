@@ -48,7 +48,7 @@ public final class WorkerRuntime: Sendable {
         self.health = health
         let pool = ThreadPool(name: "discern-prepare", threads: configuration.prepareThreads, onThreadExit: Vips.threadShutdown)
         self.pool = pool
-        let wakeup = Wakeup(), abandonments = Abandonments()
+        let wakeup = Signal(), abandonments = Abandonments()
         let inFlight = InFlight { wakeup.signal() }
         let jobs = Mailbox<Job>(), outcomes = Mailbox<JobOutcome>()
         let names = Array(Set(backends.map(\.name))).sorted()

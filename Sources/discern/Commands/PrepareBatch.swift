@@ -26,7 +26,7 @@ struct PrepareBatch {
         let policy = self.policy, outputFolder = self.outputFolder
         let outcomes = try await withThrowingTaskGroup(of: Outcome.self) { group in
             for file in files {
-                group.addTask {
+                group.addTask() {
                     try await pool.run {
                         do {
                             let prepared = try ImagePreparer(policy: policy).prepare(path: file)

@@ -1,24 +1,31 @@
 import Synchronization
 
-/// Wakes the producer: a notification arrived, room was freed, or shutdown began. A signal
-/// given while nobody waits is kept for the next wait, so none is lost.
-final class Wakeup: Sendable {
+/// A signal one task awaits without blocking a thread. An event (`latched: false`) is consumed
+/// by the wait it ends: the producer's wake-up (a notification arrived, room was freed,
+/// shutdown began), where a signal given while nobody waits is kept for the next wait, so none
+/// is lost. A latch (`latched: true`) stays given: a thread that has ended.
+public final class Signal: Sendable {
     private enum State {
         case idle
-        case pending
+        case given
         case waiting(CheckedContinuation<Void, Never>)
     }
 
+    private let latched: Bool
     private let state = Mutex(State.idle)
 
-    func signal() {
+    public init(latched: Bool = false) {
+        self.latched = latched
+    }
+
+    public func signal() {
         let waiter: CheckedContinuation<Void, Never>? = state.withLock { state in
             switch state {
-            case .idle, .pending:
-                state = .pending
+            case .idle, .given:
+                state = .given
                 return nil
             case .waiting(let continuation):
-                state = .idle
+                state = latched ? .given : .idle
                 return continuation
             }
         }
@@ -26,21 +33,22 @@ final class Wakeup: Sendable {
     }
 
     /// Returns on a signal, after `timeout`, or when the task is cancelled.
-    func wait(timeout: Duration) async {
+    public func wait(timeout: Duration) async {
         await withTaskGroup(of: Void.self) { group in
-            group.addTask { await self.waitForSignal() }
-            group.addTask { try? await Task.sleep(for: timeout) }
+            group.addTask(operation: { await self.wait() })
+            group.addTask(operation: { try? await Task.sleep(for: timeout) })
             await group.next()
             group.cancelAll()
         }
     }
 
-    private func waitForSignal() async {
+    /// Returns on a signal or when the task is cancelled.
+    public func wait() async {
         await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
                 let resumeNow: Bool = state.withLock { state in
-                    if case .pending = state {
-                        state = .idle
+                    if case .given = state {
+                        if !latched { state = .idle }
                         return true
                     }
                     if Task.isCancelled { return true }
