@@ -8,7 +8,7 @@ binary runs on a schema newer than its own: migrations only add). Then, in ROUND
 times every page and API call bench/console times (20 calls after 3 warm-up calls), then runs
 each CLI listing command 8 times (after 1 warm-up run). The figure per path is the median of
 the rounds' p50; the ratio is AFTER / BEFORE (below 1: faster). Paths only AFTER has are timed
-and shown without a ratio. Writes the "## Read model A/B" section of bench/RESULTS.md.
+and shown without a ratio. Writes the "## Read model A/B at JOBS jobs" section of bench/RESULTS.md.
 """
 import importlib.util
 import json
@@ -151,7 +151,7 @@ def main():
                     f"{'new' if ratio is None else f'**{ratio:.2f}**'} |")
     worst = max(ratios)
     lines = [
-        "## Read model A/B (bench/readmodel)",
+        f"## Read model A/B at {jobs:,} jobs (bench/readmodel)",
         "",
         f"Machine: {machine()}. Run: {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}. Before: `{os.path.relpath(before, ROOT) if before.startswith(ROOT) else before}`; "
         f"after: `{os.path.relpath(after, ROOT) if after.startswith(ROOT) else after}`. bench/console's seed, {jobs:,} jobs (seeded in {seconds:.0f} s); "
@@ -168,7 +168,7 @@ def main():
     ]
     report = "\n".join(lines)
     print(report)
-    write_section(report, "## Read model A/B")
+    write_section(report, f"## Read model A/B at {jobs:,} jobs")
 
 
 if __name__ == "__main__":
