@@ -176,6 +176,17 @@ struct QualityTests {
                 let queue = await RawHTTP.get(port: measuredPort, path: "/api/review")
                 let threshold = (try? JSONSerialization.jsonObject(with: Data(queue.body.utf8)) as? [String: Any])?["threshold"] as? Double
                 #expect(threshold == 1.0, "\(queue.body.prefix(300))")
+
+                // The figures need no more than the reader role; `discern quality` as it too.
+                try await ConsoleTests.withReaderRole(conninfo) { readerURL in
+                    let (reader, readerPort) = try await ConsoleTests.console(readerURL, folder, ["--read-only"])
+                    defer { reader.kill() }
+                    let figures = await RawHTTP.get(port: readerPort, path: "/api/quality")
+                    #expect(figures.status == 200 && figures.body.contains("\"license_plate\"") && figures.body.contains("\"accuracy_low\""),
+                            "\(figures.status) \(figures.body.prefix(300)) \(reader.output.suffix(600))")
+                    let printed = try await Subprocess.run(try WorkerProcess.binary.path, ["quality", "--database-url", readerURL])
+                    #expect(printed.contains("license_plate") && printed.contains("50.0 %"), "\(printed)")
+                }
             }
         }
     }
