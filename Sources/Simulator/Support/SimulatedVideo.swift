@@ -2,8 +2,9 @@ import Foundation
 
 /// What the simulated Unissey checks of a selfie video, with its own reading of the bytes (never
 /// the product's Imaging): the container from the first bytes, and for MP4/QuickTime that the
-/// top-level boxes tile the file exactly, with a `moov` among them, so a truncated or padded
-/// upload is refused as the service's decoder would refuse it.
+/// top-level boxes tile the file exactly, with a `moov` holding a `trak` and media data (`mdat`
+/// or fragments), so a truncated, padded or empty upload is refused as the service's decoder
+/// would refuse it.
 enum SimulatedVideo {
     enum Container: Sendable { case isoMedia, webm }
 
@@ -23,27 +24,36 @@ enum SimulatedVideo {
     }
 
     /// The top-level boxes, each `size` (32-bit, or 1 and a 64-bit size after the type, or 0 to
-    /// the end), end exactly at the end of the file, and one of them is `moov`.
+    /// the end), end exactly at the end of the file; one is a `moov` with a `trak` inside, and
+    /// one holds media (`mdat` or `moof`).
     private static func boxesTile(_ bytes: [UInt8]) -> Bool {
+        guard let top = boxes(bytes, in: 0..<bytes.count) else { return false }
+        let hasTrack = top.contains { $0.type == "moov" && (boxes(bytes, in: $0.payload)?.contains { $0.type == "trak" } ?? false) }
+        return hasTrack && top.contains { $0.type == "mdat" || $0.type == "moof" }
+    }
+
+    /// The boxes that tile `range` exactly, or nil.
+    private static func boxes(_ bytes: [UInt8], in range: Range<Int>) -> [(type: String, payload: Range<Int>)]? {
         func number(_ offset: Int, _ count: Int) -> UInt64 {
             bytes[offset..<offset + count].reduce(0) { $0 << 8 | UInt64($1) }
         }
-        var offset = 0, sawMovie = false
-        while offset < bytes.count {
-            guard bytes.count - offset >= 8 else { return false }
-            var size = number(offset, 4)
+        var found: [(type: String, payload: Range<Int>)] = []
+        var offset = range.lowerBound
+        while offset < range.upperBound {
+            guard range.upperBound - offset >= 8 else { return nil }
+            var size = number(offset, 4), header = 8
             let type = String(decoding: bytes[offset + 4..<offset + 8], as: UTF8.self)
             if size == 1 {
-                guard bytes.count - offset >= 16 else { return false }
+                guard range.upperBound - offset >= 16 else { return nil }
                 size = number(offset + 8, 8)
-                guard size >= 16 else { return false }
+                header = 16
             } else if size == 0 {
-                size = UInt64(bytes.count - offset)
+                size = UInt64(range.upperBound - offset)
             }
-            guard size >= 8, size <= UInt64(bytes.count - offset) else { return false }
-            sawMovie = sawMovie || type == "moov"
+            guard size >= UInt64(header), size <= UInt64(range.upperBound - offset) else { return nil }
+            found.append((type, offset + header..<offset + Int(size)))
             offset += Int(size)
         }
-        return sawMovie
+        return found
     }
 }
