@@ -188,7 +188,8 @@ def main():
             connection.execute("SELECT name FROM discern.batches ORDER BY created_at LIMIT 1").fetchone()[0]
     env = dict(os.environ, DISCERN_DATABASE_URL=url)
     for label, arguments in (("`discern status`", ["status"]), ("`discern report` (the newest batch)", ["report", "--batch", newest]),
-                             ("`discern report` (the oldest batch)", ["report", "--batch", older])):
+                             ("`discern report` (the oldest batch)", ["report", "--batch", older]),
+                             ("`discern quality`", ["quality"]), ("`discern jobs --state dead`", ["jobs", "--state", "dead"])):
         p50, p95, top = timed(lambda: subprocess.run([discern, *arguments], env=env, check=True, capture_output=True))
         worst = max(worst, p95)
         rows.append(f"| {label}, the whole command | {p50:,.1f} | **{p95:,.1f}** | {top:,.1f} |")
@@ -205,7 +206,8 @@ def main():
                     port = json.loads(line)["console_port"]
         base = f"http://127.0.0.1:{port}"
         for path in ("/", "/api/overview", "/batches", "/api/batches", "/results", f"/results?batch={newest}",
-                     "/results?operator=Maersk&min=0.9", "/results?text=QK", "/failures", "/api/failures", "/review", "/api/review"):
+                     "/results?operator=Maersk&min=0.9", "/results?text=QK", "/failures", "/api/failures", "/review", "/api/review",
+                     "/quality", "/api/quality", "/jobs?state=dead", "/api/report?batch=" + newest):
             p50, p95, top = timed(lambda: urllib.request.urlopen(base + path, timeout=120).read())
             worst = max(worst, p95)
             rows.append(f"| console `{path}` | {p50:,.1f} | **{p95:,.1f}** | {top:,.1f} |")

@@ -21,7 +21,7 @@ struct EnqueueCommand: AsyncParsableCommand {
 
     @OptionGroup var database: DatabaseOptions
 
-    @Argument(help: "Files or folders. Folders are searched recursively for .jpg .jpeg .png .webp .tif .tiff .heic .heif .gif files (for unissey: .mp4 .mov .webm .m4v).")
+    @Argument(help: "Files or folders. Folders are searched recursively for .jpg .jpeg .png .webp .tif .tiff .heic .heif .gif files (for a service that takes videos: .mp4 .mov .webm .m4v).")
     var paths: [String]
 
     @Option(help: "The analysis service.")

@@ -20,7 +20,7 @@ struct JobsList: AsyncParsableCommand {
     @Option(help: "Only jobs of this batch.")
     var batch: String?
 
-    @Option(help: "Only jobs whose last error is of this kind, e.g. discerner_timeout.")
+    @Option(help: "Only jobs whose last error is of this kind, e.g. http_5xx.")
     var kind: String?
 
     @Option(help: "Only jobs of this service.")

@@ -10,7 +10,7 @@ struct JobSelectionOptions: ParsableArguments {
     @Option(help: "Only jobs of this batch.")
     var batch: String?
 
-    @Option(help: "Only jobs whose last error is of this kind (as `discern status` lists them), e.g. discerner_timeout.")
+    @Option(help: "Only jobs whose last error is of this kind (as `discern status` lists them), e.g. http_5xx.")
     var kind: String?
 
     @Option(help: "Only jobs of this service.")
@@ -48,7 +48,7 @@ struct RetryCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "retry",
         abstract: "Put dead jobs back in the queue with a fresh set of attempts (cancelled ones too, when named by id).",
-        discussion: "Their error history is kept (discern jobs show ID). Examples: discern retry 41 42; discern retry --batch nightly-2026-11-22 --kind discerner_timeout")
+        discussion: "Their error history is kept (discern jobs show ID). Examples: discern retry 41 42; discern retry --batch nightly-2026-11-22 --kind http_5xx")
 
     @OptionGroup var database: DatabaseOptions
     @OptionGroup var select: JobSelectionOptions
@@ -62,7 +62,7 @@ struct CancelCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "cancel",
         abstract: "Cancel jobs that have not finished; a worker running one drops its work.",
-        discussion: "Examples: discern cancel 41; discern cancel --batch nightly-2026-11-22 --backend ooto. Undo with discern retry ID.")
+        discussion: "Examples: discern cancel 41; discern cancel --batch nightly-2026-11-22 --kind timeout. Undo with discern retry ID.")
 
     @OptionGroup var database: DatabaseOptions
     @OptionGroup var select: JobSelectionOptions

@@ -38,8 +38,10 @@ struct WorkCommand: AsyncParsableCommand {
     @Option(help: "Megabytes of prepared images held at once, waiting for or in a call, 1-65536. Default: $DISCERN_MAX_MB_IN_FLIGHT, else 64.")
     var maxMBInFlight: Int?
 
-    @Option(help: "Image Discerner base URL (sets $DISCERN_DISCERNER_URL).")
-    var discernerURL: String?
+    /// The primary service's URL as a flag (`--discerner-url`), named from the registry.
+    @Option(name: .customLong(Services.discerner.name + "-url"),
+            help: ArgumentHelp("\(Services.discerner.title) base URL (sets $\(Services.discerner.urlVariable)).", valueName: Services.discerner.name + "-url"))
+    var primaryServiceURL: String?
 
     @Option(help: "Seconds a claimed job stays ours without a heartbeat (renewed every 10 s), 1-3600. Default: $DISCERN_LEASE_SECONDS, else 30.")
     var leaseSeconds: Double?
@@ -73,10 +75,10 @@ struct WorkCommand: AsyncParsableCommand {
         let logger = logging.makeLogger("discern.worker")
         let registry = settings.metricsPort != nil ? MetricsServer.bootstrap(version: Discern.configuration.version) : nil
         var variables = ProcessInfo.processInfo.environment
-        if let discernerURL { variables["DISCERN_DISCERNER_URL"] = discernerURL }
+        if let primaryServiceURL { variables[Services.discerner.urlVariable] = primaryServiceURL }
         let environment = BackendEnvironment(variables)
         guard !environment.configuredBackendNames.isEmpty else {
-            throw SettingError("no backend is configured: set --discerner-url or DISCERN_DISCERNER_URL (other services: see docs/backends.md)")
+            throw SettingError("no backend is configured: set --\(Services.discerner.name)-url or \(Services.discerner.urlVariable) (other services: see docs/backends.md)")
         }
         // Three connections in all, whatever the concurrency (WorkerConnections).
         let connections = WorkerConnections(conninfo: database.conninfo, poolMode: settings.poolMode, listenConninfo: settings.listenConninfo)
