@@ -72,9 +72,18 @@ public struct Quality: Codable, Sendable {
     static let sql = """
         WITH chosen AS (SELECT id FROM discern.batches WHERE name = $1),
         audited AS (
-            SELECT r.id, r.backend FROM discern.results r
+            SELECT r.backend, count(*) AS audited FROM discern.results r
             WHERE r.audit AND ($1::text IS NULL OR r.batch_id = (SELECT id FROM chosen))
               AND r.created_at >= coalesce($2::timestamptz, '-infinity') AND ($3::text IS NULL OR r.backend = $3)
+            GROUP BY 1
+        ),
+        reviewed AS (
+            SELECT r.backend, count(*) AS reviewed, count(*) FILTER (WHERE c.verdict = 'cannot_tell') AS cannot_tell
+            FROM (SELECT DISTINCT ON (x.result_id) x.result_id, x.verdict FROM discern.corrections x ORDER BY x.result_id, x.id DESC) c
+            JOIN discern.results r ON r.id = c.result_id AND r.audit
+            WHERE ($1::text IS NULL OR r.batch_id = (SELECT id FROM chosen))
+              AND r.created_at >= coalesce($2::timestamptz, '-infinity') AND ($3::text IS NULL OR r.backend = $3)
+            GROUP BY 1
         ),
         outcomes AS (
             SELECT o.backend, o.field, o.outcome,
@@ -107,11 +116,9 @@ public struct Quality: Codable, Sendable {
           'written', (SELECT coalesce(json_agg(x ORDER BY x.backend, x.band), '[]') FROM (
                 SELECT backend, CASE WHEN band < 0 THEN 'none' ELSE to_char(band / 10.0, 'FM0.0') END AS band, results FROM written) x),
           'samples', (SELECT coalesce(json_agg(x ORDER BY x.backend), '[]') FROM (
-                SELECT a.backend, count(*) AS audited, count(c.verdict) AS reviewed,
-                       count(*) FILTER (WHERE c.verdict = 'cannot_tell') AS cannot_tell, count(*) - count(c.verdict) AS pending
-                FROM audited a
-                LEFT JOIN LATERAL (SELECT x.verdict FROM discern.corrections x WHERE x.result_id = a.id ORDER BY x.id DESC LIMIT 1) c ON true
-                GROUP BY a.backend) x),
+                SELECT a.backend, a.audited, coalesce(v.reviewed, 0) AS reviewed, coalesce(v.cannot_tell, 0) AS cannot_tell,
+                       a.audited - coalesce(v.reviewed, 0) AS pending
+                FROM audited a LEFT JOIN reviewed v USING (backend)) x),
           'days', CASE WHEN $1::text IS NOT NULL
                        THEN (SELECT greatest(1, (max(last_at) AT TIME ZONE 'UTC')::date - (min(first_at) AT TIME ZONE 'UTC')::date + 1)
                              FROM discern.results_per_batch WHERE batch_id = (SELECT id FROM chosen))
