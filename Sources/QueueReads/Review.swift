@@ -29,10 +29,8 @@ public struct ReviewQueue: Codable, Sendable {
                 FROM discern.results r LEFT JOIN discern.batches b ON b.id = r.batch_id
                 WHERE r.audit AND NOT EXISTS (SELECT 1 FROM discern.corrections c WHERE c.result_id = r.id)
                 ORDER BY r.id DESC LIMIT $2) x),
-          -- The last 7 days: from the first result of that time on, by id (ids grow with time).
           'audit_pending', (SELECT count(*) FROM discern.results r
-                            WHERE r.audit AND r.id >= coalesce((SELECT id FROM discern.results WHERE created_at > now() - interval '7 days'
-                                                                ORDER BY created_at LIMIT 1), 9223372036854775807)
+                            WHERE r.audit AND r.created_at > now() - interval '7 days'
                               AND NOT EXISTS (SELECT 1 FROM discern.corrections c WHERE c.result_id = r.id)),
           'reviewed_today', (SELECT count(*) FROM discern.corrections WHERE corrected_at > date_trunc('day', now()))
         ) AS doc

@@ -48,6 +48,8 @@ FOR EACH ROW WHEN (NEW.audit IS NULL) EXECUTE FUNCTION discern.mark_audit();
 -- reads at a million results, about 80 with this).
 CREATE INDEX results_audit ON discern.results (id)
     INCLUDE (backend, batch_id, created_at, confidence, category, operator, fleet_id, license_plate) WHERE audit;
+-- And by time: how many of the last days' sample wait for a review (the review page's count).
+CREATE INDEX results_audit_time ON discern.results (created_at) INCLUDE (id) WHERE audit;
 
 -- A review's verdict: `confirmed` (what the service read is right), `corrected` (a person says
 -- what is there: an empty text means "there is none"), or `cannot_tell` (the photo does not
