@@ -87,13 +87,13 @@ public struct Quality: Codable, Sendable {
         ),
         outcomes AS (
             SELECT o.backend, o.field, o.outcome,
-                   CASE WHEN o.confidence IS NULL THEN 'none' ELSE to_char(least(floor(o.confidence * 10), 9) / 10, 'FM0.0') END AS band
+                   discern.confidence_band(o.confidence) AS band
             FROM discern.audit_outcomes o
             WHERE ($1::text IS NULL OR o.batch_id = (SELECT id FROM chosen))
               AND o.created_at >= coalesce($2::timestamptz, '-infinity') AND ($3::text IS NULL OR o.backend = $3)
         ),
         counted AS (
-            SELECT backend, field, CASE WHEN GROUPING(band) = 1 THEN 'all' ELSE band END AS band, count(*) AS n,
+            SELECT backend, field, CASE WHEN GROUPING(band) = 1 THEN 'all' ELSE discern.band_label(band) END AS band, count(*) AS n,
                    count(*) FILTER (WHERE outcome = 'right') AS right_count, count(*) FILTER (WHERE outcome = 'wrong') AS wrong,
                    count(*) FILTER (WHERE outcome = 'missing') AS missing, count(*) FILTER (WHERE outcome = 'invented') AS invented
             FROM outcomes GROUP BY GROUPING SETS ((backend, field, band), (backend, field))
@@ -114,7 +114,7 @@ public struct Quality: Codable, Sendable {
                        c.right_count::float8 / c.n AS accuracy, w.low AS accuracy_low, w.high AS accuracy_high
                 FROM counted c CROSS JOIN LATERAL discern.wilson(c.right_count, c.n) w) x),
           'written', (SELECT coalesce(json_agg(x ORDER BY x.backend, x.band), '[]') FROM (
-                SELECT backend, CASE WHEN band < 0 THEN 'none' ELSE to_char(band / 10.0, 'FM0.0') END AS band, results FROM written) x),
+                SELECT backend, discern.band_label(band) AS band, results FROM written) x),
           'samples', (SELECT coalesce(json_agg(x ORDER BY x.backend), '[]') FROM (
                 SELECT a.backend, a.audited, coalesce(v.reviewed, 0) AS reviewed, coalesce(v.cannot_tell, 0) AS cannot_tell,
                        a.audited - coalesce(v.reviewed, 0) AS pending

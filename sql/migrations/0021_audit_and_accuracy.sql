@@ -28,6 +28,17 @@ LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
     SELECT rate > 0 AND ((hashtextextended(key::text, seed) & 9223372036854775807)::float8 / 9223372036854775807.0) < rate;
 $$;
 
+-- A confidence's band, a tenth wide: 0 (0.0 to 0.1) ... 9 (0.9 to 1.0), -1 without one; and how
+-- a band is shown: '0.0' ... '0.9', 'none'. Every count by band goes through these two.
+CREATE FUNCTION discern.confidence_band(confidence double precision) RETURNS smallint
+LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
+    SELECT CASE WHEN confidence IS NULL THEN -1 ELSE least(floor(confidence * 10), 9)::smallint END;
+$$;
+CREATE FUNCTION discern.band_label(band smallint) RETURNS text
+LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
+    SELECT CASE WHEN band < 0 THEN 'none' ELSE (band / 10.0)::numeric(2, 1)::text END;
+$$;
+
 CREATE FUNCTION discern.mark_audit() RETURNS trigger
 LANGUAGE plpgsql AS $$
 DECLARE
@@ -131,10 +142,10 @@ SELECT backend, field, band, n, right_count, n - right_count AS errors, wrong, m
        right_count::float8 / n AS accuracy, (discern.wilson(right_count, n)).low AS accuracy_low,
        (discern.wilson(right_count, n)).high AS accuracy_high
 FROM (
-    SELECT backend, field, CASE WHEN GROUPING(band) = 1 THEN 'all' ELSE coalesce(band, 'none') END AS band, count(*) AS n,
+    SELECT backend, field, CASE WHEN GROUPING(band) = 1 THEN 'all' ELSE discern.band_label(band) END AS band, count(*) AS n,
            count(*) FILTER (WHERE outcome = 'right') AS right_count, count(*) FILTER (WHERE outcome = 'wrong') AS wrong,
            count(*) FILTER (WHERE outcome = 'missing') AS missing, count(*) FILTER (WHERE outcome = 'invented') AS invented
-    FROM (SELECT backend, field, outcome, to_char(least(floor(confidence * 10), 9) / 10, 'FM0.0') AS band
+    FROM (SELECT backend, field, outcome, discern.confidence_band(confidence) AS band
           FROM discern.audit_outcomes) o
     GROUP BY GROUPING SETS ((backend, field, band), (backend, field))
 ) x;
@@ -214,12 +225,12 @@ BEGIN
             last_at = greatest(b.last_at, excluded.last_at)),
     band_days AS (
         INSERT INTO discern.result_band_days AS d (day, backend, band, results)
-        SELECT (created_at AT TIME ZONE 'UTC')::date, backend, CASE WHEN confidence IS NULL THEN -1 ELSE least(floor(confidence * 10), 9)::smallint END, count(*)
+        SELECT (created_at AT TIME ZONE 'UTC')::date, backend, discern.confidence_band(confidence), count(*)
         FROM moved GROUP BY 1, 2, 3 ORDER BY 1, 2, 3
         ON CONFLICT (day, backend, band) DO UPDATE SET results = d.results + excluded.results),
     band_batches AS (
         INSERT INTO discern.result_band_batches AS bb (batch_id, backend, band, results)
-        SELECT batch_id, backend, CASE WHEN confidence IS NULL THEN -1 ELSE least(floor(confidence * 10), 9)::smallint END, count(*)
+        SELECT batch_id, backend, discern.confidence_band(confidence), count(*)
         FROM moved WHERE batch_id IS NOT NULL GROUP BY 1, 2, 3 ORDER BY 1, 2, 3
         ON CONFLICT (batch_id, backend, band) DO UPDATE SET results = bb.results + excluded.results)
     SELECT count(*) INTO results_moved FROM moved;
@@ -262,9 +273,9 @@ BEGIN
            sum(prepare_ms_sum), sum(analyze_ms_sum), min(first_at), max(last_at)
     FROM recounted WHERE batch_id IS NOT NULL GROUP BY 1, 2, 3;
     INSERT INTO discern.result_band_days (day, backend, band, results)
-    SELECT (created_at AT TIME ZONE 'UTC')::date, backend, CASE WHEN confidence IS NULL THEN -1 ELSE least(floor(confidence * 10), 9)::smallint END, count(*) FROM discern.results GROUP BY 1, 2, 3;
+    SELECT (created_at AT TIME ZONE 'UTC')::date, backend, discern.confidence_band(confidence), count(*) FROM discern.results GROUP BY 1, 2, 3;
     INSERT INTO discern.result_band_batches (batch_id, backend, band, results)
-    SELECT batch_id, backend, CASE WHEN confidence IS NULL THEN -1 ELSE least(floor(confidence * 10), 9)::smallint END, count(*) FROM discern.results WHERE batch_id IS NOT NULL GROUP BY 1, 2, 3;
+    SELECT batch_id, backend, discern.confidence_band(confidence), count(*) FROM discern.results WHERE batch_id IS NOT NULL GROUP BY 1, 2, 3;
 END;
 $$;
 
@@ -276,23 +287,23 @@ LOCK TABLE discern.results IN SHARE MODE;
 SELECT discern.roll_up();
 TRUNCATE discern.result_band_days, discern.result_band_batches;
 INSERT INTO discern.result_band_days (day, backend, band, results)
-SELECT (created_at AT TIME ZONE 'UTC')::date, backend, CASE WHEN confidence IS NULL THEN -1 ELSE least(floor(confidence * 10), 9)::smallint END, count(*) FROM discern.results GROUP BY 1, 2, 3;
+SELECT (created_at AT TIME ZONE 'UTC')::date, backend, discern.confidence_band(confidence), count(*) FROM discern.results GROUP BY 1, 2, 3;
 INSERT INTO discern.result_band_batches (batch_id, backend, band, results)
-SELECT batch_id, backend, CASE WHEN confidence IS NULL THEN -1 ELSE least(floor(confidence * 10), 9)::smallint END, count(*) FROM discern.results WHERE batch_id IS NOT NULL GROUP BY 1, 2, 3;
+SELECT batch_id, backend, discern.confidence_band(confidence), count(*) FROM discern.results WHERE batch_id IS NOT NULL GROUP BY 1, 2, 3;
 
 -- Results by band per UTC day, folded or still pending.
 CREATE VIEW discern.result_bands AS
 SELECT day, backend, band, sum(results)::bigint AS results
 FROM (SELECT day, backend, band, results FROM discern.result_band_days
       UNION ALL
-      SELECT (created_at AT TIME ZONE 'UTC')::date, backend, CASE WHEN confidence IS NULL THEN -1 ELSE least(floor(confidence * 10), 9)::smallint END, count(*)
+      SELECT (created_at AT TIME ZONE 'UTC')::date, backend, discern.confidence_band(confidence), count(*)
       FROM discern.pending_result_events GROUP BY 1, 2, 3) x
 GROUP BY 1, 2, 3;
 CREATE VIEW discern.result_bands_by_batch AS
 SELECT batch_id, backend, band, sum(results)::bigint AS results
 FROM (SELECT batch_id, backend, band, results FROM discern.result_band_batches
       UNION ALL
-      SELECT batch_id, backend, CASE WHEN confidence IS NULL THEN -1 ELSE least(floor(confidence * 10), 9)::smallint END, count(*) FROM discern.pending_result_events WHERE batch_id IS NOT NULL GROUP BY 1, 2, 3) x
+      SELECT batch_id, backend, discern.confidence_band(confidence), count(*) FROM discern.pending_result_events WHERE batch_id IS NOT NULL GROUP BY 1, 2, 3) x
 GROUP BY 1, 2, 3;
 
 DO $grants$
