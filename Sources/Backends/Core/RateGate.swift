@@ -30,7 +30,7 @@ public struct RateSlot: Sendable {
     /// their slots, so a service sees at most `burst + rate × (window + maxLateness)` calls in
     /// any window; Image Discerner's 1.25 s spacing keeps two starts at least 1.05 s apart, never
     /// in the same wall-clock second.
-    public static let maxLatenessSeconds = 0.2
+    public static let maxLateness: Duration = .milliseconds(200)
 }
 
 /// No limits: for `discern prepare`-style tools and unit tests.

@@ -35,7 +35,7 @@ struct RateLimitTests {
                     let census = try await TestDatabase.census(conninfo)
                     #expect(census.succeeded == 40, "\(census)")
                     // A bucket grants at most burst + rate x window in any window. A call leaves within
-                    // RateSlot.maxLatenessSeconds (0.2 s) of its slot or takes a new one, and the simulator
+                    // RateSlot.maxLateness (0.2 s) of its slot or takes a new one, and the simulator
                     // stamps arrivals as they come off the connection: one second covers both. Without the
                     // limit all 40 calls arrive within about a second.
                     let arrivals = await simulator.stats.arrivals("landmark")
