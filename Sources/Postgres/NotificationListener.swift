@@ -4,14 +4,17 @@ import Foundation
 
 /// LISTENs on one channel from its own thread and calls `onNotify` for each burst of
 /// notifications. The connection is re-established after any loss, and `onNotify` is called
-/// then too, since notifications sent meanwhile are gone. `stop` waits for the thread to end
-/// (and its connection to close), within a bound.
+/// then too, since notifications sent meanwhile are gone. `stop` wakes the thread wherever it
+/// waits and waits for it to end (and its connection to close), within a bound.
 public final class NotificationListener: Sendable {
     private let conninfo: String
     private let channel: String
     private let onNotify: @Sendable () -> Void
     private let stopped = LockedFlag()
     private let ended = Signal(latched: true)
+    /// Written once by `stop`: ends a wait for notifications, or a pause between connection
+    /// attempts, at once (a poll timeout alone held every worker's exit up to a second).
+    private let wakeUp = WakeUpPipe()
 
     /// - Parameter channel: a fixed identifier from code (letters and underscores), never input:
     ///   LISTEN cannot take it as a parameter.
@@ -30,10 +33,11 @@ public final class NotificationListener: Sendable {
     }
 
     /// Ends the listening thread and waits for it, at most `seconds`: a wait for notifications
-    /// ends within one, a pause between reconnections within 0.1, a connection attempt when
-    /// libpq gives up (connect_timeout). Past the bound it returns; the thread ends on its own.
+    /// or a pause between reconnections ends at once, a connection attempt when libpq gives up
+    /// (connect_timeout). Past the bound it returns; the thread ends on its own.
     public func stop(waitingAtMost seconds: Double = 5) async {
         stopped.set()
+        wakeUp.wake()
         await ended.wait(timeout: .seconds(seconds))
     }
 
@@ -49,12 +53,10 @@ public final class NotificationListener: Sendable {
                     pause = 0.2
                     onNotify()
                 }
-                if try connection?.waitForNotifications(timeoutMilliseconds: 1000) ?? 0 > 0 { onNotify() }
+                if try connection?.waitForNotifications(timeoutMilliseconds: 1000, orWakeUp: wakeUp) ?? 0 > 0 { onNotify() }
             } catch {
                 connection = nil
-                // In slices, so that stop is heard within 0.1 s.
-                let until = Date().addingTimeInterval(pause)
-                while !stopped.isSet && Date() < until { Thread.sleep(forTimeInterval: 0.1) }
+                wakeUp.wait(timeoutMilliseconds: Int32(pause * 1000))
                 pause = min(pause * 2, 5)
             }
         }
@@ -62,17 +64,17 @@ public final class NotificationListener: Sendable {
 }
 
 extension Connection {
-    /// Waits up to `timeoutMilliseconds` for notifications on this connection and returns how
-    /// many arrived (0 on timeout).
-    func waitForNotifications(timeoutMilliseconds: Int32) throws -> Int {
+    /// Waits up to `timeoutMilliseconds` for notifications on this connection, or until
+    /// `wakeUp` is woken, and returns how many arrived (0 on timeout or wake-up).
+    func waitForNotifications(timeoutMilliseconds: Int32, orWakeUp wakeUp: WakeUpPipe) throws -> Int {
         var count = drainNotifications()
         if count > 0 { return count }
         let socket = PQsocket(handle)
         guard socket >= 0 else { throw PostgresError(.connectionLost, "the listening connection has no socket") }
-        var descriptor = pollfd(fd: socket, events: Int16(POLLIN), revents: 0)
-        let ready = poll(&descriptor, 1, timeoutMilliseconds)
+        var descriptors = [pollfd(fd: socket, events: Int16(POLLIN), revents: 0), wakeUp.pollDescriptor]
+        let ready = poll(&descriptors, 2, timeoutMilliseconds)
         if ready < 0 && errno != EINTR { throw PostgresError(.connectionLost, "poll failed: errno \(errno)") }
-        if ready > 0 {
+        if ready > 0 && descriptors[0].revents != 0 {
             guard PQconsumeInput(handle) == 1 else {
                 throw PostgresError(.connectionLost, String(cString: PQerrorMessage(handle)))
             }
@@ -88,5 +90,42 @@ extension Connection {
             count += 1
         }
         return count
+    }
+}
+
+/// A pipe that one thread polls and another writes to once, to end the wait: owns both ends
+/// and closes them once, in `deinit`. Once woken it stays readable (nothing reads it).
+final class WakeUpPipe: Sendable {
+    private let readEnd: Int32
+    private let writeEnd: Int32
+
+    init() {
+        var ends: [Int32] = [-1, -1]
+        // Without a pipe (no descriptors left) waits simply run to their timeouts.
+        if pipe(&ends) != 0 { ends = [-1, -1] }
+        for end in ends where end >= 0 {
+            _ = fcntl(end, F_SETFD, FD_CLOEXEC)
+            _ = fcntl(end, F_SETFL, O_NONBLOCK)
+        }
+        (readEnd, writeEnd) = (ends[0], ends[1])
+    }
+
+    deinit {
+        if readEnd >= 0 { close(readEnd) }
+        if writeEnd >= 0 { close(writeEnd) }
+    }
+
+    /// Polled beside a connection's socket; a negative descriptor is ignored by poll.
+    var pollDescriptor: pollfd { pollfd(fd: readEnd, events: Int16(POLLIN), revents: 0) }
+
+    func wake() {
+        var byte: UInt8 = 1
+        _ = write(writeEnd, &byte, 1)
+    }
+
+    /// Returns after `timeoutMilliseconds`, or at once when woken.
+    func wait(timeoutMilliseconds: Int32) {
+        var descriptor = pollDescriptor
+        _ = poll(&descriptor, 1, timeoutMilliseconds)
     }
 }
