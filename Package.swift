@@ -24,6 +24,7 @@ let migrationFiles = [
     "0019_fair_share.sql",
     "0020_enqueue_many_skips_results.sql",
     "0021_audit_and_accuracy.sql",
+    "0022_cheaper_claims.sql",
 ]
 
 let package = Package(

@@ -1,69 +1,14 @@
 /// The queue's statements, in one place. Every value travels as a `$n` parameter.
 enum QueueSQL {
-    /// Picks claimable jobs without waiting on rows other workers hold, then leases them. Each
-    /// of the worker's backends is read from its own part of the claimable index (backend
-    /// first, migration 0012), so other backends' backlogs cost nothing; the best `$2` of all
-    /// are leased (rows locked and not chosen are free again when the statement ends).
-    ///
-    /// `$6` of them are the oldest claimable jobs whatever their priority (`FairShare`, read from
-    /// migration 0019's index), taken first so that the priority order cannot starve them; only
-    /// when the oldest waiting job has a worse priority than the best one waiting (two peeks
-    /// without locks), since otherwise the priority order takes it first anyway.
-    ///
-    /// A suspect (a job whose workers stopped three times while it ran beside others, migration
-    /// 0014) runs alone: only a worker holding nothing asks for one (`$5`), and when one is
-    /// waiting it gets that job only. `alone` in the answer tells the worker to claim nothing
-    /// more until it is done.
-    static let claim = """
-        WITH suspect AS (
-            SELECT j.id FROM discern.jobs j
-            WHERE $5::boolean AND j.state = 'available' AND j.shared_crashes >= \(crashesBeforeAlone)
-              AND j.backend = ANY($4::text[]) AND j.run_at <= now()
-            ORDER BY j.priority, j.run_at, j.id
-            LIMIT 1
-            FOR UPDATE SKIP LOCKED
-        ), oldest AS (
-            SELECT c.id FROM (SELECT DISTINCT unnest($4::text[]) AS backend WHERE $6::int > 0 AND NOT EXISTS (SELECT 1 FROM suspect)) AS b
-            CROSS JOIN LATERAL (
-                SELECT j.id, j.run_at FROM discern.jobs j
-                WHERE j.state = 'available' AND j.backend = b.backend AND j.run_at <= now()
-                  AND j.shared_crashes < \(crashesBeforeAlone)
-                  AND (SELECT o.priority FROM discern.jobs o
-                       WHERE o.state = 'available' AND o.backend = b.backend AND o.run_at <= now()
-                       ORDER BY o.run_at, o.id LIMIT 1)
-                    > (SELECT p.priority FROM discern.jobs p
-                       WHERE p.state = 'available' AND p.backend = b.backend AND p.run_at <= now()
-                       ORDER BY p.priority, p.run_at, p.id LIMIT 1)
-                ORDER BY j.run_at, j.id
-                LIMIT $6
-                FOR UPDATE SKIP LOCKED
-            ) c
-            ORDER BY c.run_at, c.id
-            LIMIT $6
-        ), picked AS (
-            SELECT c.id FROM (SELECT DISTINCT unnest($4::text[]) AS backend WHERE NOT EXISTS (SELECT 1 FROM suspect)) AS b
-            CROSS JOIN LATERAL (
-                SELECT j.id, j.priority, j.run_at FROM discern.jobs j
-                WHERE j.state = 'available' AND j.backend = b.backend AND j.run_at <= now()
-                  AND j.shared_crashes < \(crashesBeforeAlone) AND j.id NOT IN (SELECT id FROM oldest)
-                ORDER BY j.priority, j.run_at, j.id
-                LIMIT $2
-                FOR UPDATE SKIP LOCKED
-            ) c
-            ORDER BY c.priority, c.run_at, c.id
-            LIMIT $2 - (SELECT count(*) FROM oldest)
-        )
-        UPDATE discern.jobs AS j
-        SET state = 'running', attempts = j.attempts + 1, lease_owner = $1,
-            lease_expires_at = now() + make_interval(secs => $3), updated_at = now()
-        FROM (SELECT id FROM suspect UNION ALL SELECT id FROM oldest UNION ALL SELECT id FROM picked) AS chosen WHERE j.id = chosen.id
-        RETURNING j.id, j.batch_id, j.backend, j.action, j.image_path, j.params::text AS params,
-                  j.attempts, j.max_attempts, j.shared_crashes >= \(crashesBeforeAlone) AS alone
-        """
+    /// Picks claimable jobs without waiting on rows other workers hold, then leases them:
+    /// `discern.claim_jobs` (migration 0022, which says what is picked and why it is a function:
+    /// its plans are made once per session). `$5`: the worker holds nothing, so it may take a job
+    /// that must run alone; `$6`: how many to take oldest-first (`FairShare`).
+    static let claim = "SELECT * FROM discern.claim_jobs($1, $2, $3, $4::text[], $5, $6)"
 
     /// Shared crashes after which a job runs alone (the same 3 as the predicate of migration
-    /// 0014's `jobs_claimable_alone` index, which a claim must match to use it); solo crashes
-    /// after which it is dead.
+    /// 0014's `jobs_claimable_alone` index, which `discern.claim_jobs` matches to use it); solo
+    /// crashes after which it is dead.
     static let crashesBeforeAlone = 3
     static let soloCrashesBeforeDead = 3
 
@@ -103,8 +48,9 @@ enum QueueSQL {
                    i.sent_bytes, i.sent_width, i.sent_height, i.sent_format,
                    i.jpeg_quality, i.encode_count, i.passed_through, i.prepare_ms, i.analyze_ms,
                    -- The audit pick (migration 0021), made here rather than by the row trigger:
-                   -- an inlined hash instead of a PL/pgSQL call per result. With only the '*'
-                   -- setting (the default) its rate and seed are read once per statement.
+                   -- an inlined hash instead of a PL/pgSQL call per result (inlined since
+                   -- migration 0022: before, it ran as a SQL function call per result). With only
+                   -- the '*' setting (the default) its rate and seed are read once per statement.
                    CASE WHEN (SELECT count(*) FROM discern.audit_settings WHERE backend <> '*') = 0
                         THEN discern.audit_pick(done.id, coalesce((SELECT rate FROM discern.audit_settings WHERE backend = '*'), 0),
                                                 coalesce((SELECT seed FROM discern.audit_settings WHERE backend = '*'), 0))
