@@ -20,15 +20,26 @@ extension Double: PostgresEncodable { public var postgresText: String { String(s
 extension Bool: PostgresEncodable { public var postgresText: String { self ? "true" : "false" } }
 
 extension Array: PostgresEncodable where Element: PostgresEncodable {
-    public var postgresText: String { postgresArrayLiteral(map(\.postgresText)) }
+    // A closure, not `\.postgresText`: a key path here is built at run time on every call
+    // (a completion encodes one array per result).
+    public var postgresText: String { postgresArrayLiteral(map { $0.postgresText }) }
 }
 
 /// An array literal (`{"a","b",NULL}`) with every element quoted and escaped; nil is NULL.
 func postgresArrayLiteral(_ elements: [String?]) -> String {
-    let items = elements.map { element -> String in
-        guard let element else { return "NULL" }
-        let escaped = element.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
-        return "\"\(escaped)\""
+    var literal = "{"
+    for (index, element) in elements.enumerated() {
+        if index > 0 { literal += "," }
+        guard let element else {
+            literal += "NULL"
+            continue
+        }
+        literal += "\""
+        for character in element.unicodeScalars {
+            if character == "\\" || character == "\"" { literal.unicodeScalars.append("\\") }
+            literal.unicodeScalars.append(character)
+        }
+        literal += "\""
     }
-    return "{" + items.joined(separator: ",") + "}"
+    return literal + "}"
 }

@@ -31,21 +31,22 @@ struct JobExecution: Sendable {
         case .success(let planned):
             plan = planned
         }
-        await bytesInFlight.acquire(plan.memory)
+        // Nothing to hold (a job that sends no file): no hop to the budget's actor at all.
+        if plan.memory > 0 { await bytesInFlight.acquire(plan.memory) }
         let prepared = await preparation.prepare(job, plan, for: input)
         let took = ContinuousClock.now - started
         await inFlight.prepared(job.id, seconds: took.seconds)
         WorkerMetrics.stage("prepare", backend: job.backend, took)
         switch prepared {
         case .failure(let failure):
-            await bytesInFlight.release(plan.memory)
+            if plan.memory > 0 { await bytesInFlight.release(plan.memory) }
             return .failed(job, failure)
         case .success(let prepared):
             // What stays reserved now is what is sent, until it has been.
             let weight = prepared.upload.data.count
-            if plan.memory > weight { await bytesInFlight.release(plan.memory - weight) } else { await bytesInFlight.acquire(weight - plan.memory) }
+            if plan.memory > weight { await bytesInFlight.release(plan.memory - weight) } else if weight > plan.memory { await bytesInFlight.acquire(weight - plan.memory) }
             let outcome = await call(backend, job, prepared)
-            await bytesInFlight.release(weight)
+            if weight > 0 { await bytesInFlight.release(weight) }
             return outcome
         }
     }

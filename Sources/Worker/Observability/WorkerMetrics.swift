@@ -5,8 +5,8 @@ import Metrics
 /// (`discern work --metrics-port` serves them in Prometheus' format); no-ops otherwise.
 /// docs/operations.md lists them.
 enum WorkerMetrics {
-    static func jobFinished(backend: String, outcome: String) {
-        Counter(label: "discern_jobs_total", dimensions: [("backend", backend), ("outcome", outcome)]).increment()
+    static func jobsFinished(_ count: Int, backend: String, outcome: String) {
+        Counter(label: "discern_jobs_total", dimensions: [("backend", backend), ("outcome", outcome)]).increment(by: count)
     }
 
     static func failedAttempt(backend: String, kind: String) {

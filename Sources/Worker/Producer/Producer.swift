@@ -67,7 +67,7 @@ struct Producer: Service {
             return false
         }
         let room = await inFlight.room(prepareQueue: configuration.prepareQueue, concurrency: configuration.concurrency,
-                                       maxUnwritten: configuration.completionBatchSize)
+                                       maxUnwritten: 2 * configuration.completionBatchSize)
         let jobs = room > 0 ? try await claim(limit: room, oldestFirst: share.oldestFirst(of: room), holdingNothing: holdingNothing) : []
         share.record(claimed: jobs.count)
         if !jobs.isEmpty {

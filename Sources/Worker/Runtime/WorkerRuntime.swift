@@ -72,7 +72,7 @@ public final class WorkerRuntime: Sendable {
                                wakeup: wakeup, health: health, logger: logger),
             rescuer: Rescuer(database: queue, intervalSeconds: configuration.heartbeatSeconds, logger: logger),
             sampler: DepthSampler(database: queue),
-            rollUp: RollUp(database: queue, intervalSeconds: configuration.heartbeatSeconds, logger: logger))
+            rollUp: RollUp(database: writes, intervalSeconds: configuration.heartbeatSeconds, logger: logger))
         logger.info("worker ready", metadata: [
             "worker": "\(configuration.workerID)", "backends": "\(names.joined(separator: ","))",
             "concurrency": "\(configuration.concurrency)", "prepare_threads": "\(configuration.prepareThreads)",
