@@ -87,6 +87,8 @@ BEGIN
 END;
 $$;
 
+-- Only workers claim (it runs with the caller's rights, so others could not lease anyway).
+REVOKE EXECUTE ON FUNCTION discern.claim_jobs(text, integer, double precision, text[], boolean, integer) FROM PUBLIC;
 DO $grants$
 BEGIN
     IF EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'discern_worker') THEN

@@ -71,8 +71,8 @@ struct Completer: Service {
     }
 
     /// Jobs whose results were stored, settled together: one hop to each actor and one count
-    /// per backend for the whole batch, where a job at a time cost a no-op worker a fifth of
-    /// its CPU (bench/peer).
+    /// per backend for the whole batch, where each job took its own hops and metric lookups
+    /// and built its log metadata whether it was logged or not (perf of a no-op worker).
     private func finishSucceeded(_ succeeded: [(job: Job, result: JobResult)]) async {
         guard !succeeded.isEmpty else { return }
         await inFlight.finished(succeeded.map(\.job.id))
