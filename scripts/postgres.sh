@@ -7,9 +7,10 @@
 #   scripts/postgres.sh resume DIR  start a stopped cluster again on its earlier port (outage tests)
 # As root the cluster runs as the 'postgres' user (initdb refuses root); when that user cannot
 # reach DIR (say under /root), the data lives in /tmp/discern-pg-<hash> and DIR points there.
-# PG_MAX_CONNECTIONS (default 200) for benchmarks with many workers (bench/scale).
+# PG_MAX_CONNECTIONS (default 200) for benchmarks with many workers (bench/scale); PG_EXTRA_OPTIONS
+# adds server options (a profile: -c shared_preload_libraries=pg_stat_statements).
 set -euo pipefail
-options="-c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=${PG_MAX_CONNECTIONS:-200}"
+options="-c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=${PG_MAX_CONNECTIONS:-200} ${PG_EXTRA_OPTIONS:-}"
 
 command=${1:?usage: postgres.sh start|stop|restart|url DIR}
 dir=${2:?usage: postgres.sh start|stop|restart|url DIR}

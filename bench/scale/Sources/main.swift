@@ -19,7 +19,8 @@ import Worker
 //                                              rate-limit slot and answers
 //   ScaleBench serve CONNINFO CONCURRENCY      the same worker, not draining: it waits for jobs
 //                                              until SIGTERM (bench/harness's replicas)
-// A worker prints `calls=N` (slots taken) when it has drained. SCALE_BACKEND names the backend
+// A worker prints `calls=N` (slots taken) and `runtime_seconds` (the runtime's own run, from before it
+// connects to its exit) when it has drained. SCALE_BACKEND names the backend
 // the no-op jobs and the worker use (default discerner). For bench/harness: JOB_WORK_MS is
 // synthetic work per job (a sleep), JOB_FAIL=1 fails every job for good (the dead-letter phase);
 // each answer records when the job started (`started`, epoch seconds), so pickup latency
@@ -93,9 +94,13 @@ case "work", "serve":
     let backend = NoOpBackend(gate: PostgresRateGate(database: connections.queue, logger: logger))
     let configuration = WorkerConfiguration(pathRoots: try PathRoots(["/tmp"]), concurrency: number, prepareThreads: 1,
                                             pollIntervalSeconds: 1, drain: arguments[1] == "work")
-    let summary = try await WorkerRuntime(connections: connections, backends: [backend], configuration: configuration, logger: logger)
-        .run(gracefulShutdownSignals: [.sigterm, .sigint])
-    print("calls=\(backend.calls.value) succeeded=\(summary.succeeded) dead=\(summary.dead) lease_lost=\(summary.leaseLost)")
+    let runtime = WorkerRuntime(connections: connections, backends: [backend], configuration: configuration, logger: logger)
+    // The runtime's own interval, from before it connects to after its last write and its
+    // shutdown: what a peer's drain benchmark times (bench/peer), without process start-up.
+    let started = ContinuousClock.now
+    let summary = try await runtime.run(gracefulShutdownSignals: [.sigterm, .sigint])
+    let seconds = (ContinuousClock.now - started) / .seconds(1)
+    print("calls=\(backend.calls.value) succeeded=\(summary.succeeded) dead=\(summary.dead) lease_lost=\(summary.leaseLost) runtime_seconds=\(seconds)")
 default:
     FileHandle.standardError.write(Data("unknown role \(arguments[1])\n".utf8))
     exit(2)
