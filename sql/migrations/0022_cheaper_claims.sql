@@ -1,4 +1,5 @@
--- discern schema, version 22: claims planned once per session, and no roll-up work for a claim.
+-- discern schema, version 22: claims planned once per session, no roll-up work for a claim, and an
+-- audit pick PostgreSQL inlines.
 --
 -- The claim was one statement of three CTEs (a job that must run alone, the oldest-first share,
 -- the rest by priority), and PostgreSQL planned it afresh on every call: custom plans won on
@@ -97,8 +98,8 @@ BEGIN
 END;
 $grants$;
 
--- Most updates of jobs move no job into or out of a final state (claims, lease renewals,
--- retries), yet the roll-up trigger (migration 0011) joined and grouped both transition tables
+-- Most updates of jobs move no job into or out of a final state (claims, lease renewals, failed
+-- attempts scheduled again), yet the roll-up trigger (migration 0011) joined and grouped both transition tables
 -- for each of them: a claim paid 70 µs for an insert of nothing. Two scans without a join now
 -- tell it there is nothing to count; what is counted is unchanged.
 CREATE OR REPLACE FUNCTION discern.note_jobs_changed() RETURNS trigger

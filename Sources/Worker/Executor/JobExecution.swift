@@ -31,24 +31,29 @@ struct JobExecution: Sendable {
         case .success(let planned):
             plan = planned
         }
-        // Nothing to hold (a job that sends no file): no hop to the budget's actor at all.
-        if plan.memory > 0 { await bytesInFlight.acquire(plan.memory) }
+        await hold(plan.memory)
         let prepared = await preparation.prepare(job, plan, for: input)
         let took = ContinuousClock.now - started
         await inFlight.prepared(job.id, seconds: took.seconds)
         WorkerMetrics.stage("prepare", backend: job.backend, took)
         switch prepared {
         case .failure(let failure):
-            if plan.memory > 0 { await bytesInFlight.release(plan.memory) }
+            await hold(-plan.memory)
             return .failed(job, failure)
         case .success(let prepared):
             // What stays reserved now is what is sent, until it has been.
             let weight = prepared.upload.data.count
-            if plan.memory > weight { await bytesInFlight.release(plan.memory - weight) } else if weight > plan.memory { await bytesInFlight.acquire(weight - plan.memory) }
+            await hold(weight - plan.memory)
             let outcome = await call(backend, job, prepared)
-            if weight > 0 { await bytesInFlight.release(weight) }
+            await hold(-weight)
             return outcome
         }
+    }
+
+    /// Changes what the job holds of the memory budget by `change` bytes. No change, no hop to
+    /// the budget's actor: a job that sends no file makes none.
+    private func hold(_ change: Int) async {
+        if change > 0 { await bytesInFlight.acquire(change) } else if change < 0 { await bytesInFlight.release(-change) }
     }
 
     /// Prepared bytes are held within the memory budget; the call waits for a network slot.

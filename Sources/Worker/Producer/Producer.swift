@@ -66,6 +66,7 @@ struct Producer: Service {
             await wakeup.wait(timeout: .seconds(configuration.pollIntervalSeconds))
             return false
         }
+        // Up to two batches unwritten: one being written, the next filling up meanwhile.
         let room = await inFlight.room(prepareQueue: configuration.prepareQueue, concurrency: configuration.concurrency,
                                        maxUnwritten: 2 * configuration.completionBatchSize)
         let jobs = room > 0 ? try await claim(limit: room, oldestFirst: share.oldestFirst(of: room), holdingNothing: holdingNothing) : []

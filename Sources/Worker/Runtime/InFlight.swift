@@ -25,7 +25,6 @@ actor InFlight {
     /// Held jobs that must run alone: kept apart so `room` need not look through every job
     /// (a generic search of the dictionary was 3 % of a no-op worker's CPU).
     private var aloneJobs: Set<Int> = []
-    private var holdsAloneJob: Bool { !aloneJobs.isEmpty }
 
     /// The job left the prepare stage (prepared, or failed in it), `seconds` after it entered.
     func prepared(_ id: Int, seconds: Double? = nil) {
@@ -73,7 +72,7 @@ actor InFlight {
     /// whose outcome waits to be written takes no room in the stages, so claims and writes
     /// overlap; the completer's backlog is bounded by `maxUnwritten` instead.
     func room(prepareQueue: Int, concurrency: Int, maxUnwritten: Int) -> Int {
-        guard !holdsAloneJob else { return 0 }
+        guard aloneJobs.isEmpty else { return 0 }
         let pipeline = min(concurrency + prepareQueue - (jobs.count - unwritten.count), maxUnwritten - unwritten.count)
         let cheap = (preparationSeconds ?? .infinity) < Self.cheapPreparationSeconds
         return max(0, min(cheap ? pipeline : prepareQueue - preparing.count, pipeline))
