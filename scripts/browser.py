@@ -6,7 +6,9 @@ step saw.
 
 Steps: {"go": URL} navigates and waits for the load; {"text": true} records the page's visible
 text; {"click": SELECTOR} clicks the first match and waits for the page it leads to;
-{"fill": SELECTOR, "value": TEXT} sets an input; {"screenshot": PATH} writes a PNG of the page.
+{"fill": SELECTOR, "value": TEXT} sets an input; {"type": SELECTOR, "value": TEXT} focuses an input,
+types TEXT over what is there and presses a real Enter key (what the form does with it is what a
+person gets), then waits for the page it leads to; {"screenshot": PATH} writes a PNG of the page.
 Every JavaScript dialog (alert, confirm) the pages open is reported: the XSS test wants none."""
 import base64
 import json
@@ -94,6 +96,16 @@ class Browser:
         if "fill" in step:
             found = self.evaluate(f"(() => {{ const e = document.querySelector({json.dumps(step['fill'])}); if (!e) return false; e.value = {json.dumps(step['value'])}; return true; }})()")
             seen["found"] = bool(found)
+        if "type" in step:
+            found = self.evaluate(f"(() => {{ const e = document.querySelector({json.dumps(step['type'])}); if (!e) return false; e.focus(); e.select(); return true; }})()")
+            seen["found"] = bool(found)
+            if found:
+                self.events.clear()
+                self.call("Input.insertText", text=step["value"])
+                for kind in ("keyDown", "keyUp"):
+                    self.call("Input.dispatchKeyEvent", type=kind, key="Enter", code="Enter", windowsVirtualKeyCode=13,
+                              nativeVirtualKeyCode=13, **({"text": "\r"} if kind == "keyDown" else {}))
+                self.wait_for_load()
         if "click" in step:
             self.events.clear()
             found = self.evaluate(f"(() => {{ const e = document.querySelector({json.dumps(step['click'])}); if (!e) return false; e.click(); return true; }})()")

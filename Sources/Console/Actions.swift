@@ -42,10 +42,13 @@ struct Actions {
         func value(_ name: String, limit: Int = 200) -> String? {
             form.fields[name].map { String($0.trimmingCharacters(in: .whitespacesAndNewlines).prefix(limit)) }
         }
-        let verdict: Correction.Verdict = switch form["verdict"] {
-        case "correct": .corrected
-        case "cannot_tell": .cannotTell
-        default: .confirmed
+        // No default: a form sent without a verdict (a script, an old page) must not count as "right".
+        let verdict: Correction.Verdict
+        switch form["verdict"] {
+        case "correct": verdict = .corrected
+        case "confirm": verdict = .confirmed
+        case "cannot_tell": verdict = .cannotTell
+        default: throw HTTPError(.badRequest, message: "verdict must be confirm, correct or cannot_tell")
         }
         let correction = Correction(resultID: result, verdict: verdict, operatorName: value("operator"), fleetID: value("fleet_id"),
                                     licensePlate: value("license_plate", limit: 50), category: value("category"), by: context.user)

@@ -20,6 +20,8 @@ enum ReviewPage {
         return Page(title: "Review", active: "/review", body: parts.joined(separator: "\n"))
     }
 
+    // "Save correction" comes first: Enter in a field submits a form's first button, and what was
+    // typed there must be saved, never dropped as a confirmation of what the service read.
     private static func card(_ item: ResultPage.Card, _ context: PageContext) -> String {
         let link = item.jobId.map { "/jobs/\($0)" } ?? "/results/\(item.id)"
         let facts = "<b>\(HTML.text(item.category ?? item.backend))</b> \(HTML.confidence(item.confidence))"
@@ -34,7 +36,7 @@ enum ReviewPage {
             <form method="post" action="/actions/review" data-result="\(item.id)">
             <input type="hidden" name="csrf" value="\(HTML.text(context.csrf))"><input type="hidden" name="result" value="\(item.id)">
             \(input("category", "category", item.category))\(input("operator", "operator", item.operator_))\(input("fleet_id", "fleet ID", item.fleetId))\(input("license_plate", "licence plate", item.licensePlate))
-            <button type="submit" name="verdict" value="confirm">Confirm</button> <button type="submit" name="verdict" value="correct" class="primary">Save correction</button>
+            <button type="submit" name="verdict" value="correct" class="primary">Save correction</button> <button type="submit" name="verdict" value="confirm">Confirm</button>
             <button type="submit" name="verdict" value="cannot_tell">Cannot tell</button>
             </form></div></div>
             """

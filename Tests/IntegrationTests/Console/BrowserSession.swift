@@ -18,6 +18,8 @@ struct BrowserSession {
         case text
         case click(String)
         case fill(String, String)
+        /// Types into an input, then presses Enter: a person's way of submitting a form.
+        case typeAndEnter(String, String)
         case screenshot(String)
 
         var json: [String: Any] {
@@ -26,6 +28,7 @@ struct BrowserSession {
             case .text: ["text": true]
             case .click(let selector): ["click": selector]
             case .fill(let selector, let value): ["fill": selector, "value": value]
+            case .typeAndEnter(let selector, let value): ["type": selector, "value": value]
             case .screenshot(let path): ["screenshot": path]
             }
         }

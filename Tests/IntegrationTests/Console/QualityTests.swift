@@ -155,17 +155,20 @@ struct QualityTests {
                 let tour = try await BrowserSession.run([
                     .go(base + "/quality"), .text,
                     .go(base + "/review"), .click(audit + " button[value=confirm]"), .text,
-                    .fill(second + " input[name=license_plate]", "KA-9"), .click(second + " button[value=correct]"), .text,
+                    // The correction is typed and sent with Enter, as a person does: it must be saved as typed.
+                    .typeAndEnter(second + " input[name=license_plate]", "KA-9"), .text,
                     .go(base + "/quality"), .text, .screenshot(BrowserSession.screenshots.appendingPathComponent("quality.png").path),
                 ])
-                let before = tour.steps[1].text ?? "", confirmed = tour.steps[4].text ?? "", corrected = tour.steps[7].text ?? ""
-                let after = tour.steps[9].text ?? ""
+                let before = tour.steps[1].text ?? "", confirmed = tour.steps[4].text ?? "", corrected = tour.steps[6].text ?? ""
+                let after = tour.steps[8].text ?? ""
                 #expect(before.contains("No audit review yet"), "\(before.prefix(600))")
                 #expect(confirmed.contains("Confirmed; the next one is below.") && corrected.contains("Correction saved"), "\(corrected.prefix(600))")
                 #expect(after.contains("license_plate") && after.contains("50.0 %") && after.contains("100.0 %") && !after.contains("No audit review yet"),
                         "one of two plates right, operators right: \(after.prefix(1200))")
                 let reviews = try await database.rows("SELECT verdict, corrected_by FROM discern.corrections ORDER BY id").map { try $0.string("verdict") + "/" + $0.string("corrected_by") }
                 #expect(reviews == ["confirmed/local", "corrected/local"], "who and what: \(reviews)")
+                let typed = try await database.rows("SELECT license_plate FROM discern.corrections WHERE result_id = $1", [audited[1]])
+                #expect(try typed.first?.string("license_plate") == "KA-9", "the plate typed before Enter is what was stored")
                 let chart = await RawHTTP.get(port: port, path: "/quality")
                 #expect(chart.body.contains("<svg class=\"chart\"") && chart.body.contains("data-band="), "the calibration chart is drawn")
 
