@@ -169,7 +169,7 @@ let package = Package(
         .testTarget(
             name: "UnitTests",
             dependencies: ["Imaging", "Simulator", "CurlHTTP", "Backends", "JobQueue", "Postgres", "AnalysisModel", "SampleImages", "Enqueueing",
-                           "TestFixtures"],
+                           "Worker", "TestFixtures"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -50,6 +50,29 @@ int cvipsshim_thumbnail_buffer(const void *data, size_t length, VipsImage **out,
         NULL);
 }
 
+// A JPEG decoded at 1/shrink scale by libjpeg itself (shrink 1, 2, 4 or 8), and nothing else:
+// vips_thumbnail picks a smaller shrink-on-load than asked, to leave a resample for quality,
+// which decoded a 24 MP photo at full size and then halved it (2.6x the CPU, bench/RESULTS.md).
+int cvipsshim_jpegload_file(const char *path, VipsImage **out, int shrink, int fail_on_error) {
+    return vips_jpegload(path, out,
+        "shrink", shrink,
+        "access", VIPS_ACCESS_SEQUENTIAL,
+        "fail_on", cvipsshim_fail_on(fail_on_error),
+        NULL);
+}
+
+int cvipsshim_jpegload_buffer(const void *data, size_t length, VipsImage **out, int shrink, int fail_on_error) {
+    return vips_jpegload_buffer((void *)data, length, out,
+        "shrink", shrink,
+        "access", VIPS_ACCESS_SEQUENTIAL,
+        "fail_on", cvipsshim_fail_on(fail_on_error),
+        NULL);
+}
+
+int cvipsshim_autorot(VipsImage *in, VipsImage **out) {
+    return vips_autorot(in, out, NULL);
+}
+
 int cvipsshim_flatten_white(VipsImage *in, VipsImage **out) {
     double white[] = {255.0, 255.0, 255.0};
     VipsArrayDouble *background = vips_array_double_new(white, 3);

@@ -3,11 +3,11 @@ import Foundation
 
 /// Encodes an image as JPEG under the byte budget with as few encodes as it can.
 ///
-/// The first encode streams straight from the decoder, at the start quality: most images fit
-/// there, and streaming keeps memory low. Otherwise the image is decoded into memory once, and a
-/// model of JPEG size against quality, corrected by each measured encode, picks the next quality
-/// to try. When even the quality floor cannot fit, the image is downscaled by about
-/// sqrt(budget / size) and the search repeats. It always fits, or says why it cannot.
+/// The image comes decoded, once, at the size it is sent: most images fit at the start quality,
+/// in one encode. Otherwise a model of JPEG size against quality, corrected by each measured
+/// encode, picks the next quality to try from the same pixels. When even the quality floor
+/// cannot fit, the image is downscaled by about sqrt(budget / size) and the search repeats. It
+/// always fits, or says why it cannot.
 struct BudgetFitter {
     let policy: ImagePolicy
 
@@ -19,15 +19,15 @@ struct BudgetFitter {
         let encodeCount: Int
     }
 
-    /// - Parameter pipeline: builds the decode pipeline anew (lazy, sequential), as often as asked.
-    func fit(_ pipeline: () throws(ImagingError) -> VipsImage) throws(ImagingError) -> Fitted {
-        let streamed = try pipeline()
-        let first = try streamed.jpeg(quality: policy.quality)
+    /// - Parameter decoded: the pixels to send, in memory (decoding once is what the worker's
+    ///   memory budget reserves: `ImagePreparer.memoryEstimate`).
+    func fit(_ decoded: VipsImage) throws(ImagingError) -> Fitted {
+        let first = try decoded.jpeg(quality: policy.quality)
         if fits(first) {
-            return Fitted(data: first, quality: policy.quality, width: streamed.width, height: streamed.height, encodeCount: 1)
+            return Fitted(data: first, quality: policy.quality, width: decoded.width, height: decoded.height, encodeCount: 1)
         }
         var encodes = 1
-        var image = try pipeline().inMemory()
+        var image = decoded
         var model = QualityModel(quality: policy.quality, bytes: first.count)
         for _ in 0..<6 {
             // Up to three guided tries at this size.

@@ -61,7 +61,23 @@ enum ImageInput {
         }
     }
 
-    /// The shrink-on-load thumbnail pipeline, fitting a `box` x `box` square.
+    /// A JPEG decoded by libjpeg at 1/`shrink` scale (1, 2, 4 or 8), read sequentially, with
+    /// nothing resampled and its orientation as stored.
+    func jpeg(shrink: Int) -> VipsImage? {
+        var out: UnsafeMutablePointer<CVips.VipsImage>?
+        switch self {
+        case .memory(_, let pinned):
+            guard VipsBuildLock.serialized({ cvipsshim_jpegload_buffer(pinned.pointer, pinned.count, &out, Int32(shrink), 1) }) == 0,
+                  let out else { return nil }
+            return VipsImage(out, keepingAlive: pinned)
+        case .file(let file):
+            guard VipsBuildLock.serialized({ cvipsshim_jpegload_file(file.procPath, &out, Int32(shrink), 1) }) == 0,
+                  let out else { return nil }
+            return VipsImage(out, keepingAlive: file)
+        }
+    }
+
+    /// The shrink-on-load thumbnail pipeline, fitting a `box` x `box` square, upright.
     func thumbnail(box: Int) -> VipsImage? {
         var out: UnsafeMutablePointer<CVips.VipsImage>?
         switch self {

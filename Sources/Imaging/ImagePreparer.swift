@@ -35,21 +35,37 @@ public struct ImagePreparer: Sendable {
         return try prepare(.file(file))
     }
 
-    /// An upper bound of the memory preparing `file` takes, from its header alone: what is sent
-    /// and the encoder's buffers (twice the byte budget), the largest picture it may be decoded
-    /// into (the longest side brought to the policy's limit, four bytes a pixel), and the
-    /// one-megabyte window its structure is walked through. Pixels, not file size: a 200 MB PNG
-    /// shrunk to 4096 px needs about what a 4 MB JPEG of that size does. The worker reserves it
-    /// from `--max-mb-in-flight` before preparing.
+    /// The memory preparing `file` takes, from its header alone, by what each path really holds.
+    /// The worker reserves it from its memory budget (`--max-mb-in-flight`) before preparing.
+    /// - Sent as it is: the file's kept bytes (at most its size) and the one-megabyte window its
+    ///   structure is walked through; nothing is decoded.
+    /// - Re-encoded: the pixels decoded once at the size they are sent (shrink-on-load: a 48 MP
+    ///   JPEG decoded at 1/4 scale holds 3 MP), three bytes each, what the encoder writes (at
+    ///   most that again, and at most twice the byte budget), libvips' line buffers and the window.
+    /// Pixels, not file size: a 200 MB PNG shrunk to 4096 px needs about what a 4 MB JPEG of that
+    /// size does. A file refused from its header holds only the window. One path is estimated
+    /// too low: a file that looks sendable as it is but whose structure turns out malformed is
+    /// re-encoded (at most one decode of ≤ the size limit per prepare thread beyond the budget).
     public func memoryEstimate(file: OpenedFile) throws(ImagingError) -> Int {
         try Vips.initialize()
         let input = ImageInput.file(file)
-        guard let header = input.header() else { return 2 * policy.maxBytes + ByteWindow.windowSize }
-        let longest = max(header.width, header.height, 1)
-        let scale = min(1, Double(policy.maxDimension ?? longest) / Double(longest))
-        let pixels = (Double(header.width) * scale) * (Double(header.height) * scale)
-        return Int(min(pixels * 4, Double(Int32.max))) + 2 * policy.maxBytes + ByteWindow.windowSize
+        guard let format = ImageFormat.sniff(try input.head()), let source = try? readHeader(input, format: format) else {
+            return ByteWindow.windowSize
+        }
+        if passThroughRefusal(source) == nil, format == .jpeg || format == .png || policy.keepMetadata {
+            return min(file.size, policy.maxSourceBytes) + ByteWindow.windowSize
+        }
+        let longest = max(source.width, source.height, 1)
+        let box = Self.shrinkOnLoadBox(longest: longest, format: format, maxDimension: policy.maxDimension, floor: policy.transformFloor)
+        let scale = min(1, Double(box) / Double(longest))
+        let pixels = (Double(source.width) * scale).rounded(.up) * (Double(source.height) * scale).rounded(.up)
+        let decoded = Int(min(pixels * 3, Double(Int32.max)))
+        return decoded + min(decoded, 2 * policy.maxBytes) + Self.libvipsWorkingBytes + ByteWindow.windowSize
     }
+
+    /// libvips' own buffers while a pipeline runs (lines of the decoder, colour conversion and
+    /// any resize, per thread): a few megabytes whatever the image.
+    static let libvipsWorkingBytes = 4 << 20
 
     private func checkSize(_ size: Int, name: String) throws(ImagingError) {
         guard size > 0 else { throw ImagingError(.empty, "\(name) is empty (0 bytes)") }
@@ -72,7 +88,7 @@ public struct ImagePreparer: Sendable {
         var structure: FileStructure?
         let window = input.window()
         if reason == nil || format == .png {
-            structure = try FileStructure.walk(window, format: format, keepMetadata: policy.keepMetadata)
+            structure = try FileStructure.walk(window, format: format, keepMetadata: policy.keepMetadata, completenessOnly: reason != nil)
         }
         switch structure {
         case .truncated(let detail):
@@ -138,15 +154,15 @@ public struct ImagePreparer: Sendable {
     private func transform(_ input: ImageInput, source: SourceFacts, reason: String) throws(ImagingError) -> Draft {
         let box = Self.shrinkOnLoadBox(longest: max(source.width, source.height), format: source.format,
                                        maxDimension: policy.maxDimension, floor: policy.transformFloor)
-        let fitted: BudgetFitter.Fitted
+        let decoded: VipsImage
         do {
-            fitted = try BudgetFitter(policy: policy).fit { () throws(ImagingError) -> VipsImage in
-                try pipeline(input, box: box, source: source)
-            }
+            // The one decode, at the size sent: the quality search re-encodes these pixels.
+            decoded = try upright(pipeline(input, box: box, source: source).inMemory(), source: source)
         } catch where error.code == .processingFailed {
-            // Pixels are decoded while encoding: a failure there is almost always bad input.
+            // Pixels are decoded here: a failure is almost always bad input.
             throw Self.decodeFailure(error.message, source: source)
         }
+        let fitted = try BudgetFitter(policy: policy).fit(decoded)
         guard fitted.data.count >= policy.minBytes else {
             throw ImagingError(.tooSmall, "the prepared image is \(fitted.data.count) bytes; the service needs at least \(policy.minBytes)")
         }
@@ -155,11 +171,24 @@ public struct ImagePreparer: Sendable {
                      decision: "transformed (\(reason)): JPEG q\(fitted.quality), \(fitted.width)x\(fitted.height), \(fitted.data.count) bytes after \(fitted.encodeCount) encode(s)")
     }
 
-    /// One lazy pipeline: shrink-on-load, auto-rotate, colour management to sRGB, alpha on
-    /// white, 8-bit. Nothing is decoded until it is encoded (or copied to memory).
+    /// One lazy pipeline: shrink-on-load, colour management to sRGB, alpha on white, 8-bit.
+    /// Nothing is decoded until it is copied to memory. A JPEG is decoded by libjpeg at the 1/2ⁿ
+    /// scale that gives the box (resampled only when no such scale does); other formats go
+    /// through libvips' thumbnail, which also turns them upright.
     private func pipeline(_ input: ImageInput, box: Int, source: SourceFacts) throws(ImagingError) -> VipsImage {
-        guard var image = input.thumbnail(box: box) else {
-            throw Self.decodeFailure(Vips.takeError(), source: source)
+        var image: VipsImage
+        if source.format == .jpeg {
+            guard let loaded = input.jpeg(shrink: Self.jpegShrink(longest: max(source.width, source.height), box: box)) else {
+                throw Self.decodeFailure(Vips.takeError(), source: source)
+            }
+            image = loaded
+            let longest = max(image.width, image.height)
+            if longest > box {
+                image = try image.map("resize to \(box) px") { cvipsshim_resize($0, $1, Double(box) / Double(longest)) }
+            }
+        } else {
+            guard let thumbnail = input.thumbnail(box: box) else { throw Self.decodeFailure(Vips.takeError(), source: source) }
+            image = thumbnail
         }
         if image.interpretation != VIPS_INTERPRETATION_sRGB {
             image = try image.map("convert to sRGB") { cvipsshim_colourspace_srgb($0, $1) }
@@ -171,6 +200,13 @@ public struct ImagePreparer: Sendable {
             image = try image.map("convert to 8-bit") { cvipsshim_cast_uchar($0, $1) }
         }
         return image
+    }
+
+    /// A JPEG turned upright by its EXIF orientation, from pixels already in memory (a rotation
+    /// reads them out of order; the thumbnail of other formats did this itself).
+    private func upright(_ decoded: VipsImage, source: SourceFacts) throws(ImagingError) -> VipsImage {
+        guard source.format == .jpeg, source.orientation != 1 else { return decoded }
+        return try decoded.map("rotate upright") { cvipsshim_autorot($0, $1) }
     }
 
     static func decodeFailure(_ detail: String, source: SourceFacts) -> ImagingError {
@@ -196,6 +232,14 @@ extension ImagePreparer {
             if longest > limit, scaled * 10 >= limit * 9 { return scaled }
         }
         return limit
+    }
+}
+
+extension ImagePreparer {
+    /// The libjpeg scale (1, 2, 4 or 8) to decode at for `box`: the largest whose result still
+    /// covers it, so nothing is decoded that is not sent.
+    static func jpegShrink(longest: Int, box: Int) -> Int {
+        [8, 4, 2].first { (longest + $0 - 1) / $0 >= box } ?? 1
     }
 }
 

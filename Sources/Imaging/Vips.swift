@@ -14,10 +14,7 @@ public enum Vips {
         // Only the loaders for formats discern sniffs may run; magick, pdf, svg and the other
         // loaders libvips marks untrusted are refused outright.
         vips_block_untrusted_set(1)
-        // ORC (libvips' run-time compiled vector loops) is worth about a third of the CPU of a
-        // resize, but Debian bookworm's orc 0.4.33 compiles and frees its code without a lock
-        // (fixed in 0.4.34; sharp issue #3677): see VipsBuildLock. DISCERN_VIPS_ORC=0 turns it off.
-        cvipsshim_set_vector_enabled(ProcessInfo.processInfo.environment["DISCERN_VIPS_ORC"] == "0" ? 0 : 1)
+        cvipsshim_set_vector_enabled(vectorEnabled ? 1 : 0)
         // Each job reads a different image: caching operations only costs memory.
         vips_cache_set_max(0)
         vips_cache_set_max_mem(0)
@@ -31,6 +28,15 @@ public enum Vips {
         started.set()
         return .success(())
     }()
+
+    /// ORC (libvips' run-time compiled vector loops) makes a resize about a third cheaper, but
+    /// Debian bookworm's orc 0.4.33 compiles and frees its code without a lock (fixed in 0.4.34;
+    /// sharp issue #3677), so with it on every pipeline build and drop is serialised
+    /// (`VipsBuildLock`). Off by default: the usual preparation resizes nothing (a JPEG is decoded
+    /// at the 1/2ⁿ scale it is sent at; a PNG within the limit keeps its size), and a lock taken by
+    /// every image on every thread costs more than the rare resize gains (bench/RESULTS.md).
+    /// `DISCERN_VIPS_ORC=1` turns it on, with the lock.
+    static let vectorEnabled = ProcessInfo.processInfo.environment["DISCERN_VIPS_ORC"] == "1"
 
     /// Starts libvips once; later calls return the first outcome.
     public static func initialize() throws(ImagingError) {

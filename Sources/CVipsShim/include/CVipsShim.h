@@ -21,6 +21,11 @@ int cvipsshim_thumbnail_file(const char *path, VipsImage **out, int width, int h
 int cvipsshim_thumbnail_buffer(const void *data, size_t length, VipsImage **out,
                                int width, int height, int fail_on_error);
 
+// A JPEG decoded by libjpeg at 1/shrink scale (1, 2, 4, 8), sequentially, without resampling.
+int cvipsshim_jpegload_file(const char *path, VipsImage **out, int shrink, int fail_on_error);
+int cvipsshim_jpegload_buffer(const void *data, size_t length, VipsImage **out, int shrink, int fail_on_error);
+int cvipsshim_autorot(VipsImage *in, VipsImage **out);
+
 int cvipsshim_flatten_white(VipsImage *in, VipsImage **out);
 int cvipsshim_colourspace_srgb(VipsImage *in, VipsImage **out);
 int cvipsshim_cast_uchar(VipsImage *in, VipsImage **out);

@@ -35,7 +35,7 @@ struct WorkCommand: AsyncParsableCommand {
     @Option(help: "Threads preparing images, 1-256. Default: $DISCERN_PREPARE_THREADS, else the number of cores.")
     var prepareThreads: Int?
 
-    @Option(help: "Megabytes of prepared images held at once, waiting for or in a call, 1-65536. Default: $DISCERN_MAX_MB_IN_FLIGHT, else 64.")
+    @Option(help: "Megabytes images may hold at once, while prepared and while waiting for or in a call, 1-65536. Default: $DISCERN_MAX_MB_IN_FLIGHT, else a quarter of the cgroup's memory limit or the RAM, within 64-1024.")
     var maxMBInFlight: Int?
 
     /// The primary service's URL as a flag (`--discerner-url`), named from the registry.
@@ -95,6 +95,7 @@ struct WorkCommand: AsyncParsableCommand {
         configuration.truncatedRetrySeconds = settings.truncatedRetrySeconds
         configuration.samplesQueueDepth = settings.metricsPort != nil
         configuration.version = Discern.configuration.version.isEmpty ? "dev" : Discern.configuration.version
+        logger.info("memory budget", metadata: ["max_mb_in_flight": "\(settings.maxMBInFlight)", "from": "\(settings.maxMBInFlightReason)"])
         let runtime = WorkerRuntime(connections: connections, backends: backends, configuration: configuration, logger: logger)
 
         // The metrics endpoint first, so it is shut down last; the progress bar last, first.

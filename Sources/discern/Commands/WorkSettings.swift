@@ -12,6 +12,8 @@ extension WorkCommand {
         var concurrency: Int
         var prepareThreads: Int
         var maxMBInFlight: Int
+        /// Where the memory budget came from, said at start.
+        var maxMBInFlightReason: String
         var leaseSeconds: Double
         var graceSeconds: Double
         var pollSeconds: Double
@@ -31,12 +33,15 @@ extension WorkCommand {
         do { roots = try PathRoots(rootList.flatMap { $0.split(separator: ":").map(String.init) }) } catch { throw SettingError(error.message) }
         let port: Int? = metricsPort != nil || Setting.present("DISCERN_METRICS_PORT") != nil
             ? try Setting.integer(metricsPort, "metrics-port", env: "DISCERN_METRICS_PORT", default: 0, in: 0...65535) : nil
+        let budget = MemoryBudget.detect()
         return Settings(
             roots: roots,
             concurrency: try Setting.integer(concurrency, "concurrency", env: "DISCERN_CONCURRENCY", default: 16, in: 1...1024),
             prepareThreads: try Setting.integer(prepareThreads, "prepare-threads", env: "DISCERN_PREPARE_THREADS",
                                                 default: ProcessInfo.processInfo.activeProcessorCount, in: 1...256),
-            maxMBInFlight: try Setting.integer(maxMBInFlight, "max-mb-in-flight", env: "DISCERN_MAX_MB_IN_FLIGHT", default: 64, in: 1...65536),
+            maxMBInFlight: try Setting.integer(maxMBInFlight, "max-mb-in-flight", env: "DISCERN_MAX_MB_IN_FLIGHT", default: budget.megabytes, in: 1...65536),
+            maxMBInFlightReason: maxMBInFlight != nil ? "--max-mb-in-flight"
+                : Setting.present("DISCERN_MAX_MB_IN_FLIGHT") != nil ? "DISCERN_MAX_MB_IN_FLIGHT" : budget.reason,
             leaseSeconds: try Setting.number(leaseSeconds, "lease-seconds", env: "DISCERN_LEASE_SECONDS", default: 30, in: 1...3600),
             graceSeconds: try Setting.number(graceSeconds, "grace-seconds", env: "DISCERN_GRACE_SECONDS", default: 30, in: 0...3600),
             pollSeconds: try Setting.number(pollSeconds, "poll-seconds", env: "DISCERN_POLL_SECONDS", default: 5, in: 0.05...3600),

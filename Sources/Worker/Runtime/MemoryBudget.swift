@@ -1,0 +1,50 @@
+import Foundation
+
+/// The default of the memory budget (`--max-mb-in-flight`): a quarter of the memory this process
+/// may use, between 64 MB and 1 GB. The limit is the cgroup's (a container's or a systemd
+/// unit's `MemoryMax`) when one is set, else the machine's RAM.
+///
+/// The budget bounds what preparing and sending images may hold at once, whatever lands in the
+/// folder; the usual photo holds far less than it reserves only when it is re-encoded (about 20 MB
+/// for a 24 MP JPEG decoded at half scale), so a budget that fits the machine keeps every core
+/// and every call slot busy. A quarter leaves the rest to libvips' caches, the runtime and
+/// anything else on the machine; 1 GB is more than 2 cores x a 4096 px decode plus 16 calls x the
+/// largest image a service takes.
+public struct MemoryBudget: Sendable, Equatable {
+    public let megabytes: Int
+    /// Where the limit came from, for the start-up log line.
+    public let reason: String
+
+    public static let floorMB = 64
+    public static let ceilingMB = 1024
+
+    /// From the cgroup or the RAM of this machine.
+    public static func detect() -> MemoryBudget {
+        if let limit = cgroupLimit() { return from(limitBytes: limit, source: "the cgroup's memory limit") }
+        let ram = Int(ProcessInfo.processInfo.physicalMemory)
+        return from(limitBytes: ram, source: "the machine's RAM")
+    }
+
+    package static func from(limitBytes: Int, source: String) -> MemoryBudget {
+        let quarter = (limitBytes / 4) >> 20
+        let megabytes = min(ceilingMB, max(floorMB, quarter))
+        let limitMB = limitBytes >> 20
+        return MemoryBudget(megabytes: megabytes,
+                            reason: "a quarter of \(source) (\(limitMB) MB), within \(floorMB)-\(ceilingMB) MB")
+    }
+
+    /// cgroup v2's `memory.max`, else v1's `memory.limit_in_bytes`; nil when unlimited or absent.
+    static func cgroupLimit() -> Int? {
+        for path in ["/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory/memory.limit_in_bytes"] {
+            guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { continue }
+            return parseLimit(text)
+        }
+        return nil
+    }
+
+    /// "max" (v2) and v1's near-2^63 "no limit" are no limit.
+    package static func parseLimit(_ text: String) -> Int? {
+        guard let value = Int(text.trimmingCharacters(in: .whitespacesAndNewlines)), value > 0, value < 1 << 60 else { return nil }
+        return value
+    }
+}
