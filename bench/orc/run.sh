@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The ORC question (issue 14): Debian bookworm's orc 0.4.33 compiles and frees its code without
-# a lock, which crashed libvips resizes on several threads once (sharp #3677). discern builds
-# and frees pipelines under one lock (Imaging/VipsBuildLock.swift). This stress run resizes large
+# a lock, which crashed libvips resizes on several threads once (sharp #3677). ORC is off by
+# default; with DISCERN_VIPS_ORC=1 discern builds and frees pipelines under one lock
+# (Imaging/VipsBuildLock.swift). This stress run resizes large
 # JPEGs on 8 threads, with ORC on, again and again for DURATION seconds (default 300), and
 # counts crashes. Writes the "ORC stress" section of bench/RESULTS.md.
 set -euo pipefail
@@ -46,9 +47,8 @@ resized to 3000 px (no transform floor), repeated for ${elapsed} s.
 |---|---|---|
 | $runs | $images | $crashes |
 
-${failures:-No run failed.} ORC stays on: pipeline builds and frees are serialised under one lock (VipsBuildLock), decoding and
-encoding run in parallel. \`DISCERN_VIPS_ORC=0\` turns it off (about a third more CPU per resize, bench/RESULTS.md, image
-preparation).
+${failures:-No run failed.} With \`DISCERN_VIPS_ORC=1\`, pipeline builds and frees are serialised under one lock
+(VipsBuildLock); decoding and encoding run in parallel. ORC is off by default (docs/design.md, image preparation).
 "
 # bench/prepare/run.py's write_section replaces this section of bench/RESULTS.md, as every bench does.
 python3 -c 'import sys; sys.path.insert(0, "bench/prepare"); from run import write_section; write_section(sys.argv[1], sys.argv[2])' \
