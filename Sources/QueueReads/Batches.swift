@@ -22,15 +22,20 @@ public struct BatchSummary: Codable, Sendable {
     public let sentBytes: Int
     public let outcomes: [Outcome]
     public let errors: [Error]
+    /// No worker has heartbeated lately: whatever the last minutes' rate, nothing moves now.
+    public let noLiveWorker: Bool
 
     public var done: Int { succeeded + dead + cancelled }
     public var isFinished: Bool { available + running == 0 }
     public var percentDone: Double { jobs == 0 ? 100 : 100 * Double(done) / Double(jobs) }
-    /// Seconds until the rest is done at the current rate; nil when nothing moves.
+    /// Seconds until the rest is done at the current rate; nil when nothing moves (no rate, or
+    /// no live worker to keep it).
     public var etaSeconds: Double? {
         let left = available + running
-        return left == 0 || perMinute <= 0 ? nil : Double(left) / perMinute * 60
+        return left == 0 || perMinute <= 0 || noLiveWorker ? nil : Double(left) / perMinute * 60
     }
+    /// Every job was cancelled before it ran: not a finished batch to be green about.
+    public var isCancelledWhole: Bool { jobs > 0 && cancelled == jobs }
     /// A finished batch's pace from its first to its last finished job, per minute.
     public var averagePerMinute: Double? {
         guard let seconds = finishingSeconds, seconds > 0 else { return nil }
@@ -42,12 +47,14 @@ public struct BatchSummary: Codable, Sendable {
     static let sql = """
         SELECT coalesce(json_agg(jsonb_build_object('id', b.id, 'name', b.name, 'created_at', b.created_at, 'finishing_seconds',
                                      extract(epoch FROM (s.doc ->> 'last_finished_at')::timestamptz - (s.doc ->> 'first_finished_at')::timestamptz))
+                                 || jsonb_build_object('no_live_worker', w.none)
                                  || s.doc ORDER BY b.created_at DESC, b.id DESC), '[]') AS doc
         FROM (SELECT id, name, created_at FROM discern.batches
               WHERE ($1::text IS NULL OR name = $1)
                 AND ($3::bigint IS NULL OR (created_at, id) < (SELECT o.created_at, o.id FROM discern.batches o WHERE o.id = $3))
               ORDER BY created_at DESC, id DESC LIMIT $2) b
         CROSS JOIN LATERAL (SELECT discern.batch_summary(b.id) AS doc) s
+        CROSS JOIN (SELECT NOT EXISTS (SELECT 1 FROM discern.live_workers) AS none) w
         """
 }
 

@@ -5,7 +5,7 @@ import Foundation
 /// at 'self'.
 enum Style {
     static let css = """
-        :root { --ink: #1d2433; --muted: #6b7385; --line: #dde1e8; --bg: #f6f7f9; --ok: #2f7d4f; --bad: #b3261e;
+        :root { --ink: #1d2433; --muted: #5f6778; --line: #dde1e8; --control: #7d8597; --bg: #f6f7f9; --ok: #2f7d4f; --bad: #b3261e;
                 --warn: #9a6700; --accent: #2458b5; }
         * { box-sizing: border-box; }
         body { margin: 0; font: 14px/1.45 system-ui, -apple-system, "Segoe UI", sans-serif; color: var(--ink); background: var(--bg); }
@@ -34,11 +34,13 @@ enum Style {
         .photo img { height: auto; max-height: 420px; object-fit: contain; border: 1px solid var(--line); }
         pre { background: #fff; border: 1px solid var(--line); padding: 10px; overflow: auto; max-height: 480px; font-size: 12px; }
         form.inline { display: inline; }
-        button { font: inherit; padding: 3px 10px; border: 1px solid var(--line); background: #fff; border-radius: 4px; cursor: pointer; }
+        button { font: inherit; padding: 3px 10px; border: 1px solid var(--control); background: #fff; border-radius: 4px; cursor: pointer; }
         button.primary { background: var(--accent); border-color: var(--accent); color: #fff; }
-        input[type=text], input[type=number], input[type=date], select { font: inherit; padding: 3px 6px; border: 1px solid var(--line); border-radius: 4px; }
+        input[type=text], input[type=number], input[type=date], select { font: inherit; padding: 3px 6px; border: 1px solid var(--control); border-radius: 4px; }
         .filters { display: flex; flex-wrap: wrap; gap: 8px; align-items: end; margin-bottom: 12px; }
         .filters label { display: flex; flex-direction: column; font-size: 12px; color: var(--muted); }
+        .alarm { background: #fdecea; border: 1px solid var(--bad); color: var(--ink); padding: 8px 12px; border-radius: 4px; margin-bottom: 12px; }
+        .alarm b { color: var(--bad); }
         .notice { background: #fff8e1; border: 1px solid #f0d98c; padding: 8px 12px; border-radius: 4px; margin-bottom: 12px; }
         svg text { font-size: 10px; fill: var(--muted); }
         """

@@ -8,7 +8,9 @@ enum BatchesPage {
             return Page(title: "Batches", active: "/batches", body: "<p class=\"muted\">No batch yet: <code>discern enqueue FOLDER --batch NAME</code>.</p>")
         }
         let rows = batches.map { batch -> String in
-            let eta = batch.etaSeconds.map { "done in " + HTML.duration($0) } ?? (batch.isFinished ? "finished" : "not moving")
+            let eta = batch.etaSeconds.map { "done in " + HTML.duration($0) }
+                ?? (batch.isCancelledWhole ? "cancelled" : batch.isFinished ? "finished"
+                    : batch.noLiveWorker ? "<span class=\"bad\">not moving: no live worker</span>" : "not moving")
             // A finished batch shows the pace it kept; a running one its last 10 minutes.
             let rate = batch.isFinished ? batch.averagePerMinute.map { String(format: "%.1f/min on average", $0) } ?? "–"
                 : String(format: "%.1f/min", batch.perMinute)
@@ -19,9 +21,10 @@ enum BatchesPage {
                 + (!batch.isFinished ? context.action("/actions/cancel", "Cancel the rest", fields: [("batch", batch.name)]) : "")
             return """
                 <tr><td><b>\(HTML.text(batch.name))</b><br><span class="muted">\(HTML.text(batch.createdAt))</span></td>
-                <td><progress max="100" value="\(String(format: "%.1f", batch.percentDone))"></progress>
+                <td><progress max="100" value="\(String(format: "%.1f", batch.percentDone))" aria-label="\(HTML.text(batch.name)) done"></progress>
                     \(String(format: "%.1f", batch.percentDone)) %<br><span class="muted">\(HTML.number(batch.done)) of \(HTML.number(batch.jobs)); \
-                \(HTML.number(batch.succeeded)) succeeded, \(HTML.number(batch.dead)) dead, \(HTML.number(batch.running)) running, \(HTML.number(batch.available)) waiting</span></td>
+                \(HTML.number(batch.succeeded)) succeeded, \(HTML.number(batch.dead)) dead, \(HTML.number(batch.cancelled)) cancelled, \
+                \(HTML.number(batch.running)) running, \(HTML.number(batch.available)) waiting</span></td>
                 <td>\(rate)<br><span class="muted">\(eta)</span></td>
                 <td>\(outcomes.isEmpty ? "–" : outcomes)</td>
                 <td>\(errors.isEmpty ? "<span class=\"ok\">none</span>" : errors)</td>

@@ -30,12 +30,23 @@ enum OverviewPage {
             </table><p><a href="/failures">Retry or cancel on the failures page →</a></p>
             """
         return Page(title: "Overview", active: "/", refreshSeconds: 10, body: """
-            <h2>Jobs by backend and state</h2>\(queue)
+            \(alarm(data.unserved))<h2>Jobs by backend and state</h2>\(queue)
             <h2>Finished per hour (last 12 hours)</h2>\(chart)
             <h2>Live workers</h2>\(workers)
             <h2>Rate limits (shared by all workers)</h2>\(limits)
             <h2>Dead jobs by error kind</h2>\(dead)
             <p class="muted">As of \(HTML.text(data.generatedAt)); refreshes every 10 s.</p>
             """)
+    }
+
+    /// Why nothing moves, first on the page: jobs wait for a service no live worker serves.
+    private static func alarm(_ unserved: [Overview.Unserved]) -> String {
+        guard !unserved.isEmpty else { return "" }
+        let waiting = unserved.map { "\(HTML.number($0.waiting)) for \(HTML.text($0.backend))" }.joined(separator: ", ")
+        let services = unserved.map { HTML.text($0.backend) }.joined(separator: ", ")
+        return """
+            <div class="alarm" role="alert"><b>Nothing is being analysed:</b> jobs are waiting (\(waiting)) and no live worker serves \(services).
+            Start <code>discern work</code> with the service's URL set, or check why the workers stopped (docs/operations.md).</div>
+            """
     }
 }

@@ -28,7 +28,8 @@ struct BatchesCommand: AsyncParsableCommand {
             headers: ["batch", "created", "jobs", "succeeded", "dead", "cancelled", "running", "waiting", "done %", "rate", "saved", "top error"],
             rows: batches.map { batch in
                 let rate = batch.isFinished ? batch.averagePerMinute.map { String(format: "%.1f/min avg", $0) } ?? "-"
-                    : String(format: "%.1f/min", batch.perMinute) + (batch.etaSeconds.map { ", \(MarkdownReport.duration($0)) left" } ?? "")
+                    : String(format: "%.1f/min", batch.perMinute)
+                        + (batch.etaSeconds.map { ", \(MarkdownReport.duration($0)) left" } ?? (batch.noLiveWorker ? ", not moving: no live worker" : ""))
                 let error = batch.errors.first.map { "\($0.errorKind ?? "-") ×\($0.jobs)" } ?? "-"
                 return [batch.name, ViewText.time(batch.createdAt), "\(batch.jobs)", "\(batch.succeeded)", "\(batch.dead)", "\(batch.cancelled)",
                         "\(batch.running)", "\(batch.available)", String(format: "%.1f", batch.percentDone), rate,
