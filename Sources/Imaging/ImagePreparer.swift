@@ -32,7 +32,12 @@ public struct ImagePreparer: Sendable {
     public func prepare(file: OpenedFile) throws(ImagingError) -> PreparedImage {
         BlockingCallAudit.check("libvips prepare")
         try checkSize(file.size, name: file.path)
-        return try prepare(.file(file))
+        do {
+            return try prepare(.file(file))
+        } catch {
+            // libvips names the file by the descriptor it was given; a person needs its path.
+            throw ImagingError(error.code, error.message.replacingOccurrences(of: file.procPath, with: file.path))
+        }
     }
 
     /// The memory preparing `file` takes, from its header alone, by what each path really holds.
@@ -65,7 +70,7 @@ public struct ImagePreparer: Sendable {
 
     /// libvips' own buffers while a pipeline runs (lines of the decoder, colour conversion and
     /// any resize, per thread): a few megabytes whatever the image.
-    static let libvipsWorkingBytes = 4 << 20
+    public static let libvipsWorkingBytes = 4 << 20
 
     private func checkSize(_ size: Int, name: String) throws(ImagingError) {
         guard size > 0 else { throw ImagingError(.empty, "\(name) is empty (0 bytes)") }
@@ -238,7 +243,7 @@ extension ImagePreparer {
 extension ImagePreparer {
     /// The libjpeg scale (1, 2, 4 or 8) to decode at for `box`: the largest whose result still
     /// covers it, so nothing is decoded that is not sent.
-    static func jpegShrink(longest: Int, box: Int) -> Int {
+    public static func jpegShrink(longest: Int, box: Int) -> Int {
         [8, 4, 2].first { (longest + $0 - 1) / $0 >= box } ?? 1
     }
 }

@@ -145,4 +145,50 @@ struct ShrinkOnLoadTests {
     func boxWithFloor(longest: Int, format: ImageFormat, expected: Int) {
         #expect(ImagePreparer.shrinkOnLoadBox(longest: longest, format: format, maxDimension: 4096, floor: 1600) == expected)
     }
+
+    @Test("a JPEG to re-encode is decoded once, at the 1/2^n scale it is sent at, and encoded once")
+    func decodedAtTheScaleSent() throws {
+        let photo = try SampleImages.photo(width: 3200, height: 2400, seed: 5)
+        var policy = ImagePolicy.discerner
+        policy.maxDimension = 3000
+        let prepared = try ImagePreparer(policy: policy).prepare(photo)
+        #expect(!prepared.passedThrough && prepared.encodeCount == 1)
+        #expect(prepared.width == 1600 && prepared.height == 1200, "1/2 scale is the smallest at or over the 1600 px floor")
+    }
+
+    @Test("libjpeg's scale for a box: the largest whose result still covers it", arguments: [
+        (6000, 3000, 2), (8000, 2000, 4), (4000, 500, 8), (6000, 4096, 1), (5000, 2500, 2), (4001, 2001, 2),
+    ])
+    func jpegShrink(longest: Int, box: Int, expected: Int) {
+        #expect(ImagePreparer.jpegShrink(longest: longest, box: box) == expected)
+    }
+
+    @Test("memory is reserved by what each path holds: a pass-through its bytes, a re-encode its pixels at the sent size")
+    func memoryByPath() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("discern-estimate-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let small = folder.appendingPathComponent("small.jpg"), large = folder.appendingPathComponent("large.jpg")
+        try SampleImages.photo(width: 1600, height: 1200, seed: 2).write(to: small)
+        try SampleImages.photo(width: 6400, height: 4800, seed: 3).write(to: large)
+        let smallFile = try OpenedFile.named(small.path), largeFile = try OpenedFile.named(large.path)
+        #expect(try ImagePreparer(policy: .discerner).memoryEstimate(file: smallFile) == smallFile.size + (1 << 20), "sent as it is: its bytes and the read window")
+        // 6400x4800 over 4096 px: decoded at 1/4, 1600x1200, three bytes a pixel, the encoder's
+        // output (at most that again), libvips' buffers and the window: 28 MB, not the 75 MB
+        // (4 bytes a pixel at 4096 px, plus twice the budget) reserved before.
+        let decoded = 1600 * 1200 * 3
+        #expect(try ImagePreparer(policy: .discerner).memoryEstimate(file: largeFile) == 2 * decoded + ImagePreparer.libvipsWorkingBytes + (1 << 20))
+    }
+
+    @Test("a libvips message names the file by its path, not by the descriptor libvips was given")
+    func messagesNameThePath() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("discern-names-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        // An ftyp box and nothing a HEIF decoder can use: libheif's message names the file.
+        let bad = folder.appendingPathComponent("bad.heic")
+        try Data([0, 0, 0, 0x18] + Array("ftypheic".utf8) + [0, 0, 0, 0] + Array("mif1heicgarbagegarbage".utf8)).write(to: bad)
+        let error = try #require(throws: ImagingError.self) { try ImagePreparer(policy: .discerner).prepare(path: bad.path) }
+        #expect(!error.message.contains("/proc/self/fd") && error.message.contains(bad.path), "\(error.message)")
+    }
 }
