@@ -28,6 +28,13 @@ struct Actions {
         }
         guard !selection.isEmpty else { throw HTTPError(.badRequest, message: "name a job, a batch or an error kind") }
         let chosen = selection
+        // One job acts on one click; a whole batch or error kind is shown first, with its count
+        // and scope, and acts only once that page is confirmed.
+        if selection.ids.isEmpty && form["confirmed"] != "yes" {
+            let states = try await store.transaction { try JobControl.states($0, chosen) }
+            let page = ConfirmPage.render(verb: verb, form: form, states: states, csrf: secrets.csrf)
+            return ConsoleServer.html(page.render(readOnly: false), status: .ok)
+        }
         let count = try await store.transaction { try operation($0, chosen) }
         context.logger.notice("console action", metadata: ["action": "\(verb)", "jobs": "\(count)", "user": "\(context.user)"])
         let back = form["job"].map { "/jobs/\($0)" } ?? (form["batch"] != nil && form["kind"] == nil ? "/batches" : "/failures")

@@ -19,21 +19,13 @@ public enum ConsoleServer {
         pages.register(on: router)
         router.get("/thumbnails/:result") { request, requestContext -> Response in
             let id = try requestContext.parameters.require("result", as: Int.self)
-            let size = request.uri.queryParameters.get("size", as: Int.self) ?? 240
             guard let path = try await store.imagePath(resultID: id) else { throw HTTPError(.notFound) }
-            switch await thumbnails.thumbnail(path: path, size: size, ifNoneMatch: request.headers[.ifNoneMatch]) {
-            // Photos of people and plates: kept by no cache, the browser's included.
-            case .image(let data, let etag):
-                return Response(status: .ok, headers: [.contentType: "image/jpeg", .eTag: etag, .cacheControl: "private, no-store"],
-                                body: .init(byteBuffer: ByteBuffer(bytes: data)))
-            case .notModified(let etag):
-                return Response(status: .notModified, headers: [.eTag: etag, .cacheControl: "private, no-store"])
-            case .busy:
-                return Response(status: .serviceUnavailable, headers: [.retryAfter: "1"])
-            case .unavailable(let why):
-                requestContext.logger.info("no thumbnail", metadata: ["result": "\(id)", "why": "\(why)"])
-                throw HTTPError(.notFound)
-            }
+            return try await thumbnail(path, request, requestContext, thumbnails: thumbnails)
+        }
+        router.get("/thumbnails/jobs/:job") { request, requestContext -> Response in
+            let id = try requestContext.parameters.require("job", as: Int.self)
+            guard let path = try await store.imagePath(jobID: id) else { throw HTTPError(.notFound) }
+            return try await thumbnail(path, request, requestContext, thumbnails: thumbnails)
         }
         router.get("/static/console.css") { _, _ in
             Response(status: .ok, headers: [.contentType: "text/css; charset=utf-8", .cacheControl: "public, max-age=3600"],
@@ -62,6 +54,24 @@ public enum ConsoleServer {
                 logger.notice("console at http://\(configuration.host):\(port)/", metadata: ["console_port": "\(port)"])
             },
             logger: logger)
+    }
+
+    /// A photo's thumbnail as an HTTP answer: the file at `path`, under the path roots.
+    private static func thumbnail(_ path: String, _ request: Request, _ context: ConsoleContext, thumbnails: Thumbnails) async throws -> Response {
+        let size = request.uri.queryParameters.get("size", as: Int.self) ?? 240
+        switch await thumbnails.thumbnail(path: path, size: size, ifNoneMatch: request.headers[.ifNoneMatch]) {
+        // Photos of people and plates: kept by no cache, the browser's included.
+        case .image(let data, let etag):
+            return Response(status: .ok, headers: [.contentType: "image/jpeg", .eTag: etag, .cacheControl: "private, no-store"],
+                            body: .init(byteBuffer: ByteBuffer(bytes: data)))
+        case .notModified(let etag):
+            return Response(status: .notModified, headers: [.eTag: etag, .cacheControl: "private, no-store"])
+        case .busy:
+            return Response(status: .serviceUnavailable, headers: [.retryAfter: "1"])
+        case .unavailable(let why):
+            context.logger.info("no thumbnail", metadata: ["path": "\(request.uri.path)", "why": "\(why)"])
+            throw HTTPError(.notFound)
+        }
     }
 
     static func html(_ text: String, status: HTTPResponse.Status) -> Response {

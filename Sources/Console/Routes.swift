@@ -15,7 +15,7 @@ struct Routes: Sendable {
         page(router, "/", "/api/overview") { _, _ in try await store.overview() } render: { data, _ in OverviewPage.render(data, context) }
         page(router, "/batches", "/api/batches") { request, _ in
             try await store.batches(named: request.uri.queryParameters.get("name"), before: request.uri.queryParameters.get("before", as: Int.self))
-        } render: { data, _ in BatchesPage.render(data, context) }
+        } render: { data, request in BatchesPage.render(data, notice: Self.notice(request), context) }
         page(router, "/results", "/api/results") { request, _ in
             try await store.results(Self.filter(request))
         } render: { data, request in ResultsPage.render(data, filter: Self.filter(request), context) }

@@ -30,13 +30,16 @@ enum ImageInput {
     /// holding it whole.
     func window() -> ByteWindow {
         switch self {
-        case .memory(let data, _):
-            return ByteWindow(count: data.count) { offset, count in
-                Array(data[(data.startIndex + min(offset, data.count))..<(data.startIndex + min(offset + count, data.count))])
+        case .memory(_, let pinned):
+            return ByteWindow(count: pinned.count) { offset, buffer in
+                let available = max(0, min(buffer.count, pinned.count - offset))
+                if available > 0 { buffer.baseAddress?.copyMemory(from: pinned.pointer + offset, byteCount: available) }
+                return available
             }
         case .file(let file):
-            return ByteWindow(count: file.size) { offset, count throws(ImagingError) in
-                try file.read(at: offset, count: max(0, min(count, file.size - offset)))
+            return ByteWindow(count: file.size) { offset, buffer throws(ImagingError) in
+                let wanted = max(0, min(buffer.count, file.size - offset))
+                return try file.read(at: offset, into: UnsafeMutableRawBufferPointer(rebasing: buffer[0..<wanted]))
             }
         }
     }

@@ -104,7 +104,7 @@ public struct ImagePreparer: Sendable {
             reason = "\(kept.count) bytes without metadata is under the service's \(policy.minBytes)-byte floor"
         case .complete(let kept, let removed) where reason == nil && kept.count <= policy.maxBytes:
             let note = removed > 0 ? ", \(removed) bytes of metadata removed" : ""
-            return Draft(data: Data(try window.gather(kept.ranges)), format: format, width: source.width, height: source.height, source: source,
+            return Draft(data: try window.gather(kept.ranges), format: format, width: source.width, height: source.height, source: source,
                          quality: nil, encodeCount: 0, passedThrough: true,
                          decision: "passed through: already \(format.rawValue), \(source.bytes) bytes, \(source.width)x\(source.height), upright\(note)")
                 .finished(started: started)

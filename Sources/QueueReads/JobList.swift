@@ -23,6 +23,8 @@ public struct JobList: Codable, Sendable {
     }
 
     public let items: [Line]
+    /// Older jobs match the filter beyond this page.
+    public let hasOlder: Bool
 }
 
 /// What the jobs list is asked for.
@@ -43,8 +45,9 @@ public struct JobFilter: Sendable, Equatable {
     var parameters: [(any PostgresEncodable)?] { [state, batch, errorKind, backend, before, min(max(limit, 1), 10_000)] }
 
     /// The last error is cut to 500 characters, as on the failures page: `jobs show` has it whole.
+    /// One row more than the page is read, to know whether an older page holds anything.
     static let sql = """
-        SELECT json_build_object('items', coalesce(json_agg(x ORDER BY x.id DESC), '[]')) AS doc FROM (
+        WITH page AS (
           SELECT j.id, j.state, j.backend, j.action, b.name AS batch, j.image_path, j.attempts, j.max_attempts, j.priority,
                  j.error_kind, left(j.last_error, 500) AS last_error, j.run_at, j.created_at, j.updated_at, j.finished_at
           FROM discern.jobs j LEFT JOIN discern.batches b ON b.id = j.batch_id
@@ -52,13 +55,16 @@ public struct JobFilter: Sendable, Equatable {
             AND ($2::text IS NULL OR j.batch_id = (SELECT id FROM discern.batches WHERE name = $2))
             AND ($3::text IS NULL OR j.error_kind = $3) AND ($4::text IS NULL OR j.backend = $4)
             AND ($5::bigint IS NULL OR j.id < $5)
-          ORDER BY j.id DESC LIMIT $6) x
+          ORDER BY j.id DESC LIMIT $6::bigint + 1)
+        SELECT json_build_object(
+          'items', coalesce((SELECT json_agg(x ORDER BY x.id DESC) FROM (SELECT * FROM page ORDER BY id DESC LIMIT $6::bigint) x), '[]'),
+          'has_older', (SELECT count(*) FROM page) > $6::bigint) AS doc
         """
 }
 
 extension JobList {
     /// The `before` of the next page; nil on the last.
-    public func nextBefore(_ filter: JobFilter) -> Int? { items.count == filter.limit ? items.last?.id : nil }
+    public func nextBefore(_ filter: JobFilter) -> Int? { hasOlder ? items.last?.id : nil }
 }
 
 extension QueueReader {

@@ -98,4 +98,11 @@ extension QueueReader {
             try connection.query("SELECT image_path FROM discern.results WHERE id = $1", [resultID]).first?.string("image_path")
         }
     }
+
+    /// The file of a job with no result (waiting, dead of a service's error), for its thumbnail.
+    public func imagePath(jobID: Int) async throws -> String? {
+        try await database.withConnection { connection in
+            try connection.query("SELECT image_path FROM discern.jobs WHERE id = $1", [jobID]).first?.string("image_path")
+        }
+    }
 }

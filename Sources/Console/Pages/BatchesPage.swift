@@ -3,7 +3,8 @@ import QueueReads
 
 /// Page 2.
 enum BatchesPage {
-    static func render(_ batches: [BatchSummary], _ context: PageContext) -> Page {
+    static func render(_ batches: [BatchSummary], notice: String? = nil, _ context: PageContext) -> Page {
+        let said = notice.map { "<p class=\"notice\" role=\"status\">\(HTML.text($0))</p>" } ?? ""
         guard !batches.isEmpty else {
             return Page(title: "Batches", active: "/batches", body: "<p class=\"muted\">No batch yet: <code>discern enqueue FOLDER --batch NAME</code>.</p>")
         }
@@ -34,7 +35,7 @@ enum BatchesPage {
                 """
         }.joined()
         return Page(title: "Batches", active: "/batches", refreshSeconds: 15, body: """
-            <table><tr><th>batch</th><th>progress</th><th>rate, ETA</th><th>outcomes</th><th>top errors</th><th>bytes saved</th><th></th></tr>
+            \(said)<table><tr><th>batch</th><th>progress</th><th>rate, ETA</th><th>outcomes</th><th>top errors</th><th>bytes saved</th><th></th></tr>
             \(rows)</table>
             \(older(batches))
             """)

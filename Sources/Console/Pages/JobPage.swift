@@ -3,12 +3,23 @@ import QueueReads
 
 /// Page 4: one job (or a result whose job was pruned).
 enum JobPage {
+    /// Error kinds that say the file is not a usable photo: no thumbnail is tried.
+    static func fileIsTheProblem(_ kind: String) -> Bool { kind.hasPrefix("image_") || kind.hasPrefix("file_") || kind == "path_not_allowed" }
+
     static func render(_ detail: JobDetail, notice: String? = nil, _ context: PageContext) -> Page {
         var parts: [String] = []
         if let notice { parts.append("<p class=\"notice\">\(HTML.text(notice))</p>") }
         let path = detail.result?.imagePath ?? detail.job?.imagePath ?? ""
-        let photo = detail.result.map { "<div class=\"photo\"><img src=\"/thumbnails/\($0.id)?size=640\" alt=\"\(HTML.text(URL(fileURLWithPath: path).lastPathComponent))\"></div>" }
-            ?? "<p class=\"muted\">No result yet, so no picture here.</p>"
+        let name = HTML.text(URL(fileURLWithPath: path).lastPathComponent)
+        let photo: String
+        if let result = detail.result {
+            photo = "<div class=\"photo\"><img src=\"/thumbnails/\(result.id)?size=640\" alt=\"\(name)\"></div>"
+        } else if let job = detail.job, !(job.errorKind.map(Self.fileIsTheProblem) ?? false) {
+            // No result (waiting, or dead of the service's error): the photo on disk is still worth seeing.
+            photo = "<div class=\"photo\"><img src=\"/thumbnails/jobs/\(job.id)?size=640\" alt=\"\(name)\"></div>"
+        } else {
+            photo = "<p class=\"muted\">No picture: the file itself could not be read as a photo (see the error below).</p>"
+        }
         parts.append("<div class=\"grid2\"><div>\(photo)<p class=\"muted\">\(HTML.text(path))</p></div><div>\(facts(detail, context))</div></div>")
         if !detail.entities.isEmpty {
             parts.append("<h2>Every entity the service returned</h2><table><tr><th>#</th><th>type</th><th>operator</th><th>fleet</th><th>plate</th><th>container</th><th>tail</th><th>identifiers</th><th>confidence</th></tr>"

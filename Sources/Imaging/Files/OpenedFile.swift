@@ -30,18 +30,31 @@ public final class OpenedFile: @unchecked Sendable {
 
     /// Up to `count` bytes from `offset`.
     public func read(at offset: Int, count: Int) throws(ImagingError) -> [UInt8] {
-        var bytes = [UInt8](repeating: 0, count: max(0, count))
-        var filled = 0
-        while filled < bytes.count {
-            let got = bytes.withUnsafeMutableBytes { buffer in
-                pread(descriptor, buffer.baseAddress! + filled, buffer.count - filled, off_t(offset + filled))
+        var failure: ImagingError?
+        let bytes = [UInt8](unsafeUninitializedCapacity: max(0, count)) { buffer, initialized in
+            do throws(ImagingError) {
+                initialized = try read(at: offset, into: UnsafeMutableRawBufferPointer(buffer))
+            } catch {
+                failure = error
+                initialized = 0
             }
+        }
+        if let failure { throw failure }
+        return bytes
+    }
+
+    /// Fills `buffer` from `offset`, as far as the file goes; returns how many bytes were read.
+    public func read(at offset: Int, into buffer: UnsafeMutableRawBufferPointer) throws(ImagingError) -> Int {
+        guard let base = buffer.baseAddress else { return 0 }
+        var filled = 0
+        while filled < buffer.count {
+            let got = pread(descriptor, base + filled, buffer.count - filled, off_t(offset + filled))
             if got < 0 && errno == EINTR { continue }
             guard got >= 0 else { throw ImagingError(.unreadable, "\(path) cannot be read: \(String(cString: strerror(errno)))") }
             if got == 0 { break }
             filled += got
         }
-        return Array(bytes.prefix(filled))
+        return filled
     }
 
     /// The whole file, as it was sized when opened.

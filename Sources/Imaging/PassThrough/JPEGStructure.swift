@@ -40,14 +40,8 @@ enum JPEGStructure {
             guard sawFrame else { return .malformed("a scan before the frame header") }
             sawScan = true
             let start = offset
-            while true {
-                guard let candidate = try source.firstOffset(of: 0xFF, from: offset), let next = try source.byte(candidate + 1) else {
-                    return .truncated("the file ends inside the compressed picture")
-                }
-                offset = candidate
-                if next != 0x00, !(0xD0...0xD7).contains(next), next != 0xFF { break }
-                offset += 1
-            }
+            guard let marker = try source.nextMarker(from: offset) else { return .truncated("the file ends inside the compressed picture") }
+            offset = marker
             kept.append(start..<offset)
         }
     }

@@ -30,12 +30,21 @@ struct NothingMovesTests {
                 let tour = try await BrowserSession.run([
                     .go(base + "/"), .text, .screenshot(BrowserSession.screenshots.appendingPathComponent("overview-alarm.png").path),
                     .go(base + "/batches"), .text,
+                    // A whole batch is acted on only after a page that says how many, and what.
+                    .click("form[action=\"/actions/cancel\"] button"), .text,
+                    .click("form[action=\"/actions/cancel\"] button.primary"), .text,
                 ])
                 let overview = tour.steps[1].text ?? "", batches = tour.steps[4].text ?? ""
                 #expect(overview.contains("Nothing is being analysed") && overview.contains("2 for discerner"), "\(overview.prefix(800))")
                 #expect(batches.contains("not moving: no live worker") && !batches.contains("done in"), "\(batches.prefix(1200))")
                 #expect(batches.contains("3 cancelled") && !batches.contains("finished"),
                         "the batch cancelled whole says cancelled, not finished: \(batches.prefix(1200))")
+                let asked = tour.steps[6].text ?? "", done = tour.steps[8].text ?? ""
+                #expect(asked.contains("Cancel these jobs?") && asked.contains("Cancel 2 job(s)") && asked.contains("stalled")
+                        && asked.contains("1 succeeded"), "\(asked.prefix(800))")
+                #expect(done.contains("Cancelled 2 job(s)."), "the notice shows on the batches page: \(done.prefix(800))")
+                let left = try await database.rows("SELECT count(*) AS n FROM discern.jobs WHERE state = 'cancelled'").first?.int("n")
+                #expect(left == 5)
             }
         }
     }
