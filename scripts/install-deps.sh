@@ -1,12 +1,28 @@
 #!/usr/bin/env bash
-# Installs the system packages discern builds and tests against, only if some are missing.
+# Installs the system packages discern builds and runs against, only if some are missing; with
+# --test, also what only the tests need (the README's run command installs no test-only package).
 # Needs root (or sudo) on Debian/Ubuntu; elsewhere it says what to install and carries on.
+#   scripts/install-deps.sh          build and run: libvips, libpq, libcurl, PostgreSQL
+#   scripts/install-deps.sh --test   and the tests' parts: Chromium, Prometheus, PgBouncer, ...
+#   --list                           print the Debian packages it wants and install nothing
 set -euo pipefail
+tests=false list=false
+for argument in "$@"; do
+    case "$argument" in
+        --test) tests=true ;;
+        --list) list=true ;;
+        *) echo "install-deps.sh: unknown argument $argument (--test, --list)" >&2; exit 64 ;;
+    esac
+done
 
+# python3: scripts/postgres.sh picks a free port with it.
+packages=(libvips-dev libpq-dev libcurl4-openssl-dev postgresql pkg-config python3)
 # systemd only for `systemd-analyze` of deploy/systemd in the tests; prometheus (with promtool)
 # for the alerting rules and a real scrape of a worker and the monitor; chromium for the
-# console's browser tests; pgbouncer for the transaction-pooling test.
-packages=(libvips-dev libpq-dev libcurl4-openssl-dev postgresql postgresql-contrib pkg-config python3 python3-pip systemd prometheus chromium pgbouncer)
+# console's browser tests; pgbouncer for the transaction-pooling test; postgresql-contrib for
+# the extensions the benches read (pg_stat_statements).
+$tests && packages+=(postgresql-contrib python3-pip systemd prometheus chromium pgbouncer)
+if $list; then echo "${packages[*]}"; exit 0; fi
 missing=()
 for package in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
@@ -26,7 +42,7 @@ fi
 # From PyPI: botocore, the independent SigV4 signer the simulator's S3 verifier is checked
 # against; kubernetes-validate (offline Kubernetes schemas), jsonschema and PyYAML, which check
 # deploy/kubernetes; websocket-client, which drives Chromium over the DevTools protocol.
-if ! python3 -c 'import botocore, kubernetes_validate, jsonschema, yaml, websocket' 2>/dev/null; then
+if $tests && ! python3 -c 'import botocore, kubernetes_validate, jsonschema, yaml, websocket' 2>/dev/null; then
     echo "==> installing botocore, kubernetes-validate, jsonschema, PyYAML, websocket-client from PyPI"
     python_packages=(botocore kubernetes-validate jsonschema pyyaml websocket-client)
     python3 -m pip install --quiet "${python_packages[@]}" || python3 -m pip install --quiet --break-system-packages "${python_packages[@]}"

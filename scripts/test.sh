@@ -6,7 +6,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$PATH:/opt/swift/usr/bin"
 
-bash scripts/install-deps.sh
+bash scripts/install-deps.sh --test
 # The module map holds before anything is built (docs/design.md, "The map").
 bash scripts/check-layers.sh
 

@@ -33,9 +33,9 @@ public enum Vips {
     /// Debian bookworm's orc 0.4.33 compiles and frees its code without a lock (fixed in 0.4.34;
     /// sharp issue #3677), so with it on every pipeline build and drop is serialised
     /// (`VipsBuildLock`). Off by default: the usual preparation resizes nothing (a JPEG is decoded
-    /// at the 1/2ⁿ scale it is sent at; a PNG within the limit keeps its size), and a lock taken by
-    /// every image on every thread costs more than the rare resize gains (bench/RESULTS.md).
-    /// `DISCERN_VIPS_ORC=1` turns it on, with the lock.
+    /// at the 1/2ⁿ scale it is sent at; a PNG within the limit keeps its size), so ORC gains nothing
+    /// there (measured: 0.102-0.110 CPU s per image off, 0.103-0.111 on, bench/RESULTS.md) and no
+    /// process-wide lock need sit on the hot path. `DISCERN_VIPS_ORC=1` turns it on, with the lock.
     static let vectorEnabled = ProcessInfo.processInfo.environment["DISCERN_VIPS_ORC"] == "1"
 
     /// Starts libvips once; later calls return the first outcome.

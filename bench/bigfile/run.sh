@@ -7,7 +7,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 export PATH="$PATH:/opt/swift/usr/bin"
-bash scripts/install-deps.sh
+bash scripts/install-deps.sh --test
 [ -x /usr/bin/time ] || apt-get install -y -qq time
 before=${1:-ae6b042}
 data=bench/.data/bigfile

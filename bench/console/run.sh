@@ -5,6 +5,6 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 export PATH="$PATH:/opt/swift/usr/bin"
-bash scripts/install-deps.sh
+bash scripts/install-deps.sh --test
 swift build -c release --product discern 2>&1 | tail -n 1
 python3 bench/console/run.py "$(swift build -c release --show-bin-path)/discern" "${CONSOLE_BENCH_JOBS:-1000000}"

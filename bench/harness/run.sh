@@ -7,7 +7,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 export PATH="$PATH:/opt/swift/usr/bin"
-bash scripts/install-deps.sh
+bash scripts/install-deps.sh --test
 python3 -c 'import psycopg, matplotlib' 2>/dev/null || python3 -m pip install --quiet 'psycopg[binary]' matplotlib
 swift build -c release --product ScaleBench 2>&1 | tail -n 1
 mkdir -p bench/.data

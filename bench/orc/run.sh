@@ -9,7 +9,7 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 export PATH="$PATH:/opt/swift/usr/bin"
 duration=${DURATION:-300}
-bash scripts/install-deps.sh
+bash scripts/install-deps.sh --test
 swift build -c release --product discern 2>&1 | tail -n 1
 discern=.build/release/discern
 data=bench/.data/orc

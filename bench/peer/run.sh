@@ -10,7 +10,7 @@ cd "$(dirname "$0")/../.."
 export PATH="$PATH:/opt/swift/usr/bin"
 checkout=${1:?usage: bench/peer/run.sh PGQUEUER_CHECKOUT [JOBS]}
 jobs=${2:-50000}
-bash scripts/install-deps.sh
+bash scripts/install-deps.sh --test
 python3 -c 'import pgqueuer, asyncpg, typer, uvloop, tabulate, tqdm' 2>/dev/null \
     || python3 -m pip install --quiet pgqueuer asyncpg typer uvloop tabulate tqdm psycopg
 swift build -c release --product ScaleBench 2>&1 | tail -n 1

@@ -4,7 +4,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 export PATH="$PATH:/opt/swift/usr/bin"
-bash scripts/install-deps.sh
+bash scripts/install-deps.sh --test
 command -v vipsthumbnail >/dev/null || apt-get install -y -qq libvips-tools
 [ -x /usr/bin/time ] || apt-get install -y -qq time
 python3 -c 'import PIL, pillow_heif' 2>/dev/null || python3 -m pip install --quiet pillow pillow-heif

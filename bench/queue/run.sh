@@ -4,7 +4,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 export PATH="$PATH:/opt/swift/usr/bin"
-bash scripts/install-deps.sh
+bash scripts/install-deps.sh --test
 swift build -c release --product QueueBench 2>&1 | tail -n 1
 mkdir -p bench/.data
 url=$(bash scripts/postgres.sh start bench/.data/pg)

@@ -6,7 +6,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 export PATH="$PATH:/opt/swift/usr/bin"
-bash scripts/install-deps.sh
+bash scripts/install-deps.sh --test
 before_rev=${1:?name the revision to compare with, e.g. bench/readmodel/run.sh 40a9d49}
 tree=bench/.data/readmodel-before
 if [ ! -d "$tree" ]; then git worktree add --detach "$tree" "$before_rev" >/dev/null; fi

@@ -18,4 +18,15 @@ struct DeployFilesTests {
         #expect(output.contains("ScaledObject discern-worker") && output.contains("Deployment discern-worker")
                 && output.contains("CronJob discern-prune ok") && output.contains("TriggerAuthentication discern-postgres ok"), "\(output)")
     }
+
+    @Test("the README's run command installs what the main job needs and nothing only the tests use")
+    func runCommandInstallsNoTestPackage() async throws {
+        let script = ChaosJobs.repository.appendingPathComponent("scripts/install-deps.sh").path
+        let main = try await Subprocess.run("/bin/bash", [script, "--list"])
+        let withTests = try await Subprocess.run("/bin/bash", [script, "--test", "--list"])
+        #expect(main.contains("libvips-dev") && main.contains("postgresql") && main.contains("libcurl4-openssl-dev"), "\(main)")
+        for testOnly in ["chromium", "prometheus", "pgbouncer", "systemd", "python3-pip", "postgresql-contrib"] {
+            #expect(!main.contains(testOnly) && withTests.contains(testOnly), "\(testOnly): \(main) / \(withTests)")
+        }
+    }
 }
