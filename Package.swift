@@ -25,6 +25,7 @@ let migrationFiles = [
     "0020_enqueue_many_skips_results.sql",
     "0021_audit_and_accuracy.sql",
     "0022_cheaper_claims.sql",
+    "0023_paused_services.sql",
 ]
 
 let package = Package(

@@ -35,6 +35,7 @@ public enum Schema {
         ("0020_enqueue_many_skips_results.sql", PackageResources._020_enqueue_many_skips_results_sql),
         ("0021_audit_and_accuracy.sql", PackageResources._021_audit_and_accuracy_sql),
         ("0022_cheaper_claims.sql", PackageResources._022_cheaper_claims_sql),
+        ("0023_paused_services.sql", PackageResources._023_paused_services_sql),
     ]
 
     public static func migrations() throws -> [Migration] {

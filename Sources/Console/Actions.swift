@@ -16,6 +16,21 @@ struct Actions {
         router.post("/actions/retry") { request, context in try await act(request, context, verb: "retry", JobControl.retry) }
         router.post("/actions/cancel") { request, context in try await act(request, context, verb: "cancel", JobControl.cancel) }
         router.post("/actions/review") { request, context in try await review(request, context) }
+        router.post("/actions/pause") { request, context in try await pause(request, context, resume: false) }
+        router.post("/actions/resume") { request, context in try await pause(request, context, resume: true) }
+    }
+
+    /// Pauses or resumes one service, as the user the console knows.
+    private func pause(_ request: Request, _ context: ConsoleContext, resume: Bool) async throws -> Response {
+        let form = try await Form.read(request, secrets: secrets)
+        guard let backend = form["backend"], backend.count <= 100 else { throw HTTPError(.badRequest, message: "name a service: backend=NAME") }
+        let user = context.user
+        let changed = try await store.transaction {
+            resume ? try Pausing.resume($0, backend: backend) : try Pausing.pause($0, backend: backend, by: user)
+        }
+        context.logger.notice("console action", metadata: ["action": "\(resume ? "resume" : "pause")", "backend": "\(backend)",
+                                                            "changed": "\(changed)", "user": "\(user)"])
+        return Response.redirect(to: "/" + HTML.query([("done", resume ? "resume" : "pause")]), type: .normal)
     }
 
     private func act(_ request: Request, _ context: ConsoleContext, verb: String,

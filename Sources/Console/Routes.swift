@@ -12,7 +12,9 @@ struct Routes: Sendable {
     let measured = MeasuredThreshold()
 
     func register(on router: Router<ConsoleContext>) {
-        page(router, "/", "/api/overview") { _, _ in try await store.overview() } render: { data, _ in OverviewPage.render(data, context) }
+        page(router, "/", "/api/overview") { _, _ in try await store.overview() } render: { data, request in
+            OverviewPage.render(data, notice: Self.notice(request), context)
+        }
         page(router, "/batches", "/api/batches") { request, _ in
             try await store.batches(named: request.uri.queryParameters.get("name"), before: request.uri.queryParameters.get("before", as: Int.self))
         } render: { data, request in BatchesPage.render(data, notice: Self.notice(request), context) }
@@ -118,6 +120,8 @@ struct Routes: Sendable {
         switch query.get("done") {
         case "retry": return "Re-queued \(count) job(s)."
         case "cancel": return "Cancelled \(count) job(s)."
+        case "pause": return "Paused: workers claim none of its jobs from their next claim; jobs in flight finish."
+        case "resume": return "Resumed: workers claim its jobs again."
         case "confirm", "confirmed": return "Confirmed; the next one is below."
         case "correct", "corrected": return "Correction saved; the next one is below."
         case "cannot_tell": return "Marked as cannot tell; the next one is below."

@@ -32,8 +32,13 @@ public struct Overview: Codable, Sendable {
     public let succeededLastMinute: Int
     /// Jobs that succeeded in the minutes that began in the last hour.
     public let succeededLastHour: Int
-    /// Backends with jobs waiting and no live worker serving them.
+    /// Backends with jobs waiting and no live worker serving them (paused ones apart).
     public let unserved: [Unserved]
+    public struct Paused: Codable, Sendable {
+        public let backend: String; public let pausedBy: String; public let pausedAt: String; public let reason: String?
+    }
+    /// Services an operator paused: no worker claims their jobs (discern.pause).
+    public let paused: [Paused]
     public let generatedAt: String
 
     static let sql = """
@@ -65,7 +70,10 @@ public struct Overview: Codable, Sendable {
           'succeeded_last_hour', (SELECT coalesce(sum(jobs), 0) FROM discern.throughput_per_minute
                 WHERE state = 'succeeded' AND minute > now() - interval '1 hour'),
           'unserved', (SELECT coalesce(json_agg(x ORDER BY x.backend), '[]') FROM (
-                SELECT backend, waiting FROM discern.unserved_backends) x),
+                SELECT u.backend, u.waiting FROM discern.unserved_backends u
+                WHERE NOT EXISTS (SELECT 1 FROM discern.paused_backends p WHERE p.backend = u.backend)) x),
+          'paused', (SELECT coalesce(json_agg(x ORDER BY x.backend), '[]') FROM (
+                SELECT backend, paused_by, paused_at, reason FROM discern.paused_backends) x),
           'generated_at', now()
         ) AS doc
         """

@@ -3,14 +3,16 @@ import QueueReads
 
 /// Page 1. Refreshes itself every 10 s (a meta refresh: no script needed).
 enum OverviewPage {
-    static func render(_ data: Overview, _ context: PageContext) -> Page {
+    static func render(_ data: Overview, notice: String? = nil, _ context: PageContext) -> Page {
         let backends = Array(Set(data.states.map(\.backend))).sorted()
         let states = ["available", "running", "succeeded", "dead", "cancelled"]
         let count = Dictionary(data.states.map { ("\($0.backend)/\($0.state)", $0.jobs) }, uniquingKeysWith: +)
+        let paused = Dictionary(data.paused.map { ($0.backend, $0) }, uniquingKeysWith: { $1 })
         let queue = backends.isEmpty ? "<p class=\"muted\">No jobs yet.</p>" : """
-            <table><tr><th>backend</th>\(states.map { "<th>\($0)\(["succeeded", "cancelled"].contains($0) ? " (24 h)" : "")</th>" }.joined())</tr>
+            <table><tr><th>backend</th>\(states.map { "<th>\($0)\(["succeeded", "cancelled"].contains($0) ? " (24 h)" : "")</th>" }.joined())<th>claims</th></tr>
             \(backends.map { backend in
-                "<tr><td>\(HTML.text(backend))</td>" + states.map { "<td class=\"n\">\(HTML.number(count["\(backend)/\($0)"] ?? 0))</td>" }.joined() + "</tr>"
+                "<tr><td>\(HTML.text(backend))</td>" + states.map { "<td class=\"n\">\(HTML.number(count["\(backend)/\($0)"] ?? 0))</td>" }.joined()
+                    + "<td>\(claims(backend, paused[backend], context))</td></tr>"
             }.joined())</table>
             """
         let chart = Chart.hourly(data.hours.map { (label: $0.hour, succeeded: $0.succeeded, dead: $0.dead) })
@@ -30,13 +32,28 @@ enum OverviewPage {
             </table><p><a href="/failures">Retry or cancel on the failures page →</a></p>
             """
         return Page(title: "Overview", active: "/", refreshSeconds: 10, body: """
-            \(alarm(data.unserved))<h2>Jobs by backend and state</h2>\(queue)
+            \(notice.map { "<p class=\"notice\" role=\"status\">\(HTML.text($0))</p>" } ?? "")\(alarm(data.unserved))\(pausedNotice(data.paused))<h2>Jobs by backend and state</h2>\(queue)
             <h2>Finished per hour (last 12 hours)</h2>\(chart)
             <h2>Live workers</h2>\(workers)
             <h2>Rate limits (shared by all workers)</h2>\(limits)
             <h2>Dead jobs by error kind</h2>\(dead)
             <p class="muted">As of \(HTML.text(data.generatedAt)); refreshes every 10 s.</p>
             """)
+    }
+
+    /// A service's claims: running (with a Pause button) or paused (with Resume).
+    private static func claims(_ backend: String, _ paused: Overview.Paused?, _ context: PageContext) -> String {
+        guard let paused else { return "running " + context.action("/actions/pause", "Pause \(backend)", fields: [("backend", backend)]) }
+        return "<b class=\"bad\">paused</b> " + context.action("/actions/resume", "Resume \(backend)", fields: [("backend", backend)], primary: true)
+            + "<br><span class=\"muted\">by \(HTML.text(paused.pausedBy)), \(HTML.text(paused.pausedAt))</span>"
+    }
+
+    /// Paused services, said at the top: their jobs wait on purpose.
+    private static func pausedNotice(_ paused: [Overview.Paused]) -> String {
+        guard !paused.isEmpty else { return "" }
+        return "<p class=\"notice\" role=\"status\">" + paused.map { p in
+            "<b>\(HTML.text(p.backend)) is paused</b> by \(HTML.text(p.pausedBy)) since \(HTML.text(p.pausedAt))\(p.reason.map { ": \(HTML.text($0))" } ?? ""); no worker claims its jobs until it is resumed."
+        }.joined(separator: "<br>") + "</p>"
     }
 
     /// Why nothing moves, first on the page: jobs wait for a service no live worker serves.

@@ -74,6 +74,10 @@ enum StatusText {
                 [worker.id, worker.backends.joined(separator: ","), worker.version, ViewText.time(worker.lastHeartbeatAt),
                  ViewText.time(worker.startedAt)]
             }))
+        for paused in overview.paused {
+            sections.append("paused: \(paused.backend) by \(paused.pausedBy) since \(ViewText.time(paused.pausedAt))"
+                            + (paused.reason.map { " (\($0))" } ?? "") + "; no worker claims its jobs until `discern resume \(paused.backend)`")
+        }
         for backend in overview.unserved {
             sections.append("warning: \(backend.waiting) \(backend.backend) job(s) wait and no live worker serves that backend")
         }

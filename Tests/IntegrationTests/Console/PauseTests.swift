@@ -1,0 +1,50 @@
+import Foundation
+import Postgres
+import Simulator
+import TestFixtures
+import Testing
+
+/// An operator stops a service's work for a while (a quota spent, the service down) without
+/// cancelling anything, and starts it again.
+@Suite("Console: pause and resume a service")
+struct PauseTests {
+    @Test("in Chromium, with a real worker: Pause stops its claims within a second while jobs in flight finish; Resume starts them again; who paused it shows")
+    func pauseAndResume() async throws {
+        var configuration = SimulatorConfiguration.unthrottled
+        configuration.faults.analyzeDelaySeconds = 0.3
+        try await TestDatabase.with { conninfo in
+            try await TestFolder.with { folder in
+                try await ChaosJobs.enqueue(40, into: conninfo, folder: folder)
+                let database = Database(conninfo: conninfo)
+                func count(_ condition: String) async -> Int {
+                    (try? await database.rows("SELECT count(*) AS n FROM discern.jobs WHERE \(condition)").first?.int("n")) ?? -1
+                }
+                try await TestSimulator.with(configuration) { simulator in
+                    let worker = try WorkerProcess(conninfo: conninfo, simulatorURL: simulator.baseURL, logFolder: folder,
+                                                   arguments: ["--concurrency", "2"])
+                    defer { worker.kill() }
+                    #expect(await ChaosJobs.eventually(seconds: 30) { await count("attempts > 0") >= 2 })
+                    let (console, port) = try await ConsoleTests.console(conninfo, folder)
+                    defer { console.kill() }
+                    let base = "http://127.0.0.1:\(port)"
+
+                    let paused = try await BrowserSession.run([.go(base + "/"), .click("form[action=\"/actions/pause\"] button"), .text])
+                    try await Task.sleep(for: .seconds(1))
+                    let claimedAtPause = await count("attempts > 0")
+                    try await Task.sleep(for: .seconds(2))
+                    #expect(await count("attempts > 0") == claimedAtPause, "no job is claimed a second after the pause")
+                    #expect(claimedAtPause < 40, "the pause came while jobs waited")
+                    #expect(await ChaosJobs.eventually(seconds: 20) { await count("state = 'running'") == 0 }, "jobs in flight finish")
+                    #expect(await count("state IN ('dead', 'cancelled')") == 0)
+                    let text = paused.steps[2].text ?? ""
+                    #expect(text.contains("discerner is paused") && text.contains("by local") && text.contains("Resume discerner"), "\(text.prefix(800))")
+                    let status = try await Subprocess.run(try WorkerProcess.binary.path, ["status", "--database-url", conninfo])
+                    #expect(status.contains("paused: discerner by local"), "\(status)")
+
+                    _ = try await BrowserSession.run([.go(base + "/"), .click("form[action=\"/actions/resume\"] button"), .text])
+                    #expect(await ChaosJobs.eventually(seconds: 60) { await count("state = 'succeeded'") == 40 }, "\(worker.output.suffix(800))")
+                }
+            }
+        }
+    }
+}
