@@ -46,7 +46,9 @@ BEGIN
 END;
 $grants$;
 
--- The claim skips paused services: the body of migration 0022 with that first step.
+-- The claim skips paused services: the body of migration 0022 with each branch's backends
+-- filtered in its own statement, not in a statement of its own added to every claim
+-- (bench/RESULTS.md, Runtime A/B: within the noise of a control run).
 CREATE OR REPLACE FUNCTION discern.claim_jobs(worker text, wanted integer, lease_seconds double precision, backends text[],
                                    holding_nothing boolean, oldest_first integer)
 RETURNS TABLE (id bigint, batch_id bigint, backend text, action text, image_path text, params text,
@@ -58,17 +60,12 @@ AS $$
 DECLARE
     chosen bigint[] := '{}';
 BEGIN
-    -- A paused service's jobs are not claimed (discern.pause); the table holds a row or two.
-    backends := ARRAY(SELECT b.backend FROM unnest(backends) AS b(backend)
-                      WHERE NOT EXISTS (SELECT 1 FROM discern.paused_backends p WHERE p.backend = b.backend));
-    IF cardinality(backends) = 0 THEN
-        RETURN;
-    END IF;
     IF holding_nothing THEN
         chosen := ARRAY(
             SELECT j.id FROM discern.jobs j
             WHERE j.state = 'available' AND j.shared_crashes >= 3
               AND j.backend = ANY(backends) AND j.run_at <= now()
+              AND NOT EXISTS (SELECT 1 FROM discern.paused_backends p WHERE p.backend = j.backend)
             ORDER BY j.priority, j.run_at, j.id
             LIMIT 1
             FOR UPDATE SKIP LOCKED);
@@ -76,7 +73,8 @@ BEGIN
     IF cardinality(chosen) = 0 THEN
         IF oldest_first > 0 THEN
             chosen := ARRAY(
-                SELECT c.id FROM (SELECT DISTINCT unnest(backends) AS backend) AS b
+                SELECT c.id FROM (SELECT DISTINCT u.backend FROM unnest(backends) AS u(backend)
+                                  WHERE NOT EXISTS (SELECT 1 FROM discern.paused_backends p WHERE p.backend = u.backend)) AS b
                 CROSS JOIN LATERAL (
                     SELECT j.id, j.run_at FROM discern.jobs j
                     WHERE j.state = 'available' AND j.backend = b.backend AND j.run_at <= now()
@@ -96,7 +94,8 @@ BEGIN
         END IF;
         IF cardinality(chosen) < wanted THEN
             chosen := chosen || ARRAY(
-                SELECT c.id FROM (SELECT DISTINCT unnest(backends) AS backend) AS b
+                SELECT c.id FROM (SELECT DISTINCT u.backend FROM unnest(backends) AS u(backend)
+                                  WHERE NOT EXISTS (SELECT 1 FROM discern.paused_backends p WHERE p.backend = u.backend)) AS b
                 CROSS JOIN LATERAL (
                     SELECT j.id, j.priority, j.run_at FROM discern.jobs j
                     WHERE j.state = 'available' AND j.backend = b.backend AND j.run_at <= now()
