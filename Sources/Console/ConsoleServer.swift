@@ -27,6 +27,13 @@ public enum ConsoleServer {
             guard let path = try await store.imagePath(jobID: id) else { throw HTTPError(.notFound) }
             return try await thumbnail(path, request, requestContext, thumbnails: thumbnails)
         }
+        @Sendable func health() async -> Response {
+            let up = await store.isReachable()
+            return Response(status: up ? .ok : .serviceUnavailable, headers: [.contentType: "text/plain; charset=utf-8"],
+                            body: .init(byteBuffer: ByteBuffer(string: up ? "ok\n" : "PostgreSQL does not answer\n")))
+        }
+        router.get("/healthz") { _, _ in await health() }
+        router.head("/healthz") { _, _ in await health().withoutBody }
         router.get("/static/console.css") { _, _ in
             Response(status: .ok, headers: [.contentType: "text/css; charset=utf-8", .cacheControl: "public, max-age=3600"],
                      body: .init(byteBuffer: ByteBuffer(string: Style.css)))
@@ -76,5 +83,14 @@ public enum ConsoleServer {
 
     static func html(_ text: String, status: HTTPResponse.Status) -> Response {
         Response(status: status, headers: [.contentType: "text/html; charset=utf-8"], body: .init(byteBuffer: ByteBuffer(string: text)))
+    }
+}
+
+extension Response {
+    /// HEAD's answer: GET's status and headers, no body (uptime monitors and link checkers ask HEAD).
+    var withoutBody: Response {
+        var response = self
+        response.body = ResponseBody()
+        return response
     }
 }

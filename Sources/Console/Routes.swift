@@ -57,7 +57,7 @@ struct Routes: Sendable {
         render: @escaping @Sendable (T, Request) -> Page
     ) {
         let readOnly = context.readOnly
-        router.get(path) { request, context -> Response in
+        @Sendable func html(_ request: Request, _ context: ConsoleContext) async throws -> Response {
             do {
                 let page = render(try await load(request, context.parameters), request)
                 return ConsoleServer.html(page.render(readOnly: readOnly), status: .ok)
@@ -65,6 +65,8 @@ struct Routes: Sendable {
                 return ConsoleServer.html(Page(title: "Not found", active: "", body: "<p>Nothing here: it may have been pruned.</p>").render(readOnly: readOnly), status: .notFound)
             }
         }
+        router.get(path) { request, context in try await html(request, context) }
+        router.head(path) { request, context in try await html(request, context).withoutBody }
         router.get(api) { request, context -> Response in
             do {
                 let data = try Self.encoder.encode(try await load(request, context.parameters))

@@ -157,7 +157,8 @@ extension Quality {
         let written = Dictionary(uniqueKeysWithValues: self.written.filter { $0.backend == backend }.map { ($0.band, $0.results) })
         let low = Dictionary(uniqueKeysWithValues: rows.filter { $0.backend == backend && $0.field == field }.map { ($0.band, $0.accuracyLow) })
         let total = written.values.reduce(0, +)
-        guard total > 0 else {
+        // Nothing reviewed, nothing measured: "review everything" would read as a finding.
+        guard total > 0, !low.isEmpty else {
             return Recommendation(backend: backend, field: field, target: target, reviewBelow: nil, errorsAfterReviewAtMost: nil, reviewsPerDay: nil)
         }
         // Results without a confidence are never below a threshold: they count as they measured.

@@ -99,6 +99,11 @@ extension QueueReader {
         }
     }
 
+    /// PostgreSQL answers (the console's /healthz).
+    public func isReachable() async -> Bool {
+        (try? await database.withConnection { try $0.query("SELECT 1") }) != nil
+    }
+
     /// The file of a job with no result (waiting, dead of a service's error), for its thumbnail.
     public func imagePath(jobID: Int) async throws -> String? {
         try await database.withConnection { connection in

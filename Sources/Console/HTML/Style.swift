@@ -43,6 +43,16 @@ enum Style {
         .alarm b { color: var(--bad); }
         .notice { background: #fff8e1; border: 1px solid #f0d98c; padding: 8px 12px; border-radius: 4px; margin-bottom: 12px; }
         svg text { font-size: 10px; fill: var(--muted); }
+        /* A phone (390 px): the header wraps, wide tables scroll inside themselves, one column. */
+        @media (max-width: 640px) {
+            header { flex-wrap: wrap; gap: 8px; padding: 8px 12px; }
+            nav a { display: inline-block; margin: 2px 12px 2px 0; }
+            main { padding: 12px 12px 32px; }
+            table { display: block; max-width: 100%; overflow-x: auto; }
+            .grid2 { grid-template-columns: 1fr; }
+            .cards { grid-template-columns: repeat(auto-fill, minmax(160px, 1fr)); }
+            progress { width: 120px; }
+        }
         """
 }
 

@@ -21,7 +21,8 @@ enum QualityPage {
             """)
         parts.append("<h2>Calibration: \(HTML.text(filter.field))</h2>")
         parts.append(chart(quality.rows.filter { $0.backend == backend && $0.field == filter.field && $0.band.count == 3 }))
-        parts.append(recommendation(quality.recommendation))
+        parts.append(overall.isEmpty ? "<p class=\"muted\" data-recommendation=\"none\">No review threshold to recommend until audited results are reviewed.</p>"
+                     : recommendation(quality.recommendation))
         return Page(title: "Quality", active: "/quality", body: parts.joined(separator: "\n"))
     }
 

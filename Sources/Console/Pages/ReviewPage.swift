@@ -26,13 +26,13 @@ enum ReviewPage {
         let link = item.jobId.map { "/jobs/\($0)" } ?? "/results/\(item.id)"
         let facts = "<b>\(HTML.text(item.category ?? item.backend))</b> \(HTML.confidence(item.confidence))"
         guard !context.readOnly else {
-            return "<div class=\"card\"><a href=\"\(link)\"><img src=\"/thumbnails/\(item.id)\" alt=\"\" loading=\"lazy\"></a><div class=\"facts\">\(facts)<br>operator \(HTML.text(item.operator_ ?? "–")) · fleet \(HTML.text(item.fleetId ?? "–")) · plate \(HTML.text(item.licensePlate ?? "–"))</div></div>"
+            return "<div class=\"card\"><a href=\"\(link)\" aria-label=\"\(HTML.text("Result \(item.id): " + (item.category ?? item.backend)))\"><img src=\"/thumbnails/\(item.id)\" alt=\"\" loading=\"lazy\"></a><div class=\"facts\">\(facts)<br>operator \(HTML.text(item.operator_ ?? "–")) · fleet \(HTML.text(item.fleetId ?? "–")) · plate \(HTML.text(item.licensePlate ?? "–"))</div></div>"
         }
         func input(_ name: String, _ label: String, _ value: String?) -> String {
             "<label class=\"muted\">\(label)<br><input type=\"text\" name=\"\(name)\" value=\"\(HTML.text(value))\" maxlength=\"200\"></label><br>"
         }
         return """
-            <div class="card"><a href="\(link)"><img src="/thumbnails/\(item.id)" alt="" loading="lazy"></a><div class="facts">\(facts)
+            <div class="card"><a href="\(link)" aria-label="\(HTML.text("Result \(item.id): " + (item.category ?? item.backend)))"><img src="/thumbnails/\(item.id)" alt="" loading="lazy"></a><div class="facts">\(facts)
             <form method="post" action="/actions/review" data-result="\(item.id)">
             <input type="hidden" name="csrf" value="\(HTML.text(context.csrf))"><input type="hidden" name="result" value="\(item.id)">
             \(input("category", "category", item.category))\(input("operator", "operator", item.operator_))\(input("fleet_id", "fleet ID", item.fleetId))\(input("license_plate", "licence plate", item.licensePlate))

@@ -26,6 +26,11 @@ struct ConsoleAccessTests {
                 for header in ["Forwarded", "X-Forwarded-For", "X-Forwarded-Host", "X-Real-IP"] {
                     #expect(await RawHTTP.get(port: port, path: "/api/overview", headers: [header: "203.0.113.9"]).status == 401, "\(header)")
                 }
+                // A probe asks by the pod's name, from elsewhere, without a token: it learns only "ok".
+                let probe = await RawHTTP.get(port: port, path: "/healthz", from: "127.0.0.2", headers: ["Host": "discern-console-7f9c.pod:\(port)"])
+                #expect(probe.status == 200 && probe.body == "ok\n", "\(probe.status) \(probe.body)")
+                let head = await RawHTTP.head(port: port, path: "/")
+                #expect(head.status == 200 && head.body.isEmpty, "HEAD answers like GET without a body: \(head.status) \(head.body.prefix(100))")
                 let result = try #require(try await Database(conninfo: conninfo).rows("SELECT min(id) AS id FROM discern.results").first?.int("id"))
                 let photo = await RawHTTP.get(port: port, path: "/thumbnails/\(result)")
                 #expect(photo.status == 200 && photo.headers["cache-control"] == "private, no-store", "\(photo.headers)")

@@ -15,6 +15,10 @@ enum RawHTTP {
         await send(port: port, request: "GET \(path) HTTP/1.1\r\n", body: nil, source: source, headers: headers)
     }
 
+    static func head(port: Int, path: String, from source: String = "127.0.0.1", headers: [String: String] = [:]) async -> Answer {
+        await send(port: port, request: "HEAD \(path) HTTP/1.1\r\n", body: nil, source: source, headers: headers)
+    }
+
     static func post(port: Int, path: String, body: String, from source: String = "127.0.0.1", headers: [String: String] = [:]) async -> Answer {
         await send(port: port, request: "POST \(path) HTTP/1.1\r\n", body: body, source: source,
                    headers: headers.merging(["Content-Type": "application/x-www-form-urlencoded"]) { $1 })
