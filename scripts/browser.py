@@ -8,7 +8,9 @@ Steps: {"go": URL} navigates and waits for the load; {"text": true} records the 
 text; {"click": SELECTOR} clicks the first match and waits for the page it leads to;
 {"fill": SELECTOR, "value": TEXT} sets an input; {"type": SELECTOR, "value": TEXT} focuses an input,
 types TEXT over what is there and presses a real Enter key (what the form does with it is what a
-person gets), then waits for the page it leads to; {"screenshot": PATH} writes a PNG of the page.
+person gets), then waits for the page it leads to; {"screenshot": PATH} writes a PNG of the page; {"axe": true} runs axe-core's accessibility rules on
+the page and records their violations and how far the page overflows the window sideways;
+{"width": N} sets the window's width (under 800: a phone).
 Every JavaScript dialog (alert, confirm) the pages open is reported: the XSS test wants none."""
 import base64
 import json
@@ -89,6 +91,9 @@ class Browser:
 
     def run(self, step):
         seen = {}
+        if "width" in step:
+            self.call("Emulation.setDeviceMetricsOverride", width=step["width"], height=844, deviceScaleFactor=1,
+                      mobile=step["width"] < 800)
         if "go" in step:
             self.events.clear()
             self.call("Page.navigate", url=step["go"])
@@ -112,6 +117,10 @@ class Browser:
             seen["found"] = bool(found)
             if found:
                 self.wait_for_load()
+        if step.get("axe"):
+            seen["violations"] = self.axe()
+            # Wider than the window: the page scrolls sideways (a table may, inside itself).
+            seen["overflow"] = self.evaluate("document.documentElement.scrollWidth - window.innerWidth")
         if step.get("text"):
             seen["text"] = self.evaluate("document.body ? document.body.innerText : ''")
         if "screenshot" in step:
@@ -123,6 +132,16 @@ class Browser:
         seen["url"] = self.evaluate("location.href")
         seen["status_text"] = self.evaluate("document.title")
         return seen
+
+    def axe(self):
+        """axe-core's violations on the current page: rule, impact, how many elements, the first one."""
+        import importlib.util
+        spec = importlib.util.find_spec("axe_playwright_python")
+        with open(os.path.join(spec.submodule_search_locations[0], "axe.min.js")) as handle:
+            self.evaluate(handle.read())
+        return self.evaluate("""axe.run(document, {resultTypes: ['violations']}).then(r => r.violations.map(v => ({
+            id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.length,
+            target: v.nodes.length ? v.nodes[0].target.join(' ') : '', html: v.nodes.length ? v.nodes[0].html.slice(0, 200) : ''})))""")
 
     def close(self):
         try:

@@ -47,6 +47,13 @@ if $tests && ! python3 -c 'import botocore, kubernetes_validate, jsonschema, yam
     python_packages=(botocore kubernetes-validate jsonschema pyyaml websocket-client)
     python3 -m pip install --quiet "${python_packages[@]}" || python3 -m pip install --quiet --break-system-packages "${python_packages[@]}"
 fi
+# axe-core (Deque's accessibility rules), as axe-playwright-python packages it on PyPI: only its
+# axe.min.js is used, injected into the console's pages by scripts/browser.py (so not its
+# dependencies: no Playwright, no browser download).
+if $tests && ! python3 -c 'import importlib.util, sys; sys.exit(importlib.util.find_spec("axe_playwright_python") is None)' 2>/dev/null; then
+    echo "==> installing axe-core (axe-playwright-python, without its dependencies) from PyPI"
+    python3 -m pip install --quiet --no-deps axe-playwright-python || python3 -m pip install --quiet --no-deps --break-system-packages axe-playwright-python
+fi
 
 if ! command -v swift >/dev/null && [ -x /opt/swift/usr/bin/swift ]; then
     echo "note: add /opt/swift/usr/bin to PATH" >&2

@@ -34,6 +34,10 @@ public enum ConsoleServer {
         }
         router.get("/healthz") { _, _ in await health() }
         router.head("/healthz") { _, _ in await health().withoutBody }
+        router.get("/static/console.js") { _, _ in
+            Response(status: .ok, headers: [.contentType: "text/javascript; charset=utf-8", .cacheControl: "public, max-age=3600"],
+                     body: .init(byteBuffer: ByteBuffer(string: Script.js)))
+        }
         router.get("/static/console.css") { _, _ in
             Response(status: .ok, headers: [.contentType: "text/css; charset=utf-8", .cacheControl: "public, max-age=3600"],
                      body: .init(byteBuffer: ByteBuffer(string: Style.css)))

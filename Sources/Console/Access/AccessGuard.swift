@@ -81,7 +81,7 @@ struct AccessGuard: RouterMiddleware {
     static func secured(_ response: Response) -> Response {
         var response = response
         response.headers[.init("Cross-Origin-Resource-Policy")!] = "same-origin"
-        response.headers[.contentSecurityPolicy] = "default-src 'none'; img-src 'self'; style-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
+        response.headers[.contentSecurityPolicy] = "default-src 'none'; img-src 'self'; style-src 'self'; script-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
         response.headers[.xContentTypeOptions] = "nosniff"
         response.headers[.init("Referrer-Policy")!] = "same-origin"
         return response

@@ -68,12 +68,13 @@ struct Page {
             <!doctype html>
             <html lang="en"><head><meta charset="utf-8">
             <meta name="viewport" content="width=device-width, initial-scale=1">
-            \(refreshSeconds.map { "<meta http-equiv=\"refresh\" content=\"\($0)\">" } ?? "")
             <title>\(HTML.text(title)) · discern</title>
             <link rel="stylesheet" href="/static/console.css">
+            <script src="/static/console.js" defer></script>
             </head><body>
-            <header><span class="brand">discern</span><nav>\(nav)</nav>\(readOnly ? "<span class=\"ro\">read-only</span>" : "")</header>
-            <main><h1>\(HTML.text(title))</h1>
+            <header><span class="brand">discern</span><nav>\(nav)</nav>\(readOnly ? "<span class=\"ro\">read-only</span>" : "")\
+            \(refreshSeconds == nil ? "" : "<button id=\"live\" type=\"button\" class=\"live\" hidden>Pause live updates</button>")</header>
+            <main\(refreshSeconds.map { " data-refresh=\"\($0)\"" } ?? "")><h1>\(HTML.text(title))</h1>
             \(body)
             </main></body></html>
             """

@@ -13,6 +13,7 @@ enum Style {
         .brand { font-weight: 700; letter-spacing: .02em; }
         nav a { margin-right: 16px; color: var(--muted); text-decoration: none; }
         nav a.on, nav a:hover { color: var(--accent); }
+        .live { margin-left: auto; font-size: 12px; }
         .ro { margin-left: auto; font-size: 12px; color: var(--warn); border: 1px solid var(--warn); padding: 1px 6px; border-radius: 4px; }
         main { padding: 16px 24px 48px; max-width: 1400px; }
         h1 { font-size: 20px; margin: 4px 0 16px; }

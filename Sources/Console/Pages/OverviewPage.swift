@@ -1,7 +1,7 @@
 import Foundation
 import QueueReads
 
-/// Page 1. Refreshes itself every 10 s (a meta refresh: no script needed).
+/// Page 1. Reloads itself every 10 s while live updates are on (/static/console.js; pausable).
 enum OverviewPage {
     static func render(_ data: Overview, notice: String? = nil, _ context: PageContext) -> Page {
         let backends = Array(Set(data.states.map(\.backend))).sorted()
@@ -37,7 +37,7 @@ enum OverviewPage {
             <h2>Live workers</h2>\(workers)
             <h2>Rate limits (shared by all workers)</h2>\(limits)
             <h2>Dead jobs by error kind</h2>\(dead)
-            <p class="muted">As of \(HTML.text(data.generatedAt)); refreshes every 10 s.</p>
+            <p class="muted">As of \(HTML.text(data.generatedAt)); reloads every 10 s while live updates are on.</p>
             """)
     }
 

@@ -7,6 +7,18 @@ struct BrowserSession {
         let url: String?
         let text: String?
         let found: Bool?
+        let violations: [Violation]?
+        let overflow: Int?
+    }
+    /// One axe-core rule a page breaks.
+    struct Violation: Decodable, CustomStringConvertible {
+        let id: String
+        let impact: String?
+        let help: String
+        let nodes: Int
+        let target: String
+        let html: String
+        var description: String { "\(impact ?? "?") \(id) (\(nodes)x, e.g. \(target): \(html)): \(help)" }
     }
     struct Outcome: Decodable {
         let steps: [Seen]
@@ -21,6 +33,10 @@ struct BrowserSession {
         /// Types into an input, then presses Enter: a person's way of submitting a form.
         case typeAndEnter(String, String)
         case screenshot(String)
+        /// axe-core's accessibility rules on the current page.
+        case axe
+        /// The window's width from now on (under 800 px: a phone).
+        case width(Int)
 
         var json: [String: Any] {
             switch self {
@@ -30,6 +46,8 @@ struct BrowserSession {
             case .fill(let selector, let value): ["fill": selector, "value": value]
             case .typeAndEnter(let selector, let value): ["type": selector, "value": value]
             case .screenshot(let path): ["screenshot": path]
+            case .axe: ["axe": true]
+            case .width(let pixels): ["width": pixels]
             }
         }
     }
