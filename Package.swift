@@ -26,6 +26,7 @@ let migrationFiles = [
     "0021_audit_and_accuracy.sql",
     "0022_cheaper_claims.sql",
     "0023_paused_services.sql",
+    "0024_drop_take_rate_token.sql",
 ]
 
 let package = Package(

@@ -36,6 +36,7 @@ public enum Schema {
         ("0021_audit_and_accuracy.sql", PackageResources._021_audit_and_accuracy_sql),
         ("0022_cheaper_claims.sql", PackageResources._022_cheaper_claims_sql),
         ("0023_paused_services.sql", PackageResources._023_paused_services_sql),
+        ("0024_drop_take_rate_token.sql", PackageResources._024_drop_take_rate_token_sql),
     ]
 
     public static func migrations() throws -> [Migration] {

@@ -77,8 +77,8 @@ def drain(bench, url, workers, concurrency, jobs, per_minute):
 RAW_JOB = """
 UPDATE bench_raw SET state = 'running', owner = :client_id
 WHERE id IN (SELECT id FROM bench_raw WHERE state = 'available' ORDER BY id LIMIT 2 FOR UPDATE SKIP LOCKED);
-SELECT discern.take_rate_token('scale:noop');
-SELECT discern.take_rate_token('scale:noop');
+SELECT * FROM discern.take_rate_tokens('scale:noop', 1);
+SELECT * FROM discern.take_rate_tokens('scale:noop', 1);
 UPDATE bench_raw SET state = 'done', owner = NULL WHERE owner = :client_id AND state = 'running';
 """
 

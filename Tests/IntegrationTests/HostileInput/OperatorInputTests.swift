@@ -186,7 +186,7 @@ struct OperatorInputTests {
                 try connection.query("SET ROLE discern_worker")
                 defer { _ = try? connection.query("RESET ROLE") }
                 let jobs = try JobQueue.claim(connection, workerID: "w", backends: ["discerner"], limit: 5, leaseSeconds: 60)
-                _ = try connection.query("SELECT discern.take_rate_token('discerner:analyze')")
+                _ = try connection.query("SELECT * FROM discern.take_rate_tokens('discerner:analyze', 1)")
                 return jobs.count
             }
             #expect(claimed == 4)
