@@ -10,7 +10,8 @@ text; {"click": SELECTOR} clicks the first match and waits for the page it leads
 types TEXT over what is there and presses a real Enter key (what the form does with it is what a
 person gets), then waits for the page it leads to; {"screenshot": PATH} writes a PNG of the page; {"axe": true} runs axe-core's accessibility rules on
 the page and records their violations and how far the page overflows the window sideways;
-{"width": N} sets the window's width (under 800: a phone).
+{"width": N} sets the window's width (under 800: a phone); {"key": K} presses a key on the page and
+waits for the page it leads to ("navigates": false when it leads nowhere).
 Every JavaScript dialog (alert, confirm) the pages open is reported: the XSS test wants none."""
 import base64
 import json
@@ -110,6 +111,13 @@ class Browser:
                 for kind in ("keyDown", "keyUp"):
                     self.call("Input.dispatchKeyEvent", type=kind, key="Enter", code="Enter", windowsVirtualKeyCode=13,
                               nativeVirtualKeyCode=13, **({"text": "\r"} if kind == "keyDown" else {}))
+                self.wait_for_load()
+        if "key" in step:
+            # A key pressed on the page (not in a field): what the page's shortcuts do with it.
+            self.events.clear()
+            for kind in ("keyDown", "keyUp"):
+                self.call("Input.dispatchKeyEvent", type=kind, key=step["key"], **({"text": step["key"]} if kind == "keyDown" else {}))
+            if step.get("navigates", True):
                 self.wait_for_load()
         if "click" in step:
             self.events.clear()

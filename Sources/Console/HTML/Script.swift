@@ -1,7 +1,7 @@
 /// The console's only script, served from the binary (/static/console.js; the
 /// Content-Security-Policy allows scripts from the console itself and nowhere else). Pages work
 /// without it; with it, a live page reloads itself and the operator can pause that, and a table
-/// that scrolls sideways takes the keyboard's focus.
+/// that scrolls sideways takes the keyboard's focus, and the review page works by keyboard.
 enum Script {
     static let js = """
         // A table wider than the window scrolls inside itself (a phone): it takes the keyboard's
@@ -14,6 +14,37 @@ enum Script {
           }
           mark();
           window.addEventListener('resize', mark);
+        })();
+
+        // The review page by keyboard: j / k the next / previous card, c confirm, e correct (the
+        // first field; Enter saves), x cannot tell; Escape leaves a field. Not while typing.
+        (function () {
+          var forms = Array.prototype.slice.call(document.querySelectorAll('form[action="/actions/review"]'));
+          if (!forms.length) return;
+          var current = 0;
+          function select(index, scroll) {
+            current = Math.max(0, Math.min(forms.length - 1, index));
+            forms.forEach(function (form, i) { form.closest('.card').classList.toggle('current', i === current); });
+            if (scroll) forms[current].closest('.card').scrollIntoView({block: 'nearest'});
+          }
+          forms.forEach(function (form, i) { form.closest('.card').addEventListener('focusin', function () { select(i, false); }); });
+          select(0, false);
+          document.addEventListener('keydown', function (event) {
+            if (event.ctrlKey || event.metaKey || event.altKey) return;
+            var target = event.target;
+            if (target && /^(INPUT|SELECT|TEXTAREA)$/.test(target.tagName)) {
+              if (event.key === 'Escape') target.blur();
+              return;
+            }
+            var form = forms[current];
+            if (event.key === 'j') select(current + 1, true);
+            else if (event.key === 'k') select(current - 1, true);
+            else if (event.key === 'c') form.querySelector('button[value=confirm]').click();
+            else if (event.key === 'x') form.querySelector('button[value=cannot_tell]').click();
+            else if (event.key === 'e') { var field = form.querySelector('input[type=text]'); field.focus(); field.select(); }
+            else return;
+            event.preventDefault();
+          });
         })();
 
         // Live pages (<main data-refresh="N">) reload every N seconds: not while the operator has

@@ -26,6 +26,8 @@ enum Style {
         .card { background: #fff; border: 1px solid var(--line); border-radius: 6px; overflow: hidden; }
         .card img, .photo img { display: block; width: 100%; height: 150px; object-fit: cover; background: #e9ecf1; }
         .card .facts { padding: 6px 8px; font-size: 12px; }
+        .card.current { outline: 2px solid var(--accent); outline-offset: 1px; }
+        kbd { font: 11px ui-monospace, monospace; border: 1px solid var(--control); border-radius: 3px; padding: 0 4px; }
         .card .facts b { font-size: 13px; }
         .muted { color: var(--muted); }
         .bad { color: var(--bad); }

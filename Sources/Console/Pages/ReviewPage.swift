@@ -9,6 +9,9 @@ enum ReviewPage {
     static func render(_ queue: ReviewQueue, notice: String?, _ context: PageContext) -> Page {
         var parts: [String] = []
         if let notice { parts.append("<p class=\"notice\">\(HTML.text(notice))</p>") }
+        if !context.readOnly && !(queue.audit.isEmpty && queue.items.isEmpty) {
+            parts.append("<p class=\"muted\">Keys: <kbd>j</kbd> / <kbd>k</kbd> next / previous card, <kbd>c</kbd> confirm, <kbd>e</kbd> correct (<kbd>Enter</kbd> saves), <kbd>x</kbd> cannot tell, <kbd>Esc</kbd> leaves a field.</p>")
+        }
         parts.append("<h2 id=\"audit\">Audit sample: \(HTML.number(queue.auditPending)) waiting from the last 7 days</h2>")
         parts.append("<p class=\"muted\">A uniform random share of every backend's results, picked when each was written: reviewing these measures how often the service is right (<a href=\"/quality\">Quality</a>). Newest first; review them as they come, whatever their confidence.</p>")
         parts.append(queue.audit.isEmpty ? "<p class=\"ok\">No audited result waits.</p>"

@@ -37,6 +37,8 @@ struct BrowserSession {
         case axe
         /// The window's width from now on (under 800 px: a phone).
         case width(Int)
+        /// A key pressed on the page; `navigates`: wait for the page it leads to.
+        case key(String, navigates: Bool = true)
 
         var json: [String: Any] {
             switch self {
@@ -48,6 +50,7 @@ struct BrowserSession {
             case .screenshot(let path): ["screenshot": path]
             case .axe: ["axe": true]
             case .width(let pixels): ["width": pixels]
+            case .key(let key, let navigates): ["key": key, "navigates": navigates]
             }
         }
     }

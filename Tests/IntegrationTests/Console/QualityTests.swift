@@ -193,4 +193,30 @@ struct QualityTests {
             }
         }
     }
+
+    @Test("in Chromium: the review page by keyboard: j moves to the next card, c confirms it, x says cannot tell")
+    func reviewByKeyboard() async throws {
+        try await TestDatabase.with { conninfo in
+            try await TestFolder.with { folder in
+                let database = Database(conninfo: conninfo)
+                _ = try await database.rows("UPDATE discern.audit_settings SET rate = 1")
+                _ = try await ConsoleTests.seed(conninfo, folder)
+                let (console, port) = try await ConsoleTests.console(conninfo, folder)
+                defer { console.kill() }
+                let base = "http://127.0.0.1:\(port)"
+                // Newest first: the first card is the newest audited result, the second the one before.
+                let audited = try await database.rows("SELECT id FROM discern.results WHERE audit ORDER BY created_at DESC, id DESC LIMIT 2").map { try $0.int("id") }
+                try #require(audited.count == 2)
+                let tour = try await BrowserSession.run([
+                    .go(base + "/review"), .text, .key("j", navigates: false), .key("c"), .text, .key("x"),
+                ])
+                #expect(tour.steps[1].text?.contains("Keys:") == true)
+                #expect(tour.steps[4].text?.contains("Confirmed; the next one is below.") == true, "\(tour.steps[4].text?.prefix(400) ?? "")")
+                let verdicts = try await database.rows("SELECT result_id, verdict FROM discern.corrections ORDER BY id")
+                    .map { "\(try $0.int("result_id")):\(try $0.string("verdict"))" }
+                #expect(verdicts.first == "\(audited[1]):confirmed", "j then c confirms the second card: \(verdicts) of \(audited)")
+                #expect(verdicts.count == 2 && verdicts.last?.hasSuffix(":cannot_tell") == true, "\(verdicts)")
+            }
+        }
+    }
 }
