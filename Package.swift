@@ -27,6 +27,7 @@ let migrationFiles = [
     "0022_cheaper_claims.sql",
     "0023_paused_services.sql",
     "0024_drop_take_rate_token.sql",
+    "0025_operator_actions.sql",
 ]
 
 let package = Package(

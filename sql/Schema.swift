@@ -37,6 +37,7 @@ public enum Schema {
         ("0022_cheaper_claims.sql", PackageResources._022_cheaper_claims_sql),
         ("0023_paused_services.sql", PackageResources._023_paused_services_sql),
         ("0024_drop_take_rate_token.sql", PackageResources._024_drop_take_rate_token_sql),
+        ("0025_operator_actions.sql", PackageResources._025_operator_actions_sql),
     ]
 
     public static func migrations() throws -> [Migration] {

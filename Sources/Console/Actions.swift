@@ -13,8 +13,14 @@ struct Actions {
     let secrets: Secrets
 
     func register(on router: Router<ConsoleContext>) {
-        router.post("/actions/retry") { request, context in try await act(request, context, verb: "retry", JobControl.retry) }
-        router.post("/actions/cancel") { request, context in try await act(request, context, verb: "cancel", JobControl.cancel) }
+        router.post("/actions/retry") { request, context in
+            let user = context.user
+            return try await act(request, context, verb: "retry") { try JobControl.retry($0, $1, by: user) }
+        }
+        router.post("/actions/cancel") { request, context in
+            let user = context.user
+            return try await act(request, context, verb: "cancel") { try JobControl.cancel($0, $1, by: user) }
+        }
         router.post("/actions/review") { request, context in try await review(request, context) }
         router.post("/actions/pause") { request, context in try await pause(request, context, resume: false) }
         router.post("/actions/resume") { request, context in try await pause(request, context, resume: true) }
@@ -26,7 +32,7 @@ struct Actions {
         guard let backend = form["backend"], backend.count <= 100 else { throw HTTPError(.badRequest, message: "name a service: backend=NAME") }
         let user = context.user
         let changed = try await store.transaction {
-            resume ? try Pausing.resume($0, backend: backend) : try Pausing.pause($0, backend: backend, by: user)
+            resume ? try Pausing.resume($0, backend: backend, by: user) : try Pausing.pause($0, backend: backend, by: user)
         }
         context.logger.notice("console action", metadata: ["action": "\(resume ? "resume" : "pause")", "backend": "\(backend)",
                                                             "changed": "\(changed)", "user": "\(user)"])

@@ -20,6 +20,14 @@ public enum JobControl {
 
         public var isEmpty: Bool { ids.isEmpty && batch == nil && errorKind == nil && backend == nil }
 
+        /// As a person reads it: "jobs 41, 42" or "batch nightly, kind http_5xx, service ooto".
+        public var scope: String {
+            let named = ids.isEmpty ? [] : ["job\(ids.count == 1 ? "" : "s") " + ids.prefix(20).map(String.init).joined(separator: ", ")
+                                              + (ids.count > 20 ? " and \(ids.count - 20) more" : "")]
+            return (named + [batch.map { "batch \($0)" }, errorKind.map { "kind \($0)" }, backend.map { "service \($0)" }].compactMap { $0 })
+                .joined(separator: ", ")
+        }
+
         fileprivate var parameters: [(any PostgresEncodable)?] {
             [ids.isEmpty ? nil : ids, batch, errorKind, backend]
         }
@@ -32,23 +40,34 @@ public enum JobControl {
         """
 
     /// Re-queues the dead jobs selected, with a fresh set of attempts (a cancelled job too,
-    /// when named by id). Their error history is kept. Returns how many.
-    public static func retry(_ connection: Connection, _ selection: Selection) throws -> Int {
-        guard !selection.isEmpty else { return 0 }
-        return try connection.query("""
-            SELECT discern.retry(coalesce(array_agg(j.id), '{}')) AS n \(matching)
-              AND (j.state = 'dead' OR ($1::bigint[] IS NOT NULL AND j.state = 'cancelled'))
-            """, selection.parameters).first?.int("n") ?? 0
+    /// when named by id). Their error history is kept. Returns how many; `by` whom is recorded
+    /// (discern.operator_actions) in the same statement.
+    public static func retry(_ connection: Connection, _ selection: Selection, by actor: String) throws -> Int {
+        try act(connection, selection, by: actor, action: "retry", function: "discern.retry",
+                states: "(j.state = 'dead' OR ($1::bigint[] IS NOT NULL AND j.state = 'cancelled'))")
     }
 
     /// Cancels the selected jobs that have not finished (a running job's worker finds its lease
-    /// gone and discards its work). Returns how many.
-    public static func cancel(_ connection: Connection, _ selection: Selection) throws -> Int {
+    /// gone and discards its work). Returns how many, recorded as `retry` is.
+    public static func cancel(_ connection: Connection, _ selection: Selection, by actor: String) throws -> Int {
+        try act(connection, selection, by: actor, action: "cancel", function: "discern.cancel", states: "j.state IN ('available', 'running')")
+    }
+
+    /// `function` (discern.retry or discern.cancel, fixed strings) over the selected jobs in
+    /// `states`, and its record when it changed any.
+    private static func act(_ connection: Connection, _ selection: Selection, by actor: String, action: String, function: String,
+                            states: String) throws -> Int {
         guard !selection.isEmpty else { return 0 }
         return try connection.query("""
-            SELECT discern.cancel(coalesce(array_agg(j.id), '{}')) AS n \(matching)
-              AND j.state IN ('available', 'running')
-            """, selection.parameters).first?.int("n") ?? 0
+            WITH chosen AS (SELECT coalesce(array_agg(j.id), '{}') AS ids \(matching) AND \(states)),
+            done AS (SELECT \(function)(ids) AS n, ids FROM chosen),
+            logged AS (
+                INSERT INTO discern.operator_actions (actor, action, scope, jobs, job_ids, batch_id)
+                SELECT $5, $6, $7, n, CASE WHEN cardinality(ids) <= \(OperatorLog.namedJobs) THEN ids END,
+                       (SELECT id FROM discern.batches WHERE name = $2)
+                FROM done WHERE n > 0)
+            SELECT n FROM done
+            """, selection.parameters + [String(actor.prefix(200)), action, selection.scope]).first?.int("n") ?? 0
     }
 
     /// How many jobs of the selection are in each state: what a retry or cancel left alone.

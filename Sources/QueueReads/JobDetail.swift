@@ -99,13 +99,15 @@ public struct JobDetail: Codable, Sendable {
     public let job: Job?
     public let result: Result?
     public let entities: [Entity]
+    /// Who retried, cancelled or reviewed it (or acted on its whole batch), newest first.
+    public let actions: [OperatorAction]
     /// False when this role may not read raw answers (discern_reader).
     public let rawAnswerVisible: Bool
 
     static func sql(raw: Bool) -> String {
         """
         WITH j AS (
-            SELECT j.id, j.state, j.backend, j.action, b.name AS batch, j.image_path, j.priority, j.attempts, j.max_attempts, j.error_kind,
+            SELECT j.id, j.state, j.backend, j.action, b.name AS batch, j.batch_id, j.image_path, j.priority, j.attempts, j.max_attempts, j.error_kind,
                    j.last_error, j.error_history, j.created_at, j.run_at, j.updated_at, j.finished_at, j.lease_owner, j.lease_expires_at
             FROM discern.jobs j LEFT JOIN discern.batches b ON b.id = j.batch_id
             WHERE j.id = coalesce($1, (SELECT job_id FROM discern.results WHERE id = $2))),
@@ -125,6 +127,11 @@ public struct JobDetail: Codable, Sendable {
             'entities', (SELECT coalesce(json_agg(e ORDER BY e.position), '[]') FROM (
                 SELECT position, is_primary, type, operator, fleet_id, license_plate, container_id, tail_id, identifiers, confidence
                 FROM discern.entities WHERE result_id = (SELECT id FROM r)) e),
+            'actions', (SELECT coalesce(json_agg(a ORDER BY a.at DESC, a.id DESC), '[]') FROM (
+                SELECT o.id, o.at, o.actor, o.action, o.scope, o.jobs FROM discern.operator_actions o
+                WHERE o.job_ids @> ARRAY[(SELECT id FROM j)]
+                   OR (o.job_ids IS NULL AND o.batch_id = (SELECT batch_id FROM j))
+                ORDER BY o.at DESC, o.id DESC LIMIT 50) a),
             'raw_answer_visible', \(raw)) END AS doc
         """
     }

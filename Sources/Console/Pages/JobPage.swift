@@ -27,6 +27,9 @@ enum JobPage {
                     "<tr><td>\(e.position)\(e.isPrimary ? " ★" : "")</td><td>\(HTML.text(e.type))</td><td>\(HTML.text(e.operator_ ?? "–"))</td><td>\(HTML.text(e.fleetId ?? "–"))</td><td>\(HTML.text(e.licensePlate ?? "–"))</td><td>\(HTML.text(e.containerId ?? "–"))</td><td>\(HTML.text(e.tailId ?? "–"))</td><td>\(HTML.text(e.identifiers.joined(separator: ", ")))</td><td class=\"n\">\(HTML.confidence(e.confidence))</td></tr>"
                 }.joined() + "</table>")
         }
+        if !detail.actions.isEmpty {
+            parts.append("<h2>Who acted on it</h2>" + LogPage.table(detail.actions))
+        }
         if let result = detail.result {
             parts.append("""
                 <h2>What preparation did</h2><table>

@@ -74,13 +74,13 @@ struct JobsShow: AsyncParsableCommand {
         }
         guard let job = detail.job else { throw ValidationError("there is no job \(id) (it may have been pruned; its result, if any, is kept)") }
         if format == .json { return try JSONOutput.printView(detail) }
-        print(JobSheet.render(job, result: detail.result))
+        print(JobSheet.render(job, result: detail.result, actions: detail.actions))
     }
 }
 
 /// One job as `key: value` lines, its error history as a numbered list.
 enum JobSheet {
-    static func render(_ job: JobDetail.Job, result: JobDetail.Result?) -> String {
+    static func render(_ job: JobDetail.Job, result: JobDetail.Result?, actions: [OperatorAction] = []) -> String {
         func text(_ value: (any CustomStringConvertible)?, _ maxLength: Int = 2000) -> String {
             value.map { TerminalText.safe($0.description, maxLength: maxLength) } ?? "-"
         }
@@ -97,6 +97,12 @@ enum JobSheet {
             lines.append("errors (\(job.errorHistory.count)):")
             for entry in job.errorHistory {
                 lines.append("  #\(text(entry.attempt, 500)) \(text(entry.at, 500))  \(text(entry.kind, 500)): \(text(entry.error, 500))")
+            }
+        }
+        if !actions.isEmpty {
+            lines.append("who acted on it:")
+            for action in actions {
+                lines.append("  \(text(action.at, 100))  \(text(action.actor, 200)) \(text(action.action, 20)) \(text(action.scope, 500)) (\(action.jobs) job(s))")
             }
         }
         if let result {

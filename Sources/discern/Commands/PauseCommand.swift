@@ -24,7 +24,8 @@ struct PauseCommand: AsyncParsableCommand {
         print(changed ? "paused \(backend): workers claim none of its jobs until `discern resume \(backend)`" : "\(backend) was paused already")
     }
 
-    /// Who, as the console records its user: the login name of whoever ran the command.
+    /// Who, as the console records its user: the login name of whoever ran the command
+    /// (retry and cancel record it too).
     static var `operator`: String { "cli:" + (ProcessInfo.processInfo.environment["USER"] ?? ProcessInfo.processInfo.userName) }
 }
 
@@ -39,7 +40,8 @@ struct ResumeCommand: AsyncParsableCommand {
 
     func run() async throws {
         let backend = self.backend.rawValue
-        let changed = try await Database(conninfo: database.conninfo).withConnection { try Pausing.resume($0, backend: backend) }
+        let by = PauseCommand.operator
+        let changed = try await Database(conninfo: database.conninfo).withConnection { try Pausing.resume($0, backend: backend, by: by) }
         print(changed ? "resumed \(backend)" : "\(backend) was not paused")
     }
 }

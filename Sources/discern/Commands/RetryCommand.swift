@@ -54,7 +54,7 @@ struct RetryCommand: AsyncParsableCommand {
     @OptionGroup var select: JobSelectionOptions
 
     func run() async throws {
-        try await select.apply(database.conninfo, done: "re-queued", resultingState: "available", JobControl.retry)
+        try await select.apply(database.conninfo, done: "re-queued", resultingState: "available") { try JobControl.retry($0, $1, by: PauseCommand.operator) }
     }
 }
 
@@ -68,6 +68,6 @@ struct CancelCommand: AsyncParsableCommand {
     @OptionGroup var select: JobSelectionOptions
 
     func run() async throws {
-        try await select.apply(database.conninfo, done: "cancelled", resultingState: "cancelled", JobControl.cancel)
+        try await select.apply(database.conninfo, done: "cancelled", resultingState: "cancelled") { try JobControl.cancel($0, $1, by: PauseCommand.operator) }
     }
 }

@@ -43,6 +43,9 @@ struct PauseTests {
 
                     _ = try await BrowserSession.run([.go(base + "/"), .click("form[action=\"/actions/resume\"] button"), .text])
                     #expect(await ChaosJobs.eventually(seconds: 60) { await count("state = 'succeeded'") == 40 }, "\(worker.output.suffix(800))")
+                    let log = try await database.rows("SELECT actor, action, scope FROM discern.operator_actions ORDER BY id")
+                        .map { "\(try $0.string("actor")) \(try $0.string("action")) \(try $0.string("scope"))" }
+                    #expect(log == ["local pause service discerner", "local resume service discerner"], "\(log)")
                 }
             }
         }
