@@ -5,7 +5,8 @@ step saw.
     echo '[{"go": "http://127.0.0.1:8460/"}, {"text": true}, {"screenshot": "/tmp/o.png"}]' | python3 scripts/browser.py
 
 Steps: {"go": URL} navigates and waits for the load; {"text": true} records the page's visible
-text; {"click": SELECTOR} clicks the first match and waits for the page it leads to;
+text; {"click": SELECTOR} clicks the first match and waits for the page it leads to ("navigates": false
+for a checkbox);
 {"fill": SELECTOR, "value": TEXT} sets an input; {"type": SELECTOR, "value": TEXT} focuses an input,
 types TEXT over what is there and presses a real Enter key (what the form does with it is what a
 person gets), then waits for the page it leads to; {"screenshot": PATH} writes a PNG of the page; {"axe": true} runs axe-core's accessibility rules on
@@ -123,7 +124,7 @@ class Browser:
             self.events.clear()
             found = self.evaluate(f"(() => {{ const e = document.querySelector({json.dumps(step['click'])}); if (!e) return false; e.click(); return true; }})()")
             seen["found"] = bool(found)
-            if found:
+            if found and step.get("navigates", True):
                 self.wait_for_load()
         if step.get("axe"):
             seen["violations"] = self.axe()

@@ -13,14 +13,8 @@ struct Actions {
     let secrets: Secrets
 
     func register(on router: Router<ConsoleContext>) {
-        router.post("/actions/retry") { request, context in
-            let user = context.user
-            return try await act(request, context, verb: "retry") { try JobControl.retry($0, $1, by: user) }
-        }
-        router.post("/actions/cancel") { request, context in
-            let user = context.user
-            return try await act(request, context, verb: "cancel") { try JobControl.cancel($0, $1, by: user) }
-        }
+        router.post("/actions/retry") { request, context in try await act(request, context, .retry) }
+        router.post("/actions/cancel") { request, context in try await act(request, context, .cancel) }
         router.post("/actions/review") { request, context in try await review(request, context) }
         router.post("/actions/pause") { request, context in try await pause(request, context, resume: false) }
         router.post("/actions/resume") { request, context in try await pause(request, context, resume: true) }
@@ -39,26 +33,37 @@ struct Actions {
         return Response.redirect(to: "/" + HTML.query([("done", resume ? "resume" : "pause")]), type: .normal)
     }
 
-    private func act(_ request: Request, _ context: ConsoleContext, verb: String,
-                     _ operation: @escaping @Sendable (Connection, JobControl.Selection) throws -> Int) async throws -> Response {
+    /// Retry or cancel: jobs named by id (one, or the jobs page's ticked boxes) at once; a whole
+    /// batch, error kind, service or filter only after a page that says how many and what, then
+    /// a thousand jobs a transaction.
+    private func act(_ request: Request, _ context: ConsoleContext, _ action: JobControl.BulkAction) async throws -> Response {
         let form = try await Form.read(request, secrets: secrets)
-        var selection = JobControl.Selection(batch: form["batch"], errorKind: form["kind"], backend: form["backend"])
-        if let job = form["job"] {
+        let verb = action.rawValue
+        var selection = JobControl.Selection(batch: form["batch"], errorKind: form["kind"], backend: form["backend"], state: form["state"])
+        let ids = form.values("job")
+        guard ids.count <= 1000 else { throw HTTPError(.badRequest, message: "at most 1,000 jobs by id; choose more with a filter") }
+        for job in ids {
             guard let id = Int64(job), id > 0 else { throw HTTPError(.badRequest, message: "job must be a job id") }
-            selection.ids = [id]
+            selection.ids.append(id)
         }
-        guard !selection.isEmpty else { throw HTTPError(.badRequest, message: "name a job, a batch or an error kind") }
-        let chosen = selection
-        // One job acts on one click; a whole batch or error kind is shown first, with its count
-        // and scope, and acts only once that page is confirmed.
-        if selection.ids.isEmpty && form["confirmed"] != "yes" {
-            let states = try await store.transaction { try JobControl.states($0, chosen) }
-            let page = ConfirmPage.render(verb: verb, form: form, states: states, csrf: secrets.csrf)
-            return ConsoleServer.html(page.render(readOnly: false), status: .ok)
+        guard !selection.isEmpty else { throw HTTPError(.badRequest, message: "name a job, a batch, an error kind or a service") }
+        let chosen = selection, user = context.user
+        let count: Int
+        if selection.ids.isEmpty {
+            guard form["confirmed"] == "yes" else {
+                let states = try await store.transaction { try JobControl.states($0, chosen) }
+                let page = ConfirmPage.render(verb: verb, form: form, states: states, csrf: secrets.csrf)
+                return ConsoleServer.html(page.render(readOnly: false), status: .ok)
+            }
+            count = try await JobControl.inChunks(action, chosen, by: user) { chunk in try await store.transaction(chunk) }
+        } else {
+            count = try await store.transaction {
+                action == .retry ? try JobControl.retry($0, chosen, by: user) : try JobControl.cancel($0, chosen, by: user)
+            }
         }
-        let count = try await store.transaction { try operation($0, chosen) }
-        context.logger.notice("console action", metadata: ["action": "\(verb)", "jobs": "\(count)", "user": "\(context.user)"])
-        let back = form["job"].map { "/jobs/\($0)" } ?? (form["batch"] != nil && form["kind"] == nil ? "/batches" : "/failures")
+        context.logger.notice("console action", metadata: ["action": "\(verb)", "jobs": "\(count)", "user": "\(user)"])
+        let back = form["back"] == "/jobs" ? "/jobs" : ids.count == 1 ? "/jobs/\(ids[0])"
+            : (form["batch"] != nil && form["kind"] == nil ? "/batches" : "/failures")
         return Response.redirect(to: back + HTML.query([("done", verb), ("count", String(count))]), type: .normal)
     }
 
@@ -92,7 +97,10 @@ struct Actions {
 /// An urlencoded form body, at most 64 KiB, with its CSRF token checked.
 struct Form {
     let fields: [String: String]
+    /// Every value of a name, in order (ticked checkboxes send one each).
+    var repeated: [String: [String]] = [:]
     subscript(name: String) -> String? { fields[name].flatMap { $0.isEmpty ? nil : $0 } }
+    func values(_ name: String) -> [String] { (repeated[name] ?? []).filter { !$0.isEmpty } }
 
     static func read(_ request: Request, secrets: Secrets) async throws -> Form {
         if let origin = request.headers[.origin], let host = request.head.authority,
@@ -110,13 +118,14 @@ struct Form {
 
     /// `a=1&b=x+y`: the first value of each name counts; a part that does not decode is dropped.
     static func parse(_ text: String) -> Form {
-        var fields: [String: String] = [:]
+        var fields: [String: String] = [:], repeated: [String: [String]] = [:]
         for part in text.split(separator: "&") {
             let pair = part.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
             func decode(_ raw: Substring) -> String? { raw.replacingOccurrences(of: "+", with: " ").removingPercentEncoding }
-            guard let name = decode(pair[0]), fields[name] == nil, let value = pair.count > 1 ? decode(pair[1]) : "" else { continue }
-            fields[name] = value
+            guard let name = decode(pair[0]), let value = pair.count > 1 ? decode(pair[1]) : "" else { continue }
+            repeated[name, default: []].append(value)
+            if fields[name] == nil { fields[name] = value }
         }
-        return Form(fields: fields)
+        return Form(fields: fields, repeated: repeated)
     }
 }

@@ -27,7 +27,7 @@ struct Routes: Sendable {
         } render: { data, _ in ReportPage.render(data, context) }
         page(router, "/jobs", "/api/jobs") { request, _ in
             try await store.jobs(Self.jobFilter(request))
-        } render: { data, request in JobsPage.render(data, filter: Self.jobFilter(request), context) }
+        } render: { data, request in JobsPage.render(data, filter: Self.jobFilter(request), notice: Self.notice(request), context) }
         page(router, "/jobs/:id", "/api/jobs/:id") { _, parameters in
             try await store.detail(jobID: try parameters.require("id", as: Int.self))
         } render: { data, request in JobPage.render(data, notice: Self.notice(request), context) }

@@ -1,8 +1,9 @@
 import Postgres
 
 /// Operators' hands on jobs: re-queue dead ones, cancel unfinished ones, chosen by id or by
-/// filters. Both go through discern.retry / discern.cancel (the SQL interface psql users have),
-/// in one statement, so a selection is applied atomically.
+/// filters. Both go through discern.retry / discern.cancel (the SQL interface psql users have).
+/// Jobs named by id are changed in one statement; a selection by filters is changed a thousand
+/// jobs a statement (`inChunks`), so acting on 100,000 jobs never holds their locks for long.
 public enum JobControl {
     /// Which jobs: every field given must match (an empty selection matches nothing).
     public struct Selection: Sendable {
@@ -10,26 +11,30 @@ public enum JobControl {
         public var batch: String?
         public var errorKind: String?
         public var backend: String?
+        /// Narrows a filter to one state (the jobs page's filter): on its own it selects nothing.
+        public var state: String?
 
-        public init(ids: [Int64] = [], batch: String? = nil, errorKind: String? = nil, backend: String? = nil) {
+        public init(ids: [Int64] = [], batch: String? = nil, errorKind: String? = nil, backend: String? = nil, state: String? = nil) {
             self.ids = ids
             self.batch = batch
             self.errorKind = errorKind
             self.backend = backend
+            self.state = state
         }
 
         public var isEmpty: Bool { ids.isEmpty && batch == nil && errorKind == nil && backend == nil }
 
         /// As a person reads it: "jobs 41, 42" or "batch nightly, kind http_5xx, service ooto".
         public var scope: String {
-            let named = ids.isEmpty ? [] : ["job\(ids.count == 1 ? "" : "s") " + ids.prefix(20).map(String.init).joined(separator: ", ")
+            let named = ids.isEmpty ? [] : ["job\(ids.count == 1 ? "" : "s") " + ids.sorted().prefix(20).map(String.init).joined(separator: ", ")
                                               + (ids.count > 20 ? " and \(ids.count - 20) more" : "")]
-            return (named + [batch.map { "batch \($0)" }, errorKind.map { "kind \($0)" }, backend.map { "service \($0)" }].compactMap { $0 })
+            return (named + [batch.map { "batch \($0)" }, errorKind.map { "kind \($0)" }, backend.map { "service \($0)" },
+                             state.map { "state \($0)" }].compactMap { $0 })
                 .joined(separator: ", ")
         }
 
         fileprivate var parameters: [(any PostgresEncodable)?] {
-            [ids.isEmpty ? nil : ids, batch, errorKind, backend]
+            [ids.isEmpty ? nil : ids, batch, errorKind, backend, state]
         }
     }
 
@@ -37,6 +42,7 @@ public enum JobControl {
         FROM discern.jobs j LEFT JOIN discern.batches b ON b.id = j.batch_id
         WHERE ($1::bigint[] IS NULL OR j.id = ANY($1)) AND ($2::text IS NULL OR b.name = $2)
           AND ($3::text IS NULL OR j.error_kind = $3) AND ($4::text IS NULL OR j.backend = $4)
+          AND ($5::text IS NULL OR j.state = $5)
         """
 
     /// Re-queues the dead jobs selected, with a fresh set of attempts (a cancelled job too,
@@ -56,19 +62,54 @@ public enum JobControl {
     /// `function` (discern.retry or discern.cancel, fixed strings) over the selected jobs in
     /// `states`, and its record when it changed any.
     private static func act(_ connection: Connection, _ selection: Selection, by actor: String, action: String, function: String,
-                            states: String) throws -> Int {
+                            states: String, limit: Int? = nil, logged: Bool = true) throws -> Int {
         guard !selection.isEmpty else { return 0 }
         return try connection.query("""
-            WITH chosen AS (SELECT coalesce(array_agg(j.id), '{}') AS ids \(matching) AND \(states)),
+            WITH chosen AS (SELECT coalesce(array_agg(c.id), '{}') AS ids FROM (
+                                SELECT j.id \(matching) AND \(states) ORDER BY j.id LIMIT $9) c),
             done AS (SELECT \(function)(ids) AS n, ids FROM chosen),
             logged AS (
                 INSERT INTO discern.operator_actions (actor, action, scope, jobs, job_ids, batch_id)
-                SELECT $5, $6, $7, n, CASE WHEN cardinality(ids) <= \(OperatorLog.namedJobs) THEN ids END,
+                SELECT $6, $7, $8, n, CASE WHEN cardinality(ids) <= \(OperatorLog.namedJobs) THEN ids END,
                        (SELECT id FROM discern.batches WHERE name = $2)
-                FROM done WHERE n > 0)
+                FROM done WHERE n > 0 AND $10)
             SELECT n FROM done
-            """, selection.parameters + [String(actor.prefix(200)), action, selection.scope]).first?.int("n") ?? 0
+            """, selection.parameters + [String(actor.prefix(200)), action, selection.scope, limit, logged]).first?.int("n") ?? 0
     }
+
+    /// How many jobs a statement of `inChunks` changes at most.
+    public static let chunk = 1000
+
+    /// `retry` or `cancel` over a selection by filters, `chunk` jobs a transaction, so no
+    /// statement holds many locks for long while workers claim; one line in the operator log
+    /// for the whole. `transaction` runs one chunk in a transaction of the caller's (the
+    /// console's, with its statement timeout). Returns how many jobs changed.
+    public static func inChunks(_ action: BulkAction, _ selection: Selection, by actor: String,
+                                transaction: (@escaping @Sendable (Connection) throws -> Int) async throws -> Int) async throws -> Int {
+        guard !selection.isEmpty else { return 0 }
+        let (function, states) = action == .retry ? ("discern.retry", "j.state = 'dead'") : ("discern.cancel", "j.state IN ('available', 'running')")
+        var total = 0
+        // Jobs changed by a chunk leave its states, so each chunk takes the next ones; a bound
+        // keeps a job that dies again at once from being taken forever.
+        let ceiling = try await transaction { try JobControl.states($0, selection).values.reduce(0, +) } / chunk + 2
+        for _ in 0..<ceiling {
+            let changed = try await transaction {
+                try act($0, selection, by: actor, action: action.rawValue, function: function, states: states, limit: chunk, logged: false)
+            }
+            total += changed
+            if changed < chunk { break }
+        }
+        if total > 0 {
+            let count = total
+            _ = try await transaction { connection in
+                try OperatorLog.record(connection, actor: actor, action: action.rawValue, scope: selection.scope, jobs: count, batch: selection.batch)
+                return 0
+            }
+        }
+        return total
+    }
+
+    public enum BulkAction: String, Sendable { case retry, cancel }
 
     /// How many jobs of the selection are in each state: what a retry or cancel left alone.
     public static func states(_ connection: Connection, _ selection: Selection) throws -> [String: Int] {

@@ -14,6 +14,7 @@ enum Style {
         nav a { margin-right: 16px; color: var(--muted); text-decoration: none; }
         nav a.on, nav a:hover { color: var(--accent); }
         .live { margin-left: auto; font-size: 12px; }
+        .sr { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; }
         .ro { margin-left: auto; font-size: 12px; color: var(--warn); border: 1px solid var(--warn); padding: 1px 6px; border-radius: 4px; }
         main { padding: 16px 24px 48px; max-width: 1400px; }
         h1 { font-size: 20px; margin: 4px 0 16px; }

@@ -6,20 +6,21 @@ enum ConfirmPage {
     static func render(verb: String, form: Form, states: [String: Int], csrf: String) -> Page {
         let touched = verb == "retry" ? ["dead"] : ["available", "running"]
         let count = touched.reduce(0) { $0 + (states[$1] ?? 0) }
-        let scope = [("batch", "batch"), ("kind", "error kind"), ("backend", "service")].compactMap { field, label in
+        let scope = [("batch", "batch"), ("kind", "error kind"), ("backend", "service"), ("state", "state")].compactMap { field, label in
             form[field].map { "\(label) <b>\(HTML.text($0))</b>" }
         }.joined(separator: ", ")
         let what = verb == "retry" ? "Put \(HTML.number(count)) dead job(s) back in the queue, with a fresh set of attempts"
             : "Cancel \(HTML.number(count)) job(s) that have not finished (a worker running one drops its work)"
-        let kept = ([("csrf", csrf), ("confirmed", "yes")] + ["batch", "kind", "backend"].compactMap { name in form[name].map { (name, $0) } })
+        let chunks = count > 1000 ? " It is done a thousand jobs at a time, so workers go on claiming meanwhile." : ""
+        let kept = ([("csrf", csrf), ("confirmed", "yes")] + ["batch", "kind", "backend", "state", "back"].compactMap { name in form[name].map { (name, $0) } })
             .map { "<input type=\"hidden\" name=\"\(HTML.text($0.0))\" value=\"\(HTML.text($0.1))\">" }.joined()
         let others = states.filter { !touched.contains($0.key) && $0.value > 0 }.sorted { $0.key < $1.key }
             .map { "\(HTML.number($0.value)) \(HTML.text($0.key))" }.joined(separator: ", ")
-        let back = form["batch"] != nil && form["kind"] == nil ? "/batches" : "/failures"
+        let back = form["back"] == "/jobs" ? "/jobs" : form["batch"] != nil && form["kind"] == nil ? "/batches" : "/failures"
         let body = count == 0
             ? "<p>Nothing to \(HTML.text(verb)) in \(scope).</p><p><a href=\"\(back)\">Back</a></p>"
             : """
-            <p>\(what), in \(scope).</p>
+            <p>\(what), in \(scope).\(chunks)</p>
             \(others.isEmpty ? "" : "<p class=\"muted\">Left as they are: \(others).</p>")
             <form method="post" action="/actions/\(HTML.text(verb))">\(kept)
             <button type="submit" class="primary">\(verb == "retry" ? "Retry" : "Cancel") \(HTML.number(count)) job(s)</button> <a href="\(back)">Back</a></form>

@@ -1,15 +1,18 @@
 import Foundation
 import QueueReads
 
-/// Jobs, newest first, filtered by the query string (`state`, `batch`, `kind`, `backend`):
-/// what `discern jobs` prints.
+/// Jobs, newest first, filtered by the form (`state`, `batch`, `service`, `kind`): what
+/// `discern jobs` prints. Ticked jobs are retried or cancelled at once; every job the filter
+/// matches (a batch, a kind or a service named) through a page that says how many first.
 enum JobsPage {
-    static func render(_ list: JobList, filter: JobFilter, _ context: PageContext) -> Page {
+    static let states = ["available", "running", "succeeded", "dead", "cancelled"]
+
+    static func render(_ list: JobList, filter: JobFilter, notice: String? = nil, _ context: PageContext) -> Page {
         let shown = [("state", filter.state), ("batch", filter.batch), ("kind", filter.errorKind), ("backend", filter.backend)]
-        let heading = shown.compactMap { name, value in value.map { "\(name) \(HTML.text($0))" } }.joined(separator: ", ")
         let rows = list.items.map { job in
-            """
-            <tr><td><a href="/jobs/\(job.id)">\(job.id)</a></td><td>\(HTML.text(job.state))</td><td>\(HTML.text(job.backend))</td>\
+            let tick = context.readOnly ? "" : "<td><input type=\"checkbox\" name=\"job\" value=\"\(job.id)\" form=\"selected\" aria-label=\"Job \(job.id)\"></td>"
+            return """
+            <tr>\(tick)<td><a href="/jobs/\(job.id)">\(job.id)</a></td><td>\(HTML.text(job.state))</td><td>\(HTML.text(job.backend))</td>\
             <td>\(HTML.text(job.batch ?? "–"))</td><td>\(job.attempts)/\(job.maxAttempts)</td>\
             <td>\(HTML.text(URL(fileURLWithPath: job.imagePath).lastPathComponent))</td>\
             <td><span class="bad">\(HTML.text(job.errorKind ?? ""))</span></td><td>\(HTML.text(job.updatedAt))</td></tr>
@@ -19,10 +22,45 @@ enum JobsPage {
         if let before = list.nextBefore(filter) {
             next = "<p><a href=\"/jobs\(HTML.text(HTML.query(shown + [("before", String(before))])))\">Older jobs →</a></p>"
         }
-        let body = (heading.isEmpty ? "" : "<p class=\"muted\">Only \(heading). <a href=\"/jobs\">all jobs</a></p>")
-            + (list.items.isEmpty ? "<p class=\"muted\">No job matches.</p>"
-               : "<table><tr><th>job</th><th>state</th><th>backend</th><th>batch</th><th>tries</th><th>file</th><th>error kind</th><th>updated</th></tr>\(rows)</table>")
-            + next
-        return Page(title: "Jobs", active: "/jobs", body: body)
+        let table = list.items.isEmpty ? "<p class=\"muted\">No job matches.</p>" : """
+            \(selectedActions(context))<table><tr>\(context.readOnly ? "" : "<th><span class=\"sr\">select</span></th>")<th>job</th><th>state</th><th>backend</th><th>batch</th><th>tries</th><th>file</th><th>error kind</th><th>updated</th></tr>\(rows)</table>
+            """
+        return Page(title: "Jobs", active: "/jobs", body: (notice.map { "<p class=\"notice\" role=\"status\">\(HTML.text($0))</p>" } ?? "")
+                    + form(filter, context) + matchingActions(filter, context) + table + next)
+    }
+
+    private static func form(_ filter: JobFilter, _ context: PageContext) -> String {
+        func option(_ value: String, _ chosen: String?) -> String {
+            "<option value=\"\(HTML.text(value))\"\(value == chosen ? " selected" : "")>\(HTML.text(value))</option>"
+        }
+        return """
+            <form class="filters" method="get" action="/jobs">
+            <label>state<select name="state"><option value="">any</option>\(states.map { option($0, filter.state) }.joined())</select></label>
+            <label>batch<input type="text" name="batch" value="\(HTML.text(filter.batch))" maxlength="200"></label>
+            <label>service<select name="backend"><option value="">any</option>\(context.services.map { option($0, filter.backend) }.joined())</select></label>
+            <label>error kind<input type="text" name="kind" value="\(HTML.text(filter.errorKind))" maxlength="200"></label>
+            <button type="submit" class="primary">Show</button> <a href="/jobs">clear</a></form>
+            """
+    }
+
+    /// The ticked rows: one form the checkboxes belong to (`form="selected"`), two buttons.
+    private static func selectedActions(_ context: PageContext) -> String {
+        guard !context.readOnly else { return "" }
+        return """
+            <form id="selected" class="inline" method="post" action="/actions/retry"><input type="hidden" name="csrf" value="\(HTML.text(context.csrf))">\
+            <input type="hidden" name="back" value="/jobs">\
+            <button type="submit">Retry selected</button> <button type="submit" formaction="/actions/cancel">Cancel selected</button></form>
+            """
+    }
+
+    /// Every job the filter matches, not only this page's: shown when the filter names a batch,
+    /// a kind or a service (a state alone would be the whole queue).
+    private static func matchingActions(_ filter: JobFilter, _ context: PageContext) -> String {
+        guard !context.readOnly, filter.batch != nil || filter.errorKind != nil || filter.backend != nil else { return "" }
+        let fields = [("batch", filter.batch), ("kind", filter.errorKind), ("backend", filter.backend), ("state", filter.state)]
+            .compactMap { name, value in value.map { (name, $0) } } + [("back", "/jobs")]
+        return "<p>" + context.action("/actions/retry", "Retry all matching…", fields: fields)
+            + " " + context.action("/actions/cancel", "Cancel all matching…", fields: fields)
+            + " <span class=\"muted\">(a page says how many first)</span></p>"
     }
 }

@@ -25,14 +25,25 @@ struct JobSelectionOptions: ParsableArguments {
         guard ids.allSatisfy({ $0 > 0 }) else { throw ValidationError("job ids are positive whole numbers") }
     }
 
-    /// Applies `operation` to the selection in one transaction, then prints how many jobs it
+    /// Applies `action` to the selection: jobs named by id in one transaction, a selection by
+    /// filters a thousand jobs a transaction (JobControl.inChunks). Prints how many jobs it
     /// changed and, by state, what it left alone.
-    func apply(_ conninfo: String, done verb: String, resultingState: String,
-               _ operation: @escaping @Sendable (Connection, JobControl.Selection) throws -> Int) async throws {
-        let selection = self.selection
-        let (changed, states) = try await Database(conninfo: conninfo).withConnection { connection in
-            try connection.transaction { (try operation($0, selection), try JobControl.states($0, selection)) }
+    func apply(_ conninfo: String, _ action: JobControl.BulkAction, done verb: String, resultingState: String) async throws {
+        let selection = self.selection, by = PauseCommand.operator
+        let database = Database(conninfo: conninfo)
+        let changed: Int
+        if selection.ids.isEmpty {
+            changed = try await JobControl.inChunks(action, selection, by: by) { chunk in
+                try await database.withConnection { connection in try connection.transaction { try chunk($0) } }
+            }
+        } else {
+            changed = try await database.withConnection { connection in
+                try connection.transaction {
+                    action == .retry ? try JobControl.retry($0, selection, by: by) : try JobControl.cancel($0, selection, by: by)
+                }
+            }
         }
+        let states = try await database.withConnection { try JobControl.states($0, selection) }
         print("\(verb) \(changed) job(s)")
         if let rest = Self.leftAlone(states, touchable: [resultingState]) { print(rest) }
     }
@@ -54,7 +65,7 @@ struct RetryCommand: AsyncParsableCommand {
     @OptionGroup var select: JobSelectionOptions
 
     func run() async throws {
-        try await select.apply(database.conninfo, done: "re-queued", resultingState: "available") { try JobControl.retry($0, $1, by: PauseCommand.operator) }
+        try await select.apply(database.conninfo, .retry, done: "re-queued", resultingState: "available")
     }
 }
 
@@ -68,6 +79,6 @@ struct CancelCommand: AsyncParsableCommand {
     @OptionGroup var select: JobSelectionOptions
 
     func run() async throws {
-        try await select.apply(database.conninfo, done: "cancelled", resultingState: "cancelled") { try JobControl.cancel($0, $1, by: PauseCommand.operator) }
+        try await select.apply(database.conninfo, .cancel, done: "cancelled", resultingState: "cancelled")
     }
 }

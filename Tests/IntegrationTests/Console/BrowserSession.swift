@@ -29,6 +29,8 @@ struct BrowserSession {
         case go(String)
         case text
         case click(String)
+        /// Clicks what leads nowhere (a checkbox): no page to wait for.
+        case tick(String)
         case fill(String, String)
         /// Types into an input, then presses Enter: a person's way of submitting a form.
         case typeAndEnter(String, String)
@@ -45,6 +47,7 @@ struct BrowserSession {
             case .go(let url): ["go": url]
             case .text: ["text": true]
             case .click(let selector): ["click": selector]
+            case .tick(let selector): ["click": selector, "navigates": false]
             case .fill(let selector, let value): ["fill": selector, "value": value]
             case .typeAndEnter(let selector, let value): ["type": selector, "value": value]
             case .screenshot(let path): ["screenshot": path]
