@@ -24,8 +24,10 @@ enum BatchesPage {
                 <tr><td><b>\(HTML.text(batch.name))</b><br><span class="muted">\(HTML.text(batch.createdAt))</span></td>
                 <td><progress max="100" value="\(String(format: "%.1f", batch.percentDone))" aria-label="\(HTML.text(batch.name)) done"></progress>
                     \(String(format: "%.1f", batch.percentDone)) %<br><span class="muted">\(HTML.number(batch.done)) of \(HTML.number(batch.jobs)); \
-                \(HTML.number(batch.succeeded)) succeeded, \(HTML.number(batch.dead)) dead, \(HTML.number(batch.cancelled)) cancelled, \
-                \(HTML.number(batch.running)) running, \(HTML.number(batch.available)) waiting</span></td>
+                \([(batch.succeeded, "succeeded", "succeeded"), (batch.dead, "dead", "dead"), (batch.cancelled, "cancelled", "cancelled"),
+                   (batch.running, "running", "running"), (batch.available, "available", "waiting")].map { jobs, state, label in
+                    "<a href=\"/jobs\(HTML.text(HTML.query([("batch", batch.name), ("state", state)])))\">\(HTML.number(jobs)) \(label)</a>"
+                }.joined(separator: ", "))</span></td>
                 <td>\(rate)<br><span class="muted">\(eta)</span></td>
                 <td>\(outcomes.isEmpty ? "–" : outcomes)</td>
                 <td>\(errors.isEmpty ? "<span class=\"ok\">none</span>" : errors)</td>

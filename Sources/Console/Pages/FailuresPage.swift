@@ -14,7 +14,7 @@ enum FailuresPage {
                 let note = permanent ? "<br><span class=\"bad\">The file itself is the problem: retrying will not fix it unless the file is replaced.</span>" : ""
                 let retry = context.action("/actions/retry", "Retry all \(kind.jobs)", fields: fields,
                                            named: "Retry all \(kind.jobs) \(kind.errorKind ?? "") jobs of \(kind.backend)")
-                return "<tr><td>\(HTML.text(kind.backend))</td><td>\(HTML.text(kind.errorKind ?? "–"))</td><td class=\"n\">\(HTML.number(kind.jobs))</td><td>\(HTML.text(kind.example))\(note)</td><td>\(retry)</td></tr>"
+                return "<tr><td>\(HTML.text(kind.backend))</td><td>\(HTML.text(kind.errorKind ?? "–"))</td><td class=\"n\"><a href=\"/jobs\(HTML.text(HTML.query([("backend", kind.backend), ("state", "dead")] + (kind.errorKind.map { [("kind", $0)] } ?? []))))\">\(HTML.number(kind.jobs))</a></td><td>\(HTML.text(kind.example))\(note)</td><td>\(retry)</td></tr>"
             }.joined() + "</table>")
         parts.append("<h2>Failing now (waiting to be tried again)</h2>")
         parts.append(lines(data.failing, button: { context.action("/actions/cancel", "Cancel", fields: [("job", String($0.id))], named: "Cancel job \($0.id)") },

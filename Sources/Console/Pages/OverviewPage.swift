@@ -11,7 +11,9 @@ enum OverviewPage {
         let queue = backends.isEmpty ? "<p class=\"muted\">No jobs yet.</p>" : """
             <table><tr><th>backend</th>\(states.map { "<th>\($0)\(["succeeded", "cancelled"].contains($0) ? " (24 h)" : "")</th>" }.joined())<th>claims</th></tr>
             \(backends.map { backend in
-                "<tr><td>\(HTML.text(backend))</td>" + states.map { "<td class=\"n\">\(HTML.number(count["\(backend)/\($0)"] ?? 0))</td>" }.joined()
+                "<tr><td>\(HTML.text(backend))</td>" + states.map { state in
+                    "<td class=\"n\"><a href=\"/jobs\(HTML.text(HTML.query([("backend", backend), ("state", state)])))\">\(HTML.number(count["\(backend)/\(state)"] ?? 0))</a></td>"
+                }.joined()
                     + "<td>\(claims(backend, paused[backend], context))</td></tr>"
             }.joined())</table>
             """
