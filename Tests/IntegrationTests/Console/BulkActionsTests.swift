@@ -37,9 +37,10 @@ struct BulkActionsTests {
                 let tour = try await BrowserSession.run([
                     .go(base + "/jobs?batch=night-a&kind=http_5xx&state=dead"), .text,
                     .click("form[action=\"/actions/retry\"] input[name=back] ~ button"), .text,
+                    .screenshot(BrowserSession.screenshots.appendingPathComponent("confirm.png").path),
                     .click("form[action=\"/actions/retry\"] button.primary"), .text,
                 ])
-                let listed = tour.steps[1].text ?? "", asked = tour.steps[3].text ?? "", done = tour.steps[5].text ?? ""
+                let listed = tour.steps[1].text ?? "", asked = tour.steps[3].text ?? "", done = tour.steps[6].text ?? ""
                 #expect(listed.contains("Retry all matching"), "\(listed.prefix(800))")
                 #expect(asked.contains("Retry 3 job(s)") && asked.contains("batch night-a") && asked.contains("error kind http_5xx"), "\(asked.prefix(800))")
                 #expect(done.contains("Re-queued 3 job(s)."), "\(done.prefix(600))")
@@ -51,11 +52,11 @@ struct BulkActionsTests {
                 let waiting = try await ids("b.name = 'night-b' AND j.state = 'available'")
                 try #require(waiting.count == 2)
                 let ticked = try await BrowserSession.run([
-                    .go(base + "/jobs?batch=night-b"),
+                    .go(base + "/jobs?batch=night-b"), .screenshot(BrowserSession.screenshots.appendingPathComponent("jobs.png").path),
                     .tick("input[name=job][value=\"\(waiting[0])\"]"), .tick("input[name=job][value=\"\(waiting[1])\"]"),
                     .click("#selected button[formaction=\"/actions/cancel\"]"), .text,
                 ])
-                #expect(ticked.steps[4].text?.contains("Cancelled 2 job(s).") == true, "\(ticked.steps[4].text?.prefix(600) ?? "")")
+                #expect(ticked.steps[5].text?.contains("Cancelled 2 job(s).") == true, "\(ticked.steps[5].text?.prefix(600) ?? "")")
                 #expect(try await ids("j.state = 'cancelled'") == waiting)
                 let log = try await database.rows("SELECT action, jobs, scope FROM discern.operator_actions ORDER BY id")
                     .map { "\(try $0.string("action")) \(try $0.int("jobs")) \(try $0.string("scope"))" }

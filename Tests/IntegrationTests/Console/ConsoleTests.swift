@@ -84,7 +84,8 @@ struct ConsoleTests {
                 try await TestSimulator.with(.unthrottled) { try await TestWorker.drain(conninfo, simulator: $0) }
                 #expect(try await database.rows("SELECT state FROM discern.jobs WHERE id = $1", [fixable]).first?.string("state") == "succeeded")
                 // Who retried it, on the job's page, in `discern jobs show` and on the log page.
-                let trail = try await BrowserSession.run([.go(base + "/jobs/\(fixable)"), .text, .go(base + "/log"), .text])
+                let trail = try await BrowserSession.run([.go(base + "/jobs/\(fixable)"), .text, .go(base + "/log"), .text,
+                                                          .screenshot(BrowserSession.screenshots.appendingPathComponent("log.png").path)])
                 #expect(trail.steps[1].text?.contains("Who acted on it") == true && trail.steps[1].text?.contains("local\tretry\tjob \(fixable)") == true,
                         "\(trail.steps[1].text?.prefix(1500) ?? "")")
                 #expect(trail.steps[3].text?.contains("local\tretry\tjob \(fixable)") == true, "\(trail.steps[3].text?.prefix(800) ?? "")")

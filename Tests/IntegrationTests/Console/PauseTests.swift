@@ -28,7 +28,8 @@ struct PauseTests {
                     defer { console.kill() }
                     let base = "http://127.0.0.1:\(port)"
 
-                    let paused = try await BrowserSession.run([.go(base + "/"), .click("form[action=\"/actions/pause\"] button"), .text])
+                    let paused = try await BrowserSession.run([.go(base + "/"), .click("form[action=\"/actions/pause\"] button"), .text,
+                                                               .screenshot(BrowserSession.screenshots.appendingPathComponent("overview-paused.png").path)])
                     try await Task.sleep(for: .seconds(1))
                     let claimedAtPause = await count("attempts > 0")
                     try await Task.sleep(for: .seconds(2))

@@ -177,6 +177,11 @@ struct OperatorInputTests {
             #expect(try await refusal("discern_enqueue", #"SELECT discern.enqueue('/f.jpg', backend => 'ooto', action => 'delete', params => '{"templateId": "anyone"}')"#) == "42501")
             #expect(try await refusal("discern_enqueue", #"SELECT discern.enqueue_many(ARRAY['/f.jpg'], backend => 'ooto', action => 'enroll')"#) == "42501")
             #expect(try await refusal("discern_enqueue", "SELECT discern.enqueue('/f.jpg', backend => 'ooto', action => 'identify')") == nil)
+            // Pausing a service stops every worker: operators (discern_worker) only.
+            #expect(try await refusal("discern_enqueue", "SELECT discern.pause('discerner')") == "42501")
+            #expect(try await refusal("discern_reader", "SELECT discern.resume('discerner')") == "42501")
+            #expect(try await refusal("discern_reader", "SELECT count(*) FROM discern.paused_backends") == nil)
+            #expect(try await refusal("discern_enqueue", "INSERT INTO discern.operator_actions (actor, action, scope) VALUES ('x', 'retry', 'forged')") == "42501")
             let enroller = "enroller_\(UUID().uuidString.prefix(8).lowercased())"
             _ = try await database.rows("CREATE ROLE \(enroller) IN ROLE discern_enqueue, discern_enroll")
             #expect(try await refusal(enroller, #"SELECT discern.enqueue('/f.jpg', backend => 'ooto', action => 'delete', params => '{"templateId": "t1"}')"#) == nil)
