@@ -37,6 +37,7 @@ struct Routes: Sendable {
         page(router, "/failures", "/api/failures") { _, _ in try await store.failures() } render: { data, request in
             FailuresPage.render(data, notice: Self.notice(request), context)
         }
+        page(router, "/workers", "/api/workers") { _, _ in try await store.workers() } render: { data, _ in WorkersPage.render(data, context) }
         page(router, "/log", "/api/log") { request, _ in
             try await store.operatorLog(before: request.uri.queryParameters.get("before", as: Int.self))
         } render: { data, _ in LogPage.render(data, context) }

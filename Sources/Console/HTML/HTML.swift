@@ -58,7 +58,7 @@ struct Page {
     var refreshSeconds: Int?
     var body: String
 
-    static let sections = [("/", "Overview"), ("/batches", "Batches"), ("/results", "Results"), ("/jobs", "Jobs"), ("/failures", "Failures"), ("/review", "Review"), ("/quality", "Quality"), ("/log", "Log")]
+    static let sections = [("/", "Overview"), ("/batches", "Batches"), ("/results", "Results"), ("/jobs", "Jobs"), ("/failures", "Failures"), ("/review", "Review"), ("/quality", "Quality"), ("/workers", "Workers"), ("/log", "Log")]
 
     func render(readOnly: Bool) -> String {
         let nav = Self.sections.map { path, name in

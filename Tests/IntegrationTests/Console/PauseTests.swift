@@ -39,6 +39,11 @@ struct PauseTests {
                     #expect(await count("state IN ('dead', 'cancelled')") == 0)
                     let text = paused.steps[2].text ?? ""
                     #expect(text.contains("discerner is paused") && text.contains("by local") && text.contains("Resume discerner"), "\(text.prefix(800))")
+                    // The workers page: the worker, live, serving discerner.
+                    let workers = try await BrowserSession.run([.go(base + "/workers"), .text,
+                                                                .screenshot(BrowserSession.screenshots.appendingPathComponent("workers.png").path)])
+                    let listed = workers.steps[1].text ?? ""
+                    #expect(listed.contains("live") && listed.contains("discerner") && listed.contains("pid \(worker.pid)"), "\(listed.prefix(800))")
                     let status = try await Subprocess.run(try WorkerProcess.binary.path, ["status", "--database-url", conninfo])
                     #expect(status.contains("paused: discerner by local"), "\(status)")
 
