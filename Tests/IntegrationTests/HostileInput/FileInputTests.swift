@@ -46,7 +46,12 @@ struct FileInputTests {
                 try await database.withConnection { try JobQueue.enqueue($0, paths: [path]) }
                 try await TestSimulator.with { simulator in
                     async let drained = TestWorker.drain(conninfo, simulator: simulator) { $0.truncatedRetrySeconds = 3 }
-                    let failedOnce = try await ChaosJobs.eventually(seconds: 10) {
+                    // The first attempt comes when the worker gets to it: with every suite running at
+                    // once on 2 cores that took over 10 s once (a CI-like run), and the test then wrote
+                    // the whole file before any attempt. What is asserted is the order (truncated
+                    // first, the whole file on the retry 3 s later), so the test waits for the first
+                    // failure however long the worker takes to start, not a fixed 10 s.
+                    let failedOnce = try await ChaosJobs.eventually(seconds: 120) {
                         try await database.rows("SELECT error_kind FROM discern.jobs").first?.optionalString("error_kind") == "image_truncated"
                     }
                     #expect(failedOnce)
