@@ -152,7 +152,7 @@ def main():
             ("/jobs", "jobs, newest"), ("/jobs?state=dead", "jobs, dead"), ("/jobs?state=available", "jobs, waiting"),
             (f"/jobs?batch={last_batch}", "jobs of one batch"), (f"/jobs?batch={last_batch}&state=succeeded", "jobs of one batch, succeeded"),
             ("/jobs?kind=http_5xx", "jobs by error kind"), ("/jobs?backend=discerner&state=dead&kind=http_5xx", "jobs by service, state and kind"),
-            ("/log", "operator log"),
+            ("/log", "operator log"), ("/workers", "workers page"), ("/api/workers", "workers API"),
         ]
         # A finished batch is summarised once (discern.batch_summary, migration 0009): the first
         # view after a restart of the cache pays for all of them. Measured once, cold, and reported.
