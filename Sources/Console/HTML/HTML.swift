@@ -4,6 +4,14 @@ import Foundation
 /// attribute values alike (it escapes quotes too). Markup is only ever written in this module's
 /// own literals.
 enum HTML {
+    /// A moment as `<time>`: the exact time stays in `datetime` and on hover; the console's
+    /// script shows it as "12 s ago" (without script, the exact time shows).
+    static func time(_ value: String?) -> String {
+        guard let value, !value.isEmpty else { return "–" }
+        let exact = text(value)
+        return "<time datetime=\"\(exact)\" title=\"\(exact)\">\(exact)</time>"
+    }
+
     static func text(_ value: String?) -> String {
         guard let value else { return "" }
         var out = ""

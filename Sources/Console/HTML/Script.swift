@@ -1,7 +1,8 @@
 /// The console's only script, served from the binary (/static/console.js; the
 /// Content-Security-Policy allows scripts from the console itself and nowhere else). Pages work
 /// without it; with it, a live page reloads itself and the operator can pause that, and a table
-/// that scrolls sideways takes the keyboard's focus, and the review page works by keyboard.
+/// that scrolls sideways takes the keyboard's focus, the review page works by keyboard, and
+/// moments read "12 s ago".
 enum Script {
     static let js = """
         // A table wider than the window scrolls inside itself (a phone): it takes the keyboard's
@@ -14,6 +15,25 @@ enum Script {
           }
           mark();
           window.addEventListener('resize', mark);
+        })();
+
+        // Moments as "12 s ago" (the exact time on hover), kept current every 5 s.
+        (function () {
+          function ago(seconds) {
+            if (seconds < 0) return 'in ' + ago(-seconds).replace(' ago', '');
+            if (seconds < 60) return Math.round(seconds) + ' s ago';
+            if (seconds < 3600) return Math.round(seconds / 60) + ' min ago';
+            if (seconds < 86400) return (seconds / 3600).toFixed(1) + ' h ago';
+            return Math.round(seconds / 86400) + ' d ago';
+          }
+          function show() {
+            document.querySelectorAll('time[datetime]').forEach(function (time) {
+              var at = Date.parse(time.getAttribute('datetime'));
+              if (!isNaN(at)) time.textContent = ago((Date.now() - at) / 1000);
+            });
+          }
+          show();
+          setInterval(show, 5000);
         })();
 
         // The review page by keyboard: j / k the next / previous card, c confirm, e correct (the

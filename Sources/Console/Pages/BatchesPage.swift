@@ -21,7 +21,7 @@ enum BatchesPage {
             let actions = (batch.dead > 0 ? context.action("/actions/retry", "Retry \(batch.dead) dead", fields: [("batch", batch.name)]) : "")
                 + (!batch.isFinished ? context.action("/actions/cancel", "Cancel the rest", fields: [("batch", batch.name)]) : "")
             return """
-                <tr><td><b>\(HTML.text(batch.name))</b><br><span class="muted">\(HTML.text(batch.createdAt))</span></td>
+                <tr><td><b>\(HTML.text(batch.name))</b><br><span class="muted">\(HTML.time(batch.createdAt))</span></td>
                 <td><progress max="100" value="\(String(format: "%.1f", batch.percentDone))" aria-label="\(HTML.text(batch.name)) done"></progress>
                     \(String(format: "%.1f", batch.percentDone)) %<br><span class="muted">\(HTML.number(batch.done)) of \(HTML.number(batch.jobs)); \
                 \([(batch.succeeded, "succeeded", "succeeded"), (batch.dead, "dead", "dead"), (batch.cancelled, "cancelled", "cancelled"),

@@ -15,7 +15,7 @@ enum JobsPage {
             <tr>\(tick)<td><a href="/jobs/\(job.id)">\(job.id)</a></td><td>\(HTML.text(job.state))</td><td>\(HTML.text(job.backend))</td>\
             <td>\(HTML.text(job.batch ?? "–"))</td><td>\(job.attempts)/\(job.maxAttempts)</td>\
             <td>\(HTML.text(URL(fileURLWithPath: job.imagePath).lastPathComponent))</td>\
-            <td><span class="bad">\(HTML.text(job.errorKind ?? ""))</span></td><td>\(HTML.text(job.updatedAt))</td></tr>
+            <td><span class="bad">\(HTML.text(job.errorKind ?? ""))</span></td><td>\(HTML.time(job.updatedAt))</td></tr>
             """
         }.joined()
         var next = ""

@@ -18,7 +18,7 @@ enum LogPage {
     /// Also the job page's "who acted on it".
     static func table(_ actions: [OperatorAction]) -> String {
         "<table><tr><th>when</th><th>who</th><th>did</th><th>on</th><th>jobs</th></tr>"
-            + actions.map { "<tr><td>\(HTML.text($0.at))</td><td>\(HTML.text($0.actor))</td><td>\(HTML.text($0.action))</td><td>\(HTML.text($0.scope))</td><td class=\"n\">\(HTML.number($0.jobs))</td></tr>" }.joined()
+            + actions.map { "<tr><td>\(HTML.time($0.at))</td><td>\(HTML.text($0.actor))</td><td>\(HTML.text($0.action))</td><td>\(HTML.text($0.scope))</td><td class=\"n\">\(HTML.number($0.jobs))</td></tr>" }.joined()
             + "</table>"
     }
 }

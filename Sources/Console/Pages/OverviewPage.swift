@@ -20,7 +20,7 @@ enum OverviewPage {
         let chart = Chart.hourly(data.hours.map { (label: $0.hour, succeeded: $0.succeeded, dead: $0.dead) })
         let workers = data.workers.isEmpty ? "<p class=\"muted\">No live worker (none has heartbeated in the last three intervals).</p>" : """
             <table><tr><th>worker</th><th>host</th><th>backends</th><th>version</th><th>last heartbeat</th></tr>
-            \(data.workers.map { "<tr><td>\(HTML.text($0.id))</td><td>\(HTML.text($0.host))</td><td>\(HTML.text($0.backends.joined(separator: ", ")))</td><td>\(HTML.text($0.version))</td><td>\(HTML.text($0.lastHeartbeatAt))</td></tr>" }.joined())
+            \(data.workers.map { "<tr><td>\(HTML.text($0.id))</td><td>\(HTML.text($0.host))</td><td>\(HTML.text($0.backends.joined(separator: ", ")))</td><td>\(HTML.text($0.version))</td><td>\(HTML.time($0.lastHeartbeatAt))</td></tr>" }.joined())
             </table>
             """
         let limits = """
@@ -39,7 +39,7 @@ enum OverviewPage {
             <h2>Live workers</h2>\(workers)
             <h2>Rate limits (shared by all workers)</h2>\(limits)
             <h2>Dead jobs by error kind</h2>\(dead)
-            <p class="muted">As of \(HTML.text(data.generatedAt)); reloads every 10 s while live updates are on.</p>
+            <p class="muted">As of \(HTML.time(data.generatedAt)); reloads every 10 s while live updates are on.</p>
             """)
     }
 
@@ -47,14 +47,14 @@ enum OverviewPage {
     private static func claims(_ backend: String, _ paused: Overview.Paused?, _ context: PageContext) -> String {
         guard let paused else { return "running " + context.action("/actions/pause", "Pause \(backend)", fields: [("backend", backend)]) }
         return "<b class=\"bad\">paused</b> " + context.action("/actions/resume", "Resume \(backend)", fields: [("backend", backend)], primary: true)
-            + "<br><span class=\"muted\">by \(HTML.text(paused.pausedBy)), \(HTML.text(paused.pausedAt))</span>"
+            + "<br><span class=\"muted\">by \(HTML.text(paused.pausedBy)), \(HTML.time(paused.pausedAt))</span>"
     }
 
     /// Paused services, said at the top: their jobs wait on purpose.
     private static func pausedNotice(_ paused: [Overview.Paused]) -> String {
         guard !paused.isEmpty else { return "" }
         return "<p class=\"notice\" role=\"status\">" + paused.map { p in
-            "<b>\(HTML.text(p.backend)) is paused</b> by \(HTML.text(p.pausedBy)) since \(HTML.text(p.pausedAt))\(p.reason.map { ": \(HTML.text($0))" } ?? ""); no worker claims its jobs until it is resumed."
+            "<b>\(HTML.text(p.backend)) is paused</b> by \(HTML.text(p.pausedBy)) since \(HTML.time(p.pausedAt))\(p.reason.map { ": \(HTML.text($0))" } ?? ""); no worker claims its jobs until it is resumed."
         }.joined(separator: "<br>") + "</p>"
     }
 

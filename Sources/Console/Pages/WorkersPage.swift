@@ -10,8 +10,8 @@ enum WorkersPage {
         let rows = list.workers.map { w in
             let state = w.live ? "<span class=\"ok\">live</span>" : w.stoppedAt.map { "stopped \(HTML.text($0))" } ?? "<span class=\"bad\">silent</span>"
             return "<tr><td>\(HTML.text(w.id))</td><td>\(state)</td><td>\(HTML.text(w.host)) (pid \(w.pid))</td><td>\(HTML.text(w.backends.joined(separator: ", ")))</td>"
-                + "<td class=\"n\">\(HTML.number(w.jobsHeld))</td><td>\(HTML.text(w.holdingSince ?? "–"))</td><td>\(HTML.text(w.startedAt))</td>"
-                + "<td>\(HTML.text(w.lastHeartbeatAt))</td><td>\(HTML.text(w.version))</td></tr>"
+                + "<td class=\"n\">\(HTML.number(w.jobsHeld))</td><td>\(HTML.time(w.holdingSince))</td><td>\(HTML.time(w.startedAt))</td>"
+                + "<td>\(HTML.time(w.lastHeartbeatAt))</td><td>\(HTML.text(w.version))</td></tr>"
         }.joined()
         return Page(title: "Workers", active: "/workers", refreshSeconds: 10, body: """
             <p class="muted">Every worker of the last 24 hours. A silent one missed three heartbeats: its jobs go back to the queue (the rescuer).</p>

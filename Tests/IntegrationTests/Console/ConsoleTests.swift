@@ -88,7 +88,8 @@ struct ConsoleTests {
                                                           .screenshot(BrowserSession.screenshots.appendingPathComponent("log.png").path)])
                 #expect(trail.steps[1].text?.contains("Who acted on it") == true && trail.steps[1].text?.contains("local\tretry\tjob \(fixable)") == true,
                         "\(trail.steps[1].text?.prefix(1500) ?? "")")
-                #expect(trail.steps[3].text?.contains("local\tretry\tjob \(fixable)") == true, "\(trail.steps[3].text?.prefix(800) ?? "")")
+                #expect(trail.steps[3].text?.contains("local\tretry\tjob \(fixable)") == true && trail.steps[3].text?.contains(" s ago") == true,
+                        "moments read as how long ago: \(trail.steps[3].text?.prefix(800) ?? "")")
                 let sheet = try await Subprocess.run(try WorkerProcess.binary.path, ["jobs", "show", "\(fixable)", "--database-url", conninfo])
                 #expect(sheet.contains("who acted on it:") && sheet.contains("local retry job \(fixable) (1 job(s))"), "\(sheet)")
 
