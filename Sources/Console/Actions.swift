@@ -52,19 +52,21 @@ struct Actions {
         if selection.ids.isEmpty {
             guard form["confirmed"] == "yes" else {
                 let states = try await store.transaction { try JobControl.states($0, chosen) }
-                let page = ConfirmPage.render(verb: verb, form: form, states: states, csrf: secrets.csrf)
+                let page = ConfirmPage.render(action, form: form, states: states, csrf: secrets.csrf, back: Self.back(form))
                 return ConsoleServer.html(page.render(readOnly: false), status: .ok)
             }
             count = try await JobControl.inChunks(action, chosen, by: user) { chunk in try await store.transaction(chunk) }
         } else {
-            count = try await store.transaction {
-                action == .retry ? try JobControl.retry($0, chosen, by: user) : try JobControl.cancel($0, chosen, by: user)
-            }
+            count = try await store.transaction { try JobControl.apply(action, $0, chosen, by: user) }
         }
         context.logger.notice("console action", metadata: ["action": "\(verb)", "jobs": "\(count)", "user": "\(user)"])
-        let back = form["back"] == "/jobs" ? "/jobs" : ids.count == 1 ? "/jobs/\(ids[0])"
-            : (form["batch"] != nil && form["kind"] == nil ? "/batches" : "/failures")
+        let back = form["back"] != "/jobs" && ids.count == 1 ? "/jobs/\(ids[0])" : Self.back(form)
         return Response.redirect(to: back + HTML.query([("done", verb), ("count", String(count))]), type: .normal)
+    }
+
+    /// The page an action over many jobs came from, and returns to.
+    static func back(_ form: Form) -> String {
+        form["back"] == "/jobs" ? "/jobs" : form["batch"] != nil && form["kind"] == nil ? "/batches" : "/failures"
     }
 
     private func review(_ request: Request, _ context: ConsoleContext) async throws -> Response {

@@ -42,7 +42,7 @@ public struct ImagePreparer: Sendable {
 
     /// The memory preparing `file` takes, from its header alone, by what each path really holds.
     /// The worker reserves it from its memory budget (`--max-mb-in-flight`) before preparing.
-    /// - Sent as it is: the file's kept bytes (at most its size) and the one-megabyte window its
+    /// - Sent as it is: the file's kept bytes (at most its size, within the byte budget) and the one-megabyte window its
     ///   structure is walked through; nothing is decoded.
     /// - Re-encoded: the pixels decoded once at the size they are sent (shrink-on-load: a 48 MP
     ///   JPEG decoded at 1/4 scale holds 3 MP), three bytes each, what the encoder writes (at
@@ -58,7 +58,7 @@ public struct ImagePreparer: Sendable {
             return ByteWindow.windowSize
         }
         if passThroughRefusal(source) == nil, format == .jpeg || format == .png || policy.keepMetadata {
-            return min(file.size, policy.maxSourceBytes) + ByteWindow.windowSize
+            return file.size + ByteWindow.windowSize
         }
         let longest = max(source.width, source.height, 1)
         let box = Self.shrinkOnLoadBox(longest: longest, format: format, maxDimension: policy.maxDimension, floor: policy.transformFloor)

@@ -45,36 +45,46 @@ public enum JobControl {
           AND ($5::text IS NULL OR j.state = $5)
         """
 
-    /// Re-queues the dead jobs selected, with a fresh set of attempts (a cancelled job too,
-    /// when named by id). Their error history is kept. Returns how many; `by` whom is recorded
-    /// (discern.operator_actions) in the same statement.
-    public static func retry(_ connection: Connection, _ selection: Selection, by actor: String) throws -> Int {
-        try act(connection, selection, by: actor, action: "retry", function: "discern.retry",
-                states: "(j.state = 'dead' OR ($1::bigint[] IS NOT NULL AND j.state = 'cancelled'))")
+    /// What an operator does to jobs: each action's SQL function and the states it changes.
+    public enum BulkAction: String, Sendable {
+        /// Re-queues dead jobs with a fresh set of attempts (a cancelled job too, when named by
+        /// id); their error history is kept.
+        case retry
+        /// Cancels jobs that have not finished (a running job's worker finds its lease gone and
+        /// discards its work).
+        case cancel
+
+        /// The states a filter's jobs must be in to be changed (what the confirmation counts).
+        public var touchedStates: [String] { self == .retry ? ["dead"] : ["available", "running"] }
+
+        fileprivate var function: String { self == .retry ? "discern.retry" : "discern.cancel" }
+        fileprivate var states: String {
+            self == .retry ? "(j.state = 'dead' OR ($1::bigint[] IS NOT NULL AND j.state = 'cancelled'))" : "j.state IN ('available', 'running')"
+        }
     }
 
-    /// Cancels the selected jobs that have not finished (a running job's worker finds its lease
-    /// gone and discards its work). Returns how many, recorded as `retry` is.
-    public static func cancel(_ connection: Connection, _ selection: Selection, by actor: String) throws -> Int {
-        try act(connection, selection, by: actor, action: "cancel", function: "discern.cancel", states: "j.state IN ('available', 'running')")
+    /// `action` over the selection in one statement (jobs named by id), recorded `by` whom
+    /// (discern.operator_actions) in the same statement. Returns how many jobs changed.
+    public static func apply(_ action: BulkAction, _ connection: Connection, _ selection: Selection, by actor: String) throws -> Int {
+        try act(connection, selection, action, by: actor)
     }
 
-    /// `function` (discern.retry or discern.cancel, fixed strings) over the selected jobs in
-    /// `states`, and its record when it changed any.
-    private static func act(_ connection: Connection, _ selection: Selection, by actor: String, action: String, function: String,
-                            states: String, limit: Int? = nil, logged: Bool = true) throws -> Int {
+    /// `action`'s function over at most `limit` selected jobs in its states, and its record
+    /// when it changed any (unless `logged` is false: `inChunks` records the whole once).
+    private static func act(_ connection: Connection, _ selection: Selection, _ action: BulkAction, by actor: String,
+                            limit: Int? = nil, logged: Bool = true) throws -> Int {
         guard !selection.isEmpty else { return 0 }
         return try connection.query("""
             WITH chosen AS (SELECT coalesce(array_agg(c.id), '{}') AS ids FROM (
-                                SELECT j.id \(matching) AND \(states) ORDER BY j.id LIMIT $9) c),
-            done AS (SELECT \(function)(ids) AS n, ids FROM chosen),
+                                SELECT j.id \(matching) AND \(action.states) ORDER BY j.id LIMIT $9) c),
+            done AS (SELECT \(action.function)(ids) AS n, ids FROM chosen),
             logged AS (
                 INSERT INTO discern.operator_actions (actor, action, scope, jobs, job_ids, batch_id)
                 SELECT $6, $7, $8, n, CASE WHEN cardinality(ids) <= \(OperatorLog.namedJobs) THEN ids END,
                        (SELECT id FROM discern.batches WHERE name = $2)
                 FROM done WHERE n > 0 AND $10)
             SELECT n FROM done
-            """, selection.parameters + [String(actor.prefix(200)), action, selection.scope, limit, logged]).first?.int("n") ?? 0
+            """, selection.parameters + [String(actor.prefix(200)), action.rawValue, selection.scope, limit, logged]).first?.int("n") ?? 0
     }
 
     /// How many jobs a statement of `inChunks` changes at most.
@@ -87,14 +97,13 @@ public enum JobControl {
     public static func inChunks(_ action: BulkAction, _ selection: Selection, by actor: String,
                                 transaction: (@escaping @Sendable (Connection) throws -> Int) async throws -> Int) async throws -> Int {
         guard !selection.isEmpty else { return 0 }
-        let (function, states) = action == .retry ? ("discern.retry", "j.state = 'dead'") : ("discern.cancel", "j.state IN ('available', 'running')")
         var total = 0
         // Jobs changed by a chunk leave its states, so each chunk takes the next ones; a bound
         // keeps a job that dies again at once from being taken forever.
         let ceiling = try await transaction { try JobControl.states($0, selection).values.reduce(0, +) } / chunk + 2
         for _ in 0..<ceiling {
             let changed = try await transaction {
-                try act($0, selection, by: actor, action: action.rawValue, function: function, states: states, limit: chunk, logged: false)
+                try act($0, selection, action, by: actor, limit: chunk, logged: false)
             }
             total += changed
             if changed < chunk { break }
@@ -109,7 +118,6 @@ public enum JobControl {
         return total
     }
 
-    public enum BulkAction: String, Sendable { case retry, cancel }
 
     /// How many jobs of the selection are in each state: what a retry or cancel left alone.
     public static func states(_ connection: Connection, _ selection: Selection) throws -> [String: Int] {

@@ -1,10 +1,11 @@
 import Foundation
+import JobQueue
 
 /// Asked before an action over many jobs (a batch's dead jobs, an error kind, the rest of a
 /// batch): what it will touch, how many, and one button that does it.
 enum ConfirmPage {
-    static func render(verb: String, form: Form, states: [String: Int], csrf: String) -> Page {
-        let touched = verb == "retry" ? ["dead"] : ["available", "running"]
+    static func render(_ action: JobControl.BulkAction, form: Form, states: [String: Int], csrf: String, back: String) -> Page {
+        let verb = action.rawValue, touched = action.touchedStates
         let count = touched.reduce(0) { $0 + (states[$1] ?? 0) }
         let scope = [("batch", "batch"), ("kind", "error kind"), ("backend", "service"), ("state", "state")].compactMap { field, label in
             form[field].map { "\(label) <b>\(HTML.text($0))</b>" }
@@ -16,7 +17,6 @@ enum ConfirmPage {
             .map { "<input type=\"hidden\" name=\"\(HTML.text($0.0))\" value=\"\(HTML.text($0.1))\">" }.joined()
         let others = states.filter { !touched.contains($0.key) && $0.value > 0 }.sorted { $0.key < $1.key }
             .map { "\(HTML.number($0.value)) \(HTML.text($0.key))" }.joined(separator: ", ")
-        let back = form["back"] == "/jobs" ? "/jobs" : form["batch"] != nil && form["kind"] == nil ? "/batches" : "/failures"
         let body = count == 0
             ? "<p>Nothing to \(HTML.text(verb)) in \(scope).</p><p><a href=\"\(back)\">Back</a></p>"
             : """

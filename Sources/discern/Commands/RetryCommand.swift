@@ -38,9 +38,7 @@ struct JobSelectionOptions: ParsableArguments {
             }
         } else {
             changed = try await database.withConnection { connection in
-                try connection.transaction {
-                    action == .retry ? try JobControl.retry($0, selection, by: by) : try JobControl.cancel($0, selection, by: by)
-                }
+                try connection.transaction { try JobControl.apply(action, $0, selection, by: by) }
             }
         }
         let states = try await database.withConnection { try JobControl.states($0, selection) }

@@ -17,7 +17,7 @@ struct NothingMovesTests {
                 try await database.withConnection { connection in
                     _ = try JobQueue.enqueue(connection, paths: Array(photos.prefix(3)), batch: "stalled")
                     _ = try JobQueue.enqueue(connection, paths: Array(photos.suffix(3)), batch: "dropped")
-                    _ = try JobControl.cancel(connection, .init(batch: "dropped"), by: "test")
+                    _ = try JobControl.apply(.cancel, connection, .init(batch: "dropped"), by: "test")
                 }
                 // A rate from the last minutes (a worker that just died) must not turn into an ETA.
                 _ = try await database.rows("""
