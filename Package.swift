@@ -28,6 +28,7 @@ let migrationFiles = [
     "0023_paused_services.sql",
     "0024_drop_take_rate_token.sql",
     "0025_operator_actions.sql",
+    "0026_change_notifications.sql",
 ]
 
 let package = Package(
@@ -116,6 +117,7 @@ let package = Package(
             dependencies: [
                 "JobQueue", "QueueReads", "Postgres", "Imaging", "DedicatedThreads",
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
             ],

@@ -12,7 +12,11 @@ types TEXT over what is there and presses a real Enter key (what the form does w
 person gets), then waits for the page it leads to; {"screenshot": PATH} writes a PNG of the page; {"axe": true} runs axe-core's accessibility rules on
 the page and records their violations and how far the page overflows the window sideways;
 {"width": N} sets the window's width (under 800: a phone); {"key": K} presses a key on the page and
-waits for the page it leads to ("navigates": false when it leads nowhere).
+waits for the page it leads to ("navigates": false when it leads nowhere); {"eval": JS} records
+what a JavaScript expression gives, as text; {"signal": PATH} writes an empty file there (the
+test's cue that the browser got this far); {"wait_text": TEXT, "seconds": N} waits up to N
+seconds for the page's visible text to contain TEXT, without touching the page, and records
+whether it did.
 Every JavaScript dialog (alert, confirm) the pages open is reported: the XSS test wants none."""
 import base64
 import json
@@ -126,6 +130,19 @@ class Browser:
             seen["found"] = bool(found)
             if found and step.get("navigates", True):
                 self.wait_for_load()
+        if "eval" in step:
+            seen["value"] = str(self.evaluate(step["eval"]))
+        if "signal" in step:
+            open(step["signal"], "w").close()
+        if "wait_text" in step:
+            deadline = time.monotonic() + step.get("seconds", 30)
+            wanted = json.dumps(step["wait_text"])
+            seen["found"] = False
+            while time.monotonic() < deadline:
+                if self.evaluate(f"(document.body ? document.body.innerText : '').includes({wanted})"):
+                    seen["found"] = True
+                    break
+                time.sleep(0.2)
         if step.get("axe"):
             seen["violations"] = self.axe()
             # Wider than the window: the page scrolls sideways (a table may, inside itself).

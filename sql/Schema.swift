@@ -38,6 +38,7 @@ public enum Schema {
         ("0023_paused_services.sql", PackageResources._023_paused_services_sql),
         ("0024_drop_take_rate_token.sql", PackageResources._024_drop_take_rate_token_sql),
         ("0025_operator_actions.sql", PackageResources._025_operator_actions_sql),
+        ("0026_change_notifications.sql", PackageResources._026_change_notifications_sql),
     ]
 
     public static func migrations() throws -> [Migration] {

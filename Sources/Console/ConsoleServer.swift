@@ -8,7 +8,7 @@ import NIOCore
 /// `discern console`: the pages, their `/api/` JSON twins, thumbnails and actions, served by
 /// Hummingbird over the same database the workers use.
 public enum ConsoleServer {
-    public static func application(store: QueueReader, configuration: ConsoleConfiguration, logger: Logger) -> some ApplicationProtocol {
+    public static func application(store: QueueReader, changes: ChangeFeed, configuration: ConsoleConfiguration, logger: Logger) -> some ApplicationProtocol {
         let secrets = Secrets(accessToken: configuration.accessToken)
         let context = PageContext(readOnly: configuration.readOnly, csrf: secrets.csrf, services: configuration.services)
         let thumbnails = Thumbnails(roots: configuration.roots)
@@ -32,6 +32,7 @@ public enum ConsoleServer {
             return Response(status: up ? .ok : .serviceUnavailable, headers: [.contentType: "text/plain; charset=utf-8"],
                             body: .init(byteBuffer: ByteBuffer(string: up ? "ok\n" : "PostgreSQL does not answer\n")))
         }
+        router.get("/events") { _, _ in EventStream.response(changes) }
         router.get("/healthz") { _, _ in await health() }
         router.head("/healthz") { _, _ in await health().withoutBody }
         router.get("/static/console.js") { _, _ in

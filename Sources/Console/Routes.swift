@@ -66,7 +66,7 @@ struct Routes: Sendable {
                 let page = render(try await load(request, context.parameters), request)
                 return ConsoleServer.html(page.render(readOnly: readOnly), status: .ok)
             } catch ReadError.notFound {
-                return ConsoleServer.html(Page(title: "Not found", active: "", body: "<p>Nothing here: it may have been pruned.</p>").render(readOnly: readOnly), status: .notFound)
+                return ConsoleServer.html(Page(title: "Not found", active: "", body: "<p>Nothing here: it may have been pruned.</p>", live: false).render(readOnly: readOnly), status: .notFound)
             }
         }
         router.get(path) { request, context in try await html(request, context) }

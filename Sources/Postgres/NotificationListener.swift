@@ -2,13 +2,13 @@ import CLibPQ
 import DedicatedThreads
 import Foundation
 
-/// LISTENs on one channel from its own thread and calls `onNotify` for each burst of
+/// LISTENs on channels from its own thread and calls `onNotify` for each burst of
 /// notifications. The connection is re-established after any loss, and `onNotify` is called
 /// then too, since notifications sent meanwhile are gone. `stop` wakes the thread wherever it
 /// waits and waits for it to end (and its connection to close), within a bound.
 public final class NotificationListener: Sendable {
     private let conninfo: String
-    private let channel: String
+    private let channels: [String]
     private let onNotify: @Sendable () -> Void
     private let stopped = LockedFlag()
     private let ended = Signal(latched: true)
@@ -16,12 +16,16 @@ public final class NotificationListener: Sendable {
     /// attempts, at once (a poll timeout alone held every worker's exit up to a second).
     private let wakeUp = WakeUpPipe()
 
-    /// - Parameter channel: a fixed identifier from code (letters and underscores), never input:
-    ///   LISTEN cannot take it as a parameter.
-    public init(conninfo: String, channel: String, onNotify: @escaping @Sendable () -> Void) {
-        precondition(channel.allSatisfy { $0.isLetter || $0 == "_" }, "channel must be a plain identifier")
+    /// - Parameter channels: fixed identifiers from code (letters and underscores), never input:
+    ///   LISTEN cannot take them as parameters.
+    public convenience init(conninfo: String, channel: String, onNotify: @escaping @Sendable () -> Void) {
+        self.init(conninfo: conninfo, channels: [channel], onNotify: onNotify)
+    }
+
+    public init(conninfo: String, channels: [String], onNotify: @escaping @Sendable () -> Void) {
+        precondition(!channels.isEmpty && channels.allSatisfy { $0.allSatisfy { $0.isLetter || $0 == "_" } }, "channels must be plain identifiers")
         self.conninfo = conninfo
-        self.channel = channel
+        self.channels = channels
         self.onNotify = onNotify
         let thread = Thread { [self] in
             BlockingCallAudit.markCurrentThreadDedicated()
@@ -48,7 +52,7 @@ public final class NotificationListener: Sendable {
             do {
                 if connection == nil {
                     let fresh = try Connection(conninfo: conninfo, applicationName: "discern-listen")
-                    try fresh.query("LISTEN \(channel)")
+                    for channel in channels { try fresh.query("LISTEN \(channel)") }
                     connection = fresh
                     pause = 0.2
                     onNotify()

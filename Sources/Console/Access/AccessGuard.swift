@@ -81,7 +81,7 @@ struct AccessGuard: RouterMiddleware {
     static func secured(_ response: Response) -> Response {
         var response = response
         response.headers[.init("Cross-Origin-Resource-Policy")!] = "same-origin"
-        response.headers[.contentSecurityPolicy] = "default-src 'none'; img-src 'self'; style-src 'self'; script-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
+        response.headers[.contentSecurityPolicy] = "default-src 'none'; connect-src 'self'; img-src 'self'; style-src 'self'; script-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
         response.headers[.xContentTypeOptions] = "nosniff"
         response.headers[.init("Referrer-Policy")!] = "same-origin"
         return response
@@ -96,6 +96,6 @@ enum SignIn {
             <p>\(HTML.text(message))</p>
             <form method="post" action="/login"><label>token <input type="password" name="token" autocomplete="current-password"></label>
             <button type="submit" class="primary">Sign in</button></form>
-            """).render(readOnly: false)
+            """, live: false).render(readOnly: false)
     }
 }

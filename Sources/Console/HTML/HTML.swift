@@ -59,12 +59,15 @@ enum HTML {
     }
 }
 
-/// The frame every page shares: navigation, the stylesheet, an optional self-refresh.
+/// The frame every page shares: navigation, the stylesheet, the script.
 struct Page {
     let title: String
     let active: String
-    var refreshSeconds: Int?
     var body: String
+    /// The page fetches itself again when what it shows changes (console.js, told by /events).
+    /// Not where the operator works through a list (Review) or answers a question (a
+    /// confirmation): a list that moves under the hand gets the wrong row clicked.
+    var live = true
 
     static let sections = [("/", "Overview"), ("/batches", "Batches"), ("/results", "Results"), ("/jobs", "Jobs"), ("/failures", "Failures"), ("/review", "Review"), ("/quality", "Quality"), ("/workers", "Workers"), ("/log", "Log")]
 
@@ -81,8 +84,8 @@ struct Page {
             <script src="/static/console.js" defer></script>
             </head><body>
             <header><span class="brand">discern</span><nav>\(nav)</nav>\(readOnly ? "<span class=\"ro\">read-only</span>" : "")\
-            \(refreshSeconds == nil ? "" : "<button id=\"live\" type=\"button\" class=\"live\" hidden>Pause live updates</button>")</header>
-            <main\(refreshSeconds.map { " data-refresh=\"\($0)\"" } ?? "")><h1>\(HTML.text(title))</h1>
+            \(live ? "<button id=\"live\" type=\"button\" class=\"live\" hidden>Pause live updates</button>" : "")</header>
+            <main\(live ? " data-live" : "")><h1>\(HTML.text(title))</h1>
             \(body)
             </main></body></html>
             """

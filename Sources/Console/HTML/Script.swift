@@ -1,6 +1,6 @@
 /// The console's only script, served from the binary (/static/console.js; the
 /// Content-Security-Policy allows scripts from the console itself and nowhere else). Pages work
-/// without it; with it, a live page reloads itself and the operator can pause that, and a table
+/// without it; with it, a live page updates itself in place and the operator can pause that, and a table
 /// that scrolls sideways takes the keyboard's focus, the review page works by keyboard, and
 /// moments read "12 s ago".
 enum Script {
@@ -15,6 +15,7 @@ enum Script {
           }
           mark();
           window.addEventListener('resize', mark);
+          document.addEventListener('discern:updated', mark);
         })();
 
         // Moments as "12 s ago" (the exact time on hover), kept current every 5 s.
@@ -34,6 +35,7 @@ enum Script {
           }
           show();
           setInterval(show, 5000);
+          document.addEventListener('discern:updated', show);
         })();
 
         // The review page by keyboard: j / k the next / previous card, c confirm, e correct (the
@@ -67,14 +69,18 @@ enum Script {
           });
         })();
 
-        // Live pages (<main data-refresh="N">) reload every N seconds: not while the operator has
-        // paused live updates (kept for the tab), types in a form, or the tab is hidden.
+        // Live pages (<main data-live>) fetch themselves again when the console says something
+        // they show changed (server-sent events from /events, fed by PostgreSQL's NOTIFY) and put
+        // the new <main> in place: no reload, the scroll position kept. Not while the operator
+        // has paused live updates (kept for the tab), has begun to fill or tick something on the
+        // page, or the tab is hidden: the change waits and is shown after. Without event streams
+        // (an old proxy), the page looks again every 15 s.
         (function () {
-          var main = document.querySelector('main[data-refresh]');
+          var main = document.querySelector('main[data-live]');
           var button = document.getElementById('live');
-          if (!main || !button) return;
-          var seconds = parseInt(main.getAttribute('data-refresh'), 10) || 10;
+          if (!main || !button || !window.fetch) return;
           var paused = sessionStorage.getItem('discern-live') === 'paused';
+          var pending = false, busy = false, editing = false;
           function show() {
             button.textContent = paused ? 'Resume live updates' : 'Pause live updates';
             button.setAttribute('aria-pressed', paused ? 'true' : 'false');
@@ -86,10 +92,32 @@ enum Script {
             sessionStorage.setItem('discern-live', paused ? 'paused' : 'live');
             show();
           });
-          setInterval(function () {
+          main.addEventListener('input', function () { editing = true; });
+          main.addEventListener('change', function () { editing = true; });
+          function update() {
             var typing = document.activeElement && /^(INPUT|SELECT|TEXTAREA)$/.test(document.activeElement.tagName);
-            if (!paused && !document.hidden && !typing) location.reload();
-          }, seconds * 1000);
+            if (!pending || busy || paused || editing || typing || document.hidden) return;
+            pending = false;
+            busy = true;
+            fetch(location.href, {credentials: 'same-origin', headers: {'Accept': 'text/html'}}).then(function (response) {
+              return response.ok ? response.text() : null;
+            }).then(function (html) {
+              var fresh = html && new DOMParser().parseFromString(html, 'text/html');
+              var freshMain = fresh && fresh.querySelector('main');
+              if (freshMain) {
+                main.innerHTML = freshMain.innerHTML;
+                document.title = fresh.title;
+                document.dispatchEvent(new Event('discern:updated'));
+              }
+            }).catch(function () { pending = true; }).then(function () { busy = false; });
+          }
+          setInterval(update, 500);
+          if (window.EventSource) {
+            var events = new EventSource('/events');
+            events.addEventListener('change', function () { pending = true; update(); });
+          } else {
+            setInterval(function () { pending = true; }, 15000);
+          }
         })();
         """
 }

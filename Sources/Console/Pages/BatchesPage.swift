@@ -36,7 +36,7 @@ enum BatchesPage {
                 <a href="/report\(HTML.text(HTML.query([("batch", batch.name)])))">report</a><br>\(actions)</td></tr>
                 """
         }.joined()
-        return Page(title: "Batches", active: "/batches", refreshSeconds: 15, body: """
+        return Page(title: "Batches", active: "/batches", body: """
             \(said)<table><tr><th>batch</th><th>progress</th><th>rate, ETA</th><th>outcomes</th><th>top errors</th><th>bytes saved</th><th></th></tr>
             \(rows)</table>
             \(older(batches))

@@ -25,6 +25,6 @@ enum ConfirmPage {
             <form method="post" action="/actions/\(HTML.text(verb))">\(kept)
             <button type="submit" class="primary">\(verb == "retry" ? "Retry" : "Cancel") \(HTML.number(count)) job(s)</button> <a href="\(back)">Back</a></form>
             """
-        return Page(title: verb == "retry" ? "Retry these jobs?" : "Cancel these jobs?", active: back, body: body)
+        return Page(title: verb == "retry" ? "Retry these jobs?" : "Cancel these jobs?", active: back, body: body, live: false)
     }
 }

@@ -33,7 +33,7 @@ enum OverviewPage {
             \(data.deadByKind.map { "<tr><td>\(HTML.text($0.backend))</td><td>\(HTML.text($0.errorKind ?? "–"))</td><td class=\"n\">\(HTML.number($0.jobs))</td><td>\(HTML.text($0.example))</td></tr>" }.joined())
             </table><p><a href="/failures">Retry or cancel on the failures page →</a></p>
             """
-        return Page(title: "Overview", active: "/", refreshSeconds: 10, body: """
+        return Page(title: "Overview", active: "/", body: """
             \(notice.map { "<p class=\"notice\" role=\"status\">\(HTML.text($0))</p>" } ?? "")\(alarm(data.unserved))\(pausedNotice(data.paused))<h2>Jobs by backend and state</h2>\(queue)
             <h2>Finished per hour (last 12 hours)</h2>\(chart)
             <h2>Live workers</h2>\(workers)

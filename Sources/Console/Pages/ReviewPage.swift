@@ -20,7 +20,7 @@ enum ReviewPage {
         parts.append("<p class=\"muted\">Results read with less than \(HTML.confidence(queue.threshold)) confidence and not reviewed yet, least confident first. \(HTML.number(queue.reviewedToday)) reviewed today. Reviewed values reach dashboards through <code>discern.reviewed_results</code>.</p>")
         parts.append(queue.items.isEmpty ? "<p class=\"ok\">Nothing to review.</p>"
                      : "<div class=\"cards\" data-queue=\"low\">" + queue.items.map { card($0, context) }.joined() + "</div>")
-        return Page(title: "Review", active: "/review", body: parts.joined(separator: "\n"))
+        return Page(title: "Review", active: "/review", body: parts.joined(separator: "\n"), live: false)
     }
 
     // "Save correction" comes first: Enter in a field submits a form's first button, and what was

@@ -5,7 +5,7 @@ import QueueReads
 enum WorkersPage {
     static func render(_ list: WorkerList, _ context: PageContext) -> Page {
         guard !list.workers.isEmpty else {
-            return Page(title: "Workers", active: "/workers", refreshSeconds: 10, body: "<p class=\"muted\">No worker has run in the last 24 hours: start <code>discern work</code>.</p>")
+            return Page(title: "Workers", active: "/workers", body: "<p class=\"muted\">No worker has run in the last 24 hours: start <code>discern work</code>.</p>")
         }
         let rows = list.workers.map { w in
             let state = w.live ? "<span class=\"ok\">live</span>" : w.stoppedAt.map { "stopped \(HTML.text($0))" } ?? "<span class=\"bad\">silent</span>"
@@ -13,7 +13,7 @@ enum WorkersPage {
                 + "<td class=\"n\">\(HTML.number(w.jobsHeld))</td><td>\(HTML.time(w.holdingSince))</td><td>\(HTML.time(w.startedAt))</td>"
                 + "<td>\(HTML.time(w.lastHeartbeatAt))</td><td>\(HTML.text(w.version))</td></tr>"
         }.joined()
-        return Page(title: "Workers", active: "/workers", refreshSeconds: 10, body: """
+        return Page(title: "Workers", active: "/workers", body: """
             <p class="muted">Every worker of the last 24 hours. A silent one missed three heartbeats: its jobs go back to the queue (the rescuer).</p>
             <table><tr><th>worker</th><th>state</th><th>host</th><th>serves</th><th>jobs held</th><th>holding since</th><th>started</th><th>last heartbeat</th><th>version</th></tr>\(rows)</table>
             """)

@@ -65,7 +65,9 @@ struct ConsoleCommand: AsyncParsableCommand {
         let logger = logging.makeLogger("discern.console")
         try await Database(conninfo: database.conninfo, name: "discern-preflight").withConnection { try Migrator.requireCurrent($0) }
         let store = try await QueueReader(conninfo: database.conninfo)
-        let server = ConsoleServer.application(store: store, configuration: settings, logger: logger)
-        try await ServiceGroup(configuration: .init(services: [server], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)).run()
+        let changes = ChangeFeed(conninfo: database.conninfo)
+        let server = ConsoleServer.application(store: store, changes: changes, configuration: settings, logger: logger)
+        // The feed after the server: it stops first, ending the open pages' event streams.
+        try await ServiceGroup(configuration: .init(services: [server, changes], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)).run()
     }
 }

@@ -9,6 +9,8 @@ struct BrowserSession {
         let found: Bool?
         let violations: [Violation]?
         let overflow: Int?
+        /// What an `.eval` step's expression gave, as text.
+        let value: String?
     }
     /// One axe-core rule a page breaks.
     struct Violation: Decodable, CustomStringConvertible {
@@ -41,6 +43,12 @@ struct BrowserSession {
         case width(Int)
         /// A key pressed on the page; `navigates`: wait for the page it leads to.
         case key(String, navigates: Bool = true)
+        /// A JavaScript expression evaluated on the page; what it gives is `Seen.value`.
+        case eval(String)
+        /// Writes an empty file at the path: the test's cue that the browser got this far.
+        case signal(String)
+        /// Waits up to `seconds` for the page's text to contain the text (`Seen.found`), touching nothing.
+        case waitForText(String, seconds: Int)
 
         var json: [String: Any] {
             switch self {
@@ -54,6 +62,9 @@ struct BrowserSession {
             case .axe: ["axe": true]
             case .width(let pixels): ["width": pixels]
             case .key(let key, let navigates): ["key": key, "navigates": navigates]
+            case .eval(let expression): ["eval": expression]
+            case .signal(let path): ["signal": path]
+            case .waitForText(let text, let seconds): ["wait_text": text, "seconds": seconds]
             }
         }
     }

@@ -1,0 +1,42 @@
+import Postgres
+import ServiceLifecycle
+import Synchronization
+
+/// What tells open pages that something they show changed: LISTENs on 'discern_changes' (a job
+/// changed state, a worker came or went, an operator acted; migration 0026) and 'discern_jobs'
+/// (jobs enqueued), and counts. Each page's event stream (EventStream) watches the count.
+///
+/// A change nothing notifies (a worker falling silent, a lease running out) is still shown
+/// within `safetyNetSeconds`: the count also moves on its own that often.
+public final class ChangeFeed: Service, Sendable {
+    static let channels = ["discern_changes", "discern_jobs"]
+    static let safetyNetSeconds = 30
+
+    private let conninfo: String?
+    private let count = Mutex(0)
+    private let closed = Mutex(false)
+
+    /// - Parameter conninfo: a direct connection (LISTEN does not work through a
+    ///   transaction-mode pooler); nil: the safety net alone.
+    public init(conninfo: String?) {
+        self.conninfo = conninfo
+    }
+
+    /// How many changes so far; a stream sends an event when it moves.
+    var version: Int { count.withLock { $0 } }
+    var isClosed: Bool { closed.withLock { $0 } }
+
+    func changed() { count.withLock { $0 += 1 } }
+
+    public func run() async throws {
+        let listener = conninfo.map { NotificationListener(conninfo: $0, channels: Self.channels) { [self] in changed() } }
+        while !Task.isCancelled && !Task.isShuttingDownGracefully {
+            _ = try? await cancelWhenGracefulShutdown { try await Task.sleep(for: .seconds(Self.safetyNetSeconds)) }
+            changed()
+        }
+        // Open streams end first (listed after the server in the service group, the feed stops
+        // before it): the server's graceful shutdown would otherwise wait for every open page.
+        closed.withLock { $0 = true }
+        await listener?.stop()
+    }
+}

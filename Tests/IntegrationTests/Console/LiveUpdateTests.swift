@@ -1,0 +1,69 @@
+import Foundation
+import Postgres
+import Simulator
+import TestFixtures
+import Testing
+
+/// An operator leaves a page open through the night: what it shows follows the queue, pushed
+/// by the console (server-sent events fed by PostgreSQL's NOTIFY), without a reload.
+@Suite("Console: live pages")
+struct LiveUpdateTests {
+    @Test("in Chromium, with a real worker: an open job page shows the job succeed without reloading")
+    func pageFollowsTheJob() async throws {
+        try await TestDatabase.with { conninfo in
+            try await TestFolder.with { folder in
+                try await ChaosJobs.enqueue(2, into: conninfo, folder: folder, batch: "live")
+                let database = Database(conninfo: conninfo)
+                let id = try #require(try await database.rows("SELECT min(id) AS id FROM discern.jobs").first?.int("id"))
+                let (console, port) = try await ConsoleTests.console(conninfo, folder)
+                defer { console.kill() }
+                let ready = folder.appendingPathComponent("browser-ready")
+                // The page is opened and marked before any worker runs; the mark is gone if it reloads.
+                let browser = Task {
+                    try await BrowserSession.run([
+                        .go("http://127.0.0.1:\(port)/jobs/\(id)"), .eval("window.discernMark = 'not reloaded'"), .text, .signal(ready.path),
+                        .waitForText("succeeded", seconds: 90), .eval("window.discernMark"), .text,
+                    ])
+                }
+                #expect(await ChaosJobs.eventually(seconds: 90) { FileManager.default.fileExists(atPath: ready.path) }, "the browser opened the page")
+                try await TestSimulator.with(.unthrottled) { simulator in
+                    let worker = try WorkerProcess(conninfo: conninfo, simulatorURL: simulator.baseURL, logFolder: folder, arguments: ["--concurrency", "2"])
+                    defer { worker.kill() }
+                    let seen = try await browser.value
+                    let before = seen.steps[2].text ?? "", after = seen.steps[6].text ?? ""
+                    #expect(before.contains("available") && !before.contains("succeeded"), "\(before.prefix(600))")
+                    #expect(seen.steps[4].found == true, "the page showed the job succeed: \(after.prefix(600))")
+                    #expect(seen.steps[5].value == "not reloaded", "the page updated in place, not by reloading")
+                }
+            }
+        }
+    }
+
+    @Test("/events sends a change when a job changes state, and keeps quiet otherwise")
+    func eventStream() async throws {
+        try await TestDatabase.with { conninfo in
+            try await TestFolder.with { folder in
+                try await ChaosJobs.enqueue(1, into: conninfo, folder: folder, batch: "events")
+                let (console, port) = try await ConsoleTests.console(conninfo, folder)
+                defer { console.kill() }
+                // Once the console listens (its first look counts as a change), curl holds the
+                // stream open 6 s, and a job is cancelled 3 s in.
+                let database = Database(conninfo: conninfo)
+                #expect(await ChaosJobs.eventually(seconds: 30) {
+                    (try? await database.rows("""
+                        SELECT count(*) AS n FROM pg_stat_activity
+                        WHERE application_name = 'discern-listen' AND state = 'idle' AND query = 'LISTEN discern_jobs'
+                        """).first?.int("n")) == 1
+                }, "the console listens")
+                let stream = Task {
+                    try await Subprocess.runWithStatus("/usr/bin/curl", ["-sN", "--max-time", "6", "http://127.0.0.1:\(port)/events"])
+                }
+                try await Task.sleep(for: .seconds(3))
+                _ = try await database.rows("SELECT discern.cancel(ARRAY(SELECT id FROM discern.jobs))")
+                let output = try await stream.value.output
+                #expect(output.hasPrefix("retry: 3000"), "\(output)")
+                #expect(output.components(separatedBy: "event: change").count - 1 == 1, "one change, one event: \(output)")
+            }
+        }
+    }
+}
