@@ -29,6 +29,8 @@ let migrationFiles = [
     "0024_drop_take_rate_token.sql",
     "0025_operator_actions.sql",
     "0026_change_notifications.sql",
+    "0027_worker_rate.sql",
+    "0028_delete_and_find.sql",
 ]
 
 let package = Package(

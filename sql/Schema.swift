@@ -39,6 +39,8 @@ public enum Schema {
         ("0024_drop_take_rate_token.sql", PackageResources._024_drop_take_rate_token_sql),
         ("0025_operator_actions.sql", PackageResources._025_operator_actions_sql),
         ("0026_change_notifications.sql", PackageResources._026_change_notifications_sql),
+        ("0027_worker_rate.sql", PackageResources._027_worker_rate_sql),
+        ("0028_delete_and_find.sql", PackageResources._028_delete_and_find_sql),
     ]
 
     public static func migrations() throws -> [Migration] {

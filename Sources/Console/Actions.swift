@@ -5,7 +5,7 @@ import JobQueue
 import Logging
 import Postgres
 
-/// The console's POSTs: retry, cancel, review. Each checks the form's CSRF token, acts in one
+/// The console's POSTs: retry, cancel, delete, review, pause, resume. Each checks the form's CSRF token, acts in one
 /// transaction through the same functions the CLI uses, and redirects (303) to a page that says
 /// what happened.
 struct Actions {
@@ -15,6 +15,7 @@ struct Actions {
     func register(on router: Router<ConsoleContext>) {
         router.post("/actions/retry") { request, context in try await act(request, context, .retry) }
         router.post("/actions/cancel") { request, context in try await act(request, context, .cancel) }
+        router.post("/actions/delete") { request, context in try await act(request, context, .delete) }
         router.post("/actions/review") { request, context in try await review(request, context) }
         router.post("/actions/pause") { request, context in try await pause(request, context, resume: false) }
         router.post("/actions/resume") { request, context in try await pause(request, context, resume: true) }
@@ -33,20 +34,21 @@ struct Actions {
         return Response.redirect(to: "/" + HTML.query([("done", resume ? "resume" : "pause")]), type: .normal)
     }
 
-    /// Retry or cancel: jobs named by id (one, or the jobs page's ticked boxes) at once; a whole
+    /// Retry, cancel or delete: jobs named by id (one, or the jobs page's ticked boxes) at once; a whole
     /// batch, error kind, service or filter only after a page that says how many and what, then
     /// a thousand jobs a transaction.
     private func act(_ request: Request, _ context: ConsoleContext, _ action: JobControl.BulkAction) async throws -> Response {
         let form = try await Form.read(request, secrets: secrets)
         let verb = action.rawValue
-        var selection = JobControl.Selection(batch: form["batch"], errorKind: form["kind"], backend: form["backend"], state: form["state"])
+        var selection = JobControl.Selection(batch: form["batch"], errorKind: form["kind"], backend: form["backend"], state: form["state"],
+                                             file: form["file"], fromDay: form["from"], toDay: form["to"])
         let ids = form.values("job")
         guard ids.count <= 1000 else { throw HTTPError(.badRequest, message: "at most 1,000 jobs by id; choose more with a filter") }
         for job in ids {
             guard let id = Int64(job), id > 0 else { throw HTTPError(.badRequest, message: "job must be a job id") }
             selection.ids.append(id)
         }
-        guard !selection.isEmpty else { throw HTTPError(.badRequest, message: "name a job, a batch, an error kind or a service") }
+        guard !selection.isEmpty else { throw HTTPError(.badRequest, message: "name a job, a batch, an error kind, a service, a file name or a day") }
         let chosen = selection, user = context.user
         let count: Int
         if selection.ids.isEmpty {
@@ -60,13 +62,14 @@ struct Actions {
             count = try await store.transaction { try JobControl.apply(action, $0, chosen, by: user) }
         }
         context.logger.notice("console action", metadata: ["action": "\(verb)", "jobs": "\(count)", "user": "\(user)"])
-        let back = form["back"] != "/jobs" && ids.count == 1 ? "/jobs/\(ids[0])" : Self.back(form)
+        // One job acted on from its own page goes back there, unless it is gone.
+        let back = form["back"] != "/jobs" && ids.count == 1 && action != .delete ? "/jobs/\(ids[0])" : Self.back(form)
         return Response.redirect(to: back + HTML.query([("done", verb), ("count", String(count))]), type: .normal)
     }
 
     /// The page an action over many jobs came from, and returns to.
     static func back(_ form: Form) -> String {
-        form["back"] == "/jobs" ? "/jobs" : form["batch"] != nil && form["kind"] == nil ? "/batches" : "/failures"
+        form["back"] == "/jobs" || form.values("job").count == 1 ? "/jobs" : form["batch"] != nil && form["kind"] == nil ? "/batches" : "/failures"
     }
 
     private func review(_ request: Request, _ context: ConsoleContext) async throws -> Response {

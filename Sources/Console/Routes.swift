@@ -97,6 +97,7 @@ struct Routes: Sendable {
         let query = request.uri.queryParameters
         func text(_ name: String) -> String? { query.get(name).flatMap { $0.isEmpty ? nil : String($0.prefix(200)) } }
         return JobFilter(state: text("state"), batch: text("batch"), errorKind: text("kind"), backend: text("backend"),
+                         file: text("file"), fromDay: JobFilter.day(text("from")), toDay: JobFilter.day(text("to")),
                          before: query.get("before", as: Int.self), limit: min(max(query.get("limit", as: Int.self) ?? JobFilter.pageSize, 1), 500))
     }
 
@@ -126,6 +127,7 @@ struct Routes: Sendable {
         switch query.get("done") {
         case "retry": return "Re-queued \(count) job(s)."
         case "cancel": return "Cancelled \(count) job(s)."
+        case "delete": return "Deleted \(count) job(s)."
         case "pause": return "Paused: workers claim none of its jobs from their next claim; jobs in flight finish."
         case "resume": return "Resumed: workers claim its jobs again."
         case "confirm", "confirmed": return "Confirmed; the next one is below."

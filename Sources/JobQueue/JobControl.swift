@@ -1,7 +1,8 @@
 import Postgres
 
-/// Operators' hands on jobs: re-queue dead ones, cancel unfinished ones, chosen by id or by
-/// filters. Both go through discern.retry / discern.cancel (the SQL interface psql users have).
+/// Operators' hands on jobs: re-queue dead ones, cancel unfinished ones, delete finished failures,
+/// chosen by id or by filters (discern.matching_jobs, as the jobs list). Each goes through
+/// discern.retry / discern.cancel / discern.delete_jobs (the SQL interface psql users have).
 /// Jobs named by id are changed in one statement; a selection by filters is changed a thousand
 /// jobs a statement (`inChunks`), so acting on 100,000 jobs never holds their locks for long.
 public enum JobControl {
@@ -13,36 +14,43 @@ public enum JobControl {
         public var backend: String?
         /// Narrows a filter to one state (the jobs page's filter): on its own it selects nothing.
         public var state: String?
+        /// The start of the file's name, case aside.
+        public var file: String?
+        /// Enqueued on or after / on or before these days (YYYY-MM-DD).
+        public var fromDay: String?
+        public var toDay: String?
 
-        public init(ids: [Int64] = [], batch: String? = nil, errorKind: String? = nil, backend: String? = nil, state: String? = nil) {
-            self.ids = ids
-            self.batch = batch
-            self.errorKind = errorKind
-            self.backend = backend
-            self.state = state
+        public init(ids: [Int64] = [], batch: String? = nil, errorKind: String? = nil, backend: String? = nil, state: String? = nil,
+                    file: String? = nil, fromDay: String? = nil, toDay: String? = nil) {
+            (self.ids, self.batch, self.errorKind, self.backend, self.state) = (ids, batch, errorKind, backend, state)
+            (self.file, self.fromDay, self.toDay) = (file, Self.day(fromDay), Self.day(toDay))
         }
 
-        public var isEmpty: Bool { ids.isEmpty && batch == nil && errorKind == nil && backend == nil }
+        /// A day as a filter takes it, or nil: YYYY-MM-DD.
+        static func day(_ text: String?) -> String? {
+            text.flatMap { $0.wholeMatch(of: /\d{4}-\d{2}-\d{2}/) != nil ? $0 : nil }
+        }
+
+        public var isEmpty: Bool { ids.isEmpty && batch == nil && errorKind == nil && backend == nil && file == nil && fromDay == nil && toDay == nil }
 
         /// As a person reads it: "jobs 41, 42" or "batch nightly, kind http_5xx, service ooto".
         public var scope: String {
             let named = ids.isEmpty ? [] : ["job\(ids.count == 1 ? "" : "s") " + ids.sorted().prefix(20).map(String.init).joined(separator: ", ")
                                               + (ids.count > 20 ? " and \(ids.count - 20) more" : "")]
             return (named + [batch.map { "batch \($0)" }, errorKind.map { "kind \($0)" }, backend.map { "service \($0)" },
-                             state.map { "state \($0)" }].compactMap { $0 })
+                             state.map { "state \($0)" }, file.map { "file \($0)…" }, fromDay.map { "from \($0)" }, toDay.map { "to \($0)" }]
+                        .compactMap { $0 })
                 .joined(separator: ", ")
         }
 
         fileprivate var parameters: [(any PostgresEncodable)?] {
-            [ids.isEmpty ? nil : ids, batch, errorKind, backend, state]
+            [ids.isEmpty ? nil : ids, batch, errorKind, backend, state, file, fromDay, toDay]
         }
     }
 
     private static let matching = """
-        FROM discern.jobs j LEFT JOIN discern.batches b ON b.id = j.batch_id
-        WHERE ($1::bigint[] IS NULL OR j.id = ANY($1)) AND ($2::text IS NULL OR b.name = $2)
-          AND ($3::text IS NULL OR j.error_kind = $3) AND ($4::text IS NULL OR j.backend = $4)
-          AND ($5::text IS NULL OR j.state = $5)
+        FROM discern.matching_jobs($5, $2, $3, $4, $6, $7::date, $8::date) j
+        WHERE ($1::bigint[] IS NULL OR j.id = ANY($1))
         """
 
     /// What an operator does to jobs: each action's SQL function and the states it changes.
@@ -53,13 +61,33 @@ public enum JobControl {
         /// Cancels jobs that have not finished (a running job's worker finds its lease gone and
         /// discards its work).
         case cancel
+        /// Deletes jobs that are over without a result: dead or cancelled (never one that
+        /// succeeded, waits or runs).
+        case delete
 
         /// The states a filter's jobs must be in to be changed (what the confirmation counts).
-        public var touchedStates: [String] { self == .retry ? ["dead"] : ["available", "running"] }
+        public var touchedStates: [String] {
+            switch self {
+            case .retry: ["dead"]
+            case .cancel: ["available", "running"]
+            case .delete: ["dead", "cancelled"]
+            }
+        }
 
-        fileprivate var function: String { self == .retry ? "discern.retry" : "discern.cancel" }
+        fileprivate var function: String {
+            switch self {
+            case .retry: "discern.retry"
+            case .cancel: "discern.cancel"
+            case .delete: "discern.delete_jobs"
+            }
+        }
+
         fileprivate var states: String {
-            self == .retry ? "(j.state = 'dead' OR ($1::bigint[] IS NOT NULL AND j.state = 'cancelled'))" : "j.state IN ('available', 'running')"
+            switch self {
+            case .retry: "(j.state = 'dead' OR ($1::bigint[] IS NOT NULL AND j.state = 'cancelled'))"
+            case .cancel: "j.state IN ('available', 'running')"
+            case .delete: "j.state IN ('dead', 'cancelled')"
+            }
         }
     }
 
@@ -76,13 +104,13 @@ public enum JobControl {
         guard !selection.isEmpty else { return 0 }
         return try connection.query("""
             WITH chosen AS (SELECT coalesce(array_agg(c.id), '{}') AS ids FROM (
-                                SELECT j.id \(matching) AND \(action.states) ORDER BY j.id LIMIT $9) c),
+                                SELECT j.id \(matching) AND \(action.states) ORDER BY j.id LIMIT $12) c),
             done AS (SELECT \(action.function)(ids) AS n, ids FROM chosen),
             logged AS (
                 INSERT INTO discern.operator_actions (actor, action, scope, jobs, job_ids, batch_id)
-                SELECT $6, $7, $8, n, CASE WHEN cardinality(ids) <= \(OperatorLog.namedJobs) THEN ids END,
+                SELECT $9, $10, $11, n, CASE WHEN cardinality(ids) <= \(OperatorLog.namedJobs) THEN ids END,
                        (SELECT id FROM discern.batches WHERE name = $2)
-                FROM done WHERE n > 0 AND $10)
+                FROM done WHERE n > 0 AND $13)
             SELECT n FROM done
             """, selection.parameters + [String(actor.prefix(200)), action.rawValue, selection.scope, limit, logged]).first?.int("n") ?? 0
     }
@@ -90,7 +118,7 @@ public enum JobControl {
     /// How many jobs a statement of `inChunks` changes at most.
     public static let chunk = 1000
 
-    /// `retry` or `cancel` over a selection by filters, `chunk` jobs a transaction, so no
+    /// An action over a selection by filters, `chunk` jobs a transaction, so no
     /// statement holds many locks for long while workers claim; one line in the operator log
     /// for the whole. `transaction` runs one chunk in a transaction of the caller's (the
     /// console's, with its statement timeout). Returns how many jobs changed.

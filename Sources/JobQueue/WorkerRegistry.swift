@@ -31,8 +31,13 @@ public enum WorkerRegistry {
     /// Renews the worker's heartbeat, then the leases of the jobs it holds (two statements on
     /// one connection; a job whose row its own completion holds is skipped, not waited for, and
     /// still counts as the worker's); returns the jobs still its own.
-    public static func heartbeat(_ connection: Connection, workerID: String, jobIDs: [Int], leaseSeconds: Double) throws -> Set<Int> {
-        try connection.query(prepared: "UPDATE discern.workers SET last_heartbeat_at = now(), stopped_at = NULL WHERE id = $1", [workerID])
+    /// `finished`: jobs finished (succeeded or dead) since the worker started, and how many a
+    /// minute lately (nil until it knows), for the console's /workers.
+    public static func heartbeat(_ connection: Connection, workerID: String, jobIDs: [Int], leaseSeconds: Double,
+                                 finished: Int = 0, perMinute: Double? = nil) throws -> Set<Int> {
+        try connection.query(prepared: """
+            UPDATE discern.workers SET last_heartbeat_at = now(), stopped_at = NULL, jobs_finished = $2, jobs_per_minute = $3 WHERE id = $1
+            """, [workerID, finished, perMinute])
         return try JobQueue.heartbeat(connection, jobIDs: jobIDs, workerID: workerID, leaseSeconds: leaseSeconds)
     }
 

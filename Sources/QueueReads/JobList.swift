@@ -1,8 +1,9 @@
 import Foundation
 import Postgres
 
-/// Jobs, newest first, filtered by state, batch, error kind or service: `discern jobs` and the
-/// console's jobs page. Keyset pages (`before` the last id shown), never OFFSET.
+/// Jobs, newest first, filtered by state, batch, error kind, service, file name or day:
+/// `discern jobs` and the console's jobs page. Keyset pages (`before` the last id shown), never
+/// OFFSET. What a filter matches is discern.matching_jobs (migration 0028), as for the actions.
 public struct JobList: Codable, Sendable {
     public struct Line: Codable, Sendable {
         public let id: Int
@@ -34,15 +35,28 @@ public struct JobFilter: Sendable, Equatable {
     public var batch: String?
     public var errorKind: String?
     public var backend: String?
+    /// The start of the file's name, case aside.
+    public var file: String?
+    /// Enqueued on or after / on or before these days (YYYY-MM-DD).
+    public var fromDay: String?
+    public var toDay: String?
     public var before: Int?
     public var limit = JobFilter.pageSize
 
-    public init(state: String? = nil, batch: String? = nil, errorKind: String? = nil, backend: String? = nil, before: Int? = nil,
-                limit: Int = JobFilter.pageSize) {
-        (self.state, self.batch, self.errorKind, self.backend, self.before, self.limit) = (state, batch, errorKind, backend, before, limit)
+    public init(state: String? = nil, batch: String? = nil, errorKind: String? = nil, backend: String? = nil,
+                file: String? = nil, fromDay: String? = nil, toDay: String? = nil, before: Int? = nil, limit: Int = JobFilter.pageSize) {
+        (self.state, self.batch, self.errorKind, self.backend) = (state, batch, errorKind, backend)
+        (self.file, self.fromDay, self.toDay, self.before, self.limit) = (file, fromDay, toDay, before, limit)
     }
 
-    var parameters: [(any PostgresEncodable)?] { [state, batch, errorKind, backend, before, min(max(limit, 1), 10_000)] }
+    /// A day as the filter takes it, or nil: YYYY-MM-DD.
+    public static func day(_ text: String?) -> String? {
+        text.flatMap { $0.wholeMatch(of: /\d{4}-\d{2}-\d{2}/) != nil ? $0 : nil }
+    }
+
+    var parameters: [(any PostgresEncodable)?] {
+        [state, batch, errorKind, backend, file, Self.day(fromDay), Self.day(toDay), before, min(max(limit, 1), 10_000)]
+    }
 
     /// The last error is cut to 500 characters, as on the failures page: `jobs show` has it whole.
     /// One row more than the page is read, to know whether an older page holds anything.
@@ -50,15 +64,12 @@ public struct JobFilter: Sendable, Equatable {
         WITH page AS (
           SELECT j.id, j.state, j.backend, j.action, b.name AS batch, j.image_path, j.attempts, j.max_attempts, j.priority,
                  j.error_kind, left(j.last_error, 500) AS last_error, j.run_at, j.created_at, j.updated_at, j.finished_at
-          FROM discern.jobs j LEFT JOIN discern.batches b ON b.id = j.batch_id
-          WHERE ($1::text IS NULL OR j.state = $1)
-            AND ($2::text IS NULL OR j.batch_id = (SELECT id FROM discern.batches WHERE name = $2))
-            AND ($3::text IS NULL OR j.error_kind = $3) AND ($4::text IS NULL OR j.backend = $4)
-            AND ($5::bigint IS NULL OR j.id < $5)
-          ORDER BY j.id DESC LIMIT $6::bigint + 1)
+          FROM discern.matching_jobs($1, $2, $3, $4, $5, $6::date, $7::date) j LEFT JOIN discern.batches b ON b.id = j.batch_id
+          WHERE ($8::bigint IS NULL OR j.id < $8)
+          ORDER BY j.id DESC LIMIT $9::bigint + 1)
         SELECT json_build_object(
-          'items', coalesce((SELECT json_agg(x ORDER BY x.id DESC) FROM (SELECT * FROM page ORDER BY id DESC LIMIT $6::bigint) x), '[]'),
-          'has_older', (SELECT count(*) FROM page) > $6::bigint) AS doc
+          'items', coalesce((SELECT json_agg(x ORDER BY x.id DESC) FROM (SELECT * FROM page ORDER BY id DESC LIMIT $9::bigint) x), '[]'),
+          'has_older', (SELECT count(*) FROM page) > $9::bigint) AS doc
         """
 }
 

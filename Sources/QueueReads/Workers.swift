@@ -13,6 +13,10 @@ public struct WorkerList: Codable, Sendable {
         public let jobsHeld: Int
         /// When the oldest job it holds was last changed (claimed or heartbeated).
         public let holdingSince: String?
+        /// Jobs it finished (succeeded or dead) since it started, and a minute over the last
+        /// minute (nil until its second heartbeat), from its heartbeats.
+        public let jobsFinished: Int
+        public let jobsPerMinute: Double?
     }
     public let workers: [Worker]
 
@@ -20,7 +24,7 @@ public struct WorkerList: Codable, Sendable {
         SELECT json_build_object('workers', coalesce(json_agg(x ORDER BY x.live DESC, x.started_at DESC), '[]')) AS doc FROM (
           SELECT w.id, w.host, w.pid, w.version, w.backends, w.started_at, w.last_heartbeat_at, w.stopped_at,
                  (w.stopped_at IS NULL AND w.last_heartbeat_at > now() - make_interval(secs => 3 * w.heartbeat_seconds)) AS live,
-                 coalesce(h.jobs, 0) AS jobs_held, h.oldest AS holding_since
+                 coalesce(h.jobs, 0) AS jobs_held, h.oldest AS holding_since, w.jobs_finished, w.jobs_per_minute
           FROM discern.workers w
           LEFT JOIN (SELECT lease_owner, count(*) AS jobs, min(updated_at) AS oldest FROM discern.jobs
                      WHERE state = 'running' GROUP BY lease_owner) h ON h.lease_owner = w.id

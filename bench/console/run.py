@@ -131,6 +131,8 @@ def main():
         base = f"http://127.0.0.1:{port}"
         q = lambda sql: sh("psql", url, "-qAtc", sql).strip()
         last_batch = q("SELECT name FROM discern.batches ORDER BY created_at DESC LIMIT 1")
+        first_file = q("SELECT image_path FROM discern.jobs ORDER BY id LIMIT 1").rsplit("/", 1)[-1]
+        mid_day = q("SELECT (now() - interval '20 days')::date")
         mid_result = int(q("SELECT id FROM discern.results ORDER BY id LIMIT 1 OFFSET (SELECT count(*) / 2 FROM discern.results)"))
         job_ids = [int(x) for x in q("SELECT job_id FROM discern.results TABLESAMPLE SYSTEM (1) LIMIT 200").split()]
         thumb_ids = [int(x) for x in q("SELECT id FROM discern.results TABLESAMPLE SYSTEM (1) LIMIT 100").split()]
@@ -152,6 +154,9 @@ def main():
             ("/jobs", "jobs, newest"), ("/jobs?state=dead", "jobs, dead"), ("/jobs?state=available", "jobs, waiting"),
             (f"/jobs?batch={last_batch}", "jobs of one batch"), (f"/jobs?batch={last_batch}&state=succeeded", "jobs of one batch, succeeded"),
             ("/jobs?kind=http_5xx", "jobs by error kind"), ("/jobs?backend=discerner&state=dead&kind=http_5xx", "jobs by service, state and kind"),
+            (f"/jobs?file={first_file[:4]}", "jobs by file name start (many match)"), ("/jobs?file=no-such-photo", "jobs by file name start (none match)"),
+            (f"/jobs?from={mid_day}&to={mid_day}", "jobs of one day"), (f"/jobs?from={mid_day}&to={mid_day}&state=dead", "jobs of one day, dead"),
+            (f"/jobs?file={first_file[:4]}&from={mid_day}", "jobs by file name from a day on"),
             ("/log", "operator log"), ("/workers", "workers page"), ("/api/workers", "workers API"),
         ]
         # A finished batch is summarised once (discern.batch_summary, migration 0009): the first

@@ -71,7 +71,10 @@ enum JobPage {
         }
         var actions = ""
         if let job = detail.job {
-            if job.state == "dead" || job.state == "cancelled" { actions += context.action("/actions/retry", "Retry", fields: [("job", String(job.id))], primary: true) }
+            if job.state == "dead" || job.state == "cancelled" {
+                actions += context.action("/actions/retry", "Retry", fields: [("job", String(job.id))], primary: true)
+                actions += context.action("/actions/delete", "Delete", fields: [("job", String(job.id))])
+            }
             if job.state == "available" || job.state == "running" { actions += context.action("/actions/cancel", "Cancel", fields: [("job", String(job.id))]) }
         }
         return "<table>" + rows.map { "<tr><th>\(HTML.text($0.0))</th><td>\(HTML.text($0.1))</td></tr>" }.joined() + "</table><p>\(actions)</p>"

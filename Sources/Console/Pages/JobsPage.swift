@@ -1,14 +1,15 @@
 import Foundation
 import QueueReads
 
-/// Jobs, newest first, filtered by the form (`state`, `batch`, `service`, `kind`): what
-/// `discern jobs` prints. Ticked jobs are retried or cancelled at once; every job the filter
-/// matches (a batch, a kind or a service named) through a page that says how many first.
+/// Jobs, newest first, filtered by the form (`state`, `batch`, `service`, `kind`, `file`, `from`,
+/// `to`): what `discern jobs` prints. Ticked jobs are retried, cancelled or deleted at once; every
+/// job the filter matches through a page that says how many first.
 enum JobsPage {
     static let states = ["available", "running", "succeeded", "dead", "cancelled"]
 
     static func render(_ list: JobList, filter: JobFilter, notice: String? = nil, _ context: PageContext) -> Page {
-        let shown = [("state", filter.state), ("batch", filter.batch), ("kind", filter.errorKind), ("backend", filter.backend)]
+        let shown = [("state", filter.state), ("batch", filter.batch), ("kind", filter.errorKind), ("backend", filter.backend),
+                     ("file", filter.file), ("from", filter.fromDay), ("to", filter.toDay)]
         let rows = list.items.map { job in
             let tick = context.readOnly ? "" : "<td><input type=\"checkbox\" name=\"job\" value=\"\(job.id)\" form=\"selected\" aria-label=\"Job \(job.id)\"></td>"
             return """
@@ -39,6 +40,9 @@ enum JobsPage {
             <label>batch<input type="text" name="batch" value="\(HTML.text(filter.batch))" maxlength="200"></label>
             <label>service<select name="backend"><option value="">any</option>\(context.services.map { option($0, filter.backend) }.joined())</select></label>
             <label>error kind<input type="text" name="kind" value="\(HTML.text(filter.errorKind))" maxlength="200"></label>
+            <label>file name starts<input type="text" name="file" value="\(HTML.text(filter.file))" maxlength="200"></label>
+            <label>enqueued from<input type="date" name="from" value="\(HTML.text(filter.fromDay))"></label>
+            <label>to<input type="date" name="to" value="\(HTML.text(filter.toDay))"></label>
             <button type="submit" class="primary">Show</button> <a href="/jobs">clear</a></form>
             """
     }
@@ -49,18 +53,20 @@ enum JobsPage {
         return """
             <form id="selected" class="inline" method="post" action="/actions/retry"><input type="hidden" name="csrf" value="\(HTML.text(context.csrf))">\
             <input type="hidden" name="back" value="/jobs">\
-            <button type="submit">Retry selected</button> <button type="submit" formaction="/actions/cancel">Cancel selected</button></form>
+            <button type="submit">Retry selected</button> <button type="submit" formaction="/actions/cancel">Cancel selected</button> \
+            <button type="submit" formaction="/actions/delete">Delete selected</button></form>
             """
     }
 
-    /// Every job the filter matches, not only this page's: shown when the filter names a batch,
-    /// a kind or a service (a state alone would be the whole queue).
+    /// Every job the filter matches, not only this page's: shown when the filter names more than
+    /// a state (a state alone would be the whole queue).
     private static func matchingActions(_ filter: JobFilter, _ context: PageContext) -> String {
-        guard !context.readOnly, filter.batch != nil || filter.errorKind != nil || filter.backend != nil else { return "" }
-        let fields = [("batch", filter.batch), ("kind", filter.errorKind), ("backend", filter.backend), ("state", filter.state)]
-            .compactMap { name, value in value.map { (name, $0) } } + [("back", "/jobs")]
-        return "<p>" + context.action("/actions/retry", "Retry all matching…", fields: fields)
-            + " " + context.action("/actions/cancel", "Cancel all matching…", fields: fields)
-            + " <span class=\"muted\">(a page says how many first)</span></p>"
+        let fields = [("batch", filter.batch), ("kind", filter.errorKind), ("backend", filter.backend), ("file", filter.file),
+                      ("from", filter.fromDay), ("to", filter.toDay)].compactMap { name, value in value.map { (name, $0) } }
+        guard !context.readOnly, !fields.isEmpty else { return "" }
+        let carried = fields + (filter.state.map { [("state", $0)] } ?? []) + [("back", "/jobs")]
+        return "<p>" + ["retry", "cancel", "delete"].map { verb in
+            context.action("/actions/\(verb)", "\(verb.capitalized) all matching…", fields: carried)
+        }.joined(separator: " ") + " <span class=\"muted\">(a page says how many first)</span></p>"
     }
 }

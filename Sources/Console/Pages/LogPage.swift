@@ -1,16 +1,16 @@
 import Foundation
 import QueueReads
 
-/// Who did what: every retry, cancel, pause, resume and review made through discern.
+/// Who did what: every retry, cancel, delete, pause, resume and review made through discern.
 enum LogPage {
     static func render(_ page: OperatorLogPage, _ context: PageContext) -> Page {
         guard !page.items.isEmpty else {
-            return Page(title: "Log", active: "/log", body: "<p class=\"muted\">Nobody has retried, cancelled, paused or reviewed anything yet.</p>")
+            return Page(title: "Log", active: "/log", body: "<p class=\"muted\">Nobody has retried, cancelled, deleted, paused or reviewed anything yet.</p>")
         }
         let older = page.items.count >= OperatorLogPage.pageSize
             ? "<p><a href=\"/log\(HTML.text(HTML.query([("before", String(page.items[page.items.count - 1].id))])))\">Older →</a></p>" : ""
         return Page(title: "Log", active: "/log", body: """
-            <p class="muted">Every retry, cancel, pause, resume and review made through the console or the command line, newest first.</p>
+            <p class="muted">Every retry, cancel, delete, pause, resume and review made through the console or the command line, newest first.</p>
             \(table(page.items))\(older)
             """)
     }

@@ -4,20 +4,26 @@ import QueueReads
 /// One batch's report: what `discern report --batch NAME` prints as Markdown.
 enum ReportPage {
     static func render(_ report: BatchReport, _ context: PageContext) -> Page {
+        // Every count links to its jobs (pending is two states, available and running: not linked).
+        func jobs(_ count: Int, _ backend: String, state: String? = nil, kind: String? = nil) -> String {
+            let query = HTML.query([("batch", report.batch), ("backend", backend), ("state", state), ("kind", kind)])
+            return "<a href=\"/jobs\(HTML.text(query))\">\(HTML.number(count))</a>"
+        }
         let rows = report.backends.map { backend in
             let outcomes = backend.outcomes.sorted { ($1.value, $0.key) < ($0.value, $1.key) }
                 .map { "\(HTML.text($0.key)) \(HTML.number($0.value))" }.joined(separator: ", ")
+            let name = backend.backend
             return """
-                <tr><td>\(HTML.text(backend.backend))</td><td class="n">\(HTML.number(backend.jobs))</td>\
-                <td class="n">\(HTML.number(backend.succeeded))</td><td class="n">\(HTML.number(backend.dead))</td>\
-                <td class="n">\(HTML.number(backend.cancelled))</td><td class="n">\(HTML.number(backend.pending))</td>\
+                <tr><td>\(HTML.text(name))</td><td class="n">\(jobs(backend.jobs, name))</td>\
+                <td class="n">\(jobs(backend.succeeded, name, state: "succeeded"))</td><td class="n">\(jobs(backend.dead, name, state: "dead"))</td>\
+                <td class="n">\(jobs(backend.cancelled, name, state: "cancelled"))</td><td class="n">\(HTML.number(backend.pending))</td>\
                 <td class="n">\(HTML.number(backend.failedAttempts))</td><td class="n">\(HTML.number(backend.apiCalls))</td>\
                 <td>\(outcomes.isEmpty ? "–" : outcomes)</td><td class="n">\(HTML.bytes(backend.originalBytes))</td>\
                 <td class="n">\(HTML.bytes(backend.sentBytes))</td><td class="n">\(HTML.number(backend.passedThrough))</td></tr>
                 """
         }.joined()
         let errors = report.topErrors.map { error in
-            "<tr><td>\(HTML.text(error.backend))</td><td class=\"bad\">\(HTML.text(error.kind))</td><td class=\"n\">\(HTML.number(error.jobs))</td><td>\(HTML.text(error.example))</td></tr>"
+            "<tr><td>\(HTML.text(error.backend))</td><td class=\"bad\">\(HTML.text(error.kind))</td><td class=\"n\">\(jobs(error.jobs, error.backend, state: "dead", kind: error.kind))</td><td>\(HTML.text(error.example))</td></tr>"
         }.joined()
         let pace = report.jobsPerMinute.map { String(format: "%.1f jobs/min while finishing", $0) } ?? "not finishing yet"
         let body = """

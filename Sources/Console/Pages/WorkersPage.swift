@@ -1,7 +1,8 @@
 import Foundation
 import QueueReads
 
-/// Every worker of the last day: live or not, what it serves, what it holds now and since when.
+/// Every worker of the last day: live or not, what it serves, what it holds now and since when,
+/// how many it finished and at what pace.
 enum WorkersPage {
     static func render(_ list: WorkerList, _ context: PageContext) -> Page {
         guard !list.workers.isEmpty else {
@@ -10,12 +11,19 @@ enum WorkersPage {
         let rows = list.workers.map { w in
             let state = w.live ? "<span class=\"ok\">live</span>" : w.stoppedAt.map { "stopped \(HTML.text($0))" } ?? "<span class=\"bad\">silent</span>"
             return "<tr><td>\(HTML.text(w.id))</td><td>\(state)</td><td>\(HTML.text(w.host)) (pid \(w.pid))</td><td>\(HTML.text(w.backends.joined(separator: ", ")))</td>"
-                + "<td class=\"n\">\(HTML.number(w.jobsHeld))</td><td>\(HTML.time(w.holdingSince))</td><td>\(HTML.time(w.startedAt))</td>"
+                + "<td class=\"n\">\(HTML.number(w.jobsHeld))</td><td>\(HTML.time(w.holdingSince))</td>"
+                + "<td class=\"n\">\(HTML.number(w.jobsFinished))</td><td class=\"n\">\(pace(w))</td><td>\(HTML.time(w.startedAt))</td>"
                 + "<td>\(HTML.time(w.lastHeartbeatAt))</td><td>\(HTML.text(w.version))</td></tr>"
         }.joined()
         return Page(title: "Workers", active: "/workers", body: """
             <p class="muted">Every worker of the last 24 hours. A silent one missed three heartbeats: its jobs go back to the queue (the rescuer).</p>
-            <table><tr><th>worker</th><th>state</th><th>host</th><th>serves</th><th>jobs held</th><th>holding since</th><th>started</th><th>last heartbeat</th><th>version</th></tr>\(rows)</table>
+            <table><tr><th>worker</th><th>state</th><th>host</th><th>serves</th><th>jobs held</th><th>holding since</th><th>finished</th><th>a minute</th><th>started</th><th>last heartbeat</th><th>version</th></tr>\(rows)</table>
             """)
+    }
+
+    /// Jobs a minute over the last minute, while it works: a stopped worker has no pace.
+    private static func pace(_ worker: WorkerList.Worker) -> String {
+        guard worker.live, let perMinute = worker.jobsPerMinute else { return "–" }
+        return perMinute < 10 ? String(format: "%.1f", perMinute) : HTML.number(Int(perMinute.rounded()))
     }
 }

@@ -14,6 +14,7 @@ struct Heartbeat: Service {
     let inFlight: InFlight
     let abandonments: Abandonments
     let health: Health
+    let tally: Tally
     let logger: Logger
 
     func run() async {
@@ -27,18 +28,22 @@ struct Heartbeat: Service {
             health.databaseFailed()
             logger.warning("could not register the worker; it works unregistered", metadata: ["error": "\(error)"])
         }
+        var pace = Pace()
         await Periodic.run(every: entry.heartbeatSeconds, pauseFirst: true) {
             health.loopTurned()
-            await beat()
+            let summary = await tally.summary
+            pace.add(finished: summary.succeeded + summary.dead)
+            await beat(pace)
         }
         _ = try? await database.withConnection { try WorkerRegistry.stopped($0, workerID: entry.id) }
     }
 
-    private func beat() async {
+    private func beat(_ pace: Pace) async {
         let ids = await inFlight.ids, workerID = entry.id, lease = leaseSeconds
+        let finished = pace.finished, perMinute = pace.perMinute
         do {
             let kept = try await database.withConnection {
-                try WorkerRegistry.heartbeat($0, workerID: workerID, jobIDs: ids, leaseSeconds: lease)
+                try WorkerRegistry.heartbeat($0, workerID: workerID, jobIDs: ids, leaseSeconds: lease, finished: finished, perMinute: perMinute)
             }
             health.databaseReached()
             // Jobs finished meanwhile, or whose outcome is being written, are not lost; only
@@ -53,5 +58,25 @@ struct Heartbeat: Service {
             health.databaseFailed()
             logger.warning("heartbeat failed; will try again", metadata: ["error": "\(error)"])
         }
+    }
+}
+
+/// How fast this worker finishes jobs: the count at each heartbeat of the last minute or so.
+struct Pace {
+    private var samples: [(at: ContinuousClock.Instant, finished: Int)] = []
+
+    var finished: Int { samples.last?.finished ?? 0 }
+
+    /// Jobs a minute from the oldest sample kept to the newest; nil with less than two.
+    var perMinute: Double? {
+        guard let first = samples.first, let last = samples.last, first.at < last.at else { return nil }
+        let seconds = Double((last.at - first.at).components.seconds) + Double((last.at - first.at).components.attoseconds) / 1e18
+        return Double(last.finished - first.finished) * 60 / seconds
+    }
+
+    mutating func add(finished: Int, at now: ContinuousClock.Instant = .now) {
+        samples.append((now, finished))
+        // Keep the newest sample at least a minute old as the window's start.
+        while samples.count > 2 && now - samples[1].at >= .seconds(60) { samples.removeFirst() }
     }
 }

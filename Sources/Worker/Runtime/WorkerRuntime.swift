@@ -66,7 +66,7 @@ public final class WorkerRuntime: Sendable {
                                                                         backoff: configuration.backoff, logger: logger),
                                  inFlight: inFlight, tally: tally, maxBatch: configuration.completionBatchSize, logger: logger),
             heartbeat: Heartbeat(database: queue, entry: entry, leaseSeconds: configuration.leaseSeconds, inFlight: inFlight,
-                                 abandonments: abandonments, health: health, logger: logger),
+                                 abandonments: abandonments, health: health, tally: tally, logger: logger),
             executor: Executor(inbox: jobs, outbox: outcomes, execution: execution, abandonments: abandonments),
             producer: Producer(claims: queue, listenConninfo: connections.listenConninfo, configuration: configuration, backends: names, inFlight: inFlight, outbox: jobs,
                                wakeup: wakeup, health: health, logger: logger),

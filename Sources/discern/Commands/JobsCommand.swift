@@ -4,7 +4,7 @@ import QueueReads
 
 struct JobsCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "jobs", abstract: "List jobs by state, batch, error kind or service, or show one job with its error history.",
+        commandName: "jobs", abstract: "List jobs by state, batch, error kind, service, file name or day, or show one job with its error history.",
         subcommands: [JobsList.self, JobsShow.self], defaultSubcommand: JobsList.self)
 }
 
@@ -17,14 +17,7 @@ struct JobsList: AsyncParsableCommand {
     @Option(help: "Only jobs in this state.")
     var state: JobStateChoice?
 
-    @Option(help: "Only jobs of this batch.")
-    var batch: String?
-
-    @Option(help: "Only jobs whose last error is of this kind, e.g. http_5xx.")
-    var kind: String?
-
-    @Option(help: "Only jobs of this service.")
-    var backend: BackendChoice?
+    @OptionGroup var filter: JobFilterOptions
 
     @Option(help: "How many jobs, 1-10000.")
     var limit: Int = 50
@@ -37,8 +30,9 @@ struct JobsList: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let filter = JobFilter(state: state?.rawValue, batch: batch, errorKind: kind, backend: backend?.rawValue, limit: limit)
-        let list = try await database.reader().jobs(filter)
+        let list = try await database.reader().jobs(JobFilter(
+            state: state?.rawValue, batch: filter.batch, errorKind: filter.kind, backend: filter.backend?.rawValue,
+            file: filter.file, fromDay: filter.from, toDay: filter.to, limit: limit))
         if format == .json { return try JSONOutput.printView(list) }
         print(TextTable.render(
             headers: ["job", "state", "backend", "batch", "tries", "file", "error_kind", "updated"],

@@ -2,11 +2,8 @@ import ArgumentParser
 import JobQueue
 import Postgres
 
-/// The filters retry and cancel share: job ids, or a batch, an error kind, a backend.
-struct JobSelectionOptions: ParsableArguments {
-    @Argument(help: "Job ids (as `discern jobs` shows them).")
-    var ids: [Int64] = []
-
+/// The filters `discern jobs`, retry, cancel and delete share (discern.matching_jobs).
+struct JobFilterOptions: ParsableArguments {
     @Option(help: "Only jobs of this batch.")
     var batch: String?
 
@@ -16,19 +13,43 @@ struct JobSelectionOptions: ParsableArguments {
     @Option(help: "Only jobs of this service.")
     var backend: BackendChoice?
 
+    @Option(help: "Only jobs whose file name starts with this, case aside (IMG_12 finds /photos/IMG_1234.jpg).")
+    var file: String?
+
+    @Option(help: "Only jobs enqueued on or after this day, YYYY-MM-DD.")
+    var from: String?
+
+    @Option(help: "Only jobs enqueued on or before this day, YYYY-MM-DD.")
+    var to: String?
+
+    func validate() throws {
+        for (name, day) in [("--from", from), ("--to", to)] {
+            if let day, day.wholeMatch(of: /\d{4}-\d{2}-\d{2}/) == nil { throw ValidationError("\(name) takes a day as YYYY-MM-DD, not \(day)") }
+        }
+    }
+}
+
+/// Which jobs retry, cancel and delete act on: job ids, or filters.
+struct JobSelectionOptions: ParsableArguments {
+    @Argument(help: "Job ids (as `discern jobs` shows them).")
+    var ids: [Int64] = []
+
+    @OptionGroup var filter: JobFilterOptions
+
     var selection: JobControl.Selection {
-        JobControl.Selection(ids: ids, batch: batch, errorKind: kind, backend: backend?.rawValue)
+        JobControl.Selection(ids: ids, batch: filter.batch, errorKind: filter.kind, backend: filter.backend?.rawValue,
+                             file: filter.file, fromDay: filter.from, toDay: filter.to)
     }
 
     func validate() throws {
-        guard !selection.isEmpty else { throw ValidationError("name job ids, or choose jobs with --batch, --kind or --backend") }
+        guard !selection.isEmpty else { throw ValidationError("name job ids, or choose jobs with --batch, --kind, --backend, --file, --from or --to") }
         guard ids.allSatisfy({ $0 > 0 }) else { throw ValidationError("job ids are positive whole numbers") }
     }
 
     /// Applies `action` to the selection: jobs named by id in one transaction, a selection by
     /// filters a thousand jobs a transaction (JobControl.inChunks). Prints how many jobs it
     /// changed and, by state, what it left alone.
-    func apply(_ conninfo: String, _ action: JobControl.BulkAction, done verb: String, resultingState: String) async throws {
+    func apply(_ conninfo: String, _ action: JobControl.BulkAction, done verb: String) async throws {
         let selection = self.selection, by = PauseCommand.operator
         let database = Database(conninfo: conninfo)
         let changed: Int
@@ -43,7 +64,7 @@ struct JobSelectionOptions: ParsableArguments {
         }
         let states = try await database.withConnection { try JobControl.states($0, selection) }
         print("\(verb) \(changed) job(s)")
-        if let rest = Self.leftAlone(states, touchable: [resultingState]) { print(rest) }
+        if let rest = Self.leftAlone(states, touchable: Set(action.touchedStates)) { print(rest) }
     }
 
     /// "left alone: 3 succeeded, 1 running" for the states an operation did not touch.
@@ -63,7 +84,7 @@ struct RetryCommand: AsyncParsableCommand {
     @OptionGroup var select: JobSelectionOptions
 
     func run() async throws {
-        try await select.apply(database.conninfo, .retry, done: "re-queued", resultingState: "available")
+        try await select.apply(database.conninfo, .retry, done: "re-queued")
     }
 }
 
@@ -77,6 +98,20 @@ struct CancelCommand: AsyncParsableCommand {
     @OptionGroup var select: JobSelectionOptions
 
     func run() async throws {
-        try await select.apply(database.conninfo, .cancel, done: "cancelled", resultingState: "cancelled")
+        try await select.apply(database.conninfo, .cancel, done: "cancelled")
+    }
+}
+
+struct DeleteCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "delete",
+        abstract: "Delete jobs that are over without a result: dead or cancelled (never a waiting, running or succeeded one).",
+        discussion: "Recorded in the operator log. Examples: discern delete 41; discern delete --batch mistake --backend ooto; discern delete --kind unsupported_image --to 2026-11-01")
+
+    @OptionGroup var database: DatabaseOptions
+    @OptionGroup var select: JobSelectionOptions
+
+    func run() async throws {
+        try await select.apply(database.conninfo, .delete, done: "deleted")
     }
 }

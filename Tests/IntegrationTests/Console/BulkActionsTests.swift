@@ -65,3 +65,55 @@ struct BulkActionsTests {
         }
     }
 }
+
+extension BulkActionsTests {
+    @Test("in Chromium: a file-name and day filter finds its jobs; 'delete all matching' deletes its dead and cancelled jobs and no other, after a confirmation")
+    func findAndDelete() async throws {
+        try await TestDatabase.with { conninfo in
+            try await TestFolder.with { folder in
+                let names = ["IMG_1001.jpg", "img_1002.jpg", "IMG_2001.jpg", "IMG_10_x.jpg", "IMGX1003.jpg"]
+                let photos = try names.enumerated().map { try folder.write(SampleImages.photo(width: 160, height: 120, seed: 300 + $0.offset), as: $0.element) }
+                let database = Database(conninfo: conninfo)
+                try await database.withConnection { connection in _ = try JobQueue.enqueue(connection, paths: photos, batch: "find") }
+                // IMG_1001 dead, img_1002 cancelled, IMG_10_x succeeded-like (waiting), IMGX1003 dead; IMG_2001 dead, a day earlier.
+                _ = try await database.rows("""
+                    UPDATE discern.jobs SET state = CASE WHEN image_path LIKE '%img_1002.jpg' THEN 'cancelled' ELSE 'dead' END,
+                           finished_at = now(), error_kind = 'unsupported_image'
+                    WHERE image_path !~ 'IMG_10_x'
+                    """)
+                _ = try await database.rows("UPDATE discern.jobs SET created_at = created_at - interval '1 day' WHERE image_path LIKE '%IMG_2001.jpg'")
+                let today = try await database.rows("SELECT current_date::text AS d").first?.string("d") ?? ""
+                func files(_ condition: String) async throws -> [String] {
+                    try await database.rows("SELECT image_path FROM discern.jobs WHERE \(condition) ORDER BY image_path")
+                        .map { URL(fileURLWithPath: try $0.string("image_path")).lastPathComponent }
+                }
+                let (console, port) = try await ConsoleTests.console(conninfo, folder)
+                defer { console.kill() }
+                // "img_10" is a literal start, case aside: IMG_1001, img_1002, IMG_10_x; not IMGX1003 (_ is no wildcard), not IMG_2001.
+                let listing = "http://127.0.0.1:\(port)/jobs?file=img_10&from=\(today)&to=\(today)"
+                let tour = try await BrowserSession.run([
+                    .go(listing), .text,
+                    .click("form[action=\"/actions/delete\"] input[name=back] ~ button"), .text,
+                    .click("form[action=\"/actions/delete\"] button.primary"), .text,
+                ])
+                let listed = tour.steps[1].text ?? "", asked = tour.steps[3].text ?? "", done = tour.steps[5].text ?? ""
+                #expect(listed.contains("IMG_1001.jpg") && listed.contains("img_1002.jpg") && listed.contains("IMG_10_x.jpg")
+                        && !listed.contains("IMGX1003") && !listed.contains("IMG_2001"), "\(listed.prefix(1200))")
+                #expect(asked.contains("Delete 2 job(s)") && asked.contains("file name starting img_10") && asked.contains("1 available"), "\(asked.prefix(800))")
+                #expect(done.contains("Deleted 2 job(s)."), "\(done.prefix(600))")
+                #expect(try await files("true") == ["IMGX1003.jpg", "IMG_10_x.jpg", "IMG_2001.jpg"].sorted(), "the waiting job and the jobs outside the filter stay")
+                let log = try await database.rows("SELECT action, jobs, scope FROM discern.operator_actions ORDER BY id")
+                    .map { "\(try $0.string("action")) \(try $0.int("jobs")) \(try $0.string("scope"))" }
+                #expect(log == ["delete 2 file img_10…, from \(today), to \(today)"], "\(log)")
+
+                // The CLI: the same filter, and a delete never touches a job that is not over.
+                let binary = try WorkerProcess.binary.path
+                let listedByCLI = try await Subprocess.run(binary, ["jobs", "--database-url", conninfo, "--file", "IMG_20"])
+                #expect(listedByCLI.contains("IMG_2001.jpg") && !listedByCLI.contains("IMG_10_x"), "\(listedByCLI)")
+                let deleted = try await Subprocess.run(binary, ["delete", "--database-url", conninfo, "--batch", "find"])
+                #expect(deleted.contains("deleted 2 job(s)") && deleted.contains("left alone: 1 available"), "\(deleted)")
+                #expect(try await files("true") == ["IMG_10_x.jpg"])
+            }
+        }
+    }
+}

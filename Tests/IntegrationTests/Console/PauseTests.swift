@@ -49,6 +49,10 @@ struct PauseTests {
 
                     _ = try await BrowserSession.run([.go(base + "/"), .click("form[action=\"/actions/resume\"] button"), .text])
                     #expect(await ChaosJobs.eventually(seconds: 60) { await count("state = 'succeeded'") == 40 }, "\(worker.output.suffix(800))")
+                    // Its pace, from its heartbeats: every job it finished, at a rate above nothing.
+                    #expect(await ChaosJobs.eventually(seconds: 30) {
+                        (try? await database.rows("SELECT jobs_finished AS n FROM discern.workers WHERE jobs_per_minute > 0").first?.int("n")) == 40
+                    }, "the workers page counts what the worker finished")
                     let log = try await database.rows("SELECT actor, action, scope FROM discern.operator_actions ORDER BY id")
                         .map { "\(try $0.string("actor")) \(try $0.string("action")) \(try $0.string("scope"))" }
                     #expect(log == ["local pause service discerner", "local resume service discerner"], "\(log)")
