@@ -7,31 +7,6 @@ let swiftSettings: [SwiftSetting] = [
     .enableUpcomingFeature("MemberImportVisibility"),
 ]
 
-let migrationFiles = [
-    "0001_initial_schema.sql", "0002_queue_operations.sql", "0003_backends_and_rate_limits.sql", "0004_leaner_completion.sql",
-    "0005_entities_and_spacing.sql", "0006_roles.sql", "0007_worker_registry.sql",
-    "0008_review.sql",
-    "0009_batch_summaries.sql",
-    "0010_batch_progress_summaries.sql",
-    "0011_rollups.sql",
-    "0012_claims_by_backend.sql",
-    "0013_results_by_batch.sql",
-    "0014_crash_attribution.sql",
-    "0015_unlimited_keys.sql",
-    "0016_bounded_retries.sql",
-    "0017_enqueue_only_enqueues.sql",
-    "0018_rate_leases.sql",
-    "0019_fair_share.sql",
-    "0020_enqueue_many_skips_results.sql",
-    "0021_audit_and_accuracy.sql",
-    "0022_cheaper_claims.sql",
-    "0023_paused_services.sql",
-    "0024_drop_take_rate_token.sql",
-    "0025_operator_actions.sql",
-    "0026_change_notifications.sql",
-    "0027_worker_rate.sql",
-    "0028_delete_and_find.sql",
-]
 
 let package = Package(
     name: "discern",
@@ -70,33 +45,40 @@ let package = Package(
         // The stable error code, written once; each module's error declares its own codes.
         .target(name: "ErrorCodes", swiftSettings: swiftSettings),
         .target(name: "Postgres", dependencies: ["CLibPQ", "DedicatedThreads", "ErrorCodes"], swiftSettings: swiftSettings),
-        // The versioned SQL migrations live in sql/migrations; this target compiles them into the
-        // binary (no resource bundle to ship beside it). A new migration is added here too; a test
-        // checks that every file in sql/migrations is.
+        // The schema's source, sql/ (docs/sql.md): the BundleSQL plugin compiles every .sql file
+        // there into the binary, so `discern migrate` needs nothing beside it and a new file is
+        // all a new migration or function takes.
         .target(
             name: "SQLSchema", path: "sql",
-            resources: migrationFiles.map { .embedInCode("migrations/\($0)") },
-            swiftSettings: swiftSettings
+            exclude: ["schema.sql", "grants.sql", "migrations", "functions", "views"],
+            sources: ["Schema.swift"],
+            swiftSettings: swiftSettings,
+            plugins: ["BundleSQL"]
         ),
+        .executableTarget(name: "SQLBundler", path: "Plugins/SQLBundler"),
+        .plugin(name: "BundleSQL", capability: .buildTool(), dependencies: ["SQLBundler"], path: "Plugins/BundleSQL"),
         // What a service found: the vocabulary backends return and the queue stores.
         .target(name: "AnalysisModel", swiftSettings: swiftSettings),
         .target(name: "JobQueue", dependencies: ["Postgres", "SQLSchema", "AnalysisModel", "ErrorCodes"], swiftSettings: swiftSettings),
         // The read model: one Codable view and one SQL document per question (overview, batches,
         // a batch's report, results, jobs, one job, failures, review), for the console and the CLI.
         .target(name: "QueueReads", dependencies: ["Postgres"], swiftSettings: swiftSettings),
-        .target(name: "Imaging", dependencies: ["CVips", "CVipsShim", "CFileShim", "DedicatedThreads", "ErrorCodes"], swiftSettings: swiftSettings),
+        // Job files opened safely (under the path roots, no symlink followed, read through the
+        // descriptor) and told apart by their first bytes: no libvips.
+        .target(name: "MediaFiles", dependencies: ["CFileShim", "ErrorCodes"], swiftSettings: swiftSettings),
+        .target(name: "Imaging", dependencies: ["CVips", "CVipsShim", "MediaFiles", "DedicatedThreads", "ErrorCodes"], swiftSettings: swiftSettings),
         .target(name: "CurlHTTP", dependencies: ["CCurl", "CCurlShim", "DedicatedThreads", "ErrorCodes"], swiftSettings: swiftSettings),
         // enqueue's own work: finding files under the path roots, hashing their content.
         .target(
             name: "Enqueueing",
-            dependencies: ["Imaging", "DedicatedThreads", "ErrorCodes", .product(name: "Crypto", package: "swift-crypto")],
+            dependencies: ["MediaFiles", "DedicatedThreads", "ErrorCodes", .product(name: "Crypto", package: "swift-crypto")],
             swiftSettings: swiftSettings
         ),
-        .target(name: "SampleImages", dependencies: ["Imaging", "CVips", "CVipsShim", "CVipsSampleShim"], swiftSettings: swiftSettings),
+        .target(name: "SampleImages", dependencies: ["Imaging", "MediaFiles", "CVips", "CVipsShim", "CVipsSampleShim"], swiftSettings: swiftSettings),
         .target(
             name: "Backends",
             dependencies: [
-                "CurlHTTP", "Imaging", "AnalysisModel", "ErrorCodes",
+                "CurlHTTP", "Imaging", "MediaFiles", "AnalysisModel", "ErrorCodes",
                 .product(name: "Logging", package: "swift-log"), .product(name: "Metrics", package: "swift-metrics"),
             ],
             swiftSettings: swiftSettings
@@ -104,7 +86,7 @@ let package = Package(
         .target(
             name: "Worker",
             dependencies: [
-                "JobQueue", "Imaging", "Backends", "DedicatedThreads", "AnalysisModel",
+                "JobQueue", "Imaging", "MediaFiles", "Backends", "DedicatedThreads", "AnalysisModel",
                 .product(name: "Logging", package: "swift-log"), .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
@@ -117,7 +99,7 @@ let package = Package(
         .target(
             name: "Console",
             dependencies: [
-                "JobQueue", "QueueReads", "Postgres", "Imaging", "DedicatedThreads",
+                "JobQueue", "QueueReads", "Postgres", "Imaging", "MediaFiles", "DedicatedThreads",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -140,7 +122,7 @@ let package = Package(
         .executableTarget(
             name: "discern",
             dependencies: [
-                "Worker", "Simulator", "Backends", "CurlHTTP", "JobQueue", "QueueReads", "Postgres", "Imaging", "SampleImages", "Enqueueing", "Console", "DedicatedThreads",
+                "Worker", "Simulator", "Backends", "CurlHTTP", "JobQueue", "QueueReads", "Postgres", "Imaging", "MediaFiles", "SampleImages", "Enqueueing", "Console", "DedicatedThreads",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
@@ -167,25 +149,29 @@ let package = Package(
         .target(
             name: "TestFixtures",
             dependencies: [
-                "CVips", "CVipsShim", "CVipsFixtureShim", "CVipsSampleShim", "Imaging", "SampleImages", "Simulator", "JobQueue", "Postgres",
+                "CVips", "CVipsShim", "CVipsFixtureShim", "CVipsSampleShim", "Imaging", "MediaFiles", "SampleImages", "Simulator", "JobQueue", "Postgres",
                 .product(name: "Hummingbird", package: "hummingbird"), .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             path: "Tests/TestFixtures", swiftSettings: swiftSettings
         ),
 
         .testTarget(
             name: "UnitTests",
-            dependencies: ["Imaging", "Simulator", "CurlHTTP", "Backends", "JobQueue", "Postgres", "AnalysisModel", "SampleImages", "Enqueueing",
+            dependencies: ["Imaging", "MediaFiles", "Simulator", "CurlHTTP", "Backends", "JobQueue", "Postgres", "AnalysisModel", "SampleImages", "Enqueueing",
                            "Worker", "TestFixtures"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "IntegrationTests",
             dependencies: [
-                "Worker", "Simulator", "JobQueue", "QueueReads", "Postgres", "CurlHTTP", "Imaging", "Backends", "SQLSchema", "AnalysisModel", "SampleImages",
+                "Worker", "Simulator", "JobQueue", "QueueReads", "Postgres", "CurlHTTP", "Imaging", "MediaFiles", "Backends", "SQLSchema", "AnalysisModel", "SampleImages",
                 "TestFixtures",
                 .product(name: "Logging", package: "swift-log"),
             ],
+            // A database made by the release before sql/ became source (pg_dump's custom format),
+            // which the upgrade test migrates.
+            exclude: ["Fixtures"],
             swiftSettings: swiftSettings
         ),
     ]

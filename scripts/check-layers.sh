@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Fails when a module of Sources/ imports one of ours it must not (docs/design.md, "The map").
+# Fails when a module of Sources/ or Tests/ imports one of ours it must not (docs/design.md,
+# "The map").
 # SwiftPM lets a target import any module its dependencies bring along, so Package.swift alone
 # does not hold the arrows: this does. Only our own modules are judged; packages (Foundation,
 # Logging, Hummingbird...) are Package.swift's business.
@@ -14,24 +15,30 @@ declare -A allowed=(
     [ErrorCodes]=""
     [AnalysisModel]=""
     [Postgres]="CLibPQ DedicatedThreads ErrorCodes"
-    [Imaging]="CVips CVipsShim CFileShim DedicatedThreads ErrorCodes"
+    [MediaFiles]="CFileShim ErrorCodes"
+    [Imaging]="CVips CVipsShim MediaFiles DedicatedThreads ErrorCodes"
     [CurlHTTP]="CCurl CCurlShim DedicatedThreads ErrorCodes"
     [JobQueue]="Postgres SQLSchema AnalysisModel DedicatedThreads ErrorCodes"
     [QueueReads]="Postgres DedicatedThreads ErrorCodes"
-    [Backends]="AnalysisModel CurlHTTP Imaging DedicatedThreads ErrorCodes"
-    [Enqueueing]="Imaging DedicatedThreads ErrorCodes"
-    [SampleImages]="Imaging CVips CVipsShim CVipsSampleShim ErrorCodes"
-    [Worker]="AnalysisModel Backends DedicatedThreads Imaging JobQueue Postgres ErrorCodes"
-    [Console]="AnalysisModel DedicatedThreads Imaging JobQueue Postgres QueueReads ErrorCodes"
+    [Backends]="AnalysisModel CurlHTTP Imaging MediaFiles DedicatedThreads ErrorCodes"
+    [Enqueueing]="MediaFiles DedicatedThreads ErrorCodes"
+    [SampleImages]="Imaging MediaFiles CVips CVipsShim CVipsSampleShim ErrorCodes"
+    [Worker]="AnalysisModel Backends DedicatedThreads Imaging MediaFiles JobQueue Postgres ErrorCodes"
+    [Console]="AnalysisModel DedicatedThreads Imaging MediaFiles JobQueue Postgres QueueReads ErrorCodes"
     # The simulator stands in for the remote services: it shares no client code (no HTTP
     # client, no queue, no backends, no Imaging: it judges uploads with libvips directly).
     [Simulator]="DedicatedThreads CVipsSimulatorShim ErrorCodes"
     [discern]="*"
+    # Tests: the fixtures serve both test targets; a test target may use any product module,
+    # never the other test target.
+    [TestFixtures]="CVips CVipsShim CVipsFixtureShim CVipsSampleShim Imaging MediaFiles JobQueue Postgres SampleImages Simulator"
+    [UnitTests]="-IntegrationTests"
+    [IntegrationTests]="-UnitTests"
 )
-ours=" $(ls Sources | tr '\n' ' ') SQLSchema "
+ours=" $(ls Sources Tests | grep -v ':' | tr '\n' ' ') SQLSchema "
 
 failures=0
-for folder in Sources/*/; do
+for folder in Sources/*/ Tests/*/; do
     module=$(basename "$folder")
     # C modules (a module.modulemap or only C sources) import nothing of ours.
     if ! find "$folder" -name '*.swift' | grep -q .; then continue; fi
@@ -41,9 +48,13 @@ for folder in Sources/*/; do
         continue
     fi
     [ "${allowed[$module]}" = "*" ] && continue
+    # "-X": anything of ours but X.
+    forbidden=""
+    [[ "${allowed[$module]}" == -* ]] && forbidden="${allowed[$module]#-}"
     while IFS=: read -r file line imported; do
         [[ "$ours" == *" $imported "* ]] || continue
-        [[ " ${allowed[$module]} " == *" $imported "* ]] && continue
+        if [ -n "$forbidden" ]; then [ "$imported" != "$forbidden" ] && continue
+        elif [[ " ${allowed[$module]} " == *" $imported "* ]]; then continue; fi
         echo "check-layers: $file:$line: $module must not import $imported" >&2
         failures=$((failures + 1))
     done < <(grep -rnE '^(@[A-Za-z_]+(\([^)]*\))? )*import ' --include='*.swift' "$folder" \

@@ -9,6 +9,9 @@
 # reach DIR (say under /root), the data lives in /tmp/discern-pg-<hash> and DIR points there.
 # PG_MAX_CONNECTIONS (default 200) for benchmarks with many workers (bench/scale); PG_EXTRA_OPTIONS
 # adds server options (a profile: -c shared_preload_libraries=pg_stat_statements).
+# DISCERN_CLUSTER_REGISTRY: a file each started cluster's DIR is added to (scripts/test.sh stops
+# every one it lists when the run ends, however it ends: pg_ctl detaches the server from the
+# test process's session, so killing the session does not reach it).
 set -euo pipefail
 options="-c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=${PG_MAX_CONNECTIONS:-200} ${PG_EXTRA_OPTIONS:-}"
 
@@ -48,6 +51,7 @@ start)
     run_as_owner "$pgbin/pg_ctl" -D "$data" -l "$data/server.log" -w -t 60 \
         -o "-p $port -k $data $options" start >/dev/null \
         || { tail -n 20 "$data/server.log" >&2; exit 1; }
+    [ -n "${DISCERN_CLUSTER_REGISTRY:-}" ] && echo "$dir" >> "$DISCERN_CLUSTER_REGISTRY"
     "$pgbin/psql" -h 127.0.0.1 -p "$port" -U discern -d postgres -qAtc "SELECT 1 FROM pg_database WHERE datname = 'discern'" | grep -q 1 \
         || "$pgbin/createdb" -h 127.0.0.1 -p "$port" -U discern discern
     echo "postgresql://discern@127.0.0.1:$port/discern" | tee "$dir/url"
@@ -61,6 +65,7 @@ restart)
     ;;
 resume)
     port=$(sed -E 's#.*:([0-9]+)/.*#\1#' "$dir/url")
+    [ -n "${DISCERN_CLUSTER_REGISTRY:-}" ] && echo "$dir" >> "$DISCERN_CLUSTER_REGISTRY"
     run_as_owner "$pgbin/pg_ctl" -D "$data" -l "$data/server.log" -w -t 60 \
         -o "-p $port -k $data $options" start >/dev/null \
         || { tail -n 20 "$data/server.log" >&2; exit 1; }

@@ -12,11 +12,23 @@ bash scripts/check-layers.sh
 
 pgdir=$(mktemp -d /tmp/discern-test-pg.XXXXXX)
 chmod 755 "$pgdir"
+# Every PostgreSQL cluster a test starts (chaos and outage tests) is listed here, so a run that
+# dies cannot leave one behind; the test process itself runs in a session of its own, and
+# whatever is left in that session when it ends (workers, consoles, simulators, Chromium) is
+# killed: nothing a test starts outlives the run.
+export DISCERN_CLUSTER_REGISTRY="$pgdir/clusters"
+: > "$DISCERN_CLUSTER_REGISTRY"
+session=""
 cleanup() {
+    if [ -n "$session" ]; then pkill -KILL -s "$session" 2>/dev/null || true; fi
+    sort -u "$DISCERN_CLUSTER_REGISTRY" 2>/dev/null | while read -r cluster; do
+        [ -d "$cluster" ] && bash scripts/postgres.sh stop "$cluster" || true
+    done
     bash scripts/postgres.sh stop "$pgdir" || true
     rm -rf "$pgdir"
 }
 trap cleanup EXIT
+trap 'exit 130' INT TERM
 # Every test runs in parallel with its own database, worker processes and consoles: at the
 # suite's peak they hold more than PostgreSQL's default 100 (or our usual 200) connections.
 export PG_MAX_CONNECTIONS=${PG_MAX_CONNECTIONS:-400}
@@ -27,4 +39,12 @@ echo "==> building"
 # Known noise from dependencies is filtered; pipefail keeps a failed build failing the run.
 swift build --build-tests 2>&1 | { grep -Ev '^warning: (prohibited flag|.swift-distributed-tracing.)' || true; }
 echo "==> testing"
-swift test --skip-build "$@"
+# setsid: the test process leads a session of its own (in a script, a background job is no
+# group leader, so setsid needs no fork and $! is that process), which cleanup kills whole.
+setsid swift test --skip-build "$@" &
+session=$!
+status=0
+wait "$session" || status=$?
+left=$(pgrep -s "$session" | wc -l || true)
+if [ "$left" -gt 0 ]; then echo "==> $left process(es) the tests started outlived them: killed"; fi
+exit "$status"

@@ -1,5 +1,5 @@
 /// One thing a service found in an image: a vehicle, a container, an aircraft. A row of
-/// `discern.entities` (sql/migrations/0005).
+/// `discern.entities` (sql/schema.sql).
 public struct Entity: Sendable, Equatable {
     /// The service's type, verbatim: `commercial_vehicle:van`, `cargo_container`.
     public var type: String

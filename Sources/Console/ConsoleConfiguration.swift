@@ -1,5 +1,5 @@
 import Foundation
-import Imaging
+import MediaFiles
 
 /// How `discern console` runs (docs/console.md).
 public struct ConsoleConfiguration: Sendable {

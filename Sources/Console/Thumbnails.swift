@@ -2,6 +2,7 @@ import Crypto
 import DedicatedThreads
 import Foundation
 import Imaging
+import MediaFiles
 import Synchronization
 
 /// Thumbnails of the original photos, made with libvips on dedicated threads (never the

@@ -1,7 +1,7 @@
 import Crypto
 import DedicatedThreads
 import Foundation
-import Imaging
+import MediaFiles
 import Synchronization
 
 /// SHA-256 of files, read in 1 MiB pieces on dedicated threads, several files at once, each
@@ -43,13 +43,13 @@ public enum ContentHasher {
     /// Blocking: reads the file. Runs on the hashing pool only.
     static func digestOfFile(_ path: String, roots: PathRoots) -> Result<String, EnqueueError> {
         BlockingCallAudit.check("file hashing")
-        do throws(ImagingError) {
+        do throws(FileAccessError) {
             let file = try roots.open(path)
             var hasher = SHA256()
             var offset = 0
             while offset < file.size {
                 let chunk = try file.read(at: offset, count: min(1 << 20, file.size - offset))
-                guard !chunk.isEmpty else { throw ImagingError(.truncated, "\(path) shrank while it was read") }
+                guard !chunk.isEmpty else { throw FileAccessError(.truncated, "\(path) shrank while it was read") }
                 hasher.update(data: chunk)
                 offset += chunk.count
             }

@@ -1,5 +1,5 @@
 import Foundation
-import Imaging
+import MediaFiles
 
 /// Expands files and folders into absolute paths of the files to enqueue: all at once, sorted
 /// (`find`), or streamed a chunk at a time (`walk`).

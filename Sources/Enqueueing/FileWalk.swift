@@ -1,5 +1,5 @@
 import Foundation
-import Imaging
+import MediaFiles
 
 /// One walk over the files and folders given to `FileFinder.walk`, handed out a chunk at a
 /// time in the order the folders are read (each chunk sorted). It reads directories, so it

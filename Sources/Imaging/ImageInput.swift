@@ -1,6 +1,7 @@
 import CVips
 import CVipsShim
 import Foundation
+import MediaFiles
 
 /// Where an image's bytes are: in memory, or in an opened file libvips reads as it decodes (so a
 /// 40 MB original is never held whole while it is shrunk). A file is read through its checked
@@ -22,7 +23,7 @@ enum ImageInput {
     func head() throws(ImagingError) -> [UInt8] {
         switch self {
         case .memory(let data, _): return Array(data.prefix(32))
-        case .file(let file): return try file.read(at: 0, count: 32)
+        case .file(let file): return try fileAccess { () throws(FileAccessError) in try file.read(at: 0, count: 32) }
         }
     }
 
@@ -39,7 +40,7 @@ enum ImageInput {
         case .file(let file):
             return ByteWindow(count: file.size) { offset, buffer throws(ImagingError) in
                 let wanted = max(0, min(buffer.count, file.size - offset))
-                return try file.read(at: offset, into: UnsafeMutableRawBufferPointer(rebasing: buffer[0..<wanted]))
+                return try fileAccess { () throws(FileAccessError) in try file.read(at: offset, into: UnsafeMutableRawBufferPointer(rebasing: buffer[0..<wanted])) }
             }
         }
     }
@@ -49,7 +50,7 @@ enum ImageInput {
         switch self {
         case .memory(let data, _): return data
         case .file(let file):
-            return try file.contents()
+            return try fileAccess { () throws(FileAccessError) in try file.contents() }
         }
     }
 

@@ -1,3 +1,4 @@
+import MediaFiles
 import DedicatedThreads
 import CVips
 import CVipsShim

@@ -1,3 +1,5 @@
+import MediaFiles
+
 /// What a target service accepts, and the limits discern applies before doing any work.
 public struct ImagePolicy: Sendable, Equatable {
     /// The largest file the service should receive.

@@ -1,3 +1,4 @@
+import MediaFiles
 import DedicatedThreads
 import CVips
 import CVipsShim
@@ -24,7 +25,7 @@ public struct ImagePreparer: Sendable {
 
     /// Prepares a file a person named (`discern prepare FILE`); workers open through `PathRoots`.
     public func prepare(path: String) throws(ImagingError) -> PreparedImage {
-        try prepare(file: try OpenedFile.named(path))
+        try prepare(file: try fileAccess { () throws(FileAccessError) in try OpenedFile.named(path) })
     }
 
     /// Prepares an opened image file. Oversized files are refused from their size; a file that

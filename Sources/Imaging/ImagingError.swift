@@ -1,4 +1,5 @@
 import ErrorCodes
+import MediaFiles
 
 /// Why an image could not be prepared. `kind` is the `error_kind` stored with a dead job.
 public struct ImagingError: Error, CustomStringConvertible, Sendable, Equatable {
@@ -10,6 +11,12 @@ public struct ImagingError: Error, CustomStringConvertible, Sendable, Equatable 
     public init(_ code: Code, _ message: String) {
         self.code = code
         self.message = message
+    }
+
+    /// A file that could not be opened or read, with the same code (MediaFiles keeps the
+    /// codes images had when Imaging opened files itself).
+    public init(_ error: FileAccessError) {
+        self.init(Code(error.code.rawValue), error.message)
     }
 
     public var kind: String { code.rawValue }
@@ -36,4 +43,13 @@ extension ErrorCode where Owner == ImagingError {
     public static let pathNotAllowed = Self("path_not_allowed")
     public static let fileNotFound = Self("file_not_found")
     public static let notRegularFile = Self("file_not_regular")
+}
+
+/// A file opened or read through MediaFiles, its failure as an ImagingError with the same code.
+func fileAccess<T>(_ body: () throws(FileAccessError) -> T) throws(ImagingError) -> T {
+    do {
+        return try body()
+    } catch {
+        throw ImagingError(error)
+    }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import MediaFiles
 
 /// The bytes to send and what was done to get them.
 public struct PreparedImage: Sendable {

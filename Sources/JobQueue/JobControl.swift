@@ -74,6 +74,15 @@ public enum JobControl {
             }
         }
 
+        /// The state a changed job is in afterwards; nil when it is gone.
+        public var resultingState: String? {
+            switch self {
+            case .retry: "available"
+            case .cancel: "cancelled"
+            case .delete: nil
+            }
+        }
+
         fileprivate var function: String {
             switch self {
             case .retry: "discern.retry"

@@ -1,6 +1,6 @@
 import Foundation
-import Imaging
 import JobQueue
+import MediaFiles
 
 /// How one `discern work` process runs.
 public struct WorkerConfiguration: Sendable {

@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import Logging
+import ServiceLifecycle
 import Simulator
 
 /// The simulator in the test process: started for one test's body, with scripted replies.
@@ -18,18 +19,35 @@ extension SimulatorServer {
             ready.continuation.yield(port)
             ready.continuation.finish()
         }
+        // Stopped gracefully, never by cancelling it: a server cancelled while a worker's upload
+        // or answer is still streaming trips NIO's "writer deinited without finish()" and takes
+        // the whole test process down (it did when PostgreSQL refused connections mid-test).
+        let services = ServiceGroup(configuration: .init(services: [application], gracefulShutdownSignals: [], logger: logger))
         return try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask {
                 defer { ready.continuation.finish() }
-                try await application.runService()
+                try await services.run()
             }
             var iterator = ready.stream.makeAsyncIterator()
             guard let port = await iterator.next() else {
                 try await group.next()
                 throw CancellationError()
             }
-            defer { group.cancelAll() }
-            return try await body(RunningSimulator(baseURL: "http://\(configuration.host):\(port)", stats: stats, scripted: scripted))
+            let outcome: Result<T, any Error>
+            do {
+                outcome = .success(try await body(RunningSimulator(baseURL: "http://\(configuration.host):\(port)", stats: stats, scripted: scripted)))
+            } catch {
+                outcome = .failure(error)
+            }
+            await services.triggerGracefulShutdown()
+            // A request the simulator holds on purpose (a hang fault) is not waited for long.
+            group.addTask {
+                try await Task.sleep(for: .seconds(15))
+                throw CancellationError()
+            }
+            _ = try? await group.next()
+            group.cancelAll()
+            return try outcome.get()
         }
     }
 }

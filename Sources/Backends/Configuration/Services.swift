@@ -1,4 +1,5 @@
 import Imaging
+import MediaFiles
 
 /// One service discern can call: everything the rest of the product knows about it. The CLI's
 /// choices, the console's filters, the monitor's series, `discern prepare` and the backends

@@ -1,5 +1,6 @@
 import Foundation
 import Imaging
+import MediaFiles
 
 /// The bytes a service receives for one job. What preparation did to get them is the worker's
 /// business, not the backend's.

@@ -1,3 +1,5 @@
+import MediaFiles
+
 /// What a walk over a file's structure found.
 enum FileStructure: Equatable {
     /// Complete; `kept` is the file with its metadata taken out (or whole, when kept), as ranges

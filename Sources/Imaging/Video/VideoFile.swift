@@ -1,5 +1,6 @@
 import DedicatedThreads
 import Foundation
+import MediaFiles
 
 /// What a video service takes. Videos are never re-encoded: a size check and the
 /// container sniffed from the bytes, then the file goes as it is.
@@ -10,38 +11,6 @@ public struct VideoPolicy: Sendable, Equatable {
     public init(maxBytes: Int = 20_000_000, acceptedContainers: Set<VideoContainer> = [.mp4, .quicktime, .webm]) {
         self.maxBytes = maxBytes
         self.acceptedContainers = acceptedContainers
-    }
-}
-
-public enum VideoContainer: String, Sendable, CaseIterable {
-    case mp4, quicktime, webm
-
-    public var contentType: String {
-        switch self {
-        case .mp4: "video/mp4"
-        case .quicktime: "video/quicktime"
-        case .webm: "video/webm"
-        }
-    }
-
-    public var fileExtension: String {
-        switch self {
-        case .mp4: "mp4"
-        case .quicktime: "mov"
-        case .webm: "webm"
-        }
-    }
-
-    /// ISO base media (`ftyp` box; `qt  ` brand for QuickTime) or Matroska/WebM (EBML magic).
-    public static func sniff(_ bytes: some Collection<UInt8>) -> VideoContainer? {
-        let head = Array(bytes.prefix(16))
-        if head.count >= 4, head[0..<4] == [0x1A, 0x45, 0xDF, 0xA3] { return .webm }
-        guard head.count >= 12, String(decoding: head[4..<8], as: UTF8.self) == "ftyp" else { return nil }
-        let brand = String(decoding: head[8..<12], as: UTF8.self)
-        if brand == "qt  " { return .quicktime }
-        // Image brands (heic, avif, ...) share the box; they are not videos.
-        let imageBrands = ["heic", "heix", "hevc", "hevx", "heim", "heis", "mif1", "msf1", "avif", "avis"]
-        return imageBrands.contains(brand) ? nil : .mp4
     }
 }
 
@@ -61,7 +30,7 @@ public enum VideoFile {
         guard file.size <= policy.maxBytes else {
             throw ImagingError(.sourceTooLarge, "\(file.path) is \(file.size) bytes; the video limit is \(policy.maxBytes) bytes (videos are never re-encoded)")
         }
-        let data = try file.contents()
+        let data = try fileAccess { () throws(FileAccessError) in try file.contents() }
         guard let container = VideoContainer.sniff(data), policy.acceptedContainers.contains(container) else {
             throw ImagingError(.unsupportedFormat, "\(file.path) is not a video this service takes (\(policy.acceptedContainers.map(\.rawValue).sorted().joined(separator: ", "))); its first bytes match none of them")
         }

@@ -1,4 +1,5 @@
 import Foundation
+import MediaFiles
 
 /// Checks a video's container box by box before it leaves: a file that only starts like a video
 /// (`ftyp` and then text, a truncated upload) is refused here, not by the service after upload.

@@ -3,6 +3,7 @@ import DedicatedThreads
 import Foundation
 import Imaging
 import JobQueue
+import MediaFiles
 
 /// Turns a job's file into what its service receives, and says what was done: on dedicated
 /// threads (file reads and libvips block), reading only under the path roots. In two steps, so
@@ -57,7 +58,12 @@ struct FilePreparation: Sendable {
     private func run<T: Sendable>(_ job: Job, _ work: @escaping @Sendable () throws -> T) async -> Result<T, JobFailure> {
         let path = job.imagePath
         do {
-            return .success(try await pool.run(work))
+            do {
+                return .success(try await pool.run(work))
+            } catch let error as FileAccessError {
+                // Opening the file (MediaFiles) fails with the codes preparing it has.
+                throw ImagingError(error)
+            }
         } catch let error as ImagingError where error.code == .truncated {
             let again = job.attempt == 1
             return .failure(JobFailure(kind: error.kind, message: "\(path): \(error.message)\(again ? "; trying once more later" : "")",

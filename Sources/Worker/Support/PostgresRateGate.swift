@@ -6,7 +6,7 @@ import Postgres
 import Synchronization
 
 /// Rate limits shared by every worker process: a schedule per key in `discern.rate_limits`
-/// (sql/migrations/0005). Each call to a limited service takes the next free moment of its key
+/// (sql/functions/take_rate_tokens.sql). Each call to a limited service takes the next free moment of its key
 /// and waits until then, once: no polling, however many workers wait.
 ///
 /// A statement per call was the cost even of limits far from binding (migration 0018): a worker

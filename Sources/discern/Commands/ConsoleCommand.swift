@@ -1,9 +1,9 @@
+import MediaFiles
 import ArgumentParser
 import Backends
 import Console
 import QueueReads
 import Foundation
-import Imaging
 import JobQueue
 import Logging
 import Postgres
@@ -42,12 +42,10 @@ struct ConsoleCommand: AsyncParsableCommand {
     var reviewBelow: String = "0.8"
 
     func run() async throws {
-        let rootList = pathRoots.isEmpty ? (Setting.present("DISCERN_PATH_ROOTS").map { [$0] } ?? []) : pathRoots
-        guard !rootList.isEmpty else { throw SettingError("set the folders thumbnails may be read from: --path-root /photos or DISCERN_PATH_ROOTS") }
-        var settings: ConsoleConfiguration
-        do { settings = ConsoleConfiguration(roots: try PathRoots(rootList.flatMap { $0.split(separator: ":").map(String.init) })) } catch {
-            throw SettingError(error.message)
+        guard let roots = try Setting.pathRoots(pathRoots) else {
+            throw SettingError("set the folders thumbnails may be read from: --path-root /photos or DISCERN_PATH_ROOTS")
         }
+        var settings = ConsoleConfiguration(roots: roots)
         settings.host = host ?? Setting.present("DISCERN_CONSOLE_HOST") ?? "127.0.0.1"
         settings.port = try Setting.integer(port, "port", env: "DISCERN_CONSOLE_PORT", default: 8460, in: 0...65535)
         do { settings.accessToken = try BackendEnvironment().secret("DISCERN_CONSOLE_TOKEN")?.plainText } catch { throw SettingError(error.description) }

@@ -4,8 +4,8 @@ import Crypto
 import DedicatedThreads
 import Enqueueing
 import Foundation
-import Imaging
 import JobQueue
+import MediaFiles
 import Postgres
 
 struct EnqueueCommand: AsyncParsableCommand {
@@ -66,11 +66,7 @@ struct EnqueueCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let rootList = pathRoots.isEmpty ? (Setting.present("DISCERN_PATH_ROOTS").map { [$0] } ?? []) : pathRoots
-        let roots: PathRoots?
-        do { roots = rootList.isEmpty ? nil : try PathRoots(rootList.flatMap { $0.split(separator: ":").map(String.init) }) } catch {
-            throw ValidationError(error.message)
-        }
+        let roots = try Setting.pathRoots(pathRoots)
         let finder = FileFinder(extensions: backend.service.imagePolicy == nil ? FileFinder.videoExtensions : FileFinder.imageExtensions,
                                 include: include, exclude: exclude, roots: roots)
         let walk: FileWalk

@@ -10,6 +10,8 @@ struct MigrateCommand: AsyncParsableCommand {
 
     func run() async throws {
         let applied = try await Database(conninfo: database.conninfo).withConnection { try Migrator.migrate($0) }
-        print(applied.isEmpty ? "schema is up to date" : "applied migrations: \(applied.map(String.init).joined(separator: ", "))")
+        if applied.isEmpty { return print("schema is up to date") }
+        if !applied.versions.isEmpty { print("applied migrations: \(applied.versions.map(String.init).joined(separator: ", "))") }
+        if !applied.files.isEmpty { print("applied \(applied.files.count) function, view and grants file(s) of sql/") }
     }
 }

@@ -1,6 +1,7 @@
 import DedicatedThreads
 import Foundation
 import Imaging
+import MediaFiles
 
 /// Prepares many files in parallel on dedicated threads and sums up what happened — for a
 /// person checking a folder, and for the benchmark in bench/prepare.

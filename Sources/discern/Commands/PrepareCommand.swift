@@ -1,3 +1,4 @@
+import MediaFiles
 import ArgumentParser
 import DedicatedThreads
 import Enqueueing

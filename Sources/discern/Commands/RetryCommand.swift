@@ -64,7 +64,7 @@ struct JobSelectionOptions: ParsableArguments {
         }
         let states = try await database.withConnection { try JobControl.states($0, selection) }
         print("\(verb) \(changed) job(s)")
-        if let rest = Self.leftAlone(states, touchable: Set(action.touchedStates)) { print(rest) }
+        if let rest = Self.leftAlone(states, touchable: Set(action.touchedStates + [action.resultingState].compactMap { $0 })) { print(rest) }
     }
 
     /// "left alone: 3 succeeded, 1 running" for the states an operation did not touch.

@@ -1,6 +1,5 @@
 import ArgumentParser
 import Foundation
-import Imaging
 import SampleImages
 
 struct SamplesCommand: AsyncParsableCommand {

@@ -2,7 +2,6 @@ import ArgumentParser
 import Backends
 import CurlHTTP
 import Foundation
-import Imaging
 import Logging
 import JobQueue
 import Postgres

@@ -2,6 +2,7 @@ import ArgumentParser
 import Backends
 import Foundation
 import Imaging
+import MediaFiles
 import Postgres
 import Worker
 
@@ -25,12 +26,9 @@ extension WorkCommand {
     }
 
     func settings() throws -> Settings {
-        let rootList = pathRoots.isEmpty ? (Setting.present("DISCERN_PATH_ROOTS").map { [$0] } ?? []) : pathRoots
-        guard !rootList.isEmpty else {
+        guard let roots = try Setting.pathRoots(pathRoots) else {
             throw SettingError("set the folders job files may be read from: --path-root /photos (repeatable) or DISCERN_PATH_ROOTS=/photos:/archive")
         }
-        let roots: PathRoots
-        do { roots = try PathRoots(rootList.flatMap { $0.split(separator: ":").map(String.init) }) } catch { throw SettingError(error.message) }
         let port: Int? = metricsPort != nil || Setting.present("DISCERN_METRICS_PORT") != nil
             ? try Setting.integer(metricsPort, "metrics-port", env: "DISCERN_METRICS_PORT", default: 0, in: 0...65535) : nil
         let budget = MemoryBudget.detect()

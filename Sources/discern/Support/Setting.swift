@@ -1,6 +1,7 @@
 import ArgumentParser
 import Backends
 import Foundation
+import MediaFiles
 
 /// A setting that cannot be used: printed as one line, exit status 64 (EX_USAGE), no usage text.
 struct SettingError: Error, CustomStringConvertible {
@@ -12,6 +13,18 @@ struct SettingError: Error, CustomStringConvertible {
 /// default; checked either way. A wrong value stops the command with one line naming the flag
 /// and the variable: `DISCERN_CONCURRENCY=abc` is an error, not a silent 16.
 enum Setting {
+    /// The folders job files may be read from: `--path-root` (repeatable; each may list several,
+    /// separated by ':'), else $DISCERN_PATH_ROOTS; nil when neither is given.
+    static func pathRoots(_ given: [String]) throws -> PathRoots? {
+        let listed = given.isEmpty ? (present("DISCERN_PATH_ROOTS").map { [$0] } ?? []) : given
+        guard !listed.isEmpty else { return nil }
+        do {
+            return try PathRoots(listed.flatMap { $0.split(separator: ":").map { $0.trimmingCharacters(in: .whitespaces) } })
+        } catch {
+            throw SettingError(error.message)
+        }
+    }
+
     static var environment: [String: String] { ProcessInfo.processInfo.environment }
 
     static func integer(_ flag: Int?, _ option: String, env: String, default value: Int, in range: ClosedRange<Int>) throws -> Int {

@@ -1,7 +1,6 @@
 import AnalysisModel
 import Backends
 import Foundation
-import Imaging
 import JobQueue
 import Simulator
 import TestFixtures

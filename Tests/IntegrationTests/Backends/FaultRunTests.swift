@@ -1,6 +1,5 @@
 import Backends
 import Foundation
-import Imaging
 import SampleImages
 import JobQueue
 import Logging

@@ -1,5 +1,4 @@
 import Foundation
-import Imaging
 import SampleImages
 import TestFixtures
 import JobQueue

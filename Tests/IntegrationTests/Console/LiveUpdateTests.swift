@@ -52,7 +52,8 @@ struct LiveUpdateTests {
                 #expect(await ChaosJobs.eventually(seconds: 30) {
                     (try? await database.rows("""
                         SELECT count(*) AS n FROM pg_stat_activity
-                        WHERE application_name = 'discern-listen' AND state = 'idle' AND query = 'LISTEN discern_jobs'
+                        WHERE datname = current_database() AND application_name = 'discern-listen' AND state = 'idle'
+                          AND query = 'LISTEN discern_jobs'
                         """).first?.int("n")) == 1
                 }, "the console listens")
                 let stream = Task {

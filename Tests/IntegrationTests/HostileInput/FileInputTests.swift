@@ -1,3 +1,4 @@
+import MediaFiles
 import Backends
 import Foundation
 import Imaging

@@ -1,6 +1,5 @@
 import AnalysisModel
 import Foundation
-import Imaging
 import JobQueue
 import Postgres
 import TestFixtures

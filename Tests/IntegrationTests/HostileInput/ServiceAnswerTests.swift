@@ -2,7 +2,6 @@ import AnalysisModel
 import Backends
 import CurlHTTP
 import Foundation
-import Imaging
 import SampleImages
 import JobQueue
 import Logging

@@ -7,47 +7,81 @@ import Testing
 
 @Suite("Migrations")
 struct MigrationTests {
-    @Test("a second migrate changes nothing")
+    static var everyVersion: [Int] { Array(1...Schema.baselineVersion) + ((try? Schema.migrations()) ?? []).map(\.version) }
+
+    @Test("a fresh database gets sql/schema.sql, the migrations after it and every function, view and grants file; a second migrate changes nothing")
     func secondMigrateIsANoOp() async throws {
         try await TestDatabase.with(migrated: false) { conninfo in
             let database = Database(conninfo: conninfo)
             let first = try await database.withConnection { try Migrator.migrate($0) }
-            let shipped = try Schema.migrations().map(\.version)
-            #expect(first == shipped)
-            #expect(shipped.starts(with: [1, 2, 3]))
+            #expect(first.versions == Self.everyVersion)
+            #expect(first.files.sorted() == Schema.repeatables.map(\.path).sorted())
             let schemaBefore = try await Self.schemaFingerprint(database)
 
             let second = try await database.withConnection { try Migrator.migrate($0) }
             #expect(second.isEmpty)
             #expect(try await Self.schemaFingerprint(database) == schemaBefore)
             let recorded = try await database.rows("SELECT count(*) AS n FROM discern.schema_migrations")
-            #expect(try recorded.first?.int("n") == shipped.count)
+            #expect(try recorded.first?.int("n") == Self.everyVersion.count)
         }
     }
 
-    @Test("concurrent migrations apply each version once")
+    @Test("concurrent migrations apply each version and each file once")
     func concurrentMigrations() async throws {
         try await TestDatabase.with(migrated: false) { conninfo in
-            let applied = try await withThrowingTaskGroup(of: [Int].self) { group in
+            let applied = try await withThrowingTaskGroup(of: Migrator.Applied.self) { group in
                 for _ in 0..<3 {
                     group.addTask { try await Database(conninfo: conninfo).withConnection { try Migrator.migrate($0) } }
                 }
-                return try await group.reduce(into: []) { $0 += $1 }
+                return try await group.reduce(into: []) { $0.append($1) }
             }
-            #expect(applied == (try Schema.migrations().map(\.version)))
+            #expect(applied.flatMap(\.versions).sorted() == Self.everyVersion)
+            #expect(applied.flatMap(\.files).sorted() == Schema.repeatables.map(\.path).sorted())
         }
     }
 
-    @Test("every file in sql/migrations is compiled into the binary, byte for byte")
-    func everyMigrationEmbedded() throws {
-        let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("sql/migrations")
-        let files = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasSuffix(".sql") }.sorted()
-        let embedded = try Schema.migrations()
-        #expect(embedded.map { String(format: "%04d_%@.sql", $0.version, $0.name) } == files)
-        for (file, migration) in zip(files, embedded) {
-            #expect(migration.sql == (try String(contentsOf: folder.appendingPathComponent(file), encoding: .utf8)), "\(file)")
+    @Test("a function file that changed is applied again, alone; one a newer discern applied is left as it is")
+    func changedFileAppliedAgain() async throws {
+        try await TestDatabase.with { conninfo in
+            let database = Database(conninfo: conninfo)
+            let newest = Self.everyVersion.last ?? 0
+            _ = try await database.rows("UPDATE discern.schema_repeatables SET checksum = 'edited' WHERE file = 'functions/claim_jobs.sql'")
+            await #expect(throws: QueueError.self) { try await database.withConnection { try Migrator.requireCurrent($0) } }
+            let again = try await database.withConnection { try Migrator.migrate($0) }
+            #expect(again == Migrator.Applied(versions: [], files: ["functions/claim_jobs.sql"]))
+
+            // Left by a discern that carries a later migration: this one does not put its own back.
+            _ = try await database.rows("UPDATE discern.schema_repeatables SET checksum = 'newer', schema_version = $1 WHERE file = 'views/queue_depth.sql'", [newest + 1])
+            try await database.withConnection { try Migrator.requireCurrent($0) }
+            #expect(try await database.withConnection { try Migrator.migrate($0) }.isEmpty)
         }
+    }
+
+    @Test("a database older than the baseline is refused with what to do")
+    func olderThanBaselineRefused() async throws {
+        try await TestDatabase.with(migrated: false) { conninfo in
+            let database = Database(conninfo: conninfo)
+            _ = try await database.rows("CREATE SCHEMA discern")
+            _ = try await database.rows("CREATE TABLE discern.schema_migrations (version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())")
+            _ = try await database.rows("INSERT INTO discern.schema_migrations (version, name) SELECT v, 'old' FROM generate_series(1, 20) v")
+            do {
+                try await database.withConnection { try Migrator.migrate($0) }
+                Issue.record("an older schema was migrated")
+            } catch let error as QueueError {
+                #expect(error.message.contains("version 20, older than the oldest this discern upgrades (25)") && error.message.contains("a624b03"), "\(error.message)")
+            }
+        }
+    }
+
+    @Test("every .sql file under sql/ is compiled into the binary, byte for byte")
+    func everyFileBundled() throws {
+        let root = ChaosJobs.repository.appendingPathComponent("sql")
+        var onDisk: [String: String] = [:]
+        for case let url as URL in FileManager.default.enumerator(at: root, includingPropertiesForKeys: nil)! where url.pathExtension == "sql" {
+            onDisk[String(url.standardizedFileURL.path.dropFirst(root.standardizedFileURL.path.count + 1))] = try String(contentsOf: url, encoding: .utf8)
+        }
+        #expect(onDisk.keys.sorted() == Schema.files.keys.sorted())
+        for (path, text) in onDisk { #expect(Schema.files[path] == text, "\(path)") }
     }
 
     @Test("the binary alone migrates: no resource bundle beside it")
@@ -61,11 +95,11 @@ struct MigrationTests {
             // another test spawns meanwhile, and exec would then fail with ETXTBSY.
             _ = try await Subprocess.run("/bin/cp", [try WorkerProcess.binary.path, copy.path])
             let output = try await Subprocess.run(copy.path, ["migrate", "--database-url", conninfo])
-            #expect(output.contains("applied migrations: 1, 2, 3, 4, 5, 6, 7, 8"), "\(output)")
+            #expect(output.contains("applied migrations: 1, 2, 3") && output.contains("function, view and grants file(s) of sql/"), "\(output)")
         }
     }
 
-    private static func schemaFingerprint(_ database: Database) async throws -> [String] {
+    static func schemaFingerprint(_ database: Database) async throws -> [String] {
         try await database.rows("""
             SELECT c.relname || ':' || c.relkind::text AS object FROM pg_class c
             JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = 'discern'

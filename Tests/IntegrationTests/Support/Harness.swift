@@ -1,7 +1,6 @@
 import Backends
 import CurlHTTP
 import Foundation
-import Imaging
 import JobQueue
 import TestFixtures
 import Logging

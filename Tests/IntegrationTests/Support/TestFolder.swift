@@ -1,5 +1,5 @@
 import Foundation
-import Imaging
+import MediaFiles
 
 /// A temporary folder removed when the test ends, however it ends.
 enum TestFolder {

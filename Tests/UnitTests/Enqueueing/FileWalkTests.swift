@@ -1,6 +1,6 @@
 import Enqueueing
 import Foundation
-import Imaging
+import MediaFiles
 import SampleImages
 import TestFixtures
 import Testing

@@ -1,6 +1,7 @@
 import Backends
 import Foundation
 import Imaging
+import MediaFiles
 import SampleImages
 import TestFixtures
 import Testing

@@ -1,3 +1,4 @@
+import MediaFiles
 import AnalysisModel
 import Backends
 import Foundation

@@ -1,0 +1,21 @@
+-- Which jobs a filter matches: the one definition behind the jobs list (`discern jobs`, the
+-- console's Jobs), the count a confirmation page shows, and retry / cancel / delete over a
+-- filter. Every argument may be NULL (no condition). `file` is the start of the file's name,
+-- case aside, taken literally (% and _ are not wildcards); `from_day` and `to_day` bound the
+-- day the job was enqueued, both included.
+-- A plain SQL function: the planner inlines it into each query, with the caller's values, so
+-- the indexes of whichever conditions are given are used.
+CREATE OR REPLACE FUNCTION discern.matching_jobs(state text, batch text, error_kind text, backend text,
+                                      file text, from_day date, to_day date)
+RETURNS SETOF discern.jobs LANGUAGE sql STABLE AS $$
+    SELECT j.* FROM discern.jobs j
+    WHERE ($1 IS NULL OR j.state = $1)
+      AND ($2 IS NULL OR j.batch_id = (SELECT b.id FROM discern.batches b WHERE b.name = $2))
+      AND ($3 IS NULL OR j.error_kind = $3)
+      AND ($4 IS NULL OR j.backend = $4)
+      -- The file name, as the index jobs_file_name has it (the same expression, to the letter).
+      AND ($5 IS NULL OR lower(reverse(split_part(reverse(j.image_path), '/', 1)))
+                         LIKE replace(replace(replace(lower($5), '\', '\\'), '%', '\%'), '_', '\_') || '%')
+      AND ($6 IS NULL OR j.created_at >= $6)
+      AND ($7 IS NULL OR j.created_at < $7 + 1)
+$$;
