@@ -26,6 +26,13 @@ CREATE TABLE discern.batches (
     CONSTRAINT batches_name_check CHECK (((length(name) >= 1) AND (length(name) <= 200)))
 );
 
+CREATE TABLE discern.billed_calls (
+    backend text NOT NULL,
+    day date NOT NULL,
+    calls bigint DEFAULT 0 NOT NULL,
+    CONSTRAINT billed_calls_calls_check CHECK ((calls >= 0))
+);
+
 CREATE TABLE discern.corrections (
     id bigint NOT NULL,
     result_id bigint NOT NULL,
@@ -67,6 +74,11 @@ CREATE TABLE discern.entities (
     created_at timestamp with time zone DEFAULT now() NOT NULL,
     CONSTRAINT entities_confidence_check CHECK (((confidence IS NULL) OR ((confidence >= (0)::double precision) AND (confidence <= (1)::double precision)))),
     CONSTRAINT entities_position_check CHECK (("position" >= 0))
+);
+
+CREATE TABLE discern.job_files (
+    job_id bigint NOT NULL,
+    name text NOT NULL
 );
 
 CREATE TABLE discern.job_minutes (
@@ -270,6 +282,22 @@ CREATE TABLE discern.results (
     CONSTRAINT results_confidence_check CHECK (((confidence IS NULL) OR ((confidence >= (0)::double precision) AND (confidence <= (1)::double precision))))
 );
 
+CREATE TABLE discern.service_budgets (
+    backend text NOT NULL,
+    price_per_call numeric,
+    cap_calls bigint,
+    cap_money numeric,
+    cap_period text DEFAULT 'month'::text NOT NULL,
+    updated_at timestamp with time zone DEFAULT now() NOT NULL,
+    updated_by text DEFAULT CURRENT_USER NOT NULL,
+    CONSTRAINT money_cap_needs_a_price CHECK (((cap_money IS NULL) OR (price_per_call > (0)::numeric))),
+    CONSTRAINT service_budgets_backend_check CHECK (((length(backend) >= 1) AND (length(backend) <= 100))),
+    CONSTRAINT service_budgets_cap_calls_check CHECK ((cap_calls >= 0)),
+    CONSTRAINT service_budgets_cap_money_check CHECK ((cap_money >= (0)::numeric)),
+    CONSTRAINT service_budgets_cap_period_check CHECK ((cap_period = ANY (ARRAY['day'::text, 'month'::text]))),
+    CONSTRAINT service_budgets_price_per_call_check CHECK ((price_per_call >= (0)::numeric))
+);
+
 CREATE TABLE discern.workers (
     id text NOT NULL,
     host text NOT NULL,
@@ -368,11 +396,17 @@ ALTER TABLE ONLY discern.batches
 ALTER TABLE ONLY discern.batches
     ADD CONSTRAINT batches_pkey PRIMARY KEY (id);
 
+ALTER TABLE ONLY discern.billed_calls
+    ADD CONSTRAINT billed_calls_pkey PRIMARY KEY (backend, day);
+
 ALTER TABLE ONLY discern.corrections
     ADD CONSTRAINT corrections_pkey PRIMARY KEY (id);
 
 ALTER TABLE ONLY discern.entities
     ADD CONSTRAINT entities_pkey PRIMARY KEY (id);
+
+ALTER TABLE ONLY discern.job_files
+    ADD CONSTRAINT job_files_pkey PRIMARY KEY (job_id);
 
 ALTER TABLE ONLY discern.job_minutes
     ADD CONSTRAINT job_minutes_pkey PRIMARY KEY (minute, backend, state);
@@ -416,6 +450,9 @@ ALTER TABLE ONLY discern.results
 ALTER TABLE ONLY discern.results
     ADD CONSTRAINT results_pkey PRIMARY KEY (id);
 
+ALTER TABLE ONLY discern.service_budgets
+    ADD CONSTRAINT service_budgets_pkey PRIMARY KEY (backend);
+
 ALTER TABLE ONLY discern.workers
     ADD CONSTRAINT workers_pkey PRIMARY KEY (id);
 
@@ -424,6 +461,8 @@ CREATE INDEX corrections_result ON discern.corrections USING btree (result_id, i
 CREATE INDEX entities_created_at ON discern.entities USING brin (created_at);
 
 CREATE INDEX entities_result ON discern.entities USING btree (result_id);
+
+CREATE INDEX job_files_name ON discern.job_files USING btree (name text_pattern_ops);
 
 CREATE INDEX jobs_batch ON discern.jobs USING btree (batch_id, backend, state) INCLUDE (finished_at);
 
@@ -444,8 +483,6 @@ CREATE INDEX jobs_dead_batch ON discern.jobs USING btree (batch_id) WHERE (state
 CREATE INDEX jobs_dead_recent ON discern.jobs USING btree (finished_at DESC NULLS LAST) WHERE (state = 'dead'::text);
 
 CREATE INDEX jobs_failing ON discern.jobs USING btree (run_at) WHERE ((state = 'available'::text) AND (error_kind IS NOT NULL));
-
-CREATE INDEX jobs_file_name ON discern.jobs USING btree (lower(reverse(split_part(reverse(image_path), '/'::text, 1))) text_pattern_ops);
 
 CREATE INDEX jobs_finished ON discern.jobs USING btree (finished_at) WHERE (finished_at IS NOT NULL);
 

@@ -37,6 +37,14 @@ struct Routes: Sendable {
         page(router, "/failures", "/api/failures") { _, _ in try await store.failures() } render: { data, request in
             FailuresPage.render(data, notice: Self.notice(request), context)
         }
+        page(router, "/plan", "/api/plan") { request, _ in
+            let until = request.uri.queryParameters.get("until").flatMap { $0.isEmpty ? nil : String($0.prefix(40)) }
+            guard let text = until else { return try await store.plan(until: nil) }
+            guard let end = Plan.windowEnd(text) else { throw HTTPError(.badRequest, message: "until must be HH:MM or an ISO 8601 time") }
+            return try await store.plan(until: end)
+        } render: { data, request in
+            PlanPage.render(data, until: request.uri.queryParameters.get("until").map { String($0) }, context)
+        }
         page(router, "/workers", "/api/workers") { _, _ in try await store.workers() } render: { data, _ in WorkersPage.render(data, context) }
         page(router, "/log", "/api/log") { request, _ in
             try await store.operatorLog(before: request.uri.queryParameters.get("before", as: Int.self))

@@ -59,6 +59,15 @@ public enum JobQueue {
         return try connection.query(prepared: QueueSQL.release, [jobIDs, workerID]).count
     }
 
+    /// Where the console listens for changes its pages show (sql/functions/notify_change.sql).
+    public static let changesChannel = "discern_changes"
+
+    /// Tells listening consoles that jobs changed (a worker's outcomes): a statement of its own,
+    /// never inside a completion's transaction (a NOTIFY serialises the commits that send it).
+    public static func announceChanges(_ connection: Connection) throws {
+        try connection.query("SELECT pg_notify($1, '')", [changesChannel])
+    }
+
     /// Rescues jobs whose lease expired or whose worker stopped heartbeating; returns how many.
     @discardableResult
     public static func rescue(_ connection: Connection) throws -> Int {

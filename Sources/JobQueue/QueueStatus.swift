@@ -68,3 +68,29 @@ extension QueueStatus {
         }
     }
 }
+
+extension QueueStatus {
+    /// The night's plan as the monitor exports it (sql/functions/plan_until.sql): seconds to the
+    /// earliest and latest finish (nil: never at this pace), and the jobs that will not finish
+    /// before `until` (nil without a window).
+    public struct PlanFigures: Sendable, Equatable {
+        public let backend: String
+        public let finishEarlySeconds: Double?
+        public let finishLateSeconds: Double?
+        public let willNotFinish: Int?
+        /// The share of the spend cap used in its period (1: reached); nil without a cap.
+        public let capUsedRatio: Double?
+    }
+
+    public static func plan(_ connection: Connection, until: String?) throws -> [PlanFigures] {
+        try connection.query("""
+            SELECT backend, extract(epoch FROM finish_early - now())::float8 AS early, extract(epoch FROM finish_late - now())::float8 AS late,
+                   will_not_finish, (cap_used / nullif(cap_calls, 0))::float8 AS cap_ratio
+            FROM discern.plan_until($1::timestamptz)
+            """, [until]).map {
+            PlanFigures(backend: try $0.string("backend"), finishEarlySeconds: try $0.optionalDouble("early"),
+                        finishLateSeconds: try $0.optionalDouble("late"), willNotFinish: try $0.optionalInt("will_not_finish"),
+                        capUsedRatio: try $0.optionalDouble("cap_ratio"))
+        }
+    }
+}

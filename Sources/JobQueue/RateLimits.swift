@@ -9,12 +9,21 @@ public enum RateLimits {
         public let firstWait: Double
         public let spacing: Double
         public let granted: Int
+        /// The service's spend cap is reached: no slot, and `firstWait` is the time to the end
+        /// of the cap's period (the service is paused by 'spend cap' meanwhile).
+        public var capped: Bool { granted == 0 }
     }
 
     public static func lease(_ connection: Connection, key: String, wanted: Int) throws -> Lease? {
         guard let row = try connection.query(prepared: "SELECT * FROM discern.take_rate_tokens($1, $2)", [key, wanted]).first else { return nil }
         return Lease(firstWait: try row.optionalDouble("first_wait") ?? 0, spacing: try row.optionalDouble("spacing") ?? 0,
-                     granted: max(1, try row.int("granted")))
+                     granted: max(0, try row.int("granted")))
+    }
+
+    /// Lets services whose spent cap has room again be claimed (sql/functions/lift_spent_caps.sql).
+    @discardableResult
+    public static func liftSpentCaps(_ connection: Connection) throws -> Int {
+        try connection.query("SELECT discern.lift_spent_caps() AS n").first?.int("n") ?? 0
     }
 
     /// The service answered 429: push the schedule back (by `retryAfterSeconds` when it said).

@@ -3,7 +3,7 @@ import Postgres
 
 /// Jobs, newest first, filtered by state, batch, error kind, service, file name or day:
 /// `discern jobs` and the console's jobs page. Keyset pages (`before` the last id shown), never
-/// OFFSET. What a filter matches is discern.matching_jobs (migration 0028), as for the actions.
+/// OFFSET. What a filter matches is discern.matching_jobs (sql/functions), as for the actions.
 public struct JobList: Codable, Sendable {
     public struct Line: Codable, Sendable {
         public let id: Int

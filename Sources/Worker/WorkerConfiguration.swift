@@ -82,5 +82,8 @@ public struct WorkerSummary: Sendable, Equatable {
     /// Given back unfinished when the worker stopped (attempt not counted).
     public var handedBack = 0
 
+    /// Every outcome counted so far (what the change announcer watches move).
+    public var outcomes: Int { succeeded + retryScheduled + dead + leaseLost + handedBack }
+
     public init() {}
 }

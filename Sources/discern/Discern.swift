@@ -15,7 +15,7 @@ struct Discern: AsyncParsableCommand {
         version: "0.9.0",
         subcommands: [
             MigrateCommand.self, EnqueueCommand.self, WorkCommand.self, StatusCommand.self, JobsCommand.self, RetryCommand.self,
-            CancelCommand.self, DeleteCommand.self, PauseCommand.self, ResumeCommand.self, BatchesCommand.self, ResultsCommand.self, ReportCommand.self, QualityCommand.self, ConsoleCommand.self, MonitorCommand.self, PrepareCommand.self, PruneCommand.self,
+            CancelCommand.self, DeleteCommand.self, PlanCommand.self, PauseCommand.self, ResumeCommand.self, BatchesCommand.self, ResultsCommand.self, ReportCommand.self, QualityCommand.self, ConsoleCommand.self, MonitorCommand.self, PrepareCommand.self, PruneCommand.self,
             SimulateCommand.self, SamplesCommand.self,
         ])
 }

@@ -13,9 +13,9 @@ RETURNS SETOF discern.jobs LANGUAGE sql STABLE AS $$
       AND ($2 IS NULL OR j.batch_id = (SELECT b.id FROM discern.batches b WHERE b.name = $2))
       AND ($3 IS NULL OR j.error_kind = $3)
       AND ($4 IS NULL OR j.backend = $4)
-      -- The file name, as the index jobs_file_name has it (the same expression, to the letter).
-      AND ($5 IS NULL OR lower(reverse(split_part(reverse(j.image_path), '/', 1)))
-                         LIKE replace(replace(replace(lower($5), '\', '\\'), '%', '\%'), '_', '\_') || '%')
+      -- The file name through its own index (discern.job_files, note_job_files.sql).
+      AND ($5 IS NULL OR j.id IN (SELECT f.job_id FROM discern.job_files f
+                                  WHERE f.name LIKE replace(replace(replace(lower($5), '\', '\\'), '%', '\%'), '_', '\_') || '%'))
       AND ($6 IS NULL OR j.created_at >= $6)
       AND ($7 IS NULL OR j.created_at < $7 + 1)
 $$;

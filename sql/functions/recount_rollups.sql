@@ -1,5 +1,6 @@
--- Rebuilds every roll-up from the jobs and results as they are now, for an operator (psql) after
--- a TRUNCATE (no trigger sees it) or changes made with triggers off. Results pruned earlier are no
+-- Rebuilds every roll-up, and the jobs' file-name index (discern.job_files), from the jobs and
+-- results as they are now, for an operator (psql) after a TRUNCATE or changes made with triggers
+-- off. Results pruned earlier are no
 -- longer counted. It holds the roll-up's advisory lock and a share lock on jobs and results, so
 -- writers wait until it is done.
 CREATE OR REPLACE FUNCTION discern.recount_rollups() RETURNS void
@@ -9,7 +10,9 @@ BEGIN
     LOCK TABLE discern.jobs, discern.results IN SHARE MODE;
     TRUNCATE discern.pending_job_events, discern.pending_result_events, discern.job_state_counts, discern.job_minutes,
              discern.result_minutes, discern.result_hours, discern.result_batches, discern.result_band_days,
-             discern.result_band_batches;
+             discern.result_band_batches, discern.job_files;
+    INSERT INTO discern.job_files (job_id, name)
+    SELECT id, lower(reverse(split_part(reverse(image_path), '/', 1))) FROM discern.jobs;
     -- Straight from the tables (not through the pending tables: a third of the writing at
     -- 20 million rows).
     INSERT INTO discern.job_state_counts (backend, state, jobs)

@@ -3,12 +3,24 @@
 -- as many as the limit allows in a quarter of a second (at most `wanted` and 64), so a limit far
 -- from binding costs a statement per lease rather than per call; a binding one (48 a minute)
 -- grants one. Slot i is first_wait + i * spacing seconds from now (free at once when negative).
--- No row for a key without a limit.
+-- No row for a key without a limit. The slots taken are counted as the service's billed calls of
+-- the day (discern.billed_calls, by the key's service: the part before ':'), whether the call
+-- then succeeds or not: the services bill what reaches them. A slot taken and never used (at a
+-- run's end) counts too, so the count errs high, never low.
+-- A service with a cap (discern.service_budgets) is granted no more slots than the cap leaves in
+-- its period, every key of the service counted together under the budget's row lock, so the cap
+-- holds across every worker; at the cap, none (granted 0, first_wait the seconds until the
+-- period ends) and the service is paused by 'spend cap' until discern.lift_spent_caps() finds
+-- room again (a new period, a raised cap).
 CREATE OR REPLACE FUNCTION discern.take_rate_tokens(limit_key text, wanted integer)
 RETURNS TABLE (first_wait double precision, spacing double precision, granted integer)
 LANGUAGE plpgsql AS $$
 DECLARE
     bucket discern.rate_limits;
+    budget discern.service_budgets;
+    service text := split_part(limit_key, ':', 1);
+    period_start timestamptz;
+    room numeric;
     moment timestamptz := clock_timestamp();
     gap interval;
     due timestamptz;
@@ -20,8 +32,31 @@ BEGIN
     END IF;
     gap := make_interval(secs => 60 / bucket.per_minute);
     taken := least(greatest(wanted, 1), 64, greatest(1, floor(bucket.per_minute / 60 / 4))::integer);
+    SELECT * INTO budget FROM discern.service_budgets b
+    WHERE b.backend = service AND (b.cap_calls IS NOT NULL OR b.cap_money IS NOT NULL) FOR UPDATE;
+    IF FOUND THEN
+        period_start := date_trunc(budget.cap_period, moment, 'UTC');
+        room := least(coalesce(budget.cap_calls::numeric, 'Infinity'), coalesce(floor(budget.cap_money / budget.price_per_call), 'Infinity'))
+                - (SELECT coalesce(sum(c.calls), 0) FROM discern.billed_calls c
+                   WHERE c.backend = service AND c.day >= (period_start AT TIME ZONE 'UTC')::date);
+        IF room < 1 THEN
+            INSERT INTO discern.paused_backends (backend, paused_by, reason)
+            VALUES (service, 'spend cap', format('the %s cap (%s) is spent; it lifts itself when there is room again',
+                                                 budget.cap_period, coalesce(budget.cap_calls || ' calls', budget.cap_money || ' at ' || budget.price_per_call || ' a call')))
+            ON CONFLICT ON CONSTRAINT paused_backends_pkey DO NOTHING;
+            first_wait := extract(epoch FROM period_start + ('1 ' || budget.cap_period)::interval - moment);
+            spacing := 0;
+            granted := 0;
+            RETURN NEXT;
+            RETURN;
+        END IF;
+        taken := least(taken, room)::integer;
+    END IF;
     due := greatest(coalesce(bucket.next_at, moment), moment);
     UPDATE discern.rate_limits SET next_at = due + taken * gap WHERE key = limit_key;
+    INSERT INTO discern.billed_calls AS b (backend, day, calls)
+    VALUES (split_part(limit_key, ':', 1), (moment AT TIME ZONE 'UTC')::date, taken)
+    ON CONFLICT (backend, day) DO UPDATE SET calls = b.calls + excluded.calls;
     -- Slot i is due + i * gap; up to `burst` run ahead of the schedule. Negative: already free.
     first_wait := extract(epoch FROM due - (bucket.burst - 1) * gap - moment);
     spacing := extract(epoch FROM gap);

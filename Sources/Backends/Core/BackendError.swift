@@ -24,7 +24,7 @@ public struct BackendError: Error, CustomStringConvertible, Sendable {
     }
 
     /// False when the service never started on the job: the attempt is given back.
-    public var countsAsAttempt: Bool { code != .notStarted && code != .cancelled && code != .slotMissed }
+    public var countsAsAttempt: Bool { code != .notStarted && code != .cancelled && code != .slotMissed && code != .capReached }
 
     /// The `error_kind` a dashboard groups by.
     public var kind: String { specificKind ?? code.rawValue }
@@ -124,4 +124,6 @@ extension ErrorCode where Owner == BackendError {
     /// its own load, not the job's fault; never counted against the job's attempts.
     public static let slotMissed = Self("rate_slot_missed")
     public static let cancelled = Self("cancelled")
+    /// The service's spend cap is reached (discern.service_budgets): the job goes back to wait.
+    public static let capReached = Self("spend_cap_reached")
 }

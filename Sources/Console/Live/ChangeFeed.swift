@@ -1,15 +1,16 @@
+import JobQueue
 import Postgres
 import ServiceLifecycle
 import Synchronization
 
-/// What tells open pages that something they show changed: LISTENs on 'discern_changes' (a job
-/// changed state, a worker came or went, an operator acted; migration 0026) and 'discern_jobs'
-/// (jobs enqueued), and counts. Each page's event stream (EventStream) watches the count.
+/// What tells open pages that something they show changed: LISTENs on 'discern_changes' (a
+/// worker's jobs finished, a cancel, jobs deleted, a worker came or went, an operator acted;
+/// sql/functions/notify_change.sql) and 'discern_jobs' (jobs enqueued or retried), and counts. Each page's event stream (EventStream) watches the count.
 ///
 /// A change nothing notifies (a worker falling silent, a lease running out) is still shown
 /// within `safetyNetSeconds`: the count also moves on its own that often.
 public final class ChangeFeed: Service, Sendable {
-    static let channels = ["discern_changes", "discern_jobs"]
+    static let channels = [JobQueue.changesChannel, "discern_jobs"]
     static let safetyNetSeconds = 30
 
     private let conninfo: String?

@@ -74,7 +74,8 @@ struct JobExecution: Sendable {
             let analysis = try await backend.analyze(prepared.upload, request: request)
             WorkerMetrics.stage("analyze", backend: job.backend, ContinuousClock.now - started)
             return .succeeded(job, analysis, prepared.facts, analyzeMilliseconds: (ContinuousClock.now - started).milliseconds)
-        } catch where error.code == .cancelled || Task.isCancelled {
+        } catch where error.code == .cancelled || error.code == .capReached || Task.isCancelled {
+            // Not the job's doing: back to the queue, no attempt counted.
             return .handBack(job)
         } catch {
             return .failed(job, JobFailure(kind: error.kind, message: error.message, retryable: error.isRetryable,

@@ -3,8 +3,9 @@ import Logging
 import Postgres
 import ServiceLifecycle
 
-/// Rolls up the dashboards' counts every few seconds (`Rollups`). Every worker runs one; an
-/// advisory lock lets one of them work at a time and the others return at once.
+/// Rolls up the dashboards' counts every few seconds (`Rollups`), and lets a service whose
+/// spent cap has room again be claimed (`RateLimits.liftSpentCaps`). Every worker runs one; an
+/// advisory lock lets one of them roll up at a time and the others return at once.
 struct RollUp: Service {
     let database: Database
     let intervalSeconds: Double
@@ -12,7 +13,10 @@ struct RollUp: Service {
 
     func run() async {
         await Periodic.run(every: intervalSeconds, logger: logger, failure: "rolling up the dashboards' counts failed") {
-            _ = try await database.withConnection { try Rollups.rollUp($0) }
+            _ = try await database.withConnection { connection in
+                try Rollups.rollUp(connection)
+                try RateLimits.liftSpentCaps(connection)
+            }
         }
     }
 }

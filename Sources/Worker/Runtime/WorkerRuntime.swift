@@ -34,6 +34,7 @@ public final class WorkerRuntime: Sendable {
         let rescuer: Rescuer
         let sampler: DepthSampler
         let rollUp: RollUp
+        let announcer: ChangeAnnouncer
     }
 
     public convenience init(conninfo: String, backends: [any AnalysisBackend], configuration: WorkerConfiguration, logger: Logger) {
@@ -72,7 +73,8 @@ public final class WorkerRuntime: Sendable {
                                wakeup: wakeup, health: health, logger: logger),
             rescuer: Rescuer(database: queue, intervalSeconds: configuration.heartbeatSeconds, logger: logger),
             sampler: DepthSampler(database: queue),
-            rollUp: RollUp(database: writes, intervalSeconds: configuration.heartbeatSeconds, logger: logger))
+            rollUp: RollUp(database: writes, intervalSeconds: configuration.heartbeatSeconds, logger: logger),
+            announcer: ChangeAnnouncer(database: writes, tally: tally))
         logger.info("worker ready", metadata: [
             "worker": "\(configuration.workerID)", "backends": "\(names.joined(separator: ","))",
             "concurrency": "\(configuration.concurrency)", "prepare_threads": "\(configuration.prepareThreads)",
@@ -95,6 +97,7 @@ public final class WorkerRuntime: Sendable {
             .init(service: parts.producer, successTerminationBehavior: .gracefullyShutdownGroup),
             .init(service: parts.rescuer),
             .init(service: parts.rollUp),
+            .init(service: parts.announcer),
         ] + (configuration.samplesQueueDepth ? [.init(service: parts.sampler)] : [])
     }
 

@@ -59,6 +59,13 @@ public final class PostgresRateGate: RateGate {
             unlimited.withLock { $0[key] = ContinuousClock.now + Self.unlimitedFor }
             return .anytime
         }
+        // At the spend cap the call is not made: the job goes back to wait (JobExecution), and the
+        // service is paused until the cap has room again.
+        if lease.capped {
+            // Not retryable within the attempt (it would only ask again): JobExecution hands the job back.
+            throw BackendError(.capReached, "\(key): the service's spend cap is reached (discern.service_budgets); the job waits until it has room",
+                               retryable: false)
+        }
         // Only a limit set absurdly low (per_minute near 0) schedules calls hours away: then the
         // job goes back to the queue for that long instead of holding its lease.
         guard lease.firstWait <= Self.maxWaitSeconds else {

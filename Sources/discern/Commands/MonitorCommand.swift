@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Logging
+import QueueReads
 import ServiceLifecycle
 import UnixSignals
 import Worker
@@ -23,6 +24,9 @@ struct MonitorCommand: AsyncParsableCommand {
     @Option(help: "Seconds between looks at the queue, 1-3600.")
     var interval: Double = 15
 
+    @Option(help: "The end of the night's window for discern_plan_unfinished_jobs: HH:MM (the next one) or an ISO 8601 time. Default: $DISCERN_PLAN_UNTIL, else none.")
+    var planUntil: String?
+
     func validate() throws {
         guard interval.isFinite, (1...3600).contains(interval) else { throw ValidationError("--interval must be from 1 to 3600 seconds") }
     }
@@ -32,7 +36,13 @@ struct MonitorCommand: AsyncParsableCommand {
         let host = metricsHost ?? Setting.present("DISCERN_METRICS_HOST") ?? "127.0.0.1"
         let logger = logging.makeLogger("discern.monitor")
         let registry = MetricsServer.bootstrap(version: Discern.configuration.version)
-        let monitor = QueueMonitor(conninfo: database.conninfo, intervalSeconds: interval, logger: logger)
+        let window = planUntil ?? Setting.present("DISCERN_PLAN_UNTIL")
+        if let window, Plan.windowEnd(window) == nil {
+            throw SettingError("--plan-until must be HH:MM or an ISO 8601 time, not \(window)")
+        }
+        var windowEnd: (@Sendable () -> Date?)?
+        if let window { windowEnd = { Plan.windowEnd(window) } }
+        let monitor = QueueMonitor(conninfo: database.conninfo, intervalSeconds: interval, windowEnd: windowEnd, logger: logger)
         let server = MetricsServer.application(registry, health: monitor.health, host: host, port: port, logger: logger)
         let group = ServiceGroup(configuration: .init(services: [.init(service: server), .init(service: monitor)],
                                                       gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))

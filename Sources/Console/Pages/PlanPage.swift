@@ -1,0 +1,53 @@
+import Foundation
+import QueueReads
+
+/// The night's plan (`discern plan`): per service, what is queued, its pace and what binds it,
+/// when it finishes, what will not finish before the window's end (`?until=06:00`) and what it
+/// costs; the jobs left over by batch and priority.
+enum PlanPage {
+    static func render(_ plan: Plan, until: String?, _ context: PageContext) -> Page {
+        let form = """
+            <form class="filters" method="get" action="/plan"><label>window ends<input type="text" name="until" value="\(HTML.text(until))" \
+            placeholder="06:00" maxlength="40"></label> <button type="submit" class="primary">Plan</button> <a href="/plan">no window</a></form>
+            """
+        guard !plan.services.isEmpty else {
+            return Page(title: "Plan", active: "/plan", body: form + "<p class=\"ok\">Nothing is queued.</p>")
+        }
+        let windowed = plan.until != nil
+        let rows = plan.services.map { service in
+            let warn = (service.willNotFinish ?? 0) > 0
+            return "<tr><td>\(HTML.text(service.backend))</td><td class=\"n\">\(HTML.number(service.waiting))</td>"
+                + "<td class=\"n\">\(HTML.number(service.running))</td><td class=\"n\">\(HTML.text(pace(service)))</td>"
+                + "<td>\(HTML.text(service.constraintText))</td><td>\(finish(service))</td>"
+                + (windowed ? "<td class=\"n\(warn ? " bad" : "")\">\(service.willNotFinish.map(HTML.number) ?? "–")</td>" : "")
+                + "<td class=\"n\">\(service.costForecast.map { String(format: "%.2f", $0) } ?? "–")</td>"
+                + "<td class=\"n\">\(service.spendThisMonth.map { String(format: "%.2f", $0) } ?? "–") (\(HTML.number(service.callsThisMonth)) calls)</td></tr>"
+        }.joined()
+        let leftOver = plan.services.filter { !$0.leftOver.isEmpty }.map { service in
+            "<h2>\(HTML.text(service.backend)): left over when the window closes</h2><table><tr><th>batch</th><th>priority</th><th>jobs</th><th>oldest enqueued</th></tr>"
+                + service.leftOver.map { group in
+                    let link = "/jobs" + HTML.query([("backend", service.backend), ("batch", group.batch), ("state", "available")])
+                    return "<tr><td>\(HTML.text(group.batch ?? "–"))</td><td class=\"n\">\(group.priority)</td>"
+                        + "<td class=\"n\"><a href=\"\(HTML.text(link))\">\(HTML.number(group.jobs))</a></td><td>\(HTML.time(group.oldest))</td></tr>"
+                }.joined() + "</table>"
+        }.joined()
+        let window = plan.until.map { "Window ends \(HTML.time($0)). " } ?? ""
+        return Page(title: "Plan", active: "/plan", body: """
+            \(form)
+            <p class="muted">\(window)The pace is measured over the last ten minutes, or before any measure the shared rate limit's (per job, retries included); the finish is a range. Prices and caps: <code>discern.service_budgets</code>.</p>
+            <table><tr><th>service</th><th>waiting</th><th>running</th><th>pace /min</th><th>binds</th><th>finishes</th>\
+            \(windowed ? "<th>will not finish</th>" : "")<th>cost forecast</th><th>spent this month</th></tr>\(rows)</table>
+            \(leftOver)
+            """)
+    }
+
+    static func pace(_ service: Plan.Service) -> String {
+        guard let low = service.perMinuteLow, let high = service.perMinuteHigh else { return "–" }
+        return abs(high - low) < 0.05 ? String(format: "%.1f", high) : String(format: "%.1f–%.1f", low, high)
+    }
+
+    static func finish(_ service: Plan.Service) -> String {
+        guard let early = service.finishEarly, let late = service.finishLate else { return "never at this pace" }
+        return early == late ? HTML.time(early) : "\(HTML.time(early)) – \(HTML.time(late))"
+    }
+}

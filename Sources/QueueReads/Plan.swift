@@ -1,0 +1,100 @@
+import Foundation
+import Postgres
+
+/// The night's plan (`discern plan`, the console's /plan, the monitor's discern_plan_* series):
+/// per service, what is queued, the pace it will go at and what binds it, when it finishes (a
+/// range), what will not finish before `until` and what it costs. The figures are
+/// discern.plan_until (sql/functions/plan_until.sql); this adds, per service, the jobs left over
+/// when the window closes, by batch and priority, in the order workers claim them.
+public struct Plan: Codable, Sendable {
+    public struct Service: Codable, Sendable {
+        public let backend: String
+        /// Jobs waiting (claimable before `until`), running, and scheduled after `until`.
+        public let waiting: Int
+        public let running: Int
+        public let later: Int
+        /// Waiting jobs by priority ("0": 1200).
+        public let byPriority: [String: Int]
+        /// Measured over the last 7 days: calls a result took, attempts a finished job took.
+        public let callsPerJob: Double?
+        public let attemptsPerJob: Double?
+        /// The tightest shared rate limit, in jobs a minute.
+        public let limitKey: String?
+        public let limitPerMinute: Double?
+        /// Jobs finished a minute over the last ten complete minutes (median and quartiles).
+        public let measuredPerMinute: Double?
+        public let measuredLow: Double?
+        public let measuredHigh: Double?
+        /// The pace the forecast takes, and its range; nil when nothing moves it (paused, no worker).
+        public let perMinute: Double?
+        public let perMinuteLow: Double?
+        public let perMinuteHigh: Double?
+        /// What binds the pace: "rate limit discerner:analyze", "the workers (...)", "no live worker", "paused", "not measured yet".
+        public let constraintText: String
+        public let finishEarly: String?
+        public let finishLate: String?
+        /// With a window: the jobs that finish in it and those that will not.
+        public let fits: Int?
+        public let willNotFinish: Int?
+        public let pricePerCall: Double?
+        public let costForecast: Double?
+        public let callsThisMonth: Int
+        public let spendThisMonth: Double?
+        /// The spend cap in calls (a money cap divided by the price), its period (day, month)
+        /// and the calls of the period so far; nil without a cap.
+        public let capCalls: Double?
+        public let capPeriod: String?
+        public let capUsed: Int?
+        public let leftOver: [LeftOver]
+    }
+
+    /// Jobs that will still wait when the window closes, by batch and priority.
+    public struct LeftOver: Codable, Sendable {
+        public let batch: String?
+        public let priority: Int
+        public let jobs: Int
+        public let oldest: String
+    }
+
+    public let generatedAt: String
+    public let until: String?
+    public let services: [Service]
+
+    /// Running jobs finish first; waiting ones in the order claims take them (priority, then
+    /// run_at, then id) fill what is left of the window. Twenty groups at most per service.
+    static let sql = """
+        WITH p AS (SELECT * FROM discern.plan_until($1::timestamptz))
+        SELECT jsonb_build_object(
+          'generated_at', now(), 'until', $1::timestamptz,
+          'services', coalesce((SELECT jsonb_agg(to_jsonb(p) || jsonb_build_object('left_over',
+              CASE WHEN coalesce(p.will_not_finish, 0) = 0 THEN '[]'::jsonb ELSE (
+                SELECT coalesce(jsonb_agg(jsonb_build_object('batch', x.batch, 'priority', x.priority, 'jobs', x.jobs, 'oldest', x.oldest)
+                                          ORDER BY x.priority, x.oldest), '[]')
+                FROM (SELECT b.name AS batch, o.priority, count(*) AS jobs, min(o.created_at) AS oldest
+                      FROM (SELECT j.batch_id, j.priority, j.created_at FROM discern.jobs j
+                            WHERE j.backend = p.backend AND j.state = 'available' AND j.run_at <= coalesce($1::timestamptz, 'infinity')
+                            ORDER BY j.priority, j.run_at, j.id OFFSET greatest(0, coalesce(p.fits, 0) - p.running)) o
+                      LEFT JOIN discern.batches b ON b.id = o.batch_id
+                      GROUP BY 1, 2 ORDER BY 2, 4 LIMIT 20) x) END)
+            ORDER BY p.backend) FROM p), '[]')) AS doc
+        """
+}
+
+extension Plan {
+    /// When a window given as text ends: "06:00" is the next 06:00 in this machine's time zone
+    /// (tomorrow's once today's has passed); else an ISO 8601 time with its offset.
+    public static func windowEnd(_ text: String, now: Date = Date(), calendar: Calendar = .current) -> Date? {
+        if let match = text.wholeMatch(of: /(\d{1,2}):(\d{2})/), let hour = Int(match.1), let minute = Int(match.2),
+           (0..<24).contains(hour), (0..<60).contains(minute) {
+            return calendar.nextDate(after: now, matching: DateComponents(hour: hour, minute: minute, second: 0), matchingPolicy: .nextTime)
+        }
+        return try? Date(text, strategy: .iso8601)
+    }
+}
+
+extension QueueReader {
+    /// - Parameter until: the end of the window, or nil for the forecast alone.
+    public func plan(until: Date?) async throws -> Plan {
+        try await document(Plan.self, Plan.sql, [until.map { $0.formatted(.iso8601) }])
+    }
+}

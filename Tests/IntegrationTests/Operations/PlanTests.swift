@@ -1,0 +1,78 @@
+import Foundation
+import JobQueue
+import Postgres
+import QueueReads
+import SampleImages
+import Simulator
+import TestFixtures
+import Testing
+
+/// The night's plan against what the night does: a real worker, the simulator, the shared rate
+/// limit as the binding constraint.
+@Suite("The night's plan")
+struct PlanTests {
+    @Test("at 120 analyses a minute, the plan made at the start forecasts the finish within 10 % and the jobs a window leaves over within 10 %")
+    func forecastHolds() async throws {
+        try await TestDatabase.with { conninfo in
+            try await TestFolder.with { folder in
+                let database = Database(conninfo: conninfo)
+                _ = try await database.rows("UPDATE discern.rate_limits SET per_minute = 120, burst = 1 WHERE key = 'discerner:analyze'")
+                _ = try await database.rows("UPDATE discern.rate_limits SET per_minute = 600, burst = 5 WHERE key = 'discerner:upload-url'")
+                _ = try await database.rows("INSERT INTO discern.service_budgets (backend, price_per_call) VALUES ('discerner', 0.002)")
+                func count(_ condition: String) async -> Int {
+                    (try? await database.rows("SELECT count(*) AS n FROM discern.jobs WHERE \(condition)").first?.int("n")) ?? -1
+                }
+                try await TestSimulator.with(.unthrottled) { simulator in
+                    // The worker is up, listening, before the night's jobs arrive.
+                    let worker = try WorkerProcess(conninfo: conninfo, simulatorURL: simulator.baseURL, logFolder: folder,
+                                                   arguments: ["--concurrency", "8"])
+                    defer { worker.kill() }
+                    #expect(await ChaosJobs.eventually(seconds: 60) {
+                        (try? await database.rows("SELECT count(*) AS n FROM discern.live_workers").first?.int("n")) == 1
+                    })
+                    let jobs = 160, window = 40.0
+                    let images = try (1...20).map { try folder.write(SampleImages.photo(width: 96, height: 64, seed: $0), as: "night-\($0).jpg") }
+                    try await database.withConnection { connection in
+                        _ = try JobQueue.enqueue(connection, paths: (0..<jobs).map { images[$0 % images.count] }, batch: "night")
+                    }
+                    let start = Date()
+                    let until = start.addingTimeInterval(window)
+                    let output = try await Subprocess.run(try WorkerProcess.binary.path, [
+                        "plan", "--database-url", conninfo, "--until", until.formatted(.iso8601), "--format", "json"])
+                    let decoder = JSONDecoder()
+                    decoder.keyDecodingStrategy = .convertFromSnakeCase
+                    let plan = try decoder.decode(Plan.self, from: Data(output.utf8))
+                    let service = try #require(plan.services.first { $0.backend == "discerner" })
+                    #expect(service.constraintText == "rate limit discerner:analyze", "\(service.constraintText)")
+                    #expect(service.limitPerMinute == 120)
+                    let early = try #require(service.finishEarly.flatMap { try? Date($0, strategy: .iso8601) })
+                    let late = try #require(service.finishLate.flatMap { try? Date($0, strategy: .iso8601) })
+                    let forecast = early.timeIntervalSince(start)
+                    let willNotFinish = try #require(service.willNotFinish)
+                    #expect(late >= early)
+                    #expect(service.leftOver.first?.batch == "night" && service.leftOver.map(\.jobs).reduce(0, +) == willNotFinish, "\(service.leftOver)")
+                    let calls = Double(service.waiting + service.running) * (service.callsPerJob ?? 1) * (service.attemptsPerJob ?? 1)
+                    #expect(abs((service.costForecast ?? 0) - calls * 0.002) < 0.006, "\(String(describing: service.costForecast)) for \(calls) calls")
+
+                    // What the window leaves over: every job not yet succeeded when it closes.
+                    try await Task.sleep(for: .seconds(max(0, until.timeIntervalSinceNow)))
+                    let leftAtClose = jobs - (await count("state = 'succeeded'"))
+                    #expect(abs(Double(leftAtClose - willNotFinish)) <= 0.1 * Double(willNotFinish),
+                            "forecast \(willNotFinish) will not finish in \(window) s; \(leftAtClose) were left")
+
+                    #expect(await ChaosJobs.eventually(seconds: 240) { await count("state = 'succeeded'") == jobs }, "\(worker.output.suffix(800))")
+                    let finished = try #require(try await database.rows("SELECT extract(epoch FROM max(finished_at))::float8 AS t FROM discern.jobs")
+                        .first?.optionalDouble("t"))
+                    let real = finished - start.timeIntervalSince1970
+                    #expect(abs(real - forecast) <= 0.1 * forecast, "forecast \(forecast) s, real \(real) s")
+                    #expect(await count("state = 'dead'") == 0)
+                    // Every analysis and upload URL took a slot: billed, and priced.
+                    let after = try await Subprocess.run(try WorkerProcess.binary.path, ["plan", "--database-url", conninfo, "--format", "json"])
+                    #expect(try decoder.decode(Plan.self, from: Data(after.utf8)).services.isEmpty, "nothing is queued any more: \(after.prefix(300))")
+                    let billed = try await database.rows("SELECT coalesce(sum(calls), 0)::bigint AS n FROM discern.billed_calls WHERE backend = 'discerner'").first?.int("n")
+                    #expect((billed ?? 0) >= 2 * jobs, "\(String(describing: billed)) billed calls for \(jobs) jobs")
+                }
+            }
+        }
+    }
+}

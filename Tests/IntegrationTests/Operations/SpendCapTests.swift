@@ -1,0 +1,66 @@
+import Foundation
+import JobQueue
+import Postgres
+import SampleImages
+import Simulator
+import TestFixtures
+import Testing
+
+/// A spend cap holds the way a rate limit does: across every worker, counted where calls leave.
+@Suite("Spend caps")
+struct SpendCapTests {
+    @Test("three workers racing never send one billed call over the cap; jobs wait, none dies or is lost; the cap shows; raised, the jobs finish")
+    func capHoldsAcrossWorkers() async throws {
+        try await TestDatabase.with { conninfo in
+            try await TestFolder.with { folder in
+                let database = Database(conninfo: conninfo)
+                let jobs = 40, cap = 41
+                // Limits far from binding (slots leased 25 at a time), so the cap is what binds.
+                _ = try await database.rows("UPDATE discern.rate_limits SET per_minute = 6000, burst = 50")
+                _ = try await database.rows("""
+                    INSERT INTO discern.service_budgets (backend, price_per_call, cap_calls, cap_period) VALUES ('discerner', 0.01, $1, 'day')
+                    """, [cap])
+                let images = try (1...10).map { try folder.write(SampleImages.photo(width: 96, height: 64, seed: 40 + $0), as: "cap-\($0).jpg") }
+                try await database.withConnection { connection in
+                    _ = try JobQueue.enqueue(connection, paths: (0..<jobs).map { images[$0 % images.count] }, batch: "capped")
+                }
+                func count(_ condition: String) async -> Int {
+                    (try? await database.rows("SELECT count(*) AS n FROM discern.jobs WHERE \(condition)").first?.int("n")) ?? -1
+                }
+                try await TestSimulator.with(.unthrottled) { simulator in
+                    let workers = try (0..<3).map { _ in
+                        try WorkerProcess(conninfo: conninfo, simulatorURL: simulator.baseURL, logFolder: folder, arguments: ["--concurrency", "8"])
+                    }
+                    defer { workers.forEach { $0.kill() } }
+                    // Each job is two billed calls (an upload URL, an analysis): the cap stops them half way.
+                    let stopped = await ChaosJobs.eventually(seconds: 120) {
+                        let paused = (try? await database.rows("SELECT count(*) AS n FROM discern.paused_backends WHERE paused_by = 'spend cap'").first?.int("n")) == 1
+                        let running = await count("state = 'running'")
+                        return paused && running == 0
+                    }
+                    #expect(stopped, "\(workers[0].output.suffix(600))")
+                    try await Task.sleep(for: .seconds(2))
+                    let billed = try await database.rows("SELECT coalesce(sum(calls), 0)::bigint AS n FROM discern.billed_calls WHERE backend = 'discerner'").first?.int("n") ?? -1
+                    let reached = await simulator.stats.callCount("discerner")
+                    #expect(billed <= cap && reached <= billed, "billed \(billed), the service saw \(reached), cap \(cap)")
+                    #expect(reached >= cap - 2 * 3 * 8, "the cap, not something else, stopped them: \(reached) calls")
+                    let succeeded = await count("state = 'succeeded'"), waiting = await count("state = 'available'")
+                    #expect(succeeded > 0 && waiting > 0 && succeeded + waiting == jobs, "\(succeeded) succeeded, \(waiting) wait")
+                    #expect(await count("state = 'dead'") == 0)
+                    #expect(await count("attempts > 1") == 0, "a job sent back by the cap spends no attempt")
+                    let status = try await Subprocess.run(try WorkerProcess.binary.path, ["status", "--database-url", conninfo])
+                    #expect(status.contains("paused: discerner by spend cap"), "\(status)")
+
+                    // More budget: the pause lifts itself, every job finishes, still never over.
+                    _ = try await database.rows("UPDATE discern.service_budgets SET cap_calls = 1000 WHERE backend = 'discerner'")
+                    let finished = await ChaosJobs.eventually(seconds: 120) { await count("state = 'succeeded'") == jobs }
+                    let done = await count("state = 'succeeded'")
+                    #expect(finished, "\(done) of \(jobs)")
+                    #expect(await count("state = 'dead'") == 0)
+                    let paused = try await database.rows("SELECT count(*) AS n FROM discern.paused_backends").first?.int("n")
+                    #expect(paused == 0)
+                }
+            }
+        }
+    }
+}

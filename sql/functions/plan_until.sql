@@ -1,0 +1,119 @@
+-- The night's plan, per service: the work queued, the pace it will go at and what binds it, when
+-- it finishes (a range), and, given the end of a window (`until`), how many jobs will not finish
+-- in it. `discern plan`, the console's /plan, the monitor's discern_plan_* series and the view
+-- discern.plan (no window) read it.
+--
+-- The pace is measured where it can be: jobs finished per minute over the last ten complete
+-- minutes while workers ran (its quartiles give the range). Without a measure it is the shared
+-- rate limit's: the tightest of the service's keys, per job (a key named after the service alone
+-- is spent by every call of a job, a `service:action` key once), divided by the attempts a job
+-- has taken lately (retries and 429s spend calls too). The measure is never taken above the
+-- limit: a burst cannot last.
+CREATE OR REPLACE FUNCTION discern.plan_until(until timestamptz DEFAULT NULL)
+RETURNS TABLE (
+    backend text, waiting bigint, running bigint, later bigint, by_priority jsonb,
+    calls_per_job double precision, attempts_per_job double precision,
+    limit_key text, limit_per_minute double precision,
+    measured_per_minute double precision, measured_low double precision, measured_high double precision,
+    per_minute double precision, per_minute_low double precision, per_minute_high double precision,
+    constraint_text text, finish_early timestamptz, finish_late timestamptz,
+    fits bigint, will_not_finish bigint, price_per_call numeric, cost_forecast numeric,
+    calls_this_month bigint, spend_this_month numeric, cap_calls numeric, cap_period text, cap_used bigint)
+LANGUAGE sql STABLE AS $$
+    WITH queued AS (
+        SELECT j.backend,
+               count(*) FILTER (WHERE j.state = 'available' AND j.run_at <= coalesce(until, 'infinity')) AS waiting,
+               count(*) FILTER (WHERE j.state = 'running') AS running,
+               count(*) FILTER (WHERE j.state = 'available' AND j.run_at > coalesce(until, 'infinity')) AS later
+        FROM discern.jobs j WHERE j.state IN ('available', 'running') GROUP BY j.backend
+    ), priorities AS (
+        SELECT p.backend, jsonb_object_agg(p.priority::text, p.jobs ORDER BY p.priority) AS by_priority
+        FROM (SELECT j.backend, j.priority, count(*) AS jobs FROM discern.jobs j
+              WHERE j.state = 'available' AND j.run_at <= coalesce(until, 'infinity') GROUP BY 1, 2) p
+        GROUP BY p.backend
+    ), recent AS (
+        -- What a job took lately: calls (results.api_calls) and attempts (retries included).
+        SELECT q.backend,
+               (SELECT avg(r.api_calls) FROM discern.results r
+                WHERE r.backend = q.backend AND r.created_at > now() - interval '7 days' AND r.api_calls > 0) AS calls_per_job,
+               (SELECT avg(j.attempts) FROM discern.jobs j
+                WHERE j.backend = q.backend AND j.state IN ('succeeded', 'dead') AND j.finished_at > now() - interval '7 days'
+                  AND j.attempts > 0) AS attempts_per_job
+        FROM queued q
+    ), limits AS (
+        SELECT DISTINCT ON (q.backend) q.backend, l.key AS limit_key,
+               l.per_minute / (CASE WHEN l.key = q.backend THEN greatest(coalesce(r.calls_per_job, 1), 1) ELSE 1 END)
+                            / greatest(coalesce(r.attempts_per_job, 1), 1) AS limit_per_minute
+        FROM queued q JOIN recent r USING (backend)
+        JOIN discern.rate_limits l ON l.key = q.backend OR l.key LIKE q.backend || ':%'
+        ORDER BY q.backend, 3
+    ), minutes AS (
+        SELECT t.backend, t.minute, sum(t.jobs) AS jobs
+        FROM discern.throughput_per_minute t
+        WHERE t.state IN ('succeeded', 'dead') AND t.minute >= date_trunc('minute', now()) - interval '10 minutes'
+          AND t.minute < date_trunc('minute', now())
+        GROUP BY 1, 2
+    ), measured AS (
+        -- Three complete minutes at least, or no measure.
+        SELECT m.backend,
+               percentile_cont(0.5) WITHIN GROUP (ORDER BY m.jobs) AS mid,
+               percentile_cont(0.25) WITHIN GROUP (ORDER BY m.jobs) AS low,
+               percentile_cont(0.75) WITHIN GROUP (ORDER BY m.jobs) AS high
+        FROM minutes m GROUP BY m.backend HAVING count(*) >= 3
+    ), served AS (
+        SELECT q.backend,
+               EXISTS (SELECT 1 FROM discern.live_workers w WHERE q.backend = ANY (w.backends)) AS live,
+               EXISTS (SELECT 1 FROM discern.paused_backends p WHERE p.backend = q.backend) AS paused
+        FROM queued q
+    ), pace AS (
+        SELECT q.backend, q.waiting, q.running, q.later, l.limit_key, l.limit_per_minute, m.mid, m.low, m.high, s.live, s.paused,
+               CASE WHEN s.paused OR NOT s.live THEN NULL
+                    WHEN m.mid IS NOT NULL THEN least(m.mid, coalesce(l.limit_per_minute, 'infinity'))
+                    ELSE l.limit_per_minute END AS per_minute,
+               CASE WHEN s.paused OR NOT s.live THEN NULL
+                    WHEN m.mid IS NOT NULL THEN least(m.low, coalesce(l.limit_per_minute, 'infinity'))
+                    -- From the limit alone: a job or two in a hundred retried, a slow start.
+                    ELSE l.limit_per_minute * 0.9 END AS per_minute_low,
+               CASE WHEN s.paused OR NOT s.live THEN NULL
+                    WHEN m.mid IS NOT NULL THEN least(m.high, coalesce(l.limit_per_minute, 'infinity'))
+                    ELSE l.limit_per_minute END AS per_minute_high
+        FROM queued q JOIN served s USING (backend)
+        LEFT JOIN limits l USING (backend) LEFT JOIN measured m USING (backend)
+    ), budget AS (
+        -- The cap in calls (a money cap divided by the price), and the calls of its period.
+        SELECT b.backend, b.price_per_call,
+               (SELECT coalesce(sum(c.calls), 0) FROM discern.billed_calls c
+                WHERE c.backend = b.backend AND c.day >= (date_trunc('month', now(), 'UTC') AT TIME ZONE 'UTC')::date)::bigint AS calls_this_month,
+               nullif(least(coalesce(b.cap_calls::numeric, 'Infinity'), coalesce(floor(b.cap_money / b.price_per_call), 'Infinity')), 'Infinity') AS cap_calls,
+               CASE WHEN b.cap_calls IS NOT NULL OR b.cap_money IS NOT NULL THEN b.cap_period END AS cap_period,
+               CASE WHEN b.cap_calls IS NOT NULL OR b.cap_money IS NOT NULL THEN
+                   (SELECT coalesce(sum(c.calls), 0) FROM discern.billed_calls c
+                    WHERE c.backend = b.backend AND c.day >= (date_trunc(b.cap_period, now(), 'UTC') AT TIME ZONE 'UTC')::date)::bigint END AS cap_used
+        FROM discern.service_budgets b
+    )
+    SELECT p.backend, p.waiting, p.running, p.later, coalesce(pr.by_priority, '{}'),
+           r.calls_per_job, r.attempts_per_job, p.limit_key, p.limit_per_minute, p.mid, p.low, p.high,
+           p.per_minute, p.per_minute_low, p.per_minute_high,
+           CASE WHEN p.paused AND EXISTS (SELECT 1 FROM discern.paused_backends x WHERE x.backend = p.backend AND x.paused_by = 'spend cap')
+                    THEN 'spend cap reached'
+                WHEN p.paused THEN 'paused'
+                WHEN NOT p.live THEN 'no live worker'
+                WHEN p.mid IS NULL AND p.limit_per_minute IS NULL THEN 'not measured yet'
+                WHEN p.limit_per_minute IS NOT NULL AND (p.mid IS NULL OR p.mid >= 0.85 * p.limit_per_minute)
+                    THEN 'rate limit ' || p.limit_key
+                ELSE 'the workers (their number, concurrency and CPU)' END,
+           CASE WHEN p.per_minute_high > 0 THEN now() + make_interval(secs => 60 * (p.waiting + p.running) / p.per_minute_high) END,
+           CASE WHEN p.per_minute_low > 0 THEN now() + make_interval(secs => 60 * (p.waiting + p.running) / p.per_minute_low) END,
+           CASE WHEN until IS NOT NULL AND p.per_minute IS NOT NULL
+                THEN least(p.waiting + p.running, floor(p.per_minute * greatest(0, extract(epoch FROM until - now())) / 60))::bigint END,
+           CASE WHEN until IS NULL THEN NULL
+                WHEN p.per_minute IS NULL THEN p.waiting + p.running
+                ELSE greatest(0, p.waiting + p.running - floor(p.per_minute * greatest(0, extract(epoch FROM until - now())) / 60))::bigint END,
+           bu.price_per_call,
+           round(bu.price_per_call * (p.waiting + p.running) * coalesce(r.calls_per_job, 1) * coalesce(r.attempts_per_job, 1), 2),
+           coalesce(bu.calls_this_month, 0), round(bu.price_per_call * coalesce(bu.calls_this_month, 0), 2),
+           bu.cap_calls, bu.cap_period, bu.cap_used
+    FROM pace p JOIN recent r USING (backend)
+    LEFT JOIN priorities pr USING (backend) LEFT JOIN budget bu USING (backend)
+    ORDER BY p.backend;
+$$;
