@@ -21,7 +21,8 @@ enum PlanPage {
                 + "<td>\(HTML.text(service.constraintText))</td><td>\(finish(service))</td>"
                 + (windowed ? "<td class=\"n\(warn ? " bad" : "")\">\(service.willNotFinish.map(HTML.number) ?? "–")</td>" : "")
                 + "<td class=\"n\">\(service.costForecast.map { String(format: "%.2f", $0) } ?? "–")</td>"
-                + "<td class=\"n\">\(service.spendThisMonth.map { String(format: "%.2f", $0) } ?? "–") (\(HTML.number(service.callsThisMonth)) calls)</td></tr>"
+                + "<td class=\"n\">\(service.spendThisMonth.map { String(format: "%.2f", $0) } ?? "–") (\(HTML.number(service.callsThisMonth)) calls)</td>"
+                + "<td>\(cap(service))</td></tr>"
         }.joined()
         let leftOver = plan.services.filter { !$0.leftOver.isEmpty }.map { service in
             "<h2>\(HTML.text(service.backend)): left over when the window closes</h2><table><tr><th>batch</th><th>priority</th><th>jobs</th><th>oldest enqueued</th></tr>"
@@ -36,9 +37,16 @@ enum PlanPage {
             \(form)
             <p class="muted">\(window)The pace is measured over the last ten minutes, or before any measure the shared rate limit's (per job, retries included); the finish is a range. Prices and caps: <code>discern.service_budgets</code>.</p>
             <table><tr><th>service</th><th>waiting</th><th>running</th><th>pace /min</th><th>binds</th><th>finishes</th>\
-            \(windowed ? "<th>will not finish</th>" : "")<th>cost forecast</th><th>spent this month</th></tr>\(rows)</table>
+            \(windowed ? "<th>will not finish</th>" : "")<th>cost forecast</th><th>spent this month</th><th>spend cap</th></tr>\(rows)</table>
             \(leftOver)
             """)
+    }
+
+    /// "12,400 of 50,000 calls this month"; "–" without a cap.
+    static func cap(_ service: Plan.Service) -> String {
+        guard let cap = service.capCalls, let used = service.capUsed, let period = service.capPeriod else { return "–" }
+        let text = "\(HTML.number(used)) of \(HTML.number(Int(cap))) calls this \(HTML.text(period))"
+        return used >= Int(cap) ? "<span class=\"bad\">\(text): reached</span>" : text
     }
 
     static func pace(_ service: Plan.Service) -> String {

@@ -39,13 +39,18 @@ enum PlanText {
         guard !plan.services.isEmpty else { return "nothing is queued" }
         let windowed = plan.until != nil
         let headers = ["service", "waiting", "running", "pace /min", "binds", "finishes"] + (windowed ? ["will not finish"] : [])
-            + ["cost forecast", "spent this month"]
+            + ["cost forecast", "spent this month", "spend cap"]
         let rows: [[String]] = plan.services.map { service in
             var row: [String] = [service.backend, "\(service.waiting)", "\(service.running)", pace(service), service.constraintText, finish(service)]
             if windowed { row.append(service.willNotFinish.map { "\($0)" } ?? "-") }
             row.append(service.costForecast.map { String(format: "%.2f", $0) } ?? "-")
             let calls = "\(service.callsThisMonth) calls"
             row.append(service.spendThisMonth.map { String(format: "%.2f", $0) + " (\(calls))" } ?? calls)
+            if let cap = service.capCalls, let used = service.capUsed, let period = service.capPeriod {
+                row.append("\(used) of \(Int(cap)) calls this \(period)" + (used >= Int(cap) ? ": reached" : ""))
+            } else {
+                row.append("-")
+            }
             return row
         }
         var lines = [TextTable.render(headers: headers, rows: rows)]

@@ -75,4 +75,38 @@ struct PlanTests {
             }
         }
     }
+
+    @Test("in Chromium: the Plan page shows the pace, what binds it, what a window leaves over by batch and priority, the cost and the cap")
+    func planPage() async throws {
+        try await TestDatabase.with { conninfo in
+            try await TestFolder.with { folder in
+                let database = Database(conninfo: conninfo)
+                let images = try (1...4).map { try folder.write(SampleImages.photo(width: 96, height: 64, seed: 70 + $0), as: "p\($0).jpg") }
+                try await database.withConnection { connection in
+                    _ = try JobQueue.enqueue(connection, paths: (0..<900).map { images[$0 % 4] }, batch: "nightly-2026-11-24")
+                    _ = try JobQueue.enqueue(connection, paths: (0..<300).map { images[$0 % 4] }, batch: "archive-2019", priority: 5)
+                }
+                _ = try await database.rows("UPDATE discern.rate_limits SET per_minute = 30 WHERE key = 'discerner:analyze'")
+                _ = try await database.rows("""
+                    INSERT INTO discern.service_budgets (backend, price_per_call, cap_calls, cap_period) VALUES ('discerner', 0.0015, 50000, 'month')
+                    """)
+                // A live worker, as its heartbeat leaves it: the plan counts who serves what.
+                _ = try await database.rows("""
+                    INSERT INTO discern.workers (id, host, pid, version, backends, heartbeat_seconds) VALUES ('w1', 'night-1', 4242, 'test', ARRAY['discerner'], 3600)
+                    """)
+                let (console, port) = try await ConsoleTests.console(conninfo, folder)
+                defer { console.kill() }
+                let until = Date().addingTimeInterval(30 * 60).formatted(.iso8601)
+                let tour = try await BrowserSession.run([
+                    .go("http://127.0.0.1:\(port)/plan?until=\(until)"), .text,
+                    .screenshot(BrowserSession.screenshots.appendingPathComponent("plan.png").path),
+                ])
+                let text = tour.steps[1].text ?? ""
+                // 1,200 jobs at 30 a minute: 900 fit in 30 minutes, the 300 of priority 5 do not.
+                #expect(text.contains("rate limit discerner:analyze") && text.contains("30.0") && text.contains("archive-2019"), "\(text.prefix(1500))")
+                #expect(text.contains("will not finish") && text.contains("300"), "\(text.prefix(1500))")
+                #expect(text.contains("1.80"), "the cost forecast: 1,200 calls at 0.0015: \(text.prefix(1500))")
+            }
+        }
+    }
 }
