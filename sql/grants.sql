@@ -60,7 +60,8 @@ BEGIN
         -- discern.enqueue returns the new id (RETURNING needs SELECT on it); batches are named
         -- and created on the way; `discern enqueue` skips content a result already has. The
         -- columns a job is made of, and no other (not its state, not its attempts).
-        GRANT INSERT (batch_id, backend, action, image_path, params, priority, run_at, max_attempts, unique_key)
+        GRANT INSERT (batch_id, backend, action, image_path, params, priority, run_at, max_attempts, unique_key,
+                      perceptual_hash, near_duplicate_of)
             ON discern.jobs TO discern_enqueue;
         GRANT SELECT (id) ON discern.jobs TO discern_enqueue;
         GRANT SELECT (id, name), INSERT ON discern.batches TO discern_enqueue;
@@ -78,7 +79,7 @@ BEGIN
         REVOKE SELECT ON discern.jobs, discern.results, discern.latest_results FROM discern_reader;
         GRANT SELECT (id, batch_id, backend, action, image_path, state, priority, run_at, attempts, max_attempts,
                       lease_owner, lease_expires_at, error_kind, last_error, error_history, created_at, updated_at,
-                      finished_at, unique_key, shared_crashes, solo_crashes, given_back)
+                      finished_at, unique_key, shared_crashes, solo_crashes, given_back, perceptual_hash, near_duplicate_of)
             ON discern.jobs TO discern_reader;
         GRANT SELECT (id, job_id, batch_id, image_path, backend, action, category, subcategory, operator, fleet_id,
                       license_plate, confidence, text_identifiers, description, outcome, subject_id, details, api_calls,

@@ -100,3 +100,31 @@ int cvipsshim_jpegsave_buffer(VipsImage *in, void **buffer, size_t *length, int 
 int cvipsshim_deviate(VipsImage *in, double *deviation) {
     return vips_deviate(in, deviation, NULL);
 }
+
+int cvipsshim_dhash_buffer(const void *data, size_t length, unsigned long long *hash) {
+    VipsImage *small = NULL, *grey = NULL, *bytes = NULL;
+    int failed = vips_thumbnail_buffer((void *)data, length, &small, 9, "height", 8, "size", VIPS_SIZE_FORCE, NULL)
+        || vips_colourspace(small, &grey, VIPS_INTERPRETATION_B_W, NULL)
+        || vips_cast_uchar(grey, &bytes, NULL);
+    if (!failed) {
+        size_t size = 0;
+        unsigned char *pixels = vips_image_write_to_memory(bytes, &size);
+        int bands = vips_image_get_bands(bytes);
+        if (pixels && size >= (size_t)(9 * 8 * bands)) {
+            unsigned long long bits = 0;
+            for (int y = 0; y < 8; y++)
+                for (int x = 0; x < 8; x++) {
+                    bits <<= 1;
+                    if (pixels[(y * 9 + x) * bands] < pixels[(y * 9 + x + 1) * bands]) bits |= 1;
+                }
+            *hash = bits;
+        } else {
+            failed = 1;
+        }
+        g_free(pixels);
+    }
+    if (bytes) g_object_unref(bytes);
+    if (grey) g_object_unref(grey);
+    if (small) g_object_unref(small);
+    return failed ? -1 : 0;
+}

@@ -63,9 +63,15 @@ public enum FailureOutcome: String, Sendable {
 public struct EnqueuedFile: Sendable, Equatable {
     public let path: String
     public let uniqueKey: String?
+    /// How the photo looks in 64 bits (Imaging's PerceptualHash), when asked for.
+    public var perceptualHash: Int64?
+    /// The photo enqueued before it that it nearly duplicates: it then waits behind every other job.
+    public var nearDuplicateOf: String?
 
-    public init(path: String, uniqueKey: String? = nil) {
+    public init(path: String, uniqueKey: String? = nil, perceptualHash: Int64? = nil, nearDuplicateOf: String? = nil) {
         self.path = path
         self.uniqueKey = uniqueKey
+        self.perceptualHash = perceptualHash
+        self.nearDuplicateOf = nearDuplicateOf
     }
 }

@@ -82,8 +82,12 @@ public enum JobQueue {
                                action: String = "analyze", batch: String? = nil, priority: Int = 0,
                                paramsJSON: String = "{}") throws -> Int {
         try connection.transaction { connection in
-            try connection.query("CREATE TEMP TABLE discern_enqueue (image_path text NOT NULL, unique_key text) ON COMMIT DROP")
-            try connection.copyIn("COPY discern_enqueue (image_path, unique_key) FROM STDIN", rows: files.lazy.map { [$0.path, $0.uniqueKey] })
+            try connection.query("""
+                CREATE TEMP TABLE discern_enqueue (image_path text NOT NULL, unique_key text, perceptual_hash bigint, near_duplicate_of text)
+                ON COMMIT DROP
+                """)
+            try connection.copyIn("COPY discern_enqueue (image_path, unique_key, perceptual_hash, near_duplicate_of) FROM STDIN",
+                                  rows: files.lazy.map { [$0.path, $0.uniqueKey, $0.perceptualHash.map(String.init), $0.nearDuplicateOf] })
             let batchID = try batch.map { try connection.query("SELECT discern.batch_id($1) AS id", [$0]).first?.int("id") } ?? nil
             return try connection.query(QueueSQL.enqueueStaged, [batchID, backend, action, priority, paramsJSON]).affected
         }

@@ -185,9 +185,11 @@ enum QueueSQL {
     /// Moves the files COPY put in `discern_enqueue` into the queue, skipping keys already
     /// taken by a job (the unique index) or by a result: the rule `discern.enqueue_many` keeps
     /// too (migration 0020). One statement: one wake-up.
+    /// A near-duplicate waits behind every other job (the largest priority).
     static let enqueueStaged = """
-        INSERT INTO discern.jobs (batch_id, backend, action, image_path, priority, unique_key, params)
-        SELECT $1::bigint, $2, $3, s.image_path, $4::smallint, s.unique_key, $5::jsonb
+        INSERT INTO discern.jobs (batch_id, backend, action, image_path, priority, unique_key, params, perceptual_hash, near_duplicate_of)
+        SELECT $1::bigint, $2, $3, s.image_path, CASE WHEN s.near_duplicate_of IS NULL THEN $4::smallint ELSE 32767 END,
+               s.unique_key, $5::jsonb, s.perceptual_hash, s.near_duplicate_of
         FROM discern_enqueue s
         WHERE s.unique_key IS NULL
            OR NOT EXISTS (SELECT 1 FROM discern.results r WHERE r.unique_key = s.unique_key)

@@ -39,6 +39,12 @@ public struct BatchReport: Codable, Sendable {
     public var elapsedSeconds: Double?
     /// Finished jobs per minute between the first and the last finish.
     public var jobsPerMinute: Double?
+    /// Photos enqueued as near-duplicates of others in the batch (`enqueue --near-duplicates
+    /// last`), how many of them were not analysed (cancelled or still waiting), and the calls
+    /// that saved (the batch's calls per analysed job, at least one).
+    public var nearDuplicates: Int = 0
+    public var nearDuplicatesNotAnalysed: Int = 0
+    public var callsSaved: Int = 0
 
     public var totalJobs: Int { backends.reduce(0) { $0 + $1.jobs } }
     public var bytesSaved: Int { backends.reduce(0) { $0 + $1.originalBytes - $1.sentBytes } }
@@ -123,9 +129,22 @@ public struct BatchReport: Codable, Sendable {
             """, [id]).first {
             finishes.add(count: try pruned.int("n"), first: try pruned.optionalDouble("first"), last: try pruned.optionalDouble("last"))
         }
-        return BatchReport(batch: name, createdAt: try batch.string("created"), backends: backends.values.sorted { $0.backend < $1.backend },
-                           topErrors: errors, elapsedSeconds: finishes.last.map { $0 - createdEpoch },
-                           jobsPerMinute: finishes.perMinute)
+        var report = BatchReport(batch: name, createdAt: try batch.string("created"), backends: backends.values.sorted { $0.backend < $1.backend },
+                                 topErrors: errors, elapsedSeconds: finishes.last.map { $0 - createdEpoch },
+                                 jobsPerMinute: finishes.perMinute)
+        // Calls a job takes: the batch's own, else its service's over the last 7 days.
+        if let near = try connection.query("""
+            SELECT count(*) AS n, count(*) FILTER (WHERE j.state IN ('available', 'cancelled')) AS left_out,
+                   coalesce((SELECT round(avg(r.api_calls)) FROM discern.results r WHERE r.batch_id = $1 AND r.api_calls > 0),
+                            (SELECT round(avg(r.api_calls)) FROM discern.results r
+                             WHERE r.backend = min(j.backend) AND r.api_calls > 0 AND r.created_at > now() - interval '7 days'), 1)::bigint AS per_job
+            FROM discern.jobs j WHERE j.batch_id = $1 AND j.near_duplicate_of IS NOT NULL
+            """, [id]).first {
+            report.nearDuplicates = try near.int("n")
+            report.nearDuplicatesNotAnalysed = try near.int("left_out")
+            report.callsSaved = report.nearDuplicatesNotAnalysed * max(1, try near.int("per_job"))
+        }
+        return report
     }
 }
 

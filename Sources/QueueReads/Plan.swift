@@ -80,6 +80,21 @@ public struct Plan: Codable, Sendable {
         """
 }
 
+extension Plan.Service {
+    /// The pace as people read it: "27.0–30.0" jobs a minute, "30.0" when the range is one
+    /// figure; nil when nothing moves the jobs.
+    public var paceText: String? {
+        guard let low = perMinuteLow, let high = perMinuteHigh else { return nil }
+        return abs(high - low) < 0.05 ? String(format: "%.1f", high) : String(format: "%.1f–%.1f", low, high)
+    }
+
+    /// The finish range, early and late (one moment when they agree); nil: never at this pace.
+    public var finishRange: [String]? {
+        guard let early = finishEarly, let late = finishLate else { return nil }
+        return early == late ? [early] : [early, late]
+    }
+}
+
 extension Plan {
     /// When a window given as text ends: "06:00" is the next 06:00 in this machine's time zone
     /// (tomorrow's once today's has passed); else an ISO 8601 time with its offset.

@@ -35,3 +35,7 @@ int cvipsfixtureshim_region_mean(VipsImage *in, int left, int top, int width, in
     g_object_unref(region);
     return status;
 }
+
+int cvipsfixtureshim_extract_area(VipsImage *in, VipsImage **out, int left, int top, int width, int height) {
+    return vips_extract_area(in, out, left, top, width, height, NULL);
+}

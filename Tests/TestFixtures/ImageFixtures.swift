@@ -62,6 +62,16 @@ public enum ImageFixtures {
         return try decoded.save("encode \(suffix)") { cvipssampleshim_save_buffer(decoded.pointer, suffix, $0, $1) }
     }
 
+    /// `image` with `fraction` of its width and height cut off, half on each side, as a JPEG: a
+    /// photo someone cropped a little.
+    public static func cropped(_ image: Data, by fraction: Double, quality: Int = 90) throws(ImagingError) -> Data {
+        let decoded = try decode(image)
+        let width = Int(decoded.pointer.pointee.Xsize), height = Int(decoded.pointer.pointee.Ysize)
+        let cutX = Int(Double(width) * fraction / 2), cutY = Int(Double(height) * fraction / 2)
+        let inner = try decoded.map("crop") { cvipsfixtureshim_extract_area($0, $1, Int32(cutX), Int32(cutY), Int32(width - 2 * cutX), Int32(height - 2 * cutY)) }
+        return try inner.jpeg(quality: quality)
+    }
+
     /// A CMYK JPEG (as print workflows produce).
     public static func cmykJPEG(width: Int, height: Int) throws(ImagingError) -> Data {
         let rgb = try decode(SampleImages.photo(width: width, height: height, seed: 11))

@@ -9,7 +9,8 @@
 -- run's end) counts too, so the count errs high, never low.
 -- A service with a cap (discern.service_budgets) is granted no more slots than the cap leaves in
 -- its period, every key of the service counted together under the budget's row lock, so the cap
--- holds across every worker; at the cap, none (granted 0, first_wait the seconds until the
+-- holds across every worker. Under a cap slots are granted one at a time, so what is counted is
+-- what is about to be sent; at the cap, none (granted 0, first_wait the seconds until the
 -- period ends) and the service is paused by 'spend cap' until discern.lift_spent_caps() finds
 -- room again (a new period, a raised cap).
 CREATE OR REPLACE FUNCTION discern.take_rate_tokens(limit_key text, wanted integer)
@@ -50,7 +51,9 @@ BEGIN
             RETURN NEXT;
             RETURN;
         END IF;
-        taken := least(taken, room)::integer;
+        -- One slot at a time under a cap: a lease of many, spent on calls that never happen
+        -- (the cap reached meanwhile), would use up the budget without a call made.
+        taken := least(taken, room, 1)::integer;
     END IF;
     due := greatest(coalesce(bucket.next_at, moment), moment);
     UPDATE discern.rate_limits SET next_at = due + taken * gap WHERE key = limit_key;

@@ -36,4 +36,9 @@ int cvipsshim_jpegsave_buffer(VipsImage *in, void **buffer, size_t *length, int 
 // The standard deviation of all pixels: how much an image shows (the simulator's "no face").
 int cvipsshim_deviate(VipsImage *in, double *deviation);
 
+// A difference hash of an encoded image (64 bits: each of 8 rows of a 9 x 8 grey thumbnail,
+// whether each pixel is darker than its right neighbour). Near-identical photos (resized,
+// recompressed, slightly cropped) differ in a few bits. 0 on success.
+int cvipsshim_dhash_buffer(const void *data, size_t length, unsigned long long *hash);
+
 #endif

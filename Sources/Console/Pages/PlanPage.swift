@@ -49,13 +49,9 @@ enum PlanPage {
         return used >= Int(cap) ? "<span class=\"bad\">\(text): reached</span>" : text
     }
 
-    static func pace(_ service: Plan.Service) -> String {
-        guard let low = service.perMinuteLow, let high = service.perMinuteHigh else { return "–" }
-        return abs(high - low) < 0.05 ? String(format: "%.1f", high) : String(format: "%.1f–%.1f", low, high)
-    }
+    static func pace(_ service: Plan.Service) -> String { service.paceText ?? "–" }
 
     static func finish(_ service: Plan.Service) -> String {
-        guard let early = service.finishEarly, let late = service.finishLate else { return "never at this pace" }
-        return early == late ? HTML.time(early) : "\(HTML.time(early)) – \(HTML.time(late))"
+        service.finishRange.map { $0.map(HTML.time).joined(separator: " – ") } ?? "never at this pace"
     }
 }

@@ -29,6 +29,7 @@ enum ReportPage {
         let body = """
             <p>Created \(HTML.text(report.createdAt)). \(HTML.number(report.totalJobs)) jobs; \(pace); \(HTML.bytes(max(0, report.bytesSaved))) saved by preparation.
             <a href="/api/report\(HTML.text(HTML.query([("batch", report.batch)])))">JSON</a></p>
+            \(report.nearDuplicates == 0 ? "" : "<p>Near-duplicates put last: \(HTML.number(report.nearDuplicates)); not analysed: \(HTML.number(report.nearDuplicatesNotAnalysed)), \(HTML.number(report.callsSaved)) call(s) saved.</p>")
             <table><tr><th>backend</th><th>jobs</th><th>succeeded</th><th>dead</th><th>cancelled</th><th>pending</th><th>failed attempts</th>\
             <th>API calls</th><th>outcomes</th><th>read</th><th>sent</th><th>sent as is</th></tr>\(rows)</table>
             <h2>Top errors (dead jobs)</h2>

@@ -4,6 +4,7 @@ import Crypto
 import DedicatedThreads
 import Enqueueing
 import Foundation
+import Imaging
 import JobQueue
 import MediaFiles
 import Postgres
@@ -48,6 +49,13 @@ struct EnqueueCommand: AsyncParsableCommand {
     @Flag(inversion: .prefixedNo, help: "Skip files whose content was already enqueued or analysed (hashes every file).")
     var dedupe = true
 
+    @Option(help: "last: a photo that nearly duplicates one enqueued before it in this run (resized, recompressed, slightly cropped; a perceptual hash, compared within \(PerceptualHash.nearDuplicateBits) of 64 bits) waits behind every other job, so a quota goes to new photos first; off: every photo in its turn.")
+    var nearDuplicates: NearDuplicates = .off
+
+    enum NearDuplicates: String, ExpressibleByArgument, CaseIterable {
+        case off, last
+    }
+
     @Option(help: "Threads hashing files.")
     var hashThreads: Int = max(2, ProcessInfo.processInfo.activeProcessorCount)
 
@@ -82,6 +90,9 @@ struct EnqueueCommand: AsyncParsableCommand {
         let backend = self.backend.rawValue, action = self.action, batch = self.batch, priority = self.priority, params = self.params
         var found = 0, added = 0
         var unreadable: [String] = []
+        // The perceptual hashes of the photos kept so far in this run, to find near-duplicates.
+        var looks: [(hash: UInt64, path: String)] = []
+        var nearDuplicateCount = 0
         while let chunk = try await reader.run({ try walk.next(upTo: Self.chunkSize) }) {
             var files = chunk.map { EnqueuedFile(path: $0) }
             if dedupe {
@@ -95,6 +106,10 @@ struct EnqueueCommand: AsyncParsableCommand {
                         return nil
                     }
                 }
+            }
+            if nearDuplicates == .last {
+                files = try await markNearDuplicates(files, roots: walk.roots, seen: &looks)
+                nearDuplicateCount += files.count { $0.nearDuplicateOf != nil }
             }
             found += chunk.count
             let staged = files
@@ -112,7 +127,35 @@ struct EnqueueCommand: AsyncParsableCommand {
         }
         let skipped = found - added - unreadable.count
         print("enqueued \(added) job(s) for \(backend)\(batch.map { " in batch \(TerminalText.safe($0))" } ?? "")"
-              + (skipped > 0 ? "; skipped \(skipped) already enqueued or analysed" : ""))
+              + (skipped > 0 ? "; skipped \(skipped) already enqueued or analysed" : "")
+              + (nearDuplicates == .last ? "; \(nearDuplicateCount) near-duplicate(s) wait behind the rest" : ""))
+    }
+
+    /// Each file's perceptual hash (on `hashThreads` threads of their own), and the earlier photo
+    /// of this run it nearly duplicates, if any: the first of a group stays in its turn, the rest
+    /// name it. A file that cannot be decoded keeps its turn (the worker will say why it fails).
+    private func markNearDuplicates(_ files: [EnqueuedFile], roots: PathRoots, seen: inout [(hash: UInt64, path: String)]) async throws -> [EnqueuedFile] {
+        let pool = ThreadPool(name: "discern-look", threads: hashThreads)
+        defer { pool.shutdown() }
+        let hashes = try await withThrowingTaskGroup(of: (Int, UInt64?).self) { group in
+            for (index, file) in files.enumerated() {
+                group.addTask { (index, try await pool.run { try? PerceptualHash.of(try roots.open(file.path)) }) }
+            }
+            var hashes = [UInt64?](repeating: nil, count: files.count)
+            for try await (index, hash) in group { hashes[index] = hash }
+            return hashes
+        }
+        var marked = files
+        for index in marked.indices {
+            guard let hash = hashes[index] else { continue }
+            marked[index].perceptualHash = Int64(bitPattern: hash)
+            if let original = seen.first(where: { PerceptualHash.distance($0.hash, hash) <= PerceptualHash.nearDuplicateBits }) {
+                marked[index].nearDuplicateOf = original.path
+            } else {
+                seen.append((hash, marked[index].path))
+            }
+        }
+        return marked
     }
 
     /// Files per transaction: big enough that COPY dominates, small enough to bound memory.

@@ -65,6 +65,10 @@ enum MarkdownReport {
                          + "| \(milliseconds(backend.averagePrepareMilliseconds)) | \(milliseconds(backend.averageAnalyzeMilliseconds)) |")
         }
         lines += ["", "Bytes saved by preparation: \(megabytes(report.bytesSaved)).", ""]
+        if report.nearDuplicates > 0 {
+            lines += ["Near-duplicates put last: \(report.nearDuplicates); not analysed: \(report.nearDuplicatesNotAnalysed), "
+                      + "\(report.callsSaved) call(s) saved.", ""]
+        }
         lines += ["## Top errors (dead jobs)", ""]
         if report.topErrors.isEmpty {
             lines.append("None.")

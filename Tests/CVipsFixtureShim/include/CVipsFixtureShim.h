@@ -15,4 +15,6 @@ int cvipsfixtureshim_draw_rect(VipsImage *image, double ink, int left, int top, 
 // The mean of all bands over a rectangle, for checking pixels in tests.
 int cvipsfixtureshim_region_mean(VipsImage *in, int left, int top, int width, int height, double *mean);
 
+int cvipsfixtureshim_extract_area(VipsImage *in, VipsImage **out, int left, int top, int width, int height);
+
 #endif
