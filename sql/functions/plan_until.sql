@@ -102,8 +102,11 @@ LANGUAGE sql STABLE AS $$
                 WHEN p.limit_per_minute IS NOT NULL AND (p.mid IS NULL OR p.mid >= 0.85 * p.limit_per_minute)
                     THEN 'rate limit ' || p.limit_key
                 ELSE 'the workers (their number, concurrency and CPU)' END,
-           CASE WHEN p.per_minute_high > 0 THEN now() + make_interval(secs => 60 * (p.waiting + p.running) / p.per_minute_high) END,
-           CASE WHEN p.per_minute_low > 0 THEN now() + make_interval(secs => 60 * (p.waiting + p.running) / p.per_minute_low) END,
+           -- Beyond a century (a limit set near zero) is never: an interval that long is out of range.
+           CASE WHEN p.per_minute_high > 0 AND (p.waiting + p.running) / p.per_minute_high < 5e7
+                THEN now() + make_interval(secs => 60 * (p.waiting + p.running) / p.per_minute_high) END,
+           CASE WHEN p.per_minute_low > 0 AND (p.waiting + p.running) / p.per_minute_low < 5e7
+                THEN now() + make_interval(secs => 60 * (p.waiting + p.running) / p.per_minute_low) END,
            CASE WHEN until IS NOT NULL AND p.per_minute IS NOT NULL
                 THEN least(p.waiting + p.running, floor(p.per_minute * greatest(0, extract(epoch FROM until - now())) / 60))::bigint END,
            CASE WHEN until IS NULL THEN NULL

@@ -45,8 +45,8 @@ enum PlanPage {
     /// "12,400 of 50,000 calls this month"; "–" without a cap.
     static func cap(_ service: Plan.Service) -> String {
         guard let cap = service.capCalls, let used = service.capUsed, let period = service.capPeriod else { return "–" }
-        let text = "\(HTML.number(used)) of \(HTML.number(Int(cap))) calls this \(HTML.text(period))"
-        return used >= Int(cap) ? "<span class=\"bad\">\(text): reached</span>" : text
+        let text = "\(HTML.number(used)) of \(String(format: "%.0f", cap)) calls this \(HTML.text(period))"
+        return Double(used) >= cap ? "<span class=\"bad\">\(text): reached</span>" : text
     }
 
     static func pace(_ service: Plan.Service) -> String { service.paceText ?? "–" }

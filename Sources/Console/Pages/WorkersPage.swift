@@ -24,6 +24,6 @@ enum WorkersPage {
     /// Jobs a minute over the last minute, while it works: a stopped worker has no pace.
     private static func pace(_ worker: WorkerList.Worker) -> String {
         guard worker.live, let perMinute = worker.jobsPerMinute else { return "–" }
-        return perMinute < 10 ? String(format: "%.1f", perMinute) : HTML.number(Int(perMinute.rounded()))
+        return String(format: perMinute < 10 ? "%.1f" : "%.0f", perMinute)
     }
 }

@@ -47,7 +47,7 @@ enum PlanText {
             let calls = "\(service.callsThisMonth) calls"
             row.append(service.spendThisMonth.map { String(format: "%.2f", $0) + " (\(calls))" } ?? calls)
             if let cap = service.capCalls, let used = service.capUsed, let period = service.capPeriod {
-                row.append("\(used) of \(Int(cap)) calls this \(period)" + (used >= Int(cap) ? ": reached" : ""))
+                row.append("\(used) of \(String(format: "%.0f", cap)) calls this \(period)" + (Double(used) >= cap ? ": reached" : ""))
             } else {
                 row.append("-")
             }
