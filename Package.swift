@@ -158,7 +158,7 @@ let package = Package(
 
         .testTarget(
             name: "UnitTests",
-            dependencies: ["Imaging", "MediaFiles", "Simulator", "CurlHTTP", "Backends", "JobQueue", "Postgres", "AnalysisModel", "SampleImages", "Enqueueing",
+            dependencies: ["Imaging", "MediaFiles", "Simulator", "CurlHTTP", "Backends", "JobQueue", "QueueReads", "Postgres", "AnalysisModel", "SampleImages", "Enqueueing",
                            "Worker", "TestFixtures"],
             swiftSettings: swiftSettings
         ),

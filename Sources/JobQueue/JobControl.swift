@@ -1,3 +1,4 @@
+import Foundation
 import Postgres
 
 /// Operators' hands on jobs: re-queue dead ones, cancel unfinished ones, delete finished failures,
@@ -26,9 +27,12 @@ public enum JobControl {
             (self.file, self.fromDay, self.toDay) = (file, Self.day(fromDay), Self.day(toDay))
         }
 
-        /// A day as a filter takes it, or nil: YYYY-MM-DD.
-        static func day(_ text: String?) -> String? {
-            text.flatMap { $0.wholeMatch(of: /\d{4}-\d{2}-\d{2}/) != nil ? $0 : nil }
+        /// A day as a filter takes it, or nil: YYYY-MM-DD, a day that exists (2026-02-30 does not).
+        public static func day(_ text: String?) -> String? {
+            guard let text, text.wholeMatch(of: /\d{4}-\d{2}-\d{2}/) != nil,
+                  let date = try? Date("\(text)T00:00:00Z", strategy: .iso8601),
+                  date.formatted(.iso8601.year().month().day()) == text else { return nil }
+            return text
         }
 
         public var isEmpty: Bool { ids.isEmpty && batch == nil && errorKind == nil && backend == nil && file == nil && fromDay == nil && toDay == nil }

@@ -49,9 +49,12 @@ public struct JobFilter: Sendable, Equatable {
         (self.file, self.fromDay, self.toDay, self.before, self.limit) = (file, fromDay, toDay, before, limit)
     }
 
-    /// A day as the filter takes it, or nil: YYYY-MM-DD.
+    /// A day as the filter takes it, or nil: YYYY-MM-DD, a day that exists (2026-02-30 does not).
     public static func day(_ text: String?) -> String? {
-        text.flatMap { $0.wholeMatch(of: /\d{4}-\d{2}-\d{2}/) != nil ? $0 : nil }
+        guard let text, text.wholeMatch(of: /\d{4}-\d{2}-\d{2}/) != nil,
+              let date = try? Date("\(text)T00:00:00Z", strategy: .iso8601),
+              date.formatted(.iso8601.year().month().day()) == text else { return nil }
+        return text
     }
 
     var parameters: [(any PostgresEncodable)?] {

@@ -24,7 +24,7 @@ struct JobFilterOptions: ParsableArguments {
 
     func validate() throws {
         for (name, day) in [("--from", from), ("--to", to)] {
-            if let day, day.wholeMatch(of: /\d{4}-\d{2}-\d{2}/) == nil { throw ValidationError("\(name) takes a day as YYYY-MM-DD, not \(day)") }
+            if let day, JobControl.Selection.day(day) == nil { throw ValidationError("\(name) takes a day as YYYY-MM-DD, not \(day)") }
         }
     }
 }
