@@ -11,11 +11,7 @@ BEGIN
     WHERE p.paused_by = 'spend cap'
       AND NOT EXISTS (
           SELECT 1 FROM discern.service_budgets b
-          WHERE b.backend = p.backend AND (b.cap_calls IS NOT NULL OR b.cap_money IS NOT NULL)
-            AND least(coalesce(b.cap_calls::numeric, 'Infinity'), coalesce(floor(b.cap_money / b.price_per_call), 'Infinity'))
-                - (SELECT coalesce(sum(c.calls), 0) FROM discern.billed_calls c
-                   WHERE c.backend = b.backend
-                     AND c.day >= (date_trunc(b.cap_period, now(), 'UTC') AT TIME ZONE 'UTC')::date) < 1);
+          WHERE b.backend = p.backend AND discern.cap_calls(b) - discern.cap_used(b.backend, b.cap_period, now()) < 1);
     GET DIAGNOSTICS lifted = ROW_COUNT;
     IF lifted > 0 THEN
         PERFORM pg_notify('discern_jobs', '');

@@ -82,13 +82,10 @@ LANGUAGE sql STABLE AS $$
     ), budget AS (
         -- The cap in calls (a money cap divided by the price), and the calls of its period.
         SELECT b.backend, b.price_per_call,
-               (SELECT coalesce(sum(c.calls), 0) FROM discern.billed_calls c
-                WHERE c.backend = b.backend AND c.day >= (date_trunc('month', now(), 'UTC') AT TIME ZONE 'UTC')::date)::bigint AS calls_this_month,
-               nullif(least(coalesce(b.cap_calls::numeric, 'Infinity'), coalesce(floor(b.cap_money / b.price_per_call), 'Infinity')), 'Infinity') AS cap_calls,
-               CASE WHEN b.cap_calls IS NOT NULL OR b.cap_money IS NOT NULL THEN b.cap_period END AS cap_period,
-               CASE WHEN b.cap_calls IS NOT NULL OR b.cap_money IS NOT NULL THEN
-                   (SELECT coalesce(sum(c.calls), 0) FROM discern.billed_calls c
-                    WHERE c.backend = b.backend AND c.day >= (date_trunc(b.cap_period, now(), 'UTC') AT TIME ZONE 'UTC')::date)::bigint END AS cap_used
+               discern.cap_used(b.backend, 'month', now()) AS calls_this_month,
+               discern.cap_calls(b) AS cap_calls,
+               CASE WHEN discern.cap_calls(b) IS NOT NULL THEN b.cap_period END AS cap_period,
+               CASE WHEN discern.cap_calls(b) IS NOT NULL THEN discern.cap_used(b.backend, b.cap_period, now()) END AS cap_used
         FROM discern.service_budgets b
     )
     SELECT p.backend, p.waiting, p.running, p.later, coalesce(pr.by_priority, '{}'),

@@ -37,9 +37,7 @@ BEGIN
     WHERE b.backend = service AND (b.cap_calls IS NOT NULL OR b.cap_money IS NOT NULL) FOR UPDATE;
     IF FOUND THEN
         period_start := date_trunc(budget.cap_period, moment, 'UTC');
-        room := least(coalesce(budget.cap_calls::numeric, 'Infinity'), coalesce(floor(budget.cap_money / budget.price_per_call), 'Infinity'))
-                - (SELECT coalesce(sum(c.calls), 0) FROM discern.billed_calls c
-                   WHERE c.backend = service AND c.day >= (period_start AT TIME ZONE 'UTC')::date);
+        room := discern.cap_calls(budget) - discern.cap_used(service, budget.cap_period, moment);
         IF room < 1 THEN
             INSERT INTO discern.paused_backends (backend, paused_by, reason)
             VALUES (service, 'spend cap', format('the %s cap (%s) is spent; it lifts itself when there is room again',
