@@ -15,7 +15,7 @@ public struct Plan: Codable, Sendable {
         public let later: Int
         /// Waiting jobs by priority ("0": 1200).
         public let byPriority: [String: Int]
-        /// Measured over the last 7 days: calls a result took, attempts a finished job took.
+        /// Measured over the service's last 1,000 results and finished jobs: calls a result took, attempts a job took.
         public let callsPerJob: Double?
         public let attemptsPerJob: Double?
         /// The tightest shared rate limit, in jobs a minute.

@@ -158,6 +158,7 @@ def main():
             (f"/jobs?from={mid_day}&to={mid_day}", "jobs of one day"), (f"/jobs?from={mid_day}&to={mid_day}&state=dead", "jobs of one day, dead"),
             (f"/jobs?file={first_file[:4]}&from={mid_day}", "jobs by file name from a day on"),
             ("/log", "operator log"), ("/workers", "workers page"), ("/api/workers", "workers API"),
+            ("/plan", "plan page"), ("/api/plan", "plan API"), ("/plan?until=06:00", "plan page with a window (what is left over)"),
         ]
         # A finished batch is summarised once (discern.batch_summary, migration 0009): the first
         # view after a restart of the cache pays for all of them. Measured once, cold, and reported.
