@@ -7,9 +7,14 @@ import QueueReads
 enum JobsPage {
     static let states = ["available", "running", "succeeded", "dead", "cancelled"]
 
+    /// The filter as the page's query and the actions' fields carry it; the state first.
+    static func fields(_ filter: JobFilter) -> [(String, String?)] {
+        [("state", filter.state), ("batch", filter.batch), ("kind", filter.errorKind), ("backend", filter.backend),
+         ("file", filter.file), ("from", filter.fromDay), ("to", filter.toDay)]
+    }
+
     static func render(_ list: JobList, filter: JobFilter, notice: String? = nil, _ context: PageContext) -> Page {
-        let shown = [("state", filter.state), ("batch", filter.batch), ("kind", filter.errorKind), ("backend", filter.backend),
-                     ("file", filter.file), ("from", filter.fromDay), ("to", filter.toDay)]
+        let shown = fields(filter)
         let rows = list.items.map { job in
             let tick = context.readOnly ? "" : "<td><input type=\"checkbox\" name=\"job\" value=\"\(job.id)\" form=\"selected\" aria-label=\"Job \(job.id)\"></td>"
             return """
@@ -61,10 +66,9 @@ enum JobsPage {
     /// Every job the filter matches, not only this page's: shown when the filter names more than
     /// a state (a state alone would be the whole queue).
     private static func matchingActions(_ filter: JobFilter, _ context: PageContext) -> String {
-        let fields = [("batch", filter.batch), ("kind", filter.errorKind), ("backend", filter.backend), ("file", filter.file),
-                      ("from", filter.fromDay), ("to", filter.toDay)].compactMap { name, value in value.map { (name, $0) } }
-        guard !context.readOnly, !fields.isEmpty else { return "" }
-        let carried = fields + (filter.state.map { [("state", $0)] } ?? []) + [("back", "/jobs")]
+        let given = fields(filter).compactMap { name, value in value.map { (name, $0) } }
+        guard !context.readOnly, given.contains(where: { $0.0 != "state" }) else { return "" }
+        let carried = given + [("back", "/jobs")]
         return "<p>" + ["retry", "cancel", "delete"].map { verb in
             context.action("/actions/\(verb)", "\(verb.capitalized) all matching…", fields: carried)
         }.joined(separator: " ") + " <span class=\"muted\">(a page says how many first)</span></p>"

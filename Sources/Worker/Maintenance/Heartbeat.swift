@@ -70,8 +70,7 @@ struct Pace {
     /// Jobs a minute from the oldest sample kept to the newest; nil with less than two.
     var perMinute: Double? {
         guard let first = samples.first, let last = samples.last, first.at < last.at else { return nil }
-        let seconds = Double((last.at - first.at).components.seconds) + Double((last.at - first.at).components.attoseconds) / 1e18
-        return Double(last.finished - first.finished) * 60 / seconds
+        return Double(last.finished - first.finished) * 60 / (last.at - first.at).seconds
     }
 
     mutating func add(finished: Int, at now: ContinuousClock.Instant = .now) {
