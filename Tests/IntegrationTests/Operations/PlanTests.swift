@@ -11,6 +11,8 @@ import Testing
 /// limit as the binding constraint.
 @Suite("The night's plan")
 struct PlanTests {
+    /// Run alone by scripts/test.sh, after the other tests: it measures a night, which a machine
+    /// saturated by sixty parallel tests is not (the worker then misses rate-limit slots).
     @Test("at 120 analyses a minute, the plan made at the start forecasts the finish within 10 % and the jobs a window leaves over within 10 %")
     func forecastHolds() async throws {
         try await TestDatabase.with { conninfo in
