@@ -9,53 +9,14 @@ import Imaging
 /// Actions: `identify` (also `analyze`, the jobs table's default: detect + identify; params `personGroupId` or `largePersonGroupId`
 /// override the configured group) and `detect` (faces only). No face (`[]`) is a result.
 /// Both calls count against the `azure-face` rate limit (20/min on the free tier).
-public struct AzureFaceBackend: AnalysisBackend {
-    public struct Configuration: Sendable {
-        /// e.g. `https://westeurope.api.cognitive.microsoft.com`; `/face/v1.0` is added.
-        public var endpoint: String
-        public var subscriptionKey: Secret
-        public var personGroupID: String?
-        public var largePersonGroupID: String?
-        public var recognitionModel: String
-        public var detectionModel: String
-        /// The reference client accepts a match when the top candidate's confidence is above this.
-        public var acceptanceThreshold: Double
-        public var maxCandidates: Int
-        public var imagePolicy: ImagePolicy
-        public var requestTimeoutSeconds: Double
-
-        public init(endpoint: String, subscriptionKey: Secret, personGroupID: String? = nil, largePersonGroupID: String? = nil,
-                    recognitionModel: String = "recognition_04", detectionModel: String = "detection_03",
-                    acceptanceThreshold: Double = 0.9, maxCandidates: Int = 3, imagePolicy: ImagePolicy = .azureFace,
-                    requestTimeoutSeconds: Double = 30) {
-            var endpoint = endpoint.hasSuffix("/") ? String(endpoint.dropLast()) : endpoint
-            if endpoint.hasSuffix("/face/v1.0") { endpoint = String(endpoint.dropLast("/face/v1.0".count)) }
-            self.endpoint = endpoint
-            self.subscriptionKey = subscriptionKey
-            self.personGroupID = personGroupID
-            self.largePersonGroupID = largePersonGroupID
-            self.recognitionModel = recognitionModel
-            self.detectionModel = detectionModel
-            self.acceptanceThreshold = acceptanceThreshold
-            self.maxCandidates = maxCandidates
-            self.imagePolicy = imagePolicy
-            self.requestTimeoutSeconds = requestTimeoutSeconds
-        }
-    }
-
+public struct AzureFaceBackend: AnalysisBackend, ConfiguredBackend {
     public let name = Services.azureFace.name
-    public let configuration: Configuration
-    private let caller: ServiceCaller
+    let configuration: Configuration
+    let caller: ServiceCaller
     let groupModels = AzureGroupModels()
     static let limitKey = Services.azureFace.rateLimitKeys[0]
-    static let recognitionModels = ["recognition_01", "recognition_02", "recognition_03", "recognition_04"]
 
-    public init(configuration: Configuration, caller: ServiceCaller) {
-        self.configuration = configuration
-        self.caller = caller
-    }
-
-    public func input(for action: String) -> InputHandling { .image(configuration.imagePolicy) }
+    public func input(for action: String) -> InputHandling { .image(.azureFace) }
 
     var base: String { "\(configuration.endpoint)/face/v1.0" }
 

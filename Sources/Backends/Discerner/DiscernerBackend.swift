@@ -5,40 +5,10 @@ import Imaging
 
 /// Image Discerner (contracts.md §1): ask for a presigned upload URL, PUT the image to S3,
 /// then ask for the analysis of the uploaded object.
-public struct DiscernerBackend: AnalysisBackend {
-    public struct Configuration: Sendable {
-        /// e.g. `https://abc.execute-api.eu-west-1.amazonaws.com/prod`; no trailing slash needed.
-        public var baseURL: String
-        public var imagePolicy: ImagePolicy
-        public var requestTimeoutSeconds: Double
-        public var uploadTimeoutSeconds: Double
-        /// The service polls its workflow for up to 300 s; wait a little longer than that.
-        public var analyzeTimeoutSeconds: Double
-        /// Fresh URLs to ask for when S3 says the presigned one expired, within one attempt.
-        public var expiredURLRetries: Int
-        /// Upload hosts that may be internal addresses (`DISCERN_UPLOAD_ALLOWED_HOSTS`; `*` for all,
-        /// behind an HTTP proxy); the service's own host always may (`UploadGrant.Destinations`).
-        public var uploadAllowedHosts: Set<String> = []
-
-        public init(baseURL: String, imagePolicy: ImagePolicy = .discerner, requestTimeoutSeconds: Double = 30,
-                    uploadTimeoutSeconds: Double = 120, analyzeTimeoutSeconds: Double = 330, expiredURLRetries: Int = 2) {
-            self.baseURL = baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL
-            self.imagePolicy = imagePolicy
-            self.requestTimeoutSeconds = requestTimeoutSeconds
-            self.uploadTimeoutSeconds = uploadTimeoutSeconds
-            self.analyzeTimeoutSeconds = analyzeTimeoutSeconds
-            self.expiredURLRetries = expiredURLRetries
-        }
-    }
-
+public struct DiscernerBackend: AnalysisBackend, ConfiguredBackend {
     public let name = Services.discerner.name
-    public let configuration: Configuration
-    private let caller: ServiceCaller
-
-    public init(configuration: Configuration, caller: ServiceCaller) {
-        self.configuration = configuration
-        self.caller = caller
-    }
+    let configuration: Configuration
+    let caller: ServiceCaller
 
     public func input(for action: String) -> InputHandling { .image(configuration.imagePolicy) }
 

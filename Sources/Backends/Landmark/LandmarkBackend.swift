@@ -8,32 +8,12 @@ import Imaging
 /// Action `predict` (alias `analyze`). The top label fills `subject_id` and `subcategory`, its
 /// display name `description`; all three go to `details.predictions`; `outcome` is `unsure` when the top confidence is under the
 /// threshold (0.55 by default; params `unsure_below` overrides it per job).
-public struct LandmarkBackend: AnalysisBackend {
-    public struct Configuration: Sendable {
-        /// The service root; `/api/prediction/predict` is added.
-        public var baseURL: String
-        public var unsureBelow: Double
-        public var imagePolicy: ImagePolicy
-        public var requestTimeoutSeconds: Double
-
-        public init(baseURL: String, unsureBelow: Double = 0.55, imagePolicy: ImagePolicy = .landmark, requestTimeoutSeconds: Double = 60) {
-            self.baseURL = baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL
-            self.unsureBelow = unsureBelow
-            self.imagePolicy = imagePolicy
-            self.requestTimeoutSeconds = requestTimeoutSeconds
-        }
-    }
-
+public struct LandmarkBackend: AnalysisBackend, ConfiguredBackend {
     public let name = Services.landmark.name
-    public let configuration: Configuration
-    private let caller: ServiceCaller
+    let configuration: Configuration
+    let caller: ServiceCaller
 
-    public init(configuration: Configuration, caller: ServiceCaller) {
-        self.configuration = configuration
-        self.caller = caller
-    }
-
-    public func input(for action: String) -> InputHandling { .image(configuration.imagePolicy) }
+    public func input(for action: String) -> InputHandling { .image(.landmark) }
 
     public func analyze(_ upload: Upload, request: AnalysisRequest) async throws(BackendError) -> Analysis {
         guard request.action == "predict" || request.action == "analyze" else {

@@ -8,44 +8,13 @@ import Imaging
 /// Actions: `identify` (also `analyze`, the jobs table's default), `enroll` (alias `add`; params `templateId` optional) and `delete`
 /// (params `templateId`; no file is sent). Params `check_liveness` / `check_deepfake` override
 /// the configured defaults. "No face" (code 5) is a result, not a failure.
-public struct OOTOBackend: AnalysisBackend {
-    public struct Configuration: Sendable {
-        /// e.g. `https://cloud.ooto-ai.com/api/v1.0`.
-        public var baseURL: String
-        public var appID: Secret
-        public var appKey: Secret
-        public var imagePolicy: ImagePolicy
-        public var checkLiveness: Bool
-        public var checkDeepfake: Bool
-        /// The service decides a match (a `templateId` in the search result). When set, a hit
-        /// must also reach this similarity: a stricter rule of one's own, off by default.
-        public var matchThreshold: Double?
-        public var requestTimeoutSeconds: Double
-
-        public init(baseURL: String, appID: Secret, appKey: Secret, imagePolicy: ImagePolicy = .ooto, checkLiveness: Bool = false,
-                    checkDeepfake: Bool = false, matchThreshold: Double? = nil, requestTimeoutSeconds: Double = 60) {
-            self.baseURL = baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL
-            self.appID = appID
-            self.appKey = appKey
-            self.imagePolicy = imagePolicy
-            self.checkLiveness = checkLiveness
-            self.checkDeepfake = checkDeepfake
-            self.matchThreshold = matchThreshold
-            self.requestTimeoutSeconds = requestTimeoutSeconds
-        }
-    }
-
+public struct OOTOBackend: AnalysisBackend, ConfiguredBackend {
     public let name = Services.ooto.name
-    public let configuration: Configuration
-    private let caller: ServiceCaller
-
-    public init(configuration: Configuration, caller: ServiceCaller) {
-        self.configuration = configuration
-        self.caller = caller
-    }
+    let configuration: Configuration
+    let caller: ServiceCaller
 
     public func input(for action: String) -> InputHandling {
-        action == "delete" ? .none : .image(configuration.imagePolicy)
+        action == "delete" ? .none : .image(.ooto)
     }
 
     public func analyze(_ upload: Upload, request: AnalysisRequest) async throws(BackendError) -> Analysis {

@@ -13,33 +13,10 @@ import Imaging
 /// Every result records in `details.metadata_sent` whether metadata went with the video.
 /// Only fragments of the answer are public: `is_genuine` is required, the trust score
 /// (`details.injection.selfie.trust_score`) is kept when present.
-public struct UnisseyBackend: AnalysisBackend {
-    public struct Configuration: Sendable {
-        /// The service root; `/api/v3/analyze` is added.
-        public var baseURL: String
-        public var apiKey: Secret
-        public var metadataField: String
-        public var videoPolicy: VideoPolicy
-        public var requestTimeoutSeconds: Double
-
-        public init(baseURL: String, apiKey: Secret, metadataField: String = "selfie-metadata", videoPolicy: VideoPolicy = .unissey,
-                    requestTimeoutSeconds: Double = 120) {
-            self.baseURL = baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL
-            self.apiKey = apiKey
-            self.metadataField = metadataField
-            self.videoPolicy = videoPolicy
-            self.requestTimeoutSeconds = requestTimeoutSeconds
-        }
-    }
-
+public struct UnisseyBackend: AnalysisBackend, ConfiguredBackend {
     public let name = Services.unissey.name
-    public let configuration: Configuration
-    private let caller: ServiceCaller
-
-    public init(configuration: Configuration, caller: ServiceCaller) {
-        self.configuration = configuration
-        self.caller = caller
-    }
+    let configuration: Configuration
+    let caller: ServiceCaller
 
     public func input(for action: String) -> InputHandling { .video(configuration.videoPolicy) }
 

@@ -102,7 +102,7 @@ struct DiscernerFidelityTests {
                     for _ in 0..<2 { await simulator.scripted.enqueue("discerner.analyze", collision) }
                     let caller = ServiceCaller(http: CurlHTTPClient(), gate: PostgresRateGate(conninfo: conninfo, logger: .init(label: "t")),
                                                retry: .init(tries: 1, notStartedRetries: 1))
-                    let backend = DiscernerBackend(configuration: .init(baseURL: simulator.baseURL), caller: caller)
+                    let backend = try TestWorker.discerner(simulator, caller: caller)
                     let summary = try await TestWorker.drain(conninfo, simulator: simulator, backends: [backend])
                     #expect(summary.succeeded == 1)
                 }

@@ -1,5 +1,5 @@
 import AnalysisModel
-import Backends
+@testable import Backends
 import CurlHTTP
 import Foundation
 import SampleImages

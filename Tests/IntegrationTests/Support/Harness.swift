@@ -27,8 +27,15 @@ enum TestWorker {
         configure(&configuration)
         // The shared rate limits in PostgreSQL, as `discern work` uses them.
         let gate = PostgresRateGate(conninfo: conninfo, logger: logger)
-        let backend = DiscernerBackend(configuration: .init(baseURL: simulator.baseURL), caller: ServiceCaller(http: CurlHTTPClient(), gate: gate))
+        let backend = try discerner(simulator, caller: ServiceCaller(http: CurlHTTPClient(), gate: gate))
         return try await WorkerRuntime(conninfo: conninfo, backends: backends ?? [backend], configuration: configuration, logger: logger).run()
+    }
+
+    /// Image Discerner's backend for the simulator, built the way a worker builds it, with `caller`.
+    static func discerner(_ simulator: RunningSimulator, caller: ServiceCaller) throws -> any AnalysisBackend {
+        let environment = BackendEnvironment([Services.discerner.urlVariable: simulator.baseURL])
+        guard let backend = try Services.discerner.backend(environment, caller: caller) else { throw TestSetupError("no Image Discerner backend") }
+        return backend
     }
 }
 
