@@ -159,7 +159,7 @@ let package = Package(
         .testTarget(
             name: "UnitTests",
             dependencies: ["Imaging", "MediaFiles", "Simulator", "CurlHTTP", "Backends", "JobQueue", "QueueReads", "Postgres", "AnalysisModel", "SampleImages", "Enqueueing",
-                           "Worker", "TestFixtures"],
+                           "Worker", "Console", "TestFixtures"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

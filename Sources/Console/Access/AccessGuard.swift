@@ -93,7 +93,7 @@ struct AccessGuard: RouterMiddleware {
 enum SignIn {
     static func page(message: String) -> String {
         Page(title: "Sign in", active: "", body: """
-            <p>\(HTML.text(message))</p>
+            <p>\(message)</p>
             <form method="post" action="/login"><label>token <input type="password" name="token" autocomplete="current-password"></label>
             <button type="submit" class="primary">Sign in</button></form>
             """, live: false).render(readOnly: false)

@@ -1,18 +1,35 @@
 import Foundation
 
-/// HTML built as text, every outside string escaped on the way in: `HTML.text` for content and
-/// attribute values alike (it escapes quotes too). Markup is only ever written in this module's
-/// own literals.
-enum HTML {
-    /// A moment as `<time>`: the exact time stays in `datetime` and on hover; the console's
-    /// script shows it as "12 s ago" (without script, the exact time shows).
-    static func time(_ value: String?) -> String {
-        guard let value, !value.isEmpty else { return "–" }
-        let exact = text(value)
-        return "<time datetime=\"\(exact)\" title=\"\(exact)\">\(exact)</time>"
+/// Markup, safe by construction: a literal is markup (written in this module), and whatever is
+/// interpolated into one is escaped (text, numbers, a query string) unless it is `HTML` itself.
+/// Outside text can only become markup escaped; no call site has to remember to.
+struct HTML: ExpressibleByStringInterpolation, Sendable, Equatable {
+    private(set) var markup: String
+
+    init(stringLiteral literal: String) { markup = literal }
+    init(stringInterpolation: Interpolation) { markup = stringInterpolation.markup }
+    private init(markup: String) { self.markup = markup }
+
+    struct Interpolation: StringInterpolationProtocol {
+        fileprivate var markup = ""
+
+        init(literalCapacity: Int, interpolationCount: Int) { markup.reserveCapacity(literalCapacity + 16 * interpolationCount) }
+        mutating func appendLiteral(_ literal: String) { markup += literal }
+        mutating func appendInterpolation(_ html: HTML) { markup += html.markup }
+        /// Text, as content or as an attribute's value (quotes are escaped too).
+        mutating func appendInterpolation(_ text: String?) { markup += HTML.escaped(text) }
+        mutating func appendInterpolation(_ number: some BinaryInteger) { markup += String(number) }
     }
 
-    static func text(_ value: String?) -> String {
+    var isEmpty: Bool { markup.isEmpty }
+
+    static func + (left: HTML, right: HTML) -> HTML { HTML(markup: left.markup + right.markup) }
+    static func += (left: inout HTML, right: HTML) { left.markup += right.markup }
+
+    /// Text, escaped: for where a value is put together before it goes in.
+    static func text(_ value: String?) -> HTML { HTML(markup: escaped(value)) }
+
+    private static func escaped(_ value: String?) -> String {
         guard let value else { return "" }
         var out = ""
         out.reserveCapacity(value.utf8.count)
@@ -29,6 +46,34 @@ enum HTML {
             }
         }
         return out
+    }
+}
+
+extension Sequence where Element == HTML {
+    func joined(separator: HTML = "") -> HTML {
+        var out: HTML = ""
+        for (index, part) in enumerated() {
+            if index > 0 { out += separator }
+            out += part
+        }
+        return out
+    }
+}
+
+/// Markup never goes into a String: a page is HTML from its first literal to the response. A
+/// String holding markup would be escaped when it went into a page, so the build says so.
+extension DefaultStringInterpolation {
+    @available(*, deprecated, message: "build markup as HTML: a String holding it is escaped when it goes into a page")
+    mutating func appendInterpolation(_ html: HTML) { appendLiteral(html.markup) }
+}
+
+/// What the pages show, formatted: text, escaped where it goes in.
+extension HTML {
+    /// A moment as `<time>`: the exact time stays in `datetime` and on hover; the console's
+    /// script shows it as "12 s ago" (without script, the exact time shows).
+    static func time(_ value: String?) -> HTML {
+        guard let value, !value.isEmpty else { return "–" }
+        return "<time datetime=\"\(value)\" title=\"\(value)\">\(value)</time>"
     }
 
     /// A query string from pairs, each part percent-encoded; nil values are left out.
@@ -63,7 +108,7 @@ enum HTML {
 struct Page {
     let title: String
     let active: String
-    var body: String
+    var body: HTML
     /// The page fetches itself again when what it shows changes (console.js, told by /events).
     /// Not where the operator works through a list (Review) or answers a question (a
     /// confirmation): a list that moves under the hand gets the wrong row clicked.
@@ -72,22 +117,23 @@ struct Page {
     static let sections = [("/", "Overview"), ("/batches", "Batches"), ("/results", "Results"), ("/jobs", "Jobs"), ("/failures", "Failures"), ("/review", "Review"), ("/quality", "Quality"), ("/plan", "Plan"), ("/workers", "Workers"), ("/log", "Log")]
 
     func render(readOnly: Bool) -> String {
-        let nav = Self.sections.map { path, name in
-            "<a href=\"\(path)\"\(path == active ? " class=\"on\"" : "")>\(name)</a>"
+        let nav = Self.sections.map { path, name -> HTML in
+            "<a href=\"\(path)\"\(path == active ? " class=\"on\"" as HTML : "")>\(name)</a>"
         }.joined()
-        return """
+        let page: HTML = """
             <!doctype html>
             <html lang="en"><head><meta charset="utf-8">
             <meta name="viewport" content="width=device-width, initial-scale=1">
-            <title>\(HTML.text(title)) · discern</title>
+            <title>\(title) · discern</title>
             <link rel="stylesheet" href="/static/console.css">
             <script src="/static/console.js" defer></script>
             </head><body>
-            <header><span class="brand">discern</span><nav>\(nav)</nav>\(readOnly ? "<span class=\"ro\">read-only</span>" : "")\
-            \(live ? "<button id=\"live\" type=\"button\" class=\"live\" hidden>Pause live updates</button>" : "")</header>
-            <main\(live ? " data-live" : "")><h1>\(HTML.text(title))</h1>
+            <header><span class="brand">discern</span><nav>\(nav)</nav>\(readOnly ? "<span class=\"ro\">read-only</span>" as HTML : "")\
+            \(live ? "<button id=\"live\" type=\"button\" class=\"live\" hidden>Pause live updates</button>" as HTML : "")</header>
+            <main\(live ? " data-live" as HTML : "")><h1>\(title)</h1>
             \(body)
             </main></body></html>
             """
+        return page.markup
     }
 }

@@ -62,13 +62,13 @@ enum Style {
 
 /// Finished jobs per hour as an inline SVG bar chart (no script, no external library).
 enum Chart {
-    static func hourly(_ hours: [(label: String, succeeded: Int, dead: Int)], width: Int = 720, height: Int = 140) -> String {
+    static func hourly(_ hours: [(label: String, succeeded: Int, dead: Int)], width: Int = 720, height: Int = 140) -> HTML {
         guard hours.contains(where: { $0.succeeded + $0.dead > 0 }) else { return "<p class=\"muted\">Nothing finished in the last 12 hours.</p>" }
         let top = max(1, hours.map { $0.succeeded + $0.dead }.max() ?? 1)
         let slot = Double(width - 40) / Double(hours.count)
         let plot = Double(height - 24)
         func f(_ value: Double) -> String { String(format: "%.1f", value) }
-        var bars = ""
+        var bars: HTML = ""
         for (index, hour) in hours.enumerated() {
             let x = 36 + Double(index) * slot, w = slot * 0.8
             let ok = plot * Double(hour.succeeded) / Double(top), bad = plot * Double(hour.dead) / Double(top)
@@ -77,7 +77,7 @@ enum Chart {
             if hour.dead > 0 {
                 bars += "<rect x=\"\(f(x))\" y=\"\(f(plot - bad))\" width=\"\(f(w))\" height=\"\(f(bad))\" fill=\"#b3261e\"><title>\(tip)</title></rect>"
             }
-            bars += "<text x=\"\(f(x))\" y=\"\(height - 6)\">\(HTML.text(String(hour.label.suffix(5))))</text>"
+            bars += "<text x=\"\(f(x))\" y=\"\(height - 6)\">\(String(hour.label.suffix(5)))</text>"
         }
         return """
             <svg role="img" aria-label="jobs finished per hour" width="\(width)" height="\(height)" viewBox="0 0 \(width) \(height)">

@@ -7,11 +7,11 @@ enum JobPage {
     static func fileIsTheProblem(_ kind: String) -> Bool { kind.hasPrefix("image_") || kind.hasPrefix("file_") || kind == "path_not_allowed" }
 
     static func render(_ detail: JobDetail, notice: String? = nil, _ context: PageContext) -> Page {
-        var parts: [String] = []
-        if let notice { parts.append("<p class=\"notice\">\(HTML.text(notice))</p>") }
+        var parts: [HTML] = []
+        if let notice { parts.append("<p class=\"notice\">\(notice)</p>") }
         let path = detail.result?.imagePath ?? detail.job?.imagePath ?? ""
         let name = HTML.text(URL(fileURLWithPath: path).lastPathComponent)
-        let photo: String
+        let photo: HTML
         if let result = detail.result {
             photo = "<div class=\"photo\"><img src=\"/thumbnails/\(result.id)?size=640\" alt=\"\(name)\"></div>"
         } else if let job = detail.job, !(job.errorKind.map(Self.fileIsTheProblem) ?? false) {
@@ -20,11 +20,11 @@ enum JobPage {
         } else {
             photo = "<p class=\"muted\">No picture: the file itself could not be read as a photo (see the error below).</p>"
         }
-        parts.append("<div class=\"grid2\"><div>\(photo)<p class=\"muted\">\(HTML.text(path))</p></div><div>\(facts(detail, context))</div></div>")
+        parts.append("<div class=\"grid2\"><div>\(photo)<p class=\"muted\">\(path)</p></div><div>\(facts(detail, context))</div></div>")
         if !detail.entities.isEmpty {
             parts.append("<h2>Every entity the service returned</h2><table><tr><th>#</th><th>type</th><th>operator</th><th>fleet</th><th>plate</th><th>container</th><th>tail</th><th>identifiers</th><th>confidence</th></tr>"
-                + detail.entities.map { e in
-                    "<tr><td>\(e.position)\(e.isPrimary ? " ★" : "")</td><td>\(HTML.text(e.type))</td><td>\(HTML.text(e.operator_ ?? "–"))</td><td>\(HTML.text(e.fleetId ?? "–"))</td><td>\(HTML.text(e.licensePlate ?? "–"))</td><td>\(HTML.text(e.containerId ?? "–"))</td><td>\(HTML.text(e.tailId ?? "–"))</td><td>\(HTML.text(e.identifiers.joined(separator: ", ")))</td><td class=\"n\">\(HTML.confidence(e.confidence))</td></tr>"
+                + detail.entities.map { e -> HTML in
+                    "<tr><td>\(e.position)\(e.isPrimary ? " ★" : "")</td><td>\(e.type)</td><td>\(e.operator_ ?? "–")</td><td>\(e.fleetId ?? "–")</td><td>\(e.licensePlate ?? "–")</td><td>\(e.containerId ?? "–")</td><td>\(e.tailId ?? "–")</td><td>\(e.identifiers.joined(separator: ", "))</td><td class=\"n\">\(HTML.confidence(e.confidence))</td></tr>"
                 }.joined() + "</table>")
         }
         if !detail.actions.isEmpty {
@@ -34,24 +34,24 @@ enum JobPage {
             parts.append("""
                 <h2>What preparation did</h2><table>
                 <tr><th></th><th>bytes</th><th>pixels</th><th>format</th></tr>
-                <tr><td>original</td><td class="n">\(HTML.bytes(result.originalBytes))</td><td>\(result.originalWidth) × \(result.originalHeight)</td><td>\(HTML.text(result.originalFormat))</td></tr>
-                <tr><td>sent</td><td class="n">\(HTML.bytes(result.sentBytes))</td><td>\(result.sentWidth) × \(result.sentHeight)</td><td>\(HTML.text(result.sentFormat))</td></tr>
+                <tr><td>original</td><td class="n">\(HTML.bytes(result.originalBytes))</td><td>\(result.originalWidth) × \(result.originalHeight)</td><td>\(result.originalFormat)</td></tr>
+                <tr><td>sent</td><td class="n">\(HTML.bytes(result.sentBytes))</td><td>\(result.sentWidth) × \(result.sentHeight)</td><td>\(result.sentFormat)</td></tr>
                 </table><p>\(result.passedThrough ? "Sent as it was (within every limit)." : "Re-encoded\(result.jpegQuality.map { " at JPEG quality \($0)" } ?? "") after \(result.encodeCount) encode(s).") \
                 Prepared in \(String(format: "%.0f", result.prepareMs)) ms, analysed in \(String(format: "%.0f", result.analyzeMs)) ms.</p>
                 """)
             parts.append("<h2>The service's answer</h2>" + (detail.rawAnswerVisible
-                ? "<pre>\(HTML.text(result.rawResponse?.pretty ?? "–"))</pre>"
+                ? "<pre>\(result.rawResponse?.pretty ?? "–")</pre>"
                 : "<p class=\"muted\">Not shown: this console's database role may not read raw answers (discern_reader).</p>"))
         }
         if let job = detail.job {
             parts.append("<h2>Timeline</h2><table><tr><th>when</th><th>what</th></tr>"
-                + timeline(job, detail.result).map { "<tr><td>\(HTML.text($0.0))</td><td>\(HTML.text($0.1))</td></tr>" }.joined() + "</table>")
+                + timeline(job, detail.result).map { "<tr><td>\($0.0)</td><td>\($0.1)</td></tr>" }.joined() + "</table>")
         }
         let title = detail.job.map { "Job \($0.id)" } ?? detail.result.map { "Result \($0.id)" } ?? "Job"
         return Page(title: title, active: "/results", body: parts.joined(separator: "\n"))
     }
 
-    private static func facts(_ detail: JobDetail, _ context: PageContext) -> String {
+    private static func facts(_ detail: JobDetail, _ context: PageContext) -> HTML {
         var rows: [(String, String)] = []
         if let job = detail.job {
             rows += [("state", job.state), ("service", "\(job.backend) \(job.action)"), ("batch", job.batch ?? "–"),
@@ -69,7 +69,7 @@ enum JobPage {
                     : "corrected by \(review.correctedBy), \(review.correctedAt): operator \(review.operator_ ?? "–"), fleet \(review.fleetId ?? "–"), plate \(review.licensePlate ?? "–")"))
             }
         }
-        var actions = ""
+        var actions: HTML = ""
         if let job = detail.job {
             if job.state == "dead" || job.state == "cancelled" {
                 actions += context.action("/actions/retry", "Retry", fields: [("job", String(job.id))], primary: true)
@@ -77,7 +77,7 @@ enum JobPage {
             }
             if job.state == "available" || job.state == "running" { actions += context.action("/actions/cancel", "Cancel", fields: [("job", String(job.id))]) }
         }
-        return "<table>" + rows.map { "<tr><th>\(HTML.text($0.0))</th><td>\(HTML.text($0.1))</td></tr>" }.joined() + "</table><p>\(actions)</p>"
+        return "<table>" + rows.map { "<tr><th>\($0.0)</th><td>\($0.1)</td></tr>" }.joined() + "</table><p>\(actions)</p>"
     }
 
     private static func timeline(_ job: JobDetail.Job, _ result: JobDetail.Result?) -> [(String, String)] {

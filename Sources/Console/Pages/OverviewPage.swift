@@ -8,33 +8,33 @@ enum OverviewPage {
         let states = ["available", "running", "succeeded", "dead", "cancelled"]
         let count = Dictionary(data.states.map { ("\($0.backend)/\($0.state)", $0.jobs) }, uniquingKeysWith: +)
         let paused = Dictionary(data.paused.map { ($0.backend, $0) }, uniquingKeysWith: { $1 })
-        let queue = backends.isEmpty ? "<p class=\"muted\">No jobs yet.</p>" : """
-            <table><tr><th>backend</th>\(states.map { "<th>\($0)\(["succeeded", "cancelled"].contains($0) ? " (24 h)" : "")</th>" }.joined())<th>claims</th></tr>
-            \(backends.map { backend in
-                "<tr><td>\(HTML.text(backend))</td>" + states.map { state in
-                    "<td class=\"n\"><a href=\"/jobs\(HTML.text(HTML.query([("backend", backend), ("state", state)])))\">\(HTML.number(count["\(backend)/\(state)"] ?? 0))</a></td>"
+        let queue: HTML = backends.isEmpty ? "<p class=\"muted\">No jobs yet.</p>" : """
+            <table><tr><th>backend</th>\(states.map { "<th>\($0)\(["succeeded", "cancelled"].contains($0) ? " (24 h)" : "")</th>" as HTML }.joined())<th>claims</th></tr>
+            \(backends.map { backend -> HTML in
+                "<tr><td>\(backend)</td>" + states.map { state -> HTML in
+                    "<td class=\"n\"><a href=\"/jobs\(HTML.query([("backend", backend), ("state", state)]))\">\(HTML.number(count["\(backend)/\(state)"] ?? 0))</a></td>"
                 }.joined()
                     + "<td>\(claims(backend, paused[backend], context))</td></tr>"
             }.joined())</table>
             """
         let chart = Chart.hourly(data.hours.map { (label: $0.hour, succeeded: $0.succeeded, dead: $0.dead) })
-        let workers = data.workers.isEmpty ? "<p class=\"muted\">No live worker (none has heartbeated in the last three intervals).</p>" : """
+        let workers: HTML = data.workers.isEmpty ? "<p class=\"muted\">No live worker (none has heartbeated in the last three intervals).</p>" : """
             <table><tr><th>worker</th><th>host</th><th>backends</th><th>version</th><th>last heartbeat</th></tr>
-            \(data.workers.map { "<tr><td>\(HTML.text($0.id))</td><td>\(HTML.text($0.host))</td><td>\(HTML.text($0.backends.joined(separator: ", ")))</td><td>\(HTML.text($0.version))</td><td>\(HTML.time($0.lastHeartbeatAt))</td></tr>" }.joined())
+            \(data.workers.map { "<tr><td>\($0.id)</td><td>\($0.host)</td><td>\($0.backends.joined(separator: ", "))</td><td>\($0.version)</td><td>\(HTML.time($0.lastHeartbeatAt))</td></tr>" as HTML }.joined())
             </table>
             """
-        let limits = """
+        let limits: HTML = """
             <table><tr><th>limit</th><th>per minute</th><th>burst</th><th>next slot</th><th>jobs waiting</th></tr>
-            \(data.rateLimits.map { "<tr><td>\(HTML.text($0.key))</td><td class=\"n\">\(HTML.text(String(format: "%g", $0.perMinute)))</td><td class=\"n\">\(HTML.text(String(format: "%g", $0.burst)))</td><td>\(HTML.text($0.nextAt ?? "now"))</td><td class=\"n\">\(HTML.number($0.waitingJobs))</td></tr>" }.joined())
+            \(data.rateLimits.map { "<tr><td>\($0.key)</td><td class=\"n\">\(String(format: "%g", $0.perMinute))</td><td class=\"n\">\(String(format: "%g", $0.burst))</td><td>\($0.nextAt ?? "now")</td><td class=\"n\">\(HTML.number($0.waitingJobs))</td></tr>" as HTML }.joined())
             </table>
             """
-        let dead = data.deadByKind.isEmpty ? "<p class=\"ok\">No dead jobs.</p>" : """
+        let dead: HTML = data.deadByKind.isEmpty ? "<p class=\"ok\">No dead jobs.</p>" : """
             <table><tr><th>backend</th><th>error kind</th><th>jobs</th><th>example</th></tr>
-            \(data.deadByKind.map { "<tr><td>\(HTML.text($0.backend))</td><td>\(HTML.text($0.errorKind ?? "–"))</td><td class=\"n\">\(HTML.number($0.jobs))</td><td>\(HTML.text($0.example))</td></tr>" }.joined())
+            \(data.deadByKind.map { "<tr><td>\($0.backend)</td><td>\($0.errorKind ?? "–")</td><td class=\"n\">\(HTML.number($0.jobs))</td><td>\($0.example)</td></tr>" as HTML }.joined())
             </table><p><a href="/failures">Retry or cancel on the failures page →</a></p>
             """
         return Page(title: "Overview", active: "/", body: """
-            \(notice.map { "<p class=\"notice\" role=\"status\">\(HTML.text($0))</p>" } ?? "")\(alarm(data.unserved))\(pausedNotice(data.paused))<h2>Jobs by backend and state</h2>\(queue)
+            \(notice.map { "<p class=\"notice\" role=\"status\">\($0)</p>" as HTML } ?? "")\(alarm(data.unserved))\(pausedNotice(data.paused))<h2>Jobs by backend and state</h2>\(queue)
             <h2>Finished per hour (last 12 hours)</h2>\(chart)
             <h2>Live workers</h2>\(workers)
             <h2>Rate limits (shared by all workers)</h2>\(limits)
@@ -44,24 +44,24 @@ enum OverviewPage {
     }
 
     /// A service's claims: running (with a Pause button) or paused (with Resume).
-    private static func claims(_ backend: String, _ paused: Overview.Paused?, _ context: PageContext) -> String {
+    private static func claims(_ backend: String, _ paused: Overview.Paused?, _ context: PageContext) -> HTML {
         guard let paused else { return "running " + context.action("/actions/pause", "Pause \(backend)", fields: [("backend", backend)]) }
         return "<b class=\"bad\">paused</b> " + context.action("/actions/resume", "Resume \(backend)", fields: [("backend", backend)], primary: true)
-            + "<br><span class=\"muted\">by \(HTML.text(paused.pausedBy)), \(HTML.time(paused.pausedAt))</span>"
+            + "<br><span class=\"muted\">by \(paused.pausedBy), \(HTML.time(paused.pausedAt))</span>"
     }
 
     /// Paused services, said at the top: their jobs wait on purpose.
-    private static func pausedNotice(_ paused: [Overview.Paused]) -> String {
+    private static func pausedNotice(_ paused: [Overview.Paused]) -> HTML {
         guard !paused.isEmpty else { return "" }
         return "<p class=\"notice\" role=\"status\">" + paused.map { p in
-            "<b>\(HTML.text(p.backend)) is paused</b> by \(HTML.text(p.pausedBy)) since \(HTML.time(p.pausedAt))\(p.reason.map { ": \(HTML.text($0))" } ?? ""); no worker claims its jobs until it is resumed."
+            "<b>\(p.backend) is paused</b> by \(p.pausedBy) since \(HTML.time(p.pausedAt))\(p.reason.map { ": \($0)" } ?? ""); no worker claims its jobs until it is resumed."
         }.joined(separator: "<br>") + "</p>"
     }
 
     /// Why nothing moves, first on the page: jobs wait for a service no live worker serves.
-    private static func alarm(_ unserved: [Overview.Unserved]) -> String {
+    private static func alarm(_ unserved: [Overview.Unserved]) -> HTML {
         guard !unserved.isEmpty else { return "" }
-        let waiting = unserved.map { "\(HTML.number($0.waiting)) for \(HTML.text($0.backend))" }.joined(separator: ", ")
+        let waiting = unserved.map { "\(HTML.number($0.waiting)) for \($0.backend)" }.joined(separator: ", ")
         let services = unserved.map { HTML.text($0.backend) }.joined(separator: ", ")
         return """
             <div class="alarm" role="alert"><b>Nothing is being analysed:</b> jobs are waiting (\(waiting)) and no live worker serves \(services).

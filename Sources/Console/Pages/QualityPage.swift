@@ -9,17 +9,17 @@ enum QualityPage {
         let backend = quality.recommendation?.backend ?? filter.backend ?? context.services.first ?? ""
         var parts = [form(filter, backend: backend, context)]
         let sample = quality.samples.first { $0.backend == backend }
-        parts.append("<p>Audit sample of <b>\(HTML.text(backend))</b>: \(HTML.number(sample?.audited ?? 0)) results picked, "
+        parts.append("<p>Audit sample of <b>\(backend)</b>: \(HTML.number(sample?.audited ?? 0)) results picked, "
                      + "\(HTML.number(sample?.reviewed ?? 0)) reviewed (\(HTML.number(sample?.cannotTell ?? 0)) cannot tell), "
                      + "<a href=\"/review#audit\">\(HTML.number(sample?.pending ?? 0)) waiting</a>. Figures come from audit reviews only.</p>")
         let overall = quality.rows.filter { $0.backend == backend && $0.band == "all" }
-        parts.append(overall.isEmpty ? "<p class=\"muted\">No audit review yet: accuracy appears once audited results are reviewed.</p>" : """
+        parts.append(overall.isEmpty ? "<p class=\"muted\">No audit review yet: accuracy appears once audited results are reviewed.</p>" as HTML : """
             <table data-table="accuracy"><tr><th>field</th><th>accuracy</th><th>95 % interval</th><th>reviewed</th><th>wrong</th><th>missing</th><th>invented</th></tr>
-            \(overall.map { row in
-                "<tr data-field=\"\(HTML.text(row.field))\"><td>\(HTML.text(row.field))</td><td class=\"n\"><b>\(percent(row.accuracy))</b></td><td class=\"n\">\(percent(row.accuracyLow)) – \(percent(row.accuracyHigh))</td><td class=\"n\">\(HTML.number(row.n))</td><td class=\"n\">\(HTML.number(row.wrong))</td><td class=\"n\">\(HTML.number(row.missing))</td><td class=\"n\">\(HTML.number(row.invented))</td></tr>"
+            \(overall.map { row -> HTML in
+                "<tr data-field=\"\(row.field)\"><td>\(row.field)</td><td class=\"n\"><b>\(percent(row.accuracy))</b></td><td class=\"n\">\(percent(row.accuracyLow)) – \(percent(row.accuracyHigh))</td><td class=\"n\">\(HTML.number(row.n))</td><td class=\"n\">\(HTML.number(row.wrong))</td><td class=\"n\">\(HTML.number(row.missing))</td><td class=\"n\">\(HTML.number(row.invented))</td></tr>"
             }.joined())</table>
             """)
-        parts.append("<h2>Calibration: \(HTML.text(filter.field))</h2>")
+        parts.append("<h2>Calibration: \(filter.field)</h2>")
         parts.append(chart(quality.rows.filter { $0.backend == backend && $0.field == filter.field && $0.band.count == 3 }))
         parts.append(overall.isEmpty ? "<p class=\"muted\" data-recommendation=\"none\">No review threshold to recommend until audited results are reviewed.</p>"
                      : recommendation(quality.recommendation))
@@ -28,31 +28,31 @@ enum QualityPage {
 
     private static func percent(_ value: Double) -> String { String(format: "%.1f %%", value * 100) }
 
-    private static func form(_ filter: QualityFilter, backend: String, _ context: PageContext) -> String {
-        func options(_ values: [String], _ chosen: String) -> String {
-            values.map { "<option value=\"\(HTML.text($0))\"\($0 == chosen ? " selected" : "")>\(HTML.text($0))</option>" }.joined()
+    private static func form(_ filter: QualityFilter, backend: String, _ context: PageContext) -> HTML {
+        func options(_ values: [String], _ chosen: String) -> HTML {
+            values.map { "<option value=\"\($0)\"\($0 == chosen ? " selected" as HTML : "")>\($0)</option>" }.joined()
         }
         let days = filter.since.map { String(Int((Date().timeIntervalSince($0) / 86400).rounded())) } ?? ""
         return """
             <form class="filters" method="get" action="/quality">
             <label>backend<select name="backend">\(options(context.services, backend))</select></label>
             <label>field<select name="field">\(options(Quality.fields, filter.field))</select></label>
-            <label>batch<input type="text" name="batch" value="\(HTML.text(filter.batch))"></label>
+            <label>batch<input type="text" name="batch" value="\(filter.batch)"></label>
             <label>last days<input type="number" name="days" min="1" max="3650" value="\(days)"></label>
-            <label>wrong after review at most<input type="number" name="target" min="0" max="1" step="0.005" value="\(filter.target)"></label>
+            <label>wrong after review at most<input type="number" name="target" min="0" max="1" step="0.005" value="\(String(filter.target))"></label>
             <button type="submit" class="primary">Show</button></form>
             """
     }
 
     /// Observed accuracy per confidence band with its interval, against the diagonal a
     /// calibrated service would follow (accuracy equal to confidence). Inline SVG, no script.
-    static func chart(_ rows: [Quality.Row]) -> String {
+    static func chart(_ rows: [Quality.Row]) -> HTML {
         guard !rows.isEmpty else { return "<p class=\"muted\">No audited result of this field has a confidence yet.</p>" }
         let (width, height, pad, left) = (520.0, 300.0, 40.0, 60.0)
         func x(_ value: Double) -> Double { left + value * (width - left - pad) }
         func y(_ value: Double) -> Double { height - pad - value * (height - 2 * pad) }
         func f(_ value: Double) -> String { String(format: "%.1f", value) }
-        var marks = [
+        var marks: [HTML] = [
             "<line x1=\"\(f(x(0)))\" y1=\"\(f(y(0)))\" x2=\"\(f(x(1)))\" y2=\"\(f(y(1)))\" stroke=\"#bbb\" stroke-dasharray=\"4 4\"/>",
             "<line x1=\"\(f(x(0)))\" y1=\"\(f(y(0)))\" x2=\"\(f(x(1)))\" y2=\"\(f(y(0)))\" stroke=\"#888\"/>",
             "<line x1=\"\(f(x(0)))\" y1=\"\(f(y(0)))\" x2=\"\(f(x(0)))\" y2=\"\(f(y(1)))\" stroke=\"#888\"/>",
@@ -66,7 +66,7 @@ enum QualityPage {
         for row in rows {
             guard let band = Double(row.band) else { continue }
             let middle = x(band + 0.05)
-            marks.append("<g data-band=\"\(HTML.text(row.band))\"><title>\(HTML.text(row.band))–\(String(format: "%.1f", band + 0.1)): \(percent(row.accuracy)) right of \(row.n) (95 %: \(percent(row.accuracyLow))–\(percent(row.accuracyHigh)))</title>"
+            marks.append("<g data-band=\"\(row.band)\"><title>\(row.band)–\(String(format: "%.1f", band + 0.1)): \(percent(row.accuracy)) right of \(row.n) (95 %: \(percent(row.accuracyLow))–\(percent(row.accuracyHigh)))</title>"
                          + "<line x1=\"\(f(middle))\" y1=\"\(f(y(row.accuracyLow)))\" x2=\"\(f(middle))\" y2=\"\(f(y(row.accuracyHigh)))\" stroke=\"#2a6fdb\" stroke-width=\"2\"/>"
                          + "<circle cx=\"\(f(middle))\" cy=\"\(f(y(row.accuracy)))\" r=\"4\" fill=\"#2a6fdb\"/>"
                          + "<text x=\"\(f(middle))\" y=\"\(f(y(row.accuracyHigh) - 6))\" font-size=\"10\" text-anchor=\"middle\">n=\(row.n)</text></g>")
@@ -74,14 +74,14 @@ enum QualityPage {
         return "<svg class=\"chart\" role=\"img\" aria-label=\"calibration\" viewBox=\"0 0 \(Int(width)) \(Int(height))\" width=\"\(Int(width))\" height=\"\(Int(height))\">\(marks.joined())</svg>"
     }
 
-    private static func recommendation(_ value: Quality.Recommendation?) -> String {
+    private static func recommendation(_ value: Quality.Recommendation?) -> HTML {
         guard let value else { return "" }
         let target = String(format: "%.1f %%", value.target * 100)
         guard let below = value.reviewBelow, let share = value.errorsAfterReviewAtMost, let perDay = value.reviewsPerDay else {
-            return "<p class=\"bad\" data-recommendation=\"none\">No threshold keeps \(HTML.text(value.field)) wrong in at most \(target) of results on what was measured: review more of the audit sample, or everything.</p>"
+            return "<p class=\"bad\" data-recommendation=\"none\">No threshold keeps \(value.field) wrong in at most \(target) of results on what was measured: review more of the audit sample, or everything.</p>"
         }
         return """
-            <p data-recommendation="\(String(format: "%.1f", below))">To keep <b>\(HTML.text(value.field))</b> wrong in at most \(target) of results after review, \
+            <p data-recommendation="\(String(format: "%.1f", below))">To keep <b>\(value.field)</b> wrong in at most \(target) of results after review, \
             review every result below <b>\(String(format: "%.1f", below))</b> confidence: about <b>\(HTML.number(Int(perDay.rounded())))</b> reviews a day, \
             leaving at most \(String(format: "%.2f %%", share * 100)) wrong (each band at its accuracy's lower bound). \
             <a href="/review?below=\(String(format: "%.1f", below))#low">Review below \(String(format: "%.1f", below))</a>, or start the console with <code>--review-below \(String(format: "%.1f", below))</code>.</p>

@@ -5,16 +5,16 @@ import QueueReads
 enum ReportPage {
     static func render(_ report: BatchReport, _ context: PageContext) -> Page {
         // Every count links to its jobs (pending is two states, available and running: not linked).
-        func jobs(_ count: Int, _ backend: String, state: String? = nil, kind: String? = nil) -> String {
+        func jobs(_ count: Int, _ backend: String, state: String? = nil, kind: String? = nil) -> HTML {
             let query = HTML.query([("batch", report.batch), ("backend", backend), ("state", state), ("kind", kind)])
-            return "<a href=\"/jobs\(HTML.text(query))\">\(HTML.number(count))</a>"
+            return "<a href=\"/jobs\(query)\">\(HTML.number(count))</a>"
         }
-        let rows = report.backends.map { backend in
+        let rows = report.backends.map { backend -> HTML in
             let outcomes = backend.outcomes.sorted { ($1.value, $0.key) < ($0.value, $1.key) }
-                .map { "\(HTML.text($0.key)) \(HTML.number($0.value))" }.joined(separator: ", ")
+                .map { "\($0.key) \(HTML.number($0.value))" }.joined(separator: ", ")
             let name = backend.backend
             return """
-                <tr><td>\(HTML.text(name))</td><td class="n">\(jobs(backend.jobs, name))</td>\
+                <tr><td>\(name)</td><td class="n">\(jobs(backend.jobs, name))</td>\
                 <td class="n">\(jobs(backend.succeeded, name, state: "succeeded"))</td><td class="n">\(jobs(backend.dead, name, state: "dead"))</td>\
                 <td class="n">\(jobs(backend.cancelled, name, state: "cancelled"))</td><td class="n">\(HTML.number(backend.pending))</td>\
                 <td class="n">\(HTML.number(backend.failedAttempts))</td><td class="n">\(HTML.number(backend.apiCalls))</td>\
@@ -22,18 +22,18 @@ enum ReportPage {
                 <td class="n">\(HTML.bytes(backend.sentBytes))</td><td class="n">\(HTML.number(backend.passedThrough))</td></tr>
                 """
         }.joined()
-        let errors = report.topErrors.map { error in
-            "<tr><td>\(HTML.text(error.backend))</td><td class=\"bad\">\(HTML.text(error.kind))</td><td class=\"n\">\(jobs(error.jobs, error.backend, state: "dead", kind: error.kind))</td><td>\(HTML.text(error.example))</td></tr>"
+        let errors = report.topErrors.map { error -> HTML in
+            "<tr><td>\(error.backend)</td><td class=\"bad\">\(error.kind)</td><td class=\"n\">\(jobs(error.jobs, error.backend, state: "dead", kind: error.kind))</td><td>\(error.example)</td></tr>"
         }.joined()
         let pace = report.jobsPerMinute.map { String(format: "%.1f jobs/min while finishing", $0) } ?? "not finishing yet"
-        let body = """
-            <p>Created \(HTML.text(report.createdAt)). \(HTML.number(report.totalJobs)) jobs; \(pace); \(HTML.bytes(max(0, report.bytesSaved))) saved by preparation.
-            <a href="/api/report\(HTML.text(HTML.query([("batch", report.batch)])))">JSON</a></p>
-            \(report.nearDuplicates == 0 ? "" : "<p>Near-duplicates put last: \(HTML.number(report.nearDuplicates)); not analysed: \(HTML.number(report.nearDuplicatesNotAnalysed)), \(HTML.number(report.callsSaved)) call(s) saved.</p>")
+        let body: HTML = """
+            <p>Created \(report.createdAt). \(HTML.number(report.totalJobs)) jobs; \(pace); \(HTML.bytes(max(0, report.bytesSaved))) saved by preparation.
+            <a href="/api/report\(HTML.query([("batch", report.batch)]))">JSON</a></p>
+            \(report.nearDuplicates == 0 ? "" : "<p>Near-duplicates put last: \(HTML.number(report.nearDuplicates)); not analysed: \(HTML.number(report.nearDuplicatesNotAnalysed)), \(HTML.number(report.callsSaved)) call(s) saved.</p>" as HTML)
             <table><tr><th>backend</th><th>jobs</th><th>succeeded</th><th>dead</th><th>cancelled</th><th>pending</th><th>failed attempts</th>\
             <th>API calls</th><th>outcomes</th><th>read</th><th>sent</th><th>sent as is</th></tr>\(rows)</table>
             <h2>Top errors (dead jobs)</h2>
-            \(errors.isEmpty ? "<p class=\"ok\">None.</p>" : "<table><tr><th>backend</th><th>error kind</th><th>jobs</th><th>latest message</th></tr>\(errors)</table>")
+            \(errors.isEmpty ? "<p class=\"ok\">None.</p>" as HTML : "<table><tr><th>backend</th><th>error kind</th><th>jobs</th><th>latest message</th></tr>\(errors)</table>")
             """
         return Page(title: "Batch " + report.batch, active: "/batches", body: body)
     }

@@ -4,13 +4,13 @@ import QueueReads
 /// Page 3: a grid of thumbnails with what the service read under each.
 enum ResultsPage {
     static func render(_ page: ResultPage, filter: ResultFilter, _ context: PageContext) -> Page {
-        func field(_ name: String, _ label: String, _ value: String?, type: String = "text", extra: String = "") -> String {
-            "<label>\(label)<input type=\"\(type)\" name=\"\(name)\" value=\"\(HTML.text(value))\"\(extra)></label>"
+        func field(_ name: String, _ label: String, _ value: String?, type: String = "text", extra: HTML = "") -> HTML {
+            "<label>\(label)<input type=\"\(type)\" name=\"\(name)\" value=\"\(value)\"\(extra)></label>"
         }
         let backends = ([""] + context.services).map {
-            "<option value=\"\($0)\"\($0 == (filter.backend ?? "") ? " selected" : "")>\($0.isEmpty ? "any" : $0)</option>"
+            "<option value=\"\($0)\"\($0 == (filter.backend ?? "") ? " selected" as HTML : "")>\($0.isEmpty ? "any" : $0)</option>" as HTML
         }.joined()
-        let form = """
+        let form: HTML = """
             <form class="filters" method="get" action="/results">
             \(field("batch", "batch", filter.batch))
             <label>backend<select name="backend">\(backends)</select></label>
@@ -24,23 +24,23 @@ enum ResultsPage {
             <button type="submit" class="primary">Filter</button> <a href="/results">clear</a>
             </form>
             """
-        let cards = page.items.isEmpty ? "<p class=\"muted\">No result matches.</p>" : "<div class=\"cards\">" + page.items.map(card).joined() + "</div>"
-        var next = ""
+        let cards: HTML = page.items.isEmpty ? "<p class=\"muted\">No result matches.</p>" : "<div class=\"cards\">" + page.items.map(card).joined() + "</div>"
+        var next: HTML = ""
         if let before = page.nextBefore(filter) {
             var more = filter
             more.before = before
-            next = "<p><a href=\"/results\(HTML.text(query(more)))\">Older results →</a></p>"
+            next = "<p><a href=\"/results\(query(more))\">Older results →</a></p>"
         }
         return Page(title: "Results", active: "/results", body: form + cards + next)
     }
 
-    static func card(_ card: ResultPage.Card) -> String {
+    static func card(_ card: ResultPage.Card) -> HTML {
         let link = card.jobId.map { "/jobs/\($0)" } ?? "/results/\(card.id)"
         return """
-            <div class="card"><a href="\(link)"><img src="/thumbnails/\(card.id)" alt="\(HTML.text(URL(fileURLWithPath: card.imagePath).lastPathComponent))" loading="lazy"></a>
-            <div class="facts"><b>\(HTML.text(card.operator_ ?? card.category ?? card.outcome ?? "–"))</b> \(HTML.confidence(card.confidence))<br>
-            fleet \(HTML.text(card.fleetId ?? "–")) · plate \(HTML.text(card.licensePlate ?? "–"))<br>
-            <span class="muted">\(HTML.text(card.category ?? card.backend)) · \(HTML.text(card.batch ?? "no batch"))</span></div></div>
+            <div class="card"><a href="\(link)"><img src="/thumbnails/\(card.id)" alt="\(URL(fileURLWithPath: card.imagePath).lastPathComponent)" loading="lazy"></a>
+            <div class="facts"><b>\(card.operator_ ?? card.category ?? card.outcome ?? "–")</b> \(HTML.confidence(card.confidence))<br>
+            fleet \(card.fleetId ?? "–") · plate \(card.licensePlate ?? "–")<br>
+            <span class="muted">\(card.category ?? card.backend) · \(card.batch ?? "no batch")</span></div></div>
             """
     }
 

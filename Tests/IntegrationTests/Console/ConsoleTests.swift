@@ -73,6 +73,15 @@ struct ConsoleTests {
                 #expect(texts[4].contains("timeout") && texts[4].contains("did not answer within 300 s"), "\(texts[4].prefix(800))")
                 #expect(texts[5].contains("Confirm") && texts[5].contains("Save correction"), "\(texts[5].prefix(600))")
                 #expect(tour.dialogs.isEmpty, "a page ran script from the database: \(tour.dialogs)")
+                // The console's own markup never shows as text (escaped twice), on any page.
+                let rest = try await BrowserSession.run(["/jobs", "/jobs?state=dead&batch=night-2026-11-22", "/plan?until=06:00", "/workers",
+                                                         "/quality", "/report?batch=night-2026-11-22", "/log", "/jobs/999999"]
+                    .flatMap { [BrowserSession.Step.go(base + $0), .text] })
+                for text in texts + rest.steps.compactMap(\.text) {
+                    let leaked = ["<td", "<tr", "<th", "<a ", "<span", "<p>", "<p ", "<b>", "<br", "<div", "<option", "<input", "<form", "<time", "<svg", "<rect"]
+                        .filter { text.contains($0) }
+                    #expect(leaked.isEmpty, "markup shown as text: \(leaked) in \(text.prefix(400))")
+                }
 
                 // Retry the fixable job from its page; a worker then completes it.
                 let retried = try await BrowserSession.run([
