@@ -83,15 +83,35 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // /metrics, /healthz and /readyz for a long-running process, and the loop every periodic
+        // service shares: the worker's and the monitor's.
+        .target(
+            name: "Observability",
+            dependencies: [
+                .product(name: "Logging", package: "swift-log"), .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         .target(
             name: "Worker",
             dependencies: [
-                "JobQueue", "Imaging", "MediaFiles", "Backends", "DedicatedThreads", "AnalysisModel",
+                "JobQueue", "Imaging", "MediaFiles", "Backends", "DedicatedThreads", "AnalysisModel", "Observability",
                 .product(name: "Logging", package: "swift-log"), .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
-                .product(name: "Prometheus", package: "swift-prometheus"),
-                .product(name: "Hummingbird", package: "hummingbird"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        // discern monitor: the queue for Prometheus, read through the read model.
+        .target(
+            name: "Monitor",
+            dependencies: [
+                "QueueReads", "Observability",
+                .product(name: "Logging", package: "swift-log"), .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -122,7 +142,7 @@ let package = Package(
         .executableTarget(
             name: "discern",
             dependencies: [
-                "Worker", "Simulator", "Backends", "CurlHTTP", "JobQueue", "QueueReads", "Postgres", "Imaging", "MediaFiles", "SampleImages", "Enqueueing", "Console", "DedicatedThreads",
+                "Worker", "Monitor", "Observability", "Simulator", "Backends", "CurlHTTP", "JobQueue", "QueueReads", "Postgres", "Imaging", "MediaFiles", "SampleImages", "Enqueueing", "Console", "DedicatedThreads",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),

@@ -23,7 +23,9 @@ declare -A allowed=(
     [Backends]="AnalysisModel CurlHTTP Imaging MediaFiles DedicatedThreads ErrorCodes"
     [Enqueueing]="MediaFiles DedicatedThreads ErrorCodes"
     [SampleImages]="Imaging MediaFiles CVips CVipsShim CVipsSampleShim ErrorCodes"
-    [Worker]="AnalysisModel Backends DedicatedThreads Imaging MediaFiles JobQueue Postgres ErrorCodes"
+    [Observability]="ErrorCodes"
+    [Worker]="AnalysisModel Backends DedicatedThreads Imaging MediaFiles JobQueue Observability Postgres ErrorCodes"
+    [Monitor]="QueueReads Observability ErrorCodes"
     [Console]="AnalysisModel DedicatedThreads Imaging MediaFiles JobQueue Postgres QueueReads ErrorCodes"
     # The simulator stands in for the remote services: it shares no client code (no HTTP
     # client, no queue, no backends, no Imaging: it judges uploads with libvips directly).

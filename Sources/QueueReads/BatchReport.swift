@@ -67,7 +67,7 @@ public struct BatchReport: Codable, Sendable {
                      sum(original_bytes)::bigint AS original_bytes, sum(sent_bytes)::bigint AS sent_bytes,
                      sum(passed_through)::bigint AS passed_through,
                      sum(prepare_ms_sum) / sum(results) AS prepare_ms, sum(analyze_ms_sum) / sum(results) AS analyze_ms,
-                     coalesce(jsonb_object_agg(outcome, results) FILTER (WHERE outcome IS NOT NULL), '{}') AS outcomes
+                     jsonb_object_agg(outcome, results) AS outcomes
               FROM discern.results_per_batch WHERE batch_id = (SELECT id FROM b) GROUP BY backend),
         per AS (SELECT coalesce(s.backend, r.backend) AS backend, coalesce(s.jobs, 0) AS jobs,
                        greatest(coalesce(s.succeeded, 0), coalesce(r.results, 0)) AS succeeded, coalesce(s.dead, 0) AS dead,

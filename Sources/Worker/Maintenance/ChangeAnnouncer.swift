@@ -1,4 +1,5 @@
 import JobQueue
+import Observability
 import Postgres
 import ServiceLifecycle
 

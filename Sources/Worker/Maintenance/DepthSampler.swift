@@ -1,4 +1,5 @@
 import JobQueue
+import Observability
 import Postgres
 import ServiceLifecycle
 
@@ -9,7 +10,7 @@ struct DepthSampler: Service {
 
     func run() async {
         await Periodic.run(every: 15) {
-            if let depth = try? await database.withConnection({ try QueueStatus.liveDepth($0) }) {
+            if let depth = try? await database.withConnection({ try QueueDepth.live($0) }) {
                 for row in depth { WorkerMetrics.queueDepth(backend: row.backend, state: row.state, row.jobs) }
             }
         }

@@ -1,5 +1,6 @@
 import JobQueue
 import Logging
+import Observability
 import Postgres
 import ServiceLifecycle
 

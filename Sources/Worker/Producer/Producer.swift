@@ -1,6 +1,7 @@
 import DedicatedThreads
 import JobQueue
 import Logging
+import Observability
 import Postgres
 import ServiceLifecycle
 

@@ -4,6 +4,7 @@ import Foundation
 import Imaging
 import JobQueue
 import Logging
+import Observability
 import Postgres
 import ServiceLifecycle
 import UnixSignals

@@ -1,10 +1,12 @@
 import ArgumentParser
+import Backends
 import Foundation
 import Logging
+import Monitor
+import Observability
 import QueueReads
 import ServiceLifecycle
 import UnixSignals
-import Worker
 
 struct MonitorCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -42,7 +44,7 @@ struct MonitorCommand: AsyncParsableCommand {
         }
         var windowEnd: (@Sendable () -> Date?)?
         if let window { windowEnd = { Plan.windowEnd(window) } }
-        let monitor = QueueMonitor(conninfo: database.conninfo, intervalSeconds: interval, windowEnd: windowEnd, logger: logger)
+        let monitor = QueueMonitor(conninfo: database.conninfo, backends: Services.names, intervalSeconds: interval, windowEnd: windowEnd, logger: logger)
         let server = MetricsServer.application(registry, health: monitor.health, host: host, port: port, logger: logger)
         let group = ServiceGroup(configuration: .init(services: [.init(service: server), .init(service: monitor)],
                                                       gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))

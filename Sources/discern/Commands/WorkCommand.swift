@@ -4,6 +4,7 @@ import CurlHTTP
 import Foundation
 import Logging
 import JobQueue
+import Observability
 import Postgres
 import ServiceLifecycle
 import UnixSignals

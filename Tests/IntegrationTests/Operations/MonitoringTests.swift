@@ -68,7 +68,8 @@ struct MonitoringTests {
                     let worker = try WorkerProcess(conninfo: conninfo, simulatorURL: simulator.baseURL, logFolder: folder, arguments: json)
                     defer { worker.kill() }
                     let monitor = try WorkerProcess(conninfo: conninfo, simulatorURL: "", logFolder: folder,
-                                                    arguments: ["--database-url", conninfo, "--interval", "1"] + json, plainArguments: true, command: "monitor")
+                                                    arguments: ["--database-url", conninfo, "--interval", "1", "--plan-until", Date().addingTimeInterval(3600).formatted(.iso8601)] + json,
+                                                    plainArguments: true, command: "monitor")
                     defer { monitor.kill() }
                     let workerPort = try #require(await worker.announcedMetricsPort(), "\(worker.output.suffix(500))")
                     let monitorPort = try #require(await monitor.announcedMetricsPort(), "\(monitor.output.suffix(500))")
@@ -102,6 +103,12 @@ struct MonitoringTests {
                             let result = (try? await prometheus.query(unserved)) ?? []
                             return result.count == 1 && (result.first?["metric"] as? [String: String])?["backend"] == "discerner" && result.first.map(Self.value) == 4
                         })
+                        // The night's forecast from the read model: with no worker, none of the 4 finishes in the window, never.
+                        #expect(await ChaosJobs.eventually(seconds: 30) {
+                            (try? await prometheus.query(#"discern_plan_unfinished_jobs{backend="discerner"}"#))?.first.map(Self.value) == 4
+                        })
+                        let late = try await prometheus.query(#"discern_plan_finish_seconds{backend="discerner",bound="late"}"#)
+                        #expect(late.first.map(Self.value) == .infinity, "\(late)")
                     }
                 }
             }

@@ -3,11 +3,11 @@ import ServiceLifecycle
 
 /// The body every periodic service shares: a turn, then a pause, until the service group shuts
 /// down gracefully or the task is cancelled. A pause ends at once on graceful shutdown.
-enum Periodic {
+public enum Periodic {
     /// - Parameters:
     ///   - seconds: the pause after each turn.
     ///   - pauseFirst: pause before the first turn (a heartbeat right after registering is wasted).
-    static func run(every seconds: Double, pauseFirst: Bool = false, _ turn: () async -> Void) async {
+    public static func run(every seconds: Double, pauseFirst: Bool = false, _ turn: () async -> Void) async {
         if pauseFirst { await pause(seconds: seconds) }
         while !Task.isShuttingDownGracefully && !Task.isCancelled {
             await turn()
@@ -17,7 +17,7 @@ enum Periodic {
 
     /// A turn that may fail: its error is logged as a warning, `failure` saying what failed,
     /// and the next turn tries again.
-    static func run(every seconds: Double, logger: Logger, failure: String, _ turn: () async throws -> Void) async {
+    public static func run(every seconds: Double, logger: Logger, failure: String, _ turn: () async throws -> Void) async {
         await run(every: seconds) {
             do {
                 try await turn()

@@ -1,25 +1,28 @@
-import Backends
 import Foundation
-import JobQueue
 import Logging
 import Metrics
-import Postgres
+import Observability
+import QueueReads
 import ServiceLifecycle
 
 /// `discern monitor`: exports the queue as PostgreSQL sees it, whoever is working. Workers'
 /// own metrics vanish with the workers; the questions "is the backlog moving?" and "does
 /// anyone serve this backend?" must be answerable when none is up. One monitor per
-/// installation is enough (it only reads); it uses the reader role.
+/// installation is enough (it only reads, through the read model's `QueueGauges`); it uses the
+/// reader role.
 public struct QueueMonitor: Service {
-    let database: Database
+    let conninfo: String
+    /// The services to export, each at zero when idle (the registry's names).
+    let backends: [String]
     let intervalSeconds: Double
     /// The end of the night's window, worked out afresh at each look ("06:00": the next one).
     let windowEnd: (@Sendable () -> Date?)?
     public let health: Health
     let logger: Logger
 
-    public init(conninfo: String, intervalSeconds: Double, windowEnd: (@Sendable () -> Date?)? = nil, logger: Logger) {
-        database = Database(conninfo: conninfo, name: "discern-monitor")
+    public init(conninfo: String, backends: [String], intervalSeconds: Double, windowEnd: (@Sendable () -> Date?)? = nil, logger: Logger) {
+        self.conninfo = conninfo
+        self.backends = backends
         self.intervalSeconds = intervalSeconds
         self.windowEnd = windowEnd
         health = Health(heartbeatSeconds: intervalSeconds)
@@ -27,14 +30,18 @@ public struct QueueMonitor: Service {
     }
 
     public func run() async {
+        // Opened at the first look that reaches PostgreSQL: a monitor started while the
+        // database is down says so in its gauges instead of exiting.
+        var reader: QueueReader?
         await Periodic.run(every: intervalSeconds) {
             health.loopTurned()
             do {
-                let overview = try await database.withConnection { try QueueStatus.overview($0, backends: Services.names) }
-                for backend in overview { Self.export(backend) }
+                if reader == nil { reader = try await QueueReader(conninfo: conninfo, connections: 1, name: "discern-monitor") }
+                guard let queue = reader else { return }
                 let end = windowEnd?()
-                let plan = try await database.withConnection { try QueueStatus.plan($0, until: end.map { $0.formatted(.iso8601) }) }
-                Self.export(plan, windowEnd: end)
+                let gauges = try await queue.gauges(backends: backends, until: end)
+                gauges.queues.forEach(Self.export)
+                Self.export(gauges.forecasts, windowEnd: end)
                 Gauge(label: "discern_queue_database_up").record(1)
                 health.databaseReached()
             } catch {
@@ -46,7 +53,7 @@ public struct QueueMonitor: Service {
         health.shuttingDown()
     }
 
-    private static func export(_ queue: QueueStatus.Overview) {
+    private static func export(_ queue: QueueGauges.Queue) {
         let backend = ("backend", queue.backend)
         for (state, jobs) in [("waiting", queue.waiting), ("scheduled", queue.scheduled), ("running", queue.running)] {
             Gauge(label: "discern_queue_jobs", dimensions: [backend, ("state", state)]).record(jobs)
@@ -60,8 +67,8 @@ public struct QueueMonitor: Service {
 
     /// The plan's forecast (+Inf: never at this pace) and, with a window, what will not finish
     /// in it: what the DiscernNightWillNotFinish alert reads.
-    private static func export(_ plan: [QueueStatus.PlanFigures], windowEnd: Date?) {
-        for service in plan {
+    private static func export(_ forecasts: [QueueGauges.Forecast], windowEnd: Date?) {
+        for service in forecasts {
             let backend = ("backend", service.backend)
             Gauge(label: "discern_plan_finish_seconds", dimensions: [backend, ("bound", "early")]).record(service.finishEarlySeconds ?? .infinity)
             Gauge(label: "discern_plan_finish_seconds", dimensions: [backend, ("bound", "late")]).record(service.finishLateSeconds ?? .infinity)

@@ -24,18 +24,18 @@ public final class Health: Sendable {
         self.heartbeatSeconds = heartbeatSeconds
     }
 
-    func loopTurned() { state.withLock { $0.lastTurn = Date() } }
+    public func loopTurned() { state.withLock { $0.lastTurn = Date() } }
 
-    func databaseReached() {
+    public func databaseReached() {
         state.withLock {
             $0.lastDatabaseSuccess = Date()
             $0.databaseFailing = false
         }
     }
 
-    func databaseFailed() { state.withLock { $0.databaseFailing = true } }
+    public func databaseFailed() { state.withLock { $0.databaseFailing = true } }
 
-    func shuttingDown() { state.withLock { $0.stopping = true } }
+    public func shuttingDown() { state.withLock { $0.stopping = true } }
 
     /// nil when live; else why not.
     public func livenessProblem(now: Date = Date()) -> String? {
