@@ -1,6 +1,5 @@
 import ArgumentParser
 import Backends
-import Crypto
 import DedicatedThreads
 import Enqueueing
 import Foundation
@@ -93,14 +92,14 @@ struct EnqueueCommand: AsyncParsableCommand {
         // The perceptual hashes of the photos kept so far in this run, to find near-duplicates.
         var looks: [(hash: UInt64, path: String)] = []
         var nearDuplicateCount = 0
+        let contentKey = ContentKey(backend: backend, action: action, paramsJSON: params)
         while let chunk = try await reader.run({ try walk.next(upTo: Self.chunkSize) }) {
             var files = chunk.map { EnqueuedFile(path: $0) }
             if dedupe {
-                let digests = try await ContentHasher.sha256(chunk, roots: walk.roots, threads: hashThreads) { [found] in progress.update(found + $0) }
-                let suffix = uniqueKeySuffix
-                files = zip(chunk, digests).compactMap { path, digest in
-                    switch digest {
-                    case .success(let hex): return EnqueuedFile(path: path, uniqueKey: "sha256:\(hex)\(suffix)")
+                let keys = try await contentKey.keys(chunk, roots: walk.roots, threads: hashThreads) { [found] in progress.update(found + $0) }
+                files = zip(chunk, keys).compactMap { path, key in
+                    switch key {
+                    case .success(let key): return EnqueuedFile(path: path, uniqueKey: key)
                     case .failure(let problem):
                         unreadable.append(problem.description)
                         return nil
@@ -160,14 +159,4 @@ struct EnqueueCommand: AsyncParsableCommand {
 
     /// Files per transaction: big enough that COPY dominates, small enough to bound memory.
     static let chunkSize = 10_000
-
-    /// Backend, action and (when given) the params make a key: the same photo may be analysed
-    /// by two services, or enrolled under two template ids.
-    private var uniqueKeySuffix: String {
-        var suffix = ":\(backend.rawValue):\(action)"
-        if params.trimmingCharacters(in: .whitespaces) != "{}" {
-            suffix += ":" + SHA256.hash(data: Data(params.utf8)).prefix(8).map { String(format: "%02x", $0) }.joined()
-        }
-        return suffix
-    }
 }

@@ -1,0 +1,28 @@
+import Crypto
+import Foundation
+import MediaFiles
+
+/// The dedupe rule of `discern enqueue`: a file whose key a job (waiting, running or succeeded)
+/// or a result already has is skipped. The key is the content's SHA-256 with the backend, the
+/// action and, when given, a hash of the params: the same photo may be analysed by two
+/// services, or enrolled under two template ids.
+public struct ContentKey: Sendable {
+    private let suffix: String
+
+    public init(backend: String, action: String, paramsJSON: String) {
+        var suffix = ":\(backend):\(action)"
+        if paramsJSON.trimmingCharacters(in: .whitespaces) != "{}" {
+            suffix += ":" + SHA256.hash(data: Data(paramsJSON.utf8)).prefix(8).map { String(format: "%02x", $0) }.joined()
+        }
+        self.suffix = suffix
+    }
+
+    public func key(sha256 hex: String) -> String { "sha256:\(hex)\(suffix)" }
+
+    /// Each file's key, in the order of `paths`, or why it could not be read under `roots`
+    /// (`ContentHasher`); `progress` is called with the count hashed so far.
+    public func keys(_ paths: [String], roots: PathRoots, threads: Int,
+                     progress: @escaping @Sendable (Int) -> Void) async throws -> [Result<String, EnqueueError>] {
+        try await ContentHasher.sha256(paths, roots: roots, threads: threads, progress: progress).map { $0.map(key(sha256:)) }
+    }
+}
