@@ -86,7 +86,7 @@ struct GrafanaDashboardTests {
 
     @Test("every metric the Prometheus panels use is one discern exports")
     func metricNamesExist() throws {
-        let exported = try String(contentsOf: ChaosJobs.repository.appendingPathComponent("Sources/Worker/Observability/MetricHelp.swift"),
+        let exported = try String(contentsOf: ChaosJobs.repository.appendingPathComponent("Sources/Observability/MetricHelp.swift"),
                                   encoding: .utf8)
         let name = try Regex(#"discern_[a-z_]+"#)
         for (title, expression) in try Self.targets("expr") {
