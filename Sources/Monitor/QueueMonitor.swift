@@ -36,8 +36,13 @@ public struct QueueMonitor: Service {
         await Periodic.run(every: intervalSeconds) {
             health.loopTurned()
             do {
-                if reader == nil { reader = try await QueueReader(conninfo: conninfo, connections: 1, name: "discern-monitor") }
-                guard let queue = reader else { return }
+                let queue: QueueReader
+                if let reader {
+                    queue = reader
+                } else {
+                    queue = try await QueueReader(conninfo: conninfo, connections: 1, name: "discern-monitor")
+                    reader = queue
+                }
                 let end = windowEnd?()
                 let gauges = try await queue.gauges(backends: backends, until: end)
                 gauges.queues.forEach(Self.export)
