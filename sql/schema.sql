@@ -144,7 +144,7 @@ CREATE TABLE discern.operator_actions (
     jobs integer DEFAULT 0 NOT NULL,
     job_ids bigint[],
     batch_id bigint,
-    CONSTRAINT operator_actions_action_check CHECK ((action = ANY (ARRAY['retry'::text, 'cancel'::text, 'delete'::text, 'pause'::text, 'resume'::text, 'review'::text]))),
+    CONSTRAINT operator_actions_action_check CHECK ((action = ANY (ARRAY['retry'::text, 'cancel'::text, 'delete'::text, 'pause'::text, 'resume'::text, 'review'::text, 'unavailable'::text, 'available'::text]))),
     CONSTRAINT operator_actions_actor_check CHECK (((length(actor) >= 1) AND (length(actor) <= 200))),
     CONSTRAINT operator_actions_scope_check CHECK ((length(scope) <= 1000))
 );
@@ -283,6 +283,25 @@ CREATE TABLE discern.results (
     unique_key text,
     audit boolean NOT NULL,
     CONSTRAINT results_confidence_check CHECK (((confidence IS NULL) OR ((confidence >= (0)::double precision) AND (confidence <= (1)::double precision))))
+);
+
+CREATE TABLE discern.service_breakers (
+    backend text NOT NULL,
+    opened_at timestamp with time zone DEFAULT now() NOT NULL,
+    opened_by text NOT NULL,
+    error_kind text NOT NULL,
+    last_error text NOT NULL,
+    probes_failed integer DEFAULT 0 NOT NULL,
+    next_probe_at timestamp with time zone NOT NULL,
+    probe_job bigint,
+    probe_owner text,
+    probe_started_at timestamp with time zone,
+    CONSTRAINT service_breakers_backend_check CHECK (((length(backend) >= 1) AND (length(backend) <= 100))),
+    CONSTRAINT service_breakers_error_kind_check CHECK ((length(error_kind) <= 100)),
+    CONSTRAINT service_breakers_last_error_check CHECK ((length(last_error) <= 1000)),
+    CONSTRAINT service_breakers_opened_by_check CHECK ((length(opened_by) <= 200)),
+    CONSTRAINT service_breakers_probe_owner_check CHECK ((length(probe_owner) <= 200)),
+    CONSTRAINT service_breakers_probes_failed_check CHECK ((probes_failed >= 0))
 );
 
 CREATE TABLE discern.service_budgets (
@@ -452,6 +471,9 @@ ALTER TABLE ONLY discern.results
 
 ALTER TABLE ONLY discern.results
     ADD CONSTRAINT results_pkey PRIMARY KEY (id);
+
+ALTER TABLE ONLY discern.service_breakers
+    ADD CONSTRAINT service_breakers_pkey PRIMARY KEY (backend);
 
 ALTER TABLE ONLY discern.service_budgets
     ADD CONSTRAINT service_budgets_pkey PRIMARY KEY (backend);

@@ -15,6 +15,9 @@ public struct Job: Sendable, Equatable {
     /// Its workers stopped while it ran beside other jobs often enough that it may be what
     /// crashes them (migration 0014): the worker runs it alone, claiming nothing else meanwhile.
     public let runsAlone: Bool
+    /// Claimed as the probe of a service found unavailable (discern.service_breakers): one try,
+    /// whose answer closes the service's breaker or keeps it open.
+    public let isProbe: Bool
 
     init(row: Row) throws {
         id = try row.int("id")
@@ -26,6 +29,7 @@ public struct Job: Sendable, Equatable {
         attempt = try row.int("attempts")
         maxAttempts = try row.int("max_attempts")
         runsAlone = try row.bool("alone")
+        isProbe = try row.bool("probe")
     }
 }
 

@@ -59,6 +59,15 @@ public enum JobQueue {
         return try connection.query(prepared: QueueSQL.release, [jobIDs, workerID]).count
     }
 
+    /// Gives a running job back while its service is unavailable: attempt not counted, claimable
+    /// again in `afterSeconds`; `failure` (what the call said) goes into its history. False when
+    /// the lease was no longer ours.
+    @discardableResult
+    public static func giveBack(_ connection: Connection, job: Job, workerID: String, failure: JobFailure?, afterSeconds: Double = 0) throws -> Bool {
+        try connection.query(prepared: QueueSQL.giveBack, [job.id, workerID, max(0, min(afterSeconds, 86_400)), failure?.kind,
+                                                           failure.map { String($0.message.prefix(2000)) }]).count > 0
+    }
+
     /// Where the console listens for changes its pages show (sql/functions/notify_change.sql).
     public static let changesChannel = "discern_changes"
 

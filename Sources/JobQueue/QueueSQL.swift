@@ -110,6 +110,20 @@ enum QueueSQL {
         RETURNING id
         """
 
+    /// Gives a job back because its service is unavailable (the breaker): not the job's fault,
+    /// so the attempt is not counted and no given-back allowance is spent (however long the
+    /// outage, the job keeps all its attempts); its history says why it waited. `$3` seconds
+    /// before it may be claimed again (a failed probe's job steps aside for the next probe).
+    static let giveBack = """
+        UPDATE discern.jobs AS j
+        SET state = 'available', attempts = greatest(j.attempts - 1, 0), run_at = now() + make_interval(secs => $3::double precision),
+            lease_owner = NULL, lease_expires_at = NULL, updated_at = now(),
+            error_history = CASE WHEN $4::text IS NULL THEN j.error_history ELSE discern.history_with(j.error_history, jsonb_build_object(
+                'attempt', j.attempts, 'at', now(), 'kind', $4::text, 'error', $5::text, 'counted', false)) END
+        WHERE j.id = $1 AND j.state = 'running' AND j.lease_owner = $2
+        RETURNING j.id
+        """
+
     /// Renews the leases of the worker's jobs and returns those still its own. A job row locked
     /// by another statement is not waited for (SKIP LOCKED): the worker's own completion of it
     /// may be held up (a slow disk, a lock on results), and a heartbeat waiting behind it would

@@ -68,6 +68,10 @@ public struct QueueMonitor: Service {
             Gauge(label: "discern_queue_finished_recent", dimensions: [backend, ("state", state)]).record(jobs)
         }
         Gauge(label: "discern_queue_live_workers", dimensions: [backend]).record(queue.liveWorkers)
+        // The breaker the workers share: what DiscernServiceUnavailable watches.
+        Gauge(label: "discern_service_unavailable", dimensions: [backend]).record(queue.unavailableSeconds == nil ? 0 : 1)
+        Gauge(label: "discern_service_unavailable_seconds", dimensions: [backend]).record(queue.unavailableSeconds ?? 0)
+        Gauge(label: "discern_service_probes_failed", dimensions: [backend]).record(queue.probesFailed)
     }
 
     /// The plan's forecast (+Inf: never at this pace) and, with a window, what will not finish

@@ -3,7 +3,7 @@
 /// people reading /metrics do too. docs/operations.md lists the same metrics.
 enum MetricHelp {
     static let texts: [String: String] = [
-        "discern_jobs_total": "Jobs this worker finished an attempt of, by backend and outcome (succeeded, dead, retry_scheduled, lease_lost, handed_back, not_recorded).",
+        "discern_jobs_total": "Jobs this worker finished an attempt of, by backend and outcome (succeeded, dead, retry_scheduled, lease_lost, handed_back, not_recorded, given_back: its service was unavailable, attempt not counted).",
         "discern_failed_attempts_total": "Failed attempts, by backend and error kind (the job may still be retried).",
         "discern_stage_duration_seconds": "Time spent per stage (claim, prepare, analyze, complete), by backend.",
         "discern_jobs_in_flight": "Jobs this worker holds, by stage (prepare, total).",
@@ -21,6 +21,11 @@ enum MetricHelp {
         "discern_plan_finish_seconds": "Seconds until the queued jobs of the backend finish at the forecast pace: bound early or late (+Inf: nothing moves them).",
         "discern_plan_unfinished_jobs": "Jobs of the backend that will not finish before the night's window ends (--plan-until).",
         "discern_plan_window_seconds": "Seconds until the night's window ends (--plan-until).",
+        "discern_service_calls_total": "HTTP calls this worker sent to the services, by backend and result (2xx, 4xx, 429, 5xx, no_answer, cancelled), retries and probes included.",
+        "discern_service_unavailable": "1 while the workers find the backend unavailable (its breaker open: no job claimed but one probe at a time), else 0.",
+        "discern_service_unavailable_seconds": "How long the backend has been unavailable (0 while it is available).",
+        "discern_service_probes_failed": "Probes of the unavailable backend that failed since it was found down.",
+        "discern_breaker_open": "1 while this worker knows the backend to be unavailable (it prepares and calls nothing for it), else 0.",
         "discern_budget_cap_used_ratio": "The share of the backend's spend cap used in its period (discern.service_budgets); 1: reached, the service waits.",
     ]
 

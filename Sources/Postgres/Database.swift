@@ -35,6 +35,9 @@ public final class Database: @unchecked Sendable {
             } catch let error as PostgresError where !connection.isHealthy {
                 self.connection = nil
                 throw PostgresError(.connectionLost, error.message, sqlState: error.sqlState)
+            } catch let error as PostgresError where error.needsNewConnection {
+                self.connection = nil
+                throw error
             }
         }
     }

@@ -31,18 +31,27 @@ public struct PostgresError: Error, CustomStringConvertible, Sendable {
         return ["22", "23", "54"].contains(String(sqlState.prefix(2)))
     }
 
-    /// Retrying makes sense when the connection, not the statement, was at fault,
-    /// or when the server says the transaction lost a race (serialization, deadlock).
+    /// Retrying makes sense when the connection, not the statement, was at fault, when the
+    /// server says the transaction lost a race (serialization, deadlock), when it is short of a
+    /// resource for now (53: a full disk, memory, connections), or when the connection reached
+    /// a server that cannot write (25006: a standby, during a failover; see `needsNewConnection`).
     public var isRetryable: Bool {
         switch code {
         case .connectionFailed, .connectionLost: return true
         case .queryFailed:
             guard let sqlState else { return false }
             return sqlState.hasPrefix("08") || sqlState == "40001" || sqlState == "40P01"
-                || sqlState.hasPrefix("57P")
+                || sqlState.hasPrefix("57P") || sqlState.hasPrefix("53") || sqlState == Self.readOnlyTransaction
         default: return false
         }
     }
+
+    /// The connection is alive but reaches a server that can only read (a primary turned standby,
+    /// a connection string's other host): a new connection finds the one that writes
+    /// (`target_session_attrs=read-write`).
+    public var needsNewConnection: Bool { sqlState == Self.readOnlyTransaction }
+
+    static let readOnlyTransaction = "25006"
 }
 
 /// The codes a PostgresError carries.

@@ -39,6 +39,24 @@ public struct Overview: Codable, Sendable {
     }
     /// Services an operator paused: no worker claims their jobs (discern.pause).
     public let paused: [Paused]
+    /// A service the workers found down (its breaker open, discern.service_breakers): no job of
+    /// it is claimed but one probe at a time, until the service answers or `discern resume`.
+    public struct Unavailable: Codable, Sendable {
+        public let backend: String
+        public let since: String
+        /// The worker whose calls tripped it.
+        public let openedBy: String
+        /// What the last failed call said (the tripping one, then each failed probe's).
+        public let errorKind: String; public let lastError: String
+        public let probesFailed: Int
+        /// Seconds until the next probe may go (0: due, or under way).
+        public let nextProbeSeconds: Double
+        /// A probe is in flight now.
+        public let probing: Bool
+        /// Its jobs waiting to be claimed.
+        public let waiting: Int
+    }
+    public let unavailable: [Unavailable]
     public let generatedAt: String
 
     static let sql = """
@@ -74,6 +92,13 @@ public struct Overview: Codable, Sendable {
                 WHERE NOT EXISTS (SELECT 1 FROM discern.paused_backends p WHERE p.backend = u.backend)) x),
           'paused', (SELECT coalesce(json_agg(x ORDER BY x.backend), '[]') FROM (
                 SELECT backend, paused_by, paused_at, reason FROM discern.paused_backends) x),
+          'unavailable', (SELECT coalesce(json_agg(x ORDER BY x.backend), '[]') FROM (
+                SELECT b.backend, b.opened_at AS since, b.opened_by, b.error_kind, b.last_error, b.probes_failed,
+                       greatest(0, extract(epoch FROM b.next_probe_at - now()))::float8 AS next_probe_seconds,
+                       EXISTS (SELECT 1 FROM discern.jobs j WHERE j.id = b.probe_job AND j.state = 'running'
+                                                            AND j.lease_owner = b.probe_owner) AS probing,
+                       (SELECT count(*) FROM discern.jobs j WHERE j.state = 'available' AND j.backend = b.backend) AS waiting
+                FROM discern.service_breakers b) x),
           'generated_at', now()
         ) AS doc
         """

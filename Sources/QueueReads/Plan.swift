@@ -93,6 +93,9 @@ extension Plan.Service {
         guard let early = finishEarly, let late = finishLate else { return nil }
         return early == late ? [early] : [early, late]
     }
+
+    /// The soonest finish of a service that is unavailable now (its latest is unknown).
+    public var finishNoSoonerThan: String? { finishLate == nil ? finishEarly : nil }
 }
 
 extension Plan {

@@ -16,6 +16,10 @@ public struct QueueGauges: Codable, Sendable, Equatable {
         public let succeededRecently: Int
         public let deadRecently: Int
         public let liveWorkers: Int
+        /// How long the service has been found unavailable (its breaker open), nil while it is
+        /// available; its failed probes meanwhile.
+        public let unavailableSeconds: Double?
+        public let probesFailed: Int
     }
 
     /// Seconds to the earliest and latest finish (nil: never at this pace), the jobs that will
@@ -41,16 +45,18 @@ public struct QueueGauges: Codable, Sendable, Equatable {
         recent AS (
             SELECT backend, count(*) FILTER (WHERE state = 'succeeded') AS succeeded, count(*) FILTER (WHERE state = 'dead') AS dead
             FROM discern.jobs WHERE finished_at > now() - interval '10 minutes' GROUP BY backend),
-        live AS (SELECT unnest(backends) AS backend, count(*) AS workers FROM discern.live_workers GROUP BY 1)
+        live AS (SELECT unnest(backends) AS backend, count(*) AS workers FROM discern.live_workers GROUP BY 1),
+        down AS (SELECT backend, extract(epoch FROM now() - opened_at) AS seconds, probes_failed FROM discern.service_breakers)
         SELECT jsonb_build_object(
           'queues', (SELECT coalesce(jsonb_agg(jsonb_build_object(
                 'backend', b.backend, 'waiting', coalesce(w.waiting, 0), 'scheduled', coalesce(w.scheduled, 0),
                 'running', coalesce(r.running, 0), 'oldest_waiting_seconds', coalesce(w.oldest, 0),
                 'succeeded_recently', coalesce(f.succeeded, 0), 'dead_recently', coalesce(f.dead, 0),
-                'live_workers', coalesce(l.workers, 0)) ORDER BY b.backend), '[]')
+                'live_workers', coalesce(l.workers, 0), 'unavailable_seconds', d.seconds,
+                'probes_failed', coalesce(d.probes_failed, 0)) ORDER BY b.backend), '[]')
               FROM unnest($1::text[]) AS b(backend)
               LEFT JOIN waiting w USING (backend) LEFT JOIN running r USING (backend)
-              LEFT JOIN recent f USING (backend) LEFT JOIN live l USING (backend)),
+              LEFT JOIN recent f USING (backend) LEFT JOIN live l USING (backend) LEFT JOIN down d USING (backend)),
           'forecasts', (SELECT coalesce(jsonb_agg(jsonb_build_object(
                 'backend', p.backend, 'finish_early_seconds', extract(epoch FROM p.finish_early - now()),
                 'finish_late_seconds', extract(epoch FROM p.finish_late - now()), 'will_not_finish', p.will_not_finish,

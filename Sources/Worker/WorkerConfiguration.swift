@@ -37,6 +37,8 @@ public struct WorkerConfiguration: Sendable {
     public var backoff: Backoff
     /// How long a truncated file (maybe still being copied) waits before its one more try.
     public var truncatedRetrySeconds: Double = 300
+    /// When a service counts as down, and how it is probed (`BreakerSettings`).
+    public var breaker = BreakerSettings()
     /// Whether to sample the queue's depth for the metrics every 15 s: a count over the jobs
     /// table, worth it only when the metrics are served (`discern monitor` publishes it too,
     /// once for the whole cluster). A hundred workers sampling it would scan the table 7
@@ -81,9 +83,11 @@ public struct WorkerSummary: Sendable, Equatable {
     public var leaseLost = 0
     /// Given back unfinished when the worker stopped (attempt not counted).
     public var handedBack = 0
+    /// Given back because their service was unavailable (attempt not counted).
+    public var givenBack = 0
 
     /// Every outcome counted so far (what the change announcer watches move).
-    public var outcomes: Int { succeeded + retryScheduled + dead + leaseLost + handedBack }
+    public var outcomes: Int { succeeded + retryScheduled + dead + leaseLost + handedBack + givenBack }
 
     public init() {}
 }

@@ -9,6 +9,10 @@
 -- is spent by every call of a job, a `service:action` key once), divided by the attempts a job
 -- has taken lately (its last 1,000 finished jobs: retries and 429s spend calls too). The measure is never taken above the
 -- limit: a burst cannot last.
+--
+-- A service found unavailable (its breaker open, discern.service_breakers) moves at none of it
+-- until it is back: the forecast starts at its next probe, the soonest it can be, and the latest
+-- finish is unknown (NULL); what binds it says since when it is down.
 CREATE OR REPLACE FUNCTION discern.plan_until(until timestamptz DEFAULT NULL)
 RETURNS TABLE (
     backend text, waiting bigint, running bigint, later bigint, by_priority jsonb,
@@ -70,10 +74,12 @@ LANGUAGE sql STABLE AS $$
     ), served AS (
         SELECT q.backend,
                EXISTS (SELECT 1 FROM discern.live_workers w WHERE q.backend = ANY (w.backends)) AS live,
-               EXISTS (SELECT 1 FROM discern.paused_backends p WHERE p.backend = q.backend) AS paused
-        FROM queued q
+               EXISTS (SELECT 1 FROM discern.paused_backends p WHERE p.backend = q.backend) AS paused,
+               b.opened_at AS down_since, b.probes_failed, b.next_probe_at AS back_at
+        FROM queued q LEFT JOIN discern.service_breakers b ON b.backend = q.backend
     ), pace AS (
         SELECT q.backend, q.waiting, q.running, q.later, l.limit_key, l.limit_per_minute, m.mid, m.low, m.high, s.live, s.paused,
+               s.down_since, s.probes_failed, greatest(now(), coalesce(s.back_at, now())) AS starts_at,
                CASE WHEN s.paused OR NOT s.live THEN NULL
                     WHEN m.mid IS NOT NULL THEN least(m.mid, coalesce(l.limit_per_minute, 'infinity'))
                     ELSE l.limit_per_minute END AS per_minute,
@@ -101,6 +107,9 @@ LANGUAGE sql STABLE AS $$
            CASE WHEN p.paused AND EXISTS (SELECT 1 FROM discern.paused_backends x WHERE x.backend = p.backend AND x.paused_by = 'spend cap')
                     THEN 'spend cap reached'
                 WHEN p.paused THEN 'paused'
+                WHEN p.down_since IS NOT NULL
+                    THEN format('unavailable since %s (%s probe(s) failed): nothing moves until a probe is answered',
+                                to_char(p.down_since, 'YYYY-MM-DD HH24:MI:SS'), p.probes_failed)
                 WHEN NOT p.live THEN 'no live worker'
                 WHEN p.mid IS NULL AND p.limit_per_minute IS NULL THEN 'not measured yet'
                 WHEN p.limit_per_minute IS NOT NULL AND (p.mid IS NULL OR p.mid >= 0.85 * p.limit_per_minute)
@@ -108,14 +117,14 @@ LANGUAGE sql STABLE AS $$
                 ELSE 'the workers (their number, concurrency and CPU)' END,
            -- Beyond a century (a limit set near zero) is never: an interval that long is out of range.
            CASE WHEN p.per_minute_high > 0 AND (p.waiting + p.running) / p.per_minute_high < 5e7
-                THEN now() + make_interval(secs => 60 * (p.waiting + p.running) / p.per_minute_high) END,
-           CASE WHEN p.per_minute_low > 0 AND (p.waiting + p.running) / p.per_minute_low < 5e7
+                THEN p.starts_at + make_interval(secs => 60 * (p.waiting + p.running) / p.per_minute_high) END,
+           CASE WHEN p.down_since IS NULL AND p.per_minute_low > 0 AND (p.waiting + p.running) / p.per_minute_low < 5e7
                 THEN now() + make_interval(secs => 60 * (p.waiting + p.running) / p.per_minute_low) END,
            CASE WHEN until IS NOT NULL AND p.per_minute IS NOT NULL
-                THEN least(p.waiting + p.running, floor(p.per_minute * greatest(0, extract(epoch FROM until - now())) / 60))::bigint END,
+                THEN least(p.waiting + p.running, floor(p.per_minute * greatest(0, extract(epoch FROM until - p.starts_at)) / 60))::bigint END,
            CASE WHEN until IS NULL THEN NULL
                 WHEN p.per_minute IS NULL THEN p.waiting + p.running
-                ELSE greatest(0, p.waiting + p.running - floor(p.per_minute * greatest(0, extract(epoch FROM until - now())) / 60))::bigint END,
+                ELSE greatest(0, p.waiting + p.running - floor(p.per_minute * greatest(0, extract(epoch FROM until - p.starts_at)) / 60))::bigint END,
            bu.price_per_call,
            round(bu.price_per_call * (p.waiting + p.running) * coalesce(r.calls_per_job, 1) * coalesce(r.attempts_per_job, 1), 2),
            coalesce(bu.calls_this_month, 0), round(bu.price_per_call * coalesce(bu.calls_this_month, 0), 2),

@@ -26,7 +26,7 @@ public struct BackendEnvironment: Sendable {
         var backends: [any AnalysisBackend] = []
         for service in Services.all where value(service.urlVariable) != nil {
             let http = CurlHTTPClient(configuration: .init(threads: min(maxConcurrentCalls + 2, 64)))
-            let caller = ServiceCaller(http: http, gate: gate, maxConcurrentCalls: maxConcurrentCalls, retry: retry)
+            let caller = ServiceCaller(http: http, gate: gate, maxConcurrentCalls: maxConcurrentCalls, retry: retry, service: service.name)
             if let backend = try service.backend(self, caller: caller) { backends.append(backend) }
         }
         return backends

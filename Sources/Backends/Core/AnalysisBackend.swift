@@ -26,6 +26,15 @@ public enum InputHandling: Sendable {
     case none
 }
 
+/// Watches one job's calls for the worker: whether the service answered each, and whether a
+/// failed call may be tried again within the attempt (not once the service is known to be down,
+/// nor after several jobs' calls in a row went unanswered, nor for a probe).
+public protocol CallWatch: Sendable {
+    /// A call ended: `answered` false when no answer came, or a 5xx.
+    func called(answered: Bool)
+    func mayRetry() -> Bool
+}
+
 /// What a backend needs to know about the job besides the file.
 public struct AnalysisRequest: Sendable {
     public let action: String
@@ -34,11 +43,15 @@ public struct AnalysisRequest: Sendable {
     /// Sent as `X-Correlation-ID` on every call of the job, retries included, so one job's calls
     /// can be found together in the service's logs (and the simulator can check Retry-After).
     public let correlationID: String
+    /// Told of every call's fate, and asked before a failed call is tried again within the
+    /// attempt (the worker's breaker); nil: every call may be retried as the policy says.
+    public let watch: (any CallWatch)?
 
-    public init(action: String, paramsJSON: String = "{}", correlationID: String = "") {
+    public init(action: String, paramsJSON: String = "{}", correlationID: String = "", watch: (any CallWatch)? = nil) {
         self.action = action
         self.paramsJSON = paramsJSON
         self.correlationID = correlationID
+        self.watch = watch
     }
 
     /// The params as an object; a job with unreadable params fails before any call is made.

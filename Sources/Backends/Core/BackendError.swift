@@ -23,8 +23,30 @@ public struct BackendError: Error, CustomStringConvertible, Sendable {
         self.specificKind = kind
     }
 
-    /// False when the service never started on the job: the attempt is given back.
-    public var countsAsAttempt: Bool { code != .notStarted && code != .cancelled && code != .slotMissed && code != .capReached }
+    /// False when the service never started on the job: the attempt is given back. A rate gate
+    /// PostgreSQL could not serve is the database's weather, not the job's.
+    public var countsAsAttempt: Bool {
+        code != .notStarted && code != .cancelled && code != .slotMissed && code != .capReached && code != .rateLimiterUnavailable
+    }
+
+    /// What this failure says about the service itself, for the breaker shared by the workers.
+    public enum ServiceSignal: Sendable, Equatable {
+        /// The service's own trouble, whatever the photo: refused or reset connections, DNS, TLS,
+        /// timeouts, 5xx, a 429 that waiting its Retry-After within the attempt did not cure.
+        case down
+        /// The service answered, and refused or could not read this request: it is up.
+        case up
+        /// Nothing was learnt of the service (this side's limits, settings, shutdown).
+        case unknown
+    }
+
+    public var serviceSignal: ServiceSignal {
+        switch code {
+        case .network, .timeout, .serverError, .rateLimited, .analysisFailed, .tlsFailed: isRetryable ? .down : .up
+        case .clientError, .inputRejected, .authFailed, .uploadRejected, .uploadExpired, .badResponse, .responseTooLarge: .up
+        default: .unknown
+        }
+    }
 
     /// The `error_kind` a dashboard groups by.
     public var kind: String { specificKind ?? code.rawValue }
@@ -62,9 +84,12 @@ public struct BackendError: Error, CustomStringConvertible, Sendable {
         case .cancelled: .cancelled
         case .slotMissed: .slotMissed
         case .destinationRefused: .destinationRefused
+        // The service's certificate is not trusted (expired, renamed) or this machine's trust
+        // store is: never the photo's fault. Tried again, and the breaker waits it out.
+        case .tls: .tlsFailed
         default: error.isRetryable ? .network : .misconfigured
         }
-        return BackendError(code, "\(step) failed: \(error.message)", retryable: error.isRetryable)
+        return BackendError(code, "\(step) failed: \(error.message)", retryable: error.isRetryable || code == .tlsFailed)
     }
 }
 
@@ -102,6 +127,9 @@ extension ErrorCode where Owner == BackendError {
     public static let serverError = Self("http_5xx")
     public static let clientError = Self("http_4xx")
     public static let network = Self("network")
+    /// The TLS handshake failed the certificate check (the service's certificate, or this
+    /// machine's trust store).
+    public static let tlsFailed = Self("tls_failed")
     public static let timeout = Self("timeout")
     public static let uploadExpired = Self("upload_url_expired")
     public static let uploadRejected = Self("upload_rejected")

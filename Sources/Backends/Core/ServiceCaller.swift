@@ -1,5 +1,6 @@
 import CurlHTTP
 import Foundation
+import Metrics
 
 /// How a backend talks to its service: every call waits for the rate limit shared by all
 /// workers and for this process's adaptive concurrency limit, and transient failures are retried
@@ -31,18 +32,21 @@ public struct ServiceCaller: Sendable {
     let gate: any RateGate
     let concurrency: AdaptiveConcurrency
     let retry: RetryPolicy
+    /// The service's name, for `discern_service_calls_total`.
+    let service: String
 
     public init(http: CurlHTTPClient, gate: any RateGate = UnlimitedRateGate(), maxConcurrentCalls: Int = 64,
-                retry: RetryPolicy = RetryPolicy()) {
+                retry: RetryPolicy = RetryPolicy(), service: String = "") {
         self.http = http
         self.gate = gate
         self.concurrency = AdaptiveConcurrency(maximum: maxConcurrentCalls)
         self.retry = retry
+        self.service = service
     }
 
     /// A conversation for one attempt of one job.
     func conversation(_ request: AnalysisRequest) -> Conversation {
-        Conversation(caller: self, correlationID: request.correlationID)
+        Conversation(caller: self, correlationID: request.correlationID, watch: request.watch)
     }
 }
 
@@ -54,12 +58,16 @@ struct Conversation {
 
     let caller: ServiceCaller
     let correlationID: String
+    let watch: (any CallWatch)?
     private(set) var calls = 0
 
-    init(caller: ServiceCaller, correlationID: String) {
+    init(caller: ServiceCaller, correlationID: String, watch: (any CallWatch)? = nil) {
         self.caller = caller
         self.correlationID = correlationID
+        self.watch = watch
     }
+
+    private func mayRetry() -> Bool { watch?.mayRetry() ?? true }
 
     /// Sends a request and reads the answer with `read`, which throws a classified error for an
     /// answer that is not a success. A call that is not idempotent (an enrolment without an id)
@@ -86,8 +94,10 @@ struct Conversation {
                 }
                 let wait = max(pause * Double.random(in: 0.5...1), error.retryAfterSeconds ?? 0)
                 guard error.isRetryable, tried < policy.tries, idempotent || error.code == .rateLimited,
-                      wait <= policy.maxInlineWaitSeconds, !Task.isCancelled else { throw error }
+                      wait <= policy.maxInlineWaitSeconds, !Task.isCancelled, mayRetry() else { throw error }
                 do { try await Task.sleep(for: .seconds(wait)) } catch { throw BackendError.cancelled(during: step) }
+                // The service may have been found down meanwhile.
+                guard mayRetry() else { throw error }
                 pause = min(pause * 2, policy.maxPauseSeconds)
                 tried += 1
             }
@@ -124,10 +134,15 @@ struct Conversation {
                                    + "(it is too loaded to keep the service's limit); the attempt is given back", retryable: true)
             } catch {
                 await caller.concurrency.release(.failed)
+                let cancelled = (error as? HTTPError)?.code == .cancelled
+                count(cancelled ? "cancelled" : "no_answer")
+                if !cancelled { watch?.called(answered: false) }
                 throw BackendError.transport(error, during: step)
             }
         }
         calls += 1
+        count(response.status == 429 ? "429" : response.status >= 500 ? "5xx" : response.status >= 400 ? "4xx" : "2xx")
+        watch?.called(answered: response.status < 500)
         if response.status == 429 {
             await caller.concurrency.release(.rateLimited)
             if let limitKey { await caller.gate.rateLimited(limitKey, retryAfterSeconds: RetryAfter.seconds(response)) }
@@ -137,6 +152,14 @@ struct Conversation {
             await caller.concurrency.release(.answered(seconds: seconds), endpoint: limitKey ?? step)
         }
         return response
+    }
+}
+
+extension Conversation {
+    /// Every call that went out, by what came of it (2xx, 4xx, 429, 5xx, no_answer, cancelled):
+    /// how hard a failing service is being called, across retries, probes and jobs.
+    fileprivate func count(_ result: String) {
+        Counter(label: "discern_service_calls_total", dimensions: [("backend", caller.service), ("result", result)]).increment()
     }
 }
 

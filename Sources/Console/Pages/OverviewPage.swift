@@ -8,13 +8,14 @@ enum OverviewPage {
         let states = ["available", "running", "succeeded", "dead", "cancelled"]
         let count = Dictionary(data.states.map { ("\($0.backend)/\($0.state)", $0.jobs) }, uniquingKeysWith: +)
         let paused = Dictionary(data.paused.map { ($0.backend, $0) }, uniquingKeysWith: { $1 })
+        let down = Dictionary(data.unavailable.map { ($0.backend, $0) }, uniquingKeysWith: { $1 })
         let queue: HTML = backends.isEmpty ? "<p class=\"muted\">No jobs yet.</p>" : """
             <table><tr><th>backend</th>\(states.map { "<th>\($0)\(["succeeded", "cancelled"].contains($0) ? " (24 h)" : "")</th>" as HTML }.joined())<th>claims</th></tr>
             \(backends.map { backend -> HTML in
                 "<tr><td>\(backend)</td>" + states.map { state -> HTML in
                     "<td class=\"n\"><a href=\"/jobs\(HTML.query([("backend", backend), ("state", state)]))\">\(HTML.number(count["\(backend)/\(state)"] ?? 0))</a></td>"
                 }.joined()
-                    + "<td>\(claims(backend, paused[backend], context))</td></tr>"
+                    + "<td>\(claims(backend, paused[backend], down[backend], context))</td></tr>"
             }.joined())</table>
             """
         let chart = Chart.hourly(data.hours.map { (label: $0.hour, succeeded: $0.succeeded, dead: $0.dead) })
@@ -34,7 +35,7 @@ enum OverviewPage {
             </table><p><a href="/failures">Retry or cancel on the failures page →</a></p>
             """
         return Page(title: "Overview", active: "/", body: """
-            \(notice.map { "<p class=\"notice\" role=\"status\">\($0)</p>" as HTML } ?? "")\(alarm(data.unserved))\(pausedNotice(data.paused))<h2>Jobs by backend and state</h2>\(queue)
+            \(notice.map { "<p class=\"notice\" role=\"status\">\($0)</p>" as HTML } ?? "")\(alarm(data.unserved))\(unavailableNotice(data.unavailable, context))\(pausedNotice(data.paused))<h2>Jobs by backend and state</h2>\(queue)
             <h2>Finished per hour (last 12 hours)</h2>\(chart)
             <h2>Live workers</h2>\(workers)
             <h2>Rate limits (shared by all workers)</h2>\(limits)
@@ -43,11 +44,31 @@ enum OverviewPage {
             """)
     }
 
-    /// A service's claims: running (with a Pause button) or paused (with Resume).
-    private static func claims(_ backend: String, _ paused: Overview.Paused?, _ context: PageContext) -> HTML {
+    /// A service's claims: running (with a Pause button), unavailable (probed; Resume closes its
+    /// breaker by hand) or paused (with Resume).
+    private static func claims(_ backend: String, _ paused: Overview.Paused?, _ down: Overview.Unavailable?, _ context: PageContext) -> HTML {
+        if paused == nil, let down {
+            return "<b class=\"bad\">unavailable</b> " + context.action("/actions/resume", "Resume \(backend)", fields: [("backend", backend)])
+                + "<br><span class=\"muted\">since \(HTML.time(down.since)), \(HTML.number(down.probesFailed)) probe(s) failed</span>"
+        }
         guard let paused else { return "running " + context.action("/actions/pause", "Pause \(backend)", fields: [("backend", backend)]) }
         return "<b class=\"bad\">paused</b> " + context.action("/actions/resume", "Resume \(backend)", fields: [("backend", backend)], primary: true)
             + "<br><span class=\"muted\">by \(paused.pausedBy), \(HTML.time(paused.pausedAt))</span>"
+    }
+
+    /// Services the workers found down, first on the page: their jobs wait for the service, not
+    /// for anyone to act, and one probe at a time tells when it is back.
+    static func unavailableNotice(_ down: [Overview.Unavailable], _ context: PageContext) -> HTML {
+        guard !down.isEmpty else { return "" }
+        return "<div class=\"alarm\" role=\"alert\">" + down.map { d -> HTML in
+            let next: HTML = d.probing ? "a probe is under way" : d.nextProbeSeconds < 1 ? "the next probe is due"
+                : "the next in \(String(format: "%.0f", d.nextProbeSeconds)) s"
+            return """
+                <b>\(d.backend) is unavailable</b> since \(HTML.time(d.since)): its calls fail for its own reasons (\(d.errorKind): \(String(d.lastError.prefix(300)))).
+                \(HTML.number(d.probesFailed)) probe(s) failed, \(next); \(HTML.number(d.waiting)) job(s) wait, keeping their attempts.
+                Workers claim them again as soon as a probe is answered.
+                """
+        }.joined(separator: "<br>") + "</div>"
     }
 
     /// Paused services, said at the top: their jobs wait on purpose.

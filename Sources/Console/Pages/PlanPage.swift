@@ -52,6 +52,7 @@ enum PlanPage {
     static func pace(_ service: Plan.Service) -> String { service.paceText ?? "–" }
 
     static func finish(_ service: Plan.Service) -> HTML {
-        service.finishRange.map { $0.map(HTML.time).joined(separator: " – ") } ?? "never at this pace"
+        if let soonest = service.finishNoSoonerThan { return "no sooner than \(HTML.time(soonest)) (the service is unavailable)" }
+        return service.finishRange.map { $0.map(HTML.time).joined(separator: " – ") } ?? "never at this pace"
     }
 }

@@ -53,6 +53,8 @@ struct Completer: Service {
             case .abandoned(let job):
                 logger.notice("job abandoned: its lease was lost (cancelled or rescued); its work was discarded", metadata: ["job": "\(job.id)"])
                 await finish(job, .leaseLost)
+            case .givenBack(let job, let failure, let after):
+                await finish(job, await writer.giveBack(job, failure, afterSeconds: after) ? .givenBack : .leaseLost)
             }
         }
         if !handBacks.isEmpty {

@@ -5,8 +5,10 @@ import Postgres
 /// Writes outcomes to the queue through one connection. One bad result never costs another:
 /// when PostgreSQL refuses a batch of results for its data (a value it cannot store), they are
 /// written one by one and only the one it refuses is reported (its job then ends dead with the
-/// server's reason). Any other failure (a lost connection, a schema not migrated) leaves the
-/// jobs to their leases: they run again.
+/// server's reason). While the database is away (a restart, a failover, a full disk) a write is
+/// tried again until it goes through: the jobs stay held, their leases are renewed once the
+/// database is back, and no call is made twice for its sake. Any other failure (a schema not
+/// migrated), or a shutdown meanwhile, leaves the jobs to their leases: they run again.
 struct OutcomeWriter: Sendable {
     let database: Database
     let workerID: String
@@ -24,7 +26,7 @@ struct OutcomeWriter: Sendable {
         let workerID = self.workerID
         let records = results.map { (jobID: $0.job.id, result: $0.result) }
         do {
-            let stored = try await Retrying.database(logger: logger, "complete jobs") {
+            let stored = try await Retrying.database(logger: logger, "complete jobs", attempts: .max) {
                 try await self.database.withConnection { try JobQueue.complete($0, workerID: workerID, results: records) }
             }
             return Dictionary(uniqueKeysWithValues: results.map { ($0.job.id, stored.contains($0.job.id) ? .stored : .leaseLost) })
@@ -49,7 +51,7 @@ struct OutcomeWriter: Sendable {
     func fail(_ job: Job, _ failure: JobFailure) async -> Tally.Outcome {
         let workerID = self.workerID, backoff = self.backoff
         do {
-            let state = try await Retrying.database(logger: logger, "record a failure") {
+            let state = try await Retrying.database(logger: logger, "record a failure", attempts: .max) {
                 try await self.database.withConnection { try JobQueue.fail($0, job: job, workerID: workerID, failure: failure, backoff: backoff) }
             }
             return switch state { case .dead: .dead; case .leaseLost: .leaseLost; case .retryScheduled: .retryScheduled }
@@ -60,11 +62,27 @@ struct OutcomeWriter: Sendable {
         }
     }
 
+    /// Gives a job back while its service is unavailable, attempt not counted; false when it was
+    /// no longer ours, or the database stayed away (its lease then runs out and it runs again).
+    func giveBack(_ job: Job, _ failure: JobFailure?, afterSeconds: Double) async -> Bool {
+        let workerID = self.workerID
+        do {
+            return try await Retrying.database(logger: logger, "give a job back", attempts: .max) {
+                try await self.database.withConnection {
+                    try JobQueue.giveBack($0, job: job, workerID: workerID, failure: failure, afterSeconds: afterSeconds)
+                }
+            }
+        } catch {
+            logger.error("could not give a job back; it returns when its lease expires", metadata: ["job": "\(job.id)", "error": "\(error)"])
+            return false
+        }
+    }
+
     /// Gives jobs back without counting the attempt; returns how many were still ours.
     func handBack(_ ids: [Int]) async -> Int {
         let workerID = self.workerID
         do {
-            return try await Retrying.database(logger: logger, "hand jobs back") {
+            return try await Retrying.database(logger: logger, "hand jobs back", attempts: .max) {
                 try await self.database.withConnection { try JobQueue.release($0, jobIDs: ids, workerID: workerID) }
             }
         } catch {

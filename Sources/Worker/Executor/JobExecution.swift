@@ -4,20 +4,26 @@ import JobQueue
 
 /// One job's way through the stages: prepare its file (CPU, within the prepare stage's room and
 /// the memory budget), then, holding what it sends within that budget, call its service in a
-/// network slot. Returns what became of
-/// it; never writes anything (the completer does).
+/// network slot. Returns what became of it; never writes anything (the completer does). A job
+/// whose service is known to be down goes back before each stage (`ServiceBreakers`).
 struct JobExecution: Sendable {
     let backends: [String: any AnalysisBackend]
     let preparation: FilePreparation
     let networkSlots: Slots
     let bytesInFlight: Slots
     let inFlight: InFlight
+    let breakers: ServiceBreakers
 
     func run(_ job: Job) async -> JobOutcome {
         guard let backend = backends[job.backend] else {
             await inFlight.prepared(job.id)
             return .failed(job, JobFailure(kind: "backend_unavailable", message: "this worker has no '\(job.backend)' backend configured",
                                            retryable: true))
+        }
+        guard breakers.allows(job) else {
+            // No photo is prepared for a service known to be down.
+            await inFlight.prepared(job.id)
+            return .givenBack(job, nil, afterSeconds: 0)
         }
         let started = ContinuousClock.now
         let input = backend.input(for: job.action)
@@ -68,18 +74,32 @@ struct JobExecution: Sendable {
     private func analyze(_ backend: any AnalysisBackend, _ job: Job, _ prepared: FilePreparation.Prepared) async -> JobOutcome {
         // Abandoned or stopping while it waited for a slot: call nobody.
         guard !Task.isCancelled else { return .handBack(job) }
+        // Found down while it waited for a slot: call nobody either.
+        guard breakers.allows(job) else { return .givenBack(job, nil, afterSeconds: 0) }
         let started = ContinuousClock.now
         do {
-            let request = AnalysisRequest(action: job.action, paramsJSON: job.paramsJSON, correlationID: "discern-job-\(job.id)")
+            let request = AnalysisRequest(action: job.action, paramsJSON: job.paramsJSON, correlationID: "discern-job-\(job.id)",
+                                          watch: breakers.watch(job))
             let analysis = try await backend.analyze(prepared.upload, request: request)
             WorkerMetrics.stage("analyze", backend: job.backend, ContinuousClock.now - started)
+            await breakers.answered(job)
             return .succeeded(job, analysis, prepared.facts, analyzeMilliseconds: (ContinuousClock.now - started).milliseconds)
         } catch where error.code == .cancelled || error.code == .capReached || Task.isCancelled {
             // Not the job's doing: back to the queue, no attempt counted.
             return .handBack(job)
         } catch {
-            return .failed(job, JobFailure(kind: error.kind, message: error.message, retryable: error.isRetryable,
-                                           retryAfterSeconds: error.retryAfterSeconds, countsAsAttempt: error.countsAsAttempt))
+            let failure = JobFailure(kind: error.kind, message: error.message, retryable: error.isRetryable,
+                                     retryAfterSeconds: error.retryAfterSeconds, countsAsAttempt: error.countsAsAttempt)
+            switch error.serviceSignal {
+            case .down:
+                // The service's trouble, not the photo's: while it is down the job keeps its attempts.
+                if let after = await breakers.failed(job, failure) { return .givenBack(job, failure, afterSeconds: after) }
+            case .up:
+                await breakers.answered(job)
+            case .unknown:
+                break
+            }
+            return .failed(job, failure)
         }
     }
 }

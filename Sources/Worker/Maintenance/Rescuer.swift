@@ -7,21 +7,42 @@ import ServiceLifecycle
 /// Hands back other workers' jobs: those whose lease expired, and at once those of a worker
 /// that stopped heartbeating (three beats missed). Any worker may rescue; many rescuers do not
 /// wait on each other. Also forgets workers silent for a day.
+///
+/// After the database was away (a restart, a failover, a full disk), every worker's leases may
+/// have run out meanwhile, though the workers live: the rescuer then waits `quietSeconds` (three
+/// heartbeats) before rescuing, so each live worker renews its leases first. Only jobs of
+/// workers that really stopped go back, and no job is charged a crash for the database's outage.
 struct Rescuer: Service {
     let database: Database
     let intervalSeconds: Double
     let logger: Logger
+    var quietSeconds: Double { 3 * intervalSeconds }
 
     func run() async {
         var rounds = 0
-        await Periodic.run(every: intervalSeconds, logger: logger, failure: "rescue failed") {
+        var databaseWasAway = false
+        var quietUntil = ContinuousClock.now
+        await Periodic.run(every: intervalSeconds) {
             let forget = rounds % 360 == 0
-            rounds += 1
-            let rescued = try await database.withConnection { connection -> Int in
-                if forget { try WorkerRegistry.forgetOld(connection) }
-                return try JobQueue.rescue(connection)
+            do {
+                if databaseWasAway {
+                    try await database.withConnection { _ = try $0.query("SELECT 1") }
+                    databaseWasAway = false
+                    quietUntil = .now + .seconds(quietSeconds)
+                    logger.notice("the database is back; rescuing waits until live workers renewed their leases",
+                                  metadata: ["seconds": "\(quietSeconds)"])
+                }
+                guard ContinuousClock.now >= quietUntil else { return }
+                rounds += 1
+                let rescued = try await database.withConnection { connection -> Int in
+                    if forget { try WorkerRegistry.forgetOld(connection) }
+                    return try JobQueue.rescue(connection)
+                }
+                if rescued > 0 { logger.notice("handed back jobs of stopped workers", metadata: ["jobs": "\(rescued)"]) }
+            } catch {
+                databaseWasAway = databaseWasAway || (error as? PostgresError)?.isRetryable ?? false
+                logger.warning("rescue failed; will try again", metadata: ["error": "\(error)"])
             }
-            if rescued > 0 { logger.notice("handed back jobs of stopped workers", metadata: ["jobs": "\(rescued)"]) }
         }
     }
 }

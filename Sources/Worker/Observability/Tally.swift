@@ -10,6 +10,8 @@ actor Tally {
         case handedBack = "handed_back"
         /// The database stayed away: the job runs again when its lease expires.
         case notRecorded = "not_recorded"
+        /// Its service was unavailable: given back, attempt not counted.
+        case givenBack = "given_back"
     }
 
     private(set) var summary = WorkerSummary()
@@ -21,6 +23,7 @@ actor Tally {
         case .dead: summary.dead += jobs
         case .leaseLost, .notRecorded: summary.leaseLost += jobs
         case .handedBack: summary.handedBack += jobs
+        case .givenBack: summary.givenBack += jobs
         }
     }
 }

@@ -41,6 +41,12 @@ enum WorkerMetrics {
             .recordNanoseconds(Int64(min(max(seconds, 0), 1e6) * 1e9))
     }
 
+    /// 1 while this worker knows the service to be unavailable (its breaker open), else 0. The
+    /// monitor exports the shared state, for every service (`discern_service_unavailable`).
+    static func breakerOpen(backend: String, _ open: Bool) {
+        Gauge(label: "discern_breaker_open", dimensions: [("backend", backend)]).record(open ? 1 : 0)
+    }
+
     /// reason: refused (PostgreSQL refused the data) or database (connection or server trouble).
     static func resultWriteFailed(reason: String, count: Int = 1) {
         Counter(label: "discern_result_write_failures_total", dimensions: [("reason", reason)]).increment(by: count)

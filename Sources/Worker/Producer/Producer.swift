@@ -17,6 +17,7 @@ struct Producer: Service {
     let backends: [String]
     let inFlight: InFlight
     let outbox: Mailbox<Job>
+    let breakers: ServiceBreakers
     let wakeup: Signal
     let health: Health
     let logger: Logger
@@ -82,8 +83,16 @@ struct Producer: Service {
             if jobs.count == room, !jobs.contains(where: \.runsAlone) { return false }
         }
         if configuration.drain, jobs.isEmpty, await inFlight.isEmpty, try await nothingLeft() { return true }
-        await wakeup.wait(timeout: .seconds(configuration.pollIntervalSeconds))
+        await wakeup.wait(timeout: untilNextLook())
         return false
+    }
+
+    /// The poll interval, or less when a probe of a service found down is due sooner.
+    private func untilNextLook() -> Duration {
+        let poll = Duration.seconds(configuration.pollIntervalSeconds)
+        guard let probe = breakers.nextProbe else { return poll }
+        // A moment after it is due: the database's clock decides, and it may be a little behind.
+        return max(.milliseconds(50), min(poll, probe - .now + .milliseconds(100)))
     }
 
     private func claim(limit: Int, oldestFirst: Int, holdingNothing: Bool) async throws -> [Job] {
@@ -95,7 +104,11 @@ struct Producer: Service {
                                    oldestFirst: oldestFirst, holdingNothing: holdingNothing)
             }
         }
-        if !jobs.isEmpty { WorkerMetrics.stage("claim", backend: "all", ContinuousClock.now - started) }
+        if !jobs.isEmpty {
+            WorkerMetrics.stage("claim", backend: "all", ContinuousClock.now - started)
+            // The claim found these services' breakers closed: one known open has closed since.
+            breakers.claimed(Set(jobs.lazy.filter { !$0.isProbe }.map(\.backend)), started: started)
+        }
         if let alone = jobs.first(where: \.runsAlone) {
             logger.notice("running a job alone: its workers stopped while it ran beside others", metadata: [
                 "job": "\(alone.id)", "path": "\(alone.imagePath)"])

@@ -11,10 +11,13 @@ enum JobOutcome: Sendable {
     case handBack(Job)
     /// The lease was lost meanwhile (cancelled, rescued): nothing of ours may be written.
     case abandoned(Job)
+    /// Its service is unavailable (`ServiceBreakers`): back to the queue, attempt not counted,
+    /// claimable again in `afterSeconds`; `failure` is what its call said, if it made one.
+    case givenBack(Job, JobFailure?, afterSeconds: Double)
 
     var job: Job {
         switch self {
-        case .succeeded(let job, _, _, _), .failed(let job, _), .handBack(let job), .abandoned(let job): job
+        case .succeeded(let job, _, _, _), .failed(let job, _), .handBack(let job), .abandoned(let job), .givenBack(let job, _, _): job
         }
     }
 }

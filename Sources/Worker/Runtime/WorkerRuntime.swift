@@ -33,6 +33,7 @@ public final class WorkerRuntime: Sendable {
         let executor: Executor
         let producer: Producer
         let rescuer: Rescuer
+        let breakerWatch: BreakerWatch
         let sampler: DepthSampler
         let rollUp: RollUp
         let announcer: ChangeAnnouncer
@@ -56,10 +57,12 @@ public final class WorkerRuntime: Sendable {
         let names = Array(Set(backends.map(\.name))).sorted()
         // The connection budget: see WorkerConnections.
         let queue = connections.queue, writes = connections.writes
+        let breakers = ServiceBreakers(settings: configuration.breaker, database: queue, workerID: configuration.workerID, logger: logger)
         let execution = JobExecution(
             backends: Dictionary(backends.map { ($0.name, $0) }, uniquingKeysWith: { $1 }),
             preparation: FilePreparation(pool: pool, roots: configuration.pathRoots, truncatedRetrySeconds: configuration.truncatedRetrySeconds),
-            networkSlots: Slots(configuration.concurrency), bytesInFlight: Slots(configuration.maxBytesInFlight), inFlight: inFlight)
+            networkSlots: Slots(configuration.concurrency), bytesInFlight: Slots(configuration.maxBytesInFlight), inFlight: inFlight,
+            breakers: breakers)
         let entry = WorkerRegistry.Entry(
             id: configuration.workerID, host: ProcessInfo.processInfo.hostName, pid: Int(ProcessInfo.processInfo.processIdentifier),
             version: configuration.version, backends: names, heartbeatSeconds: configuration.heartbeatSeconds)
@@ -71,8 +74,9 @@ public final class WorkerRuntime: Sendable {
                                  abandonments: abandonments, health: health, tally: tally, logger: logger),
             executor: Executor(inbox: jobs, outbox: outcomes, execution: execution, abandonments: abandonments),
             producer: Producer(claims: queue, listenConninfo: connections.listenConninfo, configuration: configuration, backends: names, inFlight: inFlight, outbox: jobs,
-                               wakeup: wakeup, health: health, logger: logger),
+                               breakers: breakers, wakeup: wakeup, health: health, logger: logger),
             rescuer: Rescuer(database: queue, intervalSeconds: configuration.heartbeatSeconds, logger: logger),
+            breakerWatch: BreakerWatch(breakers: breakers, backends: names),
             sampler: DepthSampler(database: queue),
             rollUp: RollUp(database: writes, intervalSeconds: configuration.heartbeatSeconds, logger: logger),
             announcer: ChangeAnnouncer(database: writes, tally: tally))
@@ -97,6 +101,7 @@ public final class WorkerRuntime: Sendable {
             .init(service: parts.executor),
             .init(service: parts.producer, successTerminationBehavior: .gracefullyShutdownGroup),
             .init(service: parts.rescuer),
+            .init(service: parts.breakerWatch),
             .init(service: parts.rollUp),
             .init(service: parts.announcer),
         ] + (configuration.samplesQueueDepth ? [.init(service: parts.sampler)] : [])

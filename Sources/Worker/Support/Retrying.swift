@@ -1,9 +1,12 @@
 import Logging
 import Postgres
 
-/// Retries database calls that failed for transient reasons (lost connection, failover,
-/// serialization), with growing pauses; other errors are thrown at once.
+/// Retries database calls that failed for transient reasons (lost connection, failover, a full
+/// disk, serialization), with growing pauses up to 10 s; other errors are thrown at once.
 enum Retrying {
+    /// - Parameter attempts: how many tries before the error is thrown; `.max` to keep trying
+    ///   until the task is cancelled (what a worker has done must be written down once the
+    ///   database is back, however long it is away).
     static func database<T: Sendable>(logger: Logger, _ what: String, attempts: Int = 8,
                                       _ body: @Sendable () async throws -> T) async throws -> T {
         var pause = 0.2
@@ -12,9 +15,12 @@ enum Retrying {
             do {
                 return try await body()
             } catch let error as PostgresError where error.isRetryable && attempt < attempts {
-                logger.warning("database call failed; retrying", metadata: [
-                    "operation": "\(what)", "attempt": "\(attempt)", "error": "\(error)",
-                ])
+                // The first failures, then one in ten: an outage of minutes is a few lines, not hundreds.
+                if attempt <= 3 || attempt % 10 == 0 {
+                    logger.warning("database call failed; retrying", metadata: [
+                        "operation": "\(what)", "attempt": "\(attempt)", "error": "\(error)",
+                    ])
+                }
                 try await Task.sleep(for: .seconds(pause))
                 pause = min(pause * 2, 10)
                 attempt += 1

@@ -67,6 +67,7 @@ enum PlanText {
     static func pace(_ service: Plan.Service) -> String { service.paceText ?? "-" }
 
     static func finish(_ service: Plan.Service) -> String {
-        service.finishRange.map { $0.map(ViewText.time).joined(separator: " - ") } ?? "never at this pace"
+        service.finishNoSoonerThan.map { "no sooner than \(ViewText.time($0)) (the service is unavailable)" }
+            ?? service.finishRange.map { $0.map(ViewText.time).joined(separator: " - ") } ?? "never at this pace"
     }
 }

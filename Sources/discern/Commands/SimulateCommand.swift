@@ -16,6 +16,8 @@ struct SimulateCommand: AsyncParsableCommand {
             over the vision request limit and more than 100 upload-url / 50 analyze calls a minute; Azure Face
             takes 20 calls a minute. GET /_sim/stats shows calls per service, faults injected, refusals and
             Retry-After violations.
+            The S3 endpoint signs with a secret made at start, or $DISCERN_SIM_SECRET_ACCESS_KEY: set it to restart the
+            simulator (an outage drill) without refusing the upload URLs it handed out before, as S3 does not.
             """)
 
     @OptionGroup var logging: LogOptions
@@ -85,6 +87,9 @@ struct SimulateCommand: AsyncParsableCommand {
     func run() async throws {
         let logger = logging.makeLogger("discern.simulator")
         var configuration = SimulatorConfiguration(host: host, port: port)
+        if let secret = ProcessInfo.processInfo.environment["DISCERN_SIM_SECRET_ACCESS_KEY"], !secret.isEmpty {
+            configuration.secretAccessKey = secret
+        }
         configuration.discernerResponseFormat = discernerFormat
         configuration.ootoFlatShape = ootoFlat
         configuration.throughputLimits = !noThroughputLimits

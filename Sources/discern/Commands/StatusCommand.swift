@@ -78,9 +78,23 @@ enum StatusText {
             sections.append("paused: \(paused.backend) by \(paused.pausedBy) since \(ViewText.time(paused.pausedAt))"
                             + (paused.reason.map { " (\($0))" } ?? "") + "; no worker claims its jobs until `discern resume \(paused.backend)`")
         }
+        for down in overview.unavailable {
+            sections.append("unavailable: " + ServiceOutageText.line(down) + "; `discern resume \(down.backend)` if you know it is back")
+        }
         for backend in overview.unserved {
             sections.append("warning: \(backend.waiting) \(backend.backend) job(s) wait and no live worker serves that backend")
         }
         return sections.joined(separator: "\n\n")
+    }
+}
+
+/// A service found down, in one line: "discerner unavailable since 02:13:04 (network: ...), 3
+/// probe(s) failed, next in 40 s, 12000 job(s) waiting".
+enum ServiceOutageText {
+    static func line(_ down: Overview.Unavailable) -> String {
+        let next = down.probing ? "a probe under way" : down.nextProbeSeconds < 1 ? "next probe due now"
+            : "next in \(String(format: "%.0f", down.nextProbeSeconds)) s"
+        return "\(down.backend) since \(ViewText.time(down.since)) (\(down.errorKind): \(String(down.lastError.prefix(160)))), "
+            + "\(down.probesFailed) probe(s) failed, \(next), \(down.waiting) job(s) waiting"
     }
 }

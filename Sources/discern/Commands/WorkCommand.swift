@@ -17,6 +17,7 @@ struct WorkCommand: AsyncParsableCommand {
 
     @OptionGroup var database: DatabaseOptions
     @OptionGroup var logging: LogOptions
+    @OptionGroup(title: "When a service is down") var breaker: BreakerOptions
 
     @Flag(help: "Exit when no job is left to claim, retry or finish.")
     var drain = false
@@ -72,6 +73,7 @@ struct WorkCommand: AsyncParsableCommand {
 
     func run() async throws {
         let settings = try self.settings()
+        let breakerSettings = try breaker.settings()
         let logger = logging.makeLogger("discern.worker")
         let registry = settings.metricsPort != nil ? MetricsServer.bootstrap(version: Discern.configuration.version) : nil
         var variables = ProcessInfo.processInfo.environment
@@ -93,6 +95,7 @@ struct WorkCommand: AsyncParsableCommand {
             maxBytesInFlight: settings.maxMBInFlight << 20, leaseSeconds: settings.leaseSeconds,
             pollIntervalSeconds: settings.pollSeconds, drain: drain, graceSeconds: settings.graceSeconds)
         configuration.truncatedRetrySeconds = settings.truncatedRetrySeconds
+        configuration.breaker = breakerSettings
         configuration.samplesQueueDepth = settings.metricsPort != nil
         configuration.version = Discern.configuration.version.isEmpty ? "dev" : Discern.configuration.version
         logger.info("memory budget", metadata: ["max_mb_in_flight": "\(settings.maxMBInFlight)", "from": "\(settings.maxMBInFlightReason)"])
@@ -115,7 +118,8 @@ struct WorkCommand: AsyncParsableCommand {
         try await ServiceGroup(configuration: group).run()
         let result = await runtime.summary()
         print("succeeded: \(result.succeeded)  dead: \(result.dead)  retry scheduled: \(result.retryScheduled)  lease lost: \(result.leaseLost)"
-              + (result.handedBack > 0 ? "  handed back: \(result.handedBack)" : ""))
+              + (result.handedBack > 0 ? "  handed back: \(result.handedBack)" : "")
+              + (result.givenBack > 0 ? "  given back while a service was down: \(result.givenBack)" : ""))
         // A drained run is a batch job: its exit status tells a script or systemd whether
         // everything went through (`discern jobs --state dead` lists what did not).
         if drain && result.dead > 0 { throw ExitCode(ExitStatus.someJobsDead) }

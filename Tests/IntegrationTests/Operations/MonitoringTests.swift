@@ -92,7 +92,7 @@ struct MonitoringTests {
                         let rules = try await prometheus.get("/api/v1/rules")
                         let groups = ((rules["data"] as? [String: Any])?["groups"] as? [[String: Any]]) ?? []
                         let loaded = groups.flatMap { ($0["rules"] as? [[String: Any]]) ?? [] }
-                        #expect(loaded.count == 10 && loaded.allSatisfy { $0["health"] as? String != "err" }, "\(loaded.map { ($0["name"] ?? "", $0["health"] ?? "", $0["lastError"] ?? "") })")
+                        #expect(loaded.count == 11 && loaded.allSatisfy { $0["health"] as? String != "err" }, "\(loaded.map { ($0["name"] ?? "", $0["health"] ?? "", $0["lastError"] ?? "") })")
 
                         // Every worker gone, new jobs waiting: the monitor alone answers the alerts' question.
                         worker.terminate()

@@ -135,4 +135,6 @@ final class TestClock: @unchecked Sendable {
     private var current = Date()
     var now: Date { lock.withLock { current } }
     func advance(by seconds: TimeInterval) { lock.withLock { current += seconds } }
+    /// Sets the time, for a moment that must follow a real one (a URL an outside signer dated).
+    func set(_ date: Date) { lock.withLock { current = date } }
 }

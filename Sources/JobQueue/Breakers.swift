@@ -1,0 +1,43 @@
+import Postgres
+
+/// The breakers shared by every worker (`discern.service_breakers`, migration 0030): a service
+/// found unavailable has a row until a probe it answers, or `discern resume`, closes it.
+public enum Breakers {
+    /// Marks the service unavailable for every worker; true when this call did (it was closed).
+    /// Its first probe may go `probeAfterSeconds` from now.
+    @discardableResult
+    public static func trip(_ connection: Connection, backend: String, workerID: String, kind: String, error: String,
+                            probeAfterSeconds: Double) throws -> Bool {
+        try connection.query("SELECT discern.trip_breaker($1, $2, $3, $4, $5) AS opened",
+                             [backend, workerID, kind, String(error.prefix(1000)), probeAfterSeconds]).first?.bool("opened") ?? false
+    }
+
+    /// The probe `jobID` of this worker failed for the service's reasons: the next one waits
+    /// longer (`firstDelay` doubled per failed probe, at most `maxDelay`). Returns the seconds
+    /// until the next probe may go; nil when the breaker closed meanwhile or the probe was not ours.
+    @discardableResult
+    public static func probeFailed(_ connection: Connection, backend: String, workerID: String, jobID: Int, kind: String,
+                                   error: String, firstDelay: Double, maxDelay: Double) throws -> Double? {
+        try connection.query("""
+            SELECT extract(epoch FROM discern.breaker_probe_failed($1, $2, $3, $4, $5, $6, $7) - now())::float8 AS wait
+            """, [backend, workerID, jobID, kind, String(error.prefix(1000)), firstDelay, maxDelay]).first?.optionalDouble("wait")
+    }
+
+    /// The service answered: its breaker closes and the listening workers claim at once. True
+    /// when it was open.
+    @discardableResult
+    public static func close(_ connection: Connection, backend: String, by: String, why: String) throws -> Bool {
+        try connection.query("SELECT discern.close_breaker($1, $2, $3) AS closed", [backend, String(by.prefix(200)), why])
+            .first?.bool("closed") ?? false
+    }
+
+    /// Which of `backends` are unavailable now, each with the seconds until its next probe may
+    /// go (0 when due).
+    public static func open(_ connection: Connection, backends: [String]) throws -> [String: Double] {
+        let rows = try connection.query(prepared: """
+            SELECT backend, greatest(0, extract(epoch FROM next_probe_at - now()))::float8 AS probe_in
+            FROM discern.service_breakers WHERE backend = ANY($1::text[])
+            """, [backends])
+        return Dictionary(try rows.map { (try $0.string("backend"), try $0.optionalDouble("probe_in") ?? 0) }, uniquingKeysWith: { $1 })
+    }
+}

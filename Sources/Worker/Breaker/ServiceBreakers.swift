@@ -1,0 +1,184 @@
+import Backends
+import Foundation
+import JobQueue
+import Logging
+import Postgres
+import Synchronization
+
+/// This worker's side of the breakers shared through PostgreSQL (discern.service_breakers): what
+/// it knows of each service it serves, what its own attempts say (`BreakerWindow`), and the
+/// statements that trip a breaker, report a failed probe and close one.
+///
+/// A job of a service known to be down is given back before its photo is prepared, before its
+/// call, and when its call fails for the service's reasons: attempt not counted (the outage is
+/// not the photo's). Claims skip the service in SQL; one probe at a time across every worker
+/// tests it (`Job.isProbe`), and the first it answers closes the breaker.
+final class ServiceBreakers: Sendable {
+    private struct Known {
+        var window = BreakerWindow()
+        var open = false
+        /// When this worker last learnt the breaker's state.
+        var learnedAt = ContinuousClock.now
+        /// When the next probe may go, as last learnt (the producer claims then).
+        var probeAt: ContinuousClock.Instant?
+        /// Jobs whose latest call went unanswered (or got a 5xx), since the last answered call:
+        /// once there are three times `failedJobs` of them no call is tried again within its
+        /// attempt, so an outage fails each attempt in flight once instead of three times. (A
+        /// service failing one call in five runs that many failures in a row once in 30 billion
+        /// calls.)
+        var unanswered: Set<Int> = []
+    }
+
+    let settings: BreakerSettings
+    private let database: Database
+    private let workerID: String
+    private let logger: Logger
+    private let known = Mutex<[String: Known]>([:])
+
+    init(settings: BreakerSettings, database: Database, workerID: String, logger: Logger) {
+        self.settings = settings
+        self.database = database
+        self.workerID = workerID
+        self.logger = logger
+    }
+
+    func isOpen(_ backend: String) -> Bool { known.withLock { $0[backend]?.open ?? false } }
+
+    /// Whether the job may go on: its service is not known to be down, or it is the probe.
+    func allows(_ job: Job) -> Bool { job.isProbe || !isOpen(job.backend) }
+
+    /// Watches the job's calls (`CallWatch`).
+    func watch(_ job: Job) -> any CallWatch { JobCalls(breakers: self, job: job) }
+
+    fileprivate func called(_ job: Job, answered: Bool) {
+        known.withLock { known in
+            if answered { known[job.backend]?.unanswered.removeAll() } else { known[job.backend, default: Known()].unanswered.insert(job.id) }
+        }
+    }
+
+    /// Whether a failed call of the job may be tried again within its attempt: never for a
+    /// probe, and no longer once its service is known to be down or several jobs' calls in a
+    /// row went unanswered.
+    fileprivate func mayRetry(_ job: Job) -> Bool {
+        guard !job.isProbe else { return false }
+        return known.withLock { known in
+            guard let entry = known[job.backend] else { return true }
+            return !entry.open && entry.unanswered.count < 3 * settings.failedJobs
+        }
+    }
+
+    /// The service answered the job (a result, or a refusal of this request): for a probe, the
+    /// service is back.
+    func answered(_ job: Job) async {
+        known.withLock { $0[job.backend, default: Known()].window.record(job: job.id, failed: false, at: .now, keeping: settings.windowSeconds) }
+        guard job.isProbe else { return }
+        let backend = job.backend, workerID = self.workerID
+        do {
+            let closed = try await database.withConnection {
+                try Breakers.close($0, backend: backend, by: workerID, why: "a probe (job \(job.id)) was answered")
+            }
+            if closed { logger.notice("service available again: a probe was answered; claiming its jobs", metadata: ["backend": "\(backend)"]) }
+        } catch {
+            logger.warning("could not close the breaker; the next probe will", metadata: ["backend": "\(backend)", "error": "\(error)"])
+        }
+        learn(backend, open: false)
+    }
+
+    /// The soonest moment a probe of a service known to be down may go: the producer looks for
+    /// work then, so a probe is not late by its poll interval.
+    var nextProbe: ContinuousClock.Instant? { known.withLock { $0.values.compactMap { $0.open ? $0.probeAt : nil }.min() } }
+
+    /// The job's attempt failed for the service's reasons. Returns in how many seconds the job
+    /// may run again when it goes back uncounted (its service is down), nil when the attempt
+    /// counts (a failure rate the per-job retries are for).
+    func failed(_ job: Job, _ failure: JobFailure) async -> Double? {
+        if job.isProbe { return await probeFailed(job, failure) }
+        let (tripped, open) = known.withLock { known -> (Bool, Bool) in
+            known[job.backend, default: Known()].window.record(job: job.id, failed: true, at: .now, keeping: settings.windowSeconds)
+            let entry = known[job.backend]!
+            return (entry.window.isTripped(by: settings), entry.open)
+        }
+        if open { return 0 }
+        if tripped {
+            await trip(job.backend, failure)
+            return 0
+        }
+        // Another worker may have found it down already: one look, on a failure only.
+        await refresh([job.backend])
+        return isOpen(job.backend) ? 0 : nil
+    }
+
+    /// Reads which of `backends` are down now.
+    func refresh(_ backends: [String]) async {
+        let started = ContinuousClock.now
+        guard let open = try? await database.withConnection({ try Breakers.open($0, backends: backends) }) else { return }
+        for backend in backends {
+            learn(backend, open: open[backend] != nil, probeIn: open[backend], ifLearnedBefore: started)
+        }
+    }
+
+    /// Jobs of these backends were claimed by a claim that began at `started`: the database
+    /// found their breakers closed then (claims skip open ones), so one this worker learnt open
+    /// before that has closed since.
+    func claimed(_ backends: Set<String>, started: ContinuousClock.Instant) {
+        for backend in backends { learn(backend, open: false, ifLearnedBefore: started) }
+    }
+
+    private func trip(_ backend: String, _ failure: JobFailure) async {
+        learn(backend, open: true, probeIn: settings.firstProbeSeconds)
+        let workerID = self.workerID, first = settings.firstProbeSeconds
+        do {
+            let opened = try await database.withConnection {
+                try Breakers.trip($0, backend: backend, workerID: workerID, kind: failure.kind, error: failure.message, probeAfterSeconds: first)
+            }
+            if opened {
+                logger.warning("service unavailable: its calls fail for its own reasons across jobs; no more of its jobs are claimed, and one probe call at a time tests it", metadata: [
+                                   "backend": "\(backend)", "error_kind": "\(failure.kind)", "error": "\(failure.message)",
+                                   "first_probe_seconds": "\(first)"])
+            }
+        } catch {
+            // The database away too: this worker holds back on its own meanwhile.
+            logger.warning("service unavailable; could not tell the other workers", metadata: ["backend": "\(backend)", "error": "\(error)"])
+        }
+    }
+
+    private func probeFailed(_ job: Job, _ failure: JobFailure) async -> Double {
+        let backend = job.backend, workerID = self.workerID, settings = self.settings
+        let wait = try? await database.withConnection {
+            try Breakers.probeFailed($0, backend: backend, workerID: workerID, jobID: job.id, kind: failure.kind, error: failure.message,
+                                     firstDelay: settings.firstProbeSeconds, maxDelay: settings.maxProbeSeconds)
+        }
+        logger.notice("probe failed; the service is still unavailable", metadata: [
+            "backend": "\(backend)", "job": "\(job.id)", "error_kind": "\(failure.kind)",
+            "next_probe_seconds": "\((wait ?? nil).map { String(format: "%.0f", $0) } ?? "-")"])
+        // The probe's job steps aside until the next probe, which then tries another photo.
+        let next = max(0, (wait ?? nil) ?? settings.firstProbeSeconds)
+        learn(backend, open: true, probeIn: next)
+        return next
+    }
+
+    private func learn(_ backend: String, open: Bool, probeIn: Double? = nil, ifLearnedBefore moment: ContinuousClock.Instant? = nil) {
+        known.withLock { known in
+            var entry = known[backend, default: Known()]
+            if let moment, entry.learnedAt > moment { return }
+            if entry.open != open {
+                entry.window.reset()
+                entry.unanswered.removeAll()
+            }
+            entry.open = open
+            entry.learnedAt = .now
+            entry.probeAt = open ? probeIn.map { .now + .seconds(min($0, 86_400)) } ?? entry.probeAt : nil
+            known[backend] = entry
+        }
+        WorkerMetrics.breakerOpen(backend: backend, open)
+    }
+}
+
+/// One job's calls, as its service's breaker hears of them.
+private struct JobCalls: CallWatch {
+    let breakers: ServiceBreakers
+    let job: Job
+
+    func called(answered: Bool) { breakers.called(job, answered: answered) }
+    func mayRetry() -> Bool { breakers.mayRetry(job) }
+}

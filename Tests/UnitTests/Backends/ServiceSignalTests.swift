@@ -1,0 +1,37 @@
+import CurlHTTP
+import Testing
+@testable import Backends
+
+/// What a failure says of the service, for the breaker: its own trouble trips it, a photo's
+/// refusal means it is up, this side's limits say nothing.
+@Suite("Service signal")
+struct ServiceSignalTests {
+    @Test("refused or reset connections, DNS, TLS, timeouts, 5xx and a 429 beyond its wait say the service is down")
+    func down() {
+        let transport: [HTTPError.Code] = [.connectFailed, .transport, .timeout, .tls]
+        for code in transport {
+            #expect(BackendError.transport(HTTPError(code, "x"), during: "analyze").serviceSignal == .down, "\(code)")
+        }
+        for code: BackendError.Code in [.serverError, .rateLimited, .analysisFailed] {
+            #expect(BackendError(code, "x", retryable: true).serviceSignal == .down, "\(code)")
+        }
+    }
+
+    @Test("a photo's refusal and a garbled answer say it is up; this side's limits and settings say nothing")
+    func upOrUnknown() {
+        for code: BackendError.Code in [.clientError, .inputRejected, .authFailed, .badResponse, .uploadRejected] {
+            #expect(BackendError(code, "x", retryable: false).serviceSignal == .up, "\(code)")
+        }
+        for code: BackendError.Code in [.notStarted, .slotMissed, .capReached, .cancelled, .rateLimiterUnavailable, .misconfigured, .badParams,
+                                        .destinationRefused] {
+            #expect(BackendError(code, "x", retryable: true).serviceSignal == .unknown, "\(code)")
+        }
+    }
+
+    @Test("a TLS failure is retried, never a photo's death; a rate gate PostgreSQL could not serve costs no attempt")
+    func weatherNotPhotos() {
+        let tls = BackendError.transport(HTTPError(.tls, "SSL certificate problem: certificate has expired"), during: "analyze")
+        #expect(tls.isRetryable && tls.kind == "tls_failed")
+        #expect(!BackendError(.rateLimiterUnavailable, "x", retryable: true).countsAsAttempt)
+    }
+}
