@@ -1,8 +1,9 @@
 import Foundation
 
 /// The default of the memory budget (`--max-mb-in-flight`): a quarter of the memory this process
-/// may use, between 64 MB and 1 GB. The limit is the cgroup's (a container's or a systemd
-/// unit's `MemoryMax`) when one is set, else the machine's RAM.
+/// may use, between 64 MB and 1 GB. The limit is the tightest of the cgroup this process is in
+/// and its ancestors' (a container's, a systemd unit's `MemoryMax=` or `MemoryHigh=`;
+/// `CgroupMemory`) when one is set, else the machine's RAM.
 ///
 /// The budget bounds what preparing and sending images may hold at once, whatever lands in the
 /// folder; the usual photo holds far less than it reserves only when it is re-encoded (about 20 MB
@@ -18,10 +19,12 @@ public struct MemoryBudget: Sendable, Equatable {
     public static let floorMB = 64
     public static let ceilingMB = 1024
 
-    /// From the cgroup or the RAM of this machine.
+    /// From the cgroup or the RAM of this machine, whichever is less.
     public static func detect() -> MemoryBudget {
-        if let limit = cgroupLimit() { return from(limitBytes: limit, source: "the cgroup's memory limit") }
-        let ram = Int(ProcessInfo.processInfo.physicalMemory)
+        let ram = Int(clamping: ProcessInfo.processInfo.physicalMemory)
+        if let cgroup = CgroupMemory.detect(), cgroup.bytes < ram {
+            return from(limitBytes: cgroup.bytes, source: "the cgroup memory limit in \(cgroup.file)")
+        }
         return from(limitBytes: ram, source: "the machine's RAM")
     }
 
@@ -31,15 +34,6 @@ public struct MemoryBudget: Sendable, Equatable {
         let limitMB = limitBytes >> 20
         return MemoryBudget(megabytes: megabytes,
                             reason: "a quarter of \(source) (\(limitMB) MB), within \(floorMB)-\(ceilingMB) MB")
-    }
-
-    /// cgroup v2's `memory.max`, else v1's `memory.limit_in_bytes`; nil when unlimited or absent.
-    static func cgroupLimit() -> Int? {
-        for path in ["/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory/memory.limit_in_bytes"] {
-            guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { continue }
-            return parseLimit(text)
-        }
-        return nil
     }
 
     /// "max" (v2) and v1's near-2^63 "no limit" are no limit.

@@ -21,13 +21,21 @@ final class WorkerProcess: @unchecked Sendable {
 
     /// `discern work` with the database and the simulator given as flags, or, with
     /// `plainArguments`, exactly the arguments given after `work`.
+    /// - Parameter cgroup: a cgroup folder the process starts in (`MemoryCgroup`), from its first
+    ///   instruction: a shell joins it, then becomes discern.
     init(conninfo: String, simulatorURL: String, logFolder: URL, arguments: [String] = [], environment: [String: String] = [:],
-         plainArguments: Bool = false, command: String = "work") throws {
+         plainArguments: Bool = false, command: String = "work", cgroup: String? = nil) throws {
         log = logFolder.appendingPathComponent("worker-\(UUID().uuidString.prefix(8)).log")
         FileManager.default.createFile(atPath: log.path, contents: nil)
-        process.executableURL = try Self.binary
-        process.arguments = plainArguments ? [command] + arguments
+        let discernArguments = plainArguments ? [command] + arguments
             : ["work", "--database-url", conninfo, "--discerner-url", simulatorURL, "--log-level", "warning"] + arguments
+        if let cgroup {
+            process.executableURL = URL(fileURLWithPath: "/bin/sh")
+            process.arguments = ["-c", #"echo $$ > "$1/cgroup.procs" && shift && exec "$@""#, "sh", cgroup, try Self.binary.path] + discernArguments
+        } else {
+            process.executableURL = try Self.binary
+            process.arguments = discernArguments
+        }
         let output = try FileHandle(forWritingTo: log)
         // Test files live under the temporary directory: the workers' path root.
         process.environment = ProcessInfo.processInfo.environment
