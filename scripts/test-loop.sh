@@ -1,18 +1,21 @@
 #!/usr/bin/env bash
-# Runs the README's test command again and again, to show the suite holds run after run
-# (issue 26: it once passed 1 run in 7). Stops at the first failing run unless --keep-going.
-#   scripts/test-loop.sh [RUNS] [--keep-going] [--hog] [-- swift test arguments]
-# --hog keeps one core busy beside the tests (a CPU hog), as a loaded CI machine would.
-# Each run's output is kept in $DISCERN_LOOP_DIR (default /tmp/discern-test-loop); the last
-# line printed is the summary: runs, passes, and the failing tests of each failed run.
+# The flake finder: runs the README's test command again and again and says which tests failed
+# how often (issue 41: one test red in two runs, only under the whole suite's load). Run it
+# before resolving anything that touches processes, timing or shutdown.
+#   scripts/test-loop.sh [RUNS] [--keep-going] [--hog] [--hogs N] [-- swift test arguments]
+# --hog keeps every core busy beside the tests (one busy process per core, as a loaded CI
+# machine is); --hogs N starts N of them. Stops at the first failing run unless --keep-going.
+# Each run's output is kept in $DISCERN_LOOP_DIR (default /tmp/discern-test-loop); the end is a
+# table of the tests that failed, with how many runs each failed in, and the summary line.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
-runs=10 keep_going=0 hog=0
+runs=10 keep_going=0 hogs=0
 while (($#)); do
     case "$1" in
     --keep-going) keep_going=1 ;;
-    --hog) hog=1 ;;
+    --hog) hogs=$(nproc) ;;
+    --hogs) shift; hogs=$1 ;;
     --) shift; break ;;
     *) runs=$1 ;;
     esac
@@ -21,14 +24,15 @@ done
 
 logs=${DISCERN_LOOP_DIR:-/tmp/discern-test-loop}
 mkdir -p "$logs"
-hog_pid=""
-if ((hog)); then
+hog_pids=()
+for ((i = 0; i < hogs; i++)); do
     (while :; do :; done) &
-    hog_pid=$!
-fi
-trap '[ -n "$hog_pid" ] && kill "$hog_pid" 2>/dev/null' EXIT
+    hog_pids+=($!)
+done
+trap '((${#hog_pids[@]})) && kill "${hog_pids[@]}" 2>/dev/null' EXIT
 
-passed=0 failed=0 summary=""
+passed=0 failed=0 summary="" failures="$logs/failures.txt"
+: > "$failures"
 for ((run = 1; run <= runs; run++)); do
     log="$logs/run-$run.log"
     started=$(date +%s)
@@ -37,12 +41,18 @@ for ((run = 1; run <= runs; run++)); do
         outcome="passed"
     else
         failed=$((failed + 1))
-        names=$(grep -E '^✘ Test "' "$log" | sed -E 's/^✘ Test "([^"]*)".*/\1/' | sort -u | paste -sd ';' -)
+        names=$(grep -E '^✘ Test "' "$log" | sed -E 's/^✘ Test "([^"]*)".*/\1/' | sort -u)
+        [ -n "$names" ] && printf '%s\n' "$names" >> "$failures"
+        names=$(printf '%s' "$names" | paste -sd ';' -)
         outcome="FAILED: ${names:-see $log}"
         summary+=" run $run: ${names:-see $log}."
     fi
-    echo "run $run of $runs: $outcome ($(( $(date +%s) - started )) s; $(grep -E '^. Test run with' "$log" | tail -n 1))"
+    echo "run $run of $runs: $outcome ($(( $(date +%s) - started )) s; $(grep -E '^. Test run with' "$log" | tail -n 1)) [busy processes beside it: $hogs]"
     if ((failed && !keep_going)); then break; fi
 done
-echo "summary: $((passed + failed)) runs, $passed passed, $failed failed.$summary"
+if [ -s "$failures" ]; then
+    echo "tests that failed, with the number of runs each failed in:"
+    sort "$failures" | uniq -c | sort -rn
+fi
+echo "summary: $((passed + failed)) runs, $passed passed, $failed failed, $hogs busy processes beside them.$summary"
 ((failed == 0))

@@ -26,6 +26,14 @@ cleanup() {
     done
     bash scripts/postgres.sh stop "$pgdir" || true
     rm -rf "$pgdir"
+    # What the tests made as root and leave only when killed: small disks they filled
+    # (DatabaseWeatherTests) and memory cgroups they ran a worker in (MemoryLimitTests).
+    for disk in "${TMPDIR:-/tmp}"/discern-disk-*; do
+        [ -d "$disk" ] || continue
+        umount "$disk" 2>/dev/null || umount -l "$disk" 2>/dev/null || true
+        rmdir "$disk" 2>/dev/null || true
+    done
+    find /sys/fs/cgroup -maxdepth 6 -type d -name 'discern-test-*' -exec rmdir {} + 2>/dev/null || true
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
