@@ -38,7 +38,8 @@ END;
 $roles$;
 
 -- Functions only the workers call: claims, roll-ups, pauses, breakers, the batch summary's cache.
-REVOKE EXECUTE ON FUNCTION discern.claim_jobs(text, integer, double precision, text[], boolean, integer),
+REVOKE EXECUTE ON FUNCTION discern.claim(text, integer, double precision, text[], boolean, integer),
+                           discern.claim_jobs(text, integer, double precision, text[], boolean, integer),
                            discern.roll_up(), discern.recount_rollups(), discern.pause(text, text, text), discern.resume(text),
                            discern.trip_breaker(text, text, text, text, double precision),
                            discern.breaker_probe_failed(text, text, bigint, text, text, double precision, double precision),

@@ -12,15 +12,22 @@ public enum Breakers {
                              [backend, workerID, kind, String(error.prefix(1000)), probeAfterSeconds]).first?.bool("opened") ?? false
     }
 
+    /// A failed probe, as the breaker took it: the seconds until the next probe may go, and how
+    /// often the probe's job had failed as one before.
+    public struct ProbeFailure: Sendable, Equatable {
+        public let nextProbeSeconds: Double
+        public let jobFailedBefore: Int
+    }
+
     /// The probe `jobID` of this worker failed for the service's reasons: the next one waits
-    /// longer (`firstDelay` doubled per failed probe, at most `maxDelay`). Returns the seconds
-    /// until the next probe may go; nil when the breaker closed meanwhile or the probe was not ours.
+    /// longer (`firstDelay` doubled per failed probe, at most `maxDelay`). nil when the breaker
+    /// closed meanwhile or the probe was not ours.
     @discardableResult
     public static func probeFailed(_ connection: Connection, backend: String, workerID: String, jobID: Int, kind: String,
-                                   error: String, firstDelay: Double, maxDelay: Double) throws -> Double? {
-        try connection.query("""
-            SELECT extract(epoch FROM discern.breaker_probe_failed($1, $2, $3, $4, $5, $6, $7) - now())::float8 AS wait
-            """, [backend, workerID, jobID, kind, String(error.prefix(1000)), firstDelay, maxDelay]).first?.optionalDouble("wait")
+                                   error: String, firstDelay: Double, maxDelay: Double) throws -> ProbeFailure? {
+        guard let row = try connection.query("SELECT * FROM discern.breaker_probe_failed($1, $2, $3, $4, $5, $6, $7)",
+                                             [backend, workerID, jobID, kind, String(error.prefix(1000)), firstDelay, maxDelay]).first else { return nil }
+        return ProbeFailure(nextProbeSeconds: max(0, try row.optionalDouble("wait") ?? 0), jobFailedBefore: try row.optionalInt("failed_before") ?? 0)
     }
 
     /// The service answered: its breaker closes and the listening workers claim at once. True

@@ -65,7 +65,7 @@ public enum JobQueue {
     @discardableResult
     public static func giveBack(_ connection: Connection, job: Job, workerID: String, failure: JobFailure?, afterSeconds: Double = 0) throws -> Bool {
         try connection.query(prepared: QueueSQL.giveBack, [job.id, workerID, max(0, min(afterSeconds, 86_400)), failure?.kind,
-                                                           failure.map { String($0.message.prefix(2000)) }]).count > 0
+                                                           failure.map { String($0.message.prefix(2000)) }, job.isProbe]).count > 0
     }
 
     /// Where the console listens for changes its pages show (sql/functions/notify_change.sql).

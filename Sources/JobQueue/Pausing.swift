@@ -1,6 +1,6 @@
 import Postgres
 
-/// Pausing a service: workers stop claiming its jobs at their next claim (discern.claim_jobs
+/// Pausing a service: workers stop claiming its jobs at their next claim (discern.claim
 /// skips it), jobs in flight finish, nothing is cancelled. Migration 0023.
 public enum Pausing {
     /// True when the service ran and is paused now; false when it was paused already.

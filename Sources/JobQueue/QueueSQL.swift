@@ -1,13 +1,13 @@
 /// The queue's statements, in one place. Every value travels as a `$n` parameter.
 enum QueueSQL {
     /// Picks claimable jobs without waiting on rows other workers hold, then leases them:
-    /// `discern.claim_jobs` (migration 0022, which says what is picked and why it is a function:
+    /// `discern.claim` (sql/functions/claim.sql, which says what is picked and why it is a function:
     /// its plans are made once per session). `$5`: the worker holds nothing, so it may take a job
     /// that must run alone; `$6`: how many to take oldest-first (`FairShare`).
-    static let claim = "SELECT * FROM discern.claim_jobs($1, $2, $3, $4::text[], $5, $6)"
+    static let claim = "SELECT * FROM discern.claim($1, $2, $3, $4::text[], $5, $6)"
 
     /// Shared crashes after which a job runs alone (the same 3 as the predicate of migration
-    /// 0014's `jobs_claimable_alone` index, which `discern.claim_jobs` matches to use it); solo
+    /// 0014's `jobs_claimable_alone` index, which `discern.claim` matches to use it); solo
     /// crashes after which it is dead.
     static let crashesBeforeAlone = 3
     static let soloCrashesBeforeDead = 3
@@ -112,14 +112,15 @@ enum QueueSQL {
 
     /// Gives a job back because its service is unavailable (the breaker): not the job's fault,
     /// so the attempt is not counted and no given-back allowance is spent (however long the
-    /// outage, the job keeps all its attempts); its history says why it waited. `$3` seconds
-    /// before it may be claimed again (a failed probe's job steps aside for the next probe).
+    /// outage, the job keeps all its attempts); its history says why it waited, and whether it
+    /// was the probe ($6: a probe is chosen among jobs that failed as one least often). `$3`
+    /// seconds before it may be claimed again.
     static let giveBack = """
         UPDATE discern.jobs AS j
         SET state = 'available', attempts = greatest(j.attempts - 1, 0), run_at = now() + make_interval(secs => $3::double precision),
             lease_owner = NULL, lease_expires_at = NULL, updated_at = now(),
             error_history = CASE WHEN $4::text IS NULL THEN j.error_history ELSE discern.history_with(j.error_history, jsonb_build_object(
-                'attempt', j.attempts, 'at', now(), 'kind', $4::text, 'error', $5::text, 'counted', false)) END
+                'attempt', j.attempts, 'at', now(), 'kind', $4::text, 'error', $5::text, 'counted', false, 'probe', $6::boolean)) END
         WHERE j.id = $1 AND j.state = 'running' AND j.lease_owner = $2
         RETURNING j.id
         """

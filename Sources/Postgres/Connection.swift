@@ -77,7 +77,10 @@ public final class Connection {
         BlockingCallAudit.check("PQexecPrepared")
         do {
             return try executePrepared(sql, parameters)
-        } catch let error as PostgresError where error.sqlState == "26000" {  // invalid_sql_statement_name
+        } catch let error as PostgresError where error.sqlState == "26000" || error.sqlState == "0A000" {
+            // 26000: the statement is gone (a pooler's other session); 0A000: "cached plan must
+            // not change result type" (a function changed its result by a migration while this
+            // session had its statement prepared). Prepared again, once.
             preparedNames[sql] = nil
             return try executePrepared(sql, parameters)
         }

@@ -1,119 +1,12 @@
--- The worker's claim (QueueSQL.claim): leases up to `wanted` jobs of its backends, paused ones
--- skipped. A suspect (3 shared crashes) goes only to a worker holding nothing, and alone;
--- `oldest_first` jobs are the oldest waiting whatever their priority (FairShare), taken only when
--- the oldest has a worse priority than the best; the rest go by priority, each backend read from
--- its own part of the claimable index. Each branch is its own statement, run only when needed and
--- planned once per session: as one statement the claim is planned on every call, which takes as
--- long as claiming (0.33 ms against 0.39, pg_stat_statements). Filtering paused services inside
--- each branch costs nothing measurable (bench/RESULTS.md, Runtime A/B).
--- A service whose breaker is open (discern.service_breakers: found unavailable) is skipped like a
--- paused one, but for its probe: once its next probe is due and no probe is live, one worker's
--- claim takes one of its jobs as the probe (`probe` true) and records it on the breaker, whose
--- row lock (SKIP LOCKED) lets one claim at a time do so across every worker.
--- Version 30 added the `probe` column, and a function's result type cannot change in place: the
--- older function is dropped first, and only that one, so a later edit of this file keeps its
--- grants (grants.sql changed in the same release, so it runs again in the same transaction).
-DO $drop_older$
-BEGIN
-    IF EXISTS (SELECT 1 FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
-               WHERE n.nspname = 'discern' AND p.proname = 'claim_jobs' AND NOT ('probe' = ANY (p.proargnames))) THEN
-        DROP FUNCTION discern.claim_jobs(text, integer, double precision, text[], boolean, integer);
-    END IF;
-END;
-$drop_older$;
-
+-- The claim of workers from before version 30, kept so they go on working through a rolling
+-- upgrade (a prepared statement cannot take a new result column): discern.claim without its
+-- `probe` column. Such a worker may be handed a service's probe; it runs it as any job, and a
+-- newer worker's probe closes the breaker.
 CREATE OR REPLACE FUNCTION discern.claim_jobs(worker text, wanted integer, lease_seconds double precision, backends text[],
                                    holding_nothing boolean, oldest_first integer)
 RETURNS TABLE (id bigint, batch_id bigint, backend text, action text, image_path text, params text,
-               attempts integer, max_attempts integer, alone boolean, probe boolean)
-LANGUAGE plpgsql
-SET plan_cache_mode = force_generic_plan
-AS $$
-#variable_conflict use_column
-DECLARE
-    chosen bigint[] := '{}';
-    probe_id bigint;
-    probed text;
-BEGIN
-    IF holding_nothing THEN
-        chosen := ARRAY(
-            SELECT j.id FROM discern.jobs j
-            WHERE j.state = 'available' AND j.shared_crashes >= 3
-              AND j.backend = ANY(backends) AND j.run_at <= now()
-              AND NOT EXISTS (SELECT 1 FROM discern.paused_backends p WHERE p.backend = j.backend)
-              AND NOT EXISTS (SELECT 1 FROM discern.service_breakers s WHERE s.backend = j.backend)
-            ORDER BY j.priority, j.run_at, j.id
-            LIMIT 1
-            FOR UPDATE SKIP LOCKED);
-    END IF;
-    IF cardinality(chosen) = 0
-       AND EXISTS (SELECT 1 FROM discern.service_breakers s WHERE s.backend = ANY(backends) AND s.next_probe_at <= now()) THEN
-        SELECT s.backend INTO probed FROM discern.service_breakers s
-        WHERE s.backend = ANY(backends) AND s.next_probe_at <= now()
-          AND NOT EXISTS (SELECT 1 FROM discern.paused_backends p WHERE p.backend = s.backend)
-          AND NOT EXISTS (SELECT 1 FROM discern.jobs l WHERE l.id = s.probe_job AND l.state = 'running' AND l.lease_owner = s.probe_owner)
-        ORDER BY s.next_probe_at
-        LIMIT 1
-        FOR UPDATE SKIP LOCKED;
-        IF probed IS NOT NULL THEN
-            probe_id := (SELECT j.id FROM discern.jobs j
-                      WHERE j.state = 'available' AND j.backend = probed AND j.run_at <= now() AND j.shared_crashes < 3
-                      ORDER BY j.priority, j.run_at, j.id
-                      LIMIT 1
-                      FOR UPDATE SKIP LOCKED);
-            IF probe_id IS NOT NULL THEN
-                UPDATE discern.service_breakers s SET probe_job = probe_id, probe_owner = worker, probe_started_at = now()
-                WHERE s.backend = probed;
-                chosen := ARRAY[probe_id];
-            END IF;
-        END IF;
-    END IF;
-    IF cardinality(chosen) = 0 OR probe_id IS NOT NULL THEN
-        IF oldest_first > 0 AND cardinality(chosen) < wanted THEN
-            chosen := chosen || ARRAY(
-                SELECT c.id FROM (SELECT DISTINCT u.backend FROM unnest(backends) AS u(backend)
-                                  WHERE NOT EXISTS (SELECT 1 FROM discern.paused_backends p WHERE p.backend = u.backend)
-                                    AND NOT EXISTS (SELECT 1 FROM discern.service_breakers s WHERE s.backend = u.backend)) AS b
-                CROSS JOIN LATERAL (
-                    SELECT j.id, j.run_at FROM discern.jobs j
-                    WHERE j.state = 'available' AND j.backend = b.backend AND j.run_at <= now()
-                      AND j.shared_crashes < 3
-                      AND (SELECT o.priority FROM discern.jobs o
-                           WHERE o.state = 'available' AND o.backend = b.backend AND o.run_at <= now()
-                           ORDER BY o.run_at, o.id LIMIT 1)
-                        > (SELECT p.priority FROM discern.jobs p
-                           WHERE p.state = 'available' AND p.backend = b.backend AND p.run_at <= now()
-                           ORDER BY p.priority, p.run_at, p.id LIMIT 1)
-                    ORDER BY j.run_at, j.id
-                    LIMIT least(oldest_first, wanted - cardinality(chosen))
-                    FOR UPDATE SKIP LOCKED
-                ) c
-                ORDER BY c.run_at, c.id
-                LIMIT least(oldest_first, wanted - cardinality(chosen)));
-        END IF;
-        IF cardinality(chosen) < wanted THEN
-            chosen := chosen || ARRAY(
-                SELECT c.id FROM (SELECT DISTINCT u.backend FROM unnest(backends) AS u(backend)
-                                  WHERE NOT EXISTS (SELECT 1 FROM discern.paused_backends p WHERE p.backend = u.backend)
-                                    AND NOT EXISTS (SELECT 1 FROM discern.service_breakers s WHERE s.backend = u.backend)) AS b
-                CROSS JOIN LATERAL (
-                    SELECT j.id, j.priority, j.run_at FROM discern.jobs j
-                    WHERE j.state = 'available' AND j.backend = b.backend AND j.run_at <= now()
-                      AND j.shared_crashes < 3 AND j.id <> ALL(chosen)
-                    ORDER BY j.priority, j.run_at, j.id
-                    LIMIT wanted - cardinality(chosen)
-                    FOR UPDATE SKIP LOCKED
-                ) c
-                ORDER BY c.priority, c.run_at, c.id
-                LIMIT wanted - cardinality(chosen));
-        END IF;
-    END IF;
-    RETURN QUERY
-    UPDATE discern.jobs AS j
-    SET state = 'running', attempts = j.attempts + 1, lease_owner = worker,
-        lease_expires_at = now() + make_interval(secs => lease_seconds), updated_at = now()
-    WHERE j.id = ANY(chosen)
-    RETURNING j.id, j.batch_id, j.backend, j.action, j.image_path, j.params::text,
-              j.attempts, j.max_attempts, j.shared_crashes >= 3, j.id IS NOT DISTINCT FROM probe_id;
-END;
+               attempts integer, max_attempts integer, alone boolean)
+LANGUAGE sql AS $$
+    SELECT c.id, c.batch_id, c.backend, c.action, c.image_path, c.params, c.attempts, c.max_attempts, c.alone
+    FROM discern.claim(worker, wanted, lease_seconds, backends, holding_nothing, oldest_first) AS c;
 $$;

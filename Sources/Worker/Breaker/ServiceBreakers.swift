@@ -84,28 +84,43 @@ final class ServiceBreakers: Sendable {
         learn(backend, open: false)
     }
 
-    /// The soonest moment a probe of a service known to be down may go: the producer looks for
-    /// work then, so a probe is not late by its poll interval.
-    var nextProbe: ContinuousClock.Instant? { known.withLock { $0.values.compactMap { $0.open ? $0.probeAt : nil }.min() } }
+    /// The soonest moment a probe of a service known to be down may go, if still to come: the
+    /// producer looks for work then, so a probe is not late by its poll interval. (One already
+    /// due is under way, or waits for a job: the database moves its time on, and says so.)
+    var nextProbe: ContinuousClock.Instant? {
+        let now = ContinuousClock.now
+        return known.withLock { $0.values.compactMap { $0.open ? $0.probeAt : nil }.filter { $0 > now }.min() }
+    }
 
-    /// The job's attempt failed for the service's reasons. Returns in how many seconds the job
-    /// may run again when it goes back uncounted (its service is down), nil when the attempt
-    /// counts (a failure rate the per-job retries are for).
-    func failed(_ job: Job, _ failure: JobFailure) async -> Double? {
+    /// What becomes of an attempt that failed for the service's reasons.
+    enum Verdict: Sendable, Equatable {
+        /// The service is down: the job goes back uncounted, claimable again in so many seconds.
+        case givenBack(afterSeconds: Double)
+        /// The attempt counts, with this failure (a failure rate the per-job retries are for, or
+        /// a photo that failed as the probe again and again).
+        case counts(JobFailure)
+    }
+
+    /// A probe's job counts its attempt from its third failed probe on: probes go to the jobs
+    /// that failed as one least often, so by then every other waiting job failed as one twice
+    /// too, and a photo that makes the service fail cannot hold the breaker open forever.
+    static let probeFailuresBeforeCounting = 2
+
+    func failed(_ job: Job, _ failure: JobFailure) async -> Verdict {
         if job.isProbe { return await probeFailed(job, failure) }
         let (tripped, open) = known.withLock { known -> (Bool, Bool) in
             known[job.backend, default: Known()].window.record(job: job.id, failed: true, at: .now, keeping: settings.windowSeconds)
             let entry = known[job.backend]!
             return (entry.window.isTripped(by: settings), entry.open)
         }
-        if open { return 0 }
+        if open { return .givenBack(afterSeconds: 0) }
         if tripped {
             await trip(job.backend, failure)
-            return 0
+            return .givenBack(afterSeconds: 0)
         }
         // Another worker may have found it down already: one look, on a failure only.
         await refresh([job.backend])
-        return isOpen(job.backend) ? 0 : nil
+        return isOpen(job.backend) ? .givenBack(afterSeconds: 0) : .counts(failure)
     }
 
     /// Reads which of `backends` are down now.
@@ -142,19 +157,35 @@ final class ServiceBreakers: Sendable {
         }
     }
 
-    private func probeFailed(_ job: Job, _ failure: JobFailure) async -> Double {
+    private func probeFailed(_ job: Job, _ failure: JobFailure) async -> Verdict {
         let backend = job.backend, workerID = self.workerID, settings = self.settings
-        let wait = try? await database.withConnection {
-            try Breakers.probeFailed($0, backend: backend, workerID: workerID, jobID: job.id, kind: failure.kind, error: failure.message,
-                                     firstDelay: settings.firstProbeSeconds, maxDelay: settings.maxProbeSeconds)
+        let reported: Breakers.ProbeFailure?
+        do {
+            reported = try await database.withConnection {
+                try Breakers.probeFailed($0, backend: backend, workerID: workerID, jobID: job.id, kind: failure.kind, error: failure.message,
+                                         firstDelay: settings.firstProbeSeconds, maxDelay: settings.maxProbeSeconds)
+            }
+        } catch {
+            // The database away too: the next claim's probe comes when it is back.
+            learn(backend, open: true, probeIn: settings.firstProbeSeconds)
+            return .givenBack(afterSeconds: settings.firstProbeSeconds)
+        }
+        guard let reported else {
+            // Closed meanwhile (or not our probe any more): look, rather than guess.
+            await refresh([backend])
+            return isOpen(backend) ? .givenBack(afterSeconds: 0) : .counts(failure)
         }
         logger.notice("probe failed; the service is still unavailable", metadata: [
             "backend": "\(backend)", "job": "\(job.id)", "error_kind": "\(failure.kind)",
-            "next_probe_seconds": "\((wait ?? nil).map { String(format: "%.0f", $0) } ?? "-")"])
+            "next_probe_seconds": "\(String(format: "%.0f", reported.nextProbeSeconds))"])
+        learn(backend, open: true, probeIn: reported.nextProbeSeconds)
+        guard reported.jobFailedBefore < Self.probeFailuresBeforeCounting else {
+            return .counts(JobFailure(kind: failure.kind, message: failure.message + " (this photo failed as the service's probe "
+                                      + "\(reported.jobFailedBefore + 1) times, each time after every other waiting photo had been tried: the attempt counts)",
+                                      retryable: failure.isRetryable, retryAfterSeconds: failure.retryAfterSeconds))
+        }
         // The probe's job steps aside until the next probe, which then tries another photo.
-        let next = max(0, (wait ?? nil) ?? settings.firstProbeSeconds)
-        learn(backend, open: true, probeIn: next)
-        return next
+        return .givenBack(afterSeconds: reported.nextProbeSeconds)
     }
 
     private func learn(_ backend: String, open: Bool, probeIn: Double? = nil, ifLearnedBefore moment: ContinuousClock.Instant? = nil) {

@@ -93,7 +93,10 @@ struct JobExecution: Sendable {
             switch error.serviceSignal {
             case .down:
                 // The service's trouble, not the photo's: while it is down the job keeps its attempts.
-                if let after = await breakers.failed(job, failure) { return .givenBack(job, failure, afterSeconds: after) }
+                switch await breakers.failed(job, failure) {
+                case .givenBack(let after): return .givenBack(job, failure, afterSeconds: after)
+                case .counts(let counted): return .failed(job, counted)
+                }
             case .up:
                 await breakers.answered(job)
             case .unknown:

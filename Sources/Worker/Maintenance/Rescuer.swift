@@ -10,8 +10,10 @@ import ServiceLifecycle
 ///
 /// After the database was away (a restart, a failover, a full disk), every worker's leases may
 /// have run out meanwhile, though the workers live: the rescuer then waits `quietSeconds` (three
-/// heartbeats) before rescuing, so each live worker renews its leases first. Only jobs of
-/// workers that really stopped go back, and no job is charged a crash for the database's outage.
+/// heartbeats) before rescuing, so each live worker renews its leases first. It waits as long
+/// when it starts, since it may start just after such an outage (a pod the backlog scaled up).
+/// Only jobs of workers that really stopped go back, and no job is charged a crash for the
+/// database's outage.
 struct Rescuer: Service {
     let database: Database
     let intervalSeconds: Double
@@ -21,7 +23,7 @@ struct Rescuer: Service {
     func run() async {
         var rounds = 0
         var databaseWasAway = false
-        var quietUntil = ContinuousClock.now
+        var quietUntil = ContinuousClock.now + .seconds(quietSeconds)
         await Periodic.run(every: intervalSeconds) {
             let forget = rounds % 360 == 0
             do {

@@ -92,7 +92,7 @@ struct Producer: Service {
         let poll = Duration.seconds(configuration.pollIntervalSeconds)
         guard let probe = breakers.nextProbe else { return poll }
         // A moment after it is due: the database's clock decides, and it may be a little behind.
-        return max(.milliseconds(50), min(poll, probe - .now + .milliseconds(100)))
+        return max(.milliseconds(100), min(poll, probe - .now + .milliseconds(100)))
     }
 
     private func claim(limit: Int, oldestFirst: Int, holdingNothing: Bool) async throws -> [Job] {

@@ -22,6 +22,9 @@ enum Retrying {
                     ])
                 }
                 try await Task.sleep(for: .seconds(pause))
+                // Cancelled while a statement was under way (a dedicated thread does not hear it):
+                // no new connection is tried, each of which may wait its connect_timeout.
+                try Task.checkCancellation()
                 pause = min(pause * 2, 10)
                 attempt += 1
             }

@@ -5,81 +5,139 @@ import TestFixtures
 import Testing
 
 /// The breakers' SQL (migration 0030, sql/functions): what claims skip, who probes, who closes.
+/// Statements run on the connection's thread; what they return is judged here, in the test.
 @Suite("Breakers")
 struct BreakerTests {
-    static func claim(_ connection: Connection, _ worker: String, limit: Int = 10) throws -> [Job] {
-        try JobQueue.claim(connection, workerID: worker, backends: ["discerner", "landmark"], limit: limit, leaseSeconds: 60)
+    /// One connection's statements, awaited.
+    struct Session {
+        let database: Database
+        init(_ conninfo: String) { database = Database(conninfo: conninfo, name: "test-breakers") }
+
+        func run<T: Sendable>(_ body: @escaping @Sendable (Connection) throws -> T) async throws -> T { try await database.withConnection(body) }
+        func sql(_ text: String, _ parameters: [(any PostgresEncodable)?] = []) async throws -> Rows {
+            try await run { try $0.query(text, parameters) }
+        }
+        func claim(_ worker: String, limit: Int = 10) async throws -> [Job] {
+            try await run { try JobQueue.claim($0, workerID: worker, backends: ["discerner", "landmark"], limit: limit, leaseSeconds: 60) }
+        }
+        func trip(_ worker: String, probeAfter: Double) async throws -> Bool {
+            try await run { try Breakers.trip($0, backend: "discerner", workerID: worker, kind: "network", error: "refused", probeAfterSeconds: probeAfter) }
+        }
+        func probeFailed(_ worker: String, _ job: Job, firstDelay: Double = 5, maxDelay: Double = 120) async throws -> Breakers.ProbeFailure? {
+            try await run {
+                try Breakers.probeFailed($0, backend: "discerner", workerID: worker, jobID: job.id, kind: "network", error: "refused again",
+                                         firstDelay: firstDelay, maxDelay: maxDelay)
+            }
+        }
+        func giveBack(_ worker: String, _ job: Job, after: Double = 0) async throws -> Bool {
+            try await run {
+                try JobQueue.giveBack($0, job: job, workerID: worker, failure: JobFailure(kind: "network", message: "refused", retryable: true),
+                                      afterSeconds: after)
+            }
+        }
+        func probeDue() async throws { _ = try await sql("UPDATE discern.service_breakers SET next_probe_at = now()") }
     }
 
     @Test("a tripped service is claimed by no one but one probe at a time; a failed probe steps aside and waits longer; an answered one reopens claims")
     func probeAtATime() async throws {
         try await TestDatabase.with { conninfo in
-            let database = Database(conninfo: conninfo, name: "test-breakers")
-            try await database.withConnection { connection in
+            let session = Session(conninfo)
+            try await session.run { connection in
                 try JobQueue.enqueue(connection, paths: (1...6).map { "/photos/\($0).jpg" })
                 try JobQueue.enqueue(connection, paths: ["/photos/landmark.jpg"], backend: "landmark")
-                #expect(try Breakers.trip(connection, backend: "discerner", workerID: "w1", kind: "network", error: "refused", probeAfterSeconds: 3600))
-                #expect(try !Breakers.trip(connection, backend: "discerner", workerID: "w2", kind: "network", error: "refused", probeAfterSeconds: 0),
-                        "a second trip changes nothing")
-                // Not due yet: only the other service's job is claimed.
-                #expect(try Self.claim(connection, "w1").map(\.backend) == ["landmark"])
-                try connection.query("UPDATE discern.service_breakers SET next_probe_at = now()")
-                let probe = try Self.claim(connection, "w1")
-                #expect(probe.count == 1 && probe[0].isProbe && probe[0].backend == "discerner", "\(probe)")
-                #expect(try Self.claim(connection, "w2").isEmpty, "a second probe while the first runs")
-
-                let wait = try #require(try Breakers.probeFailed(connection, backend: "discerner", workerID: "w1", jobID: probe[0].id, kind: "network",
-                                                                 error: "refused again", firstDelay: 5, maxDelay: 120))
-                #expect(wait > 8 && wait < 12, "the second probe waits twice the first delay: \(wait)")
-                #expect(try JobQueue.giveBack(connection, job: probe[0], workerID: "w1", failure: nil, afterSeconds: wait))
-                #expect(try Breakers.probeFailed(connection, backend: "discerner", workerID: "w1", jobID: probe[0].id, kind: "network",
-                                                 error: "late", firstDelay: 5, maxDelay: 120) == nil, "a stale report changes nothing")
-                try connection.query("UPDATE discern.service_breakers SET next_probe_at = now()")
-                let next = try Self.claim(connection, "w2")
-                #expect(next.count == 1 && next[0].isProbe && next[0].id != probe[0].id, "the next probe tries another photo: \(next)")
-
-                #expect(try Breakers.close(connection, backend: "discerner", by: "w2", why: "a probe was answered"))
-                #expect(try Self.claim(connection, "w1").count == 4, "claims resume at once: the rest but the probe's job stepping aside")
-                let log = try connection.query("SELECT action, scope FROM discern.operator_actions ORDER BY id").map { "\(try $0.string("action")): \(try $0.string("scope"))" }
-                #expect(log.count == 2 && log[0].hasPrefix("unavailable: service discerner") && log[1].contains("after"), "\(log)")
-                #expect(log[1].contains("1 failed probe(s)"), "\(log)")
             }
+            #expect(try await session.trip("w1", probeAfter: 3600))
+            #expect(try await !session.trip("w2", probeAfter: 0), "a second trip changes nothing")
+            // Not due yet: only the other service's job is claimed.
+            #expect(try await session.claim("w1").map(\.backend) == ["landmark"])
+            try await session.probeDue()
+            let probe = try await session.claim("w1")
+            #expect(probe.count == 1 && probe.first?.isProbe == true && probe.first?.backend == "discerner", "\(probe)")
+            #expect(try await session.claim("w2").isEmpty, "a second probe while the first runs")
+            let first = try #require(probe.first)
+
+            let reported = try #require(try await session.probeFailed("w1", first))
+            #expect(reported.nextProbeSeconds > 8 && reported.nextProbeSeconds < 12, "the second probe waits twice the first delay: \(reported)")
+            #expect(reported.jobFailedBefore == 0)
+            #expect(try await session.giveBack("w1", first, after: reported.nextProbeSeconds))
+            #expect(try await session.probeFailed("w1", first) == nil, "a stale report changes nothing")
+            try await session.probeDue()
+            // The failed probe's photo came first by every other measure: the next probe is another one.
+            _ = try await session.sql("UPDATE discern.jobs SET priority = -5, run_at = now() WHERE id = $1", [first.id])
+            let next = try await session.claim("w2")
+            #expect(next.count == 1 && next.first?.isProbe == true && next.first?.id != first.id, "the next probe tries another photo: \(next)")
+            let moved = try await session.sql("SELECT extract(epoch FROM next_probe_at - now())::float8 AS s FROM discern.service_breakers").first?.optionalDouble("s")
+            #expect((moved ?? 0) > 50, "a probe under way moves the next one past its lease: \(String(describing: moved))")
+
+            #expect(try await session.run { try Breakers.close($0, backend: "discerner", by: "w2", why: "a probe was answered") })
+            #expect(try await session.claim("w1").count == 5, "claims resume at once: every job but the probe under way")
+            let log = try await session.sql("SELECT action, scope FROM discern.operator_actions ORDER BY id").map { "\(try $0.string("action")): \(try $0.string("scope"))" }
+            #expect(log.count == 2 && log.first?.hasPrefix("unavailable: service discerner") == true && log.last?.contains("1 failed probe(s)") == true, "\(log)")
+        }
+    }
+
+    @Test("a photo that keeps failing as the probe is tried again only once every other has failed as often, and says how often; with no job to probe the next probe moves on; workers of earlier releases claim through claim_jobs")
+    func probeRotation() async throws {
+        try await TestDatabase.with { conninfo in
+            let session = Session(conninfo)
+            try await session.run { try JobQueue.enqueue($0, paths: ["/photos/a.jpg", "/photos/b.jpg"]) }
+            _ = try await session.trip("w1", probeAfter: 0)
+            var probed: [Int] = [], failedBefore: [Int] = []
+            for _ in 0..<5 {
+                try await session.probeDue()
+                let probe = try #require(try await session.claim("w1").first)
+                probed.append(probe.id)
+                let reported = try #require(try await session.probeFailed("w1", probe, firstDelay: 1, maxDelay: 2))
+                failedBefore.append(reported.jobFailedBefore)
+                _ = try await session.giveBack("w1", probe)
+            }
+            #expect(Set(probed.prefix(2)).count == 2 && probed[2] == probed[0] && probed[3] == probed[1], "in turns: \(probed)")
+            #expect(failedBefore == [0, 0, 1, 1, 2])
+            // Nothing to probe: the next probe moves on instead of every claim trying again.
+            _ = try await session.sql("UPDATE discern.jobs SET run_at = now() + interval '1 hour'")
+            try await session.probeDue()
+            #expect(try await session.claim("w1").isEmpty)
+            #expect(try await session.sql("SELECT next_probe_at > now() AS later FROM discern.service_breakers").first?.bool("later") == true)
+            // The older claim still answers, in its older shape.
+            _ = try await session.sql("SELECT discern.resume('discerner')")
+            _ = try await session.sql("UPDATE discern.jobs SET run_at = now()")
+            #expect(try await session.sql("SELECT * FROM discern.claim_jobs('old', 10, 60, ARRAY['discerner'], false, 0)").count == 2)
         }
     }
 
     @Test("a probe whose worker died frees the next one; discern.resume closes a breaker by hand")
     func deadProbeAndResume() async throws {
         try await TestDatabase.with { conninfo in
-            try await Database(conninfo: conninfo, name: "test-breakers").withConnection { connection in
-                try JobQueue.enqueue(connection, paths: (1...3).map { "/photos/\($0).jpg" })
-                try Breakers.trip(connection, backend: "discerner", workerID: "w1", kind: "http_5xx", error: "503", probeAfterSeconds: 0)
-                let probe = try Self.claim(connection, "gone")
-                #expect(probe.count == 1 && probe[0].isProbe)
-                // Its worker stopped: the lease ran out and the job was rescued.
-                try connection.query("UPDATE discern.jobs SET lease_expires_at = now() - interval '1 second' WHERE id = $1", [probe[0].id])
-                _ = try JobQueue.rescue(connection)
-                let next = try Self.claim(connection, "w2")
-                #expect(next.count == 1 && next[0].isProbe, "\(next)")
-                #expect(try connection.query("SELECT discern.resume('discerner') AS r").first?.bool("r") == true)
-                #expect(try connection.query("SELECT count(*) AS n FROM discern.service_breakers").first?.int("n") == 0)
-            }
+            let session = Session(conninfo)
+            try await session.run { try JobQueue.enqueue($0, paths: (1...3).map { "/photos/\($0).jpg" }) }
+            _ = try await session.trip("w1", probeAfter: 0)
+            let probe = try await session.claim("gone")
+            #expect(probe.count == 1 && probe.first?.isProbe == true)
+            // Its worker stopped: the lease ran out and the job was rescued.
+            _ = try await session.sql("UPDATE discern.jobs SET lease_expires_at = now() - interval '1 second' WHERE id = $1", [probe.first?.id])
+            _ = try await session.run { try JobQueue.rescue($0) }
+            try await session.probeDue()
+            let next = try await session.claim("w2")
+            #expect(next.count == 1 && next.first?.isProbe == true, "\(next)")
+            #expect(try await session.sql("SELECT discern.resume('discerner') AS r").first?.bool("r") == true)
+            #expect(try await session.sql("SELECT count(*) AS n FROM discern.service_breakers").first?.int("n") == 0)
         }
     }
 
     @Test("a job given back while its service is down keeps its attempts, and its history says why")
     func givenBackUncounted() async throws {
         try await TestDatabase.with { conninfo in
-            try await Database(conninfo: conninfo, name: "test-breakers").withConnection { connection in
-                try JobQueue.enqueue(connection, paths: ["/photos/1.jpg"])
-                for _ in 0..<20 {
-                    let job = try #require(try Self.claim(connection, "w1").first)
-                    #expect(try JobQueue.giveBack(connection, job: job, workerID: "w1",
-                                                  failure: JobFailure(kind: "network", message: "refused", retryable: true)))
-                }
-                let row = try #require(try connection.query("SELECT state, attempts, jsonb_array_length(error_history) AS n, error_history->0->>'counted' AS counted FROM discern.jobs").first)
-                #expect(try row.string("state") == "available" && row.int("attempts") == 0, "twenty outages' give-backs cost no attempt")
-                #expect(try row.int("n") == 20 && row.optionalString("counted") == "false")
+            let session = Session(conninfo)
+            try await session.run { try JobQueue.enqueue($0, paths: ["/photos/1.jpg"]) }
+            for _ in 0..<20 {
+                let job = try #require(try await session.claim("w1").first)
+                #expect(try await session.giveBack("w1", job))
             }
+            let row = try #require(try await session.sql("""
+                SELECT state, attempts, jsonb_array_length(error_history) AS n, error_history->0->>'counted' AS counted FROM discern.jobs
+                """).first)
+            #expect(try row.string("state") == "available" && row.int("attempts") == 0, "twenty outages' give-backs cost no attempt")
+            #expect(try row.int("n") == 20 && row.optionalString("counted") == "false")
         }
     }
 }
