@@ -14,6 +14,9 @@ public struct BackendError: Error, CustomStringConvertible, Sendable {
     public let retryAfterSeconds: Double?
     /// A finer `error_kind` than the code gives, e.g. `ooto_multiple_faces`.
     private let specificKind: String?
+    /// No connection was made (refused, no such host, the TLS handshake failed): nothing of
+    /// the photo was sent, so the failure cannot be the photo's.
+    private(set) var unreachable = false
 
     public init(_ code: Code, _ message: String, retryable: Bool, retryAfterSeconds: Double? = nil, kind: String? = nil) {
         self.code = code
@@ -31,9 +34,12 @@ public struct BackendError: Error, CustomStringConvertible, Sendable {
 
     /// What this failure says about the service itself, for the breaker shared by the workers.
     public enum ServiceSignal: Sendable, Equatable {
-        /// The service's own trouble, whatever the photo: refused or reset connections, DNS, TLS,
-        /// timeouts, 5xx, a 429 that waiting its Retry-After within the attempt did not cure.
+        /// The service's own trouble, whatever the photo: reset connections, timeouts, 5xx, a
+        /// 429 that waiting its Retry-After within the attempt did not cure.
         case down
+        /// Not even reached (refused, DNS, TLS): the service's trouble for certain, whichever
+        /// job meets it, however often.
+        case unreachable
         /// The service answered, and refused or could not read this request: it is up.
         case up
         /// Nothing was learnt of the service (this side's limits, settings, shutdown).
@@ -41,10 +47,11 @@ public struct BackendError: Error, CustomStringConvertible, Sendable {
     }
 
     public var serviceSignal: ServiceSignal {
+        if unreachable { return .unreachable }
         switch code {
-        case .network, .timeout, .serverError, .rateLimited, .analysisFailed, .tlsFailed: isRetryable ? .down : .up
-        case .clientError, .inputRejected, .authFailed, .uploadRejected, .uploadExpired, .badResponse, .responseTooLarge: .up
-        default: .unknown
+        case .network, .timeout, .serverError, .rateLimited, .analysisFailed, .tlsFailed: return isRetryable ? .down : .up
+        case .clientError, .inputRejected, .authFailed, .uploadRejected, .uploadExpired, .badResponse, .responseTooLarge: return .up
+        default: return .unknown
         }
     }
 
@@ -89,7 +96,9 @@ public struct BackendError: Error, CustomStringConvertible, Sendable {
         case .tls: .tlsFailed
         default: error.isRetryable ? .network : .misconfigured
         }
-        return BackendError(code, "\(step) failed: \(error.message)", retryable: error.isRetryable || code == .tlsFailed)
+        var failure = BackendError(code, "\(step) failed: \(error.message)", retryable: error.isRetryable || code == .tlsFailed)
+        failure.unreachable = error.code == .connectFailed || error.code == .tls
+        return failure
     }
 }
 

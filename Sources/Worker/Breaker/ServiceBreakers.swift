@@ -47,6 +47,10 @@ final class ServiceBreakers: Sendable {
     /// Whether the job may go on: its service is not known to be down, or it is the probe.
     func allows(_ job: Job) -> Bool { job.isProbe || !isOpen(job.backend) }
 
+    /// Distinct negative ids for failures that stand for themselves, not for their job.
+    private static let witnesses = Mutex(0)
+    private static func nextWitness() -> Int { witnesses.withLock { $0 -= 1; return $0 } }
+
     /// Watches the job's calls (`CallWatch`).
     func watch(_ job: Job) -> any CallWatch { JobCalls(breakers: self, job: job) }
 
@@ -106,10 +110,14 @@ final class ServiceBreakers: Sendable {
     /// too, and a photo that makes the service fail cannot hold the breaker open forever.
     static let probeFailuresBeforeCounting = 2
 
-    func failed(_ job: Job, _ failure: JobFailure) async -> Verdict {
+    /// - Parameter unreachable: no connection was made: each such failure counts as another
+    ///   job's, since no photo can cause it (a lone job meeting a service that refuses
+    ///   connections trips the breaker before its attempts run out).
+    func failed(_ job: Job, _ failure: JobFailure, unreachable: Bool = false) async -> Verdict {
         if job.isProbe { return await probeFailed(job, failure) }
         let (tripped, open) = known.withLock { known -> (Bool, Bool) in
-            known[job.backend, default: Known()].window.record(job: job.id, failed: true, at: .now, keeping: settings.windowSeconds)
+            let witness = unreachable ? Self.nextWitness() : job.id
+            known[job.backend, default: Known()].window.record(job: witness, failed: true, at: .now, keeping: settings.windowSeconds)
             let entry = known[job.backend]!
             return (entry.window.isTripped(by: settings), entry.open)
         }
@@ -120,7 +128,18 @@ final class ServiceBreakers: Sendable {
         }
         // Another worker may have found it down already: one look, on a failure only.
         await refresh([job.backend])
-        return isOpen(job.backend) ? .givenBack(afterSeconds: 0) : .counts(failure)
+        if isOpen(job.backend) { return .givenBack(afterSeconds: 0) }
+        return .counts(job.attempt >= job.maxAttempts ? Self.lastAttemptKept(failure) : failure)
+    }
+
+    /// The service's failure on a job's last attempt before this worker finds the service down (a
+    /// trickle of jobs reaches the trip slowly, while a job's own retries come within seconds):
+    /// it is given back instead, from the job's allowance of refunds (`QueueSQL.maxGivenBack`), so
+    /// an outage never ends a photo, while one that keeps failing alone as the service answers
+    /// others still ends, after its refunds.
+    static func lastAttemptKept(_ failure: JobFailure) -> JobFailure {
+        JobFailure(kind: failure.kind, message: failure.message + " (its last attempt: given back, not spent, since the failure is the service's)",
+                   retryable: true, retryAfterSeconds: failure.retryAfterSeconds, countsAsAttempt: false)
     }
 
     /// Reads which of `backends` are down now.

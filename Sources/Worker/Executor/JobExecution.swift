@@ -91,9 +91,9 @@ struct JobExecution: Sendable {
             let failure = JobFailure(kind: error.kind, message: error.message, retryable: error.isRetryable,
                                      retryAfterSeconds: error.retryAfterSeconds, countsAsAttempt: error.countsAsAttempt)
             switch error.serviceSignal {
-            case .down:
+            case .down, .unreachable:
                 // The service's trouble, not the photo's: while it is down the job keeps its attempts.
-                switch await breakers.failed(job, failure) {
+                switch await breakers.failed(job, failure, unreachable: error.serviceSignal == .unreachable) {
                 case .givenBack(let after): return .givenBack(job, failure, afterSeconds: after)
                 case .counts(let counted): return .failed(job, counted)
                 }

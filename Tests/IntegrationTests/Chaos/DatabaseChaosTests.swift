@@ -46,7 +46,7 @@ struct DatabaseChaosTests {
                     _ = try await ChaosJobs.eventually(seconds: 60) { try await TestDatabase.census(conninfo).succeeded >= 50 }
                     let script = ChaosJobs.repository.appendingPathComponent("scripts/postgres.sh").path
                     _ = try await Subprocess.run("/bin/bash", [script, "restart", clusterFolder.path, "immediate"])
-                    let done = try await ChaosJobs.eventually(seconds: 120) {
+                    let done = try await ChaosJobs.eventually(seconds: 600) {
                         (try? await TestDatabase.census(conninfo)).map { $0.succeeded + $0.dead == 400 } ?? false
                     }
                     let died = workers.filter { !$0.isRunning }
@@ -73,7 +73,7 @@ struct DatabaseChaosTests {
                     }
                     let killer = Database(conninfo: conninfo, name: "test-killer")
                     var terminated = 0
-                    let done = try await ChaosJobs.eventually(seconds: 120) {
+                    let done = try await ChaosJobs.eventually(seconds: 600) {
                         terminated += try await killer.rows("""
                             SELECT pg_terminate_backend(pid) AS gone FROM pg_stat_activity
                             WHERE datname = current_database() AND application_name LIKE 'discern%'

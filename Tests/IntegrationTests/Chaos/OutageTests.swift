@@ -114,6 +114,36 @@ struct OutageTests {
         return Int(total)
     }
 
+    @Test("a lone job meeting a service that refuses connections trips the breaker before its attempts run out, and succeeds once the service is back")
+    func loneJobOutlivesAnOutage() async throws {
+        try await TestDatabase.with { conninfo in
+            try await TestFolder.with { folder in
+                try await ChaosJobs.enqueue(1, into: conninfo, folder: folder)
+                let simulator = SimulatorProcess(folder: folder)
+                try await simulator.start(OutageSettings.healthy)
+                await simulator.stop()
+                let worker = try WorkerProcess(conninfo: conninfo, simulatorURL: simulator.baseURL, logFolder: folder,
+                                               arguments: ["--log-level", "notice", "--poll-seconds", "1"])
+                let observer = Database(conninfo: conninfo, name: "test-lone")
+                let tripped = try await ChaosJobs.eventually(seconds: 300) {
+                    let breakers = try await observer.rows("SELECT 1 FROM discern.service_breakers").count
+                    let dead = try await TestDatabase.census(conninfo).dead
+                    return breakers > 0 || dead > 0
+                }
+                let waiting = try #require(try await observer.rows("SELECT state, attempts FROM discern.jobs").first)
+                try await simulator.start(OutageSettings.healthy)
+                let done = try await ChaosJobs.eventually(seconds: 300) { try await TestDatabase.census(conninfo).succeeded == 1 }
+                await WorkerProcess.stopAll([worker])
+                await simulator.stop()
+                let census = try await TestDatabase.census(conninfo)
+                let explained = "\(census)\n\(try await ChaosJobs.unfinishedJobs(conninfo))\nlogs: \(ChaosJobs.keepLogs(of: folder, test: "lone-job"))"
+                #expect(tripped && census.dead == 0, "\(explained)")
+                #expect(try waiting.string("state") != "dead" && waiting.int("attempts") < 5, "\(explained)")
+                #expect(done && census == QueueCensus(succeeded: 1, results: 1, jobsWithOneResult: 1), "\(explained)")
+            }
+        }
+    }
+
     @Test("a service failing one call in five keeps its per-job retries and trips nothing; every job succeeds once")
     func partialFailureTripsNothing() async throws {
         var configuration = SimulatorConfiguration.unthrottled

@@ -6,11 +6,13 @@ import Testing
 /// refusal means it is up, this side's limits say nothing.
 @Suite("Service signal")
 struct ServiceSignalTests {
-    @Test("refused or reset connections, DNS, TLS, timeouts, 5xx and a 429 beyond its wait say the service is down")
+    @Test("reset connections, timeouts, 5xx and a 429 beyond its wait say the service is down; refused, DNS and TLS that it was not even reached")
     func down() {
-        let transport: [HTTPError.Code] = [.connectFailed, .transport, .timeout, .tls]
-        for code in transport {
+        for code: HTTPError.Code in [.transport, .timeout] {
             #expect(BackendError.transport(HTTPError(code, "x"), during: "analyze").serviceSignal == .down, "\(code)")
+        }
+        for code: HTTPError.Code in [.connectFailed, .tls] {
+            #expect(BackendError.transport(HTTPError(code, "x"), during: "analyze").serviceSignal == .unreachable, "\(code)")
         }
         for code: BackendError.Code in [.serverError, .rateLimited, .analysisFailed] {
             #expect(BackendError(code, "x", retryable: true).serviceSignal == .down, "\(code)")
