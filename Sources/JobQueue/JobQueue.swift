@@ -77,10 +77,11 @@ public enum JobQueue {
         try connection.query("SELECT pg_notify($1, '')", [changesChannel])
     }
 
-    /// Rescues jobs whose lease expired or whose worker stopped heartbeating; returns how many.
+    /// Rescues jobs whose lease expired or whose worker stopped heartbeating, except those of
+    /// `rescuer` (the worker asking, alive by asking; nil for a maintenance task); returns how many.
     @discardableResult
-    public static func rescue(_ connection: Connection) throws -> Int {
-        try connection.query(prepared: QueueSQL.rescue).count
+    public static func rescue(_ connection: Connection, rescuer: String? = nil) throws -> Int {
+        try connection.query(prepared: QueueSQL.rescue, [rescuer]).count
     }
 
     /// Enqueues one job per file in one transaction, streamed in with COPY. A file with a unique

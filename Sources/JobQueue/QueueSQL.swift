@@ -147,7 +147,9 @@ enum QueueSQL {
     /// Hands back the jobs of workers that stopped: a worker one of whose leases expired (a
     /// heartbeat renews them all at once, so it has stopped renewing any), or that missed three
     /// heartbeats (the registry, migration 0007), loses all its jobs at once: a SIGKILLed
-    /// worker's jobs run again within three heartbeats. SKIP LOCKED lets many rescuers run at
+    /// worker's jobs run again within three heartbeats. A rescuer never takes its own worker
+    /// for stopped (`$1`): it is running, however late its heartbeat (a starved process) — a job
+    /// it took back from itself could be claimed again while still running there. SKIP LOCKED lets many rescuers run at
     /// once without waiting on each other, and leaves alone a job whose row a statement still
     /// holds: its worker's own completion, which the heartbeat does not wait for either.
     ///
@@ -158,11 +160,12 @@ enum QueueSQL {
     static let rescue = """
         WITH stopped AS (
             SELECT expired.lease_owner AS owner FROM (
-                SELECT lease_owner FROM discern.jobs WHERE state = 'running' AND lease_expires_at < now() FOR UPDATE SKIP LOCKED
+                SELECT lease_owner FROM discern.jobs WHERE state = 'running' AND lease_expires_at < now()
+                  AND lease_owner IS DISTINCT FROM $1 FOR UPDATE SKIP LOCKED
             ) AS expired
             UNION
             SELECT w.id FROM discern.workers w
-            WHERE w.last_heartbeat_at < now() - make_interval(secs => 3 * w.heartbeat_seconds)
+            WHERE w.last_heartbeat_at < now() - make_interval(secs => 3 * w.heartbeat_seconds) AND w.id IS DISTINCT FROM $1
         ), lost AS (
             SELECT j.id, j.solo_crashes, j.attempts, j.max_attempts,
                    (SELECT count(*) FROM discern.jobs o WHERE o.state = 'running' AND o.lease_owner = j.lease_owner) AS held

@@ -6,7 +6,9 @@ import ServiceLifecycle
 
 /// Hands back other workers' jobs: those whose lease expired, and at once those of a worker
 /// that stopped heartbeating (three beats missed). Any worker may rescue; many rescuers do not
-/// wait on each other. Also forgets workers silent for a day.
+/// wait on each other. Never its own worker's: a worker starved of CPU may beat late, but it
+/// is alive, and a job it took back from itself could run twice in it. Also forgets workers
+/// silent for a day.
 ///
 /// After the database was away (a restart, a failover, a full disk), every worker's leases may
 /// have run out meanwhile, though the workers live: the rescuer then waits `quietSeconds` (three
@@ -16,6 +18,7 @@ import ServiceLifecycle
 /// database's outage.
 struct Rescuer: Service {
     let database: Database
+    let workerID: String
     let intervalSeconds: Double
     let logger: Logger
     var quietSeconds: Double { 3 * intervalSeconds }
@@ -38,7 +41,7 @@ struct Rescuer: Service {
                 rounds += 1
                 let rescued = try await database.withConnection { connection -> Int in
                     if forget { try WorkerRegistry.forgetOld(connection) }
-                    return try JobQueue.rescue(connection)
+                    return try JobQueue.rescue(connection, rescuer: workerID)
                 }
                 if rescued > 0 { logger.notice("handed back jobs of stopped workers", metadata: ["jobs": "\(rescued)"]) }
             } catch {

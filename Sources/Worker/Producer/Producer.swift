@@ -75,8 +75,12 @@ struct Producer: Service {
         share.record(claimed: jobs.count)
         if !jobs.isEmpty {
             health.databaseReached()
-            await inFlight.claimed(jobs)
-            for job in jobs { await outbox.send(job) }
+            let (fresh, running) = await inFlight.claimed(jobs)
+            if !running.isEmpty {
+                logger.notice("claimed jobs this worker is still running (another worker took it for stopped); the runs under way keep them",
+                              metadata: ["jobs": "\(running)"])
+            }
+            for job in fresh { await outbox.send(job) }
             let counts = await inFlight.counts
             WorkerMetrics.inFlight("prepare", counts.preparing)
             WorkerMetrics.inFlight("total", counts.total)

@@ -27,11 +27,13 @@ final class Abandonments: Sendable {
     func wait(for id: Int) async {
         await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-                let now: Bool = state.withLock { state in
-                    guard !state.abandoned.contains(id), !Task.isCancelled else { return true }
-                    state.waiters[id] = continuation
-                    return false
+                let (now, earlier) = state.withLock { state -> (Bool, CheckedContinuation<Void, Never>?) in
+                    guard !state.abandoned.contains(id), !Task.isCancelled else { return (true, nil) }
+                    // One run per job (InFlight.claimed); were there two, the first waiter is
+                    // woken, never dropped: a continuation dropped unresumed hangs its task.
+                    return (false, state.waiters.updateValue(continuation, forKey: id))
                 }
+                earlier?.resume()
                 if now { continuation.resume() }
             }
         } onCancel: {

@@ -14,12 +14,23 @@ actor InFlight {
     /// - Parameter onFreed: told when room was freed (the producer may claim again).
     init(onFreed: @escaping @Sendable () -> Void) { self.onFreed = onFreed }
 
-    func claimed(_ claimed: [Job]) {
+    /// Holds the claimed jobs; returns those to run. A job this worker is still running comes
+    /// back from a claim when another worker took this one for stopped (a starved process beats
+    /// late) and handed it back: the lease is this worker's again, and the run under way keeps
+    /// it. Running it twice at once would call the service twice for one result.
+    func claimed(_ claimed: [Job]) -> (fresh: [Job], running: [Int]) {
+        var fresh: [Job] = [], running: [Int] = []
         for job in claimed {
+            guard jobs[job.id] == nil else {
+                running.append(job.id)
+                continue
+            }
+            fresh.append(job)
             jobs[job.id] = job
             preparing.insert(job.id)
             if job.runsAlone { aloneJobs.insert(job.id) }
         }
+        return (fresh, running)
     }
 
     /// Held jobs that must run alone: kept apart so `room` need not look through every job

@@ -27,10 +27,7 @@ struct WorkerChaosTests {
                         workers[victim] = try WorkerProcess(conninfo: conninfo, simulatorURL: simulator.baseURL, logFolder: folder,
                                                             arguments: Self.fastLeases)
                     }
-                    let done = try await ChaosJobs.eventually(seconds: 120) {
-                        let census = try await TestDatabase.census(conninfo)
-                        return census.succeeded + census.dead == 1000
-                    }
+                    let done = try await ChaosJobs.finished(conninfo, total: 1000)
                     await WorkerProcess.stopAll(workers)
                     let census = try await TestDatabase.census(conninfo)
                     // The one way a healthy job may end dead, by design (docs/design.md, "How crashes

@@ -48,7 +48,7 @@ struct PauseTests {
                     #expect(status.contains("paused: discerner by local"), "\(status)")
 
                     _ = try await BrowserSession.run([.go(base + "/"), .click("form[action=\"/actions/resume\"] button"), .text])
-                    #expect(await ChaosJobs.eventually(seconds: 60) { await count("state = 'succeeded'") == 40 }, "\(worker.output.suffix(800))")
+                    #expect(await ChaosJobs.eventually(seconds: 300) { await count("state = 'succeeded'") == 40 }, "\(worker.output.suffix(800))")
                     // Its pace, from its heartbeats: every job it finished, at a rate above nothing.
                     #expect(await ChaosJobs.eventually(seconds: 30) {
                         (try? await database.rows("SELECT jobs_finished AS n FROM discern.workers WHERE jobs_per_minute > 0").first?.int("n")) == 40

@@ -52,7 +52,7 @@ struct MonitoringTests {
                     worker.terminate()
                     #expect(await ChaosJobs.eventually(seconds: 5) { await Self.get(port, "/readyz").status == 503 })
                     #expect(await Self.get(port, "/readyz").body.contains("shutting down"))
-                    #expect(await worker.waitForExit(seconds: 40))
+                    #expect(await worker.waitForExit(seconds: 300))
                 }
             }
         }

@@ -53,7 +53,7 @@ struct SpendCapTests {
 
                     // More budget: the pause lifts itself, every job finishes, still never over.
                     _ = try await database.rows("UPDATE discern.service_budgets SET cap_calls = 1000 WHERE backend = 'discerner'")
-                    let finished = await ChaosJobs.eventually(seconds: 120) { await count("state = 'succeeded'") == jobs }
+                    let finished = await ChaosJobs.eventually(seconds: 600) { await count("state = 'succeeded'") == jobs }
                     let done = await count("state = 'succeeded'")
                     #expect(finished, "\(done) of \(jobs)")
                     #expect(await count("state = 'dead'") == 0)

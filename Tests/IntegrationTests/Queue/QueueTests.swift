@@ -81,7 +81,7 @@ struct QueueTests {
         }
     }
 
-    @Test("a rescued job's late completion writes nothing")
+    @Test("a rescued job's late completion writes nothing; a worker never rescues its own jobs")
     func leaseGuardsCompletion() async throws {
         try await TestDatabase.with { conninfo in
             let database = Database(conninfo: conninfo)
@@ -89,7 +89,9 @@ struct QueueTests {
                 try JobQueue.enqueue(connection, paths: ["/images/a.jpg"])
                 let stale = try #require(try JobQueue.claim(connection, workerID: "slow", backends: ["discerner"], limit: 1, leaseSeconds: 60).first)
                 try connection.query("UPDATE discern.jobs SET lease_expires_at = now() - interval '1 second'")
-                let rescued = try JobQueue.rescue(connection)
+                // The late worker's own rescuer leaves it be (it is running, however late); another's does not.
+                let rescuedBySelf = try JobQueue.rescue(connection, rescuer: "slow")
+                let rescued = rescuedBySelf == 0 ? try JobQueue.rescue(connection, rescuer: "fast") : -1
                 let fresh = try #require(try JobQueue.claim(connection, workerID: "fast", backends: ["discerner"], limit: 1, leaseSeconds: 60).first)
                 let late = try JobQueue.complete(connection, job: stale, workerID: "slow", result: Self.sampleResult)
                 let current = try JobQueue.complete(connection, job: fresh, workerID: "fast", result: Self.sampleResult)
