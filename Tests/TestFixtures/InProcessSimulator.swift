@@ -26,7 +26,8 @@ extension SimulatorServer {
         return try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask {
                 defer { ready.continuation.finish() }
-                try await services.run()
+                // On threads of its own, as a service in another process would be (DedicatedExecutor).
+                try await withTaskExecutorPreference(DedicatedExecutor.simulators) { try await services.run() }
             }
             var iterator = ready.stream.makeAsyncIterator()
             guard let port = await iterator.next() else {

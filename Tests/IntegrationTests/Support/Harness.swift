@@ -28,7 +28,9 @@ enum TestWorker {
         // The shared rate limits in PostgreSQL, as `discern work` uses them.
         let gate = PostgresRateGate(conninfo: conninfo, logger: logger)
         let backend = try discerner(simulator, caller: ServiceCaller(http: CurlHTTPClient(), gate: gate))
-        return try await WorkerRuntime(conninfo: conninfo, backends: backends ?? [backend], configuration: configuration, logger: logger).run()
+        let worker = WorkerRuntime(conninfo: conninfo, backends: backends ?? [backend], configuration: configuration, logger: logger)
+        // On threads of its own, as `discern work` in its own process would be (DedicatedExecutor).
+        return try await withTaskExecutorPreference(DedicatedExecutor.workers) { try await worker.run() }
     }
 
     /// Image Discerner's backend for the simulator, built the way a worker builds it, with `caller`.
