@@ -43,7 +43,7 @@ struct DatabaseChaosTests {
                     let workers = try (0..<3).map { _ in
                         try WorkerProcess(conninfo: conninfo, simulatorURL: simulator.baseURL, logFolder: folder, arguments: Self.workerArguments)
                     }
-                    _ = try await ChaosJobs.eventually(seconds: 60) { try await TestDatabase.census(conninfo).succeeded >= 50 }
+                    _ = try await ChaosJobs.eventually(seconds: 300) { try await TestDatabase.census(conninfo).succeeded >= 50 }
                     let script = ChaosJobs.repository.appendingPathComponent("scripts/postgres.sh").path
                     _ = try await Subprocess.run("/bin/bash", [script, "restart", clusterFolder.path, "immediate"])
                     let done = try await ChaosJobs.eventually(seconds: 600) {

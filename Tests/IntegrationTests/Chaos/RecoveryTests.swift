@@ -68,7 +68,7 @@ struct RecoveryTests {
                     // A long lease: only the registry can bring the jobs back in time.
                     let first = try WorkerProcess(conninfo: conninfo, simulatorURL: simulator.baseURL, logFolder: folder,
                                                   arguments: ["--lease-seconds", "600"])
-                    let claimed = try await ChaosJobs.eventually(seconds: 60) { try await TestDatabase.census(conninfo).running == 4 }
+                    let claimed = try await ChaosJobs.eventually(seconds: 300) { try await TestDatabase.census(conninfo).running == 4 }
                     #expect(claimed)
                     let owner = try await Self.runningOwner(conninfo)
                     first.kill()

@@ -139,7 +139,7 @@ struct WorkerChaosTests {
                 try await TestSimulator.with(configuration) { simulator in
                     let worker = try WorkerProcess(conninfo: conninfo, simulatorURL: simulator.baseURL, logFolder: folder,
                                                    arguments: ["--concurrency", "4", "--grace-seconds", "0.5"])
-                    _ = try await ChaosJobs.eventually(seconds: 30) { try await TestDatabase.census(conninfo).running >= 4 }
+                    _ = try await ChaosJobs.eventually(seconds: 300) { try await TestDatabase.census(conninfo).running >= 4 }
                     worker.terminate()
                     #expect(await worker.waitForExit(seconds: 90), "the worker did not exit after its grace period: \(worker.output.suffix(800))")
                     let census = try await TestDatabase.census(conninfo)

@@ -25,7 +25,7 @@ struct LiveUpdateTests {
                         .waitForText("succeeded", seconds: 90), .eval("window.discernMark"), .text,
                     ])
                 }
-                #expect(await ChaosJobs.eventually(seconds: 90) { FileManager.default.fileExists(atPath: ready.path) }, "the browser opened the page")
+                #expect(await ChaosJobs.eventually(seconds: 300) { FileManager.default.fileExists(atPath: ready.path) }, "the browser opened the page")
                 try await TestSimulator.with(.unthrottled) { simulator in
                     let worker = try WorkerProcess(conninfo: conninfo, simulatorURL: simulator.baseURL, logFolder: folder, arguments: ["--concurrency", "2"])
                     defer { worker.kill() }
@@ -49,7 +49,7 @@ struct LiveUpdateTests {
                 // Once the console listens (its first look counts as a change), curl holds the
                 // stream open 6 s, and a job is cancelled 3 s in.
                 let database = Database(conninfo: conninfo)
-                #expect(await ChaosJobs.eventually(seconds: 30) {
+                #expect(await ChaosJobs.eventually(seconds: 300) {
                     (try? await database.rows("""
                         SELECT count(*) AS n FROM pg_stat_activity
                         WHERE datname = current_database() AND application_name = 'discern-listen' AND state = 'idle'

@@ -23,7 +23,7 @@ struct PauseTests {
                     let worker = try WorkerProcess(conninfo: conninfo, simulatorURL: simulator.baseURL, logFolder: folder,
                                                    arguments: ["--concurrency", "2"])
                     defer { worker.kill() }
-                    #expect(await ChaosJobs.eventually(seconds: 30) { await count("attempts > 0") >= 2 })
+                    #expect(await ChaosJobs.eventually(seconds: 300) { await count("attempts > 0") >= 2 })
                     let (console, port) = try await ConsoleTests.console(conninfo, folder)
                     defer { console.kill() }
                     let base = "http://127.0.0.1:\(port)"
@@ -35,7 +35,7 @@ struct PauseTests {
                     try await Task.sleep(for: .seconds(2))
                     #expect(await count("attempts > 0") == claimedAtPause, "no job is claimed a second after the pause")
                     #expect(claimedAtPause < 40, "the pause came while jobs waited")
-                    #expect(await ChaosJobs.eventually(seconds: 20) { await count("state = 'running'") == 0 }, "jobs in flight finish")
+                    #expect(await ChaosJobs.eventually(seconds: 300) { await count("state = 'running'") == 0 }, "jobs in flight finish")
                     #expect(await count("state IN ('dead', 'cancelled')") == 0)
                     let text = paused.steps[2].text ?? ""
                     #expect(text.contains("discerner is paused") && text.contains("by local") && text.contains("Resume discerner"), "\(text.prefix(800))")
@@ -50,7 +50,7 @@ struct PauseTests {
                     _ = try await BrowserSession.run([.go(base + "/"), .click("form[action=\"/actions/resume\"] button"), .text])
                     #expect(await ChaosJobs.eventually(seconds: 300) { await count("state = 'succeeded'") == 40 }, "\(worker.output.suffix(800))")
                     // Its pace, from its heartbeats: every job it finished, at a rate above nothing.
-                    #expect(await ChaosJobs.eventually(seconds: 30) {
+                    #expect(await ChaosJobs.eventually(seconds: 300) {
                         (try? await database.rows("SELECT jobs_finished AS n FROM discern.workers WHERE jobs_per_minute > 0").first?.int("n")) == 40
                     }, "the workers page counts what the worker finished")
                     let log = try await database.rows("SELECT actor, action, scope FROM discern.operator_actions ORDER BY id")

@@ -46,17 +46,17 @@ struct FileInputTests {
                 let database = Database(conninfo: conninfo)
                 try await database.withConnection { try JobQueue.enqueue($0, paths: [path]) }
                 try await TestSimulator.with { simulator in
-                    async let drained = TestWorker.drain(conninfo, simulator: simulator) { $0.truncatedRetrySeconds = 3 }
-                    // The first attempt comes when the worker gets to it: with every suite running at
-                    // once on 2 cores that took over 10 s once (a CI-like run), and the test then wrote
-                    // the whole file before any attempt. What is asserted is the order (truncated
-                    // first, the whole file on the retry 3 s later), so the test waits for the first
-                    // failure however long the worker takes to start, not a fixed 10 s.
-                    let failedOnce = try await ChaosJobs.eventually(seconds: 120) {
+                    async let drained = TestWorker.drain(conninfo, simulator: simulator) { $0.truncatedRetrySeconds = 3600 }
+                    // What is asserted is the order: truncated first, the whole file on the retry.
+                    // The test waits for the first failure however long the worker takes to get to it
+                    // (over 10 s once beside every suite), writes the whole file, and only then brings
+                    // the retry forward: a starved test once wrote it after a 3 s retry had come.
+                    let failedOnce = try await ChaosJobs.eventually(seconds: 300) {
                         try await database.rows("SELECT error_kind FROM discern.jobs").first?.optionalString("error_kind") == "image_truncated"
                     }
                     #expect(failedOnce)
                     try jpeg.write(to: URL(fileURLWithPath: path))
+                    _ = try await database.rows("UPDATE discern.jobs SET run_at = now() WHERE state = 'available'")
                     #expect(try await drained.succeeded == 1)
                 }
             }

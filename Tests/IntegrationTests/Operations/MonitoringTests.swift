@@ -31,26 +31,26 @@ struct MonitoringTests {
                     ])
                     defer { worker.kill() }
                     let port = try #require(await worker.announcedMetricsPort(), "\(worker.output.suffix(500))")
-                    #expect(await ChaosJobs.eventually(seconds: 20) { await Self.get(port, "/readyz").status == 200 })
+                    #expect(await ChaosJobs.eventually(seconds: 300) { await Self.get(port, "/readyz").status == 200 })
                     #expect(await Self.get(port, "/healthz").status == 200)
 
                     let script = ChaosJobs.repository.appendingPathComponent("scripts/postgres.sh").path
                     _ = try await Subprocess.run("/bin/bash", [script, "stop", cluster.path])
-                    #expect(await ChaosJobs.eventually(seconds: 20) { await Self.get(port, "/readyz").status == 503 })
+                    #expect(await ChaosJobs.eventually(seconds: 300) { await Self.get(port, "/readyz").status == 503 })
                     let down = await Self.get(port, "/readyz")
                     #expect(down.body.contains("PostgreSQL"), "the probe says why: \(down.body)")
                     #expect(await Self.get(port, "/healthz").status == 200, "a database outage is not a reason to restart the worker")
 
                     _ = try await Subprocess.run("/bin/bash", [script, "resume", cluster.path])
-                    #expect(await ChaosJobs.eventually(seconds: 30) { await Self.get(port, "/readyz").status == 200 })
+                    #expect(await ChaosJobs.eventually(seconds: 300) { await Self.get(port, "/readyz").status == 200 })
 
                     // A slow job in flight keeps the process in its grace period after SIGTERM.
                     try await ChaosJobs.enqueue(1, into: conninfo, folder: folder)
-                    #expect(await ChaosJobs.eventually(seconds: 20) {
+                    #expect(await ChaosJobs.eventually(seconds: 300) {
                         (try? await Database(conninfo: conninfo).rows("SELECT 1 FROM discern.jobs WHERE state = 'running'").count) == 1
                     })
                     worker.terminate()
-                    #expect(await ChaosJobs.eventually(seconds: 5) { await Self.get(port, "/readyz").status == 503 })
+                    #expect(await ChaosJobs.eventually(seconds: 300) { await Self.get(port, "/readyz").status == 503 })
                     #expect(await Self.get(port, "/readyz").body.contains("shutting down"))
                     #expect(await worker.waitForExit(seconds: 300))
                 }
@@ -75,7 +75,7 @@ struct MonitoringTests {
                     let monitorPort = try #require(await monitor.announcedMetricsPort(), "\(monitor.output.suffix(500))")
 
                     for port in [workerPort, monitorPort] {
-                        _ = await ChaosJobs.eventually(seconds: 30) { await Self.get(port, "/metrics").body.contains("discern_queue_") }
+                        _ = await ChaosJobs.eventually(seconds: 120) { await Self.get(port, "/metrics").body.contains("discern_queue_") }
                         let file = folder.appendingPathComponent("metrics-\(port).txt")
                         try Data(await Self.get(port, "/metrics").body.utf8).write(to: file)
                         let lint = try await Subprocess.runWithStatus("/bin/bash", ["-c", "promtool check metrics < '\(file.path)'"])
@@ -83,10 +83,10 @@ struct MonitoringTests {
                     }
 
                     try await PrometheusServer.with(targets: ["discern-worker": workerPort, "discern-monitor": monitorPort]) { prometheus in
-                        #expect(await ChaosJobs.eventually(seconds: 30) { (try? await prometheus.query("sum(up)"))?.first.map(Self.value) == 2 })
+                        #expect(await ChaosJobs.eventually(seconds: 300) { (try? await prometheus.query("sum(up)"))?.first.map(Self.value) == 2 })
                         let info = try await prometheus.query("discern_build_info")
                         #expect(info.contains { ($0["metric"] as? [String: String])?["version"] == "0.9.0" }, "\(info)")
-                        #expect(await ChaosJobs.eventually(seconds: 30) {
+                        #expect(await ChaosJobs.eventually(seconds: 300) {
                             (try? await prometheus.query(#"sum(discern_jobs_total{outcome="succeeded"})"#))?.first.map(Self.value) == 3
                         })
                         let rules = try await prometheus.get("/api/v1/rules")
@@ -99,12 +99,12 @@ struct MonitoringTests {
                         _ = await worker.waitForExit(seconds: 30)
                         try await ChaosJobs.enqueue(4, into: conninfo, folder: folder)
                         let unserved = #"sum by (backend) (discern_queue_jobs{state="waiting"}) > 0 and sum by (backend) (discern_queue_live_workers) == 0"#
-                        #expect(await ChaosJobs.eventually(seconds: 30) {
+                        #expect(await ChaosJobs.eventually(seconds: 300) {
                             let result = (try? await prometheus.query(unserved)) ?? []
                             return result.count == 1 && (result.first?["metric"] as? [String: String])?["backend"] == "discerner" && result.first.map(Self.value) == 4
                         })
                         // The night's forecast from the read model: with no worker, none of the 4 finishes in the window, never.
-                        #expect(await ChaosJobs.eventually(seconds: 30) {
+                        #expect(await ChaosJobs.eventually(seconds: 300) {
                             (try? await prometheus.query(#"discern_plan_unfinished_jobs{backend="discerner"}"#))?.first.map(Self.value) == 4
                         })
                         let late = try await prometheus.query(#"discern_plan_finish_seconds{backend="discerner",bound="late"}"#)

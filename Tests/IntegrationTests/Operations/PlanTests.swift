@@ -29,7 +29,7 @@ struct PlanTests {
                     let worker = try WorkerProcess(conninfo: conninfo, simulatorURL: simulator.baseURL, logFolder: folder,
                                                    arguments: ["--concurrency", "8"])
                     defer { worker.kill() }
-                    #expect(await ChaosJobs.eventually(seconds: 60) {
+                    #expect(await ChaosJobs.eventually(seconds: 300) {
                         (try? await database.rows("SELECT count(*) AS n FROM discern.live_workers").first?.int("n")) == 1
                     })
                     let jobs = 160, window = 40.0

@@ -311,14 +311,14 @@ struct QueueOperationsTests {
         try await TestDatabase.with { conninfo in
             let heard = Heard()
             let listener = NotificationListener(conninfo: conninfo, channel: "discern_jobs") { heard.ring() }
-            #expect(await ChaosJobs.eventually(seconds: 10) { heard.count > 0 }, "the listener connected")
+            #expect(await ChaosJobs.eventually(seconds: 300) { heard.count > 0 }, "the listener connected")
             let before = heard.count
             try await Database(conninfo: conninfo).withConnection { try $0.query("INSERT INTO discern.jobs (image_path) VALUES ('/x.jpg')") }
-            #expect(await ChaosJobs.eventually(seconds: 10) { heard.count > before })
+            #expect(await ChaosJobs.eventually(seconds: 300) { heard.count > before })
             // Stopping waits for the thread, which closes its connection as it ends: then its
             // backend goes (a moment later, as the server notices the client left).
             await listener.stop()
-            let gone = await ChaosJobs.eventually(seconds: 5) {
+            let gone = await ChaosJobs.eventually(seconds: 120) {
                 (try? await Database(conninfo: conninfo).withConnection {
                     try $0.query("SELECT count(*) AS n FROM pg_stat_activity WHERE application_name = 'discern-listen' AND datname = current_database()")
                         .first?.int("n")

@@ -51,7 +51,7 @@ enum PrometheusServer {
             process.waitUntilExit()
         }
         let running = Running(url: "http://127.0.0.1:\(port)", http: CurlHTTPClient(configuration: .init(threads: 1)))
-        let started = await ChaosJobs.eventually(seconds: 30) { (try? await running.get("/api/v1/status/buildinfo"))?["status"] as? String == "success" }
+        let started = await ChaosJobs.eventually(seconds: 120) { (try? await running.get("/api/v1/status/buildinfo"))?["status"] as? String == "success" }
         guard started else { throw TestSetupError("prometheus did not start on port \(port)") }
         return try await body(running)
     }

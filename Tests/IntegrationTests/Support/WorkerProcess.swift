@@ -53,7 +53,7 @@ final class WorkerProcess: @unchecked Sendable {
 
     /// The port of the metrics endpoint, from the JSON log line announcing it (run the process
     /// with `--metrics-port 0 --log-format json` and a log level of notice or lower).
-    func announcedMetricsPort(seconds: Double = 20, key: String = "metrics_port") async -> Int? {
+    func announcedMetricsPort(seconds: Double = 120, key: String = "metrics_port") async -> Int? {
         let deadline = Date().addingTimeInterval(seconds)
         while Date() < deadline {
             let port = output.split(separator: "\n").lazy.compactMap { line -> Int? in

@@ -24,7 +24,7 @@ struct ObservabilityTests {
                     let metricsPort = try #require(await worker.announcedMetricsPort(), "no metrics port in the log: \(worker.output.suffix(500))")
                     let http = CurlHTTPClient(configuration: .init(threads: 1))
                     var text = ""
-                    let scraped = try await ChaosJobs.eventually(seconds: 60) {
+                    let scraped = try await ChaosJobs.eventually(seconds: 300) {
                         let response = try await http.send(HTTPRequest(method: "GET", url: "http://127.0.0.1:\(metricsPort)/metrics", timeoutSeconds: 5))
                         text = String(decoding: response.body, as: UTF8.self)
                         return Self.value(of: "discern_jobs_total", with: #"outcome="succeeded""#, in: text) >= 2
