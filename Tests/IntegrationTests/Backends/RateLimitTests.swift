@@ -29,7 +29,7 @@ struct RateLimitTests {
                     }
                     for worker in workers { #expect(await worker.waitForExit(seconds: 300)) }
                     for worker in workers {
-                        #expect(worker.exitStatus == 0, "the worker exited with \(worker.exitStatus): \(worker.output.suffix(1500))")
+                        #expect(worker.exitStatus == 0, "the worker exited with \(String(describing: worker.exitStatus)): \(worker.output.suffix(1500))")
                     }
                     let census = try await TestDatabase.census(conninfo)
                     #expect(census.succeeded == 40, "\(census)")

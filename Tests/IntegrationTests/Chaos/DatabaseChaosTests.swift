@@ -50,7 +50,7 @@ struct DatabaseChaosTests {
                         (try? await TestDatabase.census(conninfo)).map { $0.succeeded + $0.dead == 400 } ?? false
                     }
                     let died = workers.filter { !$0.isRunning }
-                    #expect(died.isEmpty, "a worker died instead of reconnecting (exit \(died.map(\.exitStatus))): \(died.map { $0.output.suffix(2000) })")
+                    #expect(died.isEmpty, "a worker died instead of reconnecting (exit \(died.map { String(describing: $0.exitStatus) })): \(died.map { $0.output.suffix(2000) })")
                     await WorkerProcess.stopAll(workers)
                     let census = try await TestDatabase.census(conninfo)
                     #expect(done, "not finished: \(census)")
@@ -83,7 +83,7 @@ struct DatabaseChaosTests {
                         return census.succeeded + census.dead == 400
                     }
                     let died = workers.filter { !$0.isRunning }
-                    #expect(died.isEmpty, "a worker died instead of reconnecting (exit \(died.map(\.exitStatus))): \(died.map { $0.output.suffix(2000) })")
+                    #expect(died.isEmpty, "a worker died instead of reconnecting (exit \(died.map { String(describing: $0.exitStatus) })): \(died.map { $0.output.suffix(2000) })")
                     await WorkerProcess.stopAll(workers)
                     let census = try await TestDatabase.census(conninfo)
                     #expect(done, "not finished: \(census)")

@@ -47,7 +47,9 @@ struct LiveUpdateTests {
                 let (console, port) = try await ConsoleTests.console(conninfo, folder)
                 defer { console.kill() }
                 // Once the console listens (its first look counts as a change), curl holds the
-                // stream open 6 s, and a job is cancelled 3 s in.
+                // stream open; once it is open a job is cancelled, and once its event came the
+                // stream stays quiet for 3 s more. Each step waits for the one before, however
+                // slow the machine (a fixed 6 s stream once ended before a starved console spoke).
                 let database = Database(conninfo: conninfo)
                 #expect(await ChaosJobs.eventually(seconds: 300) {
                     (try? await database.rows("""
@@ -56,12 +58,19 @@ struct LiveUpdateTests {
                           AND query = 'LISTEN discern_jobs'
                         """).first?.int("n")) == 1
                 }, "the console listens")
-                let stream = Task {
-                    try await Subprocess.runWithStatus("/usr/bin/curl", ["-sN", "--max-time", "6", "http://127.0.0.1:\(port)/events"])
-                }
-                try await Task.sleep(for: .seconds(3))
+                let received = folder.appendingPathComponent("events.txt")
+                let curl = Process()
+                curl.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
+                curl.arguments = ["-sN", "--max-time", "600", "-o", received.path, "http://127.0.0.1:\(port)/events"]
+                try curl.run()
+                defer { if curl.isRunning { curl.terminate() } }
+                let read = { (try? String(contentsOf: received, encoding: .utf8)) ?? "" }
+                #expect(await ChaosJobs.eventually(seconds: 300) { read().contains("retry: 3000") }, "the stream opened")
                 _ = try await database.rows("SELECT discern.cancel(ARRAY(SELECT id FROM discern.jobs))")
-                let output = try await stream.value.output
+                #expect(await ChaosJobs.eventually(seconds: 300) { read().contains("event: change") }, "a change was sent")
+                try await Task.sleep(for: .seconds(3))
+                curl.terminate()
+                let output = read()
                 #expect(output.hasPrefix("retry: 3000"), "\(output)")
                 #expect(output.components(separatedBy: "event: change").count - 1 == 1, "one change, one event: \(output)")
             }

@@ -49,7 +49,9 @@ final class WorkerProcess: @unchecked Sendable {
     var isRunning: Bool { process.isRunning }
     var pid: Int32 { process.processIdentifier }
     var output: String { (try? String(contentsOf: log, encoding: .utf8)) ?? "" }
-    var exitStatus: Int32 { process.terminationStatus }
+    /// Its exit status; nil while it runs (Foundation traps on reading a running process's, which
+    /// took the whole test process down once a worker outlived its test's deadline).
+    var exitStatus: Int32? { process.isRunning ? nil : process.terminationStatus }
 
     /// The port of the metrics endpoint, from the JSON log line announcing it (run the process
     /// with `--metrics-port 0 --log-format json` and a log level of notice or lower).

@@ -35,7 +35,7 @@ struct MemoryLimitTests {
                     let census = try await TestDatabase.census(conninfo)
                     let budget = worker.output.split(separator: "\n").first { $0.contains("memory budget") }.map(String.init) ?? "-"
                     print("memory: a worker in \(cgroup.limitFile) (256 MB): \(budget.suffix(220)); peak \(cgroup.peakBytes.map { "\($0 >> 20) MB" } ?? "unknown"), \(cgroup.oomKills) OOM kill(s), \(census)")
-                    #expect(exited && worker.exitStatus == 0, "exit \(worker.exitStatus) (137: OOM-killed): \(worker.output.suffix(1500))")
+                    #expect(exited && worker.exitStatus == 0, "exit \(String(describing: worker.exitStatus)) (137: OOM-killed): \(worker.output.suffix(1500))")
                     #expect(cgroup.oomKills == 0)
                     #expect(census.succeeded == 8 && census.jobsWithOneResult == 8, "\(census)")
                     #expect(budget.contains(cgroup.limitFile) && budget.contains("(256 MB)") && budget.contains("max_mb_in_flight=64"), "\(budget)")
