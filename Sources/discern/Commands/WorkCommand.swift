@@ -89,7 +89,10 @@ struct WorkCommand: AsyncParsableCommand {
         // Settings checked, one look at the database before anything starts: a wrong URL or an
         // unmigrated database is one clear line and exit 69 now, not retries that look like
         // progress (the loops retry later failures, which are transient by then).
-        try await connections.queue.withConnection { try Migrator.requireCurrent($0) }
+        // A server that was reached but dropped the connection or could not serve it yet (a
+        // restart, a failover, too many connections, pg_terminate_backend) is weather, not a
+        // wrong setting: that look is tried again for up to a minute.
+        try await Self.lookOnce(at: connections.queue, logger: logger)
         var configuration = WorkerConfiguration(
             pathRoots: settings.roots, concurrency: settings.concurrency, prepareThreads: settings.prepareThreads,
             maxBytesInFlight: settings.maxMBInFlight << 20, leaseSeconds: settings.leaseSeconds,
@@ -123,5 +126,22 @@ struct WorkCommand: AsyncParsableCommand {
         // A drained run is a batch job: its exit status tells a script or systemd whether
         // everything went through (`discern jobs --state dead` lists what did not).
         if drain && result.dead > 0 { throw ExitCode(ExitStatus.someJobsDead) }
+    }
+
+    /// The first look at the database (`Migrator.requireCurrent`): a refused connection, a wrong
+    /// password or an unmigrated database throws at once; a connection lost or a server not
+    /// ready (SQLSTATE 57P, 53, 08) is tried again, for up to about a minute.
+    private static func lookOnce(at database: Database, logger: Logger) async throws {
+        var pause = 0.2, waited = 0.0
+        while true {
+            do {
+                return try await database.withConnection { try Migrator.requireCurrent($0) }
+            } catch let error as PostgresError where error.code != .connectionFailed && error.isRetryable && waited < 60 {
+                logger.warning("the database dropped the first look; looking again", metadata: ["error": "\(error)"])
+                try await Task.sleep(for: .seconds(pause))
+                waited += pause
+                pause = min(pause * 2, 5)
+            }
+        }
     }
 }
