@@ -60,11 +60,13 @@ public enum JobQueue {
     }
 
     /// Gives a running job back while its service is unavailable: attempt not counted, claimable
-    /// again in `afterSeconds`; `failure` (what the call said) goes into its history. False when
-    /// the lease was no longer ours.
+    /// again in `afterSeconds`, and never before the service's Retry-After (a breaker closed a
+    /// second later must not send the job straight back to a service that asked it to wait);
+    /// `failure` (what the call said) goes into its history. False when the lease was no longer ours.
     @discardableResult
     public static func giveBack(_ connection: Connection, job: Job, workerID: String, failure: JobFailure?, afterSeconds: Double = 0) throws -> Bool {
-        try connection.query(prepared: QueueSQL.giveBack, [job.id, workerID, max(0, min(afterSeconds, 86_400)), failure?.kind,
+        let delay = max(0, min(max(afterSeconds, failure?.retryAfterSeconds ?? 0), 86_400))
+        return try connection.query(prepared: QueueSQL.giveBack, [job.id, workerID, delay, failure?.kind,
                                                            failure.map { String($0.message.prefix(2000)) }, job.isProbe]).count > 0
     }
 

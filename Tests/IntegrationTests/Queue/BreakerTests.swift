@@ -140,4 +140,19 @@ struct BreakerTests {
             #expect(try row.int("n") == 20 && row.optionalString("counted") == "false")
         }
     }
+
+    @Test("a job given back after a 429 waits for the Retry-After, even when claims may resume at once")
+    func givenBackKeepsRetryAfter() async throws {
+        try await TestDatabase.with { conninfo in
+            let session = Session(conninfo)
+            try await session.run { try JobQueue.enqueue($0, paths: ["/photos/1.jpg"]) }
+            let job = try #require(try await session.claim("w1").first)
+            let told = JobFailure(kind: "http_429", message: "Too Many Requests", retryable: true, retryAfterSeconds: 30)
+            #expect(try await session.run { try JobQueue.giveBack($0, job: job, workerID: "w1", failure: told, afterSeconds: 0) })
+            // From the moment it was given back (updated_at), whenever this test reads it.
+            let wait = try await session.sql("SELECT extract(epoch FROM run_at - updated_at)::float8 AS s FROM discern.jobs").first?.optionalDouble("s")
+            #expect((wait ?? 0) >= 30, "claimable again only after the service's 30 s: \(String(describing: wait))")
+            #expect(try await session.claim("w2").isEmpty)
+        }
+    }
 }
