@@ -11,7 +11,7 @@ public actor SimulatorStats {
     /// the same second, images over the vision limit, calls over a rate limit, bad requests.
     private var refusals: [String: Int] = [:]
     /// When each job (by `X-Correlation-ID`) was told to wait (the 429 left), and until when.
-    private var notBefore: [String: (issued: Date, until: Date)] = [:]
+    private var notBefore: [String: (arrived: Date, issued: Date, until: Date)] = [:]
     /// When each job's latest call arrived.
     private var lastArrival: [String: Date] = [:]
     private var violations: [String] = []
@@ -23,6 +23,9 @@ public actor SimulatorStats {
         public let imageBytes: Int
     }
 
+    /// When the event loops that stamp arrivals could not run (`StallWatch`).
+    nonisolated let blindSpots = BlindSpots()
+
     package init() {}
 
     func record(service: String, route: String, correlationID: String?, at moment: Date) {
@@ -32,7 +35,8 @@ public actor SimulatorStats {
         // call whose answer the client had given up on, answered late by a busy simulator). A
         // few milliseconds of slack for clocks read at slightly different points.
         if let id = correlationID, let wait = notBefore[id], moment >= wait.issued, moment < wait.until.addingTimeInterval(-0.02) {
-            violations.append("\(service) \(id) came \(String(format: "%.3f", wait.until.timeIntervalSince(moment))) s early")
+            violations.append("\(service) \(id) came \(String(format: "%.3f", wait.until.timeIntervalSince(moment))) s early "
+                              + "(the 429 it was given left \(String(format: "%.3f", wait.issued.timeIntervalSince(wait.arrived))) s after its call arrived)")
         }
         if let id = correlationID { lastArrival[id] = max(lastArrival[id] ?? moment, moment) }
     }
@@ -50,7 +54,7 @@ public actor SimulatorStats {
     func retryAfter(correlationID: String?, arrived: Date, issued: Date, until: Date) {
         guard let id = correlationID, (lastArrival[id] ?? arrived) <= arrived else { return }
         if let earlier = notBefore[id], earlier.until > until { return }
-        notBefore[id] = (issued, until)
+        notBefore[id] = (arrived, issued, until)
     }
 
     public func callCount(_ service: String) -> Int { calls[service]?.count ?? 0 }
@@ -68,13 +72,18 @@ public actor SimulatorStats {
     /// When each call to `service` arrived, in order.
     public func arrivals(_ service: String) -> [Date] { (calls[service] ?? []).sorted() }
 
-    /// The most calls to `service` that arrived within any window of `seconds`.
+    /// The most calls to `service` that arrived within any window of `seconds`. A call stamped
+    /// after a blind spot counts only in windows holding all of where it may have arrived, so a
+    /// stall of the simulator's own event loop never makes calls sent spaced look bunched.
     public func maxCalls(_ service: String, within seconds: Double) -> Int {
-        let times = (calls[service] ?? []).sorted()
-        var best = 0, start = 0
-        for end in times.indices {
-            while times[end].timeIntervalSince(times[start]) >= seconds { start += 1 }
-            best = max(best, end - start + 1)
+        let spans = (calls[service] ?? []).map { (earliest: blindSpots.earliestArrival($0), stamp: $0) }.sorted { $0.earliest < $1.earliest }
+        let blind = spans.filter { $0.earliest < $0.stamp }
+        var best = 0, upper = 0
+        for (first, span) in spans.enumerated() {
+            let end = span.earliest.addingTimeInterval(seconds)
+            while upper < spans.count, spans[upper].earliest < end { upper += 1 }
+            let reachingOut = blind.count { $0.earliest >= span.earliest && $0.earliest < end && $0.stamp >= end }
+            best = max(best, upper - first - reachingOut)
         }
         return best
     }
