@@ -80,7 +80,7 @@ class Browser:
         elif method:
             self.events.append(method)
 
-    def wait_for_load(self, seconds=30):
+    def wait_for_load(self, seconds=120):
         deadline = time.monotonic() + seconds
         while "Page.loadEventFired" not in self.events and time.monotonic() < deadline:
             self.socket.settimeout(max(0.1, deadline - time.monotonic()))

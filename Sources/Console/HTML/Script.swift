@@ -73,8 +73,8 @@ enum Script {
         // they show changed (server-sent events from /events, fed by PostgreSQL's NOTIFY) and put
         // the new <main> in place: no reload, the scroll position kept. Not while the operator
         // has paused live updates (kept for the tab), has begun to fill or tick something on the
-        // page, or the tab is hidden: the change waits and is shown after. Without event streams
-        // (an old proxy), the page looks again every 15 s.
+        // page (also while a fetch was under way), or the tab is hidden: the change waits and is
+        // shown after. Without event streams (an old proxy), the page looks again every 15 s.
         (function () {
           var main = document.querySelector('main[data-live]');
           var button = document.getElementById('live');
@@ -104,7 +104,11 @@ enum Script {
             }).then(function (html) {
               var fresh = html && new DOMParser().parseFromString(html, 'text/html');
               var freshMain = fresh && fresh.querySelector('main');
-              if (freshMain) {
+              // Ticked or typed while the page was fetched: what the operator did stays, the
+              // change is shown once they are done (a slow console once lost a tick that way).
+              if (freshMain && (editing || paused)) {
+                pending = true;
+              } else if (freshMain) {
                 main.innerHTML = freshMain.innerHTML;
                 document.title = fresh.title;
                 document.dispatchEvent(new Event('discern:updated'));
