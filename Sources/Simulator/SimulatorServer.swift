@@ -39,6 +39,7 @@ public enum SimulatorServer {
             router: router,
             server: .http1(configuration: .init(additionalChannelHandlers: [ArrivalStamp()])),
             configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "discern-simulator"),
+            services: [StallWatch(spots: stats.blindSpots)],
             onServerRunning: { channel in
                 let port = channel.localAddress?.port ?? configuration.port
                 baseURL.set("http://\(configuration.host):\(port)")
