@@ -14,6 +14,9 @@ public actor AdaptiveConcurrency {
     private var latency: [String: (fast: Double, slow: Double, samples: Int)] = [:]
     private var lastDecrease = ContinuousClock.now - .seconds(10)
 
+    /// How many endpoints have a latency figure: a handful per service, whatever the jobs.
+    var endpointsTracked: Int { latency.count }
+
     public init(maximum: Int) {
         ceiling = Double(max(1, maximum))
         limit = ceiling
@@ -31,11 +34,17 @@ public actor AdaptiveConcurrency {
 
     public enum Outcome: Sendable { case answered(seconds: Double), rateLimited, failed }
 
-    public func release(_ outcome: Outcome, endpoint: String = "") {
+    /// - Parameter endpoint: what an answer's latency is compared with (a fixed name, kept for
+    ///   the life of the process); nil: the answer only counts as a good one.
+    public func release(_ outcome: Outcome, endpoint: String? = "") {
         inFlight -= 1
         switch outcome {
         case .answered(let seconds):
-            observe(seconds, endpoint: endpoint)
+            if let endpoint {
+                observe(seconds, endpoint: endpoint)
+            } else {
+                limit = min(ceiling, limit + 1 / max(limit, 1))
+            }
         case .rateLimited:
             decrease(by: 0.5)
         case .failed:

@@ -1,10 +1,11 @@
 import AnalysisModel
-import Backends
 import Foundation
 import JobQueue
 import Simulator
 import TestFixtures
 import Testing
+
+@testable import Backends
 
 /// Image Discerner over real HTTP against the simulator: both response formats, every
 /// documented failure and how it is classified.
@@ -31,6 +32,17 @@ struct DiscernerBackendTests {
         #expect(three.confidence == two.confidence)
         #expect(three.outcome == two.outcome)
         #expect(two.apiCalls == 3, "upload-url, PUT, analyze")
+    }
+
+    @Test("a worker's memory does not grow with its uploads: latency is kept per endpoint, never per image key")
+    func latencyPerEndpoint() async throws {
+        try await TestSimulator.with(.unthrottled) { simulator in
+            let discerner = try SimulatedBackends.backend(DiscernerBackend.self, simulator)
+            let photo = try Uploads.photo(seed: 33)
+            for _ in 0..<12 { _ = try #require(await discerner.outcome(photo, "analyze").value) }
+            // upload-url and analyze; the PUTs (each of the 12 to a key of its own) are not judged.
+            #expect(await discerner.caller.concurrency.endpointsTracked == 2)
+        }
     }
 
     @Test("documented failures: workflow failure, 504 and 5xx retried; a missing-field 400 is not")
