@@ -26,6 +26,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import urllib.request
 
@@ -49,6 +50,9 @@ class Browser:
                 endpoint = match.group(1)
         if endpoint is None:
             raise RuntimeError("chromium did not start")
+        # Chromium keeps writing to stderr (under load: GPU, D-Bus and timing warnings); a pipe
+        # nobody reads fills at 64 KB and then blocks it mid-page, and the test waits forever.
+        threading.Thread(target=self.process.stderr.read, daemon=True).start()
         port = re.search(r":(\d+)/", endpoint).group(1)
         targets = json.load(urllib.request.urlopen(f"http://127.0.0.1:{port}/json/list"))
         page = next(t for t in targets if t["type"] == "page")

@@ -27,7 +27,7 @@ struct RateLimitTests {
                         try WorkerProcess(conninfo: conninfo, simulatorURL: "", logFolder: folder,
                                           arguments: ["--drain", "--concurrency", "8", "--poll-seconds", "0.2"], environment: environment)
                     }
-                    for worker in workers { #expect(await worker.waitForExit(seconds: 300)) }
+                    for worker in workers { await worker.expectExit(seconds: 300) }
                     for worker in workers {
                         #expect(worker.exitStatus == 0, "the worker exited with \(String(describing: worker.exitStatus)): \(worker.output.suffix(1500))")
                     }

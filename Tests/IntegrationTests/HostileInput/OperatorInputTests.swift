@@ -77,7 +77,7 @@ struct OperatorInputTests {
 
                 let worker = try WorkerProcess(conninfo: conninfo, simulatorURL: "http://127.0.0.1:9", logFolder: folder,
                                                arguments: ["--drain", "--log-level", "info"])
-                #expect(await worker.waitForExit(seconds: 300))
+                await worker.expectExit(seconds: 300)
                 #expect(worker.output.contains("job failed"), "\(worker.output.suffix(500))")
                 #expect(!worker.output.contains("\u{1B}") && !worker.output.contains("\r"), "\(worker.output.debugDescription.suffix(800))")
             }

@@ -55,7 +55,7 @@ struct MonitoringTests {
                     worker.terminate()
                     #expect(await ChaosJobs.eventually(seconds: 300) { await Self.get(port, "/readyz").status == 503 })
                     #expect(await Self.get(port, "/readyz").body.contains("shutting down"))
-                    #expect(await worker.waitForExit(seconds: 300))
+                    await worker.expectExit(seconds: 300)
                 }
             }
         }

@@ -45,7 +45,7 @@ struct NearDuplicateTests {
                     let worker = try WorkerProcess(conninfo: conninfo, simulatorURL: simulator.baseURL, logFolder: folder,
                                                    arguments: ["--concurrency", "1", "--drain"])
                     defer { worker.kill() }
-                    #expect(await worker.waitForExit(seconds: 600), "\(worker.output.suffix(800))")
+                    await worker.expectExit(seconds: 600)
                 }
                 let order = try await database.rows("""
                     SELECT bool_and(o.finished_at <= (SELECT min(d.finished_at) FROM discern.jobs d WHERE d.near_duplicate_of IS NOT NULL)) AS first,

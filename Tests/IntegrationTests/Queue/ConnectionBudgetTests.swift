@@ -71,7 +71,7 @@ struct ConnectionBudgetTests {
                             WorkerProcess(conninfo: pooled, simulatorURL: simulator.baseURL, logFolder: folder, arguments: common),
                         ]
                         for worker in workers {
-                            #expect(await worker.waitForExit(seconds: 600), "a worker did not finish")
+                            await worker.expectExit(seconds: 600)
                             #expect(worker.exitStatus == 0, "\(worker.output.suffix(2000))")
                             #expect(!worker.output.contains("prepared statement"), "\(worker.output.suffix(2000))")
                         }

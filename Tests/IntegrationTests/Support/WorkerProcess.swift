@@ -80,6 +80,17 @@ final class WorkerProcess: @unchecked Sendable {
         return !process.isRunning
     }
 
+    /// Waits for the process to end, up to `seconds`; when it does not, records an issue with the
+    /// end of its log (what it was doing then is the bug report: a run that fails once under load
+    /// cannot be asked again) and returns false.
+    @discardableResult
+    func expectExit(seconds: Double, sourceLocation: SourceLocation = #_sourceLocation) async -> Bool {
+        if await waitForExit(seconds: seconds) { return true }
+        Issue.record("the worker (pid \(pid)) had not exited after \(Int(seconds)) s; its log ends:\n\(output.suffix(4000))",
+                     sourceLocation: sourceLocation)
+        return false
+    }
+
     /// SIGTERM to each, then waits for all of them to exit.
     static func stopAll(_ workers: [WorkerProcess]) async {
         workers.forEach { $0.terminate() }

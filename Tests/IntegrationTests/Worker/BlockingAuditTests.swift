@@ -28,7 +28,7 @@ struct BlockingAuditTests {
                     let worker = try WorkerProcess(conninfo: conninfo, simulatorURL: simulator.baseURL, logFolder: folder,
                                                    arguments: ["--drain", "--log-level", "info", "--poll-seconds", "0.2"],
                                                    environment: environment)
-                    #expect(await worker.waitForExit(seconds: 600))
+                    await worker.expectExit(seconds: 600)
                     // 1: the drained run ended with a dead job (the broken file), as documented.
                     #expect(worker.exitStatus == 1, "\(worker.output.suffix(1500))")
                     #expect(worker.output.contains("blocking_call_audit=on"), "the audit was not active")

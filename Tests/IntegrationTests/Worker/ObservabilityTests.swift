@@ -37,7 +37,7 @@ struct ObservabilityTests {
                     #expect(text.contains("discern_bytes_total"))
 
                     worker.terminate()
-                    #expect(await worker.waitForExit(seconds: 300))
+                    await worker.expectExit(seconds: 300)
                     #expect(worker.exitStatus == 0, "\(worker.output.suffix(500))")
                     let census = try await TestDatabase.census(conninfo)
                     #expect(census.running == 0, "\(census)")
@@ -70,7 +70,7 @@ struct ObservabilityTests {
                     let worker = try WorkerProcess(conninfo: conninfo, simulatorURL: simulator.baseURL, logFolder: folder,
                                                    arguments: ["--config", file.path, "--drain", "--concurrency", "2"],
                                                    plainArguments: true)
-                    #expect(await worker.waitForExit(seconds: 300))
+                    await worker.expectExit(seconds: 300)
                     #expect(worker.exitStatus == 0, "\(worker.output.suffix(500))")
                     #expect(try await TestDatabase.census(conninfo).succeeded == 5)
                 }
