@@ -65,6 +65,9 @@ public struct SimulatorConfiguration: Sendable {
         public var hangSeconds: Double = 30
         /// Share of calls answered 200 with a truncated JSON body.
         public var malformedRate: Double = 0
+        /// Every Image Discerner analysis waits, after its delay, until `POST /_sim/release-analyses`
+        /// (`AnalysisHold`): for tests that need a job in flight at a moment of their choosing.
+        public var holdAnalyses = false
 
         public init() {}
     }

@@ -26,12 +26,17 @@ public enum SimulatorServer {
         let router = Router()
         let decoder = ThreadPool(name: "discern-sim-decode", threads: 2, onThreadExit: csimvips_thread_shutdown)
         let faults = FaultInjector(configuration: configuration, stats: stats, override: override)
-        DiscernerRoutes(configuration: configuration, store: ObjectStore(), baseURL: { baseURL.value }, decoder: decoder, faults: faults)
+        let hold = AnalysisHold(held: configuration.faults.holdAnalyses)
+        DiscernerRoutes(configuration: configuration, store: ObjectStore(), baseURL: { baseURL.value }, decoder: decoder, faults: faults, hold: hold)
             .register(on: router)
         OOTORoutes(configuration: configuration, faults: faults, decoder: decoder).register(on: router)
         AzureFaceRoutes(configuration: configuration, faults: faults, decoder: decoder).register(on: router)
         LandmarkRoutes(configuration: configuration, faults: faults, decoder: decoder).register(on: router)
         UnisseyRoutes(configuration: configuration, faults: faults).register(on: router)
+        router.post("/_sim/release-analyses") { _, _ in
+            Response(status: .ok, headers: [.contentType: "application/json"],
+                     body: ResponseBody(byteBuffer: ByteBuffer(string: "{\"released\": \(await hold.release())}")))
+        }
         router.get("/_sim/stats") { _, _ in
             Response(status: .ok, headers: [.contentType: "application/json"], body: ResponseBody(byteBuffer: ByteBuffer(bytes: await stats.snapshotJSON())))
         }

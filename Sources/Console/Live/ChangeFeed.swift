@@ -8,19 +8,21 @@ import Synchronization
 /// sql/functions/notify_change.sql) and 'discern_jobs' (jobs enqueued or retried), and counts. Each page's event stream (EventStream) watches the count.
 ///
 /// A change nothing notifies (a worker falling silent, a lease running out) is still shown
-/// within `safetyNetSeconds`: the count also moves on its own that often.
+/// within `safetyNetSeconds` (`discern console --refresh-seconds`): the count also moves on its
+/// own that often.
 public final class ChangeFeed: Service, Sendable {
     static let channels = [JobQueue.changesChannel, "discern_jobs"]
-    static let safetyNetSeconds = 30
 
     private let conninfo: String?
+    private let safetyNetSeconds: Int
     private let count = Mutex(0)
     private let closed = Mutex(false)
 
     /// - Parameter conninfo: a direct connection (LISTEN does not work through a
     ///   transaction-mode pooler); nil: the safety net alone.
-    public init(conninfo: String?) {
+    public init(conninfo: String?, safetyNetSeconds: Int = 30) {
         self.conninfo = conninfo
+        self.safetyNetSeconds = safetyNetSeconds
     }
 
     /// How many changes so far; a stream sends an event when it moves.
@@ -32,7 +34,7 @@ public final class ChangeFeed: Service, Sendable {
     public func run() async throws {
         let listener = conninfo.map { NotificationListener(conninfo: $0, channels: Self.channels) { [self] in changed() } }
         while !Task.isCancelled && !Task.isShuttingDownGracefully {
-            _ = try? await cancelWhenGracefulShutdown { try await Task.sleep(for: .seconds(Self.safetyNetSeconds)) }
+            _ = try? await cancelWhenGracefulShutdown { try await Task.sleep(for: .seconds(self.safetyNetSeconds)) }
             changed()
         }
         // Open streams end first (listed after the server in the service group, the feed stops

@@ -33,6 +33,13 @@ struct Producer: Service {
             } onGracefulShutdown: { [wakeup] in
                 wakeup.signal()
             }
+            // Said once claiming has stopped (SIGTERM, SIGINT): what the operator waits for, and
+            // what a test may wait on before it lets the jobs in hand finish.
+            if Task.isShuttingDownGracefully {
+                let inHand = await inFlight.ids.count
+                logger.notice("stopping: no more claims; the jobs in hand finish within the grace period, the rest go back to the queue",
+                              metadata: ["jobs_in_hand": "\(inHand)", "grace_seconds": "\(configuration.graceSeconds)"])
+            }
         } catch {
             await listener?.stop()
             await outbox.finish()

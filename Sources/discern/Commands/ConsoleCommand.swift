@@ -41,6 +41,9 @@ struct ConsoleCommand: AsyncParsableCommand {
     @Option(help: "The review page lists results read with less confidence than this: 0-1, or auto (the threshold the audit measurements recommend for licence plates at 2 % wrong after review, the last 30 days; 0.8 until they can promise it; docs/console.md).")
     var reviewBelow: String = "0.8"
 
+    @Option(help: "Seconds after which open pages refresh even though no change was announced (a worker falling silent, a lease running out), 1-86400. Default: $DISCERN_CONSOLE_REFRESH_SECONDS, else 30.")
+    var refreshSeconds: Int?
+
     func run() async throws {
         guard let roots = try Setting.pathRoots(pathRoots) else {
             throw SettingError("set the folders thumbnails may be read from: --path-root /photos or DISCERN_PATH_ROOTS")
@@ -63,7 +66,8 @@ struct ConsoleCommand: AsyncParsableCommand {
         let logger = logging.makeLogger("discern.console")
         try await Database(conninfo: database.conninfo, name: "discern-preflight").withConnection { try Migrator.requireCurrent($0) }
         let store = try await QueueReader(conninfo: database.conninfo)
-        let changes = ChangeFeed(conninfo: database.conninfo)
+        let changes = ChangeFeed(conninfo: database.conninfo,
+                                 safetyNetSeconds: try Setting.integer(refreshSeconds, "refresh-seconds", env: "DISCERN_CONSOLE_REFRESH_SECONDS", default: 30, in: 1...86_400))
         let server = ConsoleServer.application(store: store, changes: changes, configuration: settings, logger: logger)
         // The feed after the server: it stops first, ending the open pages' event streams.
         try await ServiceGroup(configuration: .init(services: [server, changes], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)).run()

@@ -49,6 +49,9 @@ struct SimulateCommand: AsyncParsableCommand {
     @Option(help: "Seconds each Image Discerner analysis takes, as the service's workflow does (about 8 on average).")
     var analyzeSeconds: Double = 0
 
+    @Flag(help: "Hold every Image Discerner analysis until POST /_sim/release-analyses (for tests: a job in flight at a moment the test chooses).")
+    var holdAnalyses = false
+
     @Option(help: "Share of API calls answered 500/502/503.")
     var errorRate: Double = 0
 
@@ -94,6 +97,7 @@ struct SimulateCommand: AsyncParsableCommand {
         configuration.ootoFlatShape = ootoFlat
         configuration.throughputLimits = !noThroughputLimits
         configuration.faults.analyzeDelaySeconds = analyzeSeconds
+        configuration.faults.holdAnalyses = holdAnalyses
         configuration.faults.latencyMedianSeconds = latencyMs / 1000
         configuration.faults.latencySpread = latencySpread
         configuration.faults.serverErrorRate = errorRate

@@ -55,5 +55,12 @@ final class SimulatorProcess: @unchecked Sendable {
         ((await stats())?["routes"] as? [String: Any]).flatMap { ($0[route] as? [String: Any])?["calls"] as? Int } ?? 0
     }
 
+    /// Lets the analyses a `--hold-analyses` simulator holds go on, and later ones through;
+    /// returns how many were held.
+    func releaseAnalyses() async -> Int {
+        let answer = await RawHTTP.post(port: port, path: "/_sim/release-analyses", body: "")
+        return ((try? JSONSerialization.jsonObject(with: Data(answer.body.utf8))) as? [String: Any])?["released"] as? Int ?? 0
+    }
+
     deinit { process?.kill() }
 }
