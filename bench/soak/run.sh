@@ -21,6 +21,9 @@ if [ ! -d "$photos" ]; then
     "$discern" samples "$photos" --count 8 --size 2000x1500 --format png --prefix png >/dev/null
 fi
 folder=bench/.data/soak-pg
+# What PostgreSQL spends its time on, per phase (bench/soak/statements.py).
+export PG_EXTRA_OPTIONS="${PG_EXTRA_OPTIONS:-} -c shared_preload_libraries=pg_stat_statements"
+bash scripts/postgres.sh stop "$folder"  # a cluster left running would keep the options it was started with
 url=$(bash scripts/postgres.sh start "$folder")
 trap 'bash scripts/postgres.sh stop "$folder"' EXIT
 python3 bench/soak/soak.py "$discern" "$url" "$(cd "$photos" && pwd)"

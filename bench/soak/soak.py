@@ -12,8 +12,9 @@ at about 80 % of what it was measured to take, and the night's weather in phases
 
     python3 bench/soak/soak.py DISCERN URL PHOTOS
 
-Every 10 s a sample: results, queue depth, the worker's RSS, dead tuples and sizes of the hot
-tables, pg_notification_queue_usage(). Per phase: throughput, p50/p99 from enqueue to result
+Every 10 s a sample: queue depth, the worker's RSS, dead tuples and sizes of the hot tables,
+pg_notification_queue_usage(), and where the CPU went (cpu.py); per phase, the statements PostgreSQL
+spent its time on (statements.py). Per phase: throughput, p50/p99 from enqueue to result
 (jobs.created_at to results.created_at), RSS, the most dead tuples, sizes at its end. At the end
 the producer stops, the queue drains, and every job is accounted for: lost, doubled, dead.
 Phase lengths in minutes from SOAK_CLEAN_MIN (60), SOAK_REFUSED_MIN (4), SOAK_FAILING_MIN (4),
@@ -35,6 +36,8 @@ import psycopg
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 sys.path.insert(0, os.path.join(ROOT, "bench", "prepare"))
 from run import machine, write_section  # noqa: E402
+from cpu import CPUAccount, phase_figures  # noqa: E402  (bench/soak, the script's own folder)
+from statements import Statements  # noqa: E402
 
 MINUTE = 60.0
 PHASES = [("clean-1", "SOAK_CLEAN_MIN", 60), ("outage-refused", "SOAK_REFUSED_MIN", 4), ("outage-5xx", "SOAK_FAILING_MIN", 4),
@@ -110,9 +113,9 @@ def rss_kb(pid):
 
 
 class Sampler(threading.Thread):
-    def __init__(self, url, worker):
+    def __init__(self, url, worker, account):
         super().__init__(daemon=True)
-        self.url, self.worker, self.samples, self.stopping = url, worker, [], threading.Event()
+        self.url, self.worker, self.account, self.samples, self.stopping = url, worker, account, [], threading.Event()
         self.phase = "calibrate"
 
     def run(self):
@@ -122,7 +125,8 @@ class Sampler(threading.Thread):
                 if connection is None:
                     connection = psycopg.connect(self.url, autocommit=True, application_name="soak-sampler")
                 row = connection.execute("""
-                    SELECT extract(epoch FROM clock_timestamp())::float8, (SELECT count(*) FROM discern.results),
+                    SELECT extract(epoch FROM clock_timestamp())::float8,
+                           (SELECT n_tup_ins FROM pg_stat_user_tables WHERE relid = 'discern.results'::regclass),
                            (SELECT count(*) FROM discern.jobs WHERE state = 'available'),
                            (SELECT count(*) FROM discern.jobs WHERE state = 'dead'),
                            (SELECT n_dead_tup FROM pg_stat_user_tables WHERE relid = 'discern.jobs'::regclass),
@@ -134,7 +138,8 @@ class Sampler(threading.Thread):
                 continue
             self.samples.append({"phase": self.phase, "at": row[0], "results": row[1], "waiting": row[2], "dead": row[3],
                                  "jobs_dead_tuples": row[4], "results_dead_tuples": row[5], "jobs_bytes": row[6],
-                                 "results_bytes": row[7], "notify_usage": row[8], "rss_kb": rss_kb(self.worker.pid)})
+                                 "results_bytes": row[7], "notify_usage": row[8], "rss_kb": rss_kb(self.worker.pid),
+                                 **self.account.sample()})
 
 
 def latency(connection, start, end):
@@ -189,8 +194,11 @@ def main():
     worker_log = open(os.path.join(logs, "worker.log"), "w")
     worker = subprocess.Popen([discern, "work", "--database-url", url, "--discerner-url", f"http://127.0.0.1:{simulator.port}",
                                "--path-root", photos_dir, "--log-level", "notice", "--no-progress"], stdout=worker_log, stderr=subprocess.STDOUT)
-    sampler = Sampler(url, worker)
+    backend = connection.execute("SELECT pg_backend_pid()").fetchone()[0]
+    postmaster = int(open(f"/proc/{backend}/stat").read().rsplit(")", 1)[1].split()[1])
+    sampler = Sampler(url, worker, CPUAccount(worker, lambda: simulator.process, postmaster))
     sampler.start()
+    statements = Statements(connection)
     capacity = calibrate(connection, photos, 60)
     rate = LOAD * capacity
     print(f"soak: capacity {capacity:.1f} jobs/s, offering {rate:.1f} jobs/s", flush=True)
@@ -213,12 +221,13 @@ def main():
             idle.rollback()
             idle.close()
         sampler.phase = name
+        statements.reset()
         start = time.time()
         print(f"soak: {name} for {minutes:g} min", flush=True)
         time.sleep(minutes * MINUTE)
         if name.startswith("recovery"):
             caught_up(sampler, name)
-        phases.append((name, start, time.time()))
+        phases.append((name, start, time.time(), statements.top()))
     producer.stopping.set()
     producer.join()
     sampler.phase = "drain"
@@ -238,7 +247,7 @@ def report(connection, capacity, rate, phases, samples, enqueued, exit_status):
     given_back = connection.execute("""SELECT count(*) FROM discern.jobs, jsonb_array_elements(error_history) e
                                        WHERE e->>'counted' = 'false'""").fetchone()[0]
     rows = []
-    for name, start, end in phases:
+    for name, start, end, top in phases:
         mine = [s for s in samples if s["phase"] == name]
         count, (p50, p99) = latency(connection, start, end)
         rss = [s["rss_kb"] for s in mine if s["rss_kb"]]
@@ -249,12 +258,18 @@ def report(connection, capacity, rate, phases, samples, enqueued, exit_status):
             "results_dead_tuples": max((s["results_dead_tuples"] for s in mine), default=None),
             "jobs_mb": mine[-1]["jobs_bytes"] / 2**20 if mine else None, "results_mb": mine[-1]["results_bytes"] / 2**20 if mine else None,
             "notify": max((s["notify_usage"] for s in mine), default=None), "waiting_max": max((s["waiting"] for s in mine), default=None),
+            "statements": top, **phase_figures(mine, count),
         })
     print(json.dumps(rows, indent=1))
     first, last = rows[0], rows[-1]
     table = "\n".join(
         f"| {r['phase']} | {r['minutes']:.0f} | {r['per_second']:.2f} | {fmt(r['p50'])} | {fmt(r['p99'])} | {fmt(r['rss_mb'], 0)} ({fmt(r['rss_max_mb'], 0)}) "
         f"| {r['waiting_max']} | {r['jobs_dead_tuples']} / {r['results_dead_tuples']} | {fmt(r['jobs_mb'], 1)} / {fmt(r['results_mb'], 1)} | {r['notify']} |"
+        for r in rows)
+    cpu_table = "\n".join(
+        f"| {r['phase']} | {fmt(r.get('worker_ms_per_result'), 1)} | {fmt(r.get('postgres_ms_per_result'), 1)} "
+        f"| {fmt(r.get('simulator_ms_per_result'), 1)} | {fmt(r.get('others_cores'))} | {fmt(r.get('steal_cores'))} "
+        f"| {fmt(r.get('probe_ms'), 1)} | {fmt(r.get('rss_anon_mb'), 0)} / {fmt(r.get('rss_file_mb'), 0)} |"
         for r in rows)
     total = sum(r["minutes"] for r in rows)
     section = f"""## Soak
@@ -268,10 +283,21 @@ left open (xmin pinned) and the recoveries. Latency is from the job's INSERT to 
 |---|---|---|---|---|---|---|---|---|---|
 {table}
 
-- First and last clean hours: RSS {ratio(last['rss_mb'], first['rss_mb'])}, p99 {ratio(last['p99'], first['p99'])}, p50 {ratio(last['p50'], first['p50'])}.
+- First and last clean phases ({first['minutes']:.0f} and {last['minutes']:.0f} min): RSS {ratio(last['rss_mb'], first['rss_mb'])}, p99 {ratio(last['p99'], first['p99'])}, p50 {ratio(last['p50'], first['p50'])}.
 - Every job accounted for: {enqueued} enqueued, {states.get('succeeded', 0)} succeeded, {states.get('dead', 0)} dead,
   {sum(v for k, v in states.items() if k not in ('succeeded', 'dead'))} unfinished; {results} results, {doubled} doubled; {given_back}
   attempts given back uncounted while the service was down; the worker exited {exit_status}.
+
+Where the CPU went (bench/soak/cpu.py): CPU milliseconds per result of the worker, of PostgreSQL (every process of its
+cluster) and of the simulator; the machine's other load and steal, in cores; the median speed probe (a fixed piece of
+work on one thread's CPU clock: it grows when the core runs slower, whoever is to blame); the worker's RSS split into
+heap (anonymous) and mapped files.
+
+| phase | worker ms/result | PostgreSQL ms/result | simulator ms/result | others, cores | steal, cores | probe ms | worker RSS anon / file MB |
+|---|---|---|---|---|---|---|---|
+{cpu_table}
+
+{statement_table(first, last)}
 """
     path = os.environ.get("SOAK_RESULTS")
     if path:
@@ -279,6 +305,19 @@ left open (xmin pinned) and the recoveries. Latency is from the job's INSERT to 
     else:
         write_section(section, "## Soak")
     print(section)
+
+
+def statement_table(first, last):
+    """The statements PostgreSQL spent most time on in the first clean phase, beside the last."""
+    later = {row["query"]: row for row in last.get("statements") or []}
+    if not first.get("statements"):
+        return "(no statement figures: the cluster ran without pg_stat_statements)"
+    lines = [f"| {row['query']} | {row['calls']} / {later.get(row['query'], {}).get('calls', '-')} "
+             f"| {fmt(row['mean_ms'], 3)} / {fmt(later.get(row['query'], {}).get('mean_ms'), 3)} "
+             f"| {fmt(row['blocks_read'], 2)} / {fmt(later.get(row['query'], {}).get('blocks_read'), 2)} |"
+             for row in first["statements"]]
+    return ("What PostgreSQL spent its time on (pg_stat_statements), first clean phase / last:\n\n"
+            "| statement | calls | mean ms | blocks read per call |\n|---|---|---|---|\n" + "\n".join(lines))
 
 
 def fmt(value, digits=2):

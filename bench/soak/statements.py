@@ -1,0 +1,44 @@
+"""What PostgreSQL spent its time on in each soak phase (pg_stat_statements, reset as a phase
+starts): a claim or a completion that gets dearer as the tables grow shows here by name, where
+the end-to-end latency only says that something did. run.sh preloads the extension; against a
+cluster started without it every call here is a no-op."""
+import psycopg
+
+
+class Statements:
+    def __init__(self, connection):
+        self.connection = connection
+        try:
+            connection.execute("CREATE EXTENSION IF NOT EXISTS pg_stat_statements")
+            connection.execute("SELECT pg_stat_statements_reset()")
+            self.enabled = True
+        except psycopg.Error as error:
+            print(f"soak: no statement figures ({str(error).strip()})", flush=True)
+            self.enabled = False
+
+    def reset(self):
+        if self.enabled:
+            self.connection.execute("SELECT pg_stat_statements_reset()")
+
+    def top(self, limit=6):
+        """The statements that took the most time since the last reset: what, calls, mean ms,
+        shared blocks read from outside the buffer cache per call."""
+        if not self.enabled:
+            return []
+        rows = self.connection.execute("""
+            SELECT regexp_replace(left(query, 300), '\\s+', ' ', 'g'), calls, mean_exec_time, total_exec_time / 1000,
+                   (shared_blks_read::float8 / greatest(calls, 1))
+            FROM pg_stat_statements WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database())
+            ORDER BY total_exec_time DESC LIMIT %s""", (limit,)).fetchall()
+        return [{"query": name(query), "calls": calls, "mean_ms": mean, "total_s": total, "blocks_read": read}
+                for query, calls, mean, total, read in rows]
+
+
+def name(query):
+    """A short, stable name for a statement: the function it calls or the table it changes."""
+    lowered = query.lower()
+    for marker in ("discern.claim(", "update discern.jobs", "insert into discern.jobs", "with input as", "with mine as",
+                   "with stopped as"):
+        if marker in lowered:
+            return {"with input as": "complete", "with mine as": "heartbeat", "with stopped as": "rescue"}.get(marker, marker.rstrip("("))
+    return query[:70]
