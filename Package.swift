@@ -80,6 +80,8 @@ let package = Package(
             dependencies: [
                 "CurlHTTP", "Imaging", "MediaFiles", "AnalysisModel", "ErrorCodes",
                 .product(name: "Logging", package: "swift-log"), .product(name: "Metrics", package: "swift-metrics"),
+                // HMAC-SHA256 for the batch notifications' signature, SHA-256 for a webhook's name.
+                .product(name: "Crypto", package: "swift-crypto"),
             ],
             swiftSettings: swiftSettings
         ),

@@ -44,7 +44,8 @@ REVOKE EXECUTE ON FUNCTION discern.claim(text, integer, double precision, text[]
                            discern.trip_breaker(text, text, text, text, double precision),
                            discern.breaker_probe_failed(text, text, bigint, text, text, double precision, double precision),
                            discern.close_breaker(text, text, text),
-                           discern.batch_summary(bigint), discern.mark_batches_changed(bigint[])
+                           discern.batch_summary(bigint), discern.mark_batches_changed(bigint[]),
+                           discern.announce_batches(double precision), discern.batch_event_report(bigint)
     FROM PUBLIC;
 
 DO $grants$

@@ -11,6 +11,15 @@ CREATE TABLE discern.audit_settings (
     CONSTRAINT audit_settings_rate_check CHECK (((rate >= (0)::double precision) AND (rate <= (1)::double precision)))
 );
 
+CREATE TABLE discern.batch_events (
+    id bigint NOT NULL,
+    batch_id bigint NOT NULL,
+    generation bigint NOT NULL,
+    ended_at timestamp with time zone,
+    report jsonb NOT NULL,
+    created_at timestamp with time zone DEFAULT now() NOT NULL
+);
+
 CREATE TABLE discern.batch_summaries (
     batch_id bigint NOT NULL,
     generation bigint NOT NULL,
@@ -135,6 +144,26 @@ CREATE TABLE discern.jobs (
 )
 WITH (fillfactor='80', autovacuum_vacuum_scale_factor='0.02', autovacuum_analyze_scale_factor='0.02', autovacuum_vacuum_cost_delay='1');
 
+CREATE TABLE discern.notification_deliveries (
+    event_id bigint NOT NULL,
+    destination text NOT NULL,
+    state text DEFAULT 'pending'::text NOT NULL,
+    attempts integer DEFAULT 0 NOT NULL,
+    next_attempt_at timestamp with time zone DEFAULT now() NOT NULL,
+    last_status integer,
+    last_error text,
+    delivered_at timestamp with time zone,
+    CONSTRAINT notification_deliveries_attempts_check CHECK ((attempts >= 0)),
+    CONSTRAINT notification_deliveries_last_error_check CHECK ((length(last_error) <= 1000)),
+    CONSTRAINT notification_deliveries_state_check CHECK ((state = ANY (ARRAY['pending'::text, 'delivered'::text, 'failed'::text])))
+);
+
+CREATE TABLE discern.notification_destinations (
+    name text NOT NULL,
+    first_seen_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT notification_destinations_name_check CHECK (((length(name) >= 1) AND (length(name) <= 300)))
+);
+
 CREATE TABLE discern.operator_actions (
     id bigint NOT NULL,
     at timestamp with time zone DEFAULT now() NOT NULL,
@@ -157,6 +186,10 @@ CREATE TABLE discern.paused_backends (
     CONSTRAINT paused_backends_backend_check CHECK (((length(backend) >= 1) AND (length(backend) <= 100))),
     CONSTRAINT paused_backends_paused_by_check CHECK ((length(paused_by) <= 200)),
     CONSTRAINT paused_backends_reason_check CHECK ((length(reason) <= 500))
+);
+
+CREATE TABLE discern.pending_batch_checks (
+    batch_id bigint NOT NULL
 );
 
 CREATE TABLE discern.pending_job_events (
@@ -344,6 +377,15 @@ COMMENT ON COLUMN discern.jobs.shared_crashes IS 'Times a worker stopped (crash,
 
 COMMENT ON COLUMN discern.jobs.solo_crashes IS 'Times a worker stopped while this job was all it held; counted as attempts. At 3 the job is dead (worker_crashed).';
 
+ALTER TABLE discern.batch_events ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTITY (
+    SEQUENCE NAME discern.batch_events_id_seq
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1
+);
+
 ALTER TABLE discern.batches ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTITY (
     SEQUENCE NAME discern.batches_id_seq
     START WITH 1
@@ -409,6 +451,12 @@ INSERT INTO discern.rate_limits (key, per_minute, burst, note, next_at) VALUES (
 ALTER TABLE ONLY discern.audit_settings
     ADD CONSTRAINT audit_settings_pkey PRIMARY KEY (backend);
 
+ALTER TABLE ONLY discern.batch_events
+    ADD CONSTRAINT batch_events_batch_id_generation_key UNIQUE (batch_id, generation);
+
+ALTER TABLE ONLY discern.batch_events
+    ADD CONSTRAINT batch_events_pkey PRIMARY KEY (id);
+
 ALTER TABLE ONLY discern.batch_summaries
     ADD CONSTRAINT batch_summaries_pkey PRIMARY KEY (batch_id);
 
@@ -441,6 +489,12 @@ ALTER TABLE discern.jobs
 
 ALTER TABLE ONLY discern.jobs
     ADD CONSTRAINT jobs_pkey PRIMARY KEY (id);
+
+ALTER TABLE ONLY discern.notification_deliveries
+    ADD CONSTRAINT notification_deliveries_pkey PRIMARY KEY (event_id, destination);
+
+ALTER TABLE ONLY discern.notification_destinations
+    ADD CONSTRAINT notification_destinations_pkey PRIMARY KEY (name);
 
 ALTER TABLE ONLY discern.operator_actions
     ADD CONSTRAINT operator_actions_pkey PRIMARY KEY (id);
@@ -515,6 +569,8 @@ CREATE INDEX jobs_running_leases ON discern.jobs USING btree (lease_expires_at) 
 
 CREATE UNIQUE INDEX jobs_unique_key ON discern.jobs USING btree (unique_key) WHERE ((unique_key IS NOT NULL) AND (state = ANY (ARRAY['available'::text, 'running'::text, 'succeeded'::text])));
 
+CREATE INDEX notification_deliveries_due ON discern.notification_deliveries USING btree (next_attempt_at) WHERE (state = 'pending'::text);
+
 CREATE INDEX operator_actions_at ON discern.operator_actions USING btree (at DESC, id DESC);
 
 CREATE INDEX operator_actions_batch ON discern.operator_actions USING btree (batch_id) WHERE (batch_id IS NOT NULL);
@@ -537,6 +593,9 @@ CREATE INDEX results_image_path ON discern.results USING btree (image_path, crea
 
 CREATE INDEX results_unique_key ON discern.results USING btree (unique_key) WHERE (unique_key IS NOT NULL);
 
+ALTER TABLE ONLY discern.batch_events
+    ADD CONSTRAINT batch_events_batch_id_fkey FOREIGN KEY (batch_id) REFERENCES discern.batches(id) ON DELETE CASCADE;
+
 ALTER TABLE ONLY discern.batch_summaries
     ADD CONSTRAINT batch_summaries_batch_id_fkey FOREIGN KEY (batch_id) REFERENCES discern.batches(id) ON DELETE CASCADE;
 
@@ -548,6 +607,12 @@ ALTER TABLE ONLY discern.entities
 
 ALTER TABLE ONLY discern.jobs
     ADD CONSTRAINT jobs_batch_id_fkey FOREIGN KEY (batch_id) REFERENCES discern.batches(id) ON DELETE SET NULL;
+
+ALTER TABLE ONLY discern.notification_deliveries
+    ADD CONSTRAINT notification_deliveries_destination_fkey FOREIGN KEY (destination) REFERENCES discern.notification_destinations(name) ON DELETE CASCADE;
+
+ALTER TABLE ONLY discern.notification_deliveries
+    ADD CONSTRAINT notification_deliveries_event_id_fkey FOREIGN KEY (event_id) REFERENCES discern.batch_events(id) ON DELETE CASCADE;
 
 ALTER TABLE ONLY discern.results
     ADD CONSTRAINT results_batch_id_fkey FOREIGN KEY (batch_id) REFERENCES discern.batches(id) ON DELETE SET NULL;

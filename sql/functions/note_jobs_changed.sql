@@ -5,6 +5,9 @@
 -- state: two scans without a join find that and return, where joining the transition tables cost
 -- every claim 70 µs for an insert of nothing. SECURITY DEFINER: a role that may change jobs need
 -- not be granted the pending tables.
+-- The same statement appends the batches of the jobs that reached a final state, or of waiting or
+-- running jobs deleted, to pending_batch_checks (migration 0031): committed with the change that
+-- may end a batch, read by discern.announce_batches. Deleting finished jobs (prune) ends nothing.
 CREATE OR REPLACE FUNCTION discern.note_jobs_changed() RETURNS trigger
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog AS $$
 BEGIN
@@ -16,6 +19,8 @@ BEGIN
     ELSIF TG_OP = 'DELETE' THEN
         INSERT INTO discern.pending_job_events (backend, state, delta)
         SELECT backend, state, -count(*) FROM removed WHERE state IN ('succeeded', 'dead', 'cancelled') GROUP BY 1, 2;
+        INSERT INTO discern.pending_batch_checks (batch_id)
+        SELECT DISTINCT batch_id FROM removed WHERE batch_id IS NOT NULL AND state IN ('available', 'running');
         RETURN NULL;
     END IF;
     IF NOT EXISTS (SELECT 1 FROM after_rows WHERE state IN ('succeeded', 'dead', 'cancelled'))
@@ -32,6 +37,10 @@ BEGIN
     FROM before_rows o JOIN after_rows n ON n.id = o.id
     WHERE n.state IN ('succeeded', 'dead', 'cancelled') AND (o.state, o.backend) IS DISTINCT FROM (n.state, n.backend)
     GROUP BY 1, 2, 4;
+    -- Without the join: a finished job updated again (rarely) only adds a check that finds its
+    -- batch already announced.
+    INSERT INTO discern.pending_batch_checks (batch_id)
+    SELECT DISTINCT batch_id FROM after_rows WHERE batch_id IS NOT NULL AND state IN ('succeeded', 'dead', 'cancelled');
     RETURN NULL;
 END;
 $$;

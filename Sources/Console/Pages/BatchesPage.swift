@@ -16,6 +16,8 @@ enum BatchesPage {
             let rate = batch.isFinished ? batch.averagePerMinute.map { String(format: "%.1f/min on average", $0) } ?? "–"
                 : String(format: "%.1f/min", batch.perMinute)
             let saved = batch.originalBytes - batch.sentBytes
+            // Who was told it ended (docs/operations.md, "When the night is done").
+            let told: HTML = batch.notification.map { "<br><span class=\"muted\">notification: \($0.summary)</span>" as HTML } ?? ""
             let outcomes = batch.outcomes.map { "\($0.outcome) \(HTML.number($0.results))" }.joined(separator: ", ")
             let errors = batch.errors.map { "<div class=\"bad\">\($0.errorKind ?? "–") × \(HTML.number($0.jobs))<br><span class=\"muted\">\($0.example)</span></div>" as HTML }.joined()
             let actions = (batch.dead > 0 ? context.action("/actions/retry", "Retry \(batch.dead) dead", fields: [("batch", batch.name)]) : "")
@@ -28,7 +30,7 @@ enum BatchesPage {
                    (batch.running, "running", "running"), (batch.available, "available", "waiting")].map { jobs, state, label -> HTML in
                     "<a href=\"/jobs\(HTML.query([("batch", batch.name), ("state", state)]))\">\(HTML.number(jobs)) \(label)</a>"
                 }.joined(separator: ", "))</span></td>
-                <td>\(rate)<br><span class="muted">\(eta)</span></td>
+                <td>\(rate)<br><span class="muted">\(eta)</span>\(told)</td>
                 <td>\(outcomes.isEmpty ? "–" : outcomes)</td>
                 <td>\(errors.isEmpty ? "<span class=\"ok\">none</span>" : errors)</td>
                 <td class="n">\(HTML.bytes(max(0, saved)))</td>

@@ -12,7 +12,8 @@ import UnixSignals
 /// A worker as services that talk one way: the **producer** claims jobs, the **executor** runs
 /// each as a child task (prepare, then call its service), the **completer** writes what became
 /// of them; beside them the **heartbeat** keeps the worker registered and its leases renewed,
-/// the **rescuer** hands back jobs of workers that stopped, and a sampler feeds the metrics.
+/// the **rescuer** hands back jobs of workers that stopped, a sampler feeds the metrics, and the
+/// **notifier** tells people a batch is done.
 ///
 /// Run them in one `ServiceGroup` (`services`), in that order: graceful shutdown goes in
 /// reverse, so claiming stops first, jobs in flight finish while their leases are still
@@ -37,6 +38,7 @@ public final class WorkerRuntime: Sendable {
         let sampler: DepthSampler
         let rollUp: RollUp
         let announcer: ChangeAnnouncer
+        let notifier: Notifier
     }
 
     public convenience init(conninfo: String, backends: [any AnalysisBackend], configuration: WorkerConfiguration, logger: Logger) {
@@ -79,7 +81,9 @@ public final class WorkerRuntime: Sendable {
             breakerWatch: BreakerWatch(breakers: breakers, backends: names),
             sampler: DepthSampler(database: queue),
             rollUp: RollUp(database: writes, intervalSeconds: configuration.heartbeatSeconds, logger: logger),
-            announcer: ChangeAnnouncer(database: writes, tally: tally))
+            announcer: ChangeAnnouncer(database: writes, tally: tally),
+            notifier: Notifier(database: writes, settings: configuration.notifications, version: configuration.version,
+                               intervalSeconds: min(5, configuration.heartbeatSeconds), drain: configuration.drain, logger: logger))
         logger.info("worker ready", metadata: [
             "worker": "\(configuration.workerID)", "backends": "\(names.joined(separator: ","))",
             "concurrency": "\(configuration.concurrency)", "prepare_threads": "\(configuration.prepareThreads)",
@@ -93,9 +97,11 @@ public final class WorkerRuntime: Sendable {
     deinit { pool.shutdown() }
 
     /// The services, in the order they belong in the group. With `drain`, the producer's end
-    /// shuts the whole group down gracefully.
+    /// shuts the whole group down gracefully. The notifier first, so it stops last: a drained
+    /// worker announces its batches after the completer wrote their last outcomes.
     public var services: [ServiceGroupConfiguration.ServiceConfiguration] {
         [
+            .init(service: parts.notifier),
             .init(service: parts.completer),
             .init(service: parts.heartbeat),
             .init(service: parts.executor),

@@ -99,6 +99,14 @@ struct WorkCommand: AsyncParsableCommand {
             pollIntervalSeconds: settings.pollSeconds, drain: drain, graceSeconds: settings.graceSeconds)
         configuration.truncatedRetrySeconds = settings.truncatedRetrySeconds
         configuration.breaker = breakerSettings
+        do {
+            configuration.notifications = try NotificationSettings(environment)
+        } catch {
+            throw SettingError(error.description)
+        }
+        if !configuration.notifications.destinations.isEmpty && configuration.notifications.secret == nil {
+            logger.notice("batch notifications go unsigned: set DISCERN_NOTIFY_SECRET so receivers can check they are discern's")
+        }
         configuration.samplesQueueDepth = settings.metricsPort != nil
         configuration.version = Discern.configuration.version.isEmpty ? "dev" : Discern.configuration.version
         logger.info("memory budget", metadata: ["max_mb_in_flight": "\(settings.maxMBInFlight)", "from": "\(settings.maxMBInFlightReason)"])

@@ -7,6 +7,8 @@ enum ExitStatus {
     static let success: Int32 = 0
     /// The run finished, but some jobs ended dead (`work --drain`).
     static let someJobsDead: Int32 = 1
+    /// `discern batches wait`: the timeout came before the batch ended.
+    static let timedOut: Int32 = 2
     /// A flag, setting, configuration file or path given is wrong (EX_USAGE).
     static let usage: Int32 = 64
     /// PostgreSQL cannot be reached, or its schema is missing or older than this binary (EX_UNAVAILABLE).
