@@ -49,16 +49,7 @@ swift build --build-tests 2>&1 | { grep -Ev '^warning: (prohibited flag|.swift-d
 echo "==> testing"
 # setsid: the test process leads a session of its own (in a script, a background job is no
 # group leader, so setsid needs no fork and $! is that process), which cleanup kills whole.
-# The plan's forecast test (PlanTests.forecastHolds) measures a night: a worker held to a rate
-# limit for 80 s. Beside sixty other tests on 2 cores the worker misses rate-limit slots the
-# forecast cannot know of (it once made 66 of the 75 analyses it was due); so, with no arguments,
-# it runs alone after the others, as a night runs on a machine of its own.
-quiet="forecastHolds"
-if [ $# -eq 0 ]; then
-    setsid bash -c "swift test --skip-build --skip '$quiet' && swift test --skip-build --filter '$quiet'" &
-else
-    setsid swift test --skip-build "$@" &
-fi
+setsid swift test --skip-build "$@" &
 session=$!
 status=0
 wait "$session" || status=$?
