@@ -1,9 +1,9 @@
 import Foundation
 import Testing
 
-/// The docs cannot go stale without a test saying so (issue 44): every path the README and
-/// docs/design.md name exists, every module is on the README's layout table and on the design's
-/// map, and the layout table names every folder at the top and every part of sql/ (its row said
+/// The docs cannot go stale without a test saying so (issue 44): every path the README, the
+/// pages under docs/ and deploy/README.md name exists, every module (and test target, and build
+/// plugin) is on the README's layout table and on the design's map, and the layout table names every folder at the top and every part of sql/ (its row said
 /// `sql/migrations` was the schema long after sql/functions, sql/views and sql/schema.sql were).
 @Suite("Docs against the tree")
 struct DocsTests {
@@ -32,13 +32,22 @@ struct DocsTests {
         text.range(of: "(?<![A-Za-z0-9_])\(word)(?![A-Za-z0-9_])", options: .regularExpression) != nil
     }
 
-    @Test("every path the README and docs/design.md name exists (a placeholder such as NAME.sql: its folder)")
+    /// The README, every page under docs/, deploy/README.md. A path of another repository is
+    /// written without ours's top folder (docs/backends.md: the service's `api-reference.md`).
+    static func documents() throws -> [String] {
+        ["README.md", "deploy/README.md"] + (try entries("docs")).filter { $0.hasSuffix(".md") }.map { "docs/\($0)" }
+    }
+
+    @Test("every path the README and the docs name exists (a placeholder such as NAME.sql: its folder)")
     func pathsExist() throws {
-        for document in ["README.md", "docs/design.md"] {
+        for document in try Self.documents() {
             let text = try Self.read(document)
-            let paths = text.matches(of: /(?:Sources|Tests|sql|scripts|bench|docs|deploy|Plugins|\.ci)\/[A-Za-z0-9_.\/*-]+/).map { match in
+            // Not inside a word or another address (cloud.google.com/vision/docs/...).
+            let pattern = try NSRegularExpression(pattern: "(?<![A-Za-z0-9_./-])(?:Sources|Tests|sql|scripts|bench|docs|deploy|Plugins|\\.ci)/[A-Za-z0-9_./*-]+")
+            let found = pattern.matches(in: text, range: NSRange(text.startIndex..., in: text)).compactMap { Range($0.range, in: text) }
+            let paths = found.map { range in
                 // A sentence's full stop is not the path's.
-                var path = Substring(match.output)
+                var path = text[range]
                 while let last = path.last, ".,;:)".contains(last) { path = path.dropLast() }
                 return String(path)
             }
@@ -51,12 +60,14 @@ struct DocsTests {
         }
     }
 
-    @Test("every module under Sources/ is on the README's layout table and on docs/design.md's map")
+    @Test("every module under Sources/ and every test target is on the README's layout table and on docs/design.md's map; every build plugin on the table")
     func modulesListed() throws {
         let layout = try Self.layout(), map = try Self.map()
-        for module in try Self.entries("Sources") {
-            #expect(Self.names(layout, module), "the README's layout table does not name Sources/\(module)")
-            #expect(Self.names(map, module), "docs/design.md's map does not name \(module)")
+        for (folder, drawn) in [("Sources", true), ("Tests", true), ("Plugins", false)] {
+            for module in try Self.entries(folder) {
+                #expect(Self.names(layout, module), "the README's layout table does not name \(folder)/\(module)")
+                if drawn { #expect(Self.names(map, module), "docs/design.md's map does not name \(module)") }
+            }
         }
     }
 
