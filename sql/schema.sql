@@ -173,7 +173,7 @@ CREATE TABLE discern.operator_actions (
     jobs integer DEFAULT 0 NOT NULL,
     job_ids bigint[],
     batch_id bigint,
-    CONSTRAINT operator_actions_action_check CHECK ((action = ANY (ARRAY['retry'::text, 'cancel'::text, 'delete'::text, 'pause'::text, 'resume'::text, 'review'::text, 'unavailable'::text, 'available'::text]))),
+    CONSTRAINT operator_actions_action_check CHECK ((action = ANY (ARRAY['retry'::text, 'cancel'::text, 'delete'::text, 'pause'::text, 'resume'::text, 'review'::text, 'unavailable'::text, 'available'::text, 'rate_limit'::text, 'spend_cap'::text]))),
     CONSTRAINT operator_actions_actor_check CHECK (((length(actor) >= 1) AND (length(actor) <= 200))),
     CONSTRAINT operator_actions_scope_check CHECK ((length(scope) <= 1000))
 );

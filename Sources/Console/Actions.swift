@@ -5,12 +5,23 @@ import JobQueue
 import Logging
 import Postgres
 
-/// The console's POSTs: retry, cancel, delete, review, pause, resume. Each checks the form's CSRF token, acts in one
+/// The console's POSTs: retry, cancel, delete, review, pause, resume (an operator's), and a
+/// rate limit's pace or a spend cap (an admin's). AccessGuard refuses a role what it may not do,
+/// by `role(_:)`, before any handler runs. Each checks the form's CSRF token, acts in one
 /// transaction through the same functions the CLI uses, and redirects (303) to a page that says
 /// what happened.
 struct Actions {
     let store: QueueReader
     let secrets: Secrets
+
+    /// The role an action's path needs; nil for a path that is no action.
+    static func role(_ path: String) -> ConsoleRole? {
+        switch path {
+        case "/actions/retry", "/actions/cancel", "/actions/delete", "/actions/review", "/actions/pause", "/actions/resume": .operator
+        case "/actions/rate-limit", "/actions/spend-cap": .admin
+        default: path.hasPrefix("/actions/") ? .admin : nil
+        }
+    }
 
     func register(on router: Router<ConsoleContext>) {
         router.post("/actions/retry") { request, context in try await act(request, context, .retry) }
@@ -19,6 +30,41 @@ struct Actions {
         router.post("/actions/review") { request, context in try await review(request, context) }
         router.post("/actions/pause") { request, context in try await pause(request, context, resume: false) }
         router.post("/actions/resume") { request, context in try await pause(request, context, resume: true) }
+        router.post("/actions/rate-limit") { request, context in try await rateLimit(request, context) }
+        router.post("/actions/spend-cap") { request, context in try await spendCap(request, context) }
+    }
+
+    /// Sets a shared rate limit's pace (the Plan page, an admin's).
+    private func rateLimit(_ request: Request, _ context: ConsoleContext) async throws -> Response {
+        let form = try await Form.read(request, secrets: secrets)
+        guard let key = form["key"], key.count <= 100 else { throw HTTPError(.badRequest, message: "name a rate limit: key=NAME") }
+        guard let perMinute = form["per_minute"].flatMap(Double.init), perMinute.isFinite, perMinute > 0, perMinute <= 1_000_000 else {
+            throw HTTPError(.badRequest, message: "per_minute must be a number of calls a minute above 0")
+        }
+        let user = context.user
+        guard try await store.transaction({ try ServiceLimits.setRateLimit($0, key: key, perMinute: perMinute, by: user) }) else {
+            throw HTTPError(.notFound, message: "there is no rate limit \(key)")
+        }
+        context.logger.notice("console action", metadata: ["action": "rate-limit", "key": "\(key)", "per_minute": "\(perMinute)", "user": "\(user)"])
+        return Response.redirect(to: "/plan" + HTML.query([("done", "rate-limit")]), type: .normal)
+    }
+
+    /// Sets or removes a service's spend cap in calls a day or a month (the Plan page, an admin's).
+    private func spendCap(_ request: Request, _ context: ConsoleContext) async throws -> Response {
+        let form = try await Form.read(request, secrets: secrets)
+        guard let backend = form["backend"], backend.count <= 100 else { throw HTTPError(.badRequest, message: "name a service: backend=NAME") }
+        let period = form["period"] ?? "month"
+        guard ["day", "month"].contains(period) else { throw HTTPError(.badRequest, message: "period must be day or month") }
+        var calls: Int?
+        if let text = form["cap_calls"] {
+            guard let value = Int(text), value >= 0 else { throw HTTPError(.badRequest, message: "cap_calls must be a whole number of calls, or empty for no cap") }
+            calls = value
+        }
+        let user = context.user, cap = calls
+        try await store.transaction { try ServiceLimits.setSpendCap($0, backend: backend, calls: cap, period: period, by: user) }
+        context.logger.notice("console action", metadata: ["action": "spend-cap", "backend": "\(backend)", "cap_calls": "\(cap.map(String.init) ?? "none")",
+                                                            "period": "\(period)", "user": "\(user)"])
+        return Response.redirect(to: "/plan" + HTML.query([("done", "spend-cap")]), type: .normal)
     }
 
     /// Pauses or resumes one service, as the user the console knows.

@@ -9,12 +9,13 @@ import NIOCore
 /// Hummingbird over the same database the workers use.
 public enum ConsoleServer {
     public static func application(store: QueueReader, changes: ChangeFeed, configuration: ConsoleConfiguration, logger: Logger) -> some ApplicationProtocol {
-        let secrets = Secrets(accessToken: configuration.accessToken)
-        let context = PageContext(readOnly: configuration.readOnly, csrf: secrets.csrf, services: configuration.services)
+        let secrets = Secrets(tokens: configuration.tokens.map { Secrets.Token(value: $0.0, role: $0.1) })
+        let context = PageContext(role: .viewer, csrf: secrets.csrf, services: configuration.services)
         let thumbnails = Thumbnails(roots: configuration.roots)
         let router = Router(context: ConsoleContext.self)
         router.add(middleware: AccessGuard(secrets: secrets, trustedUserHeader: configuration.trustedUserHeader.flatMap { HTTPField.Name($0) },
-                                           allowedHosts: configuration.allowedHosts))
+                                           allowedHosts: configuration.allowedHosts, roleMap: configuration.roleMap,
+                                           readOnly: configuration.readOnly))
         let pages = Routes(store: store, context: context, reviewBelow: configuration.reviewBelow)
         pages.register(on: router)
         router.get("/thumbnails/:result") { request, requestContext -> Response in
@@ -47,7 +48,7 @@ public enum ConsoleServer {
         router.post("/login") { request, _ -> Response in
             var request = request
             let token = Form.parse(String(buffer: try await request.collectBody(upTo: 4096)))["token"]
-            guard secrets.isAccessToken(token), let session = secrets.session() else {
+            guard let role = secrets.role(ofToken: token), let session = secrets.session(role: role) else {
                 return html(SignIn.page(message: "That token is not the console's."), status: .unauthorized)
             }
             var response = Response.redirect(to: "/", type: .normal)
@@ -55,9 +56,8 @@ public enum ConsoleServer {
                 + (configuration.secureCookies ? "; Secure" : "")
             return response
         }
-        if !configuration.readOnly {
-            Actions(store: store, secrets: secrets).register(on: router)
-        }
+        // Served on every console: AccessGuard refuses what a role does not allow (403, logged).
+        Actions(store: store, secrets: secrets).register(on: router)
         return Application(
             router: router,
             configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "discern-console"),

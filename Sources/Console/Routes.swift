@@ -12,29 +12,29 @@ struct Routes: Sendable {
     let measured = MeasuredThreshold()
 
     func register(on router: Router<ConsoleContext>) {
-        page(router, "/", "/api/overview") { _, _ in try await store.overview() } render: { data, request in
+        page(router, "/", "/api/overview") { _, _ in try await store.overview() } render: { data, request, context in
             OverviewPage.render(data, notice: Self.notice(request), context)
         }
         page(router, "/batches", "/api/batches") { request, _ in
             try await store.batches(named: request.uri.queryParameters.get("name"), before: request.uri.queryParameters.get("before", as: Int.self))
-        } render: { data, request in BatchesPage.render(data, notice: Self.notice(request), context) }
+        } render: { data, request, context in BatchesPage.render(data, notice: Self.notice(request), context) }
         page(router, "/results", "/api/results") { request, _ in
             try await store.results(Self.filter(request))
-        } render: { data, request in ResultsPage.render(data, filter: Self.filter(request), context) }
+        } render: { data, request, context in ResultsPage.render(data, filter: Self.filter(request), context) }
         page(router, "/report", "/api/report") { request, _ in
             guard let name = request.uri.queryParameters.get("batch"), !name.isEmpty else { throw HTTPError(.badRequest, message: "name a batch: ?batch=NAME") }
             return try await store.report(batch: name)
-        } render: { data, _ in ReportPage.render(data, context) }
+        } render: { data, _, context in ReportPage.render(data, context) }
         page(router, "/jobs", "/api/jobs") { request, _ in
             try await store.jobs(Self.jobFilter(request))
-        } render: { data, request in JobsPage.render(data, filter: Self.jobFilter(request), notice: Self.notice(request), context) }
-        page(router, "/jobs/:id", "/api/jobs/:id") { _, parameters in
-            try await store.detail(jobID: try parameters.require("id", as: Int.self))
-        } render: { data, request in JobPage.render(data, notice: Self.notice(request), context) }
-        page(router, "/results/:id", "/api/results/:id") { _, parameters in
-            try await store.detail(resultID: try parameters.require("id", as: Int.self))
-        } render: { data, _ in JobPage.render(data, context) }
-        page(router, "/failures", "/api/failures") { _, _ in try await store.failures() } render: { data, request in
+        } render: { data, request, context in JobsPage.render(data, filter: Self.jobFilter(request), notice: Self.notice(request), context) }
+        page(router, "/jobs/:id", "/api/jobs/:id") { _, asker in
+            try await store.detail(jobID: try asker.parameters.require("id", as: Int.self), rawAnswers: asker.role >= .operator)
+        } render: { data, request, context in JobPage.render(data, notice: Self.notice(request), context) }
+        page(router, "/results/:id", "/api/results/:id") { _, asker in
+            try await store.detail(resultID: try asker.parameters.require("id", as: Int.self), rawAnswers: asker.role >= .operator)
+        } render: { data, _, context in JobPage.render(data, context) }
+        page(router, "/failures", "/api/failures") { _, _ in try await store.failures() } render: { data, request, context in
             FailuresPage.render(data, notice: Self.notice(request), context)
         }
         page(router, "/plan", "/api/plan") { request, _ in
@@ -42,16 +42,16 @@ struct Routes: Sendable {
             guard let text = until else { return try await store.plan(until: nil) }
             guard let end = Plan.windowEnd(text) else { throw HTTPError(.badRequest, message: "until must be HH:MM or an ISO 8601 time") }
             return try await store.plan(until: end)
-        } render: { data, request in
-            PlanPage.render(data, until: request.uri.queryParameters.get("until").map { String($0) }, context)
+        } render: { data, request, context in
+            PlanPage.render(data, until: request.uri.queryParameters.get("until").map { String($0) }, notice: Self.notice(request), context)
         }
-        page(router, "/workers", "/api/workers") { _, _ in try await store.workers() } render: { data, _ in WorkersPage.render(data, context) }
+        page(router, "/workers", "/api/workers") { _, _ in try await store.workers() } render: { data, _, context in WorkersPage.render(data, context) }
         page(router, "/log", "/api/log") { request, _ in
             try await store.operatorLog(before: request.uri.queryParameters.get("before", as: Int.self))
-        } render: { data, _ in LogPage.render(data, context) }
+        } render: { data, _, context in LogPage.render(data, context) }
         page(router, "/quality", "/api/quality") { request, _ in
             try await store.quality(Self.qualityFilter(request))
-        } render: { data, request in QualityPage.render(data, filter: Self.qualityFilter(request), context) }
+        } render: { data, request, context in QualityPage.render(data, filter: Self.qualityFilter(request), context) }
         page(router, "/review", "/api/review") { request, _ in
             let asked = request.uri.queryParameters.get("below", as: Double.self).flatMap { $0.isFinite ? min(max($0, 0), 1) : nil }
             let threshold: Double = switch reviewBelow {
@@ -59,19 +59,21 @@ struct Routes: Sendable {
             case .measured: if let asked { asked } else { await measured.value(store) }
             }
             return try await store.reviewQueue(threshold: threshold)
-        } render: { data, request in ReviewPage.render(data, notice: Self.notice(request), context) }
+        } render: { data, request, context in ReviewPage.render(data, notice: Self.notice(request), context) }
     }
 
-    /// One loader, two routes: the page renders it, the API returns it as JSON.
+    /// One loader, two routes: the page renders it, the API returns it as JSON. Both know who
+    /// asks (a viewer gets no raw answers and no action buttons).
     private func page<T: Encodable & Sendable>(
         _ router: Router<ConsoleContext>, _ path: RouterPath, _ api: RouterPath,
-        load: @escaping @Sendable (Request, Parameters) async throws -> T,
-        render: @escaping @Sendable (T, Request) -> Page
+        load: @escaping @Sendable (Request, ConsoleContext) async throws -> T,
+        render: @escaping @Sendable (T, Request, PageContext) -> Page
     ) {
-        let readOnly = context.readOnly
+        let pages = context
         @Sendable func html(_ request: Request, _ context: ConsoleContext) async throws -> Response {
+            let readOnly = pages.for(context.role).readOnly
             do {
-                let page = render(try await load(request, context.parameters), request)
+                let page = render(try await load(request, context), request, pages.for(context.role))
                 return ConsoleServer.html(page.render(readOnly: readOnly), status: .ok)
             } catch ReadError.notFound {
                 return ConsoleServer.html(Page(title: "Not found", active: "", body: "<p>Nothing here: it may have been pruned.</p>", live: false).render(readOnly: readOnly), status: .notFound)
@@ -81,7 +83,7 @@ struct Routes: Sendable {
         router.head(path) { request, context in try await html(request, context).withoutBody }
         router.get(api) { request, context -> Response in
             do {
-                let data = try Self.encoder.encode(try await load(request, context.parameters))
+                let data = try Self.encoder.encode(try await load(request, context))
                 return Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(bytes: data)))
             } catch ReadError.notFound {
                 throw HTTPError(.notFound)
@@ -138,6 +140,8 @@ struct Routes: Sendable {
         case "delete": return "Deleted \(count) job(s)."
         case "pause": return "Paused: workers claim none of its jobs from their next claim; jobs in flight finish."
         case "resume": return "Resumed: workers claim its jobs again."
+        case "rate-limit": return "Rate limit set: workers take their next slots at the new pace."
+        case "spend-cap": return "Spend cap set."
         case "confirm", "confirmed": return "Confirmed; the next one is below."
         case "correct", "corrected": return "Correction saved; the next one is below."
         case "cannot_tell": return "Marked as cannot tell; the next one is below."

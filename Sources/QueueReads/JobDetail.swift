@@ -101,7 +101,7 @@ public struct JobDetail: Codable, Sendable {
     public let entities: [Entity]
     /// Who retried, cancelled or reviewed it (or acted on its whole batch), newest first.
     public let actions: [OperatorAction]
-    /// False when this role may not read raw answers (discern_reader).
+    /// False when this role may not read raw answers (discern_reader), or they were not asked for.
     public let rawAnswerVisible: Bool
 
     static func sql(raw: Bool) -> String {
@@ -139,7 +139,8 @@ public struct JobDetail: Codable, Sendable {
 
 extension QueueReader {
     /// By job id, or by result id (a result outlives its pruned job).
-    public func detail(jobID: Int? = nil, resultID: Int? = nil) async throws -> JobDetail {
-        try await document(JobDetail.self, JobDetail.sql(raw: canReadRawAnswers), [jobID, resultID])
+    /// `rawAnswers` false: without the raw answer even where this role may read it (a console viewer).
+    public func detail(jobID: Int? = nil, resultID: Int? = nil, rawAnswers: Bool = true) async throws -> JobDetail {
+        try await document(JobDetail.self, JobDetail.sql(raw: canReadRawAnswers && rawAnswers), [jobID, resultID])
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
+import Logging
 
 /// Who may use the console, and the headers every answer carries.
 ///
@@ -10,14 +11,23 @@ import Hummingbird
 /// the access token (`Authorization: Bearer …`, or the session cookie the sign-in page sets),
 /// or, with no token configured, when it comes from 127.0.0.1 itself with no proxy header at all
 /// (a proxy on this machine could be relaying anyone). A reverse proxy's user header names the
-/// user only on a request that carries the token. Everything else gets 401 and the sign-in page.
-/// An action (POST) also needs the CSRF token of its form, and an Origin, if sent, naming this host.
+/// user only on a request that carries a token. Everything else gets 401 and the sign-in page.
+///
+/// Then the role (docs/console.md, "Who may act"): the token's (DISCERN_CONSOLE_TOKEN is admin,
+/// the operator and viewer tokens what they say), lowered to what the role map gives the proxy's
+/// user, and to viewer on a --read-only console; 127.0.0.1 without a token is admin. An action
+/// its role does not allow answers 403, and the refusal is logged with who tried. An action also
+/// needs the CSRF token of its form, and an Origin, if sent, naming this host.
 struct AccessGuard: RouterMiddleware {
     typealias Context = ConsoleContext
     static let cookie = "discern_console"
     let secrets: Secrets
     let trustedUserHeader: HTTPField.Name?
     let allowedHosts: Set<String>
+    /// The proxy's users' roles; nil: the token's role for everyone.
+    let roleMap: RoleMap?
+    /// Everyone a viewer (--read-only).
+    let readOnly: Bool
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         // A probe (a load balancer's, Kubernetes') asks by the pod's address and without a token;
@@ -31,25 +41,40 @@ struct AccessGuard: RouterMiddleware {
         let path = request.uri.path
         let open = path.hasPrefix("/static/") || path == "/login"
         if !open {
-            guard let user = user(request, context) else {
+            guard let (user, role) = user(request, context) else {
                 return Self.secured(Response(status: .unauthorized, headers: [.contentType: "text/html; charset=utf-8"],
                                              body: .init(byteBuffer: .init(string: SignIn.page(message: "Sign in with the console's token.")))))
             }
             context.user = user
+            context.role = readOnly ? .viewer : role
+            if request.method == .post, let needed = Actions.role(path), context.role < needed {
+                context.logger.notice("console action refused", metadata: ["path": "\(path)", "user": "\(user)", "role": "\(context.role)", "needs": "\(needed)"])
+                return Self.secured(Response(status: .forbidden, headers: [.contentType: "text/plain; charset=utf-8"],
+                                             body: .init(byteBuffer: .init(string: Self.refusal(context.role, needed)))))
+            }
         }
         var response = try await next(request, context)
         if response.headers[.cacheControl] == nil { response.headers[.cacheControl] = "no-store" }
         return Self.secured(response)
     }
 
-    private func user(_ request: Request, _ context: Context) -> String? {
+    /// Who asks and in which role: a token's holder, the proxy's user (never above the token the
+    /// proxy sends), or this machine itself.
+    private func user(_ request: Request, _ context: Context) -> (String, ConsoleRole)? {
         let bearer = request.headers[.authorization].flatMap { $0.hasPrefix("Bearer ") ? String($0.dropFirst(7)) : nil }
-        if secrets.isAccessToken(bearer) || secrets.isSession(Self.cookieValue(request)) {
-            if let trustedUserHeader, let name = request.headers[trustedUserHeader], !name.isEmpty { return String(name.prefix(200)) }
-            return "token"
+        if let role = secrets.role(ofToken: bearer) ?? secrets.sessionRole(Self.cookieValue(request)) {
+            if let trustedUserHeader, let name = request.headers[trustedUserHeader], !name.isEmpty {
+                let user = String(name.prefix(200))
+                return (user, min(role, roleMap?.role(of: user) ?? role))
+            }
+            return (role == .admin ? "token" : "\(role) token", role)
         }
-        if secrets.accessToken == nil, context.isLoopback, !Self.isProxied(request) { return "local" }
+        if !secrets.hasTokens, context.isLoopback, !Self.isProxied(request) { return ("local", .admin) }
         return nil
+    }
+
+    static func refusal(_ role: ConsoleRole, _ needed: ConsoleRole) -> String {
+        "This needs the \(needed) role; you are signed in as \(role == .viewer ? "a viewer" : "an \(role)"). Ask whoever runs the console (docs/console.md, \"Who may act\").\n"
     }
 
     /// Any header a proxy adds for the client it relays: the request is not the machine's own.

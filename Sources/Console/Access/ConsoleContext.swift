@@ -2,11 +2,13 @@ import Hummingbird
 import NIOCore
 
 /// Each request's context: who asked (from the socket, for the loopback rule) and as whom
-/// (filled in by `AccessGuard`, recorded with every review).
+/// and in which role (filled in by `AccessGuard`; the user is recorded with every action).
 public struct ConsoleContext: RequestContext, RemoteAddressRequestContext {
     public var coreContext: CoreRequestContextStorage
     public let remoteAddress: SocketAddress?
     public var user = "local"
+    /// What this user may do (AccessGuard): nothing until access is decided.
+    public var role = ConsoleRole.viewer
 
     public init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)

@@ -1,45 +1,63 @@
 import Crypto
 import Foundation
 
-/// The console's secrets: the access token (compared in constant time), the sessions the
-/// sign-in page hands out, and the CSRF token every action's form carries (an HMAC of a
-/// per-process random key, so it is unguessable and needs no storage; a restart invalidates open
-/// forms).
+/// The console's secrets: the access tokens, each signing in as a role (compared in constant
+/// time), the sessions the sign-in page hands out, and the CSRF token every action's form
+/// carries (an HMAC of a per-process random key, so it is unguessable and needs no storage; a
+/// restart invalidates open forms).
 struct Secrets: Sendable {
-    let accessToken: String?
+    struct Token: Sendable {
+        let value: String
+        let role: ConsoleRole
+    }
+    /// DISCERN_CONSOLE_TOKEN (admin: what a reverse proxy sends), and the operator and viewer
+    /// tokens where people sign in without a proxy.
+    let tokens: [Token]
     let csrf: String
-    /// Signs sessions: derived from the token, so a new token ends every session.
+    /// Signs sessions: derived from the tokens, so a new token ends every session.
     private let sessionKey: SymmetricKey?
     /// How long a sign-in lasts.
     static let sessionSeconds = 12 * 3600
 
-    init(accessToken: String?) {
-        self.accessToken = accessToken
+    init(tokens: [Token]) {
+        self.tokens = tokens
         let key = SymmetricKey(size: .bits256)
         csrf = HMAC<SHA256>.authenticationCode(for: Data("discern-console-csrf".utf8), using: key).map { String(format: "%02x", $0) }.joined()
-        sessionKey = accessToken.map { SymmetricKey(data: SHA256.hash(data: Data("discern-console-session:\($0)".utf8))) }
+        let material = tokens.map { "\($0.role):\($0.value)" }.joined(separator: "\n")
+        sessionKey = tokens.isEmpty ? nil : SymmetricKey(data: SHA256.hash(data: Data("discern-console-session:\(material)".utf8)))
     }
 
-    /// A session cookie's value, `EXPIRY.SIGNATURE`: never the token itself, and worthless once expired.
-    func session(now: Date = Date()) -> String? {
+    /// No token at all: only this machine's own requests are served (AccessGuard).
+    var hasTokens: Bool { !tokens.isEmpty }
+
+    /// A session cookie's value, `EXPIRY.ROLE.SIGNATURE`: never the token itself, worthless once
+    /// expired, and its role cannot be raised without the key.
+    func session(role: ConsoleRole, now: Date = Date()) -> String? {
         guard let sessionKey else { return nil }
         let expiry = Int(now.timeIntervalSince1970) + Self.sessionSeconds
-        return "\(expiry).\(Self.sign(expiry, sessionKey))"
+        return "\(expiry).\(role).\(Self.sign(expiry, role, sessionKey))"
     }
 
-    func isSession(_ candidate: String?, now: Date = Date()) -> Bool {
-        guard let sessionKey, let candidate, let dot = candidate.firstIndex(of: "."),
-              let expiry = Int(candidate[..<dot]), expiry > Int(now.timeIntervalSince1970) else { return false }
-        return Self.constantTimeEqual(String(candidate[candidate.index(after: dot)...]), Self.sign(expiry, sessionKey))
+    /// The role a session signs in as, or nil when it is not one of ours or has expired.
+    func sessionRole(_ candidate: String?, now: Date = Date()) -> ConsoleRole? {
+        guard let sessionKey, let candidate else { return nil }
+        let parts = candidate.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 3, let expiry = Int(parts[0]), expiry > Int(now.timeIntervalSince1970),
+              let role = ConsoleRole(name: String(parts[1])),
+              Self.constantTimeEqual(String(parts[2]), Self.sign(expiry, role, sessionKey)) else { return nil }
+        return role
     }
 
-    private static func sign(_ expiry: Int, _ key: SymmetricKey) -> String {
-        HMAC<SHA256>.authenticationCode(for: Data("session:\(expiry)".utf8), using: key).map { String(format: "%02x", $0) }.joined()
+    private static func sign(_ expiry: Int, _ role: ConsoleRole, _ key: SymmetricKey) -> String {
+        HMAC<SHA256>.authenticationCode(for: Data("session:\(expiry):\(role)".utf8), using: key).map { String(format: "%02x", $0) }.joined()
     }
 
-    func isAccessToken(_ candidate: String?) -> Bool {
-        guard let accessToken, let candidate else { return false }
-        return Self.constantTimeEqual(candidate, accessToken)
+    /// The role `candidate` signs in as. Every token is compared, whichever matches.
+    func role(ofToken candidate: String?) -> ConsoleRole? {
+        guard let candidate else { return nil }
+        var found: ConsoleRole?
+        for token in tokens where Self.constantTimeEqual(candidate, token.value) { found = max(found ?? token.role, token.role) }
+        return found
     }
 
     func isCSRF(_ candidate: String?) -> Bool {

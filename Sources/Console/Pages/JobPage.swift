@@ -41,7 +41,9 @@ enum JobPage {
                 """)
             parts.append("<h2>The service's answer</h2>" + (detail.rawAnswerVisible
                 ? "<pre>\(result.rawResponse?.pretty ?? "–")</pre>"
-                : "<p class=\"muted\">Not shown: this console's database role may not read raw answers (discern_reader).</p>"))
+                : context.readsRawAnswers
+                    ? "<p class=\"muted\">Not shown: this console's database role may not read raw answers (discern_reader).</p>"
+                    : "<p class=\"muted\">Not shown: raw answers are for operators; you are signed in as a viewer.</p>"))
         }
         if let job = detail.job {
             parts.append("<h2>Timeline</h2><table><tr><th>when</th><th>what</th></tr>"

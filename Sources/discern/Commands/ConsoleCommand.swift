@@ -35,7 +35,10 @@ struct ConsoleCommand: AsyncParsableCommand {
     @Option(help: "The address people use, e.g. https://discern.example.org/ (its host is served; https makes cookies Secure). Default: $DISCERN_CONSOLE_PUBLIC_URL.")
     var publicURL: String?
 
-    @Flag(help: "Serve no actions (no retry, cancel or review); works as the discern_reader role.")
+    @Option(help: "The reverse proxy's users and their roles: NAME=ROLE,..., ROLE viewer, operator or admin, * for everyone else (viewer when not given). Needs --trusted-user-header. Default: $DISCERN_CONSOLE_ROLES.")
+    var roles: String?
+
+    @Flag(help: "Everyone a viewer: no actions (no retry, cancel or review), no raw answers; works as the discern_reader role.")
     var readOnly = false
 
     @Option(help: "The review page lists results read with less confidence than this: 0-1, or auto (the threshold the audit measurements recommend for licence plates at 2 % wrong after review, the last 30 days; 0.8 until they can promise it; docs/console.md).")
@@ -51,7 +54,18 @@ struct ConsoleCommand: AsyncParsableCommand {
         var settings = ConsoleConfiguration(roots: roots)
         settings.host = host ?? Setting.present("DISCERN_CONSOLE_HOST") ?? "127.0.0.1"
         settings.port = try Setting.integer(port, "port", env: "DISCERN_CONSOLE_PORT", default: 8460, in: 0...65535)
-        do { settings.accessToken = try BackendEnvironment().secret("DISCERN_CONSOLE_TOKEN")?.plainText } catch { throw SettingError(error.description) }
+        do {
+            let environment = BackendEnvironment()
+            settings.accessToken = try environment.secret("DISCERN_CONSOLE_TOKEN")?.plainText
+            settings.operatorToken = try environment.secret("DISCERN_CONSOLE_OPERATOR_TOKEN")?.plainText
+            settings.viewerToken = try environment.secret("DISCERN_CONSOLE_VIEWER_TOKEN")?.plainText
+        } catch { throw SettingError(error.description) }
+        if let text = roles ?? Setting.present("DISCERN_CONSOLE_ROLES") {
+            switch RoleMap.parse(text) {
+            case .success(let map): settings.roleMap = map
+            case .failure(let problem): throw SettingError(problem.description)
+            }
+        }
         settings.trustedUserHeader = trustedUserHeader
         if let url = publicURL ?? Setting.present("DISCERN_CONSOLE_PUBLIC_URL") {
             guard let parsed = URL(string: url) else { throw SettingError("--public-url \(url) is not a URL") }

@@ -135,7 +135,7 @@ struct ConsoleTests {
         }
     }
 
-    @Test("without the token, a request from anywhere but 127.0.0.1 is refused; with it, served; --read-only serves no actions and works as discern_reader")
+    @Test("without the token, a request from anywhere but 127.0.0.1 is refused; with it, served; --read-only makes everyone a viewer and works as discern_reader")
     func accessControl() async throws {
         try await TestDatabase.with { conninfo in
             try await TestFolder.with { folder in
@@ -160,8 +160,8 @@ struct ConsoleTests {
                     let (reader, readerPort) = try await Self.console(readerURL, folder, ["--read-only"])
                     defer { reader.kill() }
                     let page = await RawHTTP.get(port: readerPort, path: "/jobs/\(succeeded)")
-                    #expect(page.status == 200 && page.body.contains("may not read raw answers") && !page.body.contains("<form"), "\(page.status) \(page.body.prefix(500)) \(reader.output.suffix(800))")
-                    #expect(await RawHTTP.post(port: readerPort, path: "/actions/retry", body: "job=\(fixable)").status == 404)
+                    #expect(page.status == 200 && page.body.contains("Not shown: raw answers") && !page.body.contains("<form"), "\(page.status) \(page.body.prefix(500)) \(reader.output.suffix(800))")
+                    #expect(await RawHTTP.post(port: readerPort, path: "/actions/retry", body: "job=\(fixable)").status == 403)
                 }
             }
         }
