@@ -31,7 +31,3 @@ CURLcode ccurlshim_setopt_xferinfo(CURL *handle, ccurlshim_xferinfo_callback cal
 CURLcode ccurlshim_setopt_opensocket(CURL *handle, ccurlshim_opensocket_callback callback) {
     return curl_easy_setopt(handle, CURLOPT_OPENSOCKETFUNCTION, callback);
 }
-
-CURLcode ccurlshim_setopt_prereq(CURL *handle, ccurlshim_prereq_callback callback) {
-    return curl_easy_setopt(handle, CURLOPT_PREREQFUNCTION, callback);
-}

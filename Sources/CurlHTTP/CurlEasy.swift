@@ -24,14 +24,11 @@ final class CurlEasy: @unchecked Sendable {
     /// handle can reuse a live connection.
     func reset() { curl_easy_reset(handle) }
 
-    /// Performs one request synchronously: call from a dedicated thread only. With `sendBy`, the
-    /// request is written only if the connection is ready by then (checked by libcurl's
-    /// pre-request callback, after connecting, the last moment before the bytes go).
-    func perform(_ request: HTTPRequest, connectTimeoutSeconds: Double, abort: LockedFlag = LockedFlag(),
-                 sendBy: ContinuousClock.Instant? = nil) throws(HTTPError) -> HTTPResponse {
+    /// Performs one request synchronously: call from a dedicated thread only.
+    func perform(_ request: HTTPRequest, connectTimeoutSeconds: Double, abort: LockedFlag = LockedFlag()) throws(HTTPError) -> HTTPResponse {
         BlockingCallAudit.check("curl_easy_perform")
         guard !abort.isSet else { throw HTTPError(.cancelled, "\(request.method) \(Redact.url(request.url)) was cancelled before it started") }
-        let sink = ResponseSink(maxBodyBytes: request.maxResponseBytes, abort: abort, addressRule: request.addressRule, sendBy: sendBy)
+        let sink = ResponseSink(maxBodyBytes: request.maxResponseBytes, abort: abort, addressRule: request.addressRule)
         let context = Unmanaged.passUnretained(sink).toOpaque()
         var errorBuffer = [CChar](repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
         var headerList: UnsafeMutablePointer<curl_slist>?
@@ -60,10 +57,6 @@ final class CurlEasy: @unchecked Sendable {
         if request.addressRule != .any {
             try check(ccurlshim_setopt_opensocket(handle, ResponseSink.onOpenSocket), CURLOPT_OPENSOCKETFUNCTION)
             try set(CURLOPT_OPENSOCKETDATA, pointer: context)
-        }
-        if sendBy != nil {
-            try check(ccurlshim_setopt_prereq(handle, ResponseSink.onPrerequest), CURLOPT_PREREQFUNCTION)
-            try set(CURLOPT_PREREQDATA, pointer: context)
         }
 
         // Large bodies must not wait for "100 Continue"; S3 and API gateways answer directly.
@@ -104,9 +97,6 @@ final class CurlEasy: @unchecked Sendable {
 
         if abort.isSet {
             throw HTTPError(.cancelled, "\(request.method) \(Redact.url(request.url)) was cancelled; the transfer was aborted")
-        }
-        if sink.missedSlot {
-            throw HTTPError(.slotMissed, "not sent: the request could not leave within its rate-limit slot (the connection was ready too late)")
         }
         if let refused = sink.refusedAddress {
             let host = URLComponents(string: request.url)?.host ?? "its host"
@@ -209,25 +199,10 @@ private final class ResponseSink {
     /// The address a connection was refused to (`AddressRule`), for the error.
     private(set) var refusedAddress: String?
 
-    /// The moment the request must be written by (a rate-limit slot), and whether it missed it.
-    private let sendBy: ContinuousClock.Instant?
-    private(set) var missedSlot = false
-
-    init(maxBodyBytes: Int, abort: LockedFlag, addressRule: AddressRule, sendBy: ContinuousClock.Instant?) {
+    init(maxBodyBytes: Int, abort: LockedFlag, addressRule: AddressRule) {
         self.maxBodyBytes = maxBodyBytes
         self.abort = abort
         self.addressRule = addressRule
-        self.sendBy = sendBy
-    }
-
-    /// Just before the request is written: a machine busy enough to hold this thread between
-    /// the slot's check and the wire would otherwise send calls of several slots at once.
-    static let onPrerequest: ccurlshim_prereq_callback = { context, _, _, _, _ in
-        guard let context else { return 0 }
-        let sink = Unmanaged<ResponseSink>.fromOpaque(context).takeUnretainedValue()
-        guard let sendBy = sink.sendBy, ContinuousClock.now > sendBy else { return 0 }  // CURL_PREREQFUNC_OK
-        sink.missedSlot = true
-        return 1  // CURL_PREREQFUNC_ABORT
     }
 
     /// Every address libcurl is about to connect to, after DNS: opened only if the rule admits it.

@@ -33,9 +33,8 @@ public final class CurlHTTPClient: Sendable {
     /// `HTTPError` with code `cancelled`.
     /// - Parameters:
     ///   - sendAt: the request leaves no earlier (a rate-limit slot): the sending thread waits.
-    ///   - sendBy: the request must leave by then: checked on the sending thread before it
-    ///     connects, and again once connected, just before the request is written; if that
-    ///     moment has passed, nothing is sent (code `slotMissed`).
+    ///   - sendBy: the request must leave by then: checked on the sending thread, as late as can
+    ///     be before it goes; if that moment has passed, nothing is sent (code `slotMissed`).
     public func send(_ request: HTTPRequest, sendAt: ContinuousClock.Instant? = nil,
                      sendBy: ContinuousClock.Instant? = nil) async throws -> HTTPResponse {
         let connectTimeout = configuration.connectTimeoutSeconds
@@ -49,7 +48,7 @@ public final class CurlHTTPClient: Sendable {
                 }
                 let easy = try handles.take()
                 defer { handles.give(easy) }
-                return try easy.perform(request, connectTimeoutSeconds: connectTimeout, abort: abort, sendBy: sendBy)
+                return try easy.perform(request, connectTimeoutSeconds: connectTimeout, abort: abort)
             }
         } onCancel: {
             abort.set()

@@ -23,9 +23,4 @@ CURLcode ccurlshim_setopt_xferinfo(CURL *handle, ccurlshim_xferinfo_callback cal
 typedef curl_socket_t (*ccurlshim_opensocket_callback)(void *context, curlsocktype purpose, struct curl_sockaddr *address);
 CURLcode ccurlshim_setopt_opensocket(CURL *handle, ccurlshim_opensocket_callback callback);
 
-// Pre-request callback (libcurl 7.80): called once the connection is made or reused, just before
-// the request is written; returning CURL_PREREQFUNC_ABORT sends nothing.
-typedef int (*ccurlshim_prereq_callback)(void *context, char *primary_ip, char *local_ip, int primary_port, int local_port);
-CURLcode ccurlshim_setopt_prereq(CURL *handle, ccurlshim_prereq_callback callback);
-
 #endif
