@@ -12,6 +12,12 @@ public enum RateLimits {
         /// The service's spend cap is reached: no slot, and `firstWait` is the time to the end
         /// of the cap's period (the service is paused by 'spend cap' meanwhile).
         public var capped: Bool { granted == 0 }
+
+        public init(firstWait: Double, spacing: Double, granted: Int) {
+            self.firstWait = firstWait
+            self.spacing = spacing
+            self.granted = granted
+        }
     }
 
     public static func lease(_ connection: Connection, key: String, wanted: Int) throws -> Lease? {

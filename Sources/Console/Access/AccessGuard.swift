@@ -47,7 +47,8 @@ struct AccessGuard: RouterMiddleware {
             }
             context.user = user
             context.role = readOnly ? .viewer : role
-            if request.method == .post, let needed = Actions.role(path), context.role < needed {
+            // The router ignores empty path parts (//actions/retry/ is /actions/retry): so does the check.
+            if request.method == .post, let needed = Actions.role(Self.routed(path)), context.role < needed {
                 context.logger.notice("console action refused", metadata: ["path": "\(path)", "user": "\(user)", "role": "\(context.role)", "needs": "\(needed)"])
                 return Self.secured(Response(status: .forbidden, headers: [.contentType: "text/plain; charset=utf-8"],
                                              body: .init(byteBuffer: .init(string: Self.refusal(context.role, needed)))))
@@ -62,8 +63,11 @@ struct AccessGuard: RouterMiddleware {
     /// proxy sends), or this machine itself.
     private func user(_ request: Request, _ context: Context) -> (String, ConsoleRole)? {
         let bearer = request.headers[.authorization].flatMap { $0.hasPrefix("Bearer ") ? String($0.dropFirst(7)) : nil }
+        let fromProxy = secrets.role(ofToken: bearer) == .admin
         if let role = secrets.role(ofToken: bearer) ?? secrets.sessionRole(Self.cookieValue(request)) {
-            if let trustedUserHeader, let name = request.headers[trustedUserHeader], !name.isEmpty {
+            // Only the proxy's own token (the admin token, as a bearer) names a user: a person
+            // holding the operator token must not sign the operator log with a colleague's name.
+            if fromProxy, let trustedUserHeader, let name = request.headers[trustedUserHeader], !name.isEmpty {
                 let user = String(name.prefix(200))
                 return (user, min(role, roleMap?.role(of: user) ?? role))
             }
@@ -71,6 +75,11 @@ struct AccessGuard: RouterMiddleware {
         }
         if !secrets.hasTokens, context.isLoopback, !Self.isProxied(request) { return ("local", .admin) }
         return nil
+    }
+
+    /// A path as the router matches it: empty parts dropped.
+    static func routed(_ path: String) -> String {
+        "/" + path.split(separator: "/").joined(separator: "/")
     }
 
     static func refusal(_ role: ConsoleRole, _ needed: ConsoleRole) -> String {

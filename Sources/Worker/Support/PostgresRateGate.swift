@@ -37,19 +37,28 @@ public final class PostgresRateGate: RateGate {
         self.init(database: Database(conninfo: conninfo, name: "discern-ratelimit"), logger: logger)
     }
 
-    /// The slot is measured from the moment the reservation was asked for: the server chose it
-    /// somewhere within that round trip, so a slow round trip counts as lateness too. The wait
-    /// for the slot happens where the call is sent (`RateSlot`).
+    /// The server chose the slots at some moment within the reservation's round trip, and says
+    /// each as seconds from that moment: so a slot is at most that far from the round trip's end
+    /// and at least that far from its start. A call waits for the latest moment it could be
+    /// (never early, which would bunch it with the calls of the next slots) and must leave by
+    /// the earliest plus `RateSlot.maxLateness` (never later). A round trip longer than that
+    /// allowance, a process or a server stalled by a loaded machine, leaves slots it cannot keep
+    /// on either side: the call takes a new one (`slotMissed`, no attempt spent). Measured from
+    /// the round trip's start only, as it was, a PostgreSQL backend that ran the statement a
+    /// second late made calls a second early: fifteen calls in two seconds under a limit of
+    /// fourteen (RateLimitTests, under the whole suite's load). The wait for the slot happens
+    /// where the call is sent (`RateSlot`).
     public func acquire(_ key: String) async throws(BackendError) -> RateSlot {
         let now = ContinuousClock.now
         if let until = unlimited.withLock({ $0[key] }), until > now { return .anytime }
         if let slot = takeLeased(key, now: now) { return slot }
-        let asked: ContinuousClock.Instant, lease: RateLimits.Lease?
+        let asked: ContinuousClock.Instant, answered: ContinuousClock.Instant, lease: RateLimits.Lease?
         do {
-            (asked, lease) = try await Retrying.database(logger: logger, "take rate-limit slots") {
+            (asked, answered, lease) = try await Retrying.database(logger: logger, "take rate-limit slots") {
                 try await self.database.withConnection { connection in
                     let asked = ContinuousClock.now
-                    return (asked, try RateLimits.lease(connection, key: key, wanted: Self.leaseSize))
+                    let lease = try RateLimits.lease(connection, key: key, wanted: Self.leaseSize)
+                    return (asked, ContinuousClock.now, lease)
                 }
             }
         } catch {
@@ -72,9 +81,18 @@ public final class PostgresRateGate: RateGate {
             throw BackendError(.rateLimited, "the \(key) rate limit schedules this call \(String(format: "%.0f", lease.firstWait)) s from now; check discern.rate_limits",
                                retryable: true, retryAfterSeconds: lease.firstWait)
         }
-        let slots = (0..<lease.granted).map { asked + .seconds(max(0, lease.firstWait + Double($0) * lease.spacing)) }
+        let slots = Self.slots(lease, asked: asked, answered: answered)
         if slots.count > 1 { leased.withLock { $0[key, default: LeasedSlots()].append(slots.dropFirst()) } }
         return slot(slots[0], key: key, now: ContinuousClock.now)
+    }
+
+    /// A lease's slots between the round trip's start and end (see `acquire`): sent no sooner
+    /// than the latest moment each can be, no later than the earliest plus the lateness allowed.
+    static func slots(_ lease: RateLimits.Lease, asked: ContinuousClock.Instant, answered: ContinuousClock.Instant) -> [RateSlot] {
+        (0..<lease.granted).map { index in
+            let offset = Duration.seconds(max(0, lease.firstWait + Double(index) * lease.spacing))
+            return RateSlot(sendAt: answered + offset, sendBy: asked + offset + RateSlot.maxLateness)
+        }
     }
 
     /// Slots a lease asks for; the server grants fewer for a limit that binds.
@@ -85,12 +103,12 @@ public final class PostgresRateGate: RateGate {
         leased.withLock { $0[key]?.takeFirst(keptBy: now) }.map { slot($0, key: key, now: now) }
     }
 
-    private func slot(_ moment: ContinuousClock.Instant, key: String, now: ContinuousClock.Instant) -> RateSlot {
-        if moment > now {
+    private func slot(_ slot: RateSlot, key: String, now: ContinuousClock.Instant) -> RateSlot {
+        if let moment = slot.sendAt, moment > now {
             WorkerMetrics.rateLimitWait(key: key, seconds: (moment - now).seconds)
             waitingUntil.withLock { $0[key] = max($0[key] ?? moment, moment) }
         }
-        return RateSlot(sendAt: moment, sendBy: moment + RateSlot.maxLateness)
+        return slot
     }
 
     static let maxWaitSeconds = 3600.0
@@ -116,10 +134,10 @@ public final class PostgresRateGate: RateGate {
 /// lock every caller of the key shares. (It was a filter of the whole lease per call, with a
 /// Double-to-Duration conversion per slot: most of a no-op worker's CPU at concurrency 128.)
 struct LeasedSlots {
-    private var slots: [ContinuousClock.Instant] = []
+    private var slots: [RateSlot] = []
     private var head = 0
 
-    mutating func append(_ more: some Sequence<ContinuousClock.Instant>) {
+    mutating func append(_ more: some Sequence<RateSlot>) {
         if head > 0 {
             slots.removeFirst(head)
             head = 0
@@ -127,11 +145,10 @@ struct LeasedSlots {
         slots.append(contentsOf: more)
     }
 
-    /// The first slot that can still be kept at `now` (not later than `RateSlot.maxLateness`),
-    /// dropping the missed ones before it; slots are in order, so those are all at the front.
-    mutating func takeFirst(keptBy now: ContinuousClock.Instant) -> ContinuousClock.Instant? {
-        let missedBefore = now - RateSlot.maxLateness
-        while head < slots.count, slots[head] < missedBefore { head += 1 }
+    /// The first slot that can still be kept at `now` (its `sendBy` not passed), dropping the
+    /// missed ones before it; slots are in order, so those are all at the front.
+    mutating func takeFirst(keptBy now: ContinuousClock.Instant) -> RateSlot? {
+        while head < slots.count, let sendBy = slots[head].sendBy, sendBy < now { head += 1 }
         guard head < slots.count else { return nil }
         head += 1
         return slots[head - 1]
