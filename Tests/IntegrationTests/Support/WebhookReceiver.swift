@@ -20,7 +20,7 @@ final class WebhookReceiver: @unchecked Sendable {
     init(folder: URL) throws {
         self.folder = folder
         log = folder.appendingPathComponent("hook-\(UUID().uuidString.prefix(8)).jsonl")
-        port = try Self.unusedPort()
+        port = try FreePort.pick()
     }
 
     func start() async throws {
@@ -59,18 +59,4 @@ final class WebhookReceiver: @unchecked Sendable {
     }
 
     deinit { if let process, process.isRunning { kill(process.processIdentifier, SIGKILL) } }
-
-    private static func unusedPort() throws -> Int {
-        let socket = Foundation.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(socket) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(socket, $0, length) == 0 && getsockname(socket, $0, &length) == 0 }
-        }
-        guard bound else { throw TestSetupError("no free port for the webhook receiver") }
-        return Int(UInt16(bigEndian: address.sin_port))
-    }
 }
