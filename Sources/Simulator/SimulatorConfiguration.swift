@@ -68,6 +68,9 @@ public struct SimulatorConfiguration: Sendable {
         /// Every Image Discerner analysis waits, after its delay, until `POST /_sim/release-analyses`
         /// (`AnalysisHold`): for tests that need a job in flight at a moment of their choosing.
         public var holdAnalyses = false
+        /// The analyses of these jobs (`X-Correlation-ID`, `discern-job-<id>`) wait the same way
+        /// whatever `holdAnalyses` says: a job that stays in flight until its worker is killed.
+        public var heldJobs: Set<String> = []
 
         public init() {}
     }

@@ -26,7 +26,7 @@ public enum SimulatorServer {
         let router = Router()
         let decoder = ThreadPool(name: "discern-sim-decode", threads: 2, onThreadExit: csimvips_thread_shutdown)
         let faults = FaultInjector(configuration: configuration, stats: stats, override: override)
-        let hold = AnalysisHold(held: configuration.faults.holdAnalyses)
+        let hold = AnalysisHold(held: configuration.faults.holdAnalyses, jobs: configuration.faults.heldJobs)
         DiscernerRoutes(configuration: configuration, store: ObjectStore(), baseURL: { baseURL.value }, decoder: decoder, faults: faults, hold: hold)
             .register(on: router)
         OOTORoutes(configuration: configuration, faults: faults, decoder: decoder).register(on: router)

@@ -124,7 +124,7 @@ struct DiscernerRoutes: Sendable {
         if configuration.faults.analyzeDelaySeconds > 0 {
             try await Task.sleep(for: .seconds(configuration.faults.analyzeDelaySeconds))
         }
-        await hold.pass()
+        await hold.pass(correlationID: request.header("X-Correlation-ID"))
         // Like the real service, a missing object is not a 404: the workflow fails.
         guard bucket == configuration.bucket, let object = await store.get(imageKey) else {
             return failedExecution(arn, cause: "Failed to read image: An error occurred (NoSuchKey) when calling the GetObject operation: The specified key does not exist.")
