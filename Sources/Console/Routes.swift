@@ -71,9 +71,9 @@ struct Routes: Sendable {
     ) {
         let pages = context
         @Sendable func html(_ request: Request, _ context: ConsoleContext) async throws -> Response {
-            let readOnly = pages.for(context.role).readOnly
+            let asker = pages.for(context.role), readOnly = asker.readOnly
             do {
-                let page = render(try await load(request, context), request, pages.for(context.role))
+                let page = render(try await load(request, context), request, asker)
                 return ConsoleServer.html(page.render(readOnly: readOnly), status: .ok)
             } catch ReadError.notFound {
                 return ConsoleServer.html(Page(title: "Not found", active: "", body: "<p>Nothing here: it may have been pruned.</p>", live: false).render(readOnly: readOnly), status: .notFound)

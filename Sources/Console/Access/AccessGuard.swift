@@ -63,11 +63,11 @@ struct AccessGuard: RouterMiddleware {
     /// proxy sends), or this machine itself.
     private func user(_ request: Request, _ context: Context) -> (String, ConsoleRole)? {
         let bearer = request.headers[.authorization].flatMap { $0.hasPrefix("Bearer ") ? String($0.dropFirst(7)) : nil }
-        let fromProxy = secrets.role(ofToken: bearer) == .admin
-        if let role = secrets.role(ofToken: bearer) ?? secrets.sessionRole(Self.cookieValue(request)) {
+        let tokenRole = secrets.role(ofToken: bearer)
+        if let role = tokenRole ?? secrets.sessionRole(Self.cookieValue(request)) {
             // Only the proxy's own token (the admin token, as a bearer) names a user: a person
             // holding the operator token must not sign the operator log with a colleague's name.
-            if fromProxy, let trustedUserHeader, let name = request.headers[trustedUserHeader], !name.isEmpty {
+            if tokenRole == .admin, let trustedUserHeader, let name = request.headers[trustedUserHeader], !name.isEmpty {
                 let user = String(name.prefix(200))
                 return (user, min(role, roleMap?.role(of: user) ?? role))
             }

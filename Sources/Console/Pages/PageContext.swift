@@ -25,7 +25,7 @@ struct PageContext: Sendable {
     /// repeats down a table.
     func action(_ path: String, _ label: String, fields: [(String, String)] = [], primary: Bool = false, named: String? = nil) -> HTML {
         guard role >= Actions.role(path) ?? .admin else { return "" }
-        let hidden = ([("csrf", csrf)] + fields).map { "<input type=\"hidden\" name=\"\($0.0)\" value=\"\($0.1)\">" as HTML }.joined()
+        let hidden = hiddenInputs(fields)
         let name = named.map { " aria-label=\"\($0)\"" as HTML } ?? ""
         return "<form class=\"inline\" method=\"post\" action=\"\(path)\">\(hidden)<button type=\"submit\"\(primary ? " class=\"primary\"" as HTML : "")\(name)>\(label)</button></form>"
     }
@@ -34,7 +34,11 @@ struct PageContext: Sendable {
     /// may not use it.
     func form(_ path: String, _ label: String, hidden fields: [(String, String)], inputs: HTML) -> HTML {
         guard role >= Actions.role(path) ?? .admin else { return "" }
-        let hidden = ([("csrf", csrf)] + fields).map { "<input type=\"hidden\" name=\"\($0.0)\" value=\"\($0.1)\">" as HTML }.joined()
-        return "<form class=\"inline\" method=\"post\" action=\"\(path)\">\(hidden)\(inputs) <button type=\"submit\">\(label)</button></form>"
+        return "<form class=\"inline\" method=\"post\" action=\"\(path)\">\(hiddenInputs(fields))\(inputs) <button type=\"submit\">\(label)</button></form>"
+    }
+
+    /// The form's CSRF token and `fields`, as hidden inputs.
+    private func hiddenInputs(_ fields: [(String, String)]) -> HTML {
+        ([("csrf", csrf)] + fields).map { "<input type=\"hidden\" name=\"\($0.0)\" value=\"\($0.1)\">" as HTML }.joined()
     }
 }
