@@ -20,7 +20,9 @@ public enum SimulatorServer {
     /// The server, for `run` and for the tests' in-process simulator: `override` may answer a
     /// route ahead of the simulated logic (the tests' scripted replies); `onPort` hears the
     /// port it bound.
+    /// `eventLoopGroup`: NIO's shared one unless a test brings its own (to hold its loop).
     package static func application(_ configuration: SimulatorConfiguration, stats: SimulatorStats, override: ReplyOverride?,
+                                    eventLoopGroup: (any EventLoopGroup)? = nil,
                                     logger: Logger, onPort: @escaping @Sendable (Int) -> Void) -> some ApplicationProtocol {
         let baseURL = BaseURL()
         let router = Router()
@@ -44,12 +46,12 @@ public enum SimulatorServer {
             router: router,
             server: .http1(configuration: .init(additionalChannelHandlers: [ArrivalStamp()])),
             configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "discern-simulator"),
-            services: [StallWatch(spots: stats.blindSpots)],
             onServerRunning: { channel in
                 let port = channel.localAddress?.port ?? configuration.port
                 baseURL.set("http://\(configuration.host):\(port)")
                 onPort(port)
             },
+            eventLoopGroupProvider: eventLoopGroup.map { .shared($0) } ?? .singleton,
             logger: logger)
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import Logging
+import NIOCore
 import ServiceLifecycle
 import Simulator
 
@@ -10,12 +11,15 @@ extension SimulatorServer {
     /// Runs the simulator for as long as `body` runs, in a child task, and stops it however
     /// `body` ends. `body` starts once the server accepts connections; a server that cannot
     /// start (a port taken) throws its error instead of leaving the caller waiting.
+    /// `eventLoopGroup`: NIO's shared one unless the test brings its own.
     public static func withRunning<T>(_ configuration: SimulatorConfiguration = .init(),
+                                      eventLoopGroup: (any EventLoopGroup)? = nil,
                                       logger: Logger = Logger(label: "discern.simulator"),
                                       _ body: (RunningSimulator) async throws -> T) async throws -> T {
         let ready = AsyncStream<Int>.makeStream()
         let stats = SimulatorStats(), scripted = ScriptedReplies()
-        let application = SimulatorServer.application(configuration, stats: stats, override: { await scripted.next($0) }, logger: logger) { port in
+        let application = SimulatorServer.application(configuration, stats: stats, override: { await scripted.next($0) },
+                                                      eventLoopGroup: eventLoopGroup, logger: logger) { port in
             ready.continuation.yield(port)
             ready.continuation.finish()
         }

@@ -4,6 +4,8 @@ import Foundation
 /// came back before the Retry-After they were given. Tests and `GET /_sim/stats` read it.
 public actor SimulatorStats {
     private var calls: [String: [Date]] = [:]
+    /// How long after arriving each call was read, by service, in arrival order (`ArrivalStamp`).
+    private var readDelays: [String: [(arrived: Date, delay: Double)]] = [:]
     /// The same calls by route (`discerner.analyze`, `azure.detect`, ...).
     private var routeCalls: [String: [Date]] = [:]
     private var faults: [String: Int] = [:]
@@ -23,13 +25,11 @@ public actor SimulatorStats {
         public let imageBytes: Int
     }
 
-    /// When the event loops that stamp arrivals could not run (`StallWatch`).
-    nonisolated let blindSpots = BlindSpots()
-
     package init() {}
 
-    func record(service: String, route: String, correlationID: String?, at moment: Date) {
+    func record(service: String, route: String, correlationID: String?, at moment: Date, read: Date? = nil) {
         calls[service, default: []].append(moment)
+        readDelays[service, default: []].append((moment, (read ?? moment).timeIntervalSince(moment)))
         routeCalls[route, default: []].append(moment)
         // A call that arrived before the 429 left cannot have been told to wait (a retry of a
         // call whose answer the client had given up on, answered late by a busy simulator). A
@@ -72,20 +72,22 @@ public actor SimulatorStats {
     /// When each call to `service` arrived, in order.
     public func arrivals(_ service: String) -> [Date] { (calls[service] ?? []).sorted() }
 
-    /// The most calls to `service` that arrived within any window of `seconds`. A call stamped
-    /// after a blind spot counts only in windows holding all of where it may have arrived, so a
-    /// stall of the simulator's own event loop never makes calls sent spaced look bunched.
+    /// The most calls to `service` that arrived within any window of `seconds`: arrivals are
+    /// the kernel's (`ArrivalStamp`), so a simulator that read calls late never bunches them.
     public func maxCalls(_ service: String, within seconds: Double) -> Int {
-        let spans = (calls[service] ?? []).map { (earliest: blindSpots.earliestArrival($0), stamp: $0) }.sorted { $0.earliest < $1.earliest }
-        let blind = spans.filter { $0.earliest < $0.stamp }
+        let times = arrivals(service)
         var best = 0, upper = 0
-        for (first, span) in spans.enumerated() {
-            let end = span.earliest.addingTimeInterval(seconds)
-            while upper < spans.count, spans[upper].earliest < end { upper += 1 }
-            let reachingOut = blind.count { $0.earliest >= span.earliest && $0.earliest < end && $0.stamp >= end }
-            best = max(best, upper - first - reachingOut)
+        for (first, start) in times.enumerated() {
+            while upper < times.count, times[upper] < start.addingTimeInterval(seconds) { upper += 1 }
+            best = max(best, upper - first)
         }
         return best
+    }
+
+    /// How long after arriving each call to `service` was read, in order of arrival: what a
+    /// stamp taken on reading would have been wrong by.
+    public func readDelays(_ service: String) -> [(arrived: Date, delay: Double)] {
+        (readDelays[service] ?? []).sorted { $0.arrived < $1.arrived }
     }
 
     /// Calls per minute to `route` between its first and last call; nil under two calls.

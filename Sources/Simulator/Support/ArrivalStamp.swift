@@ -4,25 +4,50 @@ import Hummingbird
 import NIOCore
 import NIOHTTPTypes
 
-/// Stamps each request with the moment its head was read off the connection, on the event loop.
+/// Stamps each request with the moment its bytes reached this machine, as a service's front
+/// door (its kernel, its load balancer) counts calls, and with the moment the server read it.
 ///
-/// A service counts calls where they arrive. The route handlers run later, as tasks on Swift's
-/// cooperative pool, which a busy process (the test suite, with every test in parallel) can hold
-/// up for a second or more: calls that arrived spaced would then be counted as arriving together.
-/// The stamp is taken before that queue; whatever a client sent under the same name is replaced.
+/// The server can read a request long after it arrived: an event loop held up by a loaded
+/// machine, or a new connection left in the accept queue while the tasks that take connections
+/// (Swift's cooperative pool, or the test process's shared simulator threads) are busy. Calls
+/// that came spaced were then stamped together, and a client that kept a rate limit looked as
+/// if it broke it (RateLimitTests: five calls "within 1 ms", read together after such a wait).
+/// So the arrival is the kernel's: now, less how long ago the connection last received data
+/// (TCP_INFO's `tcpi_last_data_recv`, in milliseconds). That is the head's own arrival for any
+/// request whose body followed it at once (discern sends no `Expect: 100-continue`); where no
+/// TCP information exists (another platform, a Unix socket), the read time stands in.
+/// Whatever a client sent under either name is replaced.
 final class ArrivalStamp: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPRequestPart
     typealias InboundOut = HTTPRequestPart
 
-    static let field = HTTPField.Name("x-discern-simulator-arrival")!
+    static let arrivalField = HTTPField.Name("x-discern-simulator-arrival")!
+    static let readField = HTTPField.Name("x-discern-simulator-read")!
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         guard case .head(var head) = unwrapInboundIn(data) else {
             context.fireChannelRead(data)
             return
         }
-        head.headerFields[Self.field] = String(Date().timeIntervalSince1970)
+        let read = Date().timeIntervalSince1970
+        let arrived = Self.sinceLastData(context.channel).map { read - $0 } ?? read
+        head.headerFields[Self.arrivalField] = String(arrived)
+        head.headerFields[Self.readField] = String(read)
         context.fireChannelRead(wrapInboundOut(.head(head)))
+    }
+
+    /// Seconds since the connection last received data, from the kernel; nil without TCP_INFO.
+    private static func sinceLastData(_ channel: any Channel) -> Double? {
+        #if os(Linux)
+        guard let provider = channel as? any SocketOptionProvider else { return nil }
+        var milliseconds: UInt32?
+        // On the channel's own event loop (where a handler runs) the option is read at once and
+        // the future is complete before this returns.
+        provider.getTCPInfo().assumeIsolated().whenSuccess { milliseconds = $0.tcpi_last_data_recv }
+        return milliseconds.map { Double($0) / 1000 }
+        #else
+        return nil
+        #endif
     }
 }
 
@@ -30,7 +55,13 @@ extension Request {
     /// When the request arrived: its stamp, on the wall clock; on a clock a test moves by hand,
     /// that clock's reading now (real delays must not leak into a test's own time).
     func arrival(_ configuration: SimulatorConfiguration) -> Date {
-        guard configuration.timesArrivals, let stamp = headers[ArrivalStamp.field].flatMap(Double.init) else { return configuration.clock() }
+        guard configuration.timesArrivals, let stamp = headers[ArrivalStamp.arrivalField].flatMap(Double.init) else { return configuration.clock() }
+        return Date(timeIntervalSince1970: stamp)
+    }
+
+    /// When the server read it (at or after `arrival`), on the same terms.
+    func readTime(_ configuration: SimulatorConfiguration) -> Date {
+        guard configuration.timesArrivals, let stamp = headers[ArrivalStamp.readField].flatMap(Double.init) else { return configuration.clock() }
         return Date(timeIntervalSince1970: stamp)
     }
 }

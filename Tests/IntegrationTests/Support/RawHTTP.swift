@@ -19,12 +19,15 @@ enum RawHTTP {
         await send(port: port, request: "HEAD \(path) HTTP/1.1\r\n", body: nil, source: source, headers: headers)
     }
 
-    static func post(port: Int, path: String, body: String, from source: String = "127.0.0.1", headers: [String: String] = [:]) async -> Answer {
+    /// `onSent` hears when the request has been written to the socket, before the answer.
+    static func post(port: Int, path: String, body: String, from source: String = "127.0.0.1", headers: [String: String] = [:],
+                     onSent: @escaping @Sendable () -> Void = {}) async -> Answer {
         await send(port: port, request: "POST \(path) HTTP/1.1\r\n", body: body, source: source,
-                   headers: headers.merging(["Content-Type": "application/x-www-form-urlencoded"]) { $1 })
+                   headers: headers.merging(["Content-Type": "application/x-www-form-urlencoded"]) { $1 }, onSent: onSent)
     }
 
-    private static func send(port: Int, request: String, body: String?, source: String, headers: [String: String]) async -> Answer {
+    private static func send(port: Int, request: String, body: String?, source: String, headers: [String: String],
+                             onSent: @escaping @Sendable () -> Void = {}) async -> Answer {
         // A Host given in `headers` replaces the default (a DNS-rebinding page sends its own name).
         var text = request + (headers.keys.contains("Host") ? "" : "Host: 127.0.0.1:\(port)\r\n") + "Connection: close\r\n"
         for (name, value) in headers { text += "\(name): \(value)\r\n" }
@@ -32,11 +35,11 @@ enum RawHTTP {
         text += "\r\n" + (body ?? "")
         let message = text
         return await withCheckedContinuation { continuation in
-            Thread.detachNewThread { continuation.resume(returning: exchange(message, port: port, source: source)) }
+            Thread.detachNewThread { continuation.resume(returning: exchange(message, port: port, source: source, onSent: onSent)) }
         }
     }
 
-    private static func exchange(_ message: String, port: Int, source: String) -> Answer {
+    private static func exchange(_ message: String, port: Int, source: String, onSent: () -> Void) -> Answer {
         let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard socket >= 0 else { return Answer(status: 0, body: "socket failed") }
         defer { close(socket) }
@@ -55,6 +58,7 @@ enum RawHTTP {
         let connected = withUnsafePointer(to: &remote) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(socket, $0, size) } }
         guard bound == 0, connected == 0 else { return Answer(status: 0, body: "cannot connect from \(source)") }
         _ = message.withCString { Glibc.send(socket, $0, strlen($0), 0) }
+        onSent()
         var received = [UInt8]()
         var buffer = [UInt8](repeating: 0, count: 65536)
         while true {
