@@ -36,7 +36,7 @@ struct Actions {
 
     /// Sets a shared rate limit's pace (the Plan page, an admin's).
     private func rateLimit(_ request: Request, _ context: ConsoleContext) async throws -> Response {
-        let form = try await Form.read(request, secrets: secrets)
+        let form = try await Form.read(request, context, secrets: secrets)
         guard let key = form["key"], key.count <= 100 else { throw HTTPError(.badRequest, message: "name a rate limit: key=NAME") }
         guard let perMinute = form["per_minute"].flatMap(Double.init), perMinute.isFinite, perMinute > 0, perMinute <= 1_000_000 else {
             throw HTTPError(.badRequest, message: "per_minute must be a number of calls a minute above 0")
@@ -51,7 +51,7 @@ struct Actions {
 
     /// Sets or removes a service's spend cap in calls a day or a month (the Plan page, an admin's).
     private func spendCap(_ request: Request, _ context: ConsoleContext) async throws -> Response {
-        let form = try await Form.read(request, secrets: secrets)
+        let form = try await Form.read(request, context, secrets: secrets)
         guard let backend = form["backend"], backend.count <= 100 else { throw HTTPError(.badRequest, message: "name a service: backend=NAME") }
         let period = form["period"] ?? "month"
         guard ["day", "month"].contains(period) else { throw HTTPError(.badRequest, message: "period must be day or month") }
@@ -69,7 +69,7 @@ struct Actions {
 
     /// Pauses or resumes one service, as the user the console knows.
     private func pause(_ request: Request, _ context: ConsoleContext, resume: Bool) async throws -> Response {
-        let form = try await Form.read(request, secrets: secrets)
+        let form = try await Form.read(request, context, secrets: secrets)
         guard let backend = form["backend"], backend.count <= 100 else { throw HTTPError(.badRequest, message: "name a service: backend=NAME") }
         let user = context.user
         let changed = try await store.transaction {
@@ -84,7 +84,7 @@ struct Actions {
     /// batch, error kind, service or filter only after a page that says how many and what, then
     /// a thousand jobs a transaction.
     private func act(_ request: Request, _ context: ConsoleContext, _ action: JobControl.BulkAction) async throws -> Response {
-        let form = try await Form.read(request, secrets: secrets)
+        let form = try await Form.read(request, context, secrets: secrets)
         let verb = action.rawValue
         var selection = JobControl.Selection(batch: form["batch"], errorKind: form["kind"], backend: form["backend"], state: form["state"],
                                              file: form["file"], fromDay: form["from"], toDay: form["to"])
@@ -100,7 +100,7 @@ struct Actions {
         if selection.ids.isEmpty {
             guard form["confirmed"] == "yes" else {
                 let states = try await store.transaction { try JobControl.states($0, chosen) }
-                let page = ConfirmPage.render(action, form: form, states: states, csrf: secrets.csrf, back: Self.back(form))
+                let page = ConfirmPage.render(action, form: form, states: states, csrf: secrets.csrf(user: context.user, role: context.role), back: Self.back(form))
                 return ConsoleServer.html(page.render(readOnly: false), status: .ok)
             }
             count = try await JobControl.inChunks(action, chosen, by: user) { chunk in try await store.transaction(chunk) }
@@ -119,7 +119,7 @@ struct Actions {
     }
 
     private func review(_ request: Request, _ context: ConsoleContext) async throws -> Response {
-        let form = try await Form.read(request, secrets: secrets)
+        let form = try await Form.read(request, context, secrets: secrets)
         guard let result = form["result"].flatMap(Int.init), result > 0 else { throw HTTPError(.badRequest, message: "result must be a result id") }
         // The form shows what the service read; what is submitted is what the person says is
         // there, an emptied field meaning "there is none" (stored as an empty text).
@@ -153,7 +153,7 @@ struct Form {
     subscript(name: String) -> String? { fields[name].flatMap { $0.isEmpty ? nil : $0 } }
     func values(_ name: String) -> [String] { (repeated[name] ?? []).filter { !$0.isEmpty } }
 
-    static func read(_ request: Request, secrets: Secrets) async throws -> Form {
+    static func read(_ request: Request, _ context: ConsoleContext, secrets: Secrets) async throws -> Form {
         if let origin = request.headers[.origin], let host = request.head.authority,
            URLComponents(string: origin).map({ "\($0.host ?? "")\($0.port.map { ":\($0)" } ?? "")" }) != host {
             throw HTTPError(.forbidden, message: "this form was sent from another site")
@@ -161,7 +161,7 @@ struct Form {
         var request = request
         let body = try await request.collectBody(upTo: 64 * 1024)
         let form = parse(String(buffer: body))
-        guard secrets.isCSRF(form.fields["csrf"]) else {
+        guard secrets.isCSRF(form.fields["csrf"], user: context.user, role: context.role) else {
             throw HTTPError(.forbidden, message: "this form is stale or was not made by the console: reload the page and try again")
         }
         return form

@@ -10,7 +10,7 @@ import NIOCore
 public enum ConsoleServer {
     public static func application(store: QueueReader, changes: ChangeFeed, configuration: ConsoleConfiguration, logger: Logger) -> some ApplicationProtocol {
         let secrets = Secrets(tokens: configuration.tokens.map { Secrets.Token(value: $0.0, role: $0.1) })
-        let context = PageContext(role: .viewer, csrf: secrets.csrf, services: configuration.services)
+        let context = PageContext(signs: { secrets.csrf(user: $0, role: $1) }, services: configuration.services)
         let thumbnails = Thumbnails(roots: configuration.roots)
         let router = Router(context: ConsoleContext.self)
         router.add(middleware: AccessGuard(secrets: secrets, trustedUserHeader: configuration.trustedUserHeader.flatMap { HTTPField.Name($0) },

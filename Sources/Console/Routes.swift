@@ -71,7 +71,7 @@ struct Routes: Sendable {
     ) {
         let pages = context
         @Sendable func html(_ request: Request, _ context: ConsoleContext) async throws -> Response {
-            let asker = pages.for(context.role), readOnly = asker.readOnly
+            let asker = pages.for(context.user, context.role), readOnly = asker.readOnly
             do {
                 let page = render(try await load(request, context), request, asker)
                 return ConsoleServer.html(page.render(readOnly: readOnly), status: .ok)

@@ -3,8 +3,10 @@ import Foundation
 
 /// The console's secrets: the access tokens, each signing in as a role (compared in constant
 /// time), the sessions the sign-in page hands out, and the CSRF token every action's form
-/// carries (an HMAC of a per-process random key, so it is unguessable and needs no storage; a
-/// restart invalidates open forms).
+/// carries: an HMAC of who asks and in which role under a per-process random key, so it is
+/// unguessable, needs no storage, and is good only for the one who was given it: an operator
+/// who copies the token from a page cannot make an admin's browser act with it. A restart
+/// invalidates open forms.
 struct Secrets: Sendable {
     struct Token: Sendable {
         let value: String
@@ -13,7 +15,7 @@ struct Secrets: Sendable {
     /// DISCERN_CONSOLE_TOKEN (admin: what a reverse proxy sends), and the operator and viewer
     /// tokens where people sign in without a proxy.
     let tokens: [Token]
-    let csrf: String
+    private let csrfKey = SymmetricKey(size: .bits256)
     /// Signs sessions: derived from the tokens, so a new token ends every session.
     private let sessionKey: SymmetricKey?
     /// How long a sign-in lasts.
@@ -21,8 +23,6 @@ struct Secrets: Sendable {
 
     init(tokens: [Token]) {
         self.tokens = tokens
-        let key = SymmetricKey(size: .bits256)
-        csrf = HMAC<SHA256>.authenticationCode(for: Data("discern-console-csrf".utf8), using: key).map { String(format: "%02x", $0) }.joined()
         let material = tokens.map { "\($0.role):\($0.value)" }.joined(separator: "\n")
         sessionKey = tokens.isEmpty ? nil : SymmetricKey(data: SHA256.hash(data: Data("discern-console-session:\(material)".utf8)))
     }
@@ -60,9 +60,15 @@ struct Secrets: Sendable {
         return found
     }
 
-    func isCSRF(_ candidate: String?) -> Bool {
+    /// The form token of `user` in `role` (AccessGuard's names: a proxy's user, "operator token", "local").
+    func csrf(user: String, role: ConsoleRole) -> String {
+        HMAC<SHA256>.authenticationCode(for: Data("discern-console-csrf:\(role):\(user)".utf8), using: csrfKey)
+            .map { String(format: "%02x", $0) }.joined()
+    }
+
+    func isCSRF(_ candidate: String?, user: String, role: ConsoleRole) -> Bool {
         guard let candidate else { return false }
-        return Self.constantTimeEqual(candidate, csrf)
+        return Self.constantTimeEqual(candidate, csrf(user: user, role: role))
     }
 
     /// Compares every byte whatever differs first, so the time taken says nothing of where.

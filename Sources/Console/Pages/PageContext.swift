@@ -1,10 +1,12 @@
 import Foundation
 
 /// What every page needs besides its data: the role of who asks (which actions it shows), and
-/// the token an action's form must carry.
+/// the token an action's form must carry (theirs: `Secrets.csrf`).
 struct PageContext: Sendable {
-    var role: ConsoleRole
-    let csrf: String
+    private(set) var role: ConsoleRole = .viewer
+    private(set) var csrf = ""
+    /// Makes a user's form token.
+    let signs: @Sendable (_ user: String, _ role: ConsoleRole) -> String
     /// The services a filter offers.
     var services: [String] = []
 
@@ -13,10 +15,11 @@ struct PageContext: Sendable {
     /// Sees the services' raw answers.
     var readsRawAnswers: Bool { role >= .operator }
 
-    /// This page for `role`.
-    func `for`(_ role: ConsoleRole) -> PageContext {
+    /// This page for `user` in `role`.
+    func `for`(_ user: String, _ role: ConsoleRole) -> PageContext {
         var context = self
         context.role = role
+        context.csrf = role > .viewer ? signs(user, role) : ""
         return context
     }
 

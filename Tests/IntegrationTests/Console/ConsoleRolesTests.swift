@@ -17,10 +17,14 @@ struct ConsoleRolesTests {
         ["Authorization": "Bearer \(token)"].merging(user.map { ["X-Forwarded-User": $0] } ?? [:]) { $1 }
     }
 
-    /// The form token every page carries: a viewer who has it (from a colleague's page) is still refused.
+    /// The form token the pages carry for whoever `headers` sign in as; a viewer's carry none.
+    static func csrf(_ port: Int, _ headers: [String: String]) async -> String? {
+        let page = await RawHTTP.get(port: port, path: "/jobs", headers: headers)
+        return page.body.firstMatch(of: /name="csrf" value="([0-9a-f]+)"/).map { String($0.1) }
+    }
+
     static func csrf(_ port: Int, _ token: String) async throws -> String {
-        let page = await RawHTTP.get(port: port, path: "/jobs", headers: bearer(token))
-        return String(try #require(page.body.firstMatch(of: /name="csrf" value="([0-9a-f]+)"/)?.1, "\(page.status) \(page.body.prefix(300))"))
+        try #require(await csrf(port, bearer(token)), "the admin's pages carry a form token")
     }
 
     @Test("by forged requests: each role does exactly what it allows, by token and behind a proxy; a refusal is 403 and logged; the operator log names who acted")
@@ -74,9 +78,22 @@ struct ConsoleRolesTests {
                     ("admin token", Self.bearer(tokens.admin), noCap, 303),
                 ]
                 for attempt in tries {
-                    let answer = await RawHTTP.post(port: port, path: attempt.action.0, body: "csrf=\(csrf)&" + attempt.action.1, headers: attempt.headers)
+                    // Each with the form token its own pages carry; a viewer's carry none, so it
+                    // sends the admin's: only its role can refuse it.
+                    let own = await Self.csrf(port, attempt.headers) ?? csrf
+                    let answer = await RawHTTP.post(port: port, path: attempt.action.0, body: "csrf=\(own)&" + attempt.action.1, headers: attempt.headers)
                     #expect(answer.status == attempt.status, "\(attempt.who) \(attempt.action.0): \(answer.status) \(answer.body.prefix(200))")
                     if attempt.status == 403 { #expect(answer.body.contains("needs the"), "\(answer.body)") }
+                }
+
+                // A form token is good only for whom it was made: an operator's, copied into a page an
+                // admin opens, does not act for the admin, nor the admin's for the operator.
+                let operatorCSRF = try #require(await Self.csrf(port, Self.bearer(tokens.operatorToken)))
+                #expect(operatorCSRF != csrf)
+                for (headers, token) in [(Self.bearer(tokens.admin, user: "alice@example.org"), operatorCSRF),
+                                         (Self.bearer(tokens.admin), operatorCSRF), (Self.bearer(tokens.operatorToken), csrf)] {
+                    let answer = await RawHTTP.post(port: port, path: "/actions/pause", body: "csrf=\(token)&backend=ooto", headers: headers)
+                    #expect(answer.status == 403 && answer.body.contains("stale"), "\(headers): \(answer.status) \(answer.body.prefix(200))")
                 }
 
                 // A viewer's session cannot be made an admin's: the role is signed with the expiry.
