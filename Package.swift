@@ -165,6 +165,7 @@ let package = Package(
                                                              .product(name: "Logging", package: "swift-log"),
                                                              .product(name: "UnixSignals", package: "swift-service-lifecycle")],
                           path: "bench/scale/Sources", swiftSettings: swiftSettings),
+        .executableTarget(name: "NearDuplicateBench", dependencies: ["Enqueueing"], path: "bench/neardup/Sources", swiftSettings: swiftSettings),
 
         // What only the tests use, kept out of the product: image fixtures and their libvips
         // calls, the in-process simulator with scripted replies, enqueueing bare paths.

@@ -90,7 +90,7 @@ struct EnqueueCommand: AsyncParsableCommand {
         var found = 0, added = 0
         var unreadable: [String] = []
         // The perceptual hashes of the photos kept so far in this run, to find near-duplicates.
-        var looks: [(hash: UInt64, path: String)] = []
+        var looks = NearDuplicateIndex<String>(radius: PerceptualHash.nearDuplicateBits)
         var nearDuplicateCount = 0
         let contentKey = ContentKey(backend: backend, action: action, paramsJSON: params)
         while let chunk = try await reader.run({ try walk.next(upTo: Self.chunkSize) }) {
@@ -133,7 +133,7 @@ struct EnqueueCommand: AsyncParsableCommand {
     /// Each file's perceptual hash (on `hashThreads` threads of their own), and the earlier photo
     /// of this run it nearly duplicates, if any: the first of a group stays in its turn, the rest
     /// name it. A file that cannot be decoded keeps its turn (the worker will say why it fails).
-    private func markNearDuplicates(_ files: [EnqueuedFile], roots: PathRoots, seen: inout [(hash: UInt64, path: String)]) async throws -> [EnqueuedFile] {
+    private func markNearDuplicates(_ files: [EnqueuedFile], roots: PathRoots, seen: inout NearDuplicateIndex<String>) async throws -> [EnqueuedFile] {
         let pool = ThreadPool(name: "discern-look", threads: hashThreads)
         defer { pool.shutdown() }
         let hashes = try await withThrowingTaskGroup(of: (Int, UInt64?).self) { group in
@@ -148,10 +148,10 @@ struct EnqueueCommand: AsyncParsableCommand {
         for index in marked.indices {
             guard let hash = hashes[index] else { continue }
             marked[index].perceptualHash = Int64(bitPattern: hash)
-            if let original = seen.first(where: { PerceptualHash.distance($0.hash, hash) <= PerceptualHash.nearDuplicateBits }) {
-                marked[index].nearDuplicateOf = original.path
+            if let original = seen.firstNear(hash) {
+                marked[index].nearDuplicateOf = original
             } else {
-                seen.append((hash, marked[index].path))
+                seen.insert(hash, marked[index].path)
             }
         }
         return marked

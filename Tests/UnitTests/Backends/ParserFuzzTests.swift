@@ -179,20 +179,6 @@ struct ParserFuzzTests {
     }
 }
 
-/// A small, fast, seedable generator (SplitMix64): the same seed gives the same documents.
-struct SplitMix64: RandomNumberGenerator {
-    private var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-    mutating func below(_ bound: Int) -> Int { Int(next() % UInt64(max(bound, 1))) }
-}
-
 /// Mutations of a document: bytes flipped, cut, repeated; values swapped for hostile ones.
 enum Mutator {
     static let hostileScalars = ["inf", "-inf", "nan", "NaN", "1e308", "1e400", "-1", "0", "2", "99999999999999999999", "1.5", "",

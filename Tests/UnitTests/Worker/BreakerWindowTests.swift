@@ -37,7 +37,7 @@ struct BreakerWindowTests {
         #expect(!Self.window(fifth).isTripped(by: Self.settings))
         // An attempt tries each call three times: a service failing one call in five fails
         // about one attempt in 125; never five in a row here.
-        var generator = SeededGenerator(seed: 40)
+        var generator = SplitMix64(seed: 40)
         let attempts = (0..<100_000).map { _ in Double.random(in: 0..<1, using: &generator) < 0.008 }
         var window = BreakerWindow(), tripped = 0
         for (index, failed) in attempts.enumerated() {
@@ -63,18 +63,5 @@ struct BreakerWindowTests {
         let odd = BreakerSettings(failedJobs: 0, failureRatio: 7, windowSeconds: -1, firstProbeSeconds: 0, maxProbeSeconds: 0.01)
         #expect(odd.failedJobs == 1 && odd.failureRatio == 1 && odd.windowSeconds == 1)
         #expect(odd.firstProbeSeconds == 0.1 && odd.maxProbeSeconds == 0.1)
-    }
-}
-
-/// A small deterministic generator (SplitMix64), so the rate test is the same every run.
-struct SeededGenerator: RandomNumberGenerator {
-    private var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }
