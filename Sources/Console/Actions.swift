@@ -13,6 +13,8 @@ import Postgres
 struct Actions {
     let store: QueueReader
     let secrets: Secrets
+    /// The services there are (Backends' registry): a cap for a misspelt one would cap nothing.
+    let services: [String]
 
     /// The role an action's path needs; nil for a path that is no action.
     static func role(_ path: String) -> ConsoleRole? {
@@ -52,9 +54,10 @@ struct Actions {
     /// Sets or removes a service's spend cap in calls a day or a month (the Plan page, an admin's).
     private func spendCap(_ request: Request, _ context: ConsoleContext) async throws -> Response {
         let form = try await Form.read(request, context, secrets: secrets)
-        guard let backend = form["backend"], backend.count <= 100 else { throw HTTPError(.badRequest, message: "name a service: backend=NAME") }
-        let period = form["period"] ?? "month"
-        guard ["day", "month"].contains(period) else { throw HTTPError(.badRequest, message: "period must be day or month") }
+        guard let backend = form["backend"], services.isEmpty || services.contains(backend) else {
+            throw HTTPError(.badRequest, message: "name a service: backend=\(services.joined(separator: "|"))")
+        }
+        guard let period = form["period"], ["day", "month"].contains(period) else { throw HTTPError(.badRequest, message: "period must be day or month") }
         var calls: Int?
         if let text = form["cap_calls"] {
             guard let value = Int(text), value >= 0 else { throw HTTPError(.badRequest, message: "cap_calls must be a whole number of calls, or empty for no cap") }

@@ -57,7 +57,7 @@ public enum ConsoleServer {
             return response
         }
         // Served on every console: AccessGuard refuses what a role does not allow (403, logged).
-        Actions(store: store, secrets: secrets).register(on: router)
+        Actions(store: store, secrets: secrets, services: configuration.services).register(on: router)
         return Application(
             router: router,
             configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "discern-console"),

@@ -75,6 +75,9 @@ struct ConsoleRolesTests {
                     ("bob", Self.bearer(tokens.admin, user: "bob"), pause, 303),
                     ("alice", Self.bearer(tokens.admin, user: "alice@example.org"), pace, 303),
                     ("alice", Self.bearer(tokens.admin, user: "alice@example.org"), cap, 303),
+                    // A cap for a misspelt service would cap nothing; one without a period is no cap.
+                    ("alice", Self.bearer(tokens.admin, user: "alice@example.org"), ("/actions/spend-cap", "backend=discernr&cap_calls=5&period=day"), 400),
+                    ("alice", Self.bearer(tokens.admin, user: "alice@example.org"), ("/actions/spend-cap", "backend=discerner&cap_calls=5"), 400),
                     ("admin token", Self.bearer(tokens.admin), noCap, 303),
                 ]
                 for attempt in tries {
