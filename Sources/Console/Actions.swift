@@ -54,7 +54,7 @@ struct Actions {
     /// Sets or removes a service's spend cap in calls a day or a month (the Plan page, an admin's).
     private func spendCap(_ request: Request, _ context: ConsoleContext) async throws -> Response {
         let form = try await Form.read(request, context, secrets: secrets)
-        guard let backend = form["backend"], services.isEmpty || services.contains(backend) else {
+        guard let backend = form["backend"], backend.count <= 100, services.isEmpty || services.contains(backend) else {
             throw HTTPError(.badRequest, message: "name a service: backend=\(services.joined(separator: "|"))")
         }
         guard let period = form["period"], ["day", "month"].contains(period) else { throw HTTPError(.badRequest, message: "period must be day or month") }

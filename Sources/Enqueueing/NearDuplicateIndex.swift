@@ -15,19 +15,21 @@
 public struct NearDuplicateIndex<Value> {
     public let radius: Int
     private var values: [Value] = []
-    /// Per quarter and 16-bit value (`quarter << 16 | value`), the hashes filed there and their
+    /// Per quarter and 16-bit value (`quarter << 16 | value`), the hashes filed there with their
     /// positions, in the order kept: a slot is read front to back, in one run of memory, and
-    /// its first match is its earliest.
-    private var slotHashes: [[UInt64]]
-    private var slotPositions: [[Int32]]
+    /// stops at its first match or at the first photo kept after the best match so far.
+    private var slots: [[Kept]]
+    private struct Kept {
+        let hash: UInt64
+        let position: Int32
+    }
     /// Every 16-bit pattern of at most `radius / 4` bits: the flips a quarter's probe tries.
     private let flips: [UInt16]
 
     public init(radius: Int) {
         precondition((0...63).contains(radius), "a radius of 0 to 63 bits")
         self.radius = radius
-        slotHashes = Array(repeating: [], count: 4 << 16)
-        slotPositions = Array(repeating: [], count: 4 << 16)
+        slots = Array(repeating: [], count: 4 << 16)
         let perQuarter = radius / 4
         flips = (0...UInt16.max).filter { $0.nonzeroBitCount <= perQuarter }
     }
@@ -41,9 +43,13 @@ public struct NearDuplicateIndex<Value> {
         for quarter in 0..<4 {
             let slot = Int(Self.quarter(hash, quarter)), base = quarter << 16
             for flip in flips {
-                let index = base | (slot ^ Int(flip))
-                guard let match = slotHashes[index].firstIndex(where: { ($0 ^ hash).nonzeroBitCount <= radius }) else { continue }
-                best = min(best, slotPositions[index][match])
+                for kept in slots[base | (slot ^ Int(flip))] {
+                    if kept.position >= best { break }
+                    if (kept.hash ^ hash).nonzeroBitCount <= radius {
+                        best = kept.position
+                        break
+                    }
+                }
             }
         }
         return best == .max ? nil : values[Int(best)]
@@ -54,9 +60,7 @@ public struct NearDuplicateIndex<Value> {
         let position = Int32(values.count)
         values.append(value)
         for quarter in 0..<4 {
-            let index = quarter << 16 | Int(Self.quarter(hash, quarter))
-            slotHashes[index].append(hash)
-            slotPositions[index].append(position)
+            slots[quarter << 16 | Int(Self.quarter(hash, quarter))].append(Kept(hash: hash, position: position))
         }
     }
 

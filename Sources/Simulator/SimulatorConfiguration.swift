@@ -32,7 +32,7 @@ public struct SimulatorConfiguration: Sendable {
     public var recordsAnswers = false
     /// Injected (at init) so tests can move time past a URL's expiry without sleeping.
     public let clock: @Sendable () -> Date
-    /// Whether calls are timed by when they came off the connection (`ArrivalStamp`): on the
+    /// Whether calls are timed by when their bytes reached this machine (`ArrivalStamp`): on the
     /// wall clock, yes; on a clock a test moves by hand, its own reading is the time.
     public let timesArrivals: Bool
     public var faults: Faults

@@ -62,7 +62,8 @@ struct Secrets: Sendable {
 
     /// The form token of `user` in `role` (AccessGuard's names: a proxy's user, "operator token", "local").
     func csrf(user: String, role: ConsoleRole) -> String {
-        HMAC<SHA256>.authenticationCode(for: Data("discern-console-csrf:\(role):\(user)".utf8), using: csrfKey)
+        // A user's name as the role map reads it: a proxy may not spell it the same way twice.
+        HMAC<SHA256>.authenticationCode(for: Data("discern-console-csrf:\(role):\(user.lowercased())".utf8), using: csrfKey)
             .map { String(format: "%02x", $0) }.joined()
     }
 

@@ -22,7 +22,8 @@ struct FaultInjector: Sendable {
                  _ handler: () async throws -> Response) async throws -> Response {
         let correlationID = request.header("X-Correlation-ID")
         let arrived = request.arrival(configuration)
-        await stats.record(service: service, route: route, correlationID: correlationID, at: arrived, read: request.readTime(configuration))
+        await stats.record(service: service, route: route, correlationID: correlationID, at: arrived,
+                           read: request.readTime(configuration), kernelStamped: !request.isUnstamped)
         if faults.latencyMedianSeconds > 0 {
             let sample = faults.latencyMedianSeconds * exp(faults.latencySpread * Self.standardNormal())
             try await Task.sleep(for: .seconds(min(sample, 60)))

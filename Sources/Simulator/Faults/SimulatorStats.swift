@@ -4,6 +4,8 @@ import Foundation
 /// came back before the Retry-After they were given. Tests and `GET /_sim/stats` read it.
 public actor SimulatorStats {
     private var calls: [String: [Date]] = [:]
+    /// Calls stamped when read, for want of the kernel's time (`ArrivalStamp`), by service.
+    private var unstamped: [String: Int] = [:]
     /// How long after arriving each call was read, by service, in arrival order (`ArrivalStamp`).
     private var readDelays: [String: [(arrived: Date, delay: Double)]] = [:]
     /// The same calls by route (`discerner.analyze`, `azure.detect`, ...).
@@ -27,8 +29,9 @@ public actor SimulatorStats {
 
     package init() {}
 
-    func record(service: String, route: String, correlationID: String?, at moment: Date, read: Date? = nil) {
+    func record(service: String, route: String, correlationID: String?, at moment: Date, read: Date? = nil, kernelStamped: Bool = true) {
         calls[service, default: []].append(moment)
+        if !kernelStamped { unstamped[service, default: 0] += 1 }
         readDelays[service, default: []].append((moment, (read ?? moment).timeIntervalSince(moment)))
         routeCalls[route, default: []].append(moment)
         // A call that arrived before the 429 left cannot have been told to wait (a retry of a
@@ -86,6 +89,9 @@ public actor SimulatorStats {
 
     /// How long after arriving each call to `service` was read, in order of arrival: what a
     /// stamp taken on reading would have been wrong by.
+    /// Calls to `service` whose arrival is only their read time: 0 on Linux over TCP.
+    public func unstampedCalls(_ service: String) -> Int { unstamped[service] ?? 0 }
+
     public func readDelays(_ service: String) -> [(arrived: Date, delay: Double)] {
         (readDelays[service] ?? []).sorted { $0.arrived < $1.arrived }
     }

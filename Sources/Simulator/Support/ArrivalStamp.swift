@@ -23,16 +23,18 @@ final class ArrivalStamp: ChannelInboundHandler, RemovableChannelHandler {
 
     static let arrivalField = HTTPField.Name("x-discern-simulator-arrival")!
     static let readField = HTTPField.Name("x-discern-simulator-read")!
+    /// Set when the kernel's time was not to be had and the read time stands in.
+    static let unstampedField = HTTPField.Name("x-discern-simulator-unstamped")!
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         guard case .head(var head) = unwrapInboundIn(data) else {
             context.fireChannelRead(data)
             return
         }
-        let read = Date().timeIntervalSince1970
-        let arrived = Self.sinceLastData(context.channel).map { read - $0 } ?? read
-        head.headerFields[Self.arrivalField] = String(arrived)
+        let read = Date().timeIntervalSince1970, since = Self.sinceLastData(context.channel)
+        head.headerFields[Self.arrivalField] = String(read - (since ?? 0))
         head.headerFields[Self.readField] = String(read)
+        head.headerFields[Self.unstampedField] = since == nil ? "1" : nil
         context.fireChannelRead(wrapInboundOut(.head(head)))
     }
 
@@ -58,6 +60,9 @@ extension Request {
         guard configuration.timesArrivals, let stamp = headers[ArrivalStamp.arrivalField].flatMap(Double.init) else { return configuration.clock() }
         return Date(timeIntervalSince1970: stamp)
     }
+
+    /// Whether `arrival` is only the read time (no TCP information for its connection).
+    var isUnstamped: Bool { headers[ArrivalStamp.unstampedField] != nil }
 
     /// When the server read it (at or after `arrival`), on the same terms.
     func readTime(_ configuration: SimulatorConfiguration) -> Date {

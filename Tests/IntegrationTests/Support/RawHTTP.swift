@@ -40,6 +40,9 @@ enum RawHTTP {
     }
 
     private static func exchange(_ message: String, port: Int, source: String, onSent: () -> Void) -> Answer {
+        // Heard whatever happens, so a caller waiting for it never waits for ever.
+        var heard = false
+        defer { if !heard { onSent() } }
         let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard socket >= 0 else { return Answer(status: 0, body: "socket failed") }
         defer { close(socket) }
@@ -58,6 +61,7 @@ enum RawHTTP {
         let connected = withUnsafePointer(to: &remote) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(socket, $0, size) } }
         guard bound == 0, connected == 0 else { return Answer(status: 0, body: "cannot connect from \(source)") }
         _ = message.withCString { Glibc.send(socket, $0, strlen($0), 0) }
+        heard = true
         onSent()
         var received = [UInt8]()
         var buffer = [UInt8](repeating: 0, count: 65536)

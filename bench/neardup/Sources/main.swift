@@ -9,19 +9,19 @@ import Foundation
 // The hashes: a third spread uniformly, a third from 300 "scenes" (cameras that film the same
 // place: 24 bits in common), a third copies of earlier ones 0-8 bits away (resized, recompressed).
 
-struct SplitMix64 {
+/// xorshift64* (Vigna): a seeded generator, so every run searches the same hashes.
+struct XorShift64Star {
     var state: UInt64
     mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
+        state ^= state >> 12
+        state ^= state << 25
+        state ^= state >> 27
+        return state &* 0x2545_F491_4F6C_DD1D
     }
 }
 
 func hashes(_ count: Int) -> [UInt64] {
-    var random = SplitMix64(state: 44)
+    var random = XorShift64Star(state: 44)
     let scenes = (0..<300).map { _ in random.next() & 0xFFFF_FF00_0000_0000 }
     var made: [UInt64] = []
     made.reserveCapacity(count)
