@@ -39,6 +39,12 @@ struct Completer: Service {
         try? await gracefulShutdown()
     }
 
+    /// A job whose outcome may put it back in the queue (a retry, a hand-back) leaves this
+    /// worker's hands before that is written, never after: once written, this worker's own
+    /// producer may claim it again at once, and finding it still held here it took the new claim
+    /// for a run already under way. Nobody then ran the job or renewed its lease, and with a
+    /// single worker (whose rescuer never takes back its own jobs) it stayed running for ever:
+    /// a test hung 25 minutes under the flake finder (issue 41). Succeeded ones never come back.
     private func record(_ batch: [JobOutcome]) async {
         var results: [(job: Job, result: JobResult)] = [], handBacks: [Job] = []
         await inFlight.writing(batch.map(\.job.id))
@@ -47,19 +53,23 @@ struct Completer: Service {
             case .succeeded(let job, let analysis, let facts, let milliseconds):
                 results.append((job, JobResult(analysis: analysis, preparation: facts, analyzeMilliseconds: milliseconds)))
             case .failed(let job, let failure):
-                await finish(job, await writer.fail(job, failure), failure: failure)
+                await inFlight.finished([job.id])
+                await settle(job, await writer.fail(job, failure), failure: failure)
             case .handBack(let job):
                 handBacks.append(job)
             case .abandoned(let job):
                 logger.notice("job abandoned: its lease was lost (cancelled or rescued); its work was discarded", metadata: ["job": "\(job.id)"])
-                await finish(job, .leaseLost)
+                await inFlight.finished([job.id])
+                await settle(job, .leaseLost)
             case .givenBack(let job, let failure, let after):
-                await finish(job, await writer.giveBack(job, failure, afterSeconds: after) ? .givenBack : .leaseLost)
+                await inFlight.finished([job.id])
+                await settle(job, await writer.giveBack(job, failure, afterSeconds: after) ? .givenBack : .leaseLost)
             }
         }
         if !handBacks.isEmpty {
+            await inFlight.finished(handBacks.map(\.id))
             _ = await writer.handBack(handBacks.map(\.id))
-            for job in handBacks { await finish(job, .handedBack) }
+            for job in handBacks { await settle(job, .handedBack) }
         }
         guard !results.isEmpty else { return }
         let started = ContinuousClock.now
@@ -71,12 +81,15 @@ struct Completer: Service {
             case .stored:
                 succeeded.append((job, result))
             case .leaseLost:
-                await finish(job, .leaseLost)
+                await inFlight.finished([job.id])
+                await settle(job, .leaseLost)
             case .refused(let failure):
-                await finish(job, await writer.fail(job, failure), failure: failure)
+                await inFlight.finished([job.id])
+                await settle(job, await writer.fail(job, failure), failure: failure)
             case .unknown:
                 // Not written (the database stayed away): the lease expires and the job runs again.
-                await finish(job, .notRecorded)
+                await inFlight.finished([job.id])
+                await settle(job, .notRecorded)
             }
         }
         await finishSucceeded(succeeded)
@@ -107,9 +120,9 @@ struct Completer: Service {
         ["job": "\(job.id)", "attempt": "\(job.attempt)", "path": "\(job.imagePath)", "backend": "\(job.backend)"]
     }
 
-    /// A job that did not succeed (succeeded ones: `finishSucceeded`).
-    private func finish(_ job: Job, _ outcome: Tally.Outcome, failure: JobFailure? = nil) async {
-        await inFlight.finished([job.id])
+    /// Counts and logs a job that did not succeed (succeeded ones: `finishSucceeded`), once it
+    /// has left this worker's hands (`record`).
+    private func settle(_ job: Job, _ outcome: Tally.Outcome, failure: JobFailure? = nil) async {
         await tally.count(1, as: outcome)
         WorkerMetrics.jobsFinished(1, backend: job.backend, outcome: outcome.rawValue)
         if let failure {
