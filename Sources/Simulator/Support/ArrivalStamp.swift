@@ -56,17 +56,16 @@ final class ArrivalStamp: ChannelInboundHandler, RemovableChannelHandler {
 extension Request {
     /// When the request arrived: its stamp, on the wall clock; on a clock a test moves by hand,
     /// that clock's reading now (real delays must not leak into a test's own time).
-    func arrival(_ configuration: SimulatorConfiguration) -> Date {
-        guard configuration.timesArrivals, let stamp = headers[ArrivalStamp.arrivalField].flatMap(Double.init) else { return configuration.clock() }
-        return Date(timeIntervalSince1970: stamp)
-    }
+    func arrival(_ configuration: SimulatorConfiguration) -> Date { stamp(ArrivalStamp.arrivalField, configuration) }
+
+    /// When the server read it (at or after `arrival`), on the same terms.
+    func readTime(_ configuration: SimulatorConfiguration) -> Date { stamp(ArrivalStamp.readField, configuration) }
 
     /// Whether `arrival` is only the read time (no TCP information for its connection).
     var isUnstamped: Bool { headers[ArrivalStamp.unstampedField] != nil }
 
-    /// When the server read it (at or after `arrival`), on the same terms.
-    func readTime(_ configuration: SimulatorConfiguration) -> Date {
-        guard configuration.timesArrivals, let stamp = headers[ArrivalStamp.readField].flatMap(Double.init) else { return configuration.clock() }
+    private func stamp(_ field: HTTPField.Name, _ configuration: SimulatorConfiguration) -> Date {
+        guard configuration.timesArrivals, let stamp = headers[field].flatMap(Double.init) else { return configuration.clock() }
         return Date(timeIntervalSince1970: stamp)
     }
 }
