@@ -53,17 +53,14 @@ struct Completer: Service {
             case .succeeded(let job, let analysis, let facts, let milliseconds):
                 results.append((job, JobResult(analysis: analysis, preparation: facts, analyzeMilliseconds: milliseconds)))
             case .failed(let job, let failure):
-                await inFlight.finished([job.id])
-                await settle(job, await writer.fail(job, failure), failure: failure)
+                await letGo(job, failure: failure) { await writer.fail(job, failure) }
             case .handBack(let job):
                 handBacks.append(job)
             case .abandoned(let job):
                 logger.notice("job abandoned: its lease was lost (cancelled or rescued); its work was discarded", metadata: ["job": "\(job.id)"])
-                await inFlight.finished([job.id])
-                await settle(job, .leaseLost)
+                await letGo(job) { .leaseLost }
             case .givenBack(let job, let failure, let after):
-                await inFlight.finished([job.id])
-                await settle(job, await writer.giveBack(job, failure, afterSeconds: after) ? .givenBack : .leaseLost)
+                await letGo(job) { await writer.giveBack(job, failure, afterSeconds: after) ? .givenBack : .leaseLost }
             }
         }
         if !handBacks.isEmpty {
@@ -81,15 +78,12 @@ struct Completer: Service {
             case .stored:
                 succeeded.append((job, result))
             case .leaseLost:
-                await inFlight.finished([job.id])
-                await settle(job, .leaseLost)
+                await letGo(job) { .leaseLost }
             case .refused(let failure):
-                await inFlight.finished([job.id])
-                await settle(job, await writer.fail(job, failure), failure: failure)
+                await letGo(job, failure: failure) { await writer.fail(job, failure) }
             case .unknown:
                 // Not written (the database stayed away): the lease expires and the job runs again.
-                await inFlight.finished([job.id])
-                await settle(job, .notRecorded)
+                await letGo(job) { .notRecorded }
             }
         }
         await finishSucceeded(succeeded)
@@ -118,6 +112,13 @@ struct Completer: Service {
 
     private static func metadata(_ job: Job) -> Logger.Metadata {
         ["job": "\(job.id)", "attempt": "\(job.attempt)", "path": "\(job.imagePath)", "backend": "\(job.backend)"]
+    }
+
+    /// Lets go of `job` here, then writes its outcome (`write`) and settles it (`record`: in that
+    /// order, so a claim after the write finds the job free).
+    private func letGo(_ job: Job, failure: JobFailure? = nil, _ write: () async -> Tally.Outcome) async {
+        await inFlight.finished([job.id])
+        await settle(job, await write(), failure: failure)
     }
 
     /// Counts and logs a job that did not succeed (succeeded ones: `finishSucceeded`), once it
