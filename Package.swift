@@ -25,6 +25,10 @@ let package = Package(
         // Hummingbird's own dependencies, named for the simulator's arrival stamp (a channel handler).
         .package(url: "https://github.com/apple/swift-nio-extras.git", from: "1.34.1"),
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
+        // OpenTelemetry traces (docs/tracing.md): the API every module speaks, and the OTLP/HTTP
+        // exporter that only the executable starts. gRPC is left out: it would double the build.
+        .package(url: "https://github.com/apple/swift-distributed-tracing.git", from: "1.7.0"),
+        .package(url: "https://github.com/swift-otel/swift-otel.git", from: "1.6.0", traits: ["OTLPHTTP"]),
     ],
     targets: [
         // C libraries, found through pkg-config; apt names the Debian package to install.
@@ -57,6 +61,13 @@ let package = Package(
         ),
         .executableTarget(name: "SQLBundler", path: "Plugins/SQLBundler"),
         .plugin(name: "BundleSQL", capability: .buildTool(), dependencies: ["SQLBundler"], path: "Plugins/BundleSQL"),
+        // Spans for a job's journey, in OpenTelemetry's messaging conventions, through
+        // swift-distributed-tracing's API: nothing but a flag's check while tracing is off.
+        .target(name: "Telemetry", dependencies: [.product(name: "Tracing", package: "swift-distributed-tracing")], swiftSettings: swiftSettings),
+        // The OTLP/HTTP exporter (swift-otel), started by a process when the OTEL_* variables ask.
+        .target(name: "TraceExport", dependencies: ["Telemetry", .product(name: "OTel", package: "swift-otel"),
+                                                    .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                                                    .product(name: "Logging", package: "swift-log")], swiftSettings: swiftSettings),
         // What a service found: the vocabulary backends return and the queue stores.
         .target(name: "AnalysisModel", swiftSettings: swiftSettings),
         .target(name: "JobQueue", dependencies: ["Postgres", "SQLSchema", "AnalysisModel", "ErrorCodes"], swiftSettings: swiftSettings),
@@ -78,7 +89,7 @@ let package = Package(
         .target(
             name: "Backends",
             dependencies: [
-                "CurlHTTP", "Imaging", "MediaFiles", "AnalysisModel", "ErrorCodes",
+                "CurlHTTP", "Imaging", "MediaFiles", "AnalysisModel", "ErrorCodes", "Telemetry", .product(name: "Tracing", package: "swift-distributed-tracing"),
                 .product(name: "Logging", package: "swift-log"), .product(name: "Metrics", package: "swift-metrics"),
                 // HMAC-SHA256 for the batch notifications' signature, SHA-256 for a webhook's name.
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -100,7 +111,7 @@ let package = Package(
         .target(
             name: "Worker",
             dependencies: [
-                "JobQueue", "Imaging", "MediaFiles", "Backends", "DedicatedThreads", "AnalysisModel", "Observability",
+                "JobQueue", "Imaging", "MediaFiles", "Backends", "DedicatedThreads", "AnalysisModel", "Observability", "Telemetry", .product(name: "Tracing", package: "swift-distributed-tracing"),
                 .product(name: "Logging", package: "swift-log"), .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
@@ -145,8 +156,9 @@ let package = Package(
         .executableTarget(
             name: "discern",
             dependencies: [
-                "Worker", "Monitor", "Observability", "Simulator", "Backends", "CurlHTTP", "JobQueue", "QueueReads", "Postgres", "Imaging", "MediaFiles", "SampleImages", "Enqueueing", "Console", "DedicatedThreads",
+                "Worker", "Monitor", "Observability", "Simulator", "Backends", "CurlHTTP", "JobQueue", "QueueReads", "Postgres", "Imaging", "MediaFiles", "SampleImages", "Enqueueing", "Console", "DedicatedThreads", "Telemetry", "TraceExport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -161,7 +173,7 @@ let package = Package(
         // Benchmarks: not tests. Run with bench/queue/run.sh.
         .executableTarget(name: "QueueBench", dependencies: ["JobQueue", "Postgres", "AnalysisModel"], path: "bench/queue/Sources",
                           swiftSettings: swiftSettings),
-        .executableTarget(name: "ScaleBench", dependencies: ["Worker", "Backends", "Imaging", "JobQueue", "Postgres", "AnalysisModel",
+        .executableTarget(name: "ScaleBench", dependencies: ["Worker", "Backends", "Imaging", "JobQueue", "Postgres", "AnalysisModel", "TraceExport",
                                                              .product(name: "Logging", package: "swift-log"),
                                                              .product(name: "UnixSignals", package: "swift-service-lifecycle")],
                           path: "bench/scale/Sources", swiftSettings: swiftSettings),

@@ -41,10 +41,11 @@ fi
 
 # From PyPI: botocore, the independent SigV4 signer the simulator's S3 verifier is checked
 # against; kubernetes-validate (offline Kubernetes schemas), jsonschema and PyYAML, which check
-# deploy/kubernetes; websocket-client, which drives Chromium over the DevTools protocol.
-if $tests && ! python3 -c 'import botocore, kubernetes_validate, jsonschema, yaml, websocket' 2>/dev/null; then
-    echo "==> installing botocore, kubernetes-validate, jsonschema, PyYAML, websocket-client from PyPI"
-    python_packages=(botocore kubernetes-validate jsonschema pyyaml websocket-client)
+# deploy/kubernetes; websocket-client, which drives Chromium over the DevTools protocol;
+# opentelemetry-proto, the OpenTelemetry project's own decoder of the spans discern exports.
+if $tests && ! python3 -c 'import botocore, kubernetes_validate, jsonschema, yaml, websocket, opentelemetry.proto' 2>/dev/null; then
+    echo "==> installing botocore, kubernetes-validate, jsonschema, PyYAML, websocket-client, opentelemetry-proto from PyPI"
+    python_packages=(botocore kubernetes-validate jsonschema pyyaml websocket-client opentelemetry-proto)
     python3 -m pip install --quiet "${python_packages[@]}" || python3 -m pip install --quiet --break-system-packages "${python_packages[@]}"
 fi
 # axe-core (Deque's accessibility rules), as axe-playwright-python packages it on PyPI: only its

@@ -66,7 +66,7 @@ BEGIN
         -- and created on the way; `discern enqueue` skips content a result already has. The
         -- columns a job is made of, and no other (not its state, not its attempts).
         GRANT INSERT (batch_id, backend, action, image_path, params, priority, run_at, max_attempts, unique_key,
-                      perceptual_hash, near_duplicate_of)
+                      perceptual_hash, near_duplicate_of, traceparent)
             ON discern.jobs TO discern_enqueue;
         GRANT SELECT (id) ON discern.jobs TO discern_enqueue;
         GRANT SELECT (id, name), INSERT ON discern.batches TO discern_enqueue;

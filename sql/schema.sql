@@ -129,6 +129,7 @@ CREATE TABLE discern.jobs (
     given_back smallint DEFAULT 0 NOT NULL,
     perceptual_hash bigint,
     near_duplicate_of text,
+    traceparent text,
     CONSTRAINT jobs_action_check CHECK (((length(action) >= 1) AND (length(action) <= 50))),
     CONSTRAINT jobs_attempts_check CHECK ((attempts >= 0)),
     CONSTRAINT jobs_backend_check CHECK ((backend = ANY (ARRAY['discerner'::text, 'ooto'::text, 'azure-face'::text, 'landmark'::text, 'unissey'::text]))),
@@ -489,6 +490,9 @@ ALTER TABLE discern.jobs
 
 ALTER TABLE ONLY discern.jobs
     ADD CONSTRAINT jobs_pkey PRIMARY KEY (id);
+
+ALTER TABLE discern.jobs
+    ADD CONSTRAINT jobs_traceparent_w3c CHECK ((traceparent ~ '^[0-9a-f]{2}-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}$'::text)) NOT VALID;
 
 ALTER TABLE ONLY discern.notification_deliveries
     ADD CONSTRAINT notification_deliveries_pkey PRIMARY KEY (event_id, destination);

@@ -71,6 +71,8 @@ public struct EnqueuedFile: Sendable, Equatable {
     public var perceptualHash: Int64?
     /// The photo enqueued before it that it nearly duplicates: it then waits behind every other job.
     public var nearDuplicateOf: String?
+    /// The W3C traceparent of its enqueue's span, while tracing is on (docs/tracing.md).
+    public var traceparent: String?
 
     public init(path: String, uniqueKey: String? = nil, perceptualHash: Int64? = nil, nearDuplicateOf: String? = nil) {
         self.path = path

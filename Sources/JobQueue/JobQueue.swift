@@ -52,6 +52,14 @@ public enum JobQueue {
         return Set(try rows.map { try $0.int("id") })
     }
 
+    /// The W3C traceparents stored with these jobs (migration 0033), by job: read after a claim
+    /// while tracing is on, so the claim itself never pays for them.
+    public static func traceparents(_ connection: Connection, of jobIDs: [Int]) throws -> [Int: String] {
+        guard !jobIDs.isEmpty else { return [:] }
+        let rows = try connection.query(prepared: QueueSQL.traceparents, [jobIDs])
+        return try Dictionary(rows.map { (try $0.int("id"), try $0.string("traceparent")) }) { first, _ in first }
+    }
+
     /// Returns running jobs to the queue without counting the attempt; returns how many.
     @discardableResult
     public static func release(_ connection: Connection, jobIDs: [Int], workerID: String) throws -> Int {
@@ -95,11 +103,12 @@ public enum JobQueue {
                                paramsJSON: String = "{}") throws -> Int {
         try connection.transaction { connection in
             try connection.query("""
-                CREATE TEMP TABLE discern_enqueue (image_path text NOT NULL, unique_key text, perceptual_hash bigint, near_duplicate_of text)
+                CREATE TEMP TABLE discern_enqueue (image_path text NOT NULL, unique_key text, perceptual_hash bigint, near_duplicate_of text,
+                                                   traceparent text)
                 ON COMMIT DROP
                 """)
-            try connection.copyIn("COPY discern_enqueue (image_path, unique_key, perceptual_hash, near_duplicate_of) FROM STDIN",
-                                  rows: files.lazy.map { [$0.path, $0.uniqueKey, $0.perceptualHash.map(String.init), $0.nearDuplicateOf] })
+            try connection.copyIn("COPY discern_enqueue (image_path, unique_key, perceptual_hash, near_duplicate_of, traceparent) FROM STDIN",
+                                  rows: files.lazy.map { [$0.path, $0.uniqueKey, $0.perceptualHash.map(String.init), $0.nearDuplicateOf, $0.traceparent] })
             let batchID = try batch.map { try connection.query("SELECT discern.batch_id($1) AS id", [$0]).first?.int("id") } ?? nil
             return try connection.query(QueueSQL.enqueueStaged, [batchID, backend, action, priority, paramsJSON]).affected
         }

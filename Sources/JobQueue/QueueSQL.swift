@@ -101,6 +101,10 @@ enum QueueSQL {
     /// Attempts a job gets back at most (`fail`); the same 10 as migration 0016 says.
     static let maxGivenBack = 10
 
+    static let traceparents = """
+        SELECT id, traceparent FROM discern.jobs WHERE id = ANY($1::bigint[]) AND traceparent IS NOT NULL
+        """
+
     /// Hands jobs back untouched (shutdown after the grace period): the attempt is not counted.
     static let release = """
         UPDATE discern.jobs
@@ -205,9 +209,10 @@ enum QueueSQL {
     /// too (migration 0020). One statement: one wake-up.
     /// A near-duplicate waits behind every other job (the largest priority).
     static let enqueueStaged = """
-        INSERT INTO discern.jobs (batch_id, backend, action, image_path, priority, unique_key, params, perceptual_hash, near_duplicate_of)
+        INSERT INTO discern.jobs (batch_id, backend, action, image_path, priority, unique_key, params, perceptual_hash, near_duplicate_of,
+                                  traceparent)
         SELECT $1::bigint, $2, $3, s.image_path, CASE WHEN s.near_duplicate_of IS NULL THEN $4::smallint ELSE 32767 END,
-               s.unique_key, $5::jsonb, s.perceptual_hash, s.near_duplicate_of
+               s.unique_key, $5::jsonb, s.perceptual_hash, s.near_duplicate_of, s.traceparent
         FROM discern_enqueue s
         WHERE s.unique_key IS NULL
            OR NOT EXISTS (SELECT 1 FROM discern.results r WHERE r.unique_key = s.unique_key)

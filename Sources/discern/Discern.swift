@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import TraceExport
 import Worker
 
 @main
@@ -25,15 +26,20 @@ extension Discern {
     /// libpq itself see the file's settings.
     static func main() async {
         MemoryTuning.apply()
+        var traces: TraceExport?
         do {
             let arguments = try ConfigurationFile.apply(arguments: Array(CommandLine.arguments.dropFirst()))
             var command = try parseAsRoot(arguments)
+            // After the configuration file: it may set the OTEL_* variables too.
+            traces = TraceExport.startIfWanted()
             if var asyncCommand = command as? any AsyncParsableCommand {
                 try await asyncCommand.run()
             } else {
                 try command.run()
             }
+            await traces?.finish()
         } catch {
+            await traces?.finish()
             FailureExit.exit(for: error)
         }
     }

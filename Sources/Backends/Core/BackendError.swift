@@ -1,6 +1,7 @@
 import CurlHTTP
 import ErrorCodes
 import Foundation
+import Telemetry
 
 /// A failed call to an analysis service, classified for the queue: retry or give up.
 /// Messages never contain credentials or presigned-URL signatures.
@@ -163,4 +164,9 @@ extension ErrorCode where Owner == BackendError {
     public static let cancelled = Self("cancelled")
     /// The service's spend cap is reached (discern.service_budgets): the job goes back to wait.
     public static let capReached = Self("spend_cap_reached")
+}
+
+/// A failed call's `error.type` in a trace is its kind, as in `jobs.error_kind`.
+extension BackendError: TracedError {
+    public var errorType: String { kind }
 }

@@ -1,6 +1,9 @@
 import CurlHTTP
 import Foundation
+import ErrorCodes
 import Metrics
+import Telemetry
+import Tracing
 
 /// How a backend talks to its service: every call waits for the rate limit shared by all
 /// workers and for this process's adaptive concurrency limit, and transient failures are retried
@@ -124,7 +127,7 @@ struct Conversation {
             }
             do {
                 started = max(ContinuousClock.now, slot.sendAt ?? .now)
-                response = try await caller.http.send(request, sendAt: slot.sendAt, sendBy: slot.sendBy)
+                response = try await exchange(request, sendAt: slot.sendAt, sendBy: slot.sendBy)
                 break
             } catch let error as HTTPError where error.code == .slotMissed {
                 missed += 1
@@ -160,6 +163,30 @@ struct Conversation {
 }
 
 extension Conversation {
+    /// One HTTP exchange, in a client span of its own while tracing is on (docs/tracing.md). The
+    /// service is sent the span's `traceparent`; storage is not (a presigned upload carries the
+    /// headers its signer chose, and S3 reads no trace header).
+    fileprivate func exchange(_ request: HTTPRequest, sendAt: ContinuousClock.Instant?, sendBy: ContinuousClock.Instant?) async throws -> HTTPResponse {
+        guard Traces.isOn else { return try await caller.http.send(request, sendAt: sendAt, sendBy: sendBy) }
+        let isUpload = request.method == "PUT"
+        let traced = Traces.begin(isUpload ? "upload" : request.method, kind: .client,
+                                  ["http.request.method": "\(request.method)", "discern.service": "\(caller.service)"])
+        defer { traced.end() }
+        var request = request
+        if !isUpload, let traceparent = traced.traceparent { request.headers.append(HTTPHeader("traceparent", traceparent)) }
+        do {
+            let response = try await caller.http.send(request, sendAt: sendAt, sendBy: sendBy)
+            traced.set("http.response.status_code", response.status)
+            if response.status >= 400 { traced.failed(String(response.status), "HTTP \(response.status)") }
+            return response
+        } catch {
+            // The code only: an error's text may name the URL, and a presigned one is a credential.
+            let code = (error as? HTTPError)?.code.rawValue ?? "transport"
+            traced.failed(code, "no answer (\(code))")
+            throw error
+        }
+    }
+
     /// Every call that went out, by what came of it (2xx, 4xx, 429, 5xx, no_answer, cancelled):
     /// how hard a failing service is being called, across retries, probes and jobs.
     fileprivate func count(_ result: String) {

@@ -24,6 +24,9 @@ struct FaultInjector: Sendable {
         let arrived = request.arrival(configuration)
         await stats.record(service: service, route: route, correlationID: correlationID, at: arrived,
                            read: request.readTime(configuration), kernelStamped: !request.isUnstamped)
+        if let traceparent = request.header("traceparent") {
+            await stats.recordTraceparent(traceparent, route: route, correlationID: correlationID)
+        }
         if faults.latencyMedianSeconds > 0 {
             let sample = faults.latencyMedianSeconds * exp(faults.latencySpread * Self.standardNormal())
             try await Task.sleep(for: .seconds(min(sample, 60)))

@@ -20,6 +20,8 @@ public actor SimulatorStats {
     private var lastArrival: [String: Date] = [:]
     private var violations: [String] = []
     private var answers: [String: [Answer]] = [:]
+    /// The W3C `traceparent` headers each job's calls carried (by `X-Correlation-ID`), by route.
+    private var traceparents: [String: [(route: String, traceparent: String)]] = [:]
 
     /// An analysis answer as sent, and the size of the image it analysed.
     public struct Answer: Sendable {
@@ -43,6 +45,14 @@ public actor SimulatorStats {
         }
         if let id = correlationID { lastArrival[id] = max(lastArrival[id] ?? moment, moment) }
     }
+
+    func recordTraceparent(_ traceparent: String, route: String, correlationID: String?) {
+        guard let id = correlationID else { return }
+        traceparents[id, default: []].append((route, traceparent))
+    }
+
+    /// The `traceparent` headers the calls of a job (`discern-job-<id>`) carried, in order.
+    public func traceparents(for correlationID: String) -> [(route: String, traceparent: String)] { traceparents[correlationID] ?? [] }
 
     func recordFault(_ kind: String) { faults[kind, default: 0] += 1 }
     func recordAnswer(correlationID: String?, _ answer: Answer) {
@@ -107,7 +117,7 @@ public actor SimulatorStats {
 
     /// The stats as a JSON document, for `GET /_sim/stats`.
     func snapshotJSON() -> Data {
-        let object: [String: Any] = [
+        var object: [String: Any] = [
             "calls": calls.mapValues(\.count),
             "faults": faults,
             "refusals": refusals,
@@ -117,6 +127,8 @@ public actor SimulatorStats {
                 (route, ["calls": routeCalls[route]?.count ?? 0, "per_minute": ratePerMinute(route) ?? 0] as [String: Any])
             }),
         ]
+        // Only while callers trace (docs/tracing.md): each job's calls' headers, in order.
+        if !traceparents.isEmpty { object["traceparents"] = traceparents.mapValues { $0.map(\.traceparent) } }
         return (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data("{}".utf8)
     }
 }

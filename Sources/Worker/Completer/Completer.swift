@@ -2,6 +2,7 @@ import AnalysisModel
 import JobQueue
 import Logging
 import ServiceLifecycle
+import Telemetry
 
 /// The only code that writes what became of jobs: results (with their jobs marked succeeded,
 /// in batches: whatever finished while the previous batch was written goes in the next, and a
@@ -13,6 +14,7 @@ struct Completer: Service {
     let writer: OutcomeWriter
     let inFlight: InFlight
     let tally: Tally
+    let traces: JobTraces
     let maxBatch: Int
     let logger: Logger
 
@@ -35,6 +37,7 @@ struct Completer: Service {
             let released = await writer.handBack(leftovers.map(\.id))
             logger.notice("handed jobs still in flight back to the queue", metadata: ["jobs": "\(released)"])
             await tally.count(leftovers.count, as: .handedBack)
+            for job in leftovers { traces.completed(job, Tally.Outcome.handedBack.rawValue) }
         }
         try? await gracefulShutdown()
     }
@@ -48,6 +51,7 @@ struct Completer: Service {
     private func record(_ batch: [JobOutcome]) async {
         var results: [(job: Job, result: JobResult)] = [], handBacks: [Job] = []
         await inFlight.writing(batch.map(\.job.id))
+        traces.completing(batch.lazy.map(\.job))
         for outcome in batch {
             switch outcome {
             case .succeeded(let job, let analysis, let facts, let milliseconds):
@@ -103,6 +107,7 @@ struct Completer: Service {
             WorkerMetrics.apiCalls(backend: backend, jobs.reduce(0) { $0 + $1.result.analysis.apiCalls })
         }
         for (job, result) in succeeded {
+            traces.completed(job, Tally.Outcome.succeeded.rawValue)
             logger.info("job succeeded", metadata: Self.metadata(job).merging([
                 "outcome": "\(result.analysis.outcome ?? "-")", "sent_bytes": "\(result.preparation.sentBytes)",
                 "passed_through": "\(result.preparation.passedThrough)",
@@ -125,6 +130,7 @@ struct Completer: Service {
     /// has left this worker's hands (`record`).
     private func settle(_ job: Job, _ outcome: Tally.Outcome, failure: JobFailure? = nil) async {
         await tally.count(1, as: outcome)
+        traces.completed(job, outcome.rawValue, failure: failure)
         WorkerMetrics.jobsFinished(1, backend: job.backend, outcome: outcome.rawValue)
         if let failure {
             WorkerMetrics.failedAttempt(backend: job.backend, kind: failure.kind)

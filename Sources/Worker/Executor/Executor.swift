@@ -2,6 +2,7 @@ import Backends
 import JobQueue
 import Logging
 import ServiceLifecycle
+import Telemetry
 
 /// Runs the jobs the producer claimed, each as a child task of one task group, and hands what
 /// became of each to the completer. Nothing outlives `run()`: it returns once the producer has
@@ -12,12 +13,13 @@ struct Executor: Service {
     let outbox: Mailbox<JobOutcome>
     let execution: JobExecution
     let abandonments: Abandonments
+    let traces: JobTraces
 
     func run() async {
         await withDiscardingTaskGroup { group in
             while let job = await inbox.next() {
                 group.addTask() {
-                    let outcome = await execute(job)
+                    let outcome = await Traces.within(traces.process(job.id)) { await execute(job) }
                     // Done with the job but for writing it down: its room in the pipeline is free.
                     await execution.inFlight.outcomeReady(job.id)
                     await outbox.send(outcome)

@@ -1,6 +1,8 @@
 import Backends
 import Foundation
 import JobQueue
+import Telemetry
+import Tracing
 
 /// One job's way through the stages: prepare its file (CPU, within the prepare stage's room and
 /// the memory budget), then, holding what it sends within that budget, call its service in a
@@ -38,7 +40,14 @@ struct JobExecution: Sendable {
             plan = planned
         }
         await hold(plan.memory)
-        let prepared = await preparation.prepare(job, plan, for: input)
+        let prepared = await Traces.span("prepare") { traced in
+            let prepared = await preparation.prepare(job, plan, for: input)
+            switch prepared {
+            case .success(let done): traced.set("discern.sent_bytes", done.upload.data.count)
+            case .failure(let failure): traced.failed(failure.kind, failure.message)
+            }
+            return prepared
+        }
         let took = ContinuousClock.now - started
         await inFlight.prepared(job.id, seconds: took.seconds)
         WorkerMetrics.stage("prepare", backend: job.backend, took)
@@ -80,7 +89,10 @@ struct JobExecution: Sendable {
         do {
             let request = AnalysisRequest(action: job.action, paramsJSON: job.paramsJSON, correlationID: "discern-job-\(job.id)",
                                           watch: breakers.watch(job))
-            let analysis = try await backend.analyze(prepared.upload, request: request)
+            let analysis = try await Traces.span("analyze \(job.backend)", kind: .client,
+                                                 ["discern.service": "\(job.backend)", "discern.action": "\(job.action)"]) {
+                _ throws(BackendError) in try await backend.analyze(prepared.upload, request: request)
+            }
             WorkerMetrics.stage("analyze", backend: job.backend, ContinuousClock.now - started)
             await breakers.answered(job)
             return .succeeded(job, analysis, prepared.facts, analyzeMilliseconds: (ContinuousClock.now - started).milliseconds)

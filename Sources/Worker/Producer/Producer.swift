@@ -4,6 +4,7 @@ import Logging
 import Observability
 import Postgres
 import ServiceLifecycle
+import Telemetry
 
 /// Claims jobs and hands them to the executor: as many as there is room for, at once when
 /// notified of new jobs (LISTEN/NOTIFY), else every poll interval (behind a transaction-pooling
@@ -18,6 +19,7 @@ struct Producer: Service {
     let inFlight: InFlight
     let outbox: Mailbox<Job>
     let breakers: ServiceBreakers
+    let traces: JobTraces
     let wakeup: Signal
     let health: Health
     let logger: Logger
@@ -108,7 +110,7 @@ struct Producer: Service {
 
     private func claim(limit: Int, oldestFirst: Int, holdingNothing: Bool) async throws -> [Job] {
         let workerID = configuration.workerID, lease = configuration.leaseSeconds, backends = self.backends
-        let started = ContinuousClock.now
+        let started = ContinuousClock.now, traced = Traces.isOn ? Traces.now : nil
         let jobs = try await Retrying.database(logger: logger, "claim jobs") {
             try await self.claims.withConnection { connection in
                 try JobQueue.claim(connection, workerID: workerID, backends: backends, limit: limit, leaseSeconds: lease,
@@ -119,12 +121,20 @@ struct Producer: Service {
             WorkerMetrics.stage("claim", backend: "all", ContinuousClock.now - started)
             // The claim found these services' breakers closed: one known open has closed since.
             breakers.claimed(Set(jobs.lazy.filter { !$0.isProbe }.map(\.backend)), started: started)
+            if let traced { traces.claimed(jobs, traceparents: await storedTraceparents(jobs), since: traced) }
         }
         if let alone = jobs.first(where: \.runsAlone) {
             logger.notice("running a job alone: its workers stopped while it ran beside others", metadata: [
                 "job": "\(alone.id)", "path": "\(alone.imagePath)"])
         }
         return jobs
+    }
+
+    /// The traceparents stored with `jobs` (their enqueue's spans), read only while tracing is on:
+    /// the claim itself stays as it is. None when they cannot be read: the traces then start here.
+    private func storedTraceparents(_ jobs: [Job]) async -> [Int: String] {
+        let ids = jobs.map(\.id)
+        return (try? await claims.withConnection { try JobQueue.traceparents($0, of: ids) }) ?? [:]
     }
 
     /// A job that must run alone has waited for a worker holding nothing for a while.

@@ -53,7 +53,7 @@ public final class WorkerRuntime: Sendable {
         self.health = health
         let pool = ThreadPool(name: "discern-prepare", threads: configuration.prepareThreads, onThreadExit: Vips.threadShutdown)
         self.pool = pool
-        let wakeup = Signal(), abandonments = Abandonments()
+        let wakeup = Signal(), abandonments = Abandonments(), traces = JobTraces()
         let inFlight = InFlight { wakeup.signal() }
         let jobs = Mailbox<Job>(), outcomes = Mailbox<JobOutcome>()
         let names = Array(Set(backends.map(\.name))).sorted()
@@ -71,12 +71,12 @@ public final class WorkerRuntime: Sendable {
         parts = Parts(
             completer: Completer(inbox: outcomes, writer: OutcomeWriter(database: writes, workerID: configuration.workerID,
                                                                         backoff: configuration.backoff, logger: logger),
-                                 inFlight: inFlight, tally: tally, maxBatch: configuration.completionBatchSize, logger: logger),
+                                 inFlight: inFlight, tally: tally, traces: traces, maxBatch: configuration.completionBatchSize, logger: logger),
             heartbeat: Heartbeat(database: queue, entry: entry, leaseSeconds: configuration.leaseSeconds, inFlight: inFlight,
                                  abandonments: abandonments, health: health, tally: tally, logger: logger),
-            executor: Executor(inbox: jobs, outbox: outcomes, execution: execution, abandonments: abandonments),
+            executor: Executor(inbox: jobs, outbox: outcomes, execution: execution, abandonments: abandonments, traces: traces),
             producer: Producer(claims: queue, listenConninfo: connections.listenConninfo, configuration: configuration, backends: names, inFlight: inFlight, outbox: jobs,
-                               breakers: breakers, wakeup: wakeup, health: health, logger: logger),
+                               breakers: breakers, traces: traces, wakeup: wakeup, health: health, logger: logger),
             rescuer: Rescuer(database: queue, workerID: configuration.workerID, intervalSeconds: configuration.heartbeatSeconds, logger: logger),
             breakerWatch: BreakerWatch(breakers: breakers, backends: names),
             sampler: DepthSampler(database: queue),

@@ -7,6 +7,8 @@ import Imaging
 import JobQueue
 import MediaFiles
 import Postgres
+import Telemetry
+import Tracing
 
 struct EnqueueCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -111,10 +113,11 @@ struct EnqueueCommand: AsyncParsableCommand {
                 nearDuplicateCount += files.count { $0.nearDuplicateOf != nil }
             }
             found += chunk.count
-            let staged = files
+            let (staged, send) = Self.traced(files, backend: backend)
             added += try await database.withConnection { connection in
                 try JobQueue.enqueue(connection, files: staged, backend: backend, action: action, batch: batch, priority: priority, paramsJSON: params)
             }
+            send.end()
             progress.update(found)
         }
         progress.finish()
@@ -155,6 +158,24 @@ struct EnqueueCommand: AsyncParsableCommand {
             }
         }
         return marked
+    }
+
+    /// While tracing is on (docs/tracing.md), each job starts a trace of its own with its
+    /// enqueue span, whose traceparent is stored with it for the worker to continue; the chunk's
+    /// insert is one send span, linked to them (the first 128: OpenTelemetry's default limit).
+    private static func traced(_ files: [EnqueuedFile], backend: String) -> ([EnqueuedFile], Traced) {
+        guard Traces.isOn else { return (files, .none) }
+        var files = files
+        let send = Traces.begin("send \(backend)", kind: .client, Messaging.attributes("send", type: "send", service: backend))
+        send.set("messaging.batch.message_count", files.count)
+        for index in files.indices {
+            let create = Traces.begin("enqueue \(backend)", kind: .producer, parent: .remote(traceparent: nil),
+                                      Messaging.attributes("enqueue", type: "create", service: backend))
+            files[index].traceparent = create.traceparent
+            if index < 128 { send.link(to: files[index].traceparent) }
+            create.end()
+        }
+        return (files, send)
     }
 
     /// Files per transaction: big enough that COPY dominates, small enough to bound memory.

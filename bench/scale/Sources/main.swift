@@ -6,6 +6,7 @@ import Imaging
 import JobQueue
 import Logging
 import Postgres
+import TraceExport
 import UnixSignals
 import Worker
 
@@ -96,11 +97,15 @@ case "work", "serve":
     let configuration = WorkerConfiguration(pathRoots: try PathRoots(["/tmp"]), concurrency: number, prepareThreads: 1,
                                             pollIntervalSeconds: 1, drain: arguments[1] == "work")
     let runtime = WorkerRuntime(connections: connections, backends: [backend], configuration: configuration, logger: logger)
+    // Traces as `discern` has them: on with OTEL_EXPORTER_OTLP_ENDPOINT (the A/B of tracing's
+    // cost, bench/README.md), off otherwise.
+    let traces = TraceExport.startIfWanted()
     // The runtime's own interval, from before it connects to after its last write and its
     // shutdown: what a peer's drain benchmark times (bench/peer), without process start-up.
     let started = ContinuousClock.now
     let summary = try await runtime.run(gracefulShutdownSignals: [.sigterm, .sigint])
     let seconds = (ContinuousClock.now - started) / .seconds(1)
+    await traces?.finish()
     print("calls=\(backend.calls.value) succeeded=\(summary.succeeded) dead=\(summary.dead) lease_lost=\(summary.leaseLost) runtime_seconds=\(seconds)")
 default:
     FileHandle.standardError.write(Data("unknown role \(arguments[1])\n".utf8))
