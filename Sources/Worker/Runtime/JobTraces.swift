@@ -35,7 +35,9 @@ final class JobTraces: Sendable {
             started[job.id] = Open(process: process)
         }
         claim.end()
-        open.withLock { $0.merge(started) { _, new in new } }
+        // A job claimed again while this worker still runs it (InFlight keeps the run under way)
+        // keeps the span of that run.
+        open.withLock { $0.merge(started) { running, _ in running } }
     }
 
     /// The span a job runs in (prepare, analyze and each call are its children).
