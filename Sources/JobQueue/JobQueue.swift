@@ -52,6 +52,15 @@ public enum JobQueue {
         return Set(try rows.map { try $0.int("id") })
     }
 
+    /// Returns to the queue the running jobs leased to `workerID` whose leases expired although it
+    /// no longer holds them (`holding`: the ones it does), attempt not counted; returns their ids.
+    /// Another worker's rescuer never takes a live worker's jobs, and this worker renews no lease
+    /// for a job it let go: without this, such a job (its outcome left unwritten, or a bug that
+    /// lost it) stayed running for as long as the worker lived.
+    public static func releaseOrphans(_ connection: Connection, workerID: String, holding: [Int]) throws -> [Int] {
+        try connection.query(prepared: QueueSQL.releaseOrphans, [workerID, holding]).map { try $0.int("id") }
+    }
+
     /// The W3C traceparents stored with these jobs (migration 0033), by job: read after a claim
     /// while tracing is on, so the claim itself never pays for them.
     public static func traceparents(_ connection: Connection, of jobIDs: [Int]) throws -> [Int: String] {

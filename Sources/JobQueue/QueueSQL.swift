@@ -101,6 +101,16 @@ enum QueueSQL {
     /// Attempts a job gets back at most (`fail`); the same 10 as migration 0016 says.
     static let maxGivenBack = 10
 
+    /// A worker's own running jobs it no longer holds (`$2`: the ones it does), their leases
+    /// expired: back to the queue, the attempt not counted, as a hand-back.
+    static let releaseOrphans = """
+        UPDATE discern.jobs
+        SET state = 'available', attempts = greatest(attempts - 1, 0), run_at = now(),
+            lease_owner = NULL, lease_expires_at = NULL, updated_at = now()
+        WHERE state = 'running' AND lease_owner = $1 AND lease_expires_at < now() AND NOT (id = ANY($2::bigint[]))
+        RETURNING id
+        """
+
     static let traceparents = """
         SELECT id, traceparent FROM discern.jobs WHERE id = ANY($1::bigint[]) AND traceparent IS NOT NULL
         """

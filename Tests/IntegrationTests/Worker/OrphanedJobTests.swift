@@ -1,0 +1,65 @@
+import Foundation
+import JobQueue
+import Postgres
+import SampleImages
+import TestFixtures
+import Testing
+import Worker
+
+/// A job leased to a live worker that no longer holds it: its outcome could not be written, or a
+/// bug lost it (issue 41: a retried job stranded in `running` for 25 minutes). No other worker's
+/// rescuer takes a live worker's jobs, and the worker renews no lease for a job it let go, so
+/// before this the job stayed running for as long as the worker lived, and a draining worker
+/// never ended.
+@Suite("A job its worker lost track of")
+struct OrphanedJobTests {
+    @Test("its lease expired, the worker's own rescuer puts it back and the worker runs it; jobs it holds, and other workers', are left be")
+    func releasedAndRun() async throws {
+        try await TestDatabase.with { conninfo in
+            try await TestFolder.with { folder in
+                let path = try folder.write(SampleImages.photo(width: 96, height: 64, seed: 4), as: "orphan.jpg")
+                let database = Database(conninfo: conninfo)
+                let orphan = try await database.withConnection { connection -> Int in
+                    try JobQueue.enqueue(connection, paths: [path, path + ".other", path + ".held"])
+                    let jobs = try JobQueue.claim(connection, workerID: "holder", backends: ["discerner"], limit: 3, leaseSeconds: 60)
+                    try #require(jobs.count == 3)
+                    try connection.query("UPDATE discern.jobs SET lease_expires_at = now() - interval '1 second'")
+                    // One held by another worker, one this worker still holds: neither is its to release.
+                    try connection.query("UPDATE discern.jobs SET lease_owner = 'someone-else' WHERE id = $1", [jobs[1].id])
+                    #expect(try JobQueue.releaseOrphans(connection, workerID: "holder", holding: [jobs[2].id]) == [jobs[0].id])
+                    #expect(try JobQueue.releaseOrphans(connection, workerID: "holder", holding: []) == [jobs[2].id])
+                    // Put back as a job the worker lost: running, leased to it, the lease expired.
+                    try connection.query("""
+                        UPDATE discern.jobs SET state = 'running', attempts = 1, lease_owner = 'holder', lease_expires_at = now() - interval '1 second'
+                        WHERE id = $1
+                        """, [jobs[0].id])
+                    try connection.query("DELETE FROM discern.jobs WHERE id <> $1", [jobs[0].id])
+                    return jobs[0].id
+                }
+                // The same worker, alive and draining: nothing is claimable until its rescuer acts.
+                // Without it the drain never ends: after five minutes (a starved machine's rescuer
+                // acts within seconds) the test says so and stops the worker, rather than hang.
+                let summary = try await TestSimulator.with { simulator in
+                    try await withThrowingTaskGroup(of: WorkerSummary?.self) { race in
+                        race.addTask {
+                            try await TestWorker.drain(conninfo, simulator: simulator) { configuration in
+                                configuration.workerID = "holder"
+                                configuration.leaseSeconds = 3
+                            }
+                        }
+                        race.addTask {
+                            try await Task.sleep(for: .seconds(300))
+                            return nil
+                        }
+                        let first = try await race.next() ?? nil
+                        race.cancelAll()
+                        return first
+                    }
+                }
+                #expect(summary?.succeeded == 1, "the worker never ran the job it lost track of")
+                let row = try #require(try await database.rows("SELECT state, attempts FROM discern.jobs WHERE id = $1", [orphan]).first)
+                #expect(try row.string("state") == "succeeded" && row.int("attempts") == 1, "released without spending an attempt")
+            }
+        }
+    }
+}
