@@ -13,17 +13,15 @@ It takes http/protobuf and http/json bodies, gzip or not, at /v1/traces, and ans
 collector does (an empty ExportTraceServiceResponse). Listens on 127.0.0.1 only. With --discard it
 only answers (a collector that costs the exporter's machine nothing: the benchmarks' sink).
 """
-import argparse
 import gzip
 import json
-import os
-import signal
 import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 from google.protobuf import json_format
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest, ExportTraceServiceResponse
 from opentelemetry.proto.trace.v1.trace_pb2 import Span, Status
+
+import loopback_server
 
 
 def value(any_value):
@@ -59,64 +57,40 @@ def spans(request):
 
 
 def main():
-    # A parent may hand SIGTERM down ignored (a test runner does): stopping it must still work.
-    signal.signal(signal.SIGTERM, signal.SIG_DFL)
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--port", type=int, default=0)
-    parser.add_argument("--url-file")
-    parser.add_argument("--log", required=True)
+    parser = loopback_server.arguments()
     parser.add_argument("--discard", action="store_true")
     options = parser.parse_args()
     lock = threading.Lock()
 
-    class Handler(BaseHTTPRequestHandler):
+    class Handler(loopback_server.QuietHandler):
         def do_POST(self):
             body = self.rfile.read(int(self.headers.get("Content-Length", "0")))
-            if self.headers.get("Content-Encoding", "").lower() == "gzip":
+            if options.discard:
+                body = b""
+            elif self.headers.get("Content-Encoding", "").lower() == "gzip":
                 body = gzip.decompress(body)
             content_type = self.headers.get("Content-Type", "")
             request = ExportTraceServiceRequest()
-            if options.discard:
-                body = b""
             try:
                 if self.path != "/v1/traces":
                     raise ValueError(f"unexpected path {self.path}")
                 if content_type.startswith("application/json"):
-                    json_format.Parse(body, request)
+                    json_format.Parse(body or b"{}", request)
                 else:
                     request.ParseFromString(body)
             except Exception as error:  # an undecodable export is the exporter's bug: say so
-                message = f"cannot decode: {error}".encode()
-                self.send_response(400)
-                self.send_header("Content-Length", str(len(message)))
-                self.end_headers()
-                self.wfile.write(message)
+                self.answer(400, f"cannot decode: {error}".encode())
                 return
             with lock, open(options.log, "a") as log:
                 for span in spans(request):
                     log.write(json.dumps(span) + "\n")
             answer = ExportTraceServiceResponse()
             if content_type.startswith("application/json"):
-                payload, answer_type = json_format.MessageToJson(answer).encode(), "application/json"
+                self.answer(200, json_format.MessageToJson(answer).encode(), "application/json")
             else:
-                payload, answer_type = answer.SerializeToString(), "application/x-protobuf"
-            self.send_response(200)
-            self.send_header("Content-Type", answer_type)
-            self.send_header("Content-Length", str(len(payload)))
-            self.end_headers()
-            self.wfile.write(payload)
+                self.answer(200, answer.SerializeToString(), "application/x-protobuf")
 
-        def log_message(self, *args):
-            pass
-
-    server = ThreadingHTTPServer(("127.0.0.1", options.port), Handler)
-    url = f"http://127.0.0.1:{server.server_address[1]}"
-    if options.url_file:
-        with open(options.url_file + ".part", "w") as handle:
-            handle.write(url + "\n")
-        os.replace(options.url_file + ".part", options.url_file)
-    print(f"receiving on {url}", flush=True)
-    server.serve_forever()
+    loopback_server.serve(Handler, options.port, options.url_file)
 
 
 if __name__ == "__main__":

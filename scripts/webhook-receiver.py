@@ -9,15 +9,14 @@ own code, and appends what it got to a file, one JSON object per line:
 `signature` is valid, invalid, stale (older than 5 minutes: a replay) or missing. It answers 200,
 or --status N to every request (a receiver that fails). Listens on 127.0.0.1 only.
 """
-import argparse
 import hashlib
 import hmac
 import json
 import os
-import signal
 import threading
 import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import loopback_server
 
 TOLERANCE_SECONDS = 300
 
@@ -38,18 +37,13 @@ def signature_verdict(header, body, secret):
 
 
 def main():
-    # A parent may hand SIGTERM down ignored (a test runner does): stopping it must still work.
-    signal.signal(signal.SIGTERM, signal.SIG_DFL)
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--port", type=int, default=0)
-    parser.add_argument("--url-file")
-    parser.add_argument("--log", required=True)
+    parser = loopback_server.arguments()
     parser.add_argument("--status", type=int, default=200)
     options = parser.parse_args()
     secret = os.environ.get("DISCERN_NOTIFY_SECRET", "")
     lock = threading.Lock()
 
-    class Handler(BaseHTTPRequestHandler):
+    class Handler(loopback_server.QuietHandler):
         def do_POST(self):
             body = self.rfile.read(int(self.headers.get("Content-Length", "0")))
             try:
@@ -61,22 +55,9 @@ def main():
                       "content_type": self.headers.get("Content-Type"), "body": document}
             with lock, open(options.log, "a") as log:
                 log.write(json.dumps(record) + "\n")
-            self.send_response(options.status)
-            self.send_header("Content-Length", "2")
-            self.end_headers()
-            self.wfile.write(b"ok")
+            self.answer(options.status, b"ok")
 
-        def log_message(self, *args):
-            pass
-
-    server = ThreadingHTTPServer(("127.0.0.1", options.port), Handler)
-    url = f"http://127.0.0.1:{server.server_address[1]}"
-    if options.url_file:
-        with open(options.url_file + ".part", "w") as handle:
-            handle.write(url + "\n")
-        os.replace(options.url_file + ".part", options.url_file)
-    print(f"receiving on {url}", flush=True)
-    server.serve_forever()
+    loopback_server.serve(Handler, options.port, options.url_file)
 
 
 if __name__ == "__main__":
