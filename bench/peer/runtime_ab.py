@@ -6,7 +6,8 @@ Each round seeds JOBS no-op jobs and drains them with one `ScaleBench work URL 3
 each build (the order flipping each round), each in a database of its own (bench_before,
 bench_after) migrated to the schema it was built with. Per drain: jobs/s from exec to exit,
 and the CPU the whole machine spent (worker and PostgreSQL together, from /proc/stat) per job.
-Writes the "## Runtime A/B" section of bench/RESULTS.md.
+Writes the "## Runtime A/B" section of bench/RESULTS.md, or the one AB_SECTION names
+(bench/peer/tracing_ab.sh).
 """
 import os
 import statistics
@@ -56,7 +57,8 @@ def main():
     table = "\n".join(f"| {i + 1} | {r['before'][0]:,.0f} | {r['after'][0]:,.0f} | {r['before'][1]:.0f} | {r['after'][1]:.0f} |"
                       for i, r in enumerate(rows))
     label = os.environ.get("AB_LABEL", "")
-    section = f"""## Runtime A/B (bench/peer/runtime_ab.py)
+    heading = os.environ.get("AB_SECTION", "## Runtime A/B")
+    section = f"""{heading} (bench/peer/runtime_ab.py)
 
 {machine()}. Run: {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}. {label}
 One `ScaleBench work` process (concurrency 32, the real runtime, a no-op backend) drains {jobs:,}
@@ -71,7 +73,7 @@ PostgreSQL) per job.
 Median after / before: **{ratio:.2f}x** the rate, {cpu:.2f}x the CPU per job.
 
 """
-    write_section(section, "## Runtime A/B")
+    write_section(section, heading)
     print(section)
 
 
