@@ -79,10 +79,12 @@ let package = Package(
         .target(name: "MediaFiles", dependencies: ["CFileShim", "ErrorCodes"], swiftSettings: swiftSettings),
         .target(name: "Imaging", dependencies: ["CVips", "CVipsShim", "MediaFiles", "DedicatedThreads", "ErrorCodes"], swiftSettings: swiftSettings),
         .target(name: "CurlHTTP", dependencies: ["CCurl", "CCurlShim", "DedicatedThreads", "ErrorCodes"], swiftSettings: swiftSettings),
-        // enqueue's own work: finding files under the path roots, hashing their content.
+        // discern enqueue's pipeline (Enqueuer): finding files under the path roots, keying them by
+        // content, finding near-duplicates, staging and inserting them through JobQueue.
         .target(
             name: "Enqueueing",
-            dependencies: ["MediaFiles", "DedicatedThreads", "ErrorCodes", .product(name: "Crypto", package: "swift-crypto")],
+            dependencies: ["MediaFiles", "DedicatedThreads", "ErrorCodes", "JobQueue", "Postgres", "Imaging", "Telemetry",
+                           .product(name: "Tracing", package: "swift-distributed-tracing"), .product(name: "Crypto", package: "swift-crypto")],
             swiftSettings: swiftSettings
         ),
         .target(name: "SampleImages", dependencies: ["Imaging", "MediaFiles", "CVips", "CVipsShim", "CVipsSampleShim"], swiftSettings: swiftSettings),

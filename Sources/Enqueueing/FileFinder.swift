@@ -12,7 +12,7 @@ import MediaFiles
 /// The workers' trust rule applies here too: only files that lie under the path roots once
 /// every symlink is resolved (`DISCERN_PATH_ROOTS`; without it, under the folders named) are
 /// enqueued, so a symlink in a photo folder cannot queue /etc/shadow.
-public struct FileFinder {
+public struct FileFinder: Sendable {
     public static let imageExtensions: Set<String> = ["jpg", "jpeg", "png", "webp", "tif", "tiff", "heic", "heif", "gif"]
     public static let videoExtensions: Set<String> = ["mp4", "mov", "webm", "m4v"]
 

@@ -1,14 +1,9 @@
 import ArgumentParser
 import Backends
-import DedicatedThreads
 import Enqueueing
 import Foundation
 import Imaging
-import JobQueue
-import MediaFiles
 import Postgres
-import Telemetry
-import Tracing
 
 struct EnqueueCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -75,109 +70,24 @@ struct EnqueueCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let roots = try Setting.pathRoots(pathRoots)
         let finder = FileFinder(extensions: backend.service.imagePolicy == nil ? FileFinder.videoExtensions : FileFinder.imageExtensions,
-                                include: include, exclude: exclude, roots: roots)
-        let walk: FileWalk
-        do { walk = try finder.walk(self.paths) } catch { throw ValidationError("\(error)") }
-        // Streamed: files are found, hashed and enqueued a chunk at a time, each chunk in its own
-        // transaction, so memory stays bounded whatever the count, workers start on the first
-        // chunk at once, and an interrupted run keeps what it enqueued (running it again adds
-        // only what is missing: the content keys of the rest are already taken).
-        let reader = ThreadPool(name: "discern-walk", threads: 1)
-        defer { reader.shutdown() }
-        let database = Database(conninfo: self.database.conninfo, name: "discern-enqueue")
+                                include: include, exclude: exclude, roots: try Setting.pathRoots(pathRoots))
+        let request = Enqueuer.Request(paths: paths, finder: finder, backend: backend.rawValue, action: action, paramsJSON: params,
+                                       batch: batch, priority: priority, dedupe: dedupe, nearDuplicatesLast: nearDuplicates == .last,
+                                       hashThreads: hashThreads)
         let progress = TerminalProgress(label: "enqueueing", total: 0)
-        let backend = self.backend.rawValue, action = self.action, batch = self.batch, priority = self.priority, params = self.params
-        var found = 0, added = 0
-        var unreadable: [String] = []
-        // The perceptual hashes of the photos kept so far in this run, to find near-duplicates.
-        var looks = NearDuplicateIndex<String>(radius: PerceptualHash.nearDuplicateBits)
-        var nearDuplicateCount = 0
-        let contentKey = ContentKey(backend: backend, action: action, paramsJSON: params)
-        while let chunk = try await reader.run({ try walk.next(upTo: Self.chunkSize) }) {
-            var files = chunk.map { EnqueuedFile(path: $0) }
-            if dedupe {
-                let keys = try await contentKey.keys(chunk, roots: walk.roots, threads: hashThreads) { [found] in progress.update(found + $0) }
-                files = zip(chunk, keys).compactMap { path, key in
-                    switch key {
-                    case .success(let key): return EnqueuedFile(path: path, uniqueKey: key)
-                    case .failure(let problem):
-                        unreadable.append(problem.description)
-                        return nil
-                    }
-                }
-            }
-            if nearDuplicates == .last {
-                files = try await markNearDuplicates(files, roots: walk.roots, seen: &looks)
-                nearDuplicateCount += files.count { $0.nearDuplicateOf != nil }
-            }
-            found += chunk.count
-            let (staged, send) = Self.traced(files, backend: backend)
-            added += try await database.withConnection { connection in
-                try JobQueue.enqueue(connection, files: staged, backend: backend, action: action, batch: batch, priority: priority, paramsJSON: params)
-            }
-            send.end()
-            progress.update(found)
+        let summary: Enqueuer.Summary
+        do {
+            summary = try await Enqueuer(request).run(into: Database(conninfo: database.conninfo, name: "discern-enqueue")) { progress.update($0) }
+        } catch let error as EnqueueError {
+            throw ValidationError("\(error)")
         }
         progress.finish()
-        guard found > 0 else {
-            throw ValidationError("no files found under \(self.paths.joined(separator: ", "))")
+        if let first = summary.unreadable.first {
+            StandardError.writeLine("skipped \(summary.unreadable.count) file(s) that could not be read as regular files under the path roots, e.g. \(TerminalText.safe(first))")
         }
-        if let first = unreadable.first {
-            StandardError.writeLine("skipped \(unreadable.count) file(s) that could not be read as regular files under the path roots, e.g. \(TerminalText.safe(first))")
-        }
-        let skipped = found - added - unreadable.count
-        print("enqueued \(added) job(s) for \(backend)\(batch.map { " in batch \(TerminalText.safe($0))" } ?? "")"
-              + (skipped > 0 ? "; skipped \(skipped) already enqueued or analysed" : "")
-              + (nearDuplicates == .last ? "; \(nearDuplicateCount) near-duplicate(s) wait behind the rest" : ""))
+        print("enqueued \(summary.added) job(s) for \(backend.rawValue)\(batch.map { " in batch \(TerminalText.safe($0))" } ?? "")"
+              + (summary.skipped > 0 ? "; skipped \(summary.skipped) already enqueued or analysed" : "")
+              + (nearDuplicates == .last ? "; \(summary.nearDuplicates) near-duplicate(s) wait behind the rest" : ""))
     }
-
-    /// Each file's perceptual hash (on `hashThreads` threads of their own), and the earlier photo
-    /// of this run it nearly duplicates, if any: the first of a group stays in its turn, the rest
-    /// name it. A file that cannot be decoded keeps its turn (the worker will say why it fails).
-    private func markNearDuplicates(_ files: [EnqueuedFile], roots: PathRoots, seen: inout NearDuplicateIndex<String>) async throws -> [EnqueuedFile] {
-        let pool = ThreadPool(name: "discern-look", threads: hashThreads)
-        defer { pool.shutdown() }
-        let hashes = try await withThrowingTaskGroup(of: (Int, UInt64?).self) { group in
-            for (index, file) in files.enumerated() {
-                group.addTask { (index, try await pool.run { try? PerceptualHash.of(try roots.open(file.path)) }) }
-            }
-            var hashes = [UInt64?](repeating: nil, count: files.count)
-            for try await (index, hash) in group { hashes[index] = hash }
-            return hashes
-        }
-        var marked = files
-        for index in marked.indices {
-            guard let hash = hashes[index] else { continue }
-            marked[index].perceptualHash = Int64(bitPattern: hash)
-            if let original = seen.firstNear(hash) {
-                marked[index].nearDuplicateOf = original
-            } else {
-                seen.insert(hash, marked[index].path)
-            }
-        }
-        return marked
-    }
-
-    /// While tracing is on (docs/tracing.md), each job starts a trace of its own with its
-    /// enqueue span, whose traceparent is stored with it for the worker to continue; the chunk's
-    /// insert is one send span, linked to them (the first 128: OpenTelemetry's default limit).
-    private static func traced(_ files: [EnqueuedFile], backend: String) -> ([EnqueuedFile], Traced) {
-        guard Traces.isOn else { return (files, .none) }
-        var files = files
-        let send = Traces.begin("send \(backend)", kind: .client, Messaging.attributes("send", type: "send", service: backend))
-        send.set("messaging.batch.message_count", files.count)
-        for index in files.indices {
-            let create = Traces.begin("enqueue \(backend)", kind: .producer, parent: .remote(traceparent: nil),
-                                      Messaging.attributes("enqueue", type: "create", service: backend))
-            files[index].traceparent = create.traceparent
-            if index < 128 { send.link(to: files[index].traceparent) }
-            create.end()
-        }
-        return (files, send)
-    }
-
-    /// Files per transaction: big enough that COPY dominates, small enough to bound memory.
-    static let chunkSize = 10_000
 }
