@@ -197,7 +197,7 @@ let package = Package(
         .testTarget(
             name: "UnitTests",
             dependencies: ["Imaging", "MediaFiles", "Simulator", "CurlHTTP", "Backends", "JobQueue", "QueueReads", "Postgres", "AnalysisModel", "SampleImages", "Enqueueing",
-                           "Worker", "Console", "TestFixtures"],
+                           "Worker", "Console", "TestFixtures", "Telemetry", "TraceExport"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
