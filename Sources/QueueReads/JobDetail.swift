@@ -24,6 +24,9 @@ public struct JobDetail: Codable, Sendable {
         public let finishedAt: String?
         public let leaseOwner: String?
         public let leaseExpiresAt: String?
+        /// The trace its enqueue started (`jobs.traceparent`, docs/tracing.md), to look it up in
+        /// a tracing UI; nil when nobody traced it.
+        public let traceId: String?
     }
     public struct Attempt: Codable, Sendable {
         public let attempt: Int?
@@ -108,7 +111,8 @@ public struct JobDetail: Codable, Sendable {
         """
         WITH j AS (
             SELECT j.id, j.state, j.backend, j.action, b.name AS batch, j.batch_id, j.image_path, j.priority, j.attempts, j.max_attempts, j.error_kind,
-                   j.last_error, j.error_history, j.created_at, j.run_at, j.updated_at, j.finished_at, j.lease_owner, j.lease_expires_at
+                   j.last_error, j.error_history, j.created_at, j.run_at, j.updated_at, j.finished_at, j.lease_owner, j.lease_expires_at,
+                   nullif(split_part(j.traceparent, '-', 2), '') AS trace_id
             FROM discern.jobs j LEFT JOIN discern.batches b ON b.id = j.batch_id
             WHERE j.id = coalesce($1, (SELECT job_id FROM discern.results WHERE id = $2))),
         r AS (

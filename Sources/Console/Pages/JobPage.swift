@@ -59,6 +59,7 @@ enum JobPage {
             rows += [("state", job.state), ("service", "\(job.backend) \(job.action)"), ("batch", job.batch ?? "–"),
                      ("attempts", "\(job.attempts) of \(job.maxAttempts)")]
             if let kind = job.errorKind { rows.append(("last error", "\(kind): \(job.lastError ?? "")")) }
+            if let trace = job.traceId { rows.append(("trace", trace)) }
         } else {
             rows.append(("job", "pruned; the result is kept"))
         }

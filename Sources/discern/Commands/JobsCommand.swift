@@ -87,6 +87,7 @@ enum JobSheet {
         ]
         if let owner = job.leaseOwner { lines.append("lease:       \(text(owner)) until \(text(job.leaseExpiresAt))") }
         if let kind = job.errorKind { lines.append("last error:  \(text(kind)): \(text(job.lastError))") }
+        if let trace = job.traceId { lines.append("trace:       \(text(trace))") }
         if !job.errorHistory.isEmpty {
             lines.append("errors (\(job.errorHistory.count)):")
             for entry in job.errorHistory {

@@ -92,6 +92,13 @@ struct TraceTests {
                     #expect(sent.count == calls.count && Set(sent.map { String($0.split(separator: "-")[2]) }) == Set(calls.compactMap { $0["span_id"] as? String }),
                             "traceparent headers of job \(job.id): \(sent)")
                 }
+                // What a person looks a job up by, to find its trace.
+                let first = try #require(jobs.first)
+                let sheet = try WorkerProcess(conninfo: conninfo, simulatorURL: "", logFolder: folder,
+                                              arguments: ["show", "\(first.id)", "--database-url", conninfo], plainArguments: true, command: "jobs")
+                #expect(await sheet.expectExit(seconds: 120) && sheet.exitStatus == 0)
+                let traceID = first.traceparent.map { String($0.split(separator: "-")[1]) } ?? "?"
+                #expect(sheet.output.contains("trace:       \(traceID)"), "\(sheet.output)")
                 // Claims are batches: each says how many it took and links to their traces.
                 let claims = spans.filter { $0["name"] as? String == "claim discerner" }
                 let claimed = claims.compactMap { ($0["attributes"] as? [String: Any])?["messaging.batch.message_count"] as? Int }.reduce(0, +)
