@@ -47,10 +47,10 @@ struct WorkCommand: AsyncParsableCommand {
     @Option(help: "Seconds a claimed job stays ours without a heartbeat (renewed every 10 s), 1-3600. Default: $DISCERN_LEASE_SECONDS, else 30.")
     var leaseSeconds: Double?
 
-    @Option(help: "On SIGTERM/SIGINT, seconds jobs in flight may take before they are handed back to the queue, 0-3600.")
+    @Option(help: "On SIGTERM/SIGINT, seconds jobs in flight may take before they are handed back to the queue, 0-3600. Default: $DISCERN_GRACE_SECONDS, else 30.")
     var graceSeconds: Double?
 
-    @Option(help: "Seconds between looks at the queue when no notification arrives, 0.05-3600 (LISTEN/NOTIFY is the fast path).")
+    @Option(help: "Seconds between looks at the queue when no notification arrives, 0.05-3600 (LISTEN/NOTIFY is the fast path). Default: $DISCERN_POLL_SECONDS, else 5.")
     var pollSeconds: Double?
 
     @Option(help: "Seconds before a truncated file (maybe still being copied) is tried once more, 1-86400. Default: 300.")

@@ -21,7 +21,7 @@ struct DatabaseOptions: ParsableArguments {
 }
 
 struct LogOptions: ParsableArguments {
-    @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.")
+    @Option(help: "Log level: trace, debug, info, notice, warning, error, critical. Default: $DISCERN_LOG_LEVEL, else info.")
     var logLevel: String = ProcessInfo.processInfo.environment["DISCERN_LOG_LEVEL"] ?? "info"
 
     @Option(help: "Log format on standard error: logfmt or json. Default: $DISCERN_LOG_FORMAT, else logfmt.")
