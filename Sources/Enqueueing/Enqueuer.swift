@@ -56,7 +56,15 @@ public struct Enqueuer: Sendable {
     /// Throws `EnqueueError` for a path that cannot be searched or when nothing was found.
     public func run(into database: Database, progress: @escaping @Sendable (Int) -> Void) async throws -> Summary {
         let request = self.request
-        let walk = try request.finder.walk(request.paths)
+        let walk: FileWalk
+        do {
+            walk = try request.finder.walk(request.paths)
+        } catch let error as EnqueueError {
+            throw error
+        } catch {
+            // A path that cannot be searched (outside the roots, unreadable) is the caller's to fix.
+            throw EnqueueError(.badPath, "\(error)")
+        }
         let reader = ThreadPool(name: "discern-walk", threads: 1)
         defer { reader.shutdown() }
         var summary = Summary()
@@ -82,11 +90,11 @@ public struct Enqueuer: Sendable {
             }
             summary.found += chunk.count
             let (staged, send) = Self.traced(files, backend: request.backend)
+            defer { send.end() }
             summary.added += try await database.withConnection { connection in
                 try JobQueue.enqueue(connection, files: staged, backend: request.backend, action: request.action, batch: request.batch,
                                      priority: request.priority, paramsJSON: request.paramsJSON)
             }
-            send.end()
             progress(summary.found)
         }
         guard summary.found > 0 else {

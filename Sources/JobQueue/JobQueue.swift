@@ -53,7 +53,8 @@ public enum JobQueue {
     }
 
     /// Returns to the queue the running jobs leased to `workerID` whose leases expired although it
-    /// no longer holds them (`holding`: the ones it does), attempt not counted; returns their ids.
+    /// no longer holds them (`holding`: the ones it does), the attempt counted (dead once none is
+    /// left); returns their ids.
     /// Another worker's rescuer never takes a live worker's jobs, and this worker renews no lease
     /// for a job it let go: without this, such a job (its outcome left unwritten, or a bug that
     /// lost it) stayed running for as long as the worker lived.

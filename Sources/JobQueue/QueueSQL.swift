@@ -102,13 +102,25 @@ enum QueueSQL {
     static let maxGivenBack = 10
 
     /// A worker's own running jobs it no longer holds (`$2`: the ones it does), their leases
-    /// expired: back to the queue, the attempt not counted, as a hand-back.
+    /// expired. The attempt counts (it ran, and may have paid for a call), so a job whose outcome
+    /// can never be written ends dead after its attempts rather than run for ever; its history
+    /// says so. A row locked meanwhile (its outcome being written) is not waited for.
     static let releaseOrphans = """
-        UPDATE discern.jobs
-        SET state = 'available', attempts = greatest(attempts - 1, 0), run_at = now(),
-            lease_owner = NULL, lease_expires_at = NULL, updated_at = now()
-        WHERE state = 'running' AND lease_owner = $1 AND lease_expires_at < now() AND NOT (id = ANY($2::bigint[]))
-        RETURNING id
+        UPDATE discern.jobs AS j
+        SET state = CASE WHEN j.attempts < j.max_attempts THEN 'available' ELSE 'dead' END,
+            run_at = CASE WHEN j.attempts < j.max_attempts THEN now() ELSE j.run_at END,
+            finished_at = CASE WHEN j.attempts < j.max_attempts THEN NULL ELSE now() END,
+            error_kind = 'outcome_unrecorded', last_error = m.message,
+            lease_owner = NULL, lease_expires_at = NULL, updated_at = now(),
+            error_history = discern.history_with(j.error_history, jsonb_build_object(
+                'attempt', j.attempts, 'at', now(), 'kind', 'outcome_unrecorded', 'error', m.message, 'counted', true))
+        FROM (SELECT id FROM discern.jobs
+              WHERE state = 'running' AND lease_owner = $1 AND lease_expires_at < now() AND NOT (id = ANY($2::bigint[]))
+              FOR UPDATE SKIP LOCKED) AS o,
+             (SELECT 'the worker ran this attempt but could not record what came of it (its log says why: a permission, '
+                     || 'a schema not migrated); the attempt counts, and once none is left the job is dead: fix that, then discern retry' AS message) AS m
+        WHERE j.id = o.id AND j.state = 'running' AND j.lease_owner = $1
+        RETURNING j.id
         """
 
     static let traceparents = """

@@ -59,16 +59,24 @@ public enum Traces {
 
     /// Runs `body` in a span of its own, ended when `body` returns or throws (the error's type
     /// is then the span's `error.type`). While tracing is off, `body` runs alone.
-    public static func span<T, E: Error>(_ name: String, kind: SpanKind = .internal, _ attributes: SpanAttributes = [:],
+    /// The name and attributes are made only while tracing is on.
+    public static func span<T, E: Error>(_ name: @autoclosure () -> String, kind: SpanKind = .internal,
+                                         _ attributes: @autoclosure () -> SpanAttributes = [:],
                                          _ body: (Traced) async throws(E) -> T) async throws(E) -> T {
         guard isOn else { return try await body(.none) }
-        let traced = begin(name, kind: kind, parent: .current, attributes)
+        let traced = begin(name(), kind: kind, parent: .current, attributes())
         defer { traced.end() }
         let result: Result<T, E> = await within(traced) {
             do throws(E) { return .success(try await body(traced)) } catch { return .failure(error) }
         }
         if case .failure(let error) = result {
-            traced.failed((error as? any TracedError)?.errorType ?? String(describing: type(of: error)), String(describing: error))
+            // Only an error that names its own kind says what happened: another's text may carry
+            // what a span must not (an HTTP client's error names the URL, which may be presigned).
+            if let error = error as? any TracedError {
+                traced.failed(error.errorType, String(describing: error))
+            } else {
+                traced.failed(String(describing: type(of: error)), String(describing: type(of: error)))
+            }
         }
         return try result.get()
     }
@@ -95,7 +103,8 @@ struct HeaderDictionary: Injector, Extractor {
     func extract(key: String, from carrier: [String: String]) -> String? { carrier[key] }
 }
 
-/// An error that names its own `error.type` (a short stable kind), rather than its Swift type.
+/// An error that names its own `error.type` (a short stable kind), rather than its Swift type,
+/// and whose description is safe to show (no credential, no presigned URL): `BackendError`.
 public protocol TracedError: Error {
     var errorType: String { get }
 }

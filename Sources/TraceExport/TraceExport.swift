@@ -31,6 +31,11 @@ public struct TraceExport {
         configuration.metrics.enabled = false
         // Its own diagnostics on stderr: problems only (OTEL_LOG_LEVEL says otherwise).
         configuration.diagnosticLogLevel = .warning
+        // A batch tool's bursts: `discern enqueue` makes 10,000 spans a chunk, in a moment. The
+        // specification's 2,048 would drop most of them (and their jobs' traces would lose their
+        // first span); 32,768 holds three chunks, about 30 MB at worst. OTEL_BSP_* still win.
+        configuration.traces.batchSpanProcessor.maxQueueSize = 32_768
+        configuration.traces.batchSpanProcessor.maxExportBatchSize = 2_048
         do {
             let backend = try OTel.makeTracingBackend(configuration: configuration)
             let group = ServiceGroup(services: [backend.service], logger: Logger(label: "discern.traces") { _ in SwiftLogNoOpLogHandler() })

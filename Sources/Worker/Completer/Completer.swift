@@ -37,7 +37,7 @@ struct Completer: Service {
             let released = await writer.handBack(leftovers.map(\.id))
             logger.notice("handed jobs still in flight back to the queue", metadata: ["jobs": "\(released)"])
             await tally.count(leftovers.count, as: .handedBack)
-            for job in leftovers { traces.completed(job, Tally.Outcome.handedBack.rawValue) }
+            for job in leftovers { traces.take(job.id)?.end(Tally.Outcome.handedBack.rawValue) }
         }
         try? await gracefulShutdown()
     }
@@ -68,9 +68,14 @@ struct Completer: Service {
             }
         }
         if !handBacks.isEmpty {
-            await inFlight.finished(handBacks.map(\.id))
-            _ = await writer.handBack(handBacks.map(\.id))
-            for job in handBacks { await settle(job, .handedBack) }
+            let ids = handBacks.map(\.id), spans = ids.map(traces.take)
+            await inFlight.letGo(ids)
+            _ = await writer.handBack(ids)
+            await inFlight.settled(ids)
+            for (job, spans) in zip(handBacks, spans) {
+                spans?.end(Tally.Outcome.handedBack.rawValue)
+                await settle(job, .handedBack)
+            }
         }
         guard !results.isEmpty else { return }
         let started = ContinuousClock.now
@@ -107,7 +112,7 @@ struct Completer: Service {
             WorkerMetrics.apiCalls(backend: backend, jobs.reduce(0) { $0 + $1.result.analysis.apiCalls })
         }
         for (job, result) in succeeded {
-            traces.completed(job, Tally.Outcome.succeeded.rawValue)
+            traces.take(job.id)?.end(Tally.Outcome.succeeded.rawValue)
             logger.info("job succeeded", metadata: Self.metadata(job).merging([
                 "outcome": "\(result.analysis.outcome ?? "-")", "sent_bytes": "\(result.preparation.sentBytes)",
                 "passed_through": "\(result.preparation.passedThrough)",
@@ -120,17 +125,21 @@ struct Completer: Service {
     }
 
     /// Lets go of `job` here, then writes its outcome (`write`) and settles it (`record`: in that
-    /// order, so a claim after the write finds the job free).
+    /// order, so a claim after the write finds the job free). Its spans are taken first and
+    /// ended with what was written.
     private func letGo(_ job: Job, failure: JobFailure? = nil, _ write: () async -> Tally.Outcome) async {
-        await inFlight.finished([job.id])
-        await settle(job, await write(), failure: failure)
+        let spans = traces.take(job.id)
+        await inFlight.letGo([job.id])
+        let outcome = await write()
+        await inFlight.settled([job.id])
+        spans?.end(outcome.rawValue, failure: failure)
+        await settle(job, outcome, failure: failure)
     }
 
     /// Counts and logs a job that did not succeed (succeeded ones: `finishSucceeded`), once it
     /// has left this worker's hands (`record`).
     private func settle(_ job: Job, _ outcome: Tally.Outcome, failure: JobFailure? = nil) async {
         await tally.count(1, as: outcome)
-        traces.completed(job, outcome.rawValue, failure: failure)
         WorkerMetrics.jobsFinished(1, backend: job.backend, outcome: outcome.rawValue)
         if let failure {
             WorkerMetrics.failedAttempt(backend: job.backend, kind: failure.kind)

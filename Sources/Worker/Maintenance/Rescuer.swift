@@ -56,9 +56,10 @@ struct Rescuer: Service {
     }
 
     /// This worker's running jobs it no longer holds, their leases expired: back to the queue.
-    /// What it holds is read first, so a job claimed meanwhile has a fresh lease and is left be.
+    /// What it holds (and what it let go with an outcome still being written) is read first, so
+    /// a job claimed meanwhile has a fresh lease and is left be.
     private func releaseOrphans() async throws {
-        let holding = await inFlight.ids, workerID = self.workerID
+        let holding = await inFlight.accountedFor, workerID = self.workerID
         let released = try await database.withConnection { try JobQueue.releaseOrphans($0, workerID: workerID, holding: holding) }
         if !released.isEmpty {
             logger.warning("handed back jobs this worker no longer held, their leases expired: they run again",

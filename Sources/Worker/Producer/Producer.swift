@@ -80,6 +80,7 @@ struct Producer: Service {
         // Up to two batches unwritten: one being written, the next filling up meanwhile.
         let room = await inFlight.room(prepareQueue: configuration.prepareQueue, concurrency: configuration.concurrency,
                                        maxUnwritten: 2 * configuration.completionBatchSize)
+        let since = Traces.isOn ? Traces.now : nil
         let jobs = room > 0 ? try await claim(limit: room, oldestFirst: share.oldestFirst(of: room), holdingNothing: holdingNothing) : []
         share.record(claimed: jobs.count)
         if !jobs.isEmpty {
@@ -89,6 +90,7 @@ struct Producer: Service {
                 logger.notice("claimed jobs this worker is still running (another worker took it for stopped); the runs under way keep them",
                               metadata: ["jobs": "\(running)"])
             }
+            if let since { traces.claimed(fresh, traceparents: await storedTraceparents(fresh), since: since) }
             for job in fresh { await outbox.send(job) }
             let counts = await inFlight.counts
             WorkerMetrics.inFlight("prepare", counts.preparing)
@@ -110,7 +112,7 @@ struct Producer: Service {
 
     private func claim(limit: Int, oldestFirst: Int, holdingNothing: Bool) async throws -> [Job] {
         let workerID = configuration.workerID, lease = configuration.leaseSeconds, backends = self.backends
-        let started = ContinuousClock.now, traced = Traces.isOn ? Traces.now : nil
+        let started = ContinuousClock.now
         let jobs = try await Retrying.database(logger: logger, "claim jobs") {
             try await self.claims.withConnection { connection in
                 try JobQueue.claim(connection, workerID: workerID, backends: backends, limit: limit, leaseSeconds: lease,
@@ -121,7 +123,6 @@ struct Producer: Service {
             WorkerMetrics.stage("claim", backend: "all", ContinuousClock.now - started)
             // The claim found these services' breakers closed: one known open has closed since.
             breakers.claimed(Set(jobs.lazy.filter { !$0.isProbe }.map(\.backend)), started: started)
-            if let traced { traces.claimed(jobs, traceparents: await storedTraceparents(jobs), since: traced) }
         }
         if let alone = jobs.first(where: \.runsAlone) {
             logger.notice("running a job alone: its workers stopped while it ran beside others", metadata: [

@@ -62,6 +62,21 @@ actor InFlight {
     /// Jobs done but for writing their outcome down.
     private var unwritten: Set<Int> = []
 
+    /// Let go of before their outcomes are written (`Completer.letGo`): no longer held, so a
+    /// claim may take them again the moment a write commits, but still accounted for until
+    /// `settled`: the rescuer must not take a job whose outcome is on its way for one this
+    /// worker lost (its write would then land on the next claim).
+    func letGo(_ ids: [Int]) {
+        finished(ids)
+        settling.formUnion(ids)
+    }
+
+    /// Their outcomes are written (or given up on).
+    func settled(_ ids: [Int]) { settling.subtract(ids) }
+
+    /// Jobs let go whose outcomes are still being written.
+    private var settling: Set<Int> = []
+
     func finished(_ ids: [Int]) {
         var freed = false
         for id in ids {
@@ -90,6 +105,8 @@ actor InFlight {
     }
 
     var ids: [Int] { Array(jobs.keys) }
+    /// Held, or let go with an outcome still being written: this worker's, not orphans.
+    var accountedFor: [Int] { Array(settling.union(jobs.keys)) }
     /// Held, and with no outcome on its way: a lease missing for one of these was taken.
     var heldAndOpen: Set<Int> { Set(jobs.keys).subtracting(writing) }
     var isEmpty: Bool { jobs.isEmpty }

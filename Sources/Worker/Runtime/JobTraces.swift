@@ -4,19 +4,29 @@ import Telemetry
 import Tracing
 
 /// Each job's spans while this worker holds it (docs/tracing.md): opened when the job is
-/// claimed, run in by the executor, closed by the completer once its outcome is written. A
-/// job's first attempt continues the trace of its enqueue (its stored `traceparent`); a later
-/// attempt starts a trace of its own, linked to that one. While tracing is off nothing is kept.
+/// claimed, run in by the executor, taken by the completer when it lets the job go and ended
+/// once its outcome is written. A job's first attempt continues the trace of its enqueue (its
+/// stored `traceparent`); a later attempt starts a trace of its own, linked to that one. While
+/// tracing is off nothing is kept.
 final class JobTraces: Sendable {
-    private struct Open: Sendable {
+    /// One job's open spans, ended together with what became of it.
+    struct Open: Sendable {
         let process: Traced
         var complete: Traced = .none
+
+        func end(_ outcome: String, failure: JobFailure? = nil) {
+            complete.set("discern.outcome", outcome)
+            process.set("discern.outcome", outcome)
+            if let failure { process.failed(failure.kind, failure.message) }
+            complete.end()
+            process.end()
+        }
     }
 
     private let open = Mutex<[Int: Open]>([:])
 
-    /// A claim that took `jobs`, begun `since`: its span links to each job's trace, and each
-    /// job's process span starts.
+    /// A claim that took `jobs` (the ones this worker runs: not those it runs already), begun
+    /// `since`: its span links to each job's trace, and each job's process span starts.
     func claimed(_ jobs: [Job], traceparents: [Int: String], since: Traces.Instant) {
         guard Traces.isOn, !jobs.isEmpty else { return }
         let services = Set(jobs.map(\.backend))
@@ -35,9 +45,7 @@ final class JobTraces: Sendable {
             started[job.id] = Open(process: process)
         }
         claim.end()
-        // A job claimed again while this worker still runs it (InFlight keeps the run under way)
-        // keeps the span of that run.
-        open.withLock { $0.merge(started) { running, _ in running } }
+        open.withLock { $0.merge(started) { _, new in new } }
     }
 
     /// The span a job runs in (prepare, analyze and each call are its children).
@@ -58,13 +66,11 @@ final class JobTraces: Sendable {
         }
     }
 
-    /// A job's outcome is written (or left to its lease): its spans end, saying which.
-    func completed(_ job: Job, _ outcome: String, failure: JobFailure? = nil) {
-        guard Traces.isOn, let spans = open.withLock({ $0.removeValue(forKey: job.id) }) else { return }
-        spans.complete.set("discern.outcome", outcome)
-        spans.process.set("discern.outcome", outcome)
-        if let failure { spans.process.failed(failure.kind, failure.message) }
-        spans.complete.end()
-        spans.process.end()
+    /// Takes a job's spans, for its completer to end once its outcome is written: taken before
+    /// the job leaves the worker's hands, so a claim of it that follows the write starts spans
+    /// of its own.
+    func take(_ jobID: Int) -> Open? {
+        guard Traces.isOn else { return nil }
+        return open.withLock { $0.removeValue(forKey: jobID) }
     }
 }
