@@ -12,6 +12,9 @@ bash scripts/check-layers.sh
 
 pgdir=$(mktemp -d /tmp/discern-test-pg.XXXXXX)
 chmod 755 "$pgdir"
+# This run's name, in the cgroups and disks the tests make (Tests/IntegrationTests/Support/
+# TestRun.swift): the clean-up below takes back this run's, never another run's beside it.
+export DISCERN_TEST_RUN=${pgdir##*.}
 # Every PostgreSQL cluster a test starts (chaos and outage tests) is listed here, so a run that
 # dies cannot leave one behind; the test process itself runs in a session of its own, and
 # whatever is left in that session when it ends (workers, consoles, simulators, Chromium) is
@@ -28,12 +31,12 @@ cleanup() {
     rm -rf "$pgdir"
     # What the tests made as root and leave only when killed: small disks they filled
     # (DatabaseWeatherTests) and memory cgroups they ran a worker in (MemoryLimitTests).
-    for disk in "${TMPDIR:-/tmp}"/discern-disk-*; do
+    for disk in "${TMPDIR:-/tmp}"/discern-disk-"$DISCERN_TEST_RUN"-*; do
         [ -d "$disk" ] || continue
         umount "$disk" 2>/dev/null || umount -l "$disk" 2>/dev/null || true
         rmdir "$disk" 2>/dev/null || true
     done
-    find /sys/fs/cgroup -maxdepth 6 -type d -name 'discern-test-*' -exec rmdir {} + 2>/dev/null || true
+    find /sys/fs/cgroup -maxdepth 6 -type d -name "discern-test-$DISCERN_TEST_RUN-*" -exec rmdir {} + 2>/dev/null || true
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM

@@ -141,7 +141,7 @@ final class SmallDisk: Sendable {
 
     /// nil where the machine lets the test mount nothing (not root, no mount(2)).
     static func mount(megabytes: Int) async -> SmallDisk? {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("discern-disk-\(UUID().uuidString.prefix(8))")
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("discern-disk-\(TestRun.id)-\(UUID().uuidString.prefix(8))")
         guard (try? FileManager.default.createDirectory(at: folder, withIntermediateDirectories: false)) != nil,
               (try? await Subprocess.runWithStatus("/bin/mount", ["-t", "tmpfs", "-o", "size=\(megabytes)m,mode=755", "tmpfs", folder.path]))?.status == 0 else {
             try? FileManager.default.removeItem(at: folder)

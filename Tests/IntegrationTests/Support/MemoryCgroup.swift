@@ -17,7 +17,7 @@ final class MemoryCgroup: @unchecked Sendable {
         let membership = (try? String(contentsOfFile: "/proc/self/cgroup", encoding: .utf8)) ?? ""
         let mounts = (try? String(contentsOfFile: "/proc/self/mountinfo", encoding: .utf8)) ?? ""
         for hierarchy in CgroupMemory.Hierarchy.all(membership: membership, mountinfo: mounts) {
-            let folder = hierarchy.folder + "/discern-test-\(UUID().uuidString.prefix(8).lowercased())"
+            let folder = hierarchy.folder + "/discern-test-\(TestRun.id)-\(UUID().uuidString.prefix(8).lowercased())"
             guard (try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false)) != nil else { continue }
             let v2 = hierarchy.limitFiles.contains("memory.max")
             let limit = folder + (v2 ? "/memory.max" : "/memory.limit_in_bytes")
