@@ -21,9 +21,24 @@ export DISCERN_TEST_RUN=${pgdir##*.}
 # killed: nothing a test starts outlives the run.
 export DISCERN_CLUSTER_REGISTRY="$pgdir/clusters"
 : > "$DISCERN_CLUSTER_REGISTRY"
+# Daemons a test starts that leave the session (PgBouncer's -d forks into a session of its own)
+# add their pidfile here, so a killed run takes them back too.
+export DISCERN_PIDFILE_REGISTRY="$pgdir/pidfiles"
+: > "$DISCERN_PIDFILE_REGISTRY"
 session=""
 cleanup() {
-    if [ -n "$session" ]; then pkill -KILL -s "$session" 2>/dev/null || true; fi
+    # Again until the session is empty: a test killed while it started a process (a console
+    # forked just as the first pass listed the session) leaves that child behind the first pass.
+    if [ -n "$session" ]; then
+        for _ in $(seq 50); do
+            pkill -KILL -s "$session" 2>/dev/null || break
+            sleep 0.1
+        done
+    fi
+    sort -u "$DISCERN_PIDFILE_REGISTRY" 2>/dev/null | while read -r pidfile; do
+        [ -s "$pidfile" ] && kill -KILL "$(cat "$pidfile")" 2>/dev/null || true
+        case "$pidfile" in "${TMPDIR:-/tmp}"/discern-pgbouncer-*) rm -rf "$(dirname "$pidfile")" ;; esac
+    done
     sort -u "$DISCERN_CLUSTER_REGISTRY" 2>/dev/null | while read -r cluster; do
         [ -d "$cluster" ] && bash scripts/postgres.sh stop "$cluster" || true
     done

@@ -38,6 +38,12 @@ enum PgBouncer {
         let asRoot = getuid() == 0
         let command = asRoot ? "/usr/sbin/runuser" : binary
         let prefix = asRoot ? ["-u", "postgres", "--", binary] : []
+        // -d leaves the test run's session: scripts/test.sh finds it by its pidfile if the run is killed.
+        if let registry = ProcessInfo.processInfo.environment["DISCERN_PIDFILE_REGISTRY"], let handle = FileHandle(forWritingAtPath: registry) {
+            handle.seekToEndOfFile()
+            handle.write(Data((folder.appendingPathComponent("pgbouncer.pid").path + "\n").utf8))
+            try? handle.close()
+        }
         _ = try await Subprocess.run(command, prefix + ["-d", folder.appendingPathComponent("pgbouncer.ini").path])
         defer {
             if let pid = try? String(contentsOf: folder.appendingPathComponent("pgbouncer.pid"), encoding: .utf8),
