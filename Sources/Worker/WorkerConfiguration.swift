@@ -15,8 +15,13 @@ public struct WorkerConfiguration: Sendable {
     public var prepareThreads: Int
     /// Jobs claimed for preparation at once (in it or waiting for a thread), and also how many
     /// prepared jobs may wait for a network slot. Twice the threads keeps them busy across a
-    /// claim's round trip without holding many leases idle.
-    public var prepareQueue: Int
+    /// claim's round trip without holding many leases idle; set, it is that number whatever the
+    /// threads.
+    public var prepareQueue: Int {
+        get { max(1, prepareQueueGiven ?? 2 * prepareThreads) }
+        set { prepareQueueGiven = newValue }
+    }
+    private var prepareQueueGiven: Int?
     /// Results written per completion statement, at most.
     public var completionBatchSize: Int
     /// Bytes of prepared images held at once, waiting for or in a call: bounds memory whatever
@@ -49,16 +54,17 @@ public struct WorkerConfiguration: Sendable {
     /// times a second.
     public var samplesQueueDepth = true
 
-    public init(pathRoots: PathRoots, workerID: String = WorkerConfiguration.defaultWorkerID(), concurrency: Int = 8,
+    /// The defaults are `discern work`'s (its flags say them from here).
+    public init(pathRoots: PathRoots, workerID: String = WorkerConfiguration.defaultWorkerID(), concurrency: Int = 16,
                 prepareThreads: Int = ProcessInfo.processInfo.activeProcessorCount,
-                prepareQueue: Int? = nil, completionBatchSize: Int = 100, maxBytesInFlight: Int = 64 << 20,
+                prepareQueue: Int? = nil, completionBatchSize: Int = 100, maxBytesInFlight: Int = MemoryBudget.detect().megabytes << 20,
                 leaseSeconds: Double = 30, pollIntervalSeconds: Double = 5, drain: Bool = false,
                 graceSeconds: Double = 30, backoff: Backoff = Backoff()) {
         self.pathRoots = pathRoots
         self.workerID = workerID
         self.concurrency = max(1, concurrency)
         self.prepareThreads = max(1, prepareThreads)
-        self.prepareQueue = max(1, prepareQueue ?? 2 * max(1, prepareThreads))
+        self.prepareQueueGiven = prepareQueue
         self.completionBatchSize = max(1, completionBatchSize)
         self.maxBytesInFlight = max(1, maxBytesInFlight)
         self.leaseSeconds = leaseSeconds

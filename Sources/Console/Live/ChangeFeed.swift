@@ -20,7 +20,10 @@ public final class ChangeFeed: Service, Sendable {
 
     /// - Parameter conninfo: a direct connection (LISTEN does not work through a
     ///   transaction-mode pooler); nil: the safety net alone.
-    public init(conninfo: String?, safetyNetSeconds: Int = 30) {
+    /// How long open pages go without a refresh when nothing is announced, by default.
+    public static let defaultSafetyNetSeconds = 30
+
+    public init(conninfo: String?, safetyNetSeconds: Int = ChangeFeed.defaultSafetyNetSeconds) {
         self.conninfo = conninfo
         self.safetyNetSeconds = safetyNetSeconds
     }

@@ -19,11 +19,8 @@ struct ConsoleCommand: AsyncParsableCommand {
     @OptionGroup var database: DatabaseOptions
     @OptionGroup var logging: LogOptions
 
-    @Option(help: "Address to listen on. Default: $DISCERN_CONSOLE_HOST, else 127.0.0.1.")
-    var host: String?
-
-    @Option(help: "Port, 0-65535 (0 picks one; it is logged). Default: $DISCERN_CONSOLE_PORT, else 8460.")
-    var port: Int?
+    @OptionGroup var host: Knob<ConsoleKnobs.Host>
+    @OptionGroup var port: Knob<ConsoleKnobs.Port>
 
     @Option(name: .customLong("path-root"),
             help: "A folder thumbnails may be read from (repeatable). Default: $DISCERN_PATH_ROOTS. Required.")
@@ -44,16 +41,15 @@ struct ConsoleCommand: AsyncParsableCommand {
     @Option(help: "The review page lists results read with less confidence than this: 0-1, or auto (the threshold the audit measurements recommend for licence plates at 2 % wrong after review, the last 30 days; 0.8 until they can promise it; docs/console.md).")
     var reviewBelow: String = "0.8"
 
-    @Option(help: "Seconds after which open pages refresh even though no change was announced (a worker falling silent, a lease running out), 1-86400. Default: $DISCERN_CONSOLE_REFRESH_SECONDS, else 30.")
-    var refreshSeconds: Int?
+    @OptionGroup var refreshSeconds: Knob<ConsoleKnobs.RefreshSeconds>
 
     func run() async throws {
         guard let roots = try Setting.pathRoots(pathRoots) else {
             throw SettingError("set the folders thumbnails may be read from: --path-root /photos or DISCERN_PATH_ROOTS")
         }
-        var settings = ConsoleConfiguration(roots: roots)
-        settings.host = host ?? Setting.present("DISCERN_CONSOLE_HOST") ?? "127.0.0.1"
-        settings.port = try Setting.integer(port, "port", env: "DISCERN_CONSOLE_PORT", default: 8460, in: 0...65535)
+        var (knobbed, _) = try Knobs.apply(self, to: ConsoleKnobs.Settings.defaults)
+        knobbed.console.roots = roots
+        var settings = knobbed.console
         do {
             let environment = BackendEnvironment()
             settings.accessToken = try environment.secret("DISCERN_CONSOLE_TOKEN")?.plainText
@@ -81,9 +77,38 @@ struct ConsoleCommand: AsyncParsableCommand {
         try await Database(conninfo: database.conninfo, name: "discern-preflight").withConnection { try Migrator.requireCurrent($0) }
         let store = try await QueueReader(conninfo: database.conninfo)
         let changes = ChangeFeed(conninfo: database.conninfo,
-                                 safetyNetSeconds: try Setting.integer(refreshSeconds, "refresh-seconds", env: "DISCERN_CONSOLE_REFRESH_SECONDS", default: 30, in: 1...86_400))
+                                 safetyNetSeconds: knobbed.refreshSeconds)
         let server = ConsoleServer.application(store: store, changes: changes, configuration: settings, logger: logger)
         // The feed after the server: it stops first, ending the open pages' event streams.
         try await ServiceGroup(configuration: .init(services: [server, changes], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)).run()
+    }
+}
+
+/// `discern console`'s one-value settings, declared as `discern work`'s are (Knob.swift); the
+/// defaults are ConsoleConfiguration's and the change feed's.
+enum ConsoleKnobs {
+    struct Settings: KnobRoot, Sendable {
+        /// Path roots come from `--path-root` (required): none until then.
+        var console = ConsoleConfiguration(roots: PathRoots(merging: []))
+        var refreshSeconds = ChangeFeed.defaultSafetyNetSeconds
+        static let defaults = Settings()
+    }
+
+    enum Host: TextKnob {
+        static let flag = "host", variable: String? = "DISCERN_CONSOLE_HOST"
+        static let summary = "Address to listen on"
+        static let keyPath = \Settings.console.host
+    }
+
+    enum Port: IntegerKnob {
+        static let flag = "port", variable: String? = "DISCERN_CONSOLE_PORT", range = 0...65535
+        static let summary = "Port, 0-65535 (0 picks one; it is logged)"
+        static let keyPath = \Settings.console.port
+    }
+
+    enum RefreshSeconds: IntegerKnob {
+        static let flag = "refresh-seconds", variable: String? = "DISCERN_CONSOLE_REFRESH_SECONDS", range = 1...86_400
+        static let summary = "Seconds after which open pages refresh even though no change was announced (a worker falling silent, a lease running out), 1-86400"
+        static let keyPath = \Settings.refreshSeconds
     }
 }

@@ -17,25 +17,15 @@ struct MonitorCommand: AsyncParsableCommand {
     @OptionGroup var database: DatabaseOptions
     @OptionGroup var logging: LogOptions
 
-    @Option(help: "Port for /metrics, 0-65535. Default: $DISCERN_MONITOR_PORT, else 9465.")
-    var metricsPort: Int?
-
-    @Option(help: "Address to listen on. Default: $DISCERN_METRICS_HOST, else 127.0.0.1.")
-    var metricsHost: String?
-
-    @Option(help: "Seconds between looks at the queue, 1-3600.")
-    var interval: Double = 15
+    @OptionGroup var metricsPort: Knob<MonitorKnobs.Port>
+    @OptionGroup var metricsHost: Knob<MonitorKnobs.Host>
+    @OptionGroup var interval: Knob<MonitorKnobs.Interval>
 
     @Option(help: "The end of the night's window for discern_plan_unfinished_jobs: HH:MM (the next one) or an ISO 8601 time. Default: $DISCERN_PLAN_UNTIL, else none.")
     var planUntil: String?
 
-    func validate() throws {
-        guard interval.isFinite, (1...3600).contains(interval) else { throw ValidationError("--interval must be from 1 to 3600 seconds") }
-    }
-
     func run() async throws {
-        let port = try Setting.integer(metricsPort, "metrics-port", env: "DISCERN_MONITOR_PORT", default: 9465, in: 0...65535)
-        let host = metricsHost ?? Setting.present("DISCERN_METRICS_HOST") ?? "127.0.0.1"
+        let (settings, _) = try Knobs.apply(self, to: MonitorKnobs.Settings.defaults)
         let logger = logging.makeLogger("discern.monitor")
         let registry = MetricsServer.bootstrap(version: Discern.configuration.version)
         let window = planUntil ?? Setting.present("DISCERN_PLAN_UNTIL")
@@ -44,10 +34,38 @@ struct MonitorCommand: AsyncParsableCommand {
         }
         var windowEnd: (@Sendable () -> Date?)?
         if let window { windowEnd = { Plan.windowEnd(window) } }
-        let monitor = QueueMonitor(conninfo: database.conninfo, backends: Services.names, intervalSeconds: interval, windowEnd: windowEnd, logger: logger)
-        let server = MetricsServer.application(registry, health: monitor.health, host: host, port: port, logger: logger)
+        let monitor = QueueMonitor(conninfo: database.conninfo, backends: Services.names, intervalSeconds: settings.intervalSeconds, windowEnd: windowEnd, logger: logger)
+        let server = MetricsServer.application(registry, health: monitor.health, host: settings.host, port: settings.port, logger: logger)
         let group = ServiceGroup(configuration: .init(services: [.init(service: server), .init(service: monitor)],
                                                       gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
         try await group.run()
+    }
+}
+
+/// `discern monitor`'s one-value settings, declared as `discern work`'s are (Knob.swift).
+enum MonitorKnobs {
+    struct Settings: KnobRoot, Sendable {
+        var port = 9465
+        var host = "127.0.0.1"
+        var intervalSeconds = 15.0
+        static let defaults = Settings()
+    }
+
+    enum Port: IntegerKnob {
+        static let flag = "metrics-port", variable: String? = "DISCERN_MONITOR_PORT", range = 0...65535
+        static let summary = "Port for /metrics, 0-65535"
+        static let keyPath = \Settings.port
+    }
+
+    enum Host: TextKnob {
+        static let flag = "metrics-host", variable: String? = "DISCERN_METRICS_HOST"
+        static let summary = "Address to listen on"
+        static let keyPath = \Settings.host
+    }
+
+    enum Interval: NumberKnob {
+        static let flag = "interval", variable: String? = nil, range = 1.0...3600
+        static let summary = "Seconds between looks at the queue, 1-3600"
+        static let keyPath = \Settings.intervalSeconds
     }
 }

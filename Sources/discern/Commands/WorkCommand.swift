@@ -17,7 +17,7 @@ struct WorkCommand: AsyncParsableCommand {
 
     @OptionGroup var database: DatabaseOptions
     @OptionGroup var logging: LogOptions
-    @OptionGroup(title: "When a service is down") var breaker: BreakerOptions
+    @OptionGroup(title: "When a service is down") var breaker: BreakerKnobs
 
     @Flag(help: "Exit when no job is left to claim, retry or finish.")
     var drain = false
@@ -30,50 +30,19 @@ struct WorkCommand: AsyncParsableCommand {
             help: "A folder job files may be read from (repeatable). Default: $DISCERN_PATH_ROOTS (folders separated by ':'). Required: nothing outside is opened.")
     var pathRoots: [String] = []
 
-    @Option(help: "Calls to services in flight at once, 1-1024 (hides network latency). Default: $DISCERN_CONCURRENCY, else 16.")
-    var concurrency: Int?
-
-    @Option(help: "Threads preparing images, 1-256. Default: $DISCERN_PREPARE_THREADS, else the number of cores.")
-    var prepareThreads: Int?
-
-    @Option(help: "Megabytes images may hold at once, while prepared and while waiting for or in a call, 1-65536. Default: $DISCERN_MAX_MB_IN_FLIGHT, else a quarter of the cgroup's memory limit or the RAM, within 64-1024.")
-    var maxMBInFlight: Int?
+    /// The worker's settings (WorkSettings.swift), each declared once.
+    @OptionGroup var knobs: WorkKnobs
 
     /// The primary service's URL as a flag (`--discerner-url`), named from the registry.
     @Option(name: .customLong(Services.discerner.name + "-url"),
             help: ArgumentHelp("\(Services.discerner.title) base URL (sets $\(Services.discerner.urlVariable)).", valueName: Services.discerner.name + "-url"))
     var primaryServiceURL: String?
 
-    @Option(help: "Seconds a claimed job stays ours without a heartbeat (renewed every 10 s), 1-3600. Default: $DISCERN_LEASE_SECONDS, else 30.")
-    var leaseSeconds: Double?
-
-    @Option(help: "On SIGTERM/SIGINT, seconds jobs in flight may take before they are handed back to the queue, 0-3600. Default: $DISCERN_GRACE_SECONDS, else 30.")
-    var graceSeconds: Double?
-
-    @Option(help: "Seconds between looks at the queue when no notification arrives, 0.05-3600 (LISTEN/NOTIFY is the fast path). Default: $DISCERN_POLL_SECONDS, else 5.")
-    var pollSeconds: Double?
-
-    @Option(help: "Seconds before a truncated file (maybe still being copied) is tried once more, 1-86400. Default: 300.")
-    var truncatedRetrySeconds: Double?
-
-    @Option(help: "Serve Prometheus metrics on this port, 0-65535 (0 picks one; it is logged). Default: $DISCERN_METRICS_PORT, else off.")
-    var metricsPort: Int?
-
-    @Option(help: "Address the metrics endpoint listens on. Default: $DISCERN_METRICS_HOST, else 127.0.0.1.")
-    var metricsHost: String?
-
-    @Option(help: "How --database-url reaches PostgreSQL: direct, or through a transaction-mode pooler such as PgBouncer (no prepared statements; LISTEN only over --listen-database-url, else polling every --poll-seconds). Default: $DISCERN_POOL_MODE, else direct.")
-    var poolMode: PoolModeChoice?
-
-    @Option(help: "A direct PostgreSQL URL for LISTEN when --database-url goes through a transaction-mode pooler. Default: $DISCERN_LISTEN_DATABASE_URL.")
-    var listenDatabaseURL: String?
-
     @Flag(inversion: .prefixedNo, help: "With --drain at a terminal, show a progress bar with rate and ETA.")
     var progress = true
 
     func run() async throws {
-        let settings = try self.settings()
-        let breakerSettings = try breaker.settings()
+        var settings = try self.settings()
         let logger = logging.makeLogger("discern.worker")
         let registry = settings.metricsPort != nil ? MetricsServer.bootstrap(version: Discern.configuration.version) : nil
         var variables = ProcessInfo.processInfo.environment
@@ -83,9 +52,9 @@ struct WorkCommand: AsyncParsableCommand {
             throw SettingError("no backend is configured: set --\(Services.discerner.name)-url or \(Services.discerner.urlVariable) (other services: see docs/backends.md)")
         }
         // Three connections in all, whatever the concurrency (WorkerConnections).
-        let connections = WorkerConnections(conninfo: database.conninfo, poolMode: settings.poolMode, listenConninfo: settings.listenConninfo)
+        let connections = WorkerConnections(conninfo: database.conninfo, poolMode: settings.poolMode.poolMode, listenConninfo: settings.listenDatabaseURL)
         let gate = PostgresRateGate(database: connections.queue, logger: logger)
-        let backends = try chosenBackends(environment, gate: gate, concurrency: settings.concurrency)
+        let backends = try chosenBackends(environment, gate: gate, concurrency: settings.worker.concurrency)
         // Settings checked, one look at the database before anything starts: a wrong URL or an
         // unmigrated database is one clear line and exit 69 now, not retries that look like
         // progress (the loops retry later failures, which are transient by then).
@@ -93,24 +62,18 @@ struct WorkCommand: AsyncParsableCommand {
         // restart, a failover, too many connections, pg_terminate_backend) is weather, not a
         // wrong setting: that look is tried again for up to a minute.
         try await Self.lookOnce(at: connections.queue, logger: logger)
-        var configuration = WorkerConfiguration(
-            pathRoots: settings.roots, concurrency: settings.concurrency, prepareThreads: settings.prepareThreads,
-            maxBytesInFlight: settings.maxMBInFlight << 20, leaseSeconds: settings.leaseSeconds,
-            pollIntervalSeconds: settings.pollSeconds, drain: drain, graceSeconds: settings.graceSeconds)
-        configuration.truncatedRetrySeconds = settings.truncatedRetrySeconds
-        configuration.breaker = breakerSettings
         do {
-            configuration.notifications = try NotificationSettings(environment)
+            settings.worker.notifications = try NotificationSettings(environment)
         } catch {
             throw SettingError(error.description)
         }
-        if !configuration.notifications.destinations.isEmpty && configuration.notifications.secret == nil {
+        if !settings.worker.notifications.destinations.isEmpty && settings.worker.notifications.secret == nil {
             logger.notice("batch notifications go unsigned: set DISCERN_NOTIFY_SECRET so receivers can check they are discern's")
         }
-        configuration.samplesQueueDepth = settings.metricsPort != nil
-        configuration.version = Discern.configuration.version.isEmpty ? "dev" : Discern.configuration.version
-        logger.info("memory budget", metadata: ["max_mb_in_flight": "\(settings.maxMBInFlight)", "from": "\(settings.maxMBInFlightReason)"])
-        let runtime = WorkerRuntime(connections: connections, backends: backends, configuration: configuration, logger: logger)
+        settings.worker.samplesQueueDepth = settings.metricsPort != nil
+        settings.worker.version = Discern.configuration.version.isEmpty ? "dev" : Discern.configuration.version
+        logger.info("memory budget", metadata: ["max_mb_in_flight": "\(settings.worker.megabytesInFlight)", "from": "\(settings.budgetSource)"])
+        let runtime = WorkerRuntime(connections: connections, backends: backends, configuration: settings.worker, logger: logger)
 
         // The metrics endpoint first, so it is shut down last; the progress bar last, first.
         var services = runtime.services
@@ -124,7 +87,7 @@ struct WorkCommand: AsyncParsableCommand {
         // SIGINT/SIGTERM: stop claiming, let jobs in flight finish within the grace period; then
         // the group cancels what is left, which is handed back to the queue.
         var group = ServiceGroupConfiguration(services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
-        group.maximumGracefulShutdownDuration = .seconds(settings.graceSeconds)
+        group.maximumGracefulShutdownDuration = .seconds(settings.worker.graceSeconds)
         group.maximumCancellationDuration = .seconds(30)
         try await ServiceGroup(configuration: group).run()
         let result = await runtime.summary()

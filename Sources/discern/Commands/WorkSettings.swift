@@ -1,53 +1,133 @@
 import ArgumentParser
 import Backends
 import Foundation
-import Imaging
 import MediaFiles
 import Postgres
 import Worker
 
-extension WorkCommand {
-    /// Every setting, checked once: flags, then the environment, then the defaults.
-    struct Settings {
-        var roots: PathRoots
-        var concurrency: Int
-        var prepareThreads: Int
-        var maxMBInFlight: Int
-        /// Where the memory budget came from, said at start.
-        var maxMBInFlightReason: String
-        var leaseSeconds: Double
-        var graceSeconds: Double
-        var pollSeconds: Double
-        var truncatedRetrySeconds: Double
-        var metricsPort: Int?
-        var metricsHost: String
-        var poolMode: PoolMode
-        var listenConninfo: String?
+/// All `discern work` is told, as one value: the worker's configuration (its defaults are the
+/// runtime's, WorkerConfiguration and BreakerSettings) and what the command sets up around it.
+struct WorkSettings: KnobRoot, Sendable {
+    /// Path roots come from `--path-root` (required): none until then.
+    var worker = WorkerConfiguration(pathRoots: PathRoots(merging: []))
+    var metricsPort: Int?
+    var metricsHost = "127.0.0.1"
+    var poolMode = PoolModeChoice.direct
+    var listenDatabaseURL: String?
+    /// Where the memory budget came from, said at start.
+    var budgetSource = MemoryBudget.detect().reason
+
+    static let defaults = WorkSettings()
+}
+
+extension WorkerConfiguration {
+    /// The memory budget as its flag takes it.
+    var megabytesInFlight: Int {
+        get { maxBytesInFlight >> 20 }
+        set { maxBytesInFlight = newValue << 20 }
+    }
+}
+
+/// `discern work`'s settings, each declared once: a spec (flag, variable, values, what it does)
+/// and its line here; docs/configuration.md's worker table has its row.
+struct WorkKnobs: ParsableArguments {
+    @OptionGroup var concurrency: Knob<Concurrency>
+    @OptionGroup var prepareThreads: Knob<PrepareThreads>
+    @OptionGroup var maxMBInFlight: Knob<MaxMBInFlight>
+    @OptionGroup var leaseSeconds: Knob<LeaseSeconds>
+    @OptionGroup var graceSeconds: Knob<GraceSeconds>
+    @OptionGroup var pollSeconds: Knob<PollSeconds>
+    @OptionGroup var truncatedRetrySeconds: Knob<TruncatedRetrySeconds>
+    @OptionGroup var metricsPort: Knob<MetricsPort>
+    @OptionGroup var metricsHost: Knob<MetricsHost>
+    @OptionGroup var poolMode: Knob<PoolModeKnob>
+    @OptionGroup var listenDatabaseURL: Knob<ListenDatabaseURL>
+
+    enum Concurrency: IntegerKnob {
+        static let flag = "concurrency", variable: String? = "DISCERN_CONCURRENCY", range = 1...1024
+        static let summary = "Calls to services in flight at once, 1-1024 (hides network latency)"
+        static let keyPath = \WorkSettings.worker.concurrency
     }
 
-    func settings() throws -> Settings {
+    enum PrepareThreads: IntegerKnob {
+        static let flag = "prepare-threads", variable: String? = "DISCERN_PREPARE_THREADS", range = 1...256
+        static let summary = "Threads preparing images, 1-256", defaultText = "the number of cores"
+        static let keyPath = \WorkSettings.worker.prepareThreads
+    }
+
+    enum MaxMBInFlight: IntegerKnob {
+        static let flag = "max-mb-in-flight", variable: String? = "DISCERN_MAX_MB_IN_FLIGHT", range = 1...65536
+        static let summary = "Megabytes images may hold at once, while prepared and while waiting for or in a call, 1-65536"
+        static let defaultText = "a quarter of the cgroup's memory limit or the RAM, within \(MemoryBudget.floorMB)-\(MemoryBudget.ceilingMB)"
+        static let keyPath = \WorkSettings.worker.megabytesInFlight
+    }
+
+    enum LeaseSeconds: NumberKnob {
+        static let flag = "lease-seconds", variable: String? = "DISCERN_LEASE_SECONDS", range = 1.0...3600
+        static let summary = "Seconds a claimed job stays ours without a heartbeat (renewed every 10 s), 1-3600"
+        static let keyPath = \WorkSettings.worker.leaseSeconds
+    }
+
+    enum GraceSeconds: NumberKnob {
+        static let flag = "grace-seconds", variable: String? = "DISCERN_GRACE_SECONDS", range = 0.0...3600
+        static let summary = "On SIGTERM/SIGINT, seconds jobs in flight may take before they are handed back to the queue, 0-3600"
+        static let keyPath = \WorkSettings.worker.graceSeconds
+    }
+
+    enum PollSeconds: NumberKnob {
+        static let flag = "poll-seconds", variable: String? = "DISCERN_POLL_SECONDS", range = 0.05...3600
+        static let summary = "Seconds between looks at the queue when no notification arrives, 0.05-3600 (LISTEN/NOTIFY is the fast path)"
+        static let keyPath = \WorkSettings.worker.pollIntervalSeconds
+    }
+
+    enum TruncatedRetrySeconds: NumberKnob {
+        static let flag = "truncated-retry-seconds", variable: String? = nil, range = 1.0...86400
+        static let summary = "Seconds before a truncated file (maybe still being copied) is tried once more, 1-86400"
+        static let keyPath = \WorkSettings.worker.truncatedRetrySeconds
+    }
+
+    enum MetricsPort: IntegerKnob {
+        static let flag = "metrics-port", variable: String? = "DISCERN_METRICS_PORT", range = 0...65535
+        static let summary = "Serve Prometheus metrics on this port, 0-65535 (0 picks one; it is logged)", defaultText = "off"
+        static let keyPath = \WorkSettings.metricsPort
+    }
+
+    enum MetricsHost: TextKnob {
+        static let flag = "metrics-host", variable: String? = "DISCERN_METRICS_HOST"
+        static let summary = "Address the metrics endpoint listens on"
+        static let keyPath = \WorkSettings.metricsHost
+    }
+
+    enum PoolModeKnob: ChoiceKnob {
+        static let flag = "pool-mode", variable: String? = "DISCERN_POOL_MODE"
+        static let summary = "How --database-url reaches PostgreSQL: direct, or through a transaction-mode pooler such as PgBouncer "
+            + "(no prepared statements; LISTEN only over --listen-database-url, else polling every --poll-seconds)"
+        static let keyPath = \WorkSettings.poolMode
+    }
+
+    enum ListenDatabaseURL: TextKnob {
+        static let flag = "listen-database-url", variable: String? = "DISCERN_LISTEN_DATABASE_URL"
+        static let summary = "A direct PostgreSQL URL for LISTEN when --database-url goes through a transaction-mode pooler", defaultText = "none"
+        static let keyPath = \WorkSettings.listenDatabaseURL
+    }
+}
+
+extension WorkCommand {
+    /// Every setting, checked once: flags, then the environment (or --config), then the defaults.
+    func settings() throws -> WorkSettings {
         guard let roots = try Setting.pathRoots(pathRoots) else {
             throw SettingError("set the folders job files may be read from: --path-root /photos (repeatable) or DISCERN_PATH_ROOTS=/photos:/archive")
         }
-        let port: Int? = metricsPort != nil || Setting.present("DISCERN_METRICS_PORT") != nil
-            ? try Setting.integer(metricsPort, "metrics-port", env: "DISCERN_METRICS_PORT", default: 0, in: 0...65535) : nil
-        let budget = MemoryBudget.detect()
-        return Settings(
-            roots: roots,
-            concurrency: try Setting.integer(concurrency, "concurrency", env: "DISCERN_CONCURRENCY", default: 16, in: 1...1024),
-            prepareThreads: try Setting.integer(prepareThreads, "prepare-threads", env: "DISCERN_PREPARE_THREADS",
-                                                default: ProcessInfo.processInfo.activeProcessorCount, in: 1...256),
-            maxMBInFlight: try Setting.integer(maxMBInFlight, "max-mb-in-flight", env: "DISCERN_MAX_MB_IN_FLIGHT", default: budget.megabytes, in: 1...65536),
-            maxMBInFlightReason: maxMBInFlight != nil ? "--max-mb-in-flight"
-                : Setting.present("DISCERN_MAX_MB_IN_FLIGHT") != nil ? "DISCERN_MAX_MB_IN_FLIGHT" : budget.reason,
-            leaseSeconds: try Setting.number(leaseSeconds, "lease-seconds", env: "DISCERN_LEASE_SECONDS", default: 30, in: 1...3600),
-            graceSeconds: try Setting.number(graceSeconds, "grace-seconds", env: "DISCERN_GRACE_SECONDS", default: 30, in: 0...3600),
-            pollSeconds: try Setting.number(pollSeconds, "poll-seconds", env: "DISCERN_POLL_SECONDS", default: 5, in: 0.05...3600),
-            truncatedRetrySeconds: try Setting.number(truncatedRetrySeconds, "truncated-retry-seconds", default: 300, in: 1...86400),
-            metricsPort: port,
-            metricsHost: metricsHost ?? Setting.present("DISCERN_METRICS_HOST") ?? "127.0.0.1",
-            poolMode: try Setting.choice(poolMode, env: "DISCERN_POOL_MODE", default: PoolModeChoice.direct).poolMode,
-            listenConninfo: listenDatabaseURL ?? Setting.present("DISCERN_LISTEN_DATABASE_URL"))
+        var (settings, sources) = try Knobs.apply(knobs, to: WorkSettings.defaults)
+        (settings, _) = try Knobs.apply(breaker, to: settings)
+        try BreakerKnobs.check(settings.worker.breaker)
+        settings.worker.pathRoots = roots
+        settings.worker.drain = drain
+        switch sources[WorkKnobs.MaxMBInFlight.flag] {
+        case .flag(let name), .variable(let name): settings.budgetSource = name
+        default: break
+        }
+        return settings
     }
 
     /// Every configured service, or the ones --backend / DISCERN_BACKENDS name (each must be configured).

@@ -18,6 +18,10 @@ struct OperatorInputTests {
         ([], ["DISCERN_HTTP_TIMEOUT_SECONDS": "1e300"], "DISCERN_HTTP_TIMEOUT_SECONDS"),
         ([], ["DISCERN_DISCERNER_URL": "ftp://example.com"], "DISCERN_DISCERNER_URL"),
         (["--path-root", "/nonexistent-root"], [:], "/nonexistent-root"),
+        ([], ["DISCERN_POOL_MODE": "session"], "DISCERN_POOL_MODE"),
+        ([], ["DISCERN_BREAKER_FAILURE_RATIO": "2"], "DISCERN_BREAKER_FAILURE_RATIO"),
+        (["--prepare-threads", "0"], [:], "--prepare-threads"),
+        (["--breaker-first-probe-seconds", "60", "--breaker-max-probe-seconds", "10"], [:], "longest wait between probes"),
     ])
     func settingsChecked(arguments: [String], environment: [String: String], named: String) async throws {
         var environment = environment

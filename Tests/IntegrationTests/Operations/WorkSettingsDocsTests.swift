@@ -3,8 +3,9 @@ import Testing
 
 /// `discern work --help` and docs/configuration.md's worker table say the same (issue 44): every
 /// flag of the one is a row of the other, and a row naming both a variable and a flag has a flag
-/// whose help names that variable and, where the row's default is a number, that default. The
-/// worker's settings are written in both places; this is what keeps them from drifting apart.
+/// whose help names that variable and, where the row's default is a number, that default. A
+/// setting is declared once (docs/design.md, "Settings") and documented once; this keeps the two
+/// from drifting apart.
 @Suite("Worker settings: help and docs")
 struct WorkSettingsDocsTests {
     struct Row { let variable: String?; let flag: String?; let defaultValue: String }
@@ -59,6 +60,29 @@ struct WorkSettingsDocsTests {
             if Double(row.defaultValue) != nil {
                 #expect(text.contains("else \(row.defaultValue).") || text.contains("Default: \(row.defaultValue).") || text.contains("(default: \(row.defaultValue))"),
                         "\(flag): docs say the default is \(row.defaultValue); its help says: \(text)")
+            }
+        }
+    }
+
+    @Test("each setting reaches the worker from its flag, else its variable, else the --config file, else its default")
+    func settingsReachTheWorker() async throws {
+        try await TestDatabase.with { conninfo in
+            try await TestFolder.with { folder in
+                let file = folder.appendingPathComponent("worker.conf")
+                try "DISCERN_LEASE_SECONDS=12\nDISCERN_CONCURRENCY=99\n".write(to: file, atomically: true, encoding: .utf8)
+                let (status, output) = try await Subprocess.runWithStatus(
+                    try WorkerProcess.binary.path,
+                    ["work", "--drain", "--database-url", conninfo, "--discerner-url", "http://127.0.0.1:9", "--path-root", folder.path,
+                     "--config", file.path, "--concurrency", "3", "--log-level", "info", "--no-progress"],
+                    environment: ["DISCERN_PREPARE_THREADS": "1", "DISCERN_MAX_MB_IN_FLIGHT": "77", "DISCERN_CONCURRENCY": "98"])
+                #expect(status == 0, "\(output)")
+                let ready = try #require(output.split(separator: "\n").first { $0.contains("worker ready") }, "\(output)")
+                // The flag wins over the variable and the file; the variable over the file.
+                #expect(ready.contains("concurrency=3 "), "\(ready)")
+                #expect(ready.contains("prepare_threads=1 "), "\(ready)")
+                #expect(ready.contains("lease_seconds=12.0 "), "\(ready)")
+                let budget = try #require(output.split(separator: "\n").first { $0.contains("memory budget") }, "\(output)")
+                #expect(budget.contains("max_mb_in_flight=77") && budget.contains("from=DISCERN_MAX_MB_IN_FLIGHT"), "\(budget)")
             }
         }
     }

@@ -1,0 +1,52 @@
+import ArgumentParser
+import Worker
+
+/// `discern work`'s settings for the breaker each service has across the workers (docs/
+/// operations.md, "When a service is down"): when its calls' failures say it is down, and how it
+/// is probed until it answers again. Declared as WorkKnobs are; defaults are BreakerSettings'.
+struct BreakerKnobs: ParsableArguments {
+    @OptionGroup var failedJobs: Knob<FailedJobs>
+    @OptionGroup var failureRatio: Knob<FailureRatio>
+    @OptionGroup var windowSeconds: Knob<WindowSeconds>
+    @OptionGroup var firstProbeSeconds: Knob<FirstProbeSeconds>
+    @OptionGroup var maxProbeSeconds: Knob<MaxProbeSeconds>
+
+    enum FailedJobs: IntegerKnob {
+        static let flag = "breaker-failed-jobs", variable: String? = "DISCERN_BREAKER_FAILED_JOBS", range = 1...1000
+        static let summary = "A service is down for this worker when this many jobs' attempts in a row failed for its own reasons "
+            + "(refused, reset, timeouts, 5xx, 429 beyond Retry-After), or this many within --breaker-window-seconds and at least "
+            + "--breaker-failure-ratio of its attempts there, 1-1000"
+        static let keyPath = \WorkSettings.worker.breaker.failedJobs
+    }
+
+    enum FailureRatio: NumberKnob {
+        static let flag = "breaker-failure-ratio", variable: String? = "DISCERN_BREAKER_FAILURE_RATIO", range = 0.01...1
+        static let summary = "The share of a window's attempts that must fail so, 0.01-1: a service failing one call in five keeps its per-job retries"
+        static let keyPath = \WorkSettings.worker.breaker.failureRatio
+    }
+
+    enum WindowSeconds: NumberKnob {
+        static let flag = "breaker-window-seconds", variable: String? = "DISCERN_BREAKER_WINDOW_SECONDS", range = 1.0...3600
+        static let summary = "The window those failures are counted over, in seconds, 1-3600"
+        static let keyPath = \WorkSettings.worker.breaker.windowSeconds
+    }
+
+    enum FirstProbeSeconds: NumberKnob {
+        static let flag = "breaker-first-probe-seconds", variable: String? = "DISCERN_BREAKER_FIRST_PROBE_SECONDS", range = 0.1...3600
+        static let summary = "Seconds from a service found down to its first probe (one job, one call, across all workers); each failed probe doubles it, 0.1-3600"
+        static let keyPath = \WorkSettings.worker.breaker.firstProbeSeconds
+    }
+
+    enum MaxProbeSeconds: NumberKnob {
+        static let flag = "breaker-max-probe-seconds", variable: String? = "DISCERN_BREAKER_MAX_PROBE_SECONDS", range = 1.0...3600
+        static let summary = "The longest wait between probes of a service that stays down, in seconds, 1-3600"
+        static let keyPath = \WorkSettings.worker.breaker.maxProbeSeconds
+    }
+
+    /// What no one knob can check alone.
+    static func check(_ settings: BreakerSettings) throws {
+        guard settings.maxProbeSeconds >= settings.firstProbeSeconds else {
+            throw SettingError("the longest wait between probes (\(Setting.plain(settings.maxProbeSeconds)) s) must not be shorter than the first (\(Setting.plain(settings.firstProbeSeconds)) s)")
+        }
+    }
+}
