@@ -10,6 +10,7 @@ struct BreakerKnobs: ParsableArguments {
     @OptionGroup var windowSeconds: Knob<WindowSeconds>
     @OptionGroup var firstProbeSeconds: Knob<FirstProbeSeconds>
     @OptionGroup var maxProbeSeconds: Knob<MaxProbeSeconds>
+    @OptionGroup var refreshSeconds: Knob<RefreshSeconds>
 
     enum FailedJobs: IntegerKnob {
         static let flag = "breaker-failed-jobs", variable: String? = "DISCERN_BREAKER_FAILED_JOBS", range = 1...1000
@@ -41,6 +42,13 @@ struct BreakerKnobs: ParsableArguments {
         static let flag = "breaker-max-probe-seconds", variable: String? = "DISCERN_BREAKER_MAX_PROBE_SECONDS", range = 1.0...3600
         static let summary = "The longest wait between probes of a service that stays down, in seconds, 1-3600"
         static let keyPath = \WorkSettings.worker.breaker.maxProbeSeconds
+    }
+
+    enum RefreshSeconds: NumberKnob {
+        static let flag = "breaker-refresh-seconds", variable: String? = "DISCERN_BREAKER_REFRESH_SECONDS", range = 0.1...3600
+        static let summary = "How often this worker reads which services other workers found down, in seconds: until then it may "
+            + "prepare photos for one (its claims skip it at once), 0.1-3600"
+        static let keyPath = \WorkSettings.worker.breaker.refreshSeconds
     }
 
     /// What no one knob can check alone.
