@@ -19,6 +19,20 @@ public struct Job: Sendable, Equatable {
     /// whose answer closes the service's breaker or keeps it open.
     public let isProbe: Bool
 
+    /// A first attempt as a claim returns it: for tests of what holds jobs.
+    package init(id: Int, backend: String = "discerner", imagePath: String = "/photos/a.jpg", runsAlone: Bool = false) {
+        self.id = id
+        batchID = nil
+        self.backend = backend
+        action = "analyze"
+        self.imagePath = imagePath
+        paramsJSON = "{}"
+        attempt = 1
+        maxAttempts = 5
+        self.runsAlone = runsAlone
+        isProbe = false
+    }
+
     init(row: Row) throws {
         id = try row.int("id")
         batchID = try row.optionalInt("batch_id")
