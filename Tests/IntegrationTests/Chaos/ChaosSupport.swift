@@ -36,6 +36,16 @@ enum ChaosJobs {
         }.joined(separator: "\n")
     }
 
+    /// What a chaos test says when an expectation fails: the facts, and where the worker logs
+    /// were kept. The logs are copied only when the text is read, which a passing `#expect`
+    /// never does (built eagerly, every passing run had kept its logs: 243 folders in a day).
+    struct FailureStory: CustomStringConvertible {
+        let facts: String
+        let folder: URL
+        let test: String
+        var description: String { "\(facts)\nlogs: \(ChaosJobs.keepLogs(of: folder, test: test))" }
+    }
+
     /// Copies the worker logs of a test out of its temporary folder, which is removed when the
     /// test ends, into /tmp/discern-test-logs; returns where they are.
     static func keepLogs(of folder: URL, test: String) -> String {

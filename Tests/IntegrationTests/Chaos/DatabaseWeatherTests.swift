@@ -37,7 +37,7 @@ struct DatabaseWeatherTests {
                     let noticed = workers.filter { $0.output.contains("failed") }.count
                     await WorkerProcess.stopAll(workers)
                     let census = try await TestDatabase.census(conninfo)
-                    let explained = "\(census)\n\(try await ChaosJobs.unfinishedJobs(conninfo))\nlogs: \(ChaosJobs.keepLogs(of: folder, test: "failover"))"
+                    let explained = ChaosJobs.FailureStory(facts: "\(census)\n\(try await ChaosJobs.unfinishedJobs(conninfo))", folder: folder, test: "failover")
                     #expect(noticed > 0, "no worker met the failover: it came too late to test anything")
                     #expect(died.isEmpty, "a worker died instead of waiting for the new primary: \(explained)")
                     #expect(done, "not finished on the promoted standby: \(explained)")
@@ -107,7 +107,7 @@ struct DatabaseWeatherTests {
                         let waited = workers.filter { $0.output.contains("No space left on device") }.count
                         await WorkerProcess.stopAll(workers)
                         let census = try await TestDatabase.census(url)
-                        let explained = "\(census)\n\(try await ChaosJobs.unfinishedJobs(url))\nlogs: \(ChaosJobs.keepLogs(of: folder, test: "full-disk"))"
+                        let explained = ChaosJobs.FailureStory(facts: "\(census)\n\(try await ChaosJobs.unfinishedJobs(url))", folder: folder, test: "full-disk")
                         #expect(met, "the disk never filled up for the server")
                         #expect(waited > 0, "no worker met the full disk: it came too late to test anything")
                         #expect(died.isEmpty, "a worker died instead of waiting: \(explained)")

@@ -136,7 +136,7 @@ struct OutageTests {
                 await WorkerProcess.stopAll([worker])
                 await simulator.stop()
                 let census = try await TestDatabase.census(conninfo)
-                let explained = "\(census)\n\(try await ChaosJobs.unfinishedJobs(conninfo))\nlogs: \(ChaosJobs.keepLogs(of: folder, test: "lone-job"))"
+                let explained = ChaosJobs.FailureStory(facts: "\(census)\n\(try await ChaosJobs.unfinishedJobs(conninfo))", folder: folder, test: "lone-job")
                 #expect(tripped && census.dead == 0, "\(explained)")
                 #expect(try waiting.string("state") != "dead" && waiting.int("attempts") < 5, "\(explained)")
                 #expect(done && census == QueueCensus(succeeded: 1, results: 1, jobsWithOneResult: 1), "\(explained)")

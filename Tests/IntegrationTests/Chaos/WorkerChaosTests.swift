@@ -122,7 +122,7 @@ struct WorkerChaosTests {
                 let exited = await worker.waitForExit(seconds: Self.grace + 60)
                 await simulator.stop()
                 let census = try await TestDatabase.census(conninfo)
-                let explained = "\(census), \(released) analyses released\nworker log: \(ChaosJobs.keepLogs(of: folder, test: "sigterm-in-flight"))"
+                let explained = ChaosJobs.FailureStory(facts: "\(census), \(released) analyses released", folder: folder, test: "sigterm-in-flight")
                 #expect(inFlight, "no analysis reached the service: \(explained)")
                 #expect(stopped, "the worker did not say it stopped claiming: \(explained)")
                 #expect(exited, "the worker did not exit within the grace period: \(explained)")
