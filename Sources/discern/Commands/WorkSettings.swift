@@ -8,16 +8,22 @@ import Worker
 /// All `discern work` is told, as one value: the worker's configuration (its defaults are the
 /// runtime's, WorkerConfiguration and BreakerSettings) and what the command sets up around it.
 struct WorkSettings: KnobRoot, Sendable {
-    /// Path roots come from `--path-root` (required): none until then.
-    var worker = WorkerConfiguration(pathRoots: PathRoots(merging: []))
+    var worker: WorkerConfiguration
     var metricsPort: Int?
     var metricsHost = "127.0.0.1"
     var poolMode = PoolModeChoice.direct
     var listenDatabaseURL: String?
     /// Where the memory budget came from, said at start.
-    var budgetSource = MemoryBudget.detect().reason
+    var budgetSource: String
 
-    static let defaults = WorkSettings()
+    /// One look at the memory limit gives both the default budget and where it came from (the
+    /// configuration's own default would look again). Path roots come from `--path-root`
+    /// (required): none until then.
+    static let defaults: WorkSettings = {
+        let budget = MemoryBudget.detect()
+        return WorkSettings(worker: WorkerConfiguration(pathRoots: PathRoots(merging: []), maxBytesInFlight: budget.megabytes << 20),
+                            budgetSource: budget.reason)
+    }()
 }
 
 extension WorkerConfiguration {
