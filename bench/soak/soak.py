@@ -38,6 +38,7 @@ sys.path.insert(0, os.path.join(ROOT, "bench", "prepare"))
 from run import machine, write_section  # noqa: E402
 from cpu import CPUAccount, phase_figures  # noqa: E402  (bench/soak, the script's own folder)
 from statements import Statements  # noqa: E402
+from windows import ten_minute_table  # noqa: E402
 
 MINUTE = 60.0
 PHASES = [("clean-1", "SOAK_CLEAN_MIN", 60), ("outage-refused", "SOAK_REFUSED_MIN", 4), ("outage-5xx", "SOAK_FAILING_MIN", 4),
@@ -298,6 +299,8 @@ heap (anonymous) and mapped files.
 {cpu_table}
 
 {statement_table(first, last)}
+
+{ten_minute_table(connection)}
 """
     path = os.environ.get("SOAK_RESULTS")
     if path:

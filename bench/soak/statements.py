@@ -22,16 +22,25 @@ class Statements:
 
     def top(self, limit=6):
         """The statements that took the most time since the last reset: what, calls, mean ms,
-        shared blocks read from outside the buffer cache per call."""
+        shared blocks read from outside the buffer cache per call. Entries that share a name are
+        added up: pg_stat_statements files one text under several ids when psycopg sends a
+        parameter as int2, int4 or int8 by its size (the producer's counters grow through them),
+        and the first and last phases must pair one row each."""
         if not self.enabled:
             return []
         rows = self.connection.execute("""
-            SELECT regexp_replace(left(query, 300), '\\s+', ' ', 'g'), calls, mean_exec_time, total_exec_time / 1000,
-                   (shared_blks_read::float8 / greatest(calls, 1))
-            FROM pg_stat_statements WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database())
-            ORDER BY total_exec_time DESC LIMIT %s""", (limit,)).fetchall()
-        return [{"query": name(query), "calls": calls, "mean_ms": mean, "total_s": total, "blocks_read": read}
-                for query, calls, mean, total, read in rows]
+            SELECT regexp_replace(left(query, 300), '\\s+', ' ', 'g'), calls, total_exec_time, shared_blks_read
+            FROM pg_stat_statements WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database())""").fetchall()
+        named = {}
+        for query, calls, total_ms, read in rows:
+            entry = named.setdefault(name(query), {"calls": 0, "total_ms": 0.0, "read": 0})
+            entry["calls"] += calls
+            entry["total_ms"] += total_ms
+            entry["read"] += read
+        ranked = sorted(named.items(), key=lambda item: item[1]["total_ms"], reverse=True)[:limit]
+        return [{"query": label, "calls": entry["calls"], "mean_ms": entry["total_ms"] / max(entry["calls"], 1),
+                 "total_s": entry["total_ms"] / 1000, "blocks_read": entry["read"] / max(entry["calls"], 1)}
+                for label, entry in ranked]
 
 
 def name(query):
