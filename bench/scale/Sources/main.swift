@@ -26,7 +26,9 @@ import Worker
 // the no-op jobs and the worker use (default discerner). For bench/harness: JOB_WORK_MS is
 // synthetic work per job (a sleep), JOB_FAIL=1 fails every job for good (the dead-letter phase);
 // each answer records when the job started (`started`, epoch seconds), so pickup latency
-// (insert to start) can be read from the results.
+// (insert to start) can be read from the results, and, under the public harness
+// (bench/field-harness), the replica that ran it (`instance`, from BENCH_INSTANCE_ID), so each
+// replica reports its own completions.
 
 /// Reads no file, calls nothing: what is left is the queue, the runtime and the rate limiter.
 struct NoOpBackend: AnalysisBackend {
@@ -37,6 +39,7 @@ struct NoOpBackend: AnalysisBackend {
     let calls = Counter()
     let workMilliseconds = Int(ProcessInfo.processInfo.environment["JOB_WORK_MS"] ?? "") ?? 0
     let failsEveryJob = ProcessInfo.processInfo.environment["JOB_FAIL"] == "1"
+    let instance = Int(ProcessInfo.processInfo.environment["BENCH_INSTANCE_ID"] ?? "") ?? 0
 
     func input(for action: String) -> InputHandling { .none }
 
@@ -46,7 +49,7 @@ struct NoOpBackend: AnalysisBackend {
         calls.increment()
         if workMilliseconds > 0 { try? await Task.sleep(for: .milliseconds(workMilliseconds)) }
         if failsEveryJob { throw BackendError(.inputRejected, "bench/harness: this job fails for good", retryable: false) }
-        return Analysis(category: "noop", rawResponseJSON: "{\"started\":\(started)}")
+        return Analysis(category: "noop", rawResponseJSON: "{\"started\":\(started),\"instance\":\(instance)}")
     }
 }
 
