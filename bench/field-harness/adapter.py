@@ -41,6 +41,9 @@ from urllib.parse import urlparse
 
 import psycopg
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "harness"))
+import harness  # noqa: E402  (bench/harness: its reconnecting connection)
+
 SYSTEM = "discern"
 EVENT_TABLES = ["discern.jobs", "discern.results"]
 EVENT_INDEXES = ["discern.jobs_pkey", "discern.jobs_claimable", "discern.results_pkey"]
@@ -87,34 +90,12 @@ def emit(record):
         print(json.dumps(record), flush=True)
 
 
-def connect(name):
-    return psycopg.connect(DATABASE_URL, autocommit=True, connect_timeout=5,
-                           application_name=f"discern-adapter-{INSTANCE}-{name}")
-
-
-class Reconnecting:
-    """One connection, opened again after any failure; `run` returns None when the statement
-    could not run this time."""
+class Reconnecting(harness.Reconnecting):
+    """bench/harness's connection that is opened again after any failure (`run` returns None
+    when the statement could not run this time), named for this replica."""
 
     def __init__(self, name):
-        self.name, self.connection = name, None
-
-    def run(self, sql, params=None):
-        try:
-            if self.connection is None or self.connection.closed:
-                self.connection = connect(self.name)
-            with self.connection.cursor() as cursor:
-                cursor.execute(sql, params)
-                return cursor.fetchall() if cursor.description else []
-        except psycopg.Error as error:
-            log(f"{self.name}: {type(error).__name__}: {str(error).strip().splitlines()[0] if str(error).strip() else ''}")
-            try:
-                if self.connection is not None:
-                    self.connection.close()
-            except psycopg.Error:
-                pass
-            self.connection = None
-            return None
+        super().__init__(DATABASE_URL, f"adapter-{INSTANCE}-{name}")
 
 
 def install_schema():
@@ -130,7 +111,7 @@ def install_schema():
         if migrate.returncode == 0:
             limit = Reconnecting("install").run("""
                 INSERT INTO discern.rate_limits (key, per_minute, burst) VALUES ('scale:noop', 60000000, 1)
-                ON CONFLICT (key) DO NOTHING""")
+                ON CONFLICT (key) DO NOTHING""", fetch=False)
         if limit is not None:
             return
         if time.monotonic() > deadline:
