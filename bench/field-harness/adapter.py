@@ -39,8 +39,6 @@ import threading
 import time
 from urllib.parse import urlparse
 
-import psycopg
-
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "harness"))
 import harness  # noqa: E402  (bench/harness: its reconnecting connection)
 
