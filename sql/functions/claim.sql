@@ -14,12 +14,16 @@
 -- a photo that makes the service fail is not tried again while another can be. Taking a probe
 -- moves the next one past its lease, and finding no job for one moves it 5 s on, so no claim
 -- runs for a probe that cannot be taken.
+-- JIT is off: a generic plan cannot know its LIMIT (`wanted - cardinality(chosen)`), so with
+-- millions waiting it guesses a tenth of them and costs the claim past jit_above_cost; compiling
+-- then took 12 ms of a 14 ms claim of 10 at 5,000,000 queued (bench/RESULTS.md, Queue).
 CREATE OR REPLACE FUNCTION discern.claim(worker text, wanted integer, lease_seconds double precision, backends text[],
                                    holding_nothing boolean, oldest_first integer)
 RETURNS TABLE (id bigint, batch_id bigint, backend text, action text, image_path text, params text,
                attempts integer, max_attempts integer, alone boolean, probe boolean)
 LANGUAGE plpgsql
 SET plan_cache_mode = force_generic_plan
+SET jit = off
 AS $$
 #variable_conflict use_column
 DECLARE

@@ -42,6 +42,22 @@ struct QueueTests {
         }
     }
 
+    /// With millions waiting, the claim's generic plan (its LIMIT unknown) is costed past
+    /// jit_above_cost, and compiling took 12 of a claim's 14 ms (bench/RESULTS.md, Queue). What
+    /// JIT does inside a PL/pgSQL function shows in no EXPLAIN a test can read, so this checks the
+    /// setting that keeps it off (discern.claim_jobs, the older form, runs through it).
+    @Test("the claim never compiles its statements with JIT, however long the queue")
+    func claimRunsWithoutJIT() async throws {
+        try await TestDatabase.with { conninfo in
+            let rows = try await Database(conninfo: conninfo).rows("""
+                SELECT 'jit=off' = ANY(coalesce(p.proconfig, '{}')) AS jit_off
+                FROM pg_proc p WHERE p.pronamespace = 'discern'::regnamespace AND p.proname = 'claim'
+                """)
+            #expect(rows.count == 1)
+            #expect(try rows.first?.bool("jit_off") == true, "discern.claim runs with JIT")
+        }
+    }
+
     @Test("a completed job has exactly one result row, however often completion is sent")
     func completionIsIdempotent() async throws {
         try await TestDatabase.with { conninfo in
