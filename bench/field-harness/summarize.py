@@ -64,6 +64,10 @@ def section(recorded, cells, machine):
              "lengths scaled to 2 cores (bench/field-harness/run.py). Figures are the harness's summary.json:",
              "medians over each phase; \"lost\" is its estimate from rates; the last column is discern's own",
              "count after one more worker drained the queue (peers: their jobs by state as left).",
+             "",
+             "The harness's own published sweep (results/2026-05-09-full-sweep/SUMMARY.md in its repository,",
+             "Docker, larger machine) reads recovery / baseline for postgres_restart and pg_backend_kill as 0 %",
+             "for both procrastinate and absurd: a peer that stops here after a restart does so there too.",
              "", f"Machine: {machine}", ""]
     for kind in ("throughput", "chaos", "pressure", "soak"):
         names = [name for name, (cell_kind, _, _) in cells.items() if cell_kind == kind]

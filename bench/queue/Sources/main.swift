@@ -7,6 +7,7 @@ import Postgres
 // same run on the same cluster; idle enqueue-to-claim latency; claim latency with a small and a
 // huge backlog; bulk enqueue. Prints Markdown for bench/RESULTS.md.
 //   QueueBench CONNINFO [--workers 8] [--jobs 200000] [--backlog 5000000] [--bulk 1000000]
+//              [--throughput-only [--write-cost]]
 
 let arguments = CommandLine.arguments
 guard arguments.count >= 2 else {
@@ -50,7 +51,28 @@ let noOp = JobResult(
     analyzeMilliseconds: 0)
 
 /// N workers, each on its own connection: claim `batch` jobs, complete them in one statement.
-func noOpThroughput(batch: Int) async throws -> Double {
+/// Where the cluster's WAL and its transaction ids stand: read before and after a timed run, the
+/// difference is what the run wrote (awa's headline measures: WAL bytes and commits per job).
+/// Transactions that wrote anything take an id; `txid_current()` takes one itself, once per read.
+struct WriteMark {
+    let walBytes: Int
+    let transactionID: Int
+
+    init() async throws {
+        let row = try await admin.withConnection {
+            try $0.query("SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), '0/0')::bigint AS wal, txid_current() AS xid").first
+        }
+        walBytes = try row?.int("wal") ?? 0
+        transactionID = try row?.int("xid") ?? 0
+    }
+
+    /// (WAL bytes, writing transactions) per job since `self`, read at `end`.
+    func perJob(to end: WriteMark, jobs: Int) -> (wal: Double, transactions: Double) {
+        (Double(end.walBytes - walBytes) / Double(jobs), Double(end.transactionID - transactionID - 1) / Double(jobs))
+    }
+}
+/// Jobs/s, and what each job wrote.
+func noOpThroughput(batch: Int) async throws -> (rate: Double, wal: Double, transactions: Double) {
     try await reset()
     try await admin.withConnection { connection in
         try connection.query("""
@@ -58,6 +80,7 @@ func noOpThroughput(batch: Int) async throws -> Double {
             """, [jobCount])
         try connection.query("VACUUM ANALYZE discern.jobs")
     }
+    let mark = try await WriteMark()
     let start = DispatchTime.now()
     try await withThrowingTaskGroup(of: Void.self) { group in
         for index in 0..<workers {
@@ -77,7 +100,9 @@ func noOpThroughput(batch: Int) async throws -> Double {
         }
         try await group.waitForAll()
     }
-    return Double(jobCount) / seconds(start)
+    let rate = Double(jobCount) / seconds(start)
+    let cost = mark.perJob(to: try await WriteMark(), jobs: jobCount)
+    return (rate, cost.wal, cost.transactions)
 }
 
 /// One job at a time into an idle queue; a LISTENing claimer takes it. Time from the INSERT's
@@ -168,11 +193,17 @@ func bulkEnqueue() async throws -> Double {
 }
 
 if arguments.contains("--throughput-only") {
-    print("discern_batch100_jobs_per_s=\(Int(try await noOpThroughput(batch: 100)))")
+    let run = try await noOpThroughput(batch: 100)
+    print("discern_batch100_jobs_per_s=\(Int(run.rate))")
+    // Only when asked: bench/queue/ab.py reads the one line above, from builds without these too.
+    if arguments.contains("--write-cost") {
+        print("wal_bytes_per_job=\(String(format: "%.0f", run.wal))")
+        print("transactions_per_job=\(String(format: "%.4f", run.transactions))")
+    }
     exit(0)
 }
-let batched = try await noOpThroughput(batch: 100)
-let single = try await noOpThroughput(batch: 1)
+let batched = try await noOpThroughput(batch: 100).rate
+let single = try await noOpThroughput(batch: 1).rate
 let latency = try await idleLatency(samples: 300)
 try await reset()
 let (small, large) = try await claimLatencies(small: 10_000, large: backlog)
