@@ -26,6 +26,7 @@ import sys
 import time
 
 import psycopg
+from psycopg import sql
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.abspath(os.path.join(HERE, "..", ".."))
@@ -132,7 +133,8 @@ def run_cell(harness, pg_dir, cell, system):
         # the snapshot moves.
         run_dir = os.path.join(DATA, "runs", os.path.basename(found[-1]))
         shutil.copytree(found[-1], run_dir, dirs_exist_ok=True)
-    accounting = account(pg_dir, system) if code == 0 else {}
+    # Counted however the cell ended: what a peer that timed out left behind is the finding.
+    accounting = account(pg_dir, system)
     record(cell, system, run_dir, code, started, accounting)
     print(f"field-harness: {cell} with {system}: exit {code} {accounting}", flush=True)
 
@@ -164,6 +166,17 @@ def account(pg_dir, system):
             with psycopg.connect(database_url(pg_dir, "procrastinate_bench"), autocommit=True) as connection:
                 rows = connection.execute("SELECT status::text, count(*) FROM procrastinate_jobs GROUP BY 1").fetchall()
             return {status: count for status, count in rows}
+        if system == "absurd":
+            # A table of tasks per queue (absurd.t_<queue>), each task with its state.
+            counts = {}
+            with psycopg.connect(database_url(pg_dir, "absurd_bench"), autocommit=True) as connection:
+                tables = [name for (name,) in connection.execute(
+                    "SELECT tablename FROM pg_tables WHERE schemaname = 'absurd' AND tablename LIKE 't\\_%'")]
+                for table in tables:
+                    query = sql.SQL("SELECT state, count(*) FROM absurd.{} GROUP BY 1").format(sql.Identifier(table))
+                    for state, count in connection.execute(query):
+                        counts[state] = counts.get(state, 0) + count
+            return counts
     except (psycopg.Error, subprocess.TimeoutExpired, OSError) as error:
         return {"error": str(error)[:200]}
     return {}
