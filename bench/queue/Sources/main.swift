@@ -50,7 +50,6 @@ let noOp = JobResult(
                        passedThrough: true, milliseconds: 0),
     analyzeMilliseconds: 0)
 
-/// N workers, each on its own connection: claim `batch` jobs, complete them in one statement.
 /// Where the cluster's WAL and its transaction ids stand: read before and after a timed run, the
 /// difference is what the run wrote (awa's headline measures: WAL bytes and commits per job).
 /// Transactions that wrote anything take an id; `txid_current()` takes one itself, once per read.
@@ -71,6 +70,8 @@ struct WriteMark {
         (Double(end.walBytes - walBytes) / Double(jobs), Double(end.transactionID - transactionID - 1) / Double(jobs))
     }
 }
+
+/// N workers, each on its own connection: claim `batch` jobs, complete them in one statement.
 /// Jobs/s, and what each job wrote.
 func noOpThroughput(batch: Int) async throws -> (rate: Double, wal: Double, transactions: Double) {
     try await reset()
