@@ -109,8 +109,10 @@ for peer, extra in (("procrastinate", {}), ("absurd", {"ABSURD_SQL_PATH": os.env
         bench_dir=entry.bench_dir, builder=no_build,
         # Their adapters never read stdin, where the harness's pacer writes tokens all the same:
         # `docker run -i` read it for them; here `cat` does, or the full pipe would block the
-        # pacer, and with it the close of stdin that stopping a replica begins with.
-        launcher=native(["sh", "-c", 'cat >/dev/null & exec "$@"', "sh", python, str(entry.bench_dir / "main.py")],
+        # pacer, and with it the close of stdin that stopping a replica begins with. The pipe
+        # goes to `cat` through fd 3: sh gives a background command /dev/null as its stdin.
+        launcher=native(["sh", "-c", 'exec 3<&0; cat <&3 >/dev/null & exec "$@" </dev/null 3<&-', "sh",
+                         python, str(entry.bench_dir / "main.py")],
                         cwd=str(entry.bench_dir), **extra))
 
 sys.exit(orchestrator.main(sys.argv[3:]))
