@@ -1,0 +1,127 @@
+"""bench/queue cost map: what each part of discern's claim + complete costs, found by taking it away.
+
+    python3 bench/queue/costmap.py URL QueueBench [ROUNDS]        (costmap.sh builds and calls this)
+
+The no-op claim + complete of bench/queue (8 connections, batches of 100, the result row
+written) runs with and without one part at a time (a roll-up trigger pair, one index), the two
+taking turns and the order flipped each round; the figure is the median of the per-round ratios
+without / with. A part is only ever taken away in this bench's own database: the ratio says
+what keeping it costs, not that it could go (each index serves a read path, docs/sql.md).
+Beside it, one run's WAL broken down by relation (pg_walinspect): where the bytes per job go.
+Writes the "## Queue cost map" section of bench/RESULTS.md; with COSTMAP_JOBS set (fewer jobs
+per run, a quick look) it only prints it.
+"""
+import os
+import statistics
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, os.path.join(ROOT, "bench", "prepare"))
+from run import machine, write_section  # noqa: E402
+
+JOBS = int(os.environ.get("COSTMAP_JOBS", "100000"))  # per run
+TRIGGERS = [("discern.jobs", "jobs_count_final_states"), ("discern.results", "results_count_inserts")]
+INDEXES = ["jobs_batch", "jobs_finished", "jobs_running_leases", "results_image_path", "results_batch"]
+
+
+def throughput(binary, url, jobs=JOBS):
+    out = subprocess.run([binary, url, "--workers", "8", "--jobs", str(jobs), "--throughput-only"],
+                         check=True, capture_output=True, text=True).stdout
+    return float(out.split("=", 1)[1])
+
+
+def psql(url, query, **variables):
+    """Rows of `query` run by psql, its values passed as psql variables (:'name'), never spliced."""
+    command = ["psql", url, "-XAtq", "-F", "\t", "-v", "ON_ERROR_STOP=1"]
+    for name, value in variables.items():
+        command += ["-v", f"{name}={value}"]
+    out = subprocess.run(command, input=query, check=True, capture_output=True, text=True).stdout
+    return [line.split("\t") for line in out.splitlines() if line]
+
+
+def parts(url):
+    """Each part: (label, SQL taking it away, SQL putting it back), the index definitions as the
+    schema has them (pg_indexes), so nothing is restated here."""
+    found = [("roll-up triggers (jobs_count_final_states, results_count_inserts)",
+              "; ".join(f"ALTER TABLE {table} DISABLE TRIGGER {name}" for table, name in TRIGGERS),
+              "; ".join(f"ALTER TABLE {table} ENABLE TRIGGER {name}" for table, name in TRIGGERS))]
+    for name in INDEXES:
+        rows = psql(url, "SELECT indexdef FROM pg_indexes WHERE schemaname = 'discern' AND indexname = :'name'", name=name)
+        if rows:
+            again = rows[0][0].replace(" INDEX ", " INDEX IF NOT EXISTS ", 1)
+            found.append((f"index {name}", f"DROP INDEX IF EXISTS discern.{name}", again))
+    return found
+
+
+def wal_breakdown(binary, url):
+    """One run's WAL per job by relation (records, bytes), from the first row lock the claims take
+    on discern.jobs (the setup before it inserts and vacuums) to the end."""
+    psql(url, "CREATE EXTENSION IF NOT EXISTS pg_walinspect")
+    start = psql(url, "SELECT pg_current_wal_lsn()")[0][0]
+    throughput(binary, url)
+    end = psql(url, "SELECT pg_current_wal_lsn()")[0][0]
+    rows = psql(url, """
+        WITH records AS (
+            SELECT start_lsn, resource_manager || ' ' || record_type AS kind, record_length,
+                   (regexp_match(block_ref, 'rel \\d+/\\d+/(\\d+)'))[1]::oid AS node
+            FROM pg_get_wal_records_info(:'start', :'end')),
+        run AS (
+            SELECT * FROM records
+            WHERE start_lsn >= (SELECT min(start_lsn) FROM records
+                                WHERE kind LIKE 'Heap LOCK%' AND node = pg_relation_filenode('discern.jobs')))
+        SELECT coalesce(c.relname, '(no relation: commits, sequences)'), count(*)::float8 / :jobs,
+               sum(run.record_length)::float8 / :jobs
+        FROM run LEFT JOIN pg_class c ON c.relfilenode = run.node
+        GROUP BY 1 ORDER BY 3 DESC""", start=start, end=end, jobs=JOBS)
+    return [(name, float(records), float(per_job)) for name, records, per_job in rows]
+
+
+def main():
+    url, binary = sys.argv[1], sys.argv[2]
+    rounds = int(sys.argv[3]) if len(sys.argv) > 3 else 6
+    throughput(binary, url, 1000)  # migrates the bench's database
+    measured = []
+    for label, remove, restore in parts(url):
+        ratios = []
+        for index in range(rounds):
+            figures = {}
+            for side in (("with", "without") if index % 2 == 0 else ("without", "with")):
+                psql(url, remove if side == "without" else restore)
+                figures[side] = throughput(binary, url)
+            psql(url, restore)
+            ratios.append(figures["without"] / figures["with"])
+            print(f"{label}, round {index + 1}: with {figures['with']:,.0f}, without {figures['without']:,.0f} jobs/s",
+                  file=sys.stderr, flush=True)
+        measured.append((label, ratios))
+    wal = wal_breakdown(binary, url)
+    lines = [
+        "## Queue cost map (bench/queue/costmap.py)",
+        "",
+        f"Machine: {machine()}. Run: {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}. discern's no-op claim + complete "
+        f"(8 connections, batches of 100, result rows written, {JOBS:,} jobs per run) with and without one part at a time, "
+        f"taking turns, {rounds} rounds, order flipped each round. Taken away only in this bench's database: each index "
+        "serves a read path (docs/sql.md); the ratio is what keeping it costs.",
+        "",
+        "| taken away | jobs/s without / with, median | rounds |",
+        "|---|---|---|",
+        *[f"| {label} | **{statistics.median(r):.2f}x** | {', '.join(f'{x:.2f}' for x in r)} |" for label, r in measured],
+        "",
+        f"WAL per job of one run (pg_walinspect), from the claims' first row lock to the end: "
+        f"**{sum(row[2] for row in wal):,.0f} B**.",
+        "",
+        "| relation | records per job | bytes per job |",
+        "|---|---|---|",
+        *[f"| {name} | {records:.2f} | {per_job:,.0f} |" for name, records, per_job in wal if per_job >= 5],
+        "",
+    ]
+    report = "\n".join(lines)
+    print(report)
+    if "COSTMAP_JOBS" not in os.environ:
+        write_section(report, "## Queue cost map")
+
+
+if __name__ == "__main__":
+    main()
