@@ -196,7 +196,7 @@ def main():
                 continue
             run_cell(harness, pg_dir, cell, system)
     import summarize
-    section = summarize.section(recorded(), CELLS, machine())
+    section = summarize.section(recorded(), CELLS, machine(), SYSTEMS)
     if FULL_LENGTH:
         write_section(section, "## Field harness")
     else:

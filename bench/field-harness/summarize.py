@@ -53,7 +53,21 @@ def accounting(system, numbers):
     return ", ".join(f"{count:,} {state}" for state, count in sorted(numbers.items()))
 
 
-def section(recorded, cells, machine):
+def coverage(recorded, cells, systems):
+    """When the recorded cells ran, and which cell and system pairs have not run yet."""
+    if not recorded:
+        return []
+    started = min(entry["started"] for entry in recorded.values()).replace("T", " ").rstrip("Z")
+    ended = max(entry["ended"] for entry in recorded.values()).replace("T", " ").rstrip("Z")
+    missing = [f"{name} ({system})" for name in cells for system in systems if (name, system) not in recorded]
+    lines = [f"Cells recorded between {started} and {ended} UTC, one system at a time, over several sittings "
+             "(run.sh skips a recorded cell)."]
+    if missing:
+        lines.append(f"**Partial**: not run yet: {', '.join(missing)}.")
+    return lines + [""]
+
+
+def section(recorded, cells, machine, systems=("discern", "procrastinate", "absurd")):
     lines = ["## Field harness", "",
              "discern beside the peers that install on this machine, through the field's public harness",
              "(hardbyte/postgresql-job-queue-benchmarking, run unmodified from its checkout by",
@@ -68,7 +82,8 @@ def section(recorded, cells, machine):
              "The harness's own published sweep (results/2026-05-09-full-sweep/SUMMARY.md in its repository,",
              "Docker, larger machine) reads recovery / baseline for postgres_restart and pg_backend_kill as 0 %",
              "for both procrastinate and absurd: a peer that stops here after a restart does so there too.",
-             "", f"Machine: {machine}", ""]
+             "\"Timed out\": the cell's time limit (run.py) passed before the harness ended the run.",
+             "", f"Machine: {machine}", ""] + coverage(recorded, cells, systems)
     for kind in ("throughput", "chaos", "pressure", "soak"):
         names = [name for name, (cell_kind, _, _) in cells.items() if cell_kind == kind]
         rows = [(name, system, entry) for (name, system), entry in recorded.items() if name in names]
