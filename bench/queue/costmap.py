@@ -1,6 +1,6 @@
 """bench/queue cost map: what each part of discern's claim + complete costs, found by taking it away.
 
-    python3 bench/queue/costmap.py URL QueueBench [ROUNDS]        (costmap.sh builds and calls this)
+    python3 bench/queue/costmap.py URL QueueBench [ROUNDS]   (`bash bench/queue/run.sh --costmap` builds and calls it)
 
 The no-op claim + complete of bench/queue (8 connections, batches of 100, the result row
 written) runs with and without one part at a time (a roll-up trigger pair, one index), the two
