@@ -2,7 +2,7 @@
 # Builds the queue benchmark in release mode, starts a private PostgreSQL in bench/.data/pg,
 # runs pgbench's raw baseline and discern's queue side by side, and updates bench/RESULTS.md.
 #   bash bench/queue/run.sh                      the queue section (about 6 minutes)
-#   bash bench/queue/run.sh --costmap [ROUNDS]   what each index and roll-up trigger costs the
+#   bash bench/queue/run.sh --costmap [ROUNDS]   what each index, roll-up trigger and the fillfactor cost the
 #                                                claim + complete (costmap.py, about 15 minutes)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
