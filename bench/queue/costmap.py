@@ -1,4 +1,4 @@
-"""bench/queue cost map: what each part of discern's claim + complete costs, found by taking it away.
+"""bench/queue cost map: what each part of discern's claim + complete costs, found by changing one at a time.
 
     python3 bench/queue/costmap.py URL QueueBench [ROUNDS]   (`bash bench/queue/run.sh --costmap` builds and calls it)
 
