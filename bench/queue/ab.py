@@ -20,8 +20,10 @@ sys.path.insert(0, os.path.join(ROOT, "bench", "prepare"))
 from run import machine, write_section  # noqa: E402
 
 
-def throughput(binary, url):
-    out = subprocess.run([binary, url, "--workers", "8", "--throughput-only"], check=True, capture_output=True, text=True).stdout
+def throughput(binary, url, jobs=None):
+    """QueueBench's no-op claim + complete, 8 connections, jobs/s (`jobs`: its default unless given)."""
+    count = ["--jobs", str(jobs)] if jobs else []
+    out = subprocess.run([binary, url, "--workers", "8", *count, "--throughput-only"], check=True, capture_output=True, text=True).stdout
     return float(out.split("=", 1)[1])
 
 

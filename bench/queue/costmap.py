@@ -22,17 +22,12 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(ROOT, "bench", "prepare"))
 from run import machine, write_section  # noqa: E402
+from ab import throughput  # noqa: E402  (bench/queue/ab.py: the same QueueBench run)
 
 JOBS = int(os.environ.get("COSTMAP_JOBS", "100000"))  # per run
 TRIGGERS = [("discern.jobs", "jobs_count_final_states"), ("discern.results", "results_count_inserts")]
 INDEXES = ["jobs_batch", "jobs_finished", "jobs_running_leases", "results_image_path", "results_batch"]
 FILLFACTOR = 50
-
-
-def throughput(binary, url, jobs=JOBS):
-    out = subprocess.run([binary, url, "--workers", "8", "--jobs", str(jobs), "--throughput-only"],
-                         check=True, capture_output=True, text=True).stdout
-    return float(out.split("=", 1)[1])
 
 
 def psql(url, query, **variables):
@@ -72,7 +67,7 @@ def wal_breakdown(binary, url):
     on discern.jobs (the setup before it inserts and vacuums) to the end."""
     psql(url, "CREATE EXTENSION IF NOT EXISTS pg_walinspect")
     start = psql(url, "SELECT pg_current_wal_lsn()")[0][0]
-    throughput(binary, url)
+    throughput(binary, url, JOBS)
     end = psql(url, "SELECT pg_current_wal_lsn()")[0][0]
     rows = psql(url, """
         WITH records AS (
@@ -83,7 +78,7 @@ def wal_breakdown(binary, url):
             SELECT * FROM records
             WHERE start_lsn >= (SELECT min(start_lsn) FROM records
                                 WHERE kind LIKE 'Heap LOCK%' AND node = pg_relation_filenode('discern.jobs')))
-        SELECT coalesce(c.relname, '(no relation: commits, sequences)'), count(*)::float8 / :jobs,
+        SELECT coalesce(c.relname, '(no relation: commits and the like)'), count(*)::float8 / :jobs,
                sum(run.record_length)::float8 / :jobs
         FROM run LEFT JOIN pg_class c ON c.relfilenode = run.node
         GROUP BY 1 ORDER BY 3 DESC""", start=start, end=end, jobs=JOBS)
@@ -101,7 +96,7 @@ def main():
             figures = {}
             for side in (("shipped", "changed") if index % 2 == 0 else ("changed", "shipped")):
                 psql(url, change if side == "changed" else undo)
-                figures[side] = throughput(binary, url)
+                figures[side] = throughput(binary, url, JOBS)
             psql(url, undo)
             ratios.append(figures["changed"] / figures["shipped"])
             print(f"{label}, round {index + 1}: as shipped {figures['shipped']:,.0f}, changed {figures['changed']:,.0f} jobs/s",
