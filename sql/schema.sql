@@ -492,7 +492,7 @@ ALTER TABLE ONLY discern.jobs
     ADD CONSTRAINT jobs_pkey PRIMARY KEY (id);
 
 ALTER TABLE discern.jobs
-    ADD CONSTRAINT jobs_traceparent_w3c CHECK ((traceparent ~ '^[0-9a-f]{2}-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}$'::text)) NOT VALID;
+    ADD CONSTRAINT jobs_traceparent_w3c CHECK (((octet_length(traceparent) = 55) AND (traceparent ~ '^[0-9a-f-]+$'::text) AND (substr(traceparent, 3, 1) = '-'::text) AND (substr(traceparent, 36, 1) = '-'::text) AND (substr(traceparent, 53, 1) = '-'::text) AND (octet_length(replace(traceparent, '-'::text, ''::text)) = 52))) NOT VALID;
 
 ALTER TABLE ONLY discern.notification_deliveries
     ADD CONSTRAINT notification_deliveries_pkey PRIMARY KEY (event_id, destination);

@@ -120,6 +120,39 @@ struct TraceTests {
         }
     }
 
+    @Test("the traceparent check (migration 0034's cheap form) accepts exactly what the W3C pattern of migration 0033 accepts")
+    func cheaperCheckIsTheSame() async throws {
+        let hex32 = "0af7651916cd43dd8448eb211c80319c", hex16 = "b7ad6b7169203331"
+        let valid = "00-\(hex32)-\(hex16)-01"
+        // Each way to be almost right: a wrong length in any part, a dash moved, doubled or missing,
+        // upper case, a non-hex letter, whitespace, a multibyte character of the same byte length.
+        let candidates = [
+            valid, "ff-\(hex32)-\(hex16)-ff", "00-\(hex32.uppercased())-\(hex16)-01", "00-\(hex32)-\(hex16)-0g",
+            "0-\(hex32)0-\(hex16)-01", "000-\(hex32.dropLast())-\(hex16)-01", "00-\(hex32)\(hex16.prefix(1))-\(hex16.dropFirst())-01",
+            "00-\(hex32)-\(hex16)-01-", "00-\(hex32)-\(hex16)--1", "00--\(hex32.dropFirst())-\(hex16)-01", "00-\(hex32)-\(hex16)-1",
+            "00-\(hex32)-\(hex16)-012", " 0-\(hex32)-\(hex16)-01", "00-\(hex32)-\(hex16)-0\n", "00-\(hex32.dropLast(2))é-\(hex16)-01",
+            "00_\(hex32)-\(hex16)-01", "00-\(hex32)_\(hex16)-01", "00-\(hex32)-\(hex16)_01", String(repeating: "-", count: 55),
+            "00-\(String(repeating: "-", count: 32))-\(hex16)-01", "",
+        ]
+        try await TestDatabase.with { conninfo in
+            let database = Database(conninfo: conninfo, name: "test-traceparent-check")
+            for candidate in candidates {
+                let old = try #require(try await database.rows(
+                    "SELECT $1::text ~ '^[0-9a-f]{2}-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}$' AS matches", [candidate]).first).bool("matches")
+                let accepted: Bool
+                do {
+                    _ = try await database.rows("INSERT INTO discern.jobs (image_path, traceparent) VALUES ('/t.jpg', $1)", [candidate])
+                    accepted = true
+                } catch let error as PostgresError where error.sqlState == "23514" {
+                    #expect(error.message.contains("jobs_traceparent_w3c"), "\(error.message)")
+                    accepted = false
+                }
+                #expect(accepted == old, "\(candidate.debugDescription): the W3C pattern says \(old), the check says \(accepted)")
+            }
+            #expect(try await database.rows("SELECT 1 FROM discern.jobs").count == 2, "the two valid values, stored")
+        }
+    }
+
     @Test("a traceparent given in SQL is continued on a first attempt; a later attempt starts its own trace linked to it")
     func sqlTraceparentAndRetries() async throws {
         try await TestDatabase.with { conninfo in
