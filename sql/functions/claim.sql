@@ -14,11 +14,6 @@
 -- a photo that makes the service fail is not tried again while another can be. Taking a probe
 -- moves the next one past its lease, and finding no job for one moves it 5 s on, so no claim
 -- runs for a probe that cannot be taken.
--- The branches collect the locked rows' ctids, not their ids, and the lease is written through a
--- TID scan: the rows are locked by this transaction, so their versions cannot move before the
--- UPDATE, which then skips a primary-key descent per job (100 per claim of 100; 2 % of the
--- queue's server CPU, bench/RESULTS.md, Queue cost map). `state = 'available'` makes sure the
--- version found is the one locked.
 -- JIT is off: a generic plan cannot know its LIMIT (`wanted - cardinality(chosen)`), so with
 -- millions waiting it guesses a tenth of them and costs the claim past jit_above_cost; compiling
 -- then took 12 ms of a 14 ms claim of 10 at 5,000,000 queued (bench/RESULTS.md, Queue).
@@ -32,14 +27,13 @@ SET jit = off
 AS $$
 #variable_conflict use_column
 DECLARE
-    chosen tid[] := '{}';
+    chosen bigint[] := '{}';
     probe_id bigint;
-    probe_tid tid;
     probed text;
 BEGIN
     IF holding_nothing THEN
         chosen := ARRAY(
-            SELECT j.ctid FROM discern.jobs j
+            SELECT j.id FROM discern.jobs j
             WHERE j.state = 'available' AND j.shared_crashes >= 3
               AND j.backend = ANY(backends) AND j.run_at <= now()
               AND NOT EXISTS (SELECT 1 FROM discern.paused_backends p WHERE p.backend = j.backend)
@@ -65,26 +59,26 @@ BEGIN
             probed := NULL;
         END IF;
         IF probed IS NOT NULL THEN
-            SELECT j.id, j.ctid INTO probe_id, probe_tid FROM discern.jobs j
-            WHERE j.state = 'available' AND j.backend = probed AND j.run_at <= now() AND j.shared_crashes < 3
-              AND NOT j.error_history @> '[{"probe": true}]'
-            ORDER BY j.priority, j.run_at, j.id
-            LIMIT 1
-            FOR UPDATE SKIP LOCKED;
+            probe_id := (SELECT j.id FROM discern.jobs j
+                         WHERE j.state = 'available' AND j.backend = probed AND j.run_at <= now() AND j.shared_crashes < 3
+                           AND NOT j.error_history @> '[{"probe": true}]'
+                         ORDER BY j.priority, j.run_at, j.id
+                         LIMIT 1
+                         FOR UPDATE SKIP LOCKED);
             IF probe_id IS NULL THEN
-                SELECT j.id, j.ctid INTO probe_id, probe_tid FROM discern.jobs j
-                WHERE j.state = 'available' AND j.backend = probed AND j.run_at <= now() AND j.shared_crashes < 3
-                ORDER BY (SELECT count(*) FROM jsonb_array_elements(j.error_history) e WHERE e->>'probe' = 'true'),
-                         j.priority, j.run_at, j.id
-                LIMIT 1
-                FOR UPDATE SKIP LOCKED;
+                probe_id := (SELECT j.id FROM discern.jobs j
+                             WHERE j.state = 'available' AND j.backend = probed AND j.run_at <= now() AND j.shared_crashes < 3
+                             ORDER BY (SELECT count(*) FROM jsonb_array_elements(j.error_history) e WHERE e->>'probe' = 'true'),
+                                      j.priority, j.run_at, j.id
+                             LIMIT 1
+                             FOR UPDATE SKIP LOCKED);
             END IF;
             IF probe_id IS NOT NULL THEN
                 UPDATE discern.service_breakers s
                 SET probe_job = probe_id, probe_owner = worker, probe_started_at = now(),
                     next_probe_at = now() + make_interval(secs => lease_seconds)
                 WHERE s.backend = probed;
-                chosen := ARRAY[probe_tid];
+                chosen := ARRAY[probe_id];
             ELSE
                 UPDATE discern.service_breakers s SET next_probe_at = now() + interval '5 seconds' WHERE s.backend = probed;
             END IF;
@@ -93,11 +87,11 @@ BEGIN
     IF cardinality(chosen) = 0 OR probe_id IS NOT NULL THEN
         IF oldest_first > 0 AND cardinality(chosen) < wanted THEN
             chosen := chosen || ARRAY(
-                SELECT c.ctid FROM (SELECT DISTINCT u.backend FROM unnest(backends) AS u(backend)
+                SELECT c.id FROM (SELECT DISTINCT u.backend FROM unnest(backends) AS u(backend)
                                   WHERE NOT EXISTS (SELECT 1 FROM discern.paused_backends p WHERE p.backend = u.backend)
                                     AND NOT EXISTS (SELECT 1 FROM discern.service_breakers s WHERE s.backend = u.backend)) AS b
                 CROSS JOIN LATERAL (
-                    SELECT j.ctid, j.id, j.run_at FROM discern.jobs j
+                    SELECT j.id, j.run_at FROM discern.jobs j
                     WHERE j.state = 'available' AND j.backend = b.backend AND j.run_at <= now()
                       AND j.shared_crashes < 3
                       AND (SELECT o.priority FROM discern.jobs o
@@ -115,13 +109,13 @@ BEGIN
         END IF;
         IF cardinality(chosen) < wanted THEN
             chosen := chosen || ARRAY(
-                SELECT c.ctid FROM (SELECT DISTINCT u.backend FROM unnest(backends) AS u(backend)
+                SELECT c.id FROM (SELECT DISTINCT u.backend FROM unnest(backends) AS u(backend)
                                   WHERE NOT EXISTS (SELECT 1 FROM discern.paused_backends p WHERE p.backend = u.backend)
                                     AND NOT EXISTS (SELECT 1 FROM discern.service_breakers s WHERE s.backend = u.backend)) AS b
                 CROSS JOIN LATERAL (
-                    SELECT j.ctid, j.id, j.priority, j.run_at FROM discern.jobs j
+                    SELECT j.id, j.priority, j.run_at FROM discern.jobs j
                     WHERE j.state = 'available' AND j.backend = b.backend AND j.run_at <= now()
-                      AND j.shared_crashes < 3 AND j.ctid <> ALL(chosen)
+                      AND j.shared_crashes < 3 AND j.id <> ALL(chosen)
                     ORDER BY j.priority, j.run_at, j.id
                     LIMIT wanted - cardinality(chosen)
                     FOR UPDATE SKIP LOCKED
@@ -134,7 +128,7 @@ BEGIN
     UPDATE discern.jobs AS j
     SET state = 'running', attempts = j.attempts + 1, lease_owner = worker,
         lease_expires_at = now() + make_interval(secs => lease_seconds), updated_at = now()
-    WHERE j.ctid = ANY(chosen) AND j.state = 'available'
+    WHERE j.id = ANY(chosen)
     RETURNING j.id, j.batch_id, j.backend, j.action, j.image_path, j.params::text,
               j.attempts, j.max_attempts, j.shared_crashes >= 3, j.id IS NOT DISTINCT FROM probe_id;
 END;
