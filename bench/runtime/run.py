@@ -38,6 +38,9 @@ RESULTS = os.environ.get("BENCH_RESULTS", os.path.join(ROOT, "bench", "RESULTS.m
 # The stand-in Image Discerner answers each analyze after ANALYZE_SECONDS, as issue 32 measured it
 # (upload-url and the PUT answer at once); the slow service after SLOW_ANALYZE_SECONDS.
 ANALYZE_SECONDS, SLOW_ANALYZE_SECONDS, SLOW_IMAGES, THREADS = 0.3, 3.0, 16, 8
+# The pyvips pipeline again on Debian's libraries (DEBIAN_PYTHON), when run.sh made that venv: the
+# comparison on equal libraries, which issue 43's "CPU above its libraries' floor" asks for.
+SAME_LIBRARIES = "pyvips-debian"
 HEADINGS = ("## Worker runtime beside a pyvips pipeline (bench/runtime)", "## Worker runtime, end to end (bench/runtime)")
 KINDS = [("pass", "12 MP JPEG, passes through"), ("rotated", "12 MP JPEG, EXIF orientation 6"),
          ("p24", "24 MP JPEG"), ("p48", "48 MP JPEG"), ("png-alpha", "12 MP PNG with alpha")]
@@ -120,7 +123,8 @@ def one_run(name, server, folder, service, sim_pid, images):
     if name == "discern":
         command = [DISCERN, "work", "--drain", "--log-level", "warning"]
     else:
-        command = [VENV_PYTHON, os.path.join(HERE, "pyvips_pipeline.py"), url, service, "--threads", str(THREADS)]
+        python = DEBIAN_PYTHON if name == SAME_LIBRARIES else VENV_PYTHON
+        command = [python, os.path.join(HERE, "pyvips_pipeline.py"), url, service, "--threads", str(THREADS)]
     before = cpu_seconds_of(sim_pid)
     seconds, peak, cpu, stderr = timed(command, env)
     states, failures, sent = outcome(url)
@@ -219,6 +223,19 @@ def section(versions, manifests, floors, results, slow, cores, debian_floors=Non
                       f"wheel bundles newer ones): **{debian_floors[name]:.3f} CPU s per image**. Above its own libraries' floor, "
                       f"discern spends {own - debian_floors[name]:.3f} s per image (claims, calls, the pass-through walk, writes), "
                       f"pyvips {peer - floor:.3f} s."]
+            if all(SAME_LIBRARIES in r for r in rounds):
+                same = statistics.median(r[SAME_LIBRARIES]["cpu_per_image"] for r in rounds)
+                ratio = lambda key: statistics.median(r["discern"][key] / r[SAME_LIBRARIES][key] for r in rounds)
+                lines += [f"- On the same libraries ({SAME_LIBRARIES}: the pyvips pipeline on Debian's libvips, in every round): "
+                          f"discern / {SAME_LIBRARIES} images/s **{ratio('rate'):.2f}x**, CPU per image **{ratio('cpu_per_image'):.2f}x**, "
+                          f"peak RSS **{ratio('peak_mib'):.2f}x**; above that floor discern spends **{own - debian_floors[name]:.3f} s** "
+                          f"per image, {SAME_LIBRARIES} **{same - debian_floors[name]:.3f} s**."]
+                sim_share = statistics.median(f["sim_cpu"] / f["images"] for r in rounds for f in r["order"])
+                ceiling_here = cores / (debian_floors[name] + sim_share)
+                same_rates = {p: statistics.median(r[p]["rate"] for r in rounds) for p in ("discern", SAME_LIBRARIES)}
+                lines += [f"- The machine's ceiling on those libraries, {cores} / ({debian_floors[name]:.3f} + {sim_share:.3f} for the "
+                          f"stand-in) = **{ceiling_here:.1f} images/s**: discern reaches **{same_rates['discern'] / ceiling_here:.0%}** of it, "
+                          f"{SAME_LIBRARIES} {same_rates[SAME_LIBRARIES] / ceiling_here:.0%}."]
         sim = statistics.median(f["sim_cpu"] / f["images"] for r in rounds for f in r["order"])
         lines += [f"- The stand-in service runs on the same {cores} cores: it decodes every upload, as the real one does, "
                   f"**{sim:.3f} CPU s per image** (median). Counting it, the machine's ceiling for a pipeline at the floor is "
@@ -295,8 +312,9 @@ def main():
                 name = manifest["set"]
                 folder = os.path.join(DATA, f"runtime-{name}", "set")
                 results[name] = []
+                pipelines = ["discern", "pyvips"] + ([SAME_LIBRARIES] if os.path.exists(DEBIAN_PYTHON) else [])
                 for number in range(ROUNDS):
-                    order = ["discern", "pyvips"] if number % 2 == 0 else ["pyvips", "discern"]
+                    order = pipelines if number % 2 == 0 else pipelines[::-1]
                     print(f"{name} round {number + 1}/{ROUNDS}", flush=True)
                     figures = [one_run(p, server, folder, service, process.pid, manifest["images"]) for p in order]
                     results[name].append({"order": figures, **{f["pipeline"]: f for f in figures}})
