@@ -47,6 +47,8 @@ public struct QueueMonitor: Service {
                 let gauges = try await queue.gauges(backends: backends, until: end)
                 gauges.queues.forEach(Self.export)
                 Self.export(gauges.forecasts, windowEnd: end)
+                // What DiscernLongTransaction watches: a snapshot held for long slows every claim.
+                Gauge(label: "discern_database_oldest_snapshot_seconds").record(gauges.oldestSnapshotSeconds)
                 Gauge(label: "discern_queue_database_up").record(1)
                 health.databaseReached()
             } catch {

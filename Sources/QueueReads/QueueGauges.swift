@@ -4,8 +4,8 @@ import Foundation
 /// what waits, runs and finished in the last 10 minutes, who serves it, and the night's
 /// forecast (sql/functions/plan_until.sql). Every service named appears, at zero when idle, so
 /// an alert never meets a missing series. Reads only the claimable and running partial indexes,
-/// the finished_at index for the last 10 minutes and the worker registry: cheap on a table of
-/// millions of finished jobs.
+/// the finished_at index for the last 10 minutes, the worker registry and pg_stat_activity:
+/// cheap on a table of millions of finished jobs.
 public struct QueueGauges: Codable, Sendable, Equatable {
     public struct Queue: Codable, Sendable, Equatable {
         public let backend: String
@@ -35,6 +35,13 @@ public struct QueueGauges: Codable, Sendable, Equatable {
 
     public let queues: [Queue]
     public let forecasts: [Forecast]
+    /// How long the oldest snapshot in this database has been held (0: none), by a client's
+    /// transaction (an idle session left in one, a long report, pg_dump) or a prepared one. While
+    /// it holds, PostgreSQL keeps every row version it might see: the claimed jobs' entries stay in
+    /// the claimable index, each claim steps over them, and no vacuum can clean discern.jobs
+    /// (bench/RESULTS.md, Field harness: idle_in_tx). A transaction of another role shows its start
+    /// only to a role with pg_read_all_stats (docs/operations.md, Alerts).
+    public let oldestSnapshotSeconds: Double
 
     static let sql = """
         WITH waiting AS (
@@ -61,7 +68,13 @@ public struct QueueGauges: Codable, Sendable, Equatable {
                 'backend', p.backend, 'finish_early_seconds', extract(epoch FROM p.finish_early - now()),
                 'finish_late_seconds', extract(epoch FROM p.finish_late - now()), 'will_not_finish', p.will_not_finish,
                 'cap_used_ratio', p.cap_used / nullif(p.cap_calls, 0)) ORDER BY p.backend), '[]')
-              FROM discern.plan_until($2::timestamptz) p)) AS doc
+              FROM discern.plan_until($2::timestamptz) p),
+          'oldest_snapshot_seconds', (SELECT coalesce(extract(epoch FROM now() - min(since)), 0) FROM (
+                SELECT a.xact_start AS since FROM pg_stat_activity a
+                WHERE a.datname = current_database() AND a.backend_type = 'client backend' AND a.backend_xmin IS NOT NULL
+                  AND a.pid <> pg_backend_pid()
+                UNION ALL
+                SELECT x.prepared FROM pg_prepared_xacts x WHERE x.database = current_database()) held)) AS doc
         """
 }
 

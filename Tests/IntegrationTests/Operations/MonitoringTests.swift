@@ -2,6 +2,7 @@ import CurlHTTP
 import Foundation
 import JobQueue
 import Postgres
+import QueueReads
 import Simulator
 import TestFixtures
 import Testing
@@ -95,7 +96,7 @@ struct MonitoringTests {
                         let rules = try await prometheus.get("/api/v1/rules")
                         let groups = ((rules["data"] as? [String: Any])?["groups"] as? [[String: Any]]) ?? []
                         let loaded = groups.flatMap { ($0["rules"] as? [[String: Any]]) ?? [] }
-                        #expect(loaded.count == 11 && loaded.allSatisfy { $0["health"] as? String != "err" }, "\(loaded.map { ($0["name"] ?? "", $0["health"] ?? "", $0["lastError"] ?? "") })")
+                        #expect(loaded.count == 12 && loaded.allSatisfy { $0["health"] as? String != "err" }, "\(loaded.map { ($0["name"] ?? "", $0["health"] ?? "", $0["lastError"] ?? "") })")
 
                         // Every worker gone, new jobs waiting: the monitor alone answers the alerts' question.
                         worker.terminate()
@@ -115,6 +116,24 @@ struct MonitoringTests {
                     }
                 }
             }
+        }
+    }
+
+    @Test("the oldest snapshot held in the queue's database is exported: a transaction left open shows, and goes once it ends")
+    func oldestSnapshot() async throws {
+        try await TestDatabase.with { conninfo in
+            let reader = try await QueueReader(conninfo: conninfo, connections: 1, name: "test-monitor")
+            #expect(try await reader.gauges(backends: ["discerner"], until: nil).oldestSnapshotSeconds == 0)
+            // A report left open in REPEATABLE READ: its snapshot holds from its first query on.
+            let report = Database(conninfo: conninfo, name: "test-long-report")
+            try await report.withConnection { connection in
+                try connection.query("BEGIN ISOLATION LEVEL REPEATABLE READ")
+                _ = try connection.query("SELECT count(*) FROM discern.jobs")
+            }
+            let held = try await reader.gauges(backends: ["discerner"], until: nil).oldestSnapshotSeconds
+            #expect(held > 0, "the open transaction is seen")
+            try await report.withConnection { _ = try $0.query("COMMIT") }
+            #expect(try await reader.gauges(backends: ["discerner"], until: nil).oldestSnapshotSeconds == 0, "gone once it ends")
         }
     }
 
