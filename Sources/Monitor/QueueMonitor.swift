@@ -33,6 +33,7 @@ public struct QueueMonitor: Service {
         // Opened at the first look that reaches PostgreSQL: a monitor started while the
         // database is down says so in its gauges instead of exiting.
         var reader: QueueReader?
+        var saidBlind = false
         await Periodic.run(every: intervalSeconds) {
             health.loopTurned()
             do {
@@ -48,11 +49,18 @@ public struct QueueMonitor: Service {
                 gauges.queues.forEach(Self.export)
                 Self.export(gauges.forecasts, windowEnd: end)
                 // What DiscernLongTransaction watches: a snapshot held for long slows every claim.
-                Gauge(label: "discern_database_oldest_snapshot_seconds").record(gauges.oldestSnapshotSeconds)
+                if let held = gauges.oldestSnapshotSeconds {
+                    Gauge(label: "discern_database_oldest_snapshot_seconds").record(held)
+                } else if !saidBlind {
+                    saidBlind = true
+                    logger.warning("cannot see when other roles' transactions began, so DiscernLongTransaction cannot fire: GRANT pg_read_all_stats TO the owner of the discern schema (docs/operations.md, Install)")
+                }
                 Gauge(label: "discern_queue_database_up").record(1)
                 health.databaseReached()
             } catch {
                 Gauge(label: "discern_queue_database_up").record(0)
+                // Unknown while unreachable: DiscernMonitorDatabaseDown speaks for it, not a stale value.
+                Gauge(label: "discern_database_oldest_snapshot_seconds").record(0)
                 health.databaseFailed()
                 logger.warning("cannot read the queue; will try again", metadata: ["error": "\(error)"])
             }

@@ -18,7 +18,7 @@ enum MetricHelp {
         "discern_queue_finished_recent": "Jobs finished in the last 10 minutes, by backend and state (succeeded, dead).",
         "discern_queue_live_workers": "Workers heartbeating that serve the backend.",
         "discern_queue_database_up": "1 when the monitor's last look at PostgreSQL succeeded, else 0.",
-        "discern_database_oldest_snapshot_seconds": "How long the oldest snapshot in the queue's database has been held by a client's or a prepared transaction (0: none); other roles' need pg_read_all_stats to be seen.",
+        "discern_database_oldest_snapshot_seconds": "How long the oldest transaction in the queue's database (a client's snapshot or transaction id, or a prepared one) has held back vacuum (0: none).",
         "discern_plan_finish_seconds": "Seconds until the queued jobs of the backend finish at the forecast pace: bound early or late (+Inf: nothing moves them).",
         "discern_plan_unfinished_jobs": "Jobs of the backend that will not finish before the night's window ends (--plan-until).",
         "discern_plan_window_seconds": "Seconds until the night's window ends (--plan-until).",

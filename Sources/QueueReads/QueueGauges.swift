@@ -35,13 +35,10 @@ public struct QueueGauges: Codable, Sendable, Equatable {
 
     public let queues: [Queue]
     public let forecasts: [Forecast]
-    /// How long the oldest snapshot in this database has been held (0: none), by a client's
-    /// transaction (an idle session left in one, a long report, pg_dump) or a prepared one. While
-    /// it holds, PostgreSQL keeps every row version it might see: the claimed jobs' entries stay in
-    /// the claimable index, each claim steps over them, and no vacuum can clean discern.jobs
-    /// (bench/RESULTS.md, Field harness: idle_in_tx). A transaction of another role shows its start
-    /// only to a role with pg_read_all_stats (docs/operations.md, Alerts).
-    public let oldestSnapshotSeconds: Double
+    /// How long the oldest transaction in this database has held back what vacuum may clean (0:
+    /// none): sql/functions/oldest_snapshot_seconds.sql. Nil when the schema's owner may not see
+    /// other roles' sessions (pg_read_all_stats).
+    public let oldestSnapshotSeconds: Double?
 
     static let sql = """
         WITH waiting AS (
@@ -69,12 +66,7 @@ public struct QueueGauges: Codable, Sendable, Equatable {
                 'finish_late_seconds', extract(epoch FROM p.finish_late - now()), 'will_not_finish', p.will_not_finish,
                 'cap_used_ratio', p.cap_used / nullif(p.cap_calls, 0)) ORDER BY p.backend), '[]')
               FROM discern.plan_until($2::timestamptz) p),
-          'oldest_snapshot_seconds', (SELECT coalesce(extract(epoch FROM now() - min(since)), 0) FROM (
-                SELECT a.xact_start AS since FROM pg_stat_activity a
-                WHERE a.datname = current_database() AND a.backend_type = 'client backend' AND a.backend_xmin IS NOT NULL
-                  AND a.pid <> pg_backend_pid()
-                UNION ALL
-                SELECT x.prepared FROM pg_prepared_xacts x WHERE x.database = current_database()) held)) AS doc
+          'oldest_snapshot_seconds', discern.oldest_snapshot_seconds()) AS doc
         """
 }
 

@@ -119,21 +119,49 @@ struct MonitoringTests {
         }
     }
 
-    @Test("the oldest snapshot held in the queue's database is exported: a transaction left open shows, and goes once it ends")
+    @Test("the oldest transaction holding back vacuum is exported: a report left open, a write left uncommitted; gone once they end; unknown, not 0, when the owner cannot see other sessions")
     func oldestSnapshot() async throws {
         try await TestDatabase.with { conninfo in
             let reader = try await QueueReader(conninfo: conninfo, connections: 1, name: "test-monitor")
-            #expect(try await reader.gauges(backends: ["discerner"], until: nil).oldestSnapshotSeconds == 0)
+            func held() async throws -> Double? { try await reader.gauges(backends: ["discerner"], until: nil).oldestSnapshotSeconds }
+            #expect(try await held() == 0)
+            let session = Database(conninfo: conninfo, name: "test-long-report")
             // A report left open in REPEATABLE READ: its snapshot holds from its first query on.
-            let report = Database(conninfo: conninfo, name: "test-long-report")
-            try await report.withConnection { connection in
+            try await session.withConnection { connection in
                 try connection.query("BEGIN ISOLATION LEVEL REPEATABLE READ")
                 _ = try connection.query("SELECT count(*) FROM discern.jobs")
             }
-            let held = try await reader.gauges(backends: ["discerner"], until: nil).oldestSnapshotSeconds
-            #expect(held > 0, "the open transaction is seen")
-            try await report.withConnection { _ = try $0.query("COMMIT") }
-            #expect(try await reader.gauges(backends: ["discerner"], until: nil).oldestSnapshotSeconds == 0, "gone once it ends")
+            #expect(try await held() ?? 0 > 0, "the open report is seen")
+            try await session.withConnection { _ = try $0.query("COMMIT") }
+            #expect(try await held() == 0, "gone once it ends")
+            // A write left uncommitted in READ COMMITTED holds no snapshot between statements, but
+            // its transaction id holds back vacuum all the same.
+            try await session.withConnection { connection in
+                try connection.query("BEGIN")
+                _ = try connection.query("INSERT INTO discern.batches (name) VALUES ('left open')")
+            }
+            #expect(try await held() ?? 0 > 0, "the uncommitted write is seen")
+            try await session.withConnection { _ = try $0.query("ROLLBACK") }
+            #expect(try await held() == 0)
+
+            // Readers call it and get a number; an owner without pg_read_all_stats gives NULL.
+            let blind = "blind_\(UUID().uuidString.prefix(8).lowercased())"
+            let (asReader, asBlind) = try await session.withConnection { connection -> (String?, String?) in
+                // Put back whatever happens: the role is the cluster's, not the test database's.
+                defer {
+                    _ = try? connection.query("RESET ROLE")
+                    _ = try? connection.query("ALTER FUNCTION discern.oldest_snapshot_seconds() OWNER TO CURRENT_USER")
+                    _ = try? connection.query("DROP ROLE IF EXISTS \(blind)")
+                }
+                try connection.query("SET ROLE discern_reader")
+                let number = try connection.query("SELECT discern.oldest_snapshot_seconds()::text AS s").first?.optionalString("s")
+                try connection.query("RESET ROLE")
+                try connection.query("CREATE ROLE \(blind) NOLOGIN")
+                try connection.query("ALTER FUNCTION discern.oldest_snapshot_seconds() OWNER TO \(blind)")
+                let none = try connection.query("SELECT discern.oldest_snapshot_seconds()::text AS s").first?.optionalString("s")
+                return (number, none)
+            }
+            #expect(asReader == "0" && asBlind == nil, "\(String(describing: asReader)), \(String(describing: asBlind))")
         }
     }
 
