@@ -11,9 +11,9 @@
 -- Only a role with pg_read_all_stats sees when other roles' transactions began, so this runs as
 -- its owner (SECURITY DEFINER) and returns a number, never a query's text; NULL when the owner
 -- lacks that right (GRANT pg_read_all_stats TO the schema's owner), rather than a 0 that would
--- look like "none".
+-- look like "none". VOLATILE: it reads the clock (clock_timestamp), not the transaction's start.
 CREATE OR REPLACE FUNCTION discern.oldest_snapshot_seconds() RETURNS double precision
-LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog AS $$
+LANGUAGE sql VOLATILE SECURITY DEFINER SET search_path = pg_catalog AS $$
     SELECT CASE WHEN pg_has_role('pg_read_all_stats', 'USAGE')
                 THEN coalesce(greatest(0, extract(epoch FROM clock_timestamp() - min(held.since)))::double precision, 0) END
     FROM (SELECT a.xact_start AS since FROM pg_stat_activity a
