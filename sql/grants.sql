@@ -37,7 +37,8 @@ BEGIN
 END;
 $roles$;
 
--- Functions only the workers call: claims, roll-ups, pauses, breakers, the batch summary's cache.
+-- Functions only the workers call: claims, roll-ups, pauses, breakers, the batch summary's cache;
+-- and the monitor's look at other sessions, granted to the readers below.
 REVOKE EXECUTE ON FUNCTION discern.claim(text, integer, double precision, text[], boolean, integer),
                            discern.claim_jobs(text, integer, double precision, text[], boolean, integer),
                            discern.roll_up(), discern.recount_rollups(), discern.pause(text, text, text), discern.resume(text),
@@ -45,7 +46,8 @@ REVOKE EXECUTE ON FUNCTION discern.claim(text, integer, double precision, text[]
                            discern.breaker_probe_failed(text, text, bigint, text, text, double precision, double precision),
                            discern.close_breaker(text, text, text),
                            discern.batch_summary(bigint), discern.mark_batches_changed(bigint[]),
-                           discern.announce_batches(double precision), discern.batch_event_report(bigint)
+                           discern.announce_batches(double precision), discern.batch_event_report(bigint),
+                           discern.oldest_snapshot_seconds()
     FROM PUBLIC;
 
 DO $grants$
@@ -92,7 +94,10 @@ BEGIN
                       sent_width, sent_height, sent_format, jpeg_quality, encode_count, passed_through, prepare_ms,
                       analyze_ms, created_at, audit)
             ON discern.results TO discern_reader;
-        GRANT EXECUTE ON FUNCTION discern.batch_summary(bigint), discern.wilson(bigint, bigint) TO discern_reader;
+        -- oldest_snapshot_seconds: the monitor's (reader role) look at pg_stat_activity, run as the
+        -- schema's owner; only its number leaves it.
+        GRANT EXECUTE ON FUNCTION discern.batch_summary(bigint), discern.wilson(bigint, bigint),
+                                  discern.oldest_snapshot_seconds() TO discern_reader;
         ALTER DEFAULT PRIVILEGES IN SCHEMA discern GRANT SELECT ON TABLES TO discern_reader;
     END IF;
 END;

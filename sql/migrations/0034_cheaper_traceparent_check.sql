@@ -2,8 +2,8 @@
 -- costs about 1 µs a row instead of 4-5 (a scan of a million rows, 2026-11-27). PostgreSQL
 -- checks every CHECK of a row on every UPDATE, even when the column is untouched, so with tracing
 -- on a job paid the counted-repetition regex ({32}, {16}) twice on its way through the queue
--- (claim and completion): 7-10 µs of server CPU of the ~80 a job costs (bench/RESULTS.md, Queue
--- cost map). The new form accepts exactly the same values: 55 characters, all lower-case hex or
+-- (claim and completion): 7-10 µs of server CPU of the ~80 a job costs (bench/RESULTS.md, "Issue
+-- 43, part 2"). The new form accepts exactly the same values: 55 characters, all lower-case hex or
 -- '-', with '-' at 3, 36 and 53 and nowhere else (TraceTests.cheaperCheckIsTheSame compares the
 -- two on crafted values).
 -- NOT VALID: every row written since 0033 already holds the (identical) old check.

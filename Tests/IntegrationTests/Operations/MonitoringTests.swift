@@ -144,9 +144,10 @@ struct MonitoringTests {
             try await session.withConnection { _ = try $0.query("ROLLBACK") }
             #expect(try await held() == 0)
 
-            // Readers call it and get a number; an owner without pg_read_all_stats gives NULL.
+            // Readers call it and get a number, the enqueue role may not; an owner without
+            // pg_read_all_stats gives NULL.
             let blind = "blind_\(UUID().uuidString.prefix(8).lowercased())"
-            let (asReader, asBlind) = try await session.withConnection { connection -> (String?, String?) in
+            let (asReader, asEnqueuer, asBlind) = try await session.withConnection { connection -> (String?, String?, String?) in
                 // Put back whatever happens: the role is the cluster's, not the test database's.
                 defer {
                     _ = try? connection.query("RESET ROLE")
@@ -155,13 +156,22 @@ struct MonitoringTests {
                 }
                 try connection.query("SET ROLE discern_reader")
                 let number = try connection.query("SELECT discern.oldest_snapshot_seconds()::text AS s").first?.optionalString("s")
+                try connection.query("SET ROLE discern_enqueue")
+                let refused: String?
+                do {
+                    _ = try connection.query("SELECT discern.oldest_snapshot_seconds()")
+                    refused = nil
+                } catch let error as PostgresError {
+                    refused = error.sqlState
+                }
                 try connection.query("RESET ROLE")
                 try connection.query("CREATE ROLE \(blind) NOLOGIN")
                 try connection.query("ALTER FUNCTION discern.oldest_snapshot_seconds() OWNER TO \(blind)")
                 let none = try connection.query("SELECT discern.oldest_snapshot_seconds()::text AS s").first?.optionalString("s")
-                return (number, none)
+                return (number, refused, none)
             }
             #expect(asReader == "0" && asBlind == nil, "\(String(describing: asReader)), \(String(describing: asBlind))")
+            #expect(asEnqueuer == "42501", "the enqueue role may not look: \(String(describing: asEnqueuer))")
         }
     }
 
