@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Builds the queue benchmark in release mode, starts a private PostgreSQL in bench/.data/pg,
-# runs pgbench's raw baseline and discern's queue side by side, and updates bench/RESULTS.md.
+# runs pgbench's raw baseline, the same SQL by hand on discern's tables and discern's queue side by
+# side, and updates bench/RESULTS.md.
 #   bash bench/queue/run.sh                      the queue section (about 6 minutes)
 #   bash bench/queue/run.sh --costmap [ROUNDS]   what each index, roll-up trigger and the fillfactor cost the
 #                                                claim + complete (costmap.py, about 15 minutes)
