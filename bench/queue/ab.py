@@ -23,8 +23,20 @@ sys.path.insert(0, os.path.join(ROOT, "bench", "prepare"))
 from run import machine, write_section  # noqa: E402
 
 
+def clear_roll_up_events(url):
+    """Empties the roll-ups' pending tables, which every run's completions append to and nothing in
+    these benches folds: left alone they grew to 1.6 GB in bench/queue's cluster over a few runs."""
+    subprocess.run(["psql", url, "-qc", """
+        DO $$ BEGIN
+            IF to_regclass('discern.pending_result_events') IS NOT NULL THEN
+                TRUNCATE discern.pending_job_events, discern.pending_result_events, discern.pending_batch_checks;
+            END IF;
+        END $$;"""], check=True, capture_output=True)
+
+
 def throughput(binary, url, jobs=None):
     """QueueBench's no-op claim + complete, 8 connections, jobs/s (`jobs`: its default unless given)."""
+    clear_roll_up_events(url)
     count = ["--jobs", str(jobs)] if jobs else []
     out = subprocess.run([binary, url, "--workers", "8", *count, "--throughput-only"], check=True, capture_output=True, text=True).stdout
     return float(out.split("=", 1)[1])

@@ -13,6 +13,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(ROOT, "bench", "prepare"))
 from run import machine, write_section  # noqa: E402  (shared report helpers)
+from ab import clear_roll_up_events  # noqa: E402
 
 PGBIN = sorted(os.listdir("/usr/lib/postgresql"))[-1]
 PGBENCH = f"/usr/lib/postgresql/{PGBIN}/bin/pgbench"
@@ -58,10 +59,11 @@ def raw_throughput(url, workers):
 SCHEMA_JOBS = 1_000_000
 
 
-def schema_throughput(url, workers):
+def schema_throughput(url, workers, triggers=False):
     """schema-claim-complete.sql: the raw claim + complete by hand on copies of discern's jobs and
-    results tables (indexes, CHECKs, storage settings; no triggers), batches of 100, 15 s: (jobs/s,
-    WAL bytes per job, writing transactions per job). Needs discern's schema in the database."""
+    results tables (indexes, CHECKs, storage settings; with `triggers`, every trigger of the two
+    tables too: the roll-ups and the guards), batches of 100, 15 s: (jobs/s, WAL bytes per job,
+    writing transactions per job). Needs discern's schema in the database."""
     sh("psql", url, "-qc", f"""
         DROP TABLE IF EXISTS bench_results, bench_jobs;
         CREATE TABLE bench_jobs (LIKE discern.jobs INCLUDING ALL);
@@ -74,6 +76,16 @@ def schema_throughput(url, workers):
         END $$;
         INSERT INTO bench_jobs (image_path) SELECT '/bench/' || n || '.jpg' FROM generate_series(1, {SCHEMA_JOBS}) AS n;""",
        "-c", "VACUUM ANALYZE bench_jobs", "-c", "ANALYZE bench_results")
+    clear_roll_up_events(url)
+    if triggers:  # after the jobs are in: the enqueue's triggers are not what is measured
+        sh("psql", url, "-qc", """
+            DO $$ DECLARE copy record; BEGIN
+                FOR copy IN SELECT pg_get_triggerdef(t.oid) AS definition FROM pg_trigger t
+                            WHERE t.tgrelid IN ('discern.jobs'::regclass, 'discern.results'::regclass) AND NOT t.tgisinternal LOOP
+                    EXECUTE replace(replace(copy.definition, ' ON discern.jobs ', ' ON bench_jobs '),
+                                    ' ON discern.results ', ' ON bench_results ');
+                END LOOP;
+            END $$;""")
     mark = write_mark(url)
     out = sh(PGBENCH, "-n", "-M", "prepared", "-c", str(workers), "-j", "2", "-T", "15", "-f", os.path.join(HERE, "schema-claim-complete.sql"), url)
     done, left = (int(n) for n in sh("psql", url, "-XAtc", "SELECT (SELECT count(*) FROM bench_results), "
@@ -98,29 +110,35 @@ def main():
     workers = 8
     rounds = int(os.environ.get("QUEUE_BENCH_ROUNDS", "3"))
     # The machine is shared and noisy: alternate the raw baseline, the same SQL by hand on discern's
-    # tables and discern's no-op run, several rounds, and judge the medians of the per-round ratios.
-    # discern runs first: its QueueBench migrates the schema the by-hand baseline copies.
+    # tables (without, then with their triggers) and discern's no-op run, several rounds, and judge
+    # the medians of the per-round ratios. discern runs first: its QueueBench migrates the schema
+    # the by-hand baselines copy.
     runs = []
     for _ in range(rounds):
-        discern, raw, schema = discern_throughput(bench_bin, url, workers), raw_throughput(url, workers), schema_throughput(url, workers)
-        runs.append((raw, discern, schema))
-        print(f"round: raw {raw[0]:,.0f} jobs/s, by hand on discern's tables {schema[0]:,.0f}, "
-              f"discern {discern[0]:,.0f} = {discern[0] / raw[0]:.0%} of raw", file=sys.stderr)
+        clear_roll_up_events(url)
+        discern, raw = discern_throughput(bench_bin, url, workers), raw_throughput(url, workers)
+        schema, triggered = schema_throughput(url, workers), schema_throughput(url, workers, triggers=True)
+        runs.append((raw, discern, schema, triggered))
+        print(f"round: raw {raw[0]:,.0f} jobs/s, by hand on discern's tables {schema[0]:,.0f}, with their triggers "
+              f"{triggered[0]:,.0f}, discern {discern[0]:,.0f} = {discern[0] / raw[0]:.0%} of raw", file=sys.stderr)
 
     def median_of(ratio):
         return statistics.median(ratio(*run) for run in runs)
 
-    median_ratio = median_of(lambda raw, discern, schema: discern[0] / raw[0])
-    schema_ratio = median_of(lambda raw, discern, schema: schema[0] / raw[0])
-    discern_of_schema = median_of(lambda raw, discern, schema: discern[0] / schema[0])
+    median_ratio = median_of(lambda raw, discern, schema, triggered: discern[0] / raw[0])
+    schema_ratio = median_of(lambda raw, discern, schema, triggered: schema[0] / raw[0])
+    triggered_ratio = median_of(lambda raw, discern, schema, triggered: triggered[0] / raw[0])
+    discern_of_schema = median_of(lambda raw, discern, schema, triggered: discern[0] / schema[0])
+    discern_of_triggered = median_of(lambda raw, discern, schema, triggered: discern[0] / triggered[0])
     cost = {side: [statistics.median(run[index][column] for run in runs) for column in (1, 2)]
-            for index, side in enumerate(("raw", "discern", "schema"))}
+            for index, side in enumerate(("raw", "discern", "schema", "triggered"))}
 
     started = time.monotonic()
     figures = dict(line.split("=", 1) for line in sh(bench_bin, url, "--workers", str(workers)).split())
     print(f"discern bench took {time.monotonic() - started:.0f} s", file=sys.stderr)
-    round_text = "; ".join(f"{d[0]:,.0f} vs {r[0]:,.0f} ({d[0] / r[0]:.0%})" for r, d, _ in runs)
-    schema_text = "; ".join(f"{s[0]:,.0f} ({s[0] / r[0]:.0%} of raw; discern {d[0] / s[0]:.0%} of it)" for r, d, s in runs)
+    round_text = "; ".join(f"{d[0]:,.0f} vs {r[0]:,.0f} ({d[0] / r[0]:.0%})" for r, d, _, _ in runs)
+    schema_text = "; ".join(f"{s[0]:,.0f} ({s[0] / r[0]:.0%} of raw; discern {d[0] / s[0]:.0%} of it)" for r, d, s, _ in runs)
+    triggered_text = "; ".join(f"{t[0]:,.0f} ({t[0] / r[0]:.0%}; {d[0] / t[0]:.0%})" for r, d, _, t in runs)
     lines = [
         "## Queue (bench/queue)",
         "",
@@ -130,7 +148,8 @@ def main():
         "|---|---|---|",
         f"| discern no-op claim + complete (result row written), {workers} connections, batches of 100, against raw SKIP LOCKED claim + complete with pgbench ({workers} clients, batches of 100), alternating, {rounds} rounds | median **{median_ratio:.0%}** of raw; rounds (discern vs raw jobs/s): {round_text} | at least 50 % |",
         f"| the same claim + complete written by hand on copies of discern's jobs and results tables (every index, CHECK and storage setting; no triggers, no PL/pgSQL; schema-claim-complete.sql), pgbench, same rounds: what the schema's writes allow | median **{schema_ratio:.0%}** of raw; discern **{discern_of_schema:.0%}** of it; rounds (jobs/s): {schema_text} | — |",
-        f"| written per job in the same runs (median): WAL bytes; transactions that wrote (each takes an id) | discern **{cost['discern'][0]:,.0f} B**, {cost['discern'][1]:.3f}; by hand on discern's tables {cost['schema'][0]:,.0f} B, {cost['schema'][1]:.3f}; raw {cost['raw'][0]:,.0f} B, {cost['raw'][1]:.3f} | — |",
+        f"| the same by hand with every trigger of the two tables copied too (the roll-ups and the guards), same rounds: what the schema allows | median **{triggered_ratio:.0%}** of raw; discern **{discern_of_triggered:.0%}** of it; rounds (jobs/s, of raw, discern of it): {triggered_text} | — |",
+        f"| written per job in the same runs (median): WAL bytes; transactions that wrote (each takes an id) | discern **{cost['discern'][0]:,.0f} B**, {cost['discern'][1]:.3f}; by hand on discern's tables {cost['schema'][0]:,.0f} B, {cost['schema'][1]:.3f}, with their triggers {cost['triggered'][0]:,.0f} B; raw {cost['raw'][0]:,.0f} B, {cost['raw'][1]:.3f} | — |",
         f"| discern no-op, one job per claim and completion | {float(figures['discern_batch1_jobs_per_s']):,.0f} jobs/s | — |",
         f"| idle enqueue-to-claim latency (LISTEN/NOTIFY), p50 / p99 | {figures['idle_latency_p50_ms']} ms / {figures['idle_latency_p99_ms']} ms | p50 at most 5 ms |",
         f"| claim of 10, median of 400, 10k queued | {figures['claim_ms_10k']} ms | — |",

@@ -1,7 +1,7 @@
 -- The raw claim + complete of raw-claim-complete.sql, written by hand against copies of discern's
--- own jobs and results tables (every index, CHECK and storage setting; no triggers): what the
--- schema's writes cost without discern's code (no PL/pgSQL claim, no pause, breaker or fairness
--- checks, no roll-ups, no audit pick). Each claim takes 100 jobs as the worker's claim does, by
+-- own jobs and results tables (every index, CHECK and storage setting; run.py runs it without
+-- and then with copies of the tables' triggers): what the schema costs without discern's code
+-- (no PL/pgSQL claim, no pause, breaker, fairness or crash checks, no audit pick). Each claim takes 100 jobs as the worker's claim does, by
 -- priority through jobs_claimable; the completion marks them succeeded and writes the same no-op
 -- result row QueueBench writes, in one statement, as JobQueue.complete does.
 WITH claimed AS (
