@@ -61,7 +61,8 @@ final class CurlEasy: @unchecked Sendable {
 
         // Large bodies must not wait for "100 Continue"; S3 and API gateways answer directly.
         for header in request.headers + [HTTPHeader("Expect", "")] {
-            guard !"\(header.name)\(header.value)".contains(where: { $0 == "\r" || $0 == "\n" || $0 == "\0" }) else {
+            // Bytes, not Characters: Swift sees "\r\n" as one Character, equal to neither.
+            guard !"\(header.name)\(header.value)".utf8.contains(where: { $0 == 13 || $0 == 10 || $0 == 0 }) else {
                 throw HTTPError(.invalidRequest, "header \(header.name) holds a line break; refusing to send it")
             }
             guard let appended = curl_slist_append(headerList, "\(header.name): \(header.value)") else {

@@ -86,6 +86,8 @@ public struct HTTPResponse: Sendable {
     /// The body as text for an error message: short, and on one line.
     public var bodySnippet: String {
         let text = String(decoding: body.prefix(300), as: UTF8.self)
-        return text.replacingOccurrences(of: "\n", with: " ").trimmingCharacters(in: .whitespaces)
+        // isNewline: "\r\n" is one Character, which a replacement of "\n" does not find.
+        return text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline).joined(separator: " ")
+            .trimmingCharacters(in: .whitespaces)
     }
 }

@@ -57,6 +57,6 @@ public enum Vips {
         guard let copy = vips_error_buffer_copy() else { return "unknown libvips error" }
         defer { g_free(copy) }
         let text = String(cString: copy).trimmingCharacters(in: .whitespacesAndNewlines)
-        return text.isEmpty ? "unknown libvips error" : text.replacingOccurrences(of: "\n", with: "; ")
+        return text.isEmpty ? "unknown libvips error" : text.split(whereSeparator: \.isNewline).joined(separator: "; ")
     }
 }

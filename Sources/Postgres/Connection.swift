@@ -133,11 +133,24 @@ public final class Connection {
         return rows.affected
     }
 
-    /// COPY's text format: backslash, tab, newline and carriage return escaped.
-    private static func copyEscaped(_ value: String) -> String {
-        guard value.contains(where: { $0 == "\\" || $0 == "\t" || $0 == "\n" || $0 == "\r" }) else { return value }
-        return value.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\t", with: "\\t")
-            .replacingOccurrences(of: "\n", with: "\\n").replacingOccurrences(of: "\r", with: "\\r")
+    /// COPY's text format: backslash, tab, newline and carriage return escaped. Byte by byte:
+    /// Swift's Characters see "\r\n" as one, equal to neither "\r" nor "\n", so a file named with
+    /// a CR LF went through unescaped and PostgreSQL refused the whole COPY.
+    static func copyEscaped(_ value: String) -> String {
+        let special: (UInt8) -> Bool = { $0 == UInt8(ascii: "\\") || $0 == UInt8(ascii: "\t") || $0 == UInt8(ascii: "\n") || $0 == UInt8(ascii: "\r") }
+        guard value.utf8.contains(where: special) else { return value }
+        var escaped: [UInt8] = []
+        escaped.reserveCapacity(value.utf8.count + 8)
+        for byte in value.utf8 {
+            switch byte {
+            case UInt8(ascii: "\\"): escaped += [UInt8(ascii: "\\"), UInt8(ascii: "\\")]
+            case UInt8(ascii: "\t"): escaped += [UInt8(ascii: "\\"), UInt8(ascii: "t")]
+            case UInt8(ascii: "\n"): escaped += [UInt8(ascii: "\\"), UInt8(ascii: "n")]
+            case UInt8(ascii: "\r"): escaped += [UInt8(ascii: "\\"), UInt8(ascii: "r")]
+            default: escaped.append(byte)
+            }
+        }
+        return String(decoding: escaped, as: UTF8.self)
     }
 
     /// Runs `body` in a transaction with JIT compilation off: for reports, status and pages that

@@ -42,10 +42,10 @@ enum FailureExit {
 
     private static func finish(_ status: Int32, _ message: String, hint: String? = nil) -> Never {
         // libpq's messages span lines ("...failed: refused\n\tIs the server running"): one line.
-        let flat = message.split(whereSeparator: { $0 == "\n" || $0 == "\t" || $0 == "\r" }).joined(separator: " ")
+        let flat = message.split(whereSeparator: { $0.isNewline || $0 == "\t" }).joined(separator: " ")
         var text = "error: \(TerminalText.safe(flat))\n"
         if let hint { text += "hint: \(hint)\n" }
-        FileHandle.standardError.write(Data(text.utf8))
+        StandardError.write(text)
         Foundation.exit(status)
     }
 }

@@ -2,6 +2,7 @@ import AnalysisModel
 import Foundation
 import JobQueue
 import Postgres
+import SampleImages
 import TestFixtures
 import Testing
 
@@ -84,6 +85,27 @@ struct OperatorInputTests {
                 await worker.expectExit(seconds: 300)
                 #expect(worker.output.contains("job failed"), "\(worker.output.suffix(500))")
                 #expect(!worker.output.contains("\u{1B}") && !worker.output.contains("\r"), "\(worker.output.debugDescription.suffix(800))")
+            }
+        }
+    }
+
+    @Test("files named with a CR LF, a tab or a backslash are enqueued by `discern enqueue` under their exact names, beside the others")
+    func lineBreaksInFileNames() async throws {
+        try await TestDatabase.with { conninfo in
+            try await TestFolder.with { folder in
+                let photos = folder.appendingPathComponent("photos")
+                try FileManager.default.createDirectory(at: photos, withIntermediateDirectories: true)
+                // "\r\n" is one Swift Character: the COPY's escaping once missed it, and PostgreSQL
+                // refused the whole chunk, so every night's enqueue stopped at that folder.
+                let names = ["crlf\r\nname.jpg", "tab\there.jpg", "back\\slash.jpg", "lf\nonly.jpg", "plain.jpg"]
+                let photo = try SampleImages.photo(width: 64, height: 48, seed: 85)
+                for name in names { _ = try photos.write(photo, as: name) }
+                let output = try await Subprocess.run(try WorkerProcess.binary.path,
+                                                      ["enqueue", photos.path, "--database-url", conninfo, "--no-dedupe"], allowFailure: true)
+                #expect(output.contains("enqueued \(names.count) job(s)"), "\(output)")
+                let stored = try await Database(conninfo: conninfo, name: "test-names").rows("SELECT image_path FROM discern.jobs")
+                    .map { try $0.string("image_path") }
+                #expect(Set(stored) == Set(names.map { photos.appendingPathComponent($0).path }), "\(stored.map(\.debugDescription))")
             }
         }
     }
