@@ -42,7 +42,7 @@ public struct TraceExport {
             Traces.start(backend.factory)
             return TraceExport(exporter: Task { try await group.run() }, group: group)
         } catch {
-            FileHandle.standardError.write(Data("traces are off: the OTEL_* settings were refused (\(error))\n".utf8))
+            try? FileHandle.standardError.write(contentsOf: Data("traces are off: the OTEL_* settings were refused (\(error))\n".utf8))
             return nil
         }
     }

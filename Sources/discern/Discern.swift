@@ -26,6 +26,9 @@ extension Discern {
     /// libpq itself see the file's settings.
     static func main() async {
         MemoryTuning.apply()
+        // A reader gone from standard error's pipe (journald restarting, `| head`) must not kill a
+        // worker mid-job: the write fails instead, and StandardError drops it.
+        signal(SIGPIPE, SIG_IGN)
         var traces: TraceExport?
         do {
             let arguments = try ConfigurationFile.apply(arguments: Array(CommandLine.arguments.dropFirst()))

@@ -85,7 +85,7 @@ struct BatchesWait: AsyncParsableCommand {
                 return
             }
             if let deadline, ContinuousClock.now >= deadline {
-                FileHandle.standardError.write(Data("discern: batch \(name) has not ended after \(timeout ?? 0) s; \(state.waiting > 0 ? "jobs are still waiting or running" : "")\n".utf8))
+                StandardError.write("discern: batch \(name) has not ended after \(timeout ?? 0) s; \(state.waiting > 0 ? "jobs are still waiting or running" : "")\n")
                 throw ExitCode(ExitStatus.timedOut)
             }
             try await Task.sleep(for: .seconds(deadline.map { min(every, max(0.01, Self.seconds($0 - .now))) } ?? every))

@@ -80,7 +80,7 @@ struct PrepareCommand: AsyncParsableCommand {
             prepared = try ImagePreparer(policy: policy).prepare(path: file)
         } catch {
             // Bad input is not a usage mistake: say what is wrong with the file, no usage text.
-            FileHandle.standardError.write(Data("error: \(TerminalText.safe(file)): \(TerminalText.safe(error.message)) [\(error.kind)]\n".utf8))
+            StandardError.write("error: \(TerminalText.safe(file)): \(TerminalText.safe(error.message)) [\(error.kind)]\n")
             throw ExitCode.failure
         }
         let original = prepared.original

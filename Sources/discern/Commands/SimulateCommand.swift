@@ -110,7 +110,7 @@ struct SimulateCommand: AsyncParsableCommand {
         let urlFile = self.urlFile
         try await SimulatorServer.run(configuration, logger: logger) { url in
             // Written unbuffered: scripts wait for this line.
-            FileHandle.standardOutput.write(Data("simulator listening on \(url)\n".utf8))
+            try? FileHandle.standardOutput.write(contentsOf: Data("simulator listening on \(url)\n".utf8))
             if let urlFile { try? Data((url + "\n").utf8).write(to: URL(fileURLWithPath: urlFile), options: .atomic) }
         }
     }

@@ -6,12 +6,19 @@ import Synchronization
 enum StandardError {
     private static let state = Mutex(false)  // whether a bar is on the last line
 
+    /// Writes `text`, dropping it if standard error cannot take it (a full disk under a log
+    /// file, a reader gone from a pipe: SIGPIPE is ignored, see `Discern.main`). Foundation's
+    /// `write(_:)` traps on such an error, which took the worker and its jobs down with it.
+    static func write(_ text: String) {
+        try? FileHandle.standardError.write(contentsOf: Data(text.utf8))
+    }
+
     /// A whole line (a log record).
     static func writeLine(_ line: String) {
         state.withLock { barShown in
             let prefix = barShown ? "\r\u{1B}[K" : ""
             barShown = false
-            FileHandle.standardError.write(Data((prefix + line + "\n").utf8))
+            write(prefix + line + "\n")
         }
     }
 
@@ -19,14 +26,14 @@ enum StandardError {
     static func drawBar(_ bar: String) {
         state.withLock { barShown in
             barShown = true
-            FileHandle.standardError.write(Data(("\r" + bar + "\u{1B}[K").utf8))
+            write("\r" + bar + "\u{1B}[K")
         }
     }
 
     /// Leaves the bar as the last thing on its line.
     static func endBar() {
         state.withLock { barShown in
-            if barShown { FileHandle.standardError.write(Data("\n".utf8)) }
+            if barShown { write("\n") }
             barShown = false
         }
     }

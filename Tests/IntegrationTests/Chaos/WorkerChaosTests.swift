@@ -101,6 +101,28 @@ struct WorkerChaosTests {
         }
     }
 
+    /// journald restarting, or a log shipper gone, leaves a worker writing its log lines into a
+    /// pipe nobody reads: each write fails (EPIPE). Before, SIGPIPE (and Foundation's trap on a
+    /// failed write) killed the worker with its jobs in hand.
+    @Test("a worker whose log pipe loses its reader drains on: every job succeeds once, exit status 0")
+    func logReaderGone() async throws {
+        try await TestDatabase.with { conninfo in
+            try await TestFolder.with { folder in
+                try await ChaosJobs.enqueue(20, into: conninfo, folder: folder)
+                try await TestSimulator.with(.unthrottled) { simulator in
+                    // `head -c 1` takes the first byte of the log and leaves; every line after it
+                    // meets a closed pipe. The worker's own exit status is printed.
+                    let script = #""$0" work --drain --database-url "$1" --discerner-url "$2" --log-level debug --concurrency 2 2>&1 | head -c 1 >/dev/null; echo "status=${PIPESTATUS[0]}""#
+                    let output = try await Subprocess.run("/bin/bash", ["-c", script, try WorkerProcess.binary.path, conninfo, simulator.discernerURL],
+                                                          environment: ["DISCERN_PATH_ROOTS": FileManager.default.temporaryDirectory.path])
+                    let census = try await TestDatabase.census(conninfo)
+                    #expect(output.contains("status=0"), "\(output) \(census)")
+                    #expect(census == QueueCensus(succeeded: 20, results: 20, jobsWithOneResult: 20), "\(census)")
+                }
+            }
+        }
+    }
+
     /// Every step waits on the one before, never on the clock (issue 41): the simulator holds
     /// each analysis, so jobs are in flight when the SIGTERM lands, however slow the machine;
     /// once the worker says it stopped claiming, the test releases them and they finish within
