@@ -107,14 +107,16 @@ final class ServiceBreakers: Sendable {
 
     /// A probe's job counts its attempt from its third failed probe on: probes go to the jobs
     /// that failed as one least often, so by then every other waiting job failed as one twice
-    /// too, and a photo that makes the service fail cannot hold the breaker open forever.
+    /// too, and a photo that makes the service fail cannot hold the breaker open forever. Never
+    /// when the probe did not reach the service (refused, no such host, TLS): no photo was sent,
+    /// so none can be the cause, and a lone job would otherwise die a minute into an outage.
     static let probeFailuresBeforeCounting = 2
 
     /// - Parameter unreachable: no connection was made: each such failure counts as another
     ///   job's, since no photo can cause it (a lone job meeting a service that refuses
     ///   connections trips the breaker before its attempts run out).
     func failed(_ job: Job, _ failure: JobFailure, unreachable: Bool = false) async -> Verdict {
-        if job.isProbe { return await probeFailed(job, failure) }
+        if job.isProbe { return await probeFailed(job, failure, unreachable: unreachable) }
         let (tripped, open) = known.withLock { known -> (Bool, Bool) in
             let witness = unreachable ? Self.nextWitness() : job.id
             known[job.backend, default: Known()].window.record(job: witness, failed: true, at: .now, keeping: settings.windowSeconds)
@@ -136,10 +138,11 @@ final class ServiceBreakers: Sendable {
     /// trickle of jobs reaches the trip slowly, while a job's own retries come within seconds):
     /// it is given back instead, from the job's allowance of refunds (`QueueSQL.maxGivenBack`), so
     /// an outage never ends a photo, while one that keeps failing alone as the service answers
-    /// others still ends, after its refunds.
+    /// others still ends, after its refunds. Each such refund waits twice as long as the one
+    /// before, so the refunds span about an hour of outage (`QueueSQL.fail`).
     static func lastAttemptKept(_ failure: JobFailure) -> JobFailure {
         JobFailure(kind: failure.kind, message: failure.message + " (its last attempt: given back, not spent, since the failure is the service's)",
-                   retryable: true, retryAfterSeconds: failure.retryAfterSeconds, countsAsAttempt: false)
+                   retryable: true, retryAfterSeconds: failure.retryAfterSeconds, countsAsAttempt: false, waitsLongerEachTime: true)
     }
 
     /// Reads which of `backends` are down now.
@@ -176,7 +179,7 @@ final class ServiceBreakers: Sendable {
         }
     }
 
-    private func probeFailed(_ job: Job, _ failure: JobFailure) async -> Verdict {
+    private func probeFailed(_ job: Job, _ failure: JobFailure, unreachable: Bool) async -> Verdict {
         let backend = job.backend, workerID = self.workerID, settings = self.settings
         let reported: Breakers.ProbeFailure?
         do {
@@ -198,7 +201,7 @@ final class ServiceBreakers: Sendable {
             "backend": "\(backend)", "job": "\(job.id)", "error_kind": "\(failure.kind)",
             "next_probe_seconds": "\(String(format: "%.0f", reported.nextProbeSeconds))"])
         learn(backend, open: true, probeIn: reported.nextProbeSeconds)
-        guard reported.jobFailedBefore < Self.probeFailuresBeforeCounting else {
+        guard unreachable || reported.jobFailedBefore < Self.probeFailuresBeforeCounting else {
             return .counts(JobFailure(kind: failure.kind, message: failure.message + " (this photo failed as the service's probe "
                                       + "\(reported.jobFailedBefore + 1) times, each time after every other waiting photo had been tried: the attempt counts)",
                                       retryable: failure.isRetryable, retryAfterSeconds: failure.retryAfterSeconds))
