@@ -36,7 +36,7 @@ public struct BackendError: Error, CustomStringConvertible, Sendable {
     /// What this failure says about the service itself, for the breaker shared by the workers.
     public enum ServiceSignal: Sendable, Equatable {
         /// The service's own trouble, whatever the photo: reset connections, timeouts, 5xx, a
-        /// 429 that waiting its Retry-After within the attempt did not cure.
+        /// 429 that waiting its Retry-After within the attempt did not cure, a garbled answer.
         case down
         /// Not even reached (refused, DNS, TLS): the service's trouble for certain, whichever
         /// job meets it, however often.
@@ -50,8 +50,12 @@ public struct BackendError: Error, CustomStringConvertible, Sendable {
     public var serviceSignal: ServiceSignal {
         if unreachable { return .unreachable }
         switch code {
-        case .network, .timeout, .serverError, .rateLimited, .analysisFailed, .tlsFailed: return isRetryable ? .down : .up
-        case .clientError, .inputRejected, .authFailed, .uploadRejected, .uploadExpired, .badResponse, .responseTooLarge: return .up
+        // A garbled or oversized 200 that may read right next time (a maintenance page, a proxy's
+        // HTML, a cut body) is the service's weather too: answered by every call, it trips the
+        // breaker instead of spending every waiting photo's attempts.
+        case .network, .timeout, .serverError, .rateLimited, .analysisFailed, .tlsFailed, .badResponse, .responseTooLarge:
+            return isRetryable ? .down : .up
+        case .clientError, .inputRejected, .authFailed, .uploadRejected, .uploadExpired: return .up
         default: return .unknown
         }
     }

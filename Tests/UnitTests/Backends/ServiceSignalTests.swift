@@ -6,7 +6,7 @@ import Testing
 /// refusal means it is up, this side's limits say nothing.
 @Suite("Service signal")
 struct ServiceSignalTests {
-    @Test("reset connections, timeouts, 5xx and a 429 beyond its wait say the service is down; refused, DNS and TLS that it was not even reached")
+    @Test("reset connections, timeouts, 5xx, a 429 beyond its wait and a garbled answer that may read right next time say the service is down; refused, DNS and TLS that it was not even reached")
     func down() {
         for code: HTTPError.Code in [.transport, .timeout] {
             #expect(BackendError.transport(HTTPError(code, "x"), during: "analyze").serviceSignal == .down, "\(code)")
@@ -14,12 +14,12 @@ struct ServiceSignalTests {
         for code: HTTPError.Code in [.connectFailed, .tls] {
             #expect(BackendError.transport(HTTPError(code, "x"), during: "analyze").serviceSignal == .unreachable, "\(code)")
         }
-        for code: BackendError.Code in [.serverError, .rateLimited, .analysisFailed] {
+        for code: BackendError.Code in [.serverError, .rateLimited, .analysisFailed, .badResponse, .responseTooLarge] {
             #expect(BackendError(code, "x", retryable: true).serviceSignal == .down, "\(code)")
         }
     }
 
-    @Test("a photo's refusal and a garbled answer say it is up; this side's limits and settings say nothing")
+    @Test("a photo's refusal and an answer this version cannot read say it is up; this side's limits and settings say nothing")
     func upOrUnknown() {
         for code: BackendError.Code in [.clientError, .inputRejected, .authFailed, .badResponse, .uploadRejected] {
             #expect(BackendError(code, "x", retryable: false).serviceSignal == .up, "\(code)")
