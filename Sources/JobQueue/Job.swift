@@ -59,13 +59,19 @@ public struct JobFailure: Error, Sendable, Equatable {
     /// False when the attempt failed through no fault of the job (the service could not start
     /// it at all): the attempt is given back instead of using up one of the job's.
     public let countsAsAttempt: Bool
+    /// Given back because the service failed on the job's last attempt: each such give-back
+    /// waits twice as long as the one before (up to the backoff's longest), so a trickle of jobs
+    /// the breaker never sees outlives an outage of an hour instead of four minutes.
+    public let waitsLongerEachTime: Bool
 
-    public init(kind: String, message: String, retryable: Bool, retryAfterSeconds: Double? = nil, countsAsAttempt: Bool = true) {
+    public init(kind: String, message: String, retryable: Bool, retryAfterSeconds: Double? = nil, countsAsAttempt: Bool = true,
+                waitsLongerEachTime: Bool = false) {
         self.kind = kind
         self.message = message
         self.isRetryable = retryable
         self.retryAfterSeconds = retryAfterSeconds
         self.countsAsAttempt = countsAsAttempt
+        self.waitsLongerEachTime = waitsLongerEachTime
     }
 }
 

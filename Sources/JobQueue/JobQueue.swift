@@ -40,6 +40,7 @@ public enum JobQueue {
         let delay = backoff.delay(afterAttempt: job.attempt, retryAfter: failure.retryAfterSeconds)
         let rows = try connection.query(prepared: QueueSQL.fail, [
             job.id, workerID, failure.isRetryable, delay, failure.kind, String(failure.message.prefix(2000)), failure.countsAsAttempt,
+            failure.waitsLongerEachTime, backoff.maxSeconds,
         ])
         guard let state = try rows.first?.string("state") else { return .leaseLost }
         return FailureOutcome(rawValue: state) ?? .dead

@@ -76,14 +76,19 @@ enum QueueSQL {
     /// attempt that did not count ($7 false: the service could not start it, through no fault of
     /// the job) is given back, so it never uses up the job's attempts: \(maxGivenBack) times at
     /// most (migration 0016); after that it counts, so a service that refuses forever cannot
-    /// keep a job alive forever.
+    /// keep a job alive forever. A give-back that waits longer each time ($8: the service failed
+    /// on the job's last attempt) waits the backoff ($4) doubled for each give-back before,
+    /// up to the backoff's longest ($9): 10 of them span about an hour, not four minutes.
     static let fail = """
         UPDATE discern.jobs AS j
         SET state = CASE WHEN $3::boolean AND j.attempts - x.refund < j.max_attempts THEN 'available' ELSE 'dead' END,
             attempts = j.attempts - x.refund,
             given_back = j.given_back + x.refund,
             run_at = CASE WHEN $3::boolean AND j.attempts - x.refund < j.max_attempts
-                          THEN now() + make_interval(secs => $4::double precision) ELSE j.run_at END,
+                          THEN now() + make_interval(secs => CASE WHEN $8::boolean AND x.refund = 1
+                              THEN greatest($4::double precision, least($9::double precision, $4::double precision * power(2, least(x.given_back, 20))))
+                              ELSE $4::double precision END)
+                          ELSE j.run_at END,
             finished_at = CASE WHEN $3::boolean AND j.attempts - x.refund < j.max_attempts THEN NULL ELSE now() END,
             error_kind = $5,
             last_error = CASE WHEN x.kept_refusing THEN $6 || format(' (the service kept refusing: %s attempts were given back before, now they count)', j.given_back)
@@ -92,7 +97,7 @@ enum QueueSQL {
             error_history = discern.history_with(j.error_history, jsonb_build_object(
                 'attempt', j.attempts, 'at', now(), 'kind', $5::text, 'error', $6::text, 'counted', x.refund = 0))
         FROM (SELECT CASE WHEN $7::boolean OR g.given_back >= \(maxGivenBack) THEN 0 ELSE 1 END AS refund,
-                     NOT $7::boolean AND g.given_back >= \(maxGivenBack) AS kept_refusing
+                     NOT $7::boolean AND g.given_back >= \(maxGivenBack) AS kept_refusing, g.given_back
               FROM discern.jobs g WHERE g.id = $1) AS x
         WHERE j.id = $1 AND j.state = 'running' AND j.lease_owner = $2
         RETURNING j.state
@@ -170,10 +175,14 @@ enum QueueSQL {
         SELECT id FROM mine
         """
 
-    /// Hands back the jobs of workers that stopped: a worker one of whose leases expired (a
-    /// heartbeat renews them all at once, so it has stopped renewing any), or that missed three
-    /// heartbeats (the registry, migration 0007), loses all its jobs at once: a SIGKILLed
-    /// worker's jobs run again within three heartbeats. A rescuer never takes its own worker
+    /// Hands back the jobs of workers that stopped: a worker that missed three heartbeats (the
+    /// registry, migration 0007), or one of whose leases expired and that has no live registry
+    /// row (a heartbeat renews them all at once, so it has stopped renewing any), loses all its
+    /// jobs at once: a SIGKILLed worker's jobs run again within three heartbeats. A worker whose
+    /// registry row is live keeps them though one of its leases ran out: a lease it did not know
+    /// it held (a claim that committed as the connection dropped, in a failover) is its own
+    /// rescuer's to release (`releaseOrphans`); taking all its jobs for it threw away the work
+    /// in hand and paid the service for it twice. A rescuer never takes its own worker
     /// for stopped (`$1`): it is running, however late its heartbeat (a starved process) — a job
     /// it took back from itself could be claimed again while still running there. SKIP LOCKED lets many rescuers run at
     /// once without waiting on each other, and leaves alone a job whose row a statement still
@@ -189,6 +198,9 @@ enum QueueSQL {
                 SELECT lease_owner FROM discern.jobs WHERE state = 'running' AND lease_expires_at < now()
                   AND lease_owner IS DISTINCT FROM $1 FOR UPDATE SKIP LOCKED
             ) AS expired
+            WHERE NOT EXISTS (SELECT 1 FROM discern.workers w
+                              WHERE w.id = expired.lease_owner AND w.stopped_at IS NULL
+                                AND w.last_heartbeat_at >= now() - make_interval(secs => 3 * w.heartbeat_seconds))
             UNION
             SELECT w.id FROM discern.workers w
             WHERE w.last_heartbeat_at < now() - make_interval(secs => 3 * w.heartbeat_seconds) AND w.id IS DISTINCT FROM $1

@@ -118,6 +118,24 @@ struct QueueTests {
         }
     }
 
+    @Test("a live worker (heartbeat fresh) keeps its jobs though one of its leases ran out; once its heartbeat is stale it loses them all")
+    func liveWorkerKeepsItsJobs() async throws {
+        try await TestDatabase.with { conninfo in
+            let database = Database(conninfo: conninfo)
+            try await database.withConnection { connection in
+                try JobQueue.enqueue(connection, paths: ["/images/a.jpg", "/images/b.jpg"])
+                try WorkerRegistry.register(connection, .init(id: "live", host: "h", pid: 1, version: "t", backends: ["discerner"], heartbeatSeconds: 10))
+                let jobs = try JobQueue.claim(connection, workerID: "live", backends: ["discerner"], limit: 2, leaseSeconds: 60)
+                #expect(jobs.count == 2)
+                // One lease it did not renew (a claim whose answer it never got, in a failover).
+                try connection.query("UPDATE discern.jobs SET lease_expires_at = now() - interval '1 second' WHERE id = $1", [jobs[0].id])
+                #expect(try JobQueue.rescue(connection, rescuer: "other") == 0, "a live worker was taken for stopped")
+                try connection.query("UPDATE discern.workers SET last_heartbeat_at = now() - interval '1 minute' WHERE id = 'live'")
+                #expect(try JobQueue.rescue(connection, rescuer: "other") == 2)
+            }
+        }
+    }
+
     @Test("a crash costs the jobs beside it nothing; a job whose workers keep crashing runs alone, then ends dead as worker_crashed")
     func crashesAreAttributed() async throws {
         try await TestDatabase.with { conninfo in
@@ -231,6 +249,36 @@ struct QueueTests {
                     FROM generate_series(1, 149) i) AS x
                 """).first
             #expect(try kept?.int("n") == 100 && kept?.string("last") == "150")
+        }
+    }
+
+    @Test("a last attempt given back because the service failed waits twice as long each time, up to the backoff's longest: ten span about an hour")
+    func serviceGiveBacksWaitLonger() async throws {
+        try await TestDatabase.with { conninfo in
+            let database = Database(conninfo: conninfo)
+            let waits = try await database.withConnection { connection -> [Double] in
+                try connection.query("SELECT discern.enqueue('/images/a.jpg', max_attempts => 1)")
+                let outage = JobFailure(kind: "http_5xx", message: "analyze answered HTTP 503 (its last attempt: given back)", retryable: true,
+                                        countsAsAttempt: false, waitsLongerEachTime: true)
+                var waits: [Double] = []
+                for _ in 0..<10 {
+                    guard let job = try JobQueue.claim(connection, workerID: "w", backends: ["discerner"], limit: 1, leaseSeconds: 60).first else { break }
+                    // Backoff without jitter: 30 s for this attempt, 600 s at most.
+                    #expect(try JobQueue.fail(connection, job: job, workerID: "w", failure: outage, backoff: Backoff(baseSeconds: 30, maxSeconds: 600)) == .retryScheduled)
+                    let row = try #require(try connection.query("SELECT extract(epoch FROM run_at - now())::float8 AS wait FROM discern.jobs").first)
+                    waits.append(try row.optionalDouble("wait") ?? -1)
+                    try connection.query("UPDATE discern.jobs SET run_at = now()")
+                }
+                return waits
+            }
+            // Backoff(30) jitters between 15 and 30 s; each give-back doubles what the backoff gave.
+            #expect(waits.count == 10, "\(waits)")
+            for (index, wait) in waits.enumerated() {
+                #expect(wait >= min(600, 15 * pow(2, Double(index))) - 1 && wait <= 600 + 1, "give-back \(index + 1) waits \(wait) s: \(waits)")
+            }
+            #expect(waits.reduce(0, +) >= 3000, "ten give-backs span \(waits.reduce(0, +)) s")
+            let job = try #require(try await database.rows("SELECT state, attempts, given_back FROM discern.jobs").first)
+            #expect(try job.string("state") == "available" && job.int("attempts") == 0 && job.int("given_back") == 10)
         }
     }
 
