@@ -9,6 +9,22 @@ import Testing
 /// The token bucket in PostgreSQL holds a limit across separate worker processes.
 @Suite("Shared rate limits")
 struct RateLimitTests {
+    @Test("many calls refused at once with the same Retry-After push the schedule to it from now, not once each")
+    func retryAfterDoesNotStack() async throws {
+        try await TestDatabase.with { conninfo in
+            let database = Database(conninfo: conninfo, name: "test-429")
+            let row = try #require(try await database.rows("SELECT key, burst * 60 / per_minute AS spacing FROM discern.rate_limits ORDER BY key LIMIT 1").first)
+            let key = try row.string("key"), spacing = try row.optionalDouble("spacing") ?? 0
+            for _ in 0..<50 {
+                _ = try await database.rows("SELECT discern.rate_limited($1, 10)", [key])
+            }
+            let ahead = try #require(try await database.rows(
+                "SELECT extract(epoch FROM next_at - clock_timestamp())::float8 AS s FROM discern.rate_limits WHERE key = $1", [key]).first).optionalDouble("s") ?? -1
+            // 10 s, plus a slot's spacing for each refused call; 50 x 10 s stacked was 500 s more.
+            #expect(ahead > 9 && ahead <= 10 + 50 * spacing + 1, "next_at is \(ahead) s ahead (spacing \(spacing) s)")
+        }
+    }
+
     @Test("two worker processes together stay within the landmark limit the simulator counts")
     func limitHoldsAcrossProcesses() async throws {
         let perSecond = 4.0, burst = 2.0
