@@ -76,12 +76,15 @@ public struct PathRoots: Sendable, Equatable {
         if isUnrestricted { return try Self.openNamed(path) }
         let normal = Self.lexical(path)
         guard let (root, relative) = locate(normal) else { throw refused }
+        // The root itself (`/photos`, `/photos/x/..`) is a folder, not a photo; said before any
+        // call, so no stale errno decides the verdict.
+        guard !relative.isEmpty else { throw FileAccessError(.notRegularFile, "\(path) is a folder (a path root), not a file") }
         let directory = Foundation.open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard directory >= 0 else { throw FileAccessError(.unreadable, "the path root \(root) cannot be opened: \(String(cString: strerror(errno)))") }
         defer { close(directory) }
         // O_NONBLOCK: a FIFO does not hang the open (it is refused below as not a regular file).
         let flags = O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY | O_NONBLOCK
-        var descriptor = relative.isEmpty ? -1 : cfileshim_openat2_beneath(directory, relative, flags)
+        var descriptor = cfileshim_openat2_beneath(directory, relative, flags)
         if descriptor < 0, [ENOSYS, EPERM, EINVAL].contains(errno) {
             descriptor = Self.openComponents(relative.split(separator: "/").map(String.init), from: directory, flags: flags)
         }
@@ -90,6 +93,9 @@ public struct PathRoots: Sendable, Equatable {
             case ELOOP, EXDEV, EISDIR: throw refused
             case ENOENT, ENOTDIR: throw FileAccessError(.fileNotFound, "\(path) does not exist (moved, deleted, or not mounted on this machine?)")
             case EACCES: throw FileAccessError(.unreadable, "\(path) cannot be reached by the worker's user (permissions)")
+            // A socket or a device with no driver behind it: no later attempt reads it either.
+            case ENXIO, ENODEV: throw FileAccessError(.notRegularFile, "\(path) is not a regular file (a socket or a device)")
+            case ENAMETOOLONG: throw FileAccessError(.fileNotFound, "\(path) has a name longer than the file system allows (255 bytes a part), so no such file can exist")
             default: throw FileAccessError(.unreadable, "\(path) cannot be opened by the worker's user: \(String(cString: strerror(errno)))")
             }
         }

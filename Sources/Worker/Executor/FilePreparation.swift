@@ -36,9 +36,11 @@ struct FilePreparation: Sendable {
             case .image(let policy):
                 let file = try roots.open(path)
                 return Plan(file: file, memory: try ImagePreparer(policy: policy).memoryEstimate(file: file))
-            case .video:
+            case .video(let policy):
+                // A video over the limit is refused before it is read: reserving all of it (a
+                // sparse terabyte named .mp4) would first wait for every other job to finish.
                 let file = try roots.open(path)
-                return Plan(file: file, memory: file.size)
+                return Plan(file: file, memory: min(file.size, policy.maxBytes))
             case .none:
                 return Plan(file: nil, memory: 0)
             }
