@@ -1,7 +1,20 @@
 import Foundation
+import Synchronization
 
 /// Keeps presigned-URL signatures and credentials out of logs, errors and rows.
 public enum Redact {
+    /// Credentials this process holds (every `Secret` made, as it is made): masked wherever they
+    /// appear, since a service or a gateway may echo the key it refused ("invalid APP-KEY
+    /// 3f9c…") in the body that becomes a job's error.
+    private static let known = Mutex<Set<String>>([])
+
+    /// Masks `secret` in every later `text(_:)`. Values under 6 characters are not masked: they
+    /// would blank common words, and no service issues keys that short.
+    public static func remember(secret: String) {
+        guard secret.count >= 6 else { return }
+        _ = known.withLock { $0.insert(secret) }
+    }
+
     /// The URL without its query string: `https://host/path?…`. Presigned URLs carry their
     /// signature and credential scope in the query.
     public static func url(_ url: String) -> String {
@@ -14,6 +27,9 @@ public enum Redact {
         var result = text
         for field in ["X-Amz-Signature", "X-Amz-Credential", "X-Amz-Security-Token", "Signature", "AWSAccessKeyId"] {
             result = mask(field, in: result)
+        }
+        for secret in known.withLock({ $0 }) where result.contains(secret) {
+            result = result.replacingOccurrences(of: secret, with: "REDACTED")
         }
         return result
     }

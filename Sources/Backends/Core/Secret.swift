@@ -1,8 +1,14 @@
-/// A credential. It prints as `<redacted>` wherever it ends up: logs, errors, `dump`.
+import CurlHTTP
+
+/// A credential. It prints as `<redacted>` wherever it ends up: logs, errors, `dump`; and should
+/// a service echo it back, `Redact.text` masks it in the message made of the answer.
 public struct Secret: Sendable, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
     let value: String
 
-    public init(_ value: String) { self.value = value }
+    public init(_ value: String) {
+        self.value = value
+        Redact.remember(secret: value)
+    }
 
     public var description: String { "<redacted>" }
     public var debugDescription: String { "<redacted>" }

@@ -19,4 +19,13 @@ struct RedactTests {
         #expect(redacted.contains("X-Amz-Signature=REDACTED"))
         #expect(redacted.hasSuffix(" failed"))
     }
+
+    @Test("a credential the process holds is masked when a service echoes it back")
+    func echoedSecret() {
+        Redact.remember(secret: "k3y-0f-the-test-9c1e")
+        Redact.remember(secret: "abc")  // too short to mask: it would blank common words
+        let redacted = Redact.text("analyze answered HTTP 401: invalid APP-KEY k3y-0f-the-test-9c1e for abc")
+        #expect(!redacted.contains("k3y-0f-the-test-9c1e"), "\(redacted)")
+        #expect(redacted.contains("APP-KEY REDACTED for abc"), "\(redacted)")
+    }
 }
