@@ -46,6 +46,41 @@ enum JPEGStructure {
         }
     }
 
+    /// The memory libjpeg holds for the whole picture's DCT coefficients, whatever the scale it
+    /// decodes at, when the frame is progressive (SOF2, SOF6, SOF10, SOF14): 2 bytes a
+    /// coefficient, 64 per 8x8 block of each component at its own sampling. 0 for a sequential
+    /// frame (decoded a few lines at a time) or when the frame header cannot be read. Reads the
+    /// segment headers up to the frame: a few kilobytes, however large the file.
+    static func progressiveCoefficientBytes(_ source: ByteWindow) throws(ImagingError) -> Int {
+        guard source.count >= 4, try source.byte(0) == 0xFF, try source.byte(1) == 0xD8 else { return 0 }
+        var offset = 2
+        while true {
+            guard try source.byte(offset) == 0xFF else { return 0 }
+            while try source.byte(offset) == 0xFF { offset += 1 }
+            guard let marker = try source.byte(offset) else { return 0 }
+            offset += 1
+            if (0xD0...0xD7).contains(marker) || marker == 0x01 { continue }
+            guard marker != 0xDA, marker != 0xD9, let length = try source.number(offset, width: 2), length >= 2 else { return 0 }
+            guard isFrame(marker) else {
+                offset += length
+                continue
+            }
+            guard [0xC2, 0xC6, 0xCA, 0xCE].contains(marker),
+                  let height = try source.number(offset + 3, width: 2), let width = try source.number(offset + 5, width: 2),
+                  let components = try source.byte(offset + 7), components > 0 else { return 0 }
+            var factors: [(h: Int, v: Int)] = []
+            for index in 0..<Int(components) {
+                guard let sampling = try source.byte(offset + 8 + 3 * index + 1) else { return 0 }
+                factors.append((max(1, Int(sampling >> 4)), max(1, Int(sampling & 0x0F))))
+            }
+            let hMax = factors.map(\.h).max() ?? 1, vMax = factors.map(\.v).max() ?? 1
+            return factors.reduce(0) { total, factor in
+                let columns = (width * factor.h + hMax * 8 - 1) / (hMax * 8), rows = (height * factor.v + vMax * 8 - 1) / (vMax * 8)
+                return total + columns * rows * 64 * 2
+            }
+        }
+    }
+
     /// Start-of-frame markers: C0-CF except DHT (C4), JPG (C8) and DAC (CC).
     private static func isFrame(_ marker: UInt8) -> Bool {
         (0xC0...0xCF).contains(marker) && ![0xC4, 0xC8, 0xCC].contains(marker)
