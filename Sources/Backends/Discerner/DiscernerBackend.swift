@@ -58,18 +58,28 @@ public struct DiscernerBackend: AnalysisBackend, ConfiguredBackend {
             guard response.status != 200 else { return }
             // Only <Code> and <Message>: S3's error document also echoes the signature it got.
             let s3 = S3ErrorDocument(response.body)
-            let detail = "\(step) was refused with HTTP \(response.status) \(s3.code ?? "(no S3 error code)"): \(s3.message ?? "no message")"
-            switch (response.status, s3.code) {
-            case (403, "AccessDenied") where s3.message?.localizedCaseInsensitiveContains("expired") == true:
-                throw BackendError(.uploadExpired, detail, retryable: true)
-            case (403, _):
-                throw BackendError(.uploadRejected, detail + " (check the service's signing configuration and this machine's clock)", retryable: false)
-            case (429, _), (500...599, _):
-                throw BackendError(response.status == 429 ? .rateLimited : .serverError, detail, retryable: true,
-                                   retryAfterSeconds: RetryAfter.seconds(response))
-            default:
-                throw BackendError(.clientError, detail, retryable: false)
-            }
+            throw Self.refusal(status: response.status, s3, step: step, retryAfter: RetryAfter.seconds(response))
+        }
+    }
+
+    /// What an S3 refusal of the PUT means for the job. A slow or cut upload (400 RequestTimeout,
+    /// IncompleteBody) is the network's weather; a credential or clock that expired on the
+    /// signing side (ExpiredToken, RequestTimeTooSkewed) is cured by a fresh upload URL, as an
+    /// expired one is; only a refusal of the request itself ends the photo.
+    static func refusal(status: Int, _ s3: S3ErrorDocument, step: String, retryAfter: Double?) -> BackendError {
+        let detail = "\(step) was refused with HTTP \(status) \(s3.code ?? "(no S3 error code)"): \(s3.message ?? "no message")"
+        switch (status, s3.code) {
+        case (403, "AccessDenied") where s3.message?.localizedCaseInsensitiveContains("expired") == true,
+             (400, "ExpiredToken"), (400, "TokenRefreshRequired"), (403, "RequestTimeTooSkewed"):
+            return BackendError(.uploadExpired, detail, retryable: true)
+        case (400, "RequestTimeout"), (400, "IncompleteBody"):
+            return BackendError(.network, detail, retryable: true)
+        case (403, _):
+            return BackendError(.uploadRejected, detail + " (check the service's signing configuration and this machine's clock)", retryable: false)
+        case (429, _), (500...599, _):
+            return BackendError(status == 429 ? .rateLimited : .serverError, detail, retryable: true, retryAfterSeconds: retryAfter)
+        default:
+            return BackendError(.clientError, detail, retryable: false)
         }
     }
 
