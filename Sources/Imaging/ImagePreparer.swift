@@ -221,6 +221,9 @@ public struct ImagePreparer: Sendable {
     }
 
     static func decodeFailure(_ detail: String, source: SourceFacts) -> ImagingError {
+        if ImagingError.isSystemFailure(detail) {
+            return ImagingError(.unreadable, "the \(source.format.rawValue) file could not be read to its end (the system's error, not the image's): \(detail)")
+        }
         let truncated = ["premature", "truncat", "end of file", "out of data"].contains { detail.localizedCaseInsensitiveContains($0) }
         return ImagingError(truncated ? .truncated : .undecodable,
                             "the \(source.format.rawValue) file cannot be decoded\(truncated ? " (it is truncated)" : ""): \(detail)")

@@ -1,3 +1,4 @@
+import Foundation
 import ErrorCodes
 import MediaFiles
 
@@ -25,6 +26,16 @@ public struct ImagingError: Error, CustomStringConvertible, Sendable, Equatable 
     /// Only I/O can get better by itself; a bad image stays bad. (A truncated file may still be
     /// arriving: the worker retries it once, see `FilePreparation`.)
     public var isRetryable: Bool { code == .unreadable }
+}
+
+extension ImagingError {
+    /// Whether a decoder's or libvips' message is the system's error rather than the image's
+    /// (strerror's words for a failing volume, a full disk, memory or descriptors running out).
+    public static func isSystemFailure(_ detail: String) -> Bool {
+        ["Input/output error", "Stale file handle", "No space left on device", "Too many open files", "Cannot allocate memory",
+         "out of memory", "Transport endpoint is not connected", "Connection timed out", "Disk quota exceeded"]
+            .contains { detail.localizedCaseInsensitiveContains($0) }
+    }
 }
 
 /// The codes a ImagingError carries.

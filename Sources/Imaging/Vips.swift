@@ -53,6 +53,15 @@ public enum Vips {
 
     /// Takes and clears libvips' error text. The buffer is process-global; the copy call reads
     /// and clears it under libvips' own lock.
+    /// libvips' failure of `what`, with its error text: `image_unreadable` (retried) when the
+    /// text is the system's (the photos' volume failing a read, memory or descriptors running
+    /// out, a disk filling under a spilled image), else `image_processing_failed`. Those are the
+    /// night's weather, not the photo's.
+    package static func failure(_ what: String) -> ImagingError {
+        let detail = takeError()
+        return ImagingError(ImagingError.isSystemFailure(detail) ? .unreadable : .processingFailed, "\(what): \(detail)")
+    }
+
     package static func takeError() -> String {
         guard let copy = vips_error_buffer_copy() else { return "unknown libvips error" }
         defer { g_free(copy) }

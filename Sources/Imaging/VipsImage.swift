@@ -35,7 +35,7 @@ package final class VipsImage {
     package static func make(_ what: String, _ operation: (UnsafeMutablePointer<UnsafeMutablePointer<CVips.VipsImage>?>) -> Int32) throws(ImagingError) -> VipsImage {
         var out: UnsafeMutablePointer<CVips.VipsImage>?
         guard VipsBuildLock.serialized({ operation(&out) }) == 0, let out else {
-            throw ImagingError(.processingFailed, "libvips could not \(what): \(Vips.takeError())")
+            throw Vips.failure("libvips could not \(what)")
         }
         return VipsImage(out)
     }
@@ -45,7 +45,7 @@ package final class VipsImage {
     package func map(_ what: String, _ operation: (UnsafeMutablePointer<CVips.VipsImage>, UnsafeMutablePointer<UnsafeMutablePointer<CVips.VipsImage>?>) -> Int32) throws(ImagingError) -> VipsImage {
         var out: UnsafeMutablePointer<CVips.VipsImage>?
         guard VipsBuildLock.serialized({ operation(pointer, &out) }) == 0, let out else {
-            throw ImagingError(.processingFailed, "libvips could not \(what): \(Vips.takeError())")
+            throw Vips.failure("libvips could not \(what)")
         }
         return VipsImage(out, keepingAlive: keepAlive)
     }
@@ -53,7 +53,7 @@ package final class VipsImage {
     /// Decodes the whole pipeline into memory once, so repeated encodes do not re-decode.
     package func inMemory() throws(ImagingError) -> VipsImage {
         guard let copy = vips_image_copy_memory(pointer) else {
-            throw ImagingError(.processingFailed, "libvips could not decode the image: \(Vips.takeError())")
+            throw Vips.failure("libvips could not decode the image")
         }
         return VipsImage(copy)
     }
@@ -67,7 +67,7 @@ package final class VipsImage {
         var buffer: UnsafeMutableRawPointer?
         var length = 0
         guard saver(&buffer, &length) == 0, let buffer else {
-            throw ImagingError(.processingFailed, "libvips could not \(what): \(Vips.takeError())")
+            throw Vips.failure("libvips could not \(what)")
         }
         defer { g_free(buffer) }
         return Data(bytes: buffer, count: length)

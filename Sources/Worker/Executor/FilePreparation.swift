@@ -66,15 +66,31 @@ struct FilePreparation: Sendable {
                 // Opening the file (MediaFiles) fails with the codes preparing it has.
                 throw ImagingError(error)
             }
-        } catch let error as ImagingError where error.code == .truncated {
-            let again = job.attempt == 1
-            return .failure(JobFailure(kind: error.kind, message: "\(path): \(error.message)\(again ? "; trying once more later" : "")",
-                                       retryable: again, retryAfterSeconds: truncatedRetrySeconds))
         } catch let error as ImagingError {
-            let message = error.code == .pathNotAllowed || error.code == .fileNotFound ? error.message : "\(path): \(error.message)"
-            return .failure(JobFailure(kind: error.kind, message: message, retryable: error.isRetryable))
+            return .failure(Self.failure(error, path: path, attempt: job.attempt, maxAttempts: job.maxAttempts,
+                                         truncatedRetrySeconds: truncatedRetrySeconds))
         } catch {
             return .failure(JobFailure(kind: "internal", message: "preparing \(path) failed: \(error)", retryable: true))
+        }
+    }
+
+    /// What a preparation's failure makes of the job's attempt. A truncated file may still be
+    /// arriving: tried once more later. A file that could not be read (the volume failing, a
+    /// disk or memory running out: `image_unreadable`) is the night's weather: its attempts count,
+    /// but its last is given back with a growing wait (`JobFailure.waitsLongerEachTime`), so a
+    /// storage outage of up to about an hour ends no photo.
+    static func failure(_ error: ImagingError, path: String, attempt: Int, maxAttempts: Int, truncatedRetrySeconds: Double) -> JobFailure {
+        switch error.code {
+        case .truncated:
+            let again = attempt == 1
+            return JobFailure(kind: error.kind, message: "\(path): \(error.message)\(again ? "; trying once more later" : "")",
+                              retryable: again, retryAfterSeconds: truncatedRetrySeconds)
+        case .unreadable where attempt >= maxAttempts:
+            return JobFailure(kind: error.kind, message: "\(path): \(error.message) (its last attempt: given back, not spent, since the failure is the system's)",
+                              retryable: true, countsAsAttempt: false, waitsLongerEachTime: true)
+        default:
+            let message = error.code == .pathNotAllowed || error.code == .fileNotFound ? error.message : "\(path): \(error.message)"
+            return JobFailure(kind: error.kind, message: message, retryable: error.isRetryable)
         }
     }
 
