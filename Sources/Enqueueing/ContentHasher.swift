@@ -11,8 +11,9 @@ import Synchronization
 public enum ContentHasher {
     /// Hex digests in the order of `paths`, nil for a file that could not be opened as a
     /// regular file under `roots` (with why, for the caller to report); `progress` is called
-    /// with the count done so far.
-    public static func sha256(_ paths: [String], roots: PathRoots, threads: Int,
+    /// with the count done so far. A file over `maxBytes` is not read at all (a worker refuses it
+    /// from its size): a sparse file of exabytes in the folder must not hold the night's enqueue.
+    public static func sha256(_ paths: [String], roots: PathRoots, threads: Int, maxBytes: Int = .max,
                               progress: @escaping @Sendable (Int) -> Void) async throws -> [Result<String, EnqueueError>] {
         let pool = ThreadPool(name: "discern-hash", threads: max(1, threads))
         defer { pool.shutdown() }
@@ -25,7 +26,7 @@ public enum ContentHasher {
                 let index = next, path = paths[index]
                 next += 1
                 group.addTask() {
-                    let digest = try await pool.run { digestOfFile(path, roots: roots) }
+                    let digest = try await pool.run { digestOfFile(path, roots: roots, maxBytes: maxBytes) }
                     progress(counter.increment())
                     return (index, digest)
                 }
@@ -41,10 +42,13 @@ public enum ContentHasher {
     }
 
     /// Blocking: reads the file. Runs on the hashing pool only.
-    static func digestOfFile(_ path: String, roots: PathRoots) -> Result<String, EnqueueError> {
+    static func digestOfFile(_ path: String, roots: PathRoots, maxBytes: Int = .max) -> Result<String, EnqueueError> {
         BlockingCallAudit.check("file hashing")
         do throws(FileAccessError) {
             let file = try roots.open(path)
+            guard file.size <= maxBytes else {
+                return .failure(EnqueueError(.unreadable, "\(path) is \(file.size) bytes, over the \(maxBytes)-byte limit for a source file: a worker would refuse it, so it is not read"))
+            }
             var hasher = SHA256()
             var offset = 0
             while offset < file.size {

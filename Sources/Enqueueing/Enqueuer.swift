@@ -74,7 +74,8 @@ public struct Enqueuer: Sendable {
         while let chunk = try await reader.run({ try walk.next(upTo: Self.chunkSize) }) {
             var files = chunk.map { EnqueuedFile(path: $0) }
             if request.dedupe {
-                let keys = try await contentKey.keys(chunk, roots: walk.roots, threads: request.hashThreads) { [found = summary.found] in progress(found + $0) }
+                let keys = try await contentKey.keys(chunk, roots: walk.roots, threads: request.hashThreads,
+                                                     maxBytes: ImagePolicy().maxSourceBytes) { [found = summary.found] in progress(found + $0) }
                 files = zip(chunk, keys).compactMap { path, key in
                     switch key {
                     case .success(let key): return EnqueuedFile(path: path, uniqueKey: key)

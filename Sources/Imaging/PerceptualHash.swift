@@ -12,9 +12,24 @@ public enum PerceptualHash {
     /// recompressed and 4 % cropped copies: 0-6 bits; distinct photos of the test sets: 20 and more).
     public static let nearDuplicateBits = 10
 
-    public static func of(_ file: OpenedFile) throws(ImagingError) -> UInt64 {
+    /// A file over `limits`' size or declared pixels (a decompression bomb), or not in a format
+    /// discern accepts, is refused before any of it is read or decoded.
+    public static func of(_ file: OpenedFile, limits: ImagePolicy = ImagePolicy()) throws(ImagingError) -> UInt64 {
         BlockingCallAudit.check("perceptual hash")
         try Vips.initialize()
+        guard file.size <= limits.maxSourceBytes else {
+            throw ImagingError(.sourceTooLarge, "\(file.path) is \(file.size) bytes; the limit for source files is \(limits.maxSourceBytes)")
+        }
+        let input = ImageInput.file(file)
+        guard ImageFormat.sniff(try input.head()) != nil else {
+            throw ImagingError(.unsupportedFormat, "\(file.path) is not an image discern accepts")
+        }
+        guard let header = input.header() else {
+            throw ImagingError(.undecodable, "\(file.path) cannot be decoded to compare it with others: \(Vips.takeError())")
+        }
+        guard header.width * header.height <= limits.maxSourcePixels else {
+            throw ImagingError(.tooManyPixels, "\(file.path) declares \(header.width)x\(header.height) pixels; the limit is \(limits.maxSourcePixels)")
+        }
         let data = try fileAccess { () throws(FileAccessError) in try file.contents() }
         var hash: UInt64 = 0
         let status = data.withUnsafeBytes { bytes in cvipsshim_dhash_buffer(bytes.baseAddress, bytes.count, &hash) }

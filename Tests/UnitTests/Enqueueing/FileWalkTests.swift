@@ -1,5 +1,6 @@
 import Enqueueing
 import Foundation
+import Imaging
 import MediaFiles
 import SampleImages
 import TestFixtures
@@ -67,5 +68,25 @@ struct FileWalkTests {
         #expect(link.description.contains("symbolic link"), "\(link)")
         // The walk does not hand them out in the first place.
         #expect(try FileFinder().find([folder.path]) == [photo.standardizedFileURL.path])
+    }
+
+    @Test("a file over the source limit (a sparse giant) is neither hashed nor decoded for its look: skipped at once, with its size")
+    func giantsAreNotRead() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("discern-giant-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let photo = folder.appendingPathComponent("real.jpg")
+        try SampleImages.photo(width: 16, height: 16, seed: 2).write(to: photo)
+        // 1 TB of holes: reading it through would take hours.
+        let giant = folder.appendingPathComponent("giant.jpg")
+        #expect(FileManager.default.createFile(atPath: giant.path, contents: Data([0xFF, 0xD8, 0xFF])))
+        let handle = try FileHandle(forWritingTo: giant)
+        try handle.truncate(atOffset: 1 << 40)
+        try handle.close()
+        let roots = try PathRoots([folder.path])
+        let digests = try await ContentHasher.sha256([photo.path, giant.path], roots: roots, threads: 2, maxBytes: ImagePolicy().maxSourceBytes) { _ in }
+        guard case .success = digests[0], case .failure(let skipped) = digests[1] else { Issue.record("\(digests)"); return }
+        #expect(skipped.description.contains("1099511627776 bytes") && skipped.description.contains("limit"), "\(skipped)")
+        #expect(throws: ImagingError.self) { try PerceptualHash.of(try roots.open(giant.path)) }
     }
 }
