@@ -27,18 +27,18 @@ enum ImageInput {
         }
     }
 
-    /// The bytes through a window of one megabyte, for walking a file's structure without
-    /// holding it whole.
-    func window() -> ByteWindow {
+    /// The bytes through a window of one megabyte (or `size`: a few kilobytes for a walk over
+    /// headers only), for walking a file's structure without holding it whole.
+    func window(size: Int = ByteWindow.windowSize) -> ByteWindow {
         switch self {
         case .memory(_, let pinned):
-            return ByteWindow(count: pinned.count) { offset, buffer in
+            return ByteWindow(count: pinned.count, size: size) { offset, buffer in
                 let available = max(0, min(buffer.count, pinned.count - offset))
                 if available > 0 { buffer.baseAddress?.copyMemory(from: pinned.pointer + offset, byteCount: available) }
                 return available
             }
         case .file(let file):
-            return ByteWindow(count: file.size) { offset, buffer throws(ImagingError) in
+            return ByteWindow(count: file.size, size: size) { offset, buffer throws(ImagingError) in
                 let wanted = max(0, min(buffer.count, file.size - offset))
                 return try fileAccess { () throws(FileAccessError) in try file.read(at: offset, into: UnsafeMutableRawBufferPointer(rebasing: buffer[0..<wanted])) }
             }

@@ -13,13 +13,16 @@ final class ByteWindow {
     /// How many bytes the source had when opened; reads past what it still has come back short.
     let count: Int
     static let windowSize = 1 << 20
+    /// This window's size: `windowSize` unless a walk reads only headers (`ImageInput.window`).
+    private let size: Int
     private let read: Reader
     private var window: [UInt8] = []
     private var start = 0
     private var filled = 0
 
-    init(count: Int, read: @escaping Reader) {
+    init(count: Int, size: Int = ByteWindow.windowSize, read: @escaping Reader) {
         self.count = count
+        self.size = max(16, size)
         self.read = read
     }
 
@@ -130,7 +133,7 @@ final class ByteWindow {
     }
 
     private func load(at offset: Int) throws(ImagingError) {
-        if window.isEmpty { window = [UInt8](repeating: 0, count: Self.windowSize) }
+        if window.isEmpty { window = [UInt8](repeating: 0, count: size) }
         let outcome: Result<Int, ImagingError> = window.withUnsafeMutableBytes { buffer in
             do throws(ImagingError) { return .success(try read(offset, buffer)) } catch { return .failure(error) }
         }
