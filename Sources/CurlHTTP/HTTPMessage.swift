@@ -85,9 +85,13 @@ public struct HTTPResponse: Sendable {
 
     /// The body as text for an error message: short, and on one line.
     public var bodySnippet: String {
-        let text = String(decoding: body.prefix(300), as: UTF8.self)
-        // isNewline: "\r\n" is one Character, which a replacement of "\n" does not find.
-        return text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline).joined(separator: " ")
-            .trimmingCharacters(in: .whitespaces)
+        Self.oneLine(body, limit: 300).trimmingCharacters(in: .whitespaces)
+    }
+
+    /// The first `limit` bytes of `data` as text on one line, each line break a space.
+    /// isNewline: "\r\n" is one Character, which a replacement of "\n" does not find.
+    public static func oneLine(_ data: Data, limit: Int) -> String {
+        String(decoding: data.prefix(limit), as: UTF8.self).split(omittingEmptySubsequences: false, whereSeparator: \.isNewline)
+            .joined(separator: " ")
     }
 }

@@ -211,6 +211,6 @@ enum JSONBody {
     }
 
     static func snippet(_ data: Data) -> String {
-        String(decoding: data.prefix(200), as: UTF8.self).split(omittingEmptySubsequences: false, whereSeparator: \.isNewline).joined(separator: " ")
+        HTTPResponse.oneLine(data, limit: 200)
     }
 }
