@@ -6,7 +6,8 @@ import Foundation
 ///
 /// `publicOnly` refuses what is not on the public internet: loopback, private (RFC 1918, unique
 /// local), link-local (cloud metadata at 169.254.169.254), shared (100.64/10), unspecified,
-/// benchmarking, multicast and reserved ranges, and IPv4 inside IPv6 by the IPv4 rules.
+/// benchmarking, multicast and reserved ranges, and IPv4 inside IPv6 (mapped, NAT64, 6to4) by the IPv4
+/// rules; IPv4-compatible and Teredo addresses, whose IPv4 cannot be trusted, are refused.
 public enum AddressRule: Sendable, Equatable {
     case any
     case publicOnly
@@ -44,14 +45,21 @@ public enum AddressRule: Sendable, Equatable {
 
     static func isPublic(v6 bytes: [UInt8]) -> Bool {
         guard bytes.count == 16 else { return false }
-        let embeddedV4 = { UInt32(bytes[12]) << 24 | UInt32(bytes[13]) << 16 | UInt32(bytes[14]) << 8 | UInt32(bytes[15]) }
-        if bytes[0..<10].allSatisfy({ $0 == 0 }) && bytes[10] == 0xFF && bytes[11] == 0xFF { return isPublic(v4: embeddedV4()) }  // ::ffff:a.b.c.d
-        if bytes[0..<12] == [0x00, 0x64, 0xFF, 0x9B, 0, 0, 0, 0, 0, 0, 0, 0][...] { return isPublic(v4: embeddedV4()) }     // 64:ff9b::/96
-        if bytes[0..<15].allSatisfy({ $0 == 0 }) { return false }                      // :: and ::1
-        if bytes[0] & 0xFE == 0xFC { return false }                                    // fc00::/7 unique local
-        if bytes[0] == 0xFE && bytes[1] & 0xC0 == 0x80 { return false }                // fe80::/10 link-local
-        if bytes[0] == 0xFF { return false }                                           // multicast
-        if bytes[0] == 0x20 && bytes[1] == 0x01 && bytes[2] == 0x0D && bytes[3] == 0xB8 { return false }  // documentation
+        let v4At = { (i: Int) in UInt32(bytes[i]) << 24 | UInt32(bytes[i + 1]) << 16 | UInt32(bytes[i + 2]) << 8 | UInt32(bytes[i + 3]) }
+        let prefix = { (head: [UInt8]) in bytes.starts(with: head) }
+        // IPv4 carried inside IPv6 is judged by the IPv4 rules, wherever the stack may route it.
+        if bytes[0..<10].allSatisfy({ $0 == 0 }) && bytes[10] == 0xFF && bytes[11] == 0xFF { return isPublic(v4: v4At(12)) }  // ::ffff:a.b.c.d
+        if prefix([0x00, 0x64, 0xFF, 0x9B, 0, 0, 0, 0, 0, 0, 0, 0]) { return isPublic(v4: v4At(12)) }  // 64:ff9b::/96 NAT64
+        if prefix([0x20, 0x02]) { return isPublic(v4: v4At(2)) }                                     // 2002::/16 6to4
+        if bytes[0..<12].allSatisfy({ $0 == 0 }) { return false }   // ::, ::1 and ::a.b.c.d (IPv4-compatible, deprecated)
+        if prefix([0x00, 0x64, 0xFF, 0x9B, 0x00, 0x01]) { return false }                             // 64:ff9b:1::/48 local NAT64
+        if prefix([0x01, 0x00, 0, 0, 0, 0, 0, 0]) { return false }                                   // 100::/64 discard
+        if prefix([0x20, 0x01, 0x00, 0x00]) { return false }          // 2001::/32 Teredo: its IPv4 is obscured, so never judged
+        if prefix([0x20, 0x01, 0x0D, 0xB8]) { return false }                                         // documentation
+        if bytes[0] & 0xFE == 0xFC { return false }                                                  // fc00::/7 unique local
+        if bytes[0] == 0xFE && bytes[1] & 0xC0 == 0x80 { return false }                              // fe80::/10 link-local
+        if bytes[0] == 0xFE && bytes[1] & 0xC0 == 0xC0 { return false }                              // fec0::/10 site-local
+        if bytes[0] == 0xFF { return false }                                                         // multicast
         return true
     }
 

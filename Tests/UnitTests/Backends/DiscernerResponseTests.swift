@@ -138,7 +138,7 @@ struct DiscernerResponseTests {
         #expect(try grant("https://anything/b/k?X-Amz-SignedHeaders=host", allowed: ["*"]).addressRule == .any)
     }
 
-    @Test("public addresses only: loopback, private, link-local, shared, unique-local, mapped and documentation ranges are refused")
+    @Test("public addresses only: loopback, private, link-local, site-local, shared, unique-local, documentation and IPv4-in-IPv6 forms of them are refused")
     func addressRule() {
         func v4(_ text: String) -> Bool {
             var address = in_addr()
@@ -155,10 +155,12 @@ struct DiscernerResponseTests {
             #expect(!v4(refused), "\(refused)")
         }
         for open in ["8.8.8.8", "52.216.0.1", "172.32.0.1", "100.128.0.1", "11.0.0.1"] { #expect(v4(open), "\(open)") }
-        for refused in ["::1", "::", "fe80::1", "fd00::1", "fc00::1", "ff02::1", "::ffff:127.0.0.1", "::ffff:10.0.0.1", "64:ff9b::a00:1", "2001:db8::1"] {
+        for refused in ["::1", "::", "fe80::1", "fd00::1", "fc00::1", "ff02::1", "::ffff:127.0.0.1", "::ffff:10.0.0.1", "64:ff9b::a00:1", "2001:db8::1",
+                        "::127.0.0.1", "::10.0.0.1", "::8.8.8.8", "fec0::1", "2002:7f00:1::1", "2002:a9fe:a9fe::1", "2001:0:4136:e378::1",
+                        "64:ff9b:1::a00:1", "100::1"] {
             #expect(!v6(refused), "\(refused)")
         }
-        for open in ["2606:4700::1111", "::ffff:8.8.8.8", "2a00:1450::1"] { #expect(v6(open), "\(open)") }
+        for open in ["2606:4700::1111", "::ffff:8.8.8.8", "2a00:1450::1", "2002:808:808::1", "64:ff9b::808:808"] { #expect(v6(open), "\(open)") }
     }
 
     @Test("an OOTO error code nobody documented becomes one kind, ooto_refused, with the code in the message (labels stay few)")
