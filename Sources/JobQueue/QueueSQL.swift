@@ -78,12 +78,15 @@ enum QueueSQL {
     /// most (migration 0016); after that it counts, so a service that refuses forever cannot
     /// keep a job alive forever. A give-back that waits longer each time ($8: the service failed
     /// on the job's last attempt) waits the backoff ($4) doubled for each give-back before,
-    /// up to the backoff's longest ($9): 10 of them span about an hour, not four minutes.
+    /// up to the backoff's longest ($9): 10 of them span about an hour, not four minutes. Past
+    /// 10, such a failure counts only if the service completed another of its jobs since this
+    /// one last failed: then it is this photo the service fails on, while an outage, however
+    /// long, ends no photo (the job waits, a try every `$9` seconds, until the service is back).
     static let fail = """
         UPDATE discern.jobs AS j
         SET state = CASE WHEN $3::boolean AND j.attempts - x.refund < j.max_attempts THEN 'available' ELSE 'dead' END,
             attempts = j.attempts - x.refund,
-            given_back = j.given_back + x.refund,
+            given_back = least(j.given_back + x.refund, 30000),
             run_at = CASE WHEN $3::boolean AND j.attempts - x.refund < j.max_attempts
                           THEN now() + make_interval(secs => CASE WHEN $8::boolean AND x.refund = 1
                               THEN greatest($4::double precision, least($9::double precision, $4::double precision * power(2, least(x.given_back, 20))))
@@ -91,14 +94,22 @@ enum QueueSQL {
                           ELSE j.run_at END,
             finished_at = CASE WHEN $3::boolean AND j.attempts - x.refund < j.max_attempts THEN NULL ELSE now() END,
             error_kind = $5,
-            last_error = CASE WHEN x.kept_refusing THEN $6 || format(' (the service kept refusing: %s attempts were given back before, now they count)', j.given_back)
+            last_error = CASE WHEN x.kept_refusing AND $8::boolean
+                              THEN $6 || format(' (the service completed other photos since this one last failed, and %s attempts were given back before: now it counts)', j.given_back)
+                              WHEN x.kept_refusing
+                              THEN $6 || format(' (the service kept refusing: %s attempts were given back before, now they count)', j.given_back)
                               ELSE $6 END,
             lease_owner = NULL, lease_expires_at = NULL, updated_at = now(),
             error_history = discern.history_with(j.error_history, jsonb_build_object(
                 'attempt', j.attempts, 'at', now(), 'kind', $5::text, 'error', $6::text, 'counted', x.refund = 0))
-        FROM (SELECT CASE WHEN $7::boolean OR g.given_back >= \(maxGivenBack) THEN 0 ELSE 1 END AS refund,
-                     NOT $7::boolean AND g.given_back >= \(maxGivenBack) AS kept_refusing, g.given_back
-              FROM discern.jobs g WHERE g.id = $1) AS x
+        FROM (SELECT CASE WHEN y.counts THEN 0 ELSE 1 END AS refund, NOT $7::boolean AND y.counts AS kept_refusing, y.given_back
+              FROM (SELECT g.given_back, CASE WHEN $7::boolean THEN true
+                                              WHEN g.given_back < \(maxGivenBack) THEN false
+                                              WHEN NOT $8::boolean THEN true
+                                              ELSE EXISTS (SELECT 1 FROM discern.jobs s
+                                                           WHERE s.finished_at > coalesce((g.error_history->-1->>'at')::timestamptz, g.created_at)
+                                                             AND s.state = 'succeeded' AND s.backend = g.backend AND s.id <> g.id) END AS counts
+                    FROM discern.jobs g WHERE g.id = $1) AS y) AS x
         WHERE j.id = $1 AND j.state = 'running' AND j.lease_owner = $2
         RETURNING j.state
         """

@@ -105,11 +105,12 @@ final class ServiceBreakers: Sendable {
         case counts(JobFailure)
     }
 
-    /// A probe's job counts its attempt from its third failed probe on: probes go to the jobs
-    /// that failed as one least often, so by then every other waiting job failed as one twice
-    /// too, and a photo that makes the service fail cannot hold the breaker open forever. Never
-    /// when the probe did not reach the service (refused, no such host, TLS): no photo was sent,
-    /// so none can be the cause, and a lone job would otherwise die a minute into an outage.
+    /// A probe's job spends its allowance from its third failed probe on (`lastAttemptKept`):
+    /// probes go to the jobs that failed as one least often, so by then every other waiting job
+    /// failed as one twice too. Its attempt counts only once the allowance is spent and the
+    /// service has completed another photo since (`QueueSQL.fail`): a photo that makes the
+    /// service fail ends, an outage however long ends none. Never when the probe did not reach
+    /// the service (refused, no such host, TLS): no photo was sent, so none can be the cause.
     static let probeFailuresBeforeCounting = 2
 
     /// - Parameter unreachable: no connection was made: each such failure counts as another
@@ -136,12 +137,13 @@ final class ServiceBreakers: Sendable {
 
     /// The service's failure on a job's last attempt before this worker finds the service down (a
     /// trickle of jobs reaches the trip slowly, while a job's own retries come within seconds):
-    /// it is given back instead, from the job's allowance of refunds (`QueueSQL.maxGivenBack`), so
-    /// an outage never ends a photo, while one that keeps failing alone as the service answers
-    /// others still ends, after its refunds. Each such refund waits twice as long as the one
-    /// before, so the refunds span about an hour of outage (`QueueSQL.fail`).
-    static func lastAttemptKept(_ failure: JobFailure) -> JobFailure {
-        JobFailure(kind: failure.kind, message: failure.message + " (its last attempt: given back, not spent, since the failure is the service's)",
+    /// it is given back instead, from the job's allowance of refunds (`QueueSQL.maxGivenBack`),
+    /// each refund waiting twice as long as the one before, up to 10 minutes (`QueueSQL.fail`).
+    /// Past the allowance it counts only if the service completed another photo since the job
+    /// last failed: an outage never ends a photo, one that keeps failing alone as the service
+    /// answers others still ends.
+    static func lastAttemptKept(_ failure: JobFailure, why: String = "its last attempt") -> JobFailure {
+        JobFailure(kind: failure.kind, message: failure.message + " (\(why): given back, not spent, since the failure is the service's)",
                    retryable: true, retryAfterSeconds: failure.retryAfterSeconds, countsAsAttempt: false, waitsLongerEachTime: true)
     }
 
@@ -202,9 +204,8 @@ final class ServiceBreakers: Sendable {
             "next_probe_seconds": "\(String(format: "%.0f", reported.nextProbeSeconds))"])
         learn(backend, open: true, probeIn: reported.nextProbeSeconds)
         guard unreachable || reported.jobFailedBefore < Self.probeFailuresBeforeCounting else {
-            return .counts(JobFailure(kind: failure.kind, message: failure.message + " (this photo failed as the service's probe "
-                                      + "\(reported.jobFailedBefore + 1) times, each time after every other waiting photo had been tried: the attempt counts)",
-                                      retryable: failure.isRetryable, retryAfterSeconds: failure.retryAfterSeconds))
+            return .counts(Self.lastAttemptKept(failure, why: "this photo failed as the service's probe \(reported.jobFailedBefore + 1) times, "
+                                                    + "each time after every other waiting photo had been tried"))
         }
         // The probe's job steps aside until the next probe, which then tries another photo.
         return .givenBack(afterSeconds: reported.nextProbeSeconds)

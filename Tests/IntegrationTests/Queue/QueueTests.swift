@@ -282,6 +282,41 @@ struct QueueTests {
         }
     }
 
+    @Test("past its ten give-backs, a service failure on a last attempt counts only once the service has completed another photo since: an outage of any length ends no photo")
+    func outageEndsNoPhoto() async throws {
+        try await TestDatabase.with { conninfo in
+            let database = Database(conninfo: conninfo)
+            try await database.withConnection { connection in
+                try connection.query("SELECT discern.enqueue('/images/a.jpg', max_attempts => 1)")
+                try connection.query("UPDATE discern.jobs SET given_back = 10")
+                let outage = JobFailure(kind: "http_5xx", message: "analyze answered HTTP 503 (its last attempt: given back)", retryable: true,
+                                        countsAsAttempt: false, waitsLongerEachTime: true)
+                let backoff = Backoff(baseSeconds: 30, maxSeconds: 600)
+                func failAgain() throws -> FailureOutcome {
+                    try connection.query("UPDATE discern.jobs SET run_at = now() WHERE image_path = '/images/a.jpg'")
+                    let job = try #require(try JobQueue.claim(connection, workerID: "w", backends: ["discerner"], limit: 1, leaseSeconds: 60).first)
+                    #expect(job.imagePath == "/images/a.jpg")
+                    return try JobQueue.fail(connection, job: job, workerID: "w", failure: outage, backoff: backoff)
+                }
+                // The service is away for everyone: however many more times, the job waits, the longest wait each time.
+                for _ in 0..<5 { #expect(try failAgain() == .retryScheduled) }
+                let waiting = try #require(try connection.query(
+                    "SELECT state, attempts, given_back, extract(epoch FROM run_at - now())::float8 AS wait FROM discern.jobs").first)
+                #expect(try waiting.string("state") == "available" && waiting.int("attempts") == 0 && waiting.int("given_back") == 15)
+                #expect((try waiting.optionalDouble("wait") ?? 0) > 590)
+                // Another photo gets through: the service works, so this photo's next failure is its own.
+                try connection.query("SELECT discern.enqueue('/images/b.jpg')")
+                let other = try #require(try JobQueue.claim(connection, workerID: "w", backends: ["discerner"], limit: 1, leaseSeconds: 60).first)
+                #expect(other.imagePath == "/images/b.jpg")
+                #expect(try JobQueue.complete(connection, job: other, workerID: "w", result: Self.sampleResult))
+                #expect(try failAgain() == .dead)
+                let dead = try #require(try connection.query("SELECT last_error, error_history->-1->>'counted' AS counted FROM discern.jobs WHERE image_path = '/images/a.jpg'").first)
+                #expect(try dead.string("last_error").contains("the service completed other photos since this one last failed"))
+                #expect(try dead.string("counted") == "true")
+            }
+        }
+    }
+
     @Test("a permanent failure ends dead at once; a transient one is retried, then dead when attempts run out")
     func failureClassification() async throws {
         try await TestDatabase.with { conninfo in
