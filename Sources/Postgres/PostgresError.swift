@@ -46,6 +46,14 @@ public struct PostgresError: Error, CustomStringConvertible, Sendable {
         }
     }
 
+    /// The statement waited too long and was stopped: a `lock_timeout` (55P03) or a
+    /// `statement_timeout` ran out, or an administrator cancelled it (57014), most often behind
+    /// somebody else's lock (a long transaction, a migration, a VACUUM FULL). Worth a few more
+    /// tries, not endless ones: a statement slow in itself will be stopped again.
+    public var isContention: Bool {
+        code == .queryFailed && (sqlState == "55P03" || sqlState == "57014")
+    }
+
     /// The connection is alive but reaches a server that can only read (a primary turned standby,
     /// a connection string's other host): a new connection finds the one that writes
     /// (`target_session_attrs=read-write`).

@@ -57,9 +57,10 @@ struct Producer: Service {
         while !Task.isShuttingDownGracefully && !Task.isCancelled {
             do {
                 if try await claimOnce(&suspects, &share) { return }
-            } catch let error as PostgresError where error.isRetryable {
+            } catch let error as PostgresError where error.isRetryable || error.isContention {
                 // The database keeps dropping the connection or refusing new ones (a restart, a
-                // failover, backends terminated): the worker waits it out instead of exiting. Its
+                // failover, backends terminated), or the claim meets a lock past a lock or
+                // statement timeout: the worker waits it out instead of exiting. Its
                 // readiness says so; jobs in hand finish, and their outcomes are written as soon
                 // as the database is back.
                 health.databaseFailed()

@@ -73,6 +73,44 @@ struct DatabaseWeatherTests {
         return "postgresql://\(user)@\(host):\(pa),\(other):\(pb)\(a.path)?target_session_attrs=read-write"
     }
 
+    /// Waits on events only: the lock is taken before the worker starts and let go once the
+    /// worker says a completion met it (or gave its results up, as it did before).
+    @Test("an operator's transaction locks the results table past the database's lock_timeout: completions wait and go through, every photo is analysed once, nothing dead")
+    func lockTimeoutOnCompletion() async throws {
+        try await TestDatabase.with { conninfo in
+            try await TestFolder.with { folder in
+                try await ChaosJobs.enqueue(40, into: conninfo, folder: folder)
+                // What a DBA sets so that nothing queues for long behind a lock.
+                try await Database(conninfo: conninfo).withConnection {
+                    try $0.query("DO $$ BEGIN EXECUTE format('ALTER DATABASE %I SET lock_timeout = %L', current_database(), '200ms'); END $$")
+                }
+                let holder = try Connection(conninfo: conninfo, applicationName: "test-operator")
+                try holder.query("BEGIN")
+                try holder.query("LOCK TABLE discern.results IN SHARE MODE")
+                let simulator = SimulatorProcess(folder: folder)
+                try await simulator.start(["--no-throughput-limits"])
+                let worker = try WorkerProcess(conninfo: conninfo, simulatorURL: simulator.baseURL, logFolder: folder, arguments: Self.workerArguments)
+                let met = await ChaosJobs.eventually(seconds: 300) {
+                    worker.output.contains("55P03") || worker.output.contains("could not write results")
+                }
+                try holder.query("COMMIT")
+                let done = await ChaosJobs.eventually(seconds: 300) {
+                    (try? await TestDatabase.census(conninfo)).map { $0.succeeded + $0.dead == 40 } ?? false
+                }
+                let calls = await simulator.calls("discerner.analyze")
+                await WorkerProcess.stopAll([worker])
+                await simulator.stop()
+                let census = try await TestDatabase.census(conninfo)
+                let explained = ChaosJobs.FailureStory(facts: "\(census), \(calls) analyses\n\(try await ChaosJobs.unfinishedJobs(conninfo))",
+                                                       folder: folder, test: "lock-timeout")
+                #expect(met, "no completion met the lock: \(explained)")
+                #expect(!worker.output.contains("could not write results"), "results were given up, to be analysed again: \(explained)")
+                #expect(done && census == QueueCensus(succeeded: 40, results: 40, jobsWithOneResult: 40), "\(explained)")
+                #expect(calls == 40, "a photo was analysed twice: \(explained)")
+            }
+        }
+    }
+
     @Test("PostgreSQL's disk fills up in the middle of a run, and is freed: the workers wait and carry on, nothing lost, nothing dead")
     func fullDisk() async throws {
         guard let disk = await SmallDisk.mount(megabytes: 256) else {
