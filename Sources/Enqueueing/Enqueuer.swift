@@ -41,8 +41,18 @@ public struct Enqueuer: Sendable {
         /// Files that could not be read as regular files under the path roots, with why.
         public var unreadable: [String] = []
         public var nearDuplicates = 0
+        /// Files and folders left out because their names are not UTF-8, and the first of them.
+        public var unnamable = 0
+        public var firstUnnamable: String?
         /// Found but not added: already enqueued or analysed.
         public var skipped: Int { found - added - unreadable.count }
+
+        /// What to do about the names that are not UTF-8.
+        public var unnamableAdvice: String {
+            "\(unnamable) file(s) or folder(s) left out: their names are not UTF-8, and a path is text in the queue "
+                + "(e.g. \(firstUnnamable ?? "?"), odd bytes shown as \u{FFFD}); rename them to UTF-8, "
+                + "e.g. convmv -f latin1 -t utf8 -r --notest FOLDER, and enqueue again"
+        }
     }
 
     /// Files per transaction: big enough that COPY dominates, small enough to bound memory.
@@ -98,8 +108,10 @@ public struct Enqueuer: Sendable {
             }
             progress(summary.found)
         }
+        (summary.unnamable, summary.firstUnnamable) = (walk.unnamable, walk.firstUnnamable)
         guard summary.found > 0 else {
-            throw EnqueueError(.badPath, "no files found under \(request.paths.joined(separator: ", "))")
+            throw EnqueueError(.badPath, "no files found under \(request.paths.joined(separator: ", "))"
+                               + (summary.unnamable > 0 ? "; \(summary.unnamableAdvice)" : ""))
         }
         return summary
     }

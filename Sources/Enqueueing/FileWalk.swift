@@ -18,6 +18,11 @@ public final class FileWalk: @unchecked Sendable {
 
     /// The roots the walk's files lie under: what their contents may be read through.
     public let roots: PathRoots
+    /// Entries whose names are not UTF-8 (a camera card or an old share in Latin-1): a path is
+    /// text in the queue, so they cannot be enqueued. How many, and the first, with its odd
+    /// bytes shown as U+FFFD. Read once the walk is over.
+    public private(set) var unnamable = 0
+    public private(set) var firstUnnamable: String?
 
     init(finder: FileFinder, starts: [Start]) {
         self.finder = finder
@@ -42,8 +47,20 @@ public final class FileWalk: @unchecked Sendable {
                 current = nil
                 continue
             }
-            if finder.accepts(file, under: start) { chunk.append(file.standardizedFileURL.path) }
+            if finder.accepts(file, under: start) {
+                chunk.append(file.standardizedFileURL.path)
+            } else if Self.hasUndecodableName(file) {
+                unnamable += 1
+                firstUnnamable = firstUnnamable ?? file.path
+            }
         }
         return chunk.isEmpty ? nil : chunk.sorted()
+    }
+
+    /// Foundation hands out a name that is not UTF-8 with U+FFFD in place of its odd bytes: a
+    /// path that names nothing. (A real name may hold U+FFFD itself; that one exists.)
+    static func hasUndecodableName(_ file: URL) -> Bool {
+        var info = stat()
+        return file.lastPathComponent.contains("\u{FFFD}") && lstat(file.path, &info) != 0
     }
 }

@@ -86,6 +86,7 @@ struct EnqueueCommand: AsyncParsableCommand {
         if let first = summary.unreadable.first {
             StandardError.writeLine("skipped \(summary.unreadable.count) file(s) that could not be read as regular files under the path roots, e.g. \(TerminalText.safe(first))")
         }
+        if summary.unnamable > 0 { StandardError.writeLine(TerminalText.safe(summary.unnamableAdvice)) }
         print("enqueued \(summary.added) job(s) for \(backend.rawValue)\(batch.map { " in batch \(TerminalText.safe($0))" } ?? "")"
               + (summary.skipped > 0 ? "; skipped \(summary.skipped) already enqueued or analysed" : "")
               + (nearDuplicates == .last ? "; \(summary.nearDuplicates) near-duplicate(s) wait behind the rest" : ""))

@@ -35,6 +35,22 @@ struct FileWalkTests {
         }
     }
 
+    @Test("a name that is not UTF-8 (Latin-1 from an old share) is counted and named, not dropped in silence; the rest are found")
+    func namesThatAreNotUTF8() throws {
+        try withPhotos(2) { folder in
+            let latin1 = folder.path + "/day-0/caf" + String(decoding: [0xE9] as [UInt8], as: UTF8.self) + ".jpg"
+            let raw = (Array((folder.path + "/day-0/caf").utf8) + [0xE9] + Array(".jpg".utf8) + [0]).map { CChar(bitPattern: $0) }
+            let made = open(raw, O_CREAT | O_WRONLY, 0o644)
+            #expect(made >= 0)
+            close(made)
+            let walk = try FileFinder().walk([folder.path])
+            var found: [String] = []
+            while let chunk = try walk.next(upTo: 10) { found += chunk }
+            #expect(found.count == 2)
+            #expect(walk.unnamable == 1 && walk.firstUnnamable == latin1, "\(walk.unnamable) \(walk.firstUnnamable ?? "-")")
+        }
+    }
+
     @Test("a folder or file inside another folder given is walked once")
     func nestedStartsOnce() throws {
         try withPhotos(9) { folder in
