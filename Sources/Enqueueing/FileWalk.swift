@@ -18,8 +18,8 @@ public final class FileWalk: @unchecked Sendable {
 
     /// The roots the walk's files lie under: what their contents may be read through.
     public let roots: PathRoots
-    /// Entries whose names are not UTF-8 (a camera card or an old share in Latin-1): a path is
-    /// text in the queue, so they cannot be enqueued. How many, and the first, with its odd
+    /// Photos (by their extension) and folders whose names are not UTF-8 (a camera card or an
+    /// old share in Latin-1): a path is text in the queue, so they cannot be enqueued. How many, and the first, with its odd
     /// bytes shown as U+FFFD. Read once the walk is over.
     public private(set) var unnamable = 0
     public private(set) var firstUnnamable: String?
@@ -49,7 +49,7 @@ public final class FileWalk: @unchecked Sendable {
             }
             if finder.accepts(file, under: start) {
                 chunk.append(file.standardizedFileURL.path)
-            } else if Self.hasUndecodableName(file) {
+            } else if Self.hasUndecodableName(file), file.pathExtension.isEmpty || finder.extensions.contains(file.pathExtension.lowercased()) {
                 unnamable += 1
                 firstUnnamable = firstUnnamable ?? file.path
             }
