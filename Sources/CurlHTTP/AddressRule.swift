@@ -55,7 +55,9 @@ public enum AddressRule: Sendable, Equatable {
         if prefix([0x00, 0x64, 0xFF, 0x9B, 0x00, 0x01]) { return false }                             // 64:ff9b:1::/48 local NAT64
         if prefix([0x01, 0x00, 0, 0, 0, 0, 0, 0]) { return false }                                   // 100::/64 discard
         if prefix([0x20, 0x01, 0x00, 0x00]) { return false }          // 2001::/32 Teredo: its IPv4 is obscured, so never judged
-        if prefix([0x20, 0x01, 0x0D, 0xB8]) { return false }                                         // documentation
+        if prefix([0x20, 0x01, 0x0D, 0xB8]) || (prefix([0x3F, 0xFF]) && bytes[2] & 0xF0 == 0) { return false }  // documentation
+        if prefix([0x20, 0x01, 0x00, 0x02, 0x00, 0x00]) { return false }                             // 2001:2::/48 benchmarking
+        if prefix([0x20, 0x01, 0x00]) && bytes[3] & 0xF0 == 0x10 { return false }                   // 2001:10::/28 ORCHID
         if bytes[0] & 0xFE == 0xFC { return false }                                                  // fc00::/7 unique local
         if bytes[0] == 0xFE && bytes[1] & 0xC0 == 0x80 { return false }                              // fe80::/10 link-local
         if bytes[0] == 0xFE && bytes[1] & 0xC0 == 0xC0 { return false }                              // fec0::/10 site-local

@@ -157,10 +157,10 @@ struct DiscernerResponseTests {
         for open in ["8.8.8.8", "52.216.0.1", "172.32.0.1", "100.128.0.1", "11.0.0.1"] { #expect(v4(open), "\(open)") }
         for refused in ["::1", "::", "fe80::1", "fd00::1", "fc00::1", "ff02::1", "::ffff:127.0.0.1", "::ffff:10.0.0.1", "64:ff9b::a00:1", "2001:db8::1",
                         "::127.0.0.1", "::10.0.0.1", "::8.8.8.8", "fec0::1", "2002:7f00:1::1", "2002:a9fe:a9fe::1", "2001:0:4136:e378::1",
-                        "64:ff9b:1::a00:1", "100::1"] {
+                        "64:ff9b:1::a00:1", "100::1", "2001:2::1", "3fff::1", "2001:10::1"] {
             #expect(!v6(refused), "\(refused)")
         }
-        for open in ["2606:4700::1111", "::ffff:8.8.8.8", "2a00:1450::1", "2002:808:808::1", "64:ff9b::808:808"] { #expect(v6(open), "\(open)") }
+        for open in ["2606:4700::1111", "::ffff:8.8.8.8", "2a00:1450::1", "2002:808:808::1", "64:ff9b::808:808", "2001:4860::8888", "2001:3::1", "3ff0::1"] { #expect(v6(open), "\(open)") }
     }
 
     @Test("an OOTO error code nobody documented becomes one kind, ooto_refused, with the code in the message (labels stay few)")
