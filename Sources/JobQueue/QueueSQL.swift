@@ -80,8 +80,10 @@ enum QueueSQL {
     /// on the job's last attempt) waits the backoff ($4) doubled for each give-back before,
     /// up to the backoff's longest ($9): 10 of them span about an hour, not four minutes. Past
     /// 10, such a failure counts only if the service completed another of its jobs since this
-    /// one last failed: then it is this photo the service fails on, while an outage, however
-    /// long, ends no photo (the job waits, a try every `$9` seconds, until the service is back).
+    /// one last failed (then it is this photo the service fails on), or after
+    /// \(outageGiveBacks) give-backs, about a day at 10 minutes apart: an outage of a night ends no
+    /// photo, and a photo the service always fails on, with nothing else to show the service
+    /// works (the last of a queue, the only probes of a breaker), still ends.
     static let fail = """
         UPDATE discern.jobs AS j
         SET state = CASE WHEN $3::boolean AND j.attempts - x.refund < j.max_attempts THEN 'available' ELSE 'dead' END,
@@ -94,8 +96,14 @@ enum QueueSQL {
                           ELSE j.run_at END,
             finished_at = CASE WHEN $3::boolean AND j.attempts - x.refund < j.max_attempts THEN NULL ELSE now() END,
             error_kind = $5,
-            last_error = CASE WHEN x.kept_refusing AND $8::boolean
-                              THEN $6 || format(' (the service completed other photos since this one last failed, and %s attempts were given back before: now it counts)', j.given_back)
+            last_error = CASE WHEN $8::boolean AND x.refund = 1
+                              THEN $6 || format(' (given back, not spent: %s time(s) so far)', j.given_back + 1)
+                              WHEN $8::boolean AND x.kept_refusing AND x.given_back >= \(outageGiveBacks)
+                              THEN $6 || format(' (given back %s times over about a day: now the attempt counts; '
+                                                'discern retry once what failed it is mended)', j.given_back)
+                              WHEN $8::boolean AND x.kept_refusing
+                              THEN $6 || format(' (other photos of this service succeeded since this one last failed, '
+                                                'after %s give-backs: now the attempt counts)', j.given_back)
                               WHEN x.kept_refusing
                               THEN $6 || format(' (the service kept refusing: %s attempts were given back before, now they count)', j.given_back)
                               ELSE $6 END,
@@ -105,7 +113,7 @@ enum QueueSQL {
         FROM (SELECT CASE WHEN y.counts THEN 0 ELSE 1 END AS refund, NOT $7::boolean AND y.counts AS kept_refusing, y.given_back
               FROM (SELECT g.given_back, CASE WHEN $7::boolean THEN true
                                               WHEN g.given_back < \(maxGivenBack) THEN false
-                                              WHEN NOT $8::boolean THEN true
+                                              WHEN NOT $8::boolean OR g.given_back >= \(outageGiveBacks) THEN true
                                               ELSE EXISTS (SELECT 1 FROM discern.jobs s
                                                            WHERE s.finished_at > coalesce((g.error_history->-1->>'at')::timestamptz, g.created_at)
                                                              AND s.state = 'succeeded' AND s.backend = g.backend AND s.id <> g.id) END AS counts
@@ -116,6 +124,10 @@ enum QueueSQL {
 
     /// Attempts a job gets back at most (`fail`); the same 10 as migration 0016 says.
     static let maxGivenBack = 10
+    /// Give-backs of a last attempt the service (or the system) failed, after which it counts
+    /// even with no sign the service works: 10 over about an hour, then 140 at most 10 minutes
+    /// apart, about a day in all.
+    static let outageGiveBacks = 150
 
     /// A worker's own running jobs it no longer holds (`$2`: the ones it does), their leases
     /// expired. The attempt counts (it ran, and may have paid for a call), so a job whose outcome

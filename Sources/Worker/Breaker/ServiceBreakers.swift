@@ -108,8 +108,8 @@ final class ServiceBreakers: Sendable {
     /// A probe's job spends its allowance from its third failed probe on (`lastAttemptKept`):
     /// probes go to the jobs that failed as one least often, so by then every other waiting job
     /// failed as one twice too. Its attempt counts only once the allowance is spent and the
-    /// service has completed another photo since (`QueueSQL.fail`): a photo that makes the
-    /// service fail ends, an outage however long ends none. Never when the probe did not reach
+    /// service has completed another photo since, or after about a day (`QueueSQL.fail`): a
+    /// photo that makes the service fail ends, an outage of a night ends none. Never when the probe did not reach
     /// the service (refused, no such host, TLS): no photo was sent, so none can be the cause.
     static let probeFailuresBeforeCounting = 2
 
@@ -140,10 +140,10 @@ final class ServiceBreakers: Sendable {
     /// it is given back instead, from the job's allowance of refunds (`QueueSQL.maxGivenBack`),
     /// each refund waiting twice as long as the one before, up to 10 minutes (`QueueSQL.fail`).
     /// Past the allowance it counts only if the service completed another photo since the job
-    /// last failed: an outage never ends a photo, one that keeps failing alone as the service
-    /// answers others still ends.
+    /// last failed, or after about a day (`QueueSQL.outageGiveBacks`): an outage of a night
+    /// ends no photo, one that keeps failing alone as the service answers others still ends.
     static func lastAttemptKept(_ failure: JobFailure, why: String = "its last attempt") -> JobFailure {
-        JobFailure(kind: failure.kind, message: failure.message + " (\(why): given back, not spent, since the failure is the service's)",
+        JobFailure(kind: failure.kind, message: failure.message + " (\(why); the failure is the service's)",
                    retryable: true, retryAfterSeconds: failure.retryAfterSeconds, countsAsAttempt: false, waitsLongerEachTime: true)
     }
 

@@ -78,7 +78,7 @@ struct FilePreparation: Sendable {
     /// arriving: tried once more later. A file that could not be read (the volume failing, a
     /// disk or memory running out: `image_unreadable`) is the night's weather: its attempts count,
     /// but its last is given back with a growing wait (`JobFailure.waitsLongerEachTime`), so a
-    /// storage outage of up to about an hour ends no photo.
+    /// storage outage ends no photo while others of its service go through, for about a day.
     static func failure(_ error: ImagingError, path: String, attempt: Int, maxAttempts: Int, truncatedRetrySeconds: Double) -> JobFailure {
         switch error.code {
         case .truncated:
@@ -86,7 +86,7 @@ struct FilePreparation: Sendable {
             return JobFailure(kind: error.kind, message: "\(path): \(error.message)\(again ? "; trying once more later" : "")",
                               retryable: again, retryAfterSeconds: truncatedRetrySeconds)
         case .unreadable where attempt >= maxAttempts:
-            return JobFailure(kind: error.kind, message: "\(path): \(error.message) (its last attempt: given back, not spent, since the failure is the system's)",
+            return JobFailure(kind: error.kind, message: "\(path): \(error.message) (its last attempt; the failure is the system's)",
                               retryable: true, countsAsAttempt: false, waitsLongerEachTime: true)
         default:
             let message = error.code == .pathNotAllowed || error.code == .fileNotFound ? error.message : "\(path): \(error.message)"

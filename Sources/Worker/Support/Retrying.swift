@@ -17,11 +17,14 @@ enum Retrying {
                                       _ body: @Sendable () async throws -> T) async throws -> T {
         var pause = 0.2
         var attempt = 1
+        // Counted apart: a connection lost for a minute must not spend a lock timeout's tries.
+        var contended = 0
         while true {
             do {
                 return try await body()
             } catch let error as PostgresError
-                        where (error.isRetryable && attempt < attempts) || (error.isContention && attempt < min(attempts, contentionAttempts)) {
+                        where (error.isRetryable && attempt < attempts) || (error.isContention && contended + 1 < min(attempts, contentionAttempts)) {
+                if error.isContention { contended += 1 }
                 // The first failures, then one in ten: an outage of minutes is a few lines, not hundreds.
                 if attempt <= 3 || attempt % 10 == 0 {
                     logger.warning("database call failed; retrying", metadata: [

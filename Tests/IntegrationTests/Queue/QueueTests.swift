@@ -282,7 +282,7 @@ struct QueueTests {
         }
     }
 
-    @Test("past its ten give-backs, a service failure on a last attempt counts only once the service has completed another photo since: an outage of any length ends no photo")
+    @Test("past its ten give-backs, a service failure on a last attempt counts only once the service has completed another photo since, or after about a day: a night's outage ends no photo")
     func outageEndsNoPhoto() async throws {
         try await TestDatabase.with { conninfo in
             let database = Database(conninfo: conninfo)
@@ -311,8 +311,19 @@ struct QueueTests {
                 #expect(try JobQueue.complete(connection, job: other, workerID: "w", result: Self.sampleResult))
                 #expect(try failAgain() == .dead)
                 let dead = try #require(try connection.query("SELECT last_error, error_history->-1->>'counted' AS counted FROM discern.jobs WHERE image_path = '/images/a.jpg'").first)
-                #expect(try dead.string("last_error").contains("the service completed other photos since this one last failed"))
+                #expect(try dead.string("last_error").contains("other photos of this service succeeded since this one last failed"))
                 #expect(try dead.string("counted") == "true")
+                // With nothing to show the service works (the last photo of a queue), it still ends, after about a day.
+                try connection.query("SELECT discern.enqueue('/images/c.jpg', max_attempts => 1)")
+                try connection.query("UPDATE discern.jobs SET given_back = 149 WHERE image_path = '/images/c.jpg'")
+                let last = try #require(try JobQueue.claim(connection, workerID: "w", backends: ["discerner"], limit: 1, leaseSeconds: 60).first)
+                #expect(last.imagePath == "/images/c.jpg")
+                #expect(try JobQueue.fail(connection, job: last, workerID: "w", failure: outage, backoff: backoff) == .retryScheduled)
+                try connection.query("UPDATE discern.jobs SET run_at = now() WHERE image_path = '/images/c.jpg'")
+                let again = try #require(try JobQueue.claim(connection, workerID: "w", backends: ["discerner"], limit: 1, leaseSeconds: 60).first)
+                #expect(try JobQueue.fail(connection, job: again, workerID: "w", failure: outage, backoff: backoff) == .dead)
+                let ended = try #require(try connection.query("SELECT last_error FROM discern.jobs WHERE image_path = '/images/c.jpg'").first)
+                #expect(try ended.string("last_error").contains("given back 150 times over about a day"))
             }
         }
     }
