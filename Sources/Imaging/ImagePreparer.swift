@@ -49,7 +49,8 @@ public struct ImagePreparer: Sendable {
     ///   JPEG decoded at 1/4 scale holds 3 MP), three bytes each, what the encoder writes (at
     ///   most that again, and at most twice the byte budget), libvips' line buffers and the window.
     /// - A progressive JPEG also holds its coefficients for the whole picture (libjpeg decodes
-    ///   it only once every scan is in), at full size whatever the scale it decodes at.
+    ///   it only once every scan is in), at full size whatever the scale it decodes at; GIF,
+    ///   HEIF and WebP decoders hold the whole picture at full size too (`wholePictureBytesPerPixel`).
     /// Pixels, not file size: a 200 MB PNG shrunk to 4096 px needs about what a 4 MB JPEG of that
     /// size does. A file refused from its header holds only the window. One path is estimated
     /// too low: a file that looks sendable as it is but whose structure turns out malformed is
@@ -71,7 +72,25 @@ public struct ImagePreparer: Sendable {
         // A progressive JPEG is decoded from coefficients held for the whole picture at full
         // size: a 48 MP one took 352 MB to prepare against 73 MB for the same photo sequential.
         let coefficients = format == .jpeg ? try JPEGStructure.progressiveCoefficientBytes(input.window(size: 16 << 10)) : 0
-        return decoded + min(decoded, 2 * policy.maxBytes) + coefficients + Self.libvipsWorkingBytes + ByteWindow.windowSize
+        let whole = Int(min(Double(source.width) * Double(source.height) * Self.wholePictureBytesPerPixel(source), Double(Int32.max)))
+        return whole + decoded + min(decoded, 2 * policy.maxBytes) + coefficients + Self.libvipsWorkingBytes + ByteWindow.windowSize
+    }
+
+    /// What a decoder holds of the whole picture at full size, whatever size it is sent at, per
+    /// pixel. JPEG, PNG and TIFF stream, a few lines at a time (0). GIF: libnsgif's RGBA canvas
+    /// and libvips' copy of the frame (8). HEIF: libheif's planes, then the interleaved picture:
+    /// twice its samples (6 for RGB, 8 with alpha, twice that at 10 bits and more). WebP: libwebp's
+    /// RGBA picture and libvips' copies of it (10, with room over the most measured). Measured
+    /// above an idle `discern prepare` at 4000x3000 (`PreparationMemoryTests`): GIF 91 MB, HEIF
+    /// 77 MB (97 with alpha, 142 at 10 bits), WebP 119 MB (135 with alpha); all were reserved
+    /// 54 MB before, and now 145, 122 (145, 191) and 168 MB.
+    static func wholePictureBytesPerPixel(_ source: SourceFacts) -> Double {
+        switch source.format {
+        case .jpeg, .png, .tiff: 0
+        case .gif: 8
+        case .heif: 2 * (source.hasAlpha ? 4 : 3) * (source.isEightBit ? 1 : 2)
+        case .webp: 10
+        }
     }
 
     /// libvips' own buffers while a pipeline runs (lines of the decoder, colour conversion and
