@@ -69,7 +69,10 @@ struct WorkerChaosTests {
                     }
                     // The poison: whichever worker holds that job dies, as one would on a file that crashes its decoder.
                     var kills = 0
-                    let deadline = Date().addingTimeInterval(150)
+                    // The loop ends when every job has ended; the deadline only guards against a
+                    // hang. Under the whole suite's load (Chromium, the fault run) a deadline of
+                    // 150 s once ended it with the poison just dead and 8 jobs not yet claimed.
+                    let deadline = Date().addingTimeInterval(600)
                     while Date() < deadline {
                         let census = try await TestDatabase.census(conninfo)
                         if census.succeeded + census.dead == 40 { break }
@@ -85,13 +88,19 @@ struct WorkerChaosTests {
                         }
                         try await Task.sleep(for: .milliseconds(50))
                     }
+                    let quiet = try await observer.rows("""
+                        SELECT extract(epoch FROM now() - max(finished_at))::float8 AS seconds FROM discern.jobs WHERE finished_at IS NOT NULL
+                        """).first?.optionalDouble("seconds") ?? -1
+                    let looked = -deadline.addingTimeInterval(-600).timeIntervalSinceNow
+                    let logs = workers.map { String($0.output.suffix(600)) }.joined(separator: "\n---\n")
                     await WorkerProcess.stopAll(workers)
                     // The held analyses of killed workers end before the simulator stops.
                     _ = await RawHTTP.post(port: try #require(URLComponents(string: simulator.baseURL)?.port), path: "/_sim/release-analyses", body: "")
                     let census = try await TestDatabase.census(conninfo)
                     let job = try #require(try await observer.rows(
                         "SELECT state, error_kind, shared_crashes, solo_crashes FROM discern.jobs WHERE id = $1", [poison]).first)
-                    let explained = "\(census) after \(kills) kills\n\(try await ChaosJobs.unfinishedJobs(conninfo))"
+                    let explained = "\(census) after \(kills) kills, \(Int(looked)) s of looking, the last job ended \(Int(quiet)) s before its end\n"
+                        + "\(try await ChaosJobs.unfinishedJobs(conninfo))\nthe live workers' logs:\n\(logs)"
                     #expect(try job.string("state") == "dead" && job.optionalString("error_kind") == "worker_crashed", "\(explained)")
                     #expect(kills <= 6, "\(explained)")
                     #expect(try job.int("solo_crashes") == 3, "\(explained)")
