@@ -32,6 +32,11 @@ public enum RateLimits {
         try connection.query("SELECT discern.lift_spent_caps() AS n").first?.int("n") ?? 0
     }
 
+    /// A slot of `key` whose call never left: off the service's billed calls of the day.
+    public static func returnSlot(_ connection: Connection, key: String) throws {
+        try connection.query("SELECT discern.return_rate_token($1)", [key])
+    }
+
     /// The service answered 429: push the schedule back (by `retryAfterSeconds` when it said).
     public static func rateLimited(_ connection: Connection, key: String, retryAfterSeconds: Double?) throws {
         try connection.query("SELECT discern.rate_limited($1, $2)", [key, retryAfterSeconds.map { min(max($0, 0), 3600) }])

@@ -5,7 +5,8 @@
 -- grants one. Slot i is first_wait + i * spacing seconds from now (free at once when negative).
 -- No row for a key without a limit. The slots taken are counted as the service's billed calls of
 -- the day (discern.billed_calls, by the key's service: the part before ':'), whether the call
--- then succeeds or not: the services bill what reaches them. A slot taken and never used (at a
+-- then succeeds or not: the services bill what reaches them. A slot whose call could not leave in
+-- time is returned (discern.return_rate_token); one taken and never used otherwise (at a
 -- run's end) counts too, so the count errs high, never low.
 -- A service with a cap (discern.service_budgets) is granted no more slots than the cap leaves in
 -- its period, every key of the service counted together under the budget's row lock, so the cap

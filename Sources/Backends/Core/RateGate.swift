@@ -7,6 +7,12 @@ public protocol RateGate: Sendable {
     /// The service answered 429 for `key`: slow everyone down, by `retryAfterSeconds` when the
     /// service said how long.
     func rateLimited(_ key: String, retryAfterSeconds: Double?) async
+    /// A slot of `key` was not used (its call could not leave in time): it is not a billed call.
+    func unused(_ key: String) async
+}
+
+extension RateGate {
+    public func unused(_ key: String) async {}
 }
 
 /// A call's place in a shared schedule. A service counts calls where they arrive, so a call that

@@ -130,6 +130,8 @@ struct Conversation {
                 response = try await exchange(request, sendAt: slot.sendAt, sendBy: slot.sendBy)
                 break
             } catch let error as HTTPError where error.code == .slotMissed {
+                // Nothing left: the slot is no billed call (a spend cap must not pay for it).
+                if let limitKey { await caller.gate.unused(limitKey) }
                 missed += 1
                 guard missed > Self.maxMissedSlots else { continue }
                 await caller.concurrency.release(.failed)

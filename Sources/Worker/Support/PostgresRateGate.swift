@@ -119,6 +119,17 @@ public final class PostgresRateGate: RateGate {
         return waitingUntil.withLock { $0.filter { $0.value > since }.sorted { $0.value > $1.value }.map(\.key) }
     }
 
+    /// A missed slot comes off the billed calls, so a loaded worker's missed slots do not spend
+    /// a spend cap with calls no service saw. Best effort: if it cannot be written, the count
+    /// errs high, as it always may.
+    public func unused(_ key: String) async {
+        do {
+            try await database.withConnection { try RateLimits.returnSlot($0, key: key) }
+        } catch {
+            logger.debug("could not return an unused rate-limit slot", metadata: ["key": "\(key)", "error": "\(error)"])
+        }
+    }
+
     public func rateLimited(_ key: String, retryAfterSeconds: Double?) async {
         // The schedule moves back for everyone; slots leased before the 429 must not be used.
         leased.withLock { $0[key] = nil }

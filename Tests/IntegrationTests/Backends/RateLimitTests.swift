@@ -1,10 +1,15 @@
+@testable import Backends
+import CurlHTTP
 import Foundation
+import Logging
 import SampleImages
 import JobQueue
 import Postgres
 import Simulator
 import TestFixtures
 import Testing
+import Synchronization
+import Worker
 
 /// The token bucket in PostgreSQL holds a limit across separate worker processes.
 @Suite("Shared rate limits")
@@ -22,6 +27,34 @@ struct RateLimitTests {
                 "SELECT extract(epoch FROM next_at - clock_timestamp())::float8 AS s FROM discern.rate_limits WHERE key = $1", [key]).first).optionalDouble("s") ?? -1
             // 10 s, plus a slot's spacing for each refused call; 50 x 10 s stacked was 500 s more.
             #expect(ahead > 9 && ahead <= 10 + 50 * spacing + 1, "next_at is \(ahead) s ahead (spacing \(spacing) s)")
+        }
+    }
+
+    /// A loaded worker wakes past its slots: each missed slot was counted as a billed call, so
+    /// under the whole suite with busy cores a 41-call cap was spent with no job done.
+    @Test("slots whose calls could not leave in time are not billed calls: a spend cap is not spent by them")
+    func missedSlotsAreNotBilled() async throws {
+        try await TestDatabase.with { conninfo in
+            let database = Database(conninfo: conninfo, name: "test-missed")
+            let key = try #require(try await database.rows("SELECT key FROM discern.rate_limits ORDER BY key LIMIT 1").first).string("key")
+            let service = String(key.split(separator: ":").first ?? "")
+            _ = try await database.rows("""
+                INSERT INTO discern.service_budgets (backend, price_per_call, cap_calls, cap_period) VALUES ($1, 0.01, 41, 'day')
+                """, [service])
+            let gate = LateGate(PostgresRateGate(conninfo: conninfo, logger: Logger(label: "test") { _ in SwiftLogNoOpLogHandler() }))
+            var conversation = ServiceCaller(http: CurlHTTPClient(configuration: .init(threads: 1)), gate: gate)
+                .conversation(AnalysisRequest(action: "analyze"))
+            // Nothing listens there: no call can leave anyway, every slot is missed before it would.
+            let request = HTTPRequest(method: "POST", url: "http://127.0.0.1:9/never")
+            let error = await #expect(throws: BackendError.self) {
+                _ = try await conversation.send(request, step: "a call", limitKey: key) { _ throws(BackendError) in () }
+            }
+            #expect(error?.code == .slotMissed, "\(String(describing: error))")
+            let taken = gate.taken.withLock { $0 }
+            let billed = try await database.rows("SELECT coalesce(sum(calls), 0)::bigint AS n FROM discern.billed_calls WHERE backend = $1", [service])
+                .first?.int("n") ?? -1
+            // Each try of the call misses its slots (the attempt's retries ask again): all taken, none billed.
+            #expect(taken >= Conversation.maxMissedSlots + 1 && billed == 0, "\(taken) slots taken, billed \(billed)")
         }
     }
 
@@ -74,4 +107,22 @@ struct RateLimitTests {
             }
         }
     }
+}
+
+/// The shared gate, but every slot it hands out is already past: what a worker woken too late
+/// by a loaded machine meets.
+private final class LateGate: RateGate {
+    let inner: PostgresRateGate
+    let taken = Mutex(0)
+
+    init(_ inner: PostgresRateGate) { self.inner = inner }
+
+    func acquire(_ key: String) async throws(BackendError) -> RateSlot {
+        _ = try await inner.acquire(key)
+        taken.withLock { $0 += 1 }
+        return RateSlot(sendAt: nil, sendBy: .now - .seconds(1))
+    }
+
+    func rateLimited(_ key: String, retryAfterSeconds: Double?) async {}
+    func unused(_ key: String) async { await inner.unused(key) }
 }

@@ -10,7 +10,9 @@ import Testing
 /// lets several such photos be prepared at once past a container's memory limit. GIF, HEIF and
 /// WebP decoders hold the whole picture at full size, whatever size it is sent at; they were
 /// reserved as if they streamed (54 MB for 6000x4000, against 123-282 MB measured).
-@Suite("Memory: a photo's reservation covers its preparation")
+/// One case at a time: each encodes a 12 MP photo (HEIF through x265) and runs two processes,
+/// and six at once weighed on the whole suite's timing-bound tests.
+@Suite("Memory: a photo's reservation covers its preparation", .serialized)
 struct PreparationMemoryTests {
     @Test("the peak memory of `discern prepare`, above an idle one, is within the photo's reservation", arguments: [
         (".gif", false), (".heic", false), (".heic", true), (".heic[bitdepth=10]", false), (".webp", true), (".webp", false),
