@@ -20,14 +20,16 @@ enum RawHTTP {
     }
 
     /// `onSent` hears when the request has been written to the socket, before the answer.
+    /// `answerWithinSeconds`: how long the answer may take once sent, a guard against a hang.
     static func post(port: Int, path: String, body: String, from source: String = "127.0.0.1", headers: [String: String] = [:],
-                     onSent: @escaping @Sendable () -> Void = {}) async -> Answer {
+                     answerWithinSeconds: Int = 60, onSent: @escaping @Sendable () -> Void = {}) async -> Answer {
         await send(port: port, request: "POST \(path) HTTP/1.1\r\n", body: body, source: source,
-                   headers: headers.merging(["Content-Type": "application/x-www-form-urlencoded"]) { $1 }, onSent: onSent)
+                   headers: headers.merging(["Content-Type": "application/x-www-form-urlencoded"]) { $1 },
+                   answerWithinSeconds: answerWithinSeconds, onSent: onSent)
     }
 
     private static func send(port: Int, request: String, body: String?, source: String, headers: [String: String],
-                             onSent: @escaping @Sendable () -> Void = {}) async -> Answer {
+                             answerWithinSeconds: Int = 60, onSent: @escaping @Sendable () -> Void = {}) async -> Answer {
         // A Host given in `headers` replaces the default (a DNS-rebinding page sends its own name).
         var text = request + (headers.keys.contains("Host") ? "" : "Host: 127.0.0.1:\(port)\r\n") + "Connection: close\r\n"
         for (name, value) in headers { text += "\(name): \(value)\r\n" }
@@ -35,18 +37,20 @@ enum RawHTTP {
         text += "\r\n" + (body ?? "")
         let message = text
         return await withCheckedContinuation { continuation in
-            Thread.detachNewThread { continuation.resume(returning: exchange(message, port: port, source: source, onSent: onSent)) }
+            Thread.detachNewThread {
+                continuation.resume(returning: exchange(message, port: port, source: source, answerWithinSeconds: answerWithinSeconds, onSent: onSent))
+            }
         }
     }
 
-    private static func exchange(_ message: String, port: Int, source: String, onSent: () -> Void) -> Answer {
+    private static func exchange(_ message: String, port: Int, source: String, answerWithinSeconds: Int, onSent: () -> Void) -> Answer {
         // Heard whatever happens, so a caller waiting for it never waits for ever.
         var heard = false
         defer { if !heard { onSent() } }
         let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard socket >= 0 else { return Answer(status: 0, body: "socket failed") }
         defer { close(socket) }
-        var timeout = timeval(tv_sec: 60, tv_usec: 0)
+        var timeout = timeval(tv_sec: answerWithinSeconds, tv_usec: 0)
         setsockopt(socket, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         func address(_ ip: String, _ port: Int) -> sockaddr_in {
             var address = sockaddr_in()
