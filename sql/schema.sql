@@ -62,6 +62,14 @@ CREATE TABLE discern.corrections (
     CONSTRAINT corrections_verdict CHECK ((verdict = ANY (ARRAY['confirmed'::text, 'corrected'::text, 'cannot_tell'::text])))
 );
 
+CREATE TABLE discern.database_epoch (
+    only_row boolean DEFAULT true NOT NULL,
+    server_started_at timestamp with time zone NOT NULL,
+    stats_reset_at timestamp with time zone,
+    first_seen_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT database_epoch_only_row_check CHECK (only_row)
+);
+
 CREATE TABLE discern.entities (
     id bigint NOT NULL,
     result_id bigint NOT NULL,
@@ -366,6 +374,7 @@ CREATE TABLE discern.workers (
     stopped_at timestamp with time zone,
     jobs_finished bigint DEFAULT 0 NOT NULL,
     jobs_per_minute double precision,
+    presence_key integer,
     CONSTRAINT workers_heartbeat_seconds_check CHECK ((heartbeat_seconds > (0)::double precision)),
     CONSTRAINT workers_id_check CHECK (((length(id) >= 1) AND (length(id) <= 200))),
     CONSTRAINT workers_jobs_finished_check CHECK ((jobs_finished >= 0)),
@@ -377,6 +386,8 @@ COMMENT ON COLUMN discern.jobs.given_back IS 'Attempts given back because the se
 COMMENT ON COLUMN discern.jobs.shared_crashes IS 'Times a worker stopped (crash, kill, hang) while holding this job and others; the attempt was given back. From 3 on, the job runs alone.';
 
 COMMENT ON COLUMN discern.jobs.solo_crashes IS 'Times a worker stopped while this job was all it held; counted as attempts. At 3 the job is dead (worker_crashed).';
+
+COMMENT ON COLUMN discern.workers.presence_key IS 'The advisory lock (1684632419, presence_key) the worker''s session holds while it runs; NULL: it holds none (a transaction pooler without a direct URL, or an older release) and is judged by its heartbeats.';
 
 ALTER TABLE discern.batch_events ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTITY (
     SEQUENCE NAME discern.batch_events_id_seq
@@ -439,6 +450,15 @@ ALTER TABLE discern.results ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTITY (
     CACHE 1
 );
 
+CREATE SEQUENCE discern.worker_presence_keys
+    AS integer
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1
+    CYCLE;
+
 ALTER SEQUENCE discern.operator_actions_id_seq OWNED BY discern.operator_actions.id;
 
 ALTER TABLE ONLY discern.operator_actions ALTER COLUMN id SET DEFAULT nextval('discern.operator_actions_id_seq'::regclass);
@@ -472,6 +492,9 @@ ALTER TABLE ONLY discern.billed_calls
 
 ALTER TABLE ONLY discern.corrections
     ADD CONSTRAINT corrections_pkey PRIMARY KEY (id);
+
+ALTER TABLE ONLY discern.database_epoch
+    ADD CONSTRAINT database_epoch_pkey PRIMARY KEY (only_row);
 
 ALTER TABLE ONLY discern.entities
     ADD CONSTRAINT entities_pkey PRIMARY KEY (id);

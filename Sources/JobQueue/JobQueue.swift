@@ -98,11 +98,23 @@ public enum JobQueue {
         try connection.query("SELECT pg_notify($1, '')", [changesChannel])
     }
 
-    /// Rescues jobs whose lease expired or whose worker stopped heartbeating, except those of
-    /// `rescuer` (the worker asking, alive by asking; nil for a maintenance task); returns how many.
+    /// Rescues the jobs of workers that are gone (`QueueSQL.rescue` says how that is known),
+    /// except those of `rescuer` (the worker asking, alive by asking; nil for a maintenance
+    /// task); returns how many.
     @discardableResult
     public static func rescue(_ connection: Connection, rescuer: String? = nil) throws -> Int {
         try connection.query(prepared: QueueSQL.rescue, [rescuer]).count
+    }
+
+    /// Seconds since a rescuer first saw the database server as it is now. A restart, a crash
+    /// recovery (the server's shared statistics are reset then) or a failover to another server
+    /// makes it new, and every session with it: for a while after, a live worker's lock may be
+    /// missing only because it has not reconnected yet. Written only when it changed.
+    public static func databaseEpochAge(_ connection: Connection) throws -> Double {
+        let seen = try connection.query(prepared: QueueSQL.databaseEpoch).first
+        if let seen, try seen.bool("same") { return try seen.optionalDouble("age") ?? 0 }
+        try connection.query(QueueSQL.newDatabaseEpoch)
+        return try connection.query(prepared: QueueSQL.databaseEpoch).first?.optionalDouble("age") ?? 0
     }
 
     /// Enqueues one job per file in one transaction, streamed in with COPY. A file with a unique

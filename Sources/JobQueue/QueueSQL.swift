@@ -198,43 +198,56 @@ enum QueueSQL {
         SELECT id FROM mine
         """
 
-    /// Hands back the jobs of workers that stopped: a worker that missed three heartbeats (the
-    /// registry, migration 0007), or one of whose leases expired and that has no live registry
-    /// row (a heartbeat renews them all at once, so it has stopped renewing any), loses all its
-    /// jobs at once: a SIGKILLed worker's jobs run again within three heartbeats. A worker whose
-    /// registry row is live keeps them though one of its leases ran out: a lease it did not know
-    /// it held (a claim that committed as the connection dropped, in a failover) is its own
-    /// rescuer's to release (`releaseOrphans`); taking all its jobs for it threw away the work
-    /// in hand and paid the service for it twice. A rescuer never takes its own worker
-    /// for stopped (`$1`): it is running, however late its heartbeat (a starved process) — a job
-    /// it took back from itself could be claimed again while still running there. SKIP LOCKED lets many rescuers run at
-    /// once without waiting on each other, and leaves alone a job whose row a statement still
-    /// holds: its worker's own completion, which the heartbeat does not wait for either.
+    /// Hands back the jobs of workers that are gone, whatever the rest of the fleet is doing:
+    ///   - `session`: a worker whose session held its lock (`WorkerRegistry.presenceNamespace`)
+    ///     and no longer does, and that missed two heartbeats (a live worker reconnecting its
+    ///     session keeps beating meanwhile). PostgreSQL ends the session with the process, so a
+    ///     SIGKILLed worker's jobs run again within about two beats;
+    ///   - `heartbeat`: a worker that holds no lock (an older release, a transaction pooler) and
+    ///     missed three heartbeats;
+    ///   - `unregistered`: an expired lease whose owner stopped or is not registered at all.
+    /// A worker whose session holds its lock is alive however late its heartbeat (a process
+    /// starved of CPU): a lease it did not know it held is its own rescuer's to release
+    /// (`releaseOrphans`). A rescuer never takes its own worker for gone (`$1`). After a restart
+    /// or failover every session is new: the rescuer waits for live workers to reconnect first
+    /// (`databaseEpoch`). SKIP LOCKED lets many rescuers run at once without waiting on each
+    /// other, and leaves alone a job whose row a statement still holds: its worker's own
+    /// completion, which the heartbeat does not wait for either.
     ///
-    /// How a crash counts (migration 0014): each job is judged by what its worker held, counted
-    /// without locks so that rescuers splitting one worker's jobs between them agree. Beside
-    /// others, the attempt is given back (`shared_crashes`); alone, it counts (`solo_crashes`),
-    /// and the third ends the job dead as `worker_crashed`, as does an attempt that was its last.
+    /// How a crash counts: each job is judged by what its worker held, counted without locks so
+    /// that rescuers splitting one worker's jobs between them agree. Beside others, the attempt
+    /// is given back (`shared_crashes`); alone, it counts (`solo_crashes`), and the third ends the
+    /// job dead as `worker_crashed`, as does an attempt that was its last.
     static let rescue = """
-        WITH stopped AS (
-            SELECT expired.lease_owner AS owner FROM (
+        WITH held AS (
+            SELECT objid::bigint AS key FROM pg_locks
+            WHERE locktype = 'advisory' AND classid = \(WorkerRegistry.presenceNamespace) AND objsubid = 2 AND granted
+              AND database = (SELECT oid FROM pg_database WHERE datname = current_database())
+        ), gone AS (
+            SELECT w.id AS owner, 'session' AS why FROM discern.workers w
+            WHERE w.presence_key IS NOT NULL AND w.id IS DISTINCT FROM $1
+              AND w.last_heartbeat_at < now() - make_interval(secs => 2 * w.heartbeat_seconds)
+              AND w.presence_key::bigint NOT IN (SELECT key FROM held)
+            UNION ALL
+            SELECT w.id, 'heartbeat' FROM discern.workers w
+            WHERE w.presence_key IS NULL AND w.id IS DISTINCT FROM $1
+              AND w.last_heartbeat_at < now() - make_interval(secs => 3 * w.heartbeat_seconds)
+            UNION ALL
+            SELECT expired.lease_owner, 'unregistered' FROM (
                 SELECT lease_owner FROM discern.jobs WHERE state = 'running' AND lease_expires_at < now()
                   AND lease_owner IS DISTINCT FROM $1 FOR UPDATE SKIP LOCKED
             ) AS expired
-            WHERE NOT EXISTS (SELECT 1 FROM discern.workers w
-                              WHERE w.id = expired.lease_owner AND w.stopped_at IS NULL
-                                AND w.last_heartbeat_at >= now() - make_interval(secs => 3 * w.heartbeat_seconds))
-            UNION
-            SELECT w.id FROM discern.workers w
-            WHERE w.last_heartbeat_at < now() - make_interval(secs => 3 * w.heartbeat_seconds) AND w.id IS DISTINCT FROM $1
+            WHERE NOT EXISTS (SELECT 1 FROM discern.workers w WHERE w.id = expired.lease_owner AND w.stopped_at IS NULL)
+        ), stopped AS (
+            SELECT DISTINCT ON (owner) owner, why FROM gone ORDER BY owner, why
         ), lost AS (
-            SELECT j.id, j.solo_crashes, j.attempts, j.max_attempts,
+            SELECT j.id, j.solo_crashes, j.attempts, j.max_attempts, stopped.why,
                    (SELECT count(*) FROM discern.jobs o WHERE o.state = 'running' AND o.lease_owner = j.lease_owner) AS held
-            FROM discern.jobs j
-            WHERE j.state = 'running' AND j.lease_owner IN (SELECT owner FROM stopped)
+            FROM discern.jobs j JOIN stopped ON stopped.owner = j.lease_owner
+            WHERE j.state = 'running'
             FOR UPDATE OF j SKIP LOCKED
         ), judged AS (
-            SELECT id, held, held = 1 AS alone,
+            SELECT id, held, why, held = 1 AS alone,
                    held = 1 AND (solo_crashes + 1 >= \(soloCrashesBeforeDead) OR attempts >= max_attempts) AS dies,
                    held = 1 AND solo_crashes + 1 >= \(soloCrashesBeforeDead) AS crashes_it
             FROM lost
@@ -255,10 +268,34 @@ enum QueueSQL {
             END,
             error_history = discern.history_with(j.error_history, jsonb_build_object(
                 'attempt', j.attempts, 'at', now(), 'kind', CASE WHEN judged.crashes_it THEN 'worker_crashed' ELSE 'lease_expired' END,
-                'error', format('worker %s stopped holding %s job(s)', j.lease_owner, judged.held), 'counted', judged.alone)),
+                'error', format(CASE judged.why
+                    WHEN 'session' THEN 'worker %s is gone (its database session ended: it crashed, was killed or lost its connection) holding %s job(s)'
+                    WHEN 'heartbeat' THEN 'worker %s missed three heartbeats holding %s job(s)'
+                    ELSE 'worker %s stopped or is no longer registered, and its lease expired, holding %s job(s)' END,
+                    j.lease_owner, judged.held), 'counted', judged.alone)),
             lease_owner = NULL, lease_expires_at = NULL, updated_at = now()
         FROM judged WHERE j.id = judged.id
         RETURNING j.id
+        """
+
+    /// The server as rescuers last recorded it, and whether it is still the same one.
+    static let databaseEpoch = """
+        SELECT extract(epoch FROM now() - first_seen_at)::double precision AS age,
+               server_started_at = pg_postmaster_start_time()
+                   AND stats_reset_at IS NOT DISTINCT FROM pg_stat_get_bgwriter_stat_reset_time() AS same
+        FROM discern.database_epoch
+        """
+
+    /// Records a server not seen before; of rescuers seeing it at once, the first one's time
+    /// stands. The very first record has nothing to compare with: the server's own start (or
+    /// crash recovery) stands for when it was first seen.
+    static let newDatabaseEpoch = """
+        INSERT INTO discern.database_epoch AS e (server_started_at, stats_reset_at, first_seen_at)
+        VALUES (pg_postmaster_start_time(), pg_stat_get_bgwriter_stat_reset_time(),
+                greatest(pg_postmaster_start_time(), pg_stat_get_bgwriter_stat_reset_time()))
+        ON CONFLICT (only_row) DO UPDATE SET server_started_at = excluded.server_started_at,
+            stats_reset_at = excluded.stats_reset_at, first_seen_at = now()
+        WHERE (e.server_started_at, e.stats_reset_at) IS DISTINCT FROM (excluded.server_started_at, excluded.stats_reset_at)
         """
 
     /// Moves the files COPY put in `discern_enqueue` into the queue, skipping keys already

@@ -1,8 +1,11 @@
 import Postgres
 
-/// The workers' registry (`discern.workers`, migration 0007): who works, for which backends,
-/// and whether they are alive.
+/// The workers' registry (`discern.workers`): who works, for which backends, and whether they
+/// are alive: by the advisory lock their session holds (`presenceNamespace`, their
+/// `presence_key`), or, for a worker that holds none, by their heartbeats.
 public enum WorkerRegistry {
+    /// The advisory locks' first key ("disc"): the second is the worker's `presence_key`.
+    public static let presenceNamespace: Int32 = 0x6469_7363
     public struct Entry: Sendable {
         public let id: String
         public let host: String
@@ -21,11 +24,18 @@ public enum WorkerRegistry {
         }
     }
 
-    public static func register(_ connection: Connection, _ entry: Entry) throws {
-        try connection.query("""
-            INSERT INTO discern.workers (id, host, pid, version, backends, heartbeat_seconds) VALUES ($1, $2, $3, $4, $5::text[], $6)
-            ON CONFLICT (id) DO UPDATE SET last_heartbeat_at = now(), stopped_at = NULL
-            """, [entry.id, entry.host, entry.pid, entry.version, entry.backends, entry.heartbeatSeconds])
+    /// Registers the worker; with `presence`, returns the key of the lock its session is to
+    /// hold (the same one again for a worker registering again).
+    @discardableResult
+    public static func register(_ connection: Connection, _ entry: Entry, presence: Bool = false) throws -> Int32? {
+        let key = try connection.query("""
+            INSERT INTO discern.workers (id, host, pid, version, backends, heartbeat_seconds, presence_key)
+            VALUES ($1, $2, $3, $4, $5::text[], $6, CASE WHEN $7::boolean THEN nextval('discern.worker_presence_keys')::integer END)
+            ON CONFLICT (id) DO UPDATE SET last_heartbeat_at = now(), stopped_at = NULL,
+                presence_key = CASE WHEN $7::boolean THEN coalesce(discern.workers.presence_key, excluded.presence_key) END
+            RETURNING presence_key
+            """, [entry.id, entry.host, entry.pid, entry.version, entry.backends, entry.heartbeatSeconds, presence]).first?.optionalInt("presence_key")
+        return key.flatMap { Int32(exactly: $0) }
     }
 
     /// Renews the worker's heartbeat, then the leases of the jobs it holds (two statements on

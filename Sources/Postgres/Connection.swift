@@ -46,8 +46,13 @@ public final class Connection {
         self.usesPreparedStatements = session.preparedStatements
         // Server NOTICEs ("schema already exists, skipping") are not for the terminal.
         PQsetNoticeProcessor(handle, { _, _ in }, nil)
-        // The worker's SQL is written for UTC timestamps and a fixed search path.
-        _ = try query("SELECT set_config('timezone', 'UTC', false)")
+        // The worker's SQL is written for UTC timestamps and a fixed search path. A server that
+        // drops the session here (shutting down, failing over) failed the connection: retryable.
+        do {
+            _ = try query("SELECT set_config('timezone', 'UTC', false)")
+        } catch let error as PostgresError {
+            throw PostgresError(.connectionFailed, error.message, sqlState: error.sqlState)
+        }
     }
 
     deinit { PQfinish(handle) }

@@ -6,9 +6,14 @@ import Foundation
 /// notifications. The connection is re-established after any loss, and `onNotify` is called
 /// then too, since notifications sent meanwhile are gone. `stop` wakes the thread wherever it
 /// waits and waits for it to end (and its connection to close), within a bound.
+///
+/// With a `SessionLock`, its session also holds that lock (a worker's proof of life). The server
+/// then probes the client every few seconds (TCP keepalives), so a machine that vanished
+/// without closing the connection lets the lock go in under half a minute, not hours.
 public final class NotificationListener: Sendable {
     private let conninfo: String
     private let channels: [String]
+    private let presence: SessionLock?
     private let onNotify: @Sendable () -> Void
     private let stopped = LockedFlag()
     private let ended = Signal(latched: true)
@@ -18,14 +23,16 @@ public final class NotificationListener: Sendable {
 
     /// - Parameter channels: fixed identifiers from code (letters and underscores), never input:
     ///   LISTEN cannot take them as parameters.
-    public convenience init(conninfo: String, channel: String, onNotify: @escaping @Sendable () -> Void) {
-        self.init(conninfo: conninfo, channels: [channel], onNotify: onNotify)
+    public convenience init(conninfo: String, channel: String, holding presence: SessionLock? = nil,
+                            onNotify: @escaping @Sendable () -> Void) {
+        self.init(conninfo: conninfo, channels: [channel], holding: presence, onNotify: onNotify)
     }
 
-    public init(conninfo: String, channels: [String], onNotify: @escaping @Sendable () -> Void) {
+    public init(conninfo: String, channels: [String], holding presence: SessionLock? = nil, onNotify: @escaping @Sendable () -> Void) {
         precondition(!channels.isEmpty && channels.allSatisfy { $0.allSatisfy { $0.isLetter || $0 == "_" } }, "channels must be plain identifiers")
         self.conninfo = conninfo
         self.channels = channels
+        self.presence = presence
         self.onNotify = onNotify
         let thread = Thread { [self] in
             BlockingCallAudit.markCurrentThreadDedicated()
@@ -52,18 +59,33 @@ public final class NotificationListener: Sendable {
             do {
                 if connection == nil {
                     let fresh = try Connection(conninfo: conninfo, applicationName: "discern-listen")
+                    if presence != nil { try Self.probeClient(fresh) }
                     for channel in channels { try fresh.query("LISTEN \(channel)") }
                     connection = fresh
                     pause = 0.2
                     onNotify()
                 }
+                if let connection, let presence { try presence.takeIfNeeded(on: connection) }
                 if try connection?.waitForNotifications(timeoutMilliseconds: 1000, orWakeUp: wakeUp) ?? 0 > 0 { onNotify() }
             } catch {
+                presence?.sessionEnded()
                 connection = nil
                 wakeUp.wait(timeoutMilliseconds: Int32(pause * 1000))
                 pause = min(pause * 2, 5)
             }
         }
+    }
+}
+
+extension NotificationListener {
+    /// Server-side settings of a session that proves its client alive: keepalives (ignored on a
+    /// Unix socket, where the kernel tells at once), and no idle timeout an administrator set
+    /// for ordinary sessions, since this one is idle by design.
+    static func probeClient(_ connection: Connection) throws {
+        try connection.query("""
+            SELECT set_config('tcp_keepalives_idle', '10', false), set_config('tcp_keepalives_interval', '5', false),
+                   set_config('tcp_keepalives_count', '3', false), set_config('idle_session_timeout', '0', false)
+            """)
     }
 }
 

@@ -37,7 +37,7 @@ public enum SimulatorServer {
         UnisseyRoutes(configuration: configuration, faults: faults).register(on: router)
         router.post("/_sim/release-analyses") { _, _ in
             Response(status: .ok, headers: [.contentType: "application/json"],
-                     body: ResponseBody(byteBuffer: ByteBuffer(string: "{\"released\": \(await hold.release())}")))
+                     body: ResponseBody(byteBuffer: ByteBuffer(string: "{\"released\": \(hold.release())}")))
         }
         router.get("/_sim/stats") { _, _ in
             Response(status: .ok, headers: [.contentType: "application/json"], body: ResponseBody(byteBuffer: ByteBuffer(bytes: await stats.snapshotJSON())))

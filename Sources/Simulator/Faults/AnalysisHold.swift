@@ -1,30 +1,63 @@
+import Synchronization
+
 /// Analyses held until a test releases them (`discern simulate --hold-analyses`, then
 /// `POST /_sim/release-analyses`): a job that must still be in flight when something happens to
 /// its worker (a SIGTERM) stays in flight however slow the machine is, and finishes the moment
-/// the test says, not after a guessed number of seconds.
-actor AnalysisHold {
-    private var held: Bool
-    /// Jobs (their `X-Correlation-ID`) whose analyses are held even when others are not.
-    private var heldJobs: Set<String>
-    private var waiting: [CheckedContinuation<Void, Never>] = []
-
-    init(held: Bool, jobs: Set<String> = []) {
-        self.held = held
-        heldJobs = jobs
+/// the test says, not after a guessed number of seconds. A held request whose task is cancelled
+/// (the server stopping) lets go of its own wait, so a stopped simulator never hangs on one.
+final class AnalysisHold: Sendable {
+    private struct State {
+        var held: Bool
+        /// Jobs (their `X-Correlation-ID`) whose analyses are held even when others are not.
+        var heldJobs: Set<String>
+        var waiting: [Int: CheckedContinuation<Void, Never>] = [:]
+        /// Waits cancelled before their continuation was stored.
+        var cancelled: Set<Int> = []
+        var nextTicket = 0
     }
 
-    /// Returns at once unless analyses (or this job's) are held; then when they are released.
+    private let state: Mutex<State>
+
+    init(held: Bool, jobs: Set<String> = []) {
+        state = Mutex(State(held: held, heldJobs: jobs))
+    }
+
+    /// Returns at once unless analyses (or this job's) are held; then when they are released,
+    /// or when the calling task is cancelled.
     func pass(correlationID: String? = nil) async {
-        guard held || correlationID.map(heldJobs.contains) == true else { return }
-        await withCheckedContinuation { waiting.append($0) }
+        let ticket: Int? = state.withLock { state in
+            guard state.held || correlationID.map(state.heldJobs.contains) == true else { return nil }
+            defer { state.nextTicket += 1 }
+            return state.nextTicket
+        }
+        guard let ticket else { return }
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                let goOn = state.withLock { state in
+                    if state.cancelled.remove(ticket) != nil { return true }
+                    state.waiting[ticket] = continuation
+                    return false
+                }
+                if goOn { continuation.resume() }
+            }
+        } onCancel: {
+            let continuation = state.withLock { state -> CheckedContinuation<Void, Never>? in
+                if let waiting = state.waiting.removeValue(forKey: ticket) { return waiting }
+                state.cancelled.insert(ticket)
+                return nil
+            }
+            continuation?.resume()
+        }
     }
 
     /// Lets every held analysis go on, and every later one through; returns how many were held.
     func release() -> Int {
-        held = false
-        heldJobs = []
-        let released = waiting
-        waiting = []
+        let released = state.withLock { state in
+            state.held = false
+            state.heldJobs = []
+            defer { state.waiting = [:] }
+            return Array(state.waiting.values)
+        }
         released.forEach { $0.resume() }
         return released.count
     }

@@ -4,13 +4,16 @@ import Observability
 import Postgres
 import ServiceLifecycle
 
-/// Keeps this worker known and its jobs its own: registers it (`discern.workers`), then every
-/// `heartbeatSeconds` renews its heartbeat and the leases of the jobs it holds. A job whose
-/// lease was taken meanwhile (cancelled, rescued) is abandoned. Shut down after the executor,
-/// so leases stay alive while jobs in flight finish; it then marks the worker stopped.
+/// Keeps this worker known and its jobs its own: registers it (`discern.workers`) and gives
+/// `presence` the key of the lock that proves it alive, then every `heartbeatSeconds` renews its
+/// heartbeat and the leases of the jobs it holds. A job whose lease was taken meanwhile
+/// (cancelled, rescued) is abandoned. Shut down after the executor, so leases stay alive while
+/// jobs in flight finish; it then marks the worker stopped.
 struct Heartbeat: Service {
     let database: Database
     let entry: WorkerRegistry.Entry
+    /// Nil: the worker has no session of its own to hold a lock on (a transaction pooler).
+    let presence: SessionLock?
     let leaseSeconds: Double
     let inFlight: InFlight
     let abandonments: Abandonments
@@ -19,32 +22,48 @@ struct Heartbeat: Service {
     let logger: Logger
 
     func run() async {
-        let entry = self.entry
-        do {
-            try await Retrying.database(logger: logger, "register the worker") {
-                try await self.database.withConnection { try WorkerRegistry.register($0, entry) }
-            }
-            health.databaseReached()
-        } catch {
-            health.databaseFailed()
-            logger.warning("could not register the worker; it works unregistered", metadata: ["error": "\(error)"])
-        }
+        var registered = await register(attempts: 8)
         var pace = Pace()
         await Periodic.run(every: entry.heartbeatSeconds, pauseFirst: true) {
             health.loopTurned()
+            // A worker that could not register at start (the database away) keeps trying: unregistered,
+            // its jobs would be handed back whenever a lease ran out.
+            if !registered { registered = await register(attempts: 1) }
             let summary = await tally.summary
             pace.add(finished: summary.succeeded + summary.dead)
             await beat(pace)
         }
-        _ = try? await database.withConnection { try WorkerRegistry.stopped($0, workerID: entry.id) }
+        let workerID = entry.id
+        _ = try? await database.withConnection { try WorkerRegistry.stopped($0, workerID: workerID) }
+    }
+
+    /// Registers the worker and hands `presence` its lock's key; false when the database could not be reached.
+    private func register(attempts: Int) async -> Bool {
+        let entry = self.entry, proves = presence != nil
+        do {
+            let key = try await Retrying.database(logger: logger, "register the worker", attempts: attempts) {
+                try await self.database.withConnection { try WorkerRegistry.register($0, entry, presence: proves) }
+            }
+            if let key { presence?.hold(key: key) }
+            health.databaseReached()
+            return true
+        } catch {
+            health.databaseFailed()
+            logger.warning("could not register the worker; it works and tries again at its next heartbeat", metadata: ["error": "\(error)"])
+            return false
+        }
     }
 
     private func beat(_ pace: Pace) async {
         let ids = await inFlight.ids, workerID = entry.id, lease = leaseSeconds
         let finished = pace.finished, perMinute = pace.perMinute
         do {
-            let kept = try await database.withConnection {
-                try WorkerRegistry.heartbeat($0, workerID: workerID, jobIDs: ids, leaseSeconds: lease, finished: finished, perMinute: perMinute)
+            // A connection lost since the last beat is noticed only now: a new one is tried at once,
+            // so a blip costs no beat (rescuers count missed beats of a worker whose session is gone).
+            let kept = try await Retrying.database(logger: logger, "heartbeat", attempts: 3) {
+                try await database.withConnection {
+                    try WorkerRegistry.heartbeat($0, workerID: workerID, jobIDs: ids, leaseSeconds: lease, finished: finished, perMinute: perMinute)
+                }
             }
             health.databaseReached()
             // Jobs finished meanwhile, or whose outcome is being written, are not lost; only

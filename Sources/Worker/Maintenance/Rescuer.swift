@@ -4,48 +4,61 @@ import Observability
 import Postgres
 import ServiceLifecycle
 
-/// Hands back other workers' jobs: those whose lease expired, and at once those of a worker
-/// that stopped heartbeating (three beats missed). Any worker may rescue; many rescuers do not
-/// wait on each other. Never its own worker's jobs in hand: a worker starved of CPU may beat
-/// late, but it is alive, and a job it took back from itself could run twice in it. Its own jobs
-/// no longer in hand whose leases expired (an outcome that could not be written; a job lost by a
-/// bug, as one was in issue 41) go back, since nobody else would ever take them. Also forgets
-/// workers silent for a day.
+/// Hands back other workers' jobs once those workers are gone: PostgreSQL knows at once when a
+/// worker's session ends (`QueueSQL.rescue`), so a rescuer acts on its first round, however
+/// short-lived the fleet around it is (a crash loop, pods that never pass their probes). Any
+/// worker may rescue; many rescuers do not wait on each other. Never its own worker's jobs in
+/// hand: a job it took back from itself could run twice in it. Its own jobs no longer in hand
+/// whose leases expired (an outcome that could not be written) go back, since nobody else would
+/// ever take them. Also forgets workers silent for a day.
 ///
-/// After the database was away (a restart, a failover, a full disk), every worker's leases may
-/// have run out meanwhile, though the workers live: the rescuer then waits `quietSeconds` (three
-/// heartbeats) before rescuing, so each live worker renews its leases first. It waits as long
-/// when it starts, since it may start just after such an outage (a pod the backlog scaled up).
-/// Only jobs of workers that really stopped go back, and no job is charged a crash for the
-/// database's outage.
+/// After the database restarted or failed over, every session is new and live workers are
+/// still reconnecting: no rescue until `reconnectSeconds` (three heartbeats) after a rescuer
+/// first saw the new server, or after this rescuer itself lost the database. No job of a live
+/// worker is taken, and none is charged a crash for the database's outage.
 struct Rescuer: Service {
     let database: Database
     let workerID: String
     let inFlight: InFlight
     let intervalSeconds: Double
     let logger: Logger
-    var quietSeconds: Double { 3 * intervalSeconds }
+    var reconnectSeconds: Double { 3 * intervalSeconds }
 
     func run() async {
         var rounds = 0
         var databaseWasAway = false
-        var quietUntil = ContinuousClock.now + .seconds(quietSeconds)
+        var quietUntil: ContinuousClock.Instant?
+        var waitingForReconnects = false
         await Periodic.run(every: intervalSeconds) {
             let forget = rounds % 360 == 0
             do {
                 if databaseWasAway {
                     try await database.withConnection { _ = try $0.query("SELECT 1") }
                     databaseWasAway = false
-                    quietUntil = .now + .seconds(quietSeconds)
-                    logger.notice("the database is back; rescuing waits until live workers renewed their leases",
-                                  metadata: ["seconds": "\(quietSeconds)"])
+                    quietUntil = .now + .seconds(reconnectSeconds)
+                    logger.notice("the database is back; rescuing waits until live workers reconnected",
+                                  metadata: ["seconds": "\(reconnectSeconds)"])
                 }
-                guard ContinuousClock.now >= quietUntil else { return }
-                rounds += 1
-                let rescued = try await database.withConnection { connection -> Int in
+                if let until = quietUntil, ContinuousClock.now < until { return }
+                let reconnect = reconnectSeconds, workerID = self.workerID
+                let rescued = try await database.withConnection { connection -> Int? in
                     if forget { try WorkerRegistry.forgetOld(connection) }
+                    guard try JobQueue.databaseEpochAge(connection) >= reconnect else { return nil }
                     return try JobQueue.rescue(connection, rescuer: workerID)
                 }
+                rounds += 1
+                guard let rescued else {
+                    if !waitingForReconnects {
+                        logger.notice("the database server is new (a restart or a failover): rescuing waits until live workers reconnected",
+                                      metadata: ["seconds": "\(reconnectSeconds)"])
+                    }
+                    waitingForReconnects = true
+                    return
+                }
+                if waitingForReconnects || quietUntil != nil {
+                    logger.notice("live workers had time to reconnect: rescuing again", metadata: ["jobs": "\(rescued)"])
+                }
+                (waitingForReconnects, quietUntil) = (false, nil)
                 if rescued > 0 { logger.notice("handed back jobs of stopped workers", metadata: ["jobs": "\(rescued)"]) }
                 try await releaseOrphans()
             } catch {

@@ -7,13 +7,11 @@ import ServiceLifecycle
 import Telemetry
 
 /// Claims jobs and hands them to the executor: as many as there is room for, at once when
-/// notified of new jobs (LISTEN/NOTIFY), else every poll interval (behind a transaction-pooling
-/// PgBouncer no notification arrives). With `drain`, it returns once nothing is left to claim,
+/// notified of new jobs (`wakeup`, which `Presence` signals on a NOTIFY), else every poll
+/// interval (behind a transaction-pooling PgBouncer no notification arrives). With `drain`, it returns once nothing is left to claim,
 /// retry or finish, which ends the whole worker gracefully. On shutdown it stops claiming first.
 struct Producer: Service {
     let claims: Database
-    /// Where to LISTEN for new jobs; nil (behind a transaction pooler): poll only.
-    let listenConninfo: String?
     let configuration: WorkerConfiguration
     let backends: [String]
     let inFlight: InFlight
@@ -27,8 +25,7 @@ struct Producer: Service {
     func run() async throws {
         // Not ready from the moment claiming stops, whatever stopped it.
         defer { health.shuttingDown() }
-        let listener = listenConninfo.map { NotificationListener(conninfo: $0, channel: "discern_jobs") { [wakeup] in wakeup.signal() } }
-        // However it ends, the executor learns there will be no more, and the listener is gone.
+        // However it ends, the executor learns there will be no more.
         do {
             try await withGracefulShutdownHandler {
                 try await claimUntilStopped()
@@ -43,11 +40,9 @@ struct Producer: Service {
                               metadata: ["jobs_in_hand": "\(inHand)", "grace_seconds": "\(configuration.graceSeconds)"])
             }
         } catch {
-            await listener?.stop()
             await outbox.finish()
             throw error
         }
-        await listener?.stop()
         await outbox.finish()
     }
 

@@ -11,9 +11,10 @@ import UnixSignals
 
 /// A worker as services that talk one way: the **producer** claims jobs, the **executor** runs
 /// each as a child task (prepare, then call its service), the **completer** writes what became
-/// of them; beside them the **heartbeat** keeps the worker registered and its leases renewed,
-/// the **rescuer** hands back jobs of workers that stopped, a sampler feeds the metrics, and the
-/// **notifier** tells people a batch is done.
+/// of them; beside them **presence** listens for new jobs and proves the worker alive, the
+/// **heartbeat** keeps the worker registered and its leases renewed, the **rescuer** hands back
+/// jobs of workers that stopped, a sampler feeds the metrics, and the **notifier** tells people
+/// a batch is done.
 ///
 /// Run them in one `ServiceGroup` (`services`), in that order: graceful shutdown goes in
 /// reverse, so claiming stops first, jobs in flight finish while their leases are still
@@ -29,6 +30,7 @@ public final class WorkerRuntime: Sendable {
     private let parts: Parts
 
     private struct Parts: Sendable {
+        let presence: Presence
         let completer: Completer
         let heartbeat: Heartbeat
         let executor: Executor
@@ -57,6 +59,8 @@ public final class WorkerRuntime: Sendable {
         let inFlight = InFlight { wakeup.signal() }
         let jobs = Mailbox<Job>(), outcomes = Mailbox<JobOutcome>()
         let names = Array(Set(backends.map(\.name))).sorted()
+        let presence = Presence(listenConninfo: connections.listenConninfo,
+                                lock: SessionLock(namespace: WorkerRegistry.presenceNamespace), wakeup: wakeup)
         // The connection budget: see WorkerConnections.
         let queue = connections.queue, writes = connections.writes
         let breakers = ServiceBreakers(settings: configuration.breaker, database: queue, workerID: configuration.workerID, logger: logger)
@@ -69,13 +73,15 @@ public final class WorkerRuntime: Sendable {
             id: configuration.workerID, host: ProcessInfo.processInfo.hostName, pid: Int(ProcessInfo.processInfo.processIdentifier),
             version: configuration.version, backends: names, heartbeatSeconds: configuration.heartbeatSeconds)
         parts = Parts(
+            presence: presence,
             completer: Completer(inbox: outcomes, writer: OutcomeWriter(database: writes, workerID: configuration.workerID,
                                                                         backoff: configuration.backoff, logger: logger),
                                  inFlight: inFlight, tally: tally, traces: traces, maxBatch: configuration.completionBatchSize, logger: logger),
-            heartbeat: Heartbeat(database: queue, entry: entry, leaseSeconds: configuration.leaseSeconds, inFlight: inFlight,
+            heartbeat: Heartbeat(database: queue, entry: entry, presence: presence.listenConninfo == nil ? nil : presence.lock,
+                                 leaseSeconds: configuration.leaseSeconds, inFlight: inFlight,
                                  abandonments: abandonments, health: health, tally: tally, logger: logger),
             executor: Executor(inbox: jobs, outbox: outcomes, execution: execution, abandonments: abandonments, traces: traces),
-            producer: Producer(claims: queue, listenConninfo: connections.listenConninfo, configuration: configuration, backends: names, inFlight: inFlight, outbox: jobs,
+            producer: Producer(claims: queue, configuration: configuration, backends: names, inFlight: inFlight, outbox: jobs,
                                breakers: breakers, traces: traces, wakeup: wakeup, health: health, logger: logger),
             rescuer: Rescuer(database: queue, workerID: configuration.workerID, inFlight: inFlight, intervalSeconds: configuration.heartbeatSeconds, logger: logger),
             breakerWatch: BreakerWatch(breakers: breakers, backends: names),
@@ -97,10 +103,12 @@ public final class WorkerRuntime: Sendable {
     deinit { pool.shutdown() }
 
     /// The services, in the order they belong in the group. With `drain`, the producer's end
-    /// shuts the whole group down gracefully. The notifier first, so it stops last: a drained
-    /// worker announces its batches after the completer wrote their last outcomes.
+    /// shuts the whole group down gracefully. Presence first, so it stops last: the worker is
+    /// seen alive until it has let go of everything. The notifier next: a drained worker
+    /// announces its batches after the completer wrote their last outcomes.
     public var services: [ServiceGroupConfiguration.ServiceConfiguration] {
         [
+            .init(service: parts.presence),
             .init(service: parts.notifier),
             .init(service: parts.completer),
             .init(service: parts.heartbeat),
