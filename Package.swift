@@ -61,6 +61,10 @@ let package = Package(
         ),
         .executableTarget(name: "SQLBundler", path: "Plugins/SQLBundler"),
         .plugin(name: "BundleSQL", capability: .buildTool(), dependencies: ["SQLBundler"], path: "Plugins/BundleSQL"),
+        // What this binary is (release, commit, compiler), for `discern version`: the commit is
+        // stamped by the StampBuild plugin before each build.
+        .target(name: "BuildInfo", swiftSettings: swiftSettings, plugins: ["StampBuild"]),
+        .plugin(name: "StampBuild", capability: .buildTool(), path: "Plugins/StampBuild"),
         // Spans for a job's journey, in OpenTelemetry's messaging conventions, through
         // swift-distributed-tracing's API: nothing but a flag's check while tracing is off.
         .target(name: "Telemetry", dependencies: [.product(name: "Tracing", package: "swift-distributed-tracing")], swiftSettings: swiftSettings),
@@ -158,7 +162,7 @@ let package = Package(
         .executableTarget(
             name: "discern",
             dependencies: [
-                "Worker", "Monitor", "Observability", "Simulator", "Backends", "CurlHTTP", "JobQueue", "QueueReads", "Postgres", "Imaging", "MediaFiles", "SampleImages", "Enqueueing", "Console", "DedicatedThreads", "Telemetry", "TraceExport",
+                "BuildInfo", "Worker", "Monitor", "Observability", "Simulator", "Backends", "CurlHTTP", "JobQueue", "QueueReads", "Postgres", "Imaging", "MediaFiles", "SampleImages", "Enqueueing", "Console", "DedicatedThreads", "Telemetry", "TraceExport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
                 .product(name: "Logging", package: "swift-log"),

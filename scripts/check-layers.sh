@@ -13,6 +13,7 @@ cd "$(dirname "$0")/.."
 declare -A allowed=(
     [DedicatedThreads]=""
     [ErrorCodes]=""
+    [BuildInfo]=""
     [AnalysisModel]=""
     [Telemetry]=""
     [TraceExport]="Telemetry"

@@ -69,3 +69,8 @@ public enum Vips {
         return text.isEmpty ? "unknown libvips error" : text.split(whereSeparator: \.isNewline).joined(separator: "; ")
     }
 }
+
+extension Vips {
+    /// The libvips this process runs with, as it reports itself ("8.14.1").
+    public static var libraryVersion: String { String(cString: vips_version_string()) }
+}

@@ -12,6 +12,12 @@ import SQLSchema
 /// A session-level advisory lock serialises concurrent `discern migrate` runs (two replicas
 /// starting together).
 public enum Migrator {
+    /// The newest migration this binary carries: the schema version `migrate` brings a database to.
+    public static var schemaVersion: Int { (try? Schema.migrations().last?.version) ?? nil ?? Schema.baselineVersion }
+
+    /// The oldest schema `migrate` upgrades from (sql/schema.sql stands for all before it).
+    public static var oldestMigratable: Int { Schema.baselineVersion }
+
     /// Arbitrary but fixed: the advisory lock key discern's migrations hold.
     static let lockKey: Int64 = 0x6469_7363_6572_6E00
 

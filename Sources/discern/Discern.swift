@@ -1,4 +1,5 @@
 import ArgumentParser
+import BuildInfo
 import Foundation
 import TraceExport
 import Worker
@@ -13,11 +14,12 @@ struct Discern: AsyncParsableCommand {
             setting, configuration file or path; 69 PostgreSQL unreachable or not migrated; 70 an unexpected failure. \
             Shell completions: discern --generate-completion-script bash|zsh|fish (docs/operations.md).
             """,
-        version: "0.9.0",
+        // `--version` prints what `discern version` does.
+        version: VersionReport.current.text,
         subcommands: [
             MigrateCommand.self, EnqueueCommand.self, WorkCommand.self, StatusCommand.self, JobsCommand.self, RetryCommand.self,
             CancelCommand.self, DeleteCommand.self, PlanCommand.self, PauseCommand.self, ResumeCommand.self, BatchesCommand.self, ResultsCommand.self, ReportCommand.self, QualityCommand.self, ConsoleCommand.self, MonitorCommand.self, PrepareCommand.self, PruneCommand.self,
-            SimulateCommand.self, SamplesCommand.self,
+            SimulateCommand.self, SamplesCommand.self, VersionCommand.self,
         ])
 }
 

@@ -1,4 +1,5 @@
 import ArgumentParser
+import BuildInfo
 import Backends
 import Foundation
 import Logging
@@ -27,7 +28,7 @@ struct MonitorCommand: AsyncParsableCommand {
     func run() async throws {
         let (settings, _) = try Knobs.apply(self, to: MonitorKnobs.Settings.defaults)
         let logger = logging.makeLogger("discern.monitor")
-        let registry = MetricsServer.bootstrap(version: Discern.configuration.version)
+        let registry = MetricsServer.bootstrap(version: BuildInfo.version)
         let window = planUntil ?? Setting.present("DISCERN_PLAN_UNTIL")
         if let window, Plan.windowEnd(window) == nil {
             throw SettingError("--plan-until must be HH:MM or an ISO 8601 time, not \(window)")

@@ -1,4 +1,5 @@
 import ArgumentParser
+import BuildInfo
 import Backends
 import CurlHTTP
 import Foundation
@@ -44,7 +45,7 @@ struct WorkCommand: AsyncParsableCommand {
     func run() async throws {
         var settings = try self.settings()
         let logger = logging.makeLogger("discern.worker")
-        let registry = settings.metricsPort != nil ? MetricsServer.bootstrap(version: Discern.configuration.version) : nil
+        let registry = settings.metricsPort != nil ? MetricsServer.bootstrap(version: BuildInfo.version) : nil
         var variables = ProcessInfo.processInfo.environment
         if let primaryServiceURL { variables[Services.discerner.urlVariable] = primaryServiceURL }
         let environment = BackendEnvironment(variables)
@@ -71,7 +72,7 @@ struct WorkCommand: AsyncParsableCommand {
             logger.notice("batch notifications go unsigned: set DISCERN_NOTIFY_SECRET so receivers can check they are discern's")
         }
         settings.worker.samplesQueueDepth = settings.metricsPort != nil
-        settings.worker.version = Discern.configuration.version.isEmpty ? "dev" : Discern.configuration.version
+        settings.worker.version = BuildInfo.version
         logger.info("memory budget", metadata: ["max_mb_in_flight": "\(settings.worker.megabytesInFlight)", "from": "\(settings.budgetSource)"])
         let runtime = WorkerRuntime(connections: connections, backends: backends, configuration: settings.worker, logger: logger)
 

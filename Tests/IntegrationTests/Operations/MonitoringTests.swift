@@ -89,7 +89,7 @@ struct MonitoringTests {
                     try await PrometheusServer.with(targets: ["discern-worker": workerPort, "discern-monitor": monitorPort]) { prometheus in
                         #expect(await ChaosJobs.eventually(seconds: 300) { (try? await prometheus.query("sum(up)"))?.first.map(Self.value) == 2 })
                         let info = try await prometheus.query("discern_build_info")
-                        #expect(info.contains { ($0["metric"] as? [String: String])?["version"] == "0.9.0" }, "\(info)")
+                        #expect(info.contains { ($0["metric"] as? [String: String])?["version"] == "0.10.0" }, "\(info)")
                         #expect(await ChaosJobs.eventually(seconds: 300) {
                             (try? await prometheus.query(#"sum(discern_jobs_total{outcome="succeeded"})"#))?.first.map(Self.value) == 3
                         })
