@@ -162,7 +162,7 @@ let package = Package(
         .executableTarget(
             name: "discern",
             dependencies: [
-                "BuildInfo", "Worker", "Monitor", "Observability", "Simulator", "Backends", "CurlHTTP", "JobQueue", "QueueReads", "Postgres", "Imaging", "MediaFiles", "SampleImages", "Enqueueing", "Console", "DedicatedThreads", "Telemetry", "TraceExport",
+                "BuildInfo", "SQLSchema", "Worker", "Monitor", "Observability", "Simulator", "Backends", "CurlHTTP", "JobQueue", "QueueReads", "Postgres", "Imaging", "MediaFiles", "SampleImages", "Enqueueing", "Console", "DedicatedThreads", "Telemetry", "TraceExport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
                 .product(name: "Logging", package: "swift-log"),

@@ -23,7 +23,8 @@ public enum Schema {
             guard let underscore = stem.firstIndex(of: "_"), let version = Int(stem[..<underscore]), version > baselineVersion else {
                 throw CocoaError(.fileReadCorruptFile, userInfo: [NSLocalizedDescriptionKey: "\(path) is not named NNNN_description.sql with NNNN above \(baselineVersion)"])
             }
-            return Migration(version: version, name: String(stem[stem.index(after: underscore)...]), sql: text)
+            return Migration(version: version, name: String(stem[stem.index(after: underscore)...]), sql: text,
+                             breaking: text.split(separator: "\n").contains { $0.hasPrefix(Migration.breakingMark) })
         }.sorted { $0.version < $1.version }
     }
 
@@ -44,11 +45,16 @@ public enum Schema {
     }
 }
 
-/// A numbered migration: applied once, in order, each in its own transaction.
+/// A numbered migration: applied once, in order, each in its own transaction. Migrations add
+/// (docs/operations.md, "Upgrades"): the previous release's workers run beside the new schema.
+/// One that they cannot run beside says so with a line starting `-- discern:breaking`, and a
+/// worker older than it refuses to start.
 public struct Migration: Sendable {
+    public static let breakingMark = "-- discern:breaking"
     public let version: Int
     public let name: String
     public let sql: String
+    public let breaking: Bool
 }
 
 /// A file applied again whenever its text changes.

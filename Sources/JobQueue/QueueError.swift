@@ -20,4 +20,6 @@ extension ErrorCode where Owner == QueueError {
     public static let migrationFailed = Self("migration_failed")
     /// The database lacks the discern schema, or holds an older version than this binary.
     public static let schemaNotMigrated = Self("schema_not_migrated")
+    /// A newer release applied a migration marked breaking, which this binary cannot run beside.
+    public static let schemaTooNew = Self("schema_too_new")
 }

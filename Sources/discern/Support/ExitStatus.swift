@@ -15,4 +15,7 @@ enum ExitStatus {
     static let unavailable: Int32 = 69
     /// Anything else: an unexpected failure, worth a bug report (EX_SOFTWARE).
     static let software: Int32 = 70
+    /// A newer release migrated the database with a change this one cannot run beside
+    /// (EX_PROTOCOL: the database speaks a newer protocol): upgrade discern.
+    static let schemaTooNew: Int32 = 76
 }

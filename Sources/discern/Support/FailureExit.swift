@@ -15,6 +15,8 @@ enum FailureExit {
             finish(ExitStatus.usage, "\(error)")
         case let error as QueueError where error.code == .schemaNotMigrated:
             finish(ExitStatus.unavailable, error.message)
+        case let error as QueueError where error.code == .schemaTooNew:
+            finish(ExitStatus.schemaTooNew, error.message)
         case let error as PostgresError:
             let (status, hint) = advice(error)
             finish(status, "\(error)", hint: hint)

@@ -23,17 +23,18 @@ final class WorkerProcess: @unchecked Sendable {
     /// `plainArguments`, exactly the arguments given after `work`.
     /// - Parameter cgroup: a cgroup folder the process starts in (`MemoryCgroup`), from its first
     ///   instruction: a shell joins it, then becomes discern.
+    /// - Parameter binary: another discern than the one built with the tests (an earlier release).
     init(conninfo: String, simulatorURL: String, logFolder: URL, arguments: [String] = [], environment: [String: String] = [:],
-         plainArguments: Bool = false, command: String = "work", cgroup: String? = nil) throws {
+         plainArguments: Bool = false, command: String = "work", cgroup: String? = nil, binary: URL? = nil) throws {
         log = logFolder.appendingPathComponent("worker-\(UUID().uuidString.prefix(8)).log")
         FileManager.default.createFile(atPath: log.path, contents: nil)
         let discernArguments = plainArguments ? [command] + arguments
             : ["work", "--database-url", conninfo, "--discerner-url", simulatorURL, "--log-level", "warning"] + arguments
         if let cgroup {
             process.executableURL = URL(fileURLWithPath: "/bin/sh")
-            process.arguments = ["-c", #"echo $$ > "$1/cgroup.procs" && shift && exec "$@""#, "sh", cgroup, try Self.binary.path] + discernArguments
+            process.arguments = ["-c", #"echo $$ > "$1/cgroup.procs" && shift && exec "$@""#, "sh", cgroup, try binary?.path ?? Self.binary.path] + discernArguments
         } else {
-            process.executableURL = try Self.binary
+            process.executableURL = try binary ?? Self.binary
             process.arguments = discernArguments
         }
         let output = try FileHandle(forWritingTo: log)
