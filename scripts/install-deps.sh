@@ -4,14 +4,16 @@
 # Needs root (or sudo) on Debian/Ubuntu; elsewhere it says what to install and carries on.
 #   scripts/install-deps.sh          build and run: libvips, libpq, libcurl, PostgreSQL
 #   scripts/install-deps.sh --test   and the tests' parts: Chromium, Prometheus, PgBouncer, ...
+#   scripts/install-deps.sh --release   and what a release is made with: dpkg-dev, lintian, buildah, mmdebstrap
 #   --list                           print the Debian packages it wants and install nothing
 set -euo pipefail
-tests=false list=false
+tests=false list=false release=false
 for argument in "$@"; do
     case "$argument" in
-        --test) tests=true ;;
+        --test) tests=true; release=true ;;
+        --release) release=true ;;
         --list) list=true ;;
-        *) echo "install-deps.sh: unknown argument $argument (--test, --list)" >&2; exit 64 ;;
+        *) echo "install-deps.sh: unknown argument $argument (--test, --release, --list)" >&2; exit 64 ;;
     esac
 done
 
@@ -22,6 +24,9 @@ packages=(libvips-dev libpq-dev libcurl4-openssl-dev postgresql pkg-config pytho
 # console's browser tests; pgbouncer for the transaction-pooling test; postgresql-contrib for
 # the extensions the benches read (pg_stat_statements).
 $tests && packages+=(postgresql-contrib python3-pip systemd prometheus chromium pgbouncer)
+# A release, and the tests that install it as an operator would: dpkg-shlibdeps (dpkg-dev), lintian,
+# mmdebstrap (a clean Debian root), buildah (the OCI image), systemd-analyze (systemd).
+$release && packages+=(dpkg-dev lintian mmdebstrap buildah systemd)
 if $list; then echo "${packages[*]}"; exit 0; fi
 missing=()
 for package in "${packages[@]}"; do

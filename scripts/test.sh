@@ -70,7 +70,18 @@ echo "==> PostgreSQL for tests: $DISCERN_TEST_DATABASE_URL"
 
 echo "==> building"
 # Known noise from dependencies is filtered; pipefail keeps a failed build failing the run.
-swift build --build-tests 2>&1 | { grep -Ev '^warning: (prohibited flag|.swift-distributed-tracing.)' || true; }
+noise='^warning: (prohibited flag|.swift-distributed-tracing.)'
+swift build --build-tests 2>&1 | { grep -Ev "$noise" || true; }
+# What the packaging tests install (Tests/IntegrationTests/Packaging): discern as the package ships
+# it, linked with --static-swift-stdlib (the test bundle cannot be: Swift Testing is not there),
+# the tool that writes its man pages, and the previous release CHANGELOG.md names. Each is built
+# once and then only when its sources change.
+echo "==> building discern as the package ships it, and the previous release"
+bash scripts/build-static.sh .build-static 2>&1 | { grep -Ev "$noise" || true; }
+export DISCERN_PACKAGE_BINARY="$PWD/.build-static/debug/discern"
+DISCERN_GENERATE_MANUAL=$(bash scripts/generate-manual-tool.sh)
+DISCERN_PREVIOUS_BINARY=$(bash scripts/build-previous-release.sh)
+export DISCERN_GENERATE_MANUAL DISCERN_PREVIOUS_BINARY
 echo "==> testing"
 # setsid: the test process leads a session of its own (in a script, a background job is no
 # group leader, so setsid needs no fork and $! is that process), which cleanup kills whole.

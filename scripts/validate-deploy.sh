@@ -19,7 +19,7 @@ for unit in "$units"/*.service; do
         || { echo "$name: exposure $score, above 3.0" >&2; exit 1; }
     echo "$name: exposure $score"
 done
-sed -i "s#/usr/local/bin/discern#$binary#g" "$units"/*.service
+sed -i "s#/usr/bin/discern#$binary#g" "$units"/*.service
 (cd "$units" && systemd-analyze verify ./*.service ./*.timer)
 echo "systemd units: ok"
 

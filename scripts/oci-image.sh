@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Builds the OCI image from a discern .deb with buildah (deploy/container/Containerfile), tags it
+# discern:<version> in buildah's local storage and writes it as an OCI archive.
+#   scripts/oci-image.sh DEB OUT.tar
+# The base, debian:bookworm-slim, is made here from Debian's packages (scripts/bookworm-root.sh)
+# when buildah does not have it: no registry needs to be reached.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+deb=$(realpath "${1:?usage: oci-image.sh DEB OUT.tar}")
+out=${2:?usage: oci-image.sh DEB OUT.tar}
+version=$(dpkg-deb -f "$deb" Version)
+revision=$(dpkg-deb --fsys-tarfile "$deb" | tar -xO ./usr/share/doc/discern/BUILD-INFO.json \
+    | python3 -c 'import json, sys; print(json.load(sys.stdin)["commit"])')
+export BUILDAH_ISOLATION=chroot
+if ! buildah inspect --type image debian:bookworm-slim >/dev/null 2>&1; then
+    root_tarball=$(bash scripts/bookworm-root.sh)
+    base=$(buildah from scratch)
+    buildah add --quiet "$base" "$root_tarball" / >/dev/null
+    buildah config --cmd /bin/bash --env PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin "$base"
+    buildah commit --quiet --rm "$base" debian:bookworm-slim >/dev/null
+fi
+context=$(mktemp -d)
+trap 'rm -rf "$context"' EXIT
+cp "$deb" "$context/"
+buildah bud --quiet --isolation chroot --pull=never --layers=false --build-arg "VERSION=$version" --build-arg "REVISION=$revision" \
+    -f deploy/container/Containerfile -t "discern:$version" "$context" >/dev/null
+rm -f "$out"
+buildah push --quiet "discern:$version" "oci-archive:$(realpath -m "$out"):discern:$version"
+echo "$out"
