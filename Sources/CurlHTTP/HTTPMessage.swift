@@ -46,6 +46,10 @@ public struct HTTPRequest: Sendable {
     /// Which addresses it may connect to: any, or public ones only (for a URL a service handed
     /// out, which must not reach into this network).
     public var addressRule: AddressRule = .any
+    /// Where a successful (2xx) answer's body goes instead of memory: a descriptor open for
+    /// writing, written from its current offset, up to `maxResponseBytes`. Any other answer's
+    /// body (an error document) is kept in memory, up to 1 MiB.
+    public var responseFile: Int32?
 
     /// Every service discern calls answers a few kilobytes of JSON; 4 MiB is far above that.
     public static let defaultMaxResponseBytes = 4 << 20
@@ -71,11 +75,14 @@ public struct HTTPResponse: Sendable {
     public let status: Int
     public let headers: [HTTPHeader]
     public let body: Data
+    /// Bytes written to the request's `responseFile`.
+    public let fileBytes: Int
 
-    public init(status: Int, headers: [HTTPHeader], body: Data) {
+    public init(status: Int, headers: [HTTPHeader], body: Data, fileBytes: Int = 0) {
         self.status = status
         self.headers = headers
         self.body = body
+        self.fileBytes = fileBytes
     }
 
     /// The last value of a header, matched case-insensitively.

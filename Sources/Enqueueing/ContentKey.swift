@@ -19,6 +19,11 @@ public struct ContentKey: Sendable {
 
     public func key(sha256 hex: String) -> String { "sha256:\(hex)\(suffix)" }
 
+    /// An object's key, from what its listing says of it: its ETag (the MD5 of its bytes for a
+    /// simple upload, another digest of them for a multipart one) and its size. Read without a
+    /// download, it dedupes what the store reports as the same bytes.
+    public func key(etag: String, size: Int) -> String { "s3etag:\(etag):\(size)\(suffix)" }
+
     /// Each file's key, in the order of `paths`, or why it could not be read under `roots`
     /// (`ContentHasher`); `progress` is called with the count hashed so far.
     public func keys(_ paths: [String], roots: PathRoots, threads: Int, maxBytes: Int = .max,

@@ -47,6 +47,8 @@ public struct Enqueuer: Sendable {
         /// Found but not added: already enqueued or analysed.
         public var skipped: Int { found - added - unreadable.count }
 
+        public init() {}
+
         /// What to do about the names that are not UTF-8.
         public var unnamableAdvice: String {
             "\(unnamable) file(s) or folder(s) left out: their names are not UTF-8, and a path is text in the queue "

@@ -25,6 +25,17 @@ public final class OpenedFile: @unchecked Sendable {
         return try PathRoots.unrestricted.open(absolute)
     }
 
+    /// A file this process made and filled itself (a downloaded object in an unnamed temporary
+    /// file): it takes the descriptor over, and `name` (the object's address) is what messages say.
+    public static func adopting(_ descriptor: Int32, name: String) throws(FileAccessError) -> OpenedFile {
+        var info = stat()
+        guard fstat(descriptor, &info) == 0, info.st_mode & S_IFMT == S_IFREG else {
+            close(descriptor)
+            throw FileAccessError(.unreadable, "\(name): the downloaded copy cannot be read: \(String(cString: strerror(errno)))")
+        }
+        return OpenedFile(descriptor: descriptor, path: name, size: Int(info.st_size))
+    }
+
     /// A name for libraries that open by path (libvips): the open file itself, not the path.
     public var procPath: String { "/proc/self/fd/\(descriptor)" }
 

@@ -2,6 +2,7 @@ import Backends
 import Foundation
 import JobQueue
 import MediaFiles
+import ObjectStorage
 
 /// How one `discern work` process runs.
 public struct WorkerConfiguration: Sendable {
@@ -9,6 +10,8 @@ public struct WorkerConfiguration: Sendable {
     public var pathRoots: PathRoots
     /// Unique per process; written as the lease owner of the jobs it holds.
     public var workerID: String
+    /// Reads `s3://` jobs' objects, from the buckets the path roots name; nil: none.
+    public var objects: ObjectReader?
     /// Calls to services in flight at once (upload + analyze): hides network latency.
     public var concurrency: Int
     /// Threads for CPU-bound image preparation: the cores, by default.

@@ -37,9 +37,11 @@ struct UploadGrant {
                Self.port(service) == Self.port(upload) {
                 return .any
             }
-            guard scheme == "https" else {
-                throw BackendError(.destinationRefused, "Image Discerner handed out an upload URL over \(scheme) at \(host), which is not the service's own host; refusing to send the image there",
-                                   retryable: false)
+            // Plain http only to a host the operator named (an S3-compatible store inside the
+            // network, such as MinIO or SeaweedFS): never by `*`, never by default.
+            guard scheme == "https" || (scheme == "http" && allowedHosts.contains(host)) else {
+                throw BackendError(.destinationRefused, "Image Discerner handed out an upload URL over \(scheme) at \(host), which is not the service's own host; "
+                                   + "refusing to send the image there unless DISCERN_UPLOAD_ALLOWED_HOSTS names \(host)", retryable: false)
             }
             return allowedHosts.contains(host) || allowedHosts.contains("*") ? .any : .publicOnly
         }

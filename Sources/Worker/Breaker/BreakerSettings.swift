@@ -14,7 +14,9 @@ public struct BreakerSettings: Sendable, Equatable {
     public var failureRatio: Double
     public var windowSeconds: Double
     /// The first probe goes this long after the trip; each failed probe doubles the wait, up to
-    /// `maxProbeSeconds`. The first answered probe closes the breaker.
+    /// `maxProbeSeconds`. The first answered probe closes the breaker. 35 s, jittered by ±10 %
+    /// (31.5-38.5 s): at most two probes in any minute of an outage, and work again within 40 s
+    /// of the service's return (Resilience4j waits 60 s in its open state).
     public var firstProbeSeconds: Double
     public var maxProbeSeconds: Double
     /// How often a worker reads which services other workers found down: it then prepares no
@@ -22,7 +24,7 @@ public struct BreakerSettings: Sendable, Equatable {
     public var refreshSeconds: Double
 
     public init(failedJobs: Int = 5, failureRatio: Double = 0.5, windowSeconds: Double = 60, firstProbeSeconds: Double = 5,
-                maxProbeSeconds: Double = 120, refreshSeconds: Double = 2) {
+                maxProbeSeconds: Double = 35, refreshSeconds: Double = 2) {
         self.failedJobs = max(1, failedJobs)
         self.failureRatio = min(max(failureRatio, 0.01), 1)
         self.windowSeconds = max(1, windowSeconds)

@@ -4,14 +4,18 @@ import Foundation
 import Imaging
 import JobQueue
 import MediaFiles
+import ObjectStorage
 
 /// Turns a job's file into what its service receives, and says what was done: on dedicated
 /// threads (file reads and libvips block), reading only under the path roots. In two steps, so
 /// the worker can reserve the memory a file will take before any of it is decoded: `plan`
-/// opens the file and reads its header, `prepare` does the work.
+/// opens the file and reads its header, `prepare` does the work. An `s3://` job's object is
+/// first downloaded into a file of the worker's own (`ObjectReader`), then read the same way.
 struct FilePreparation: Sendable {
     let pool: ThreadPool
     let roots: PathRoots
+    /// Nil: this worker reads no object (no AWS credential, or no s3:// path root).
+    var objects: ObjectReader? = nil
     /// A truncated file may still be arriving: it is tried once more after this long.
     let truncatedRetrySeconds: Double
 
@@ -31,15 +35,22 @@ struct FilePreparation: Sendable {
         // A job that sends no file (OOTO's delete, the benches' no-op) reads nothing: no thread hop.
         if case .none = input { return .success(Plan(file: nil, memory: 0)) }
         let path = job.imagePath, roots = self.roots
-        return await run(job) {
+        var downloaded: OpenedFile?
+        if ObjectAddress.isObjectPath(path) {
+            switch await download(job, for: input) {
+            case .success(let file): downloaded = file
+            case .failure(let failure): return .failure(failure)
+            }
+        }
+        return await run(job) { [downloaded] in
             switch input {
             case .image(let policy):
-                let file = try roots.open(path)
+                let file = try downloaded ?? roots.open(path)
                 return Plan(file: file, memory: try ImagePreparer(policy: policy).memoryEstimate(file: file))
             case .video(let policy):
                 // A video over the limit is refused before it is read: reserving all of it (a
                 // sparse terabyte named .mp4) would first wait for every other job to finish.
-                let file = try roots.open(path)
+                let file = try downloaded ?? roots.open(path)
                 return Plan(file: file, memory: min(file.size, policy.maxBytes))
             case .none:
                 return Plan(file: nil, memory: 0)
@@ -55,6 +66,43 @@ struct FilePreparation: Sendable {
     private static let nothing = Prepared(upload: .nothing, facts: JobResult.Preparation(
         originalBytes: 0, originalWidth: 0, originalHeight: 0, originalFormat: "none", sentBytes: 0, sentWidth: 0,
         sentHeight: 0, sentFormat: "none", jpegQuality: nil, encodeCount: 0, passedThrough: true, milliseconds: 0))
+
+    /// The job's object, downloaded into an unnamed file of the worker's own.
+    private func download(_ job: Job, for input: InputHandling) async -> Result<OpenedFile, JobFailure> {
+        guard let objects else {
+            return .failure(JobFailure(kind: "path_not_allowed", message: "\(job.imagePath) is in object storage, and this worker reads no "
+                                       + "bucket: give it AWS_ACCESS_KEY_ID and an s3:// entry in DISCERN_PATH_ROOTS", retryable: false))
+        }
+        let limit: Int
+        switch input {
+        case .image(let policy): limit = policy.maxSourceBytes
+        case .video(let policy): limit = policy.maxBytes
+        case .none: limit = 0
+        }
+        do {
+            let fetched = try await objects.fetch(job.imagePath, maxBytes: limit)
+            return .success(try OpenedFile.adopting(fetched.descriptor, name: job.imagePath))
+        } catch let error as ObjectStorageError {
+            return .failure(Self.failure(error))
+        } catch {
+            return .failure(JobFailure(kind: "image_unreadable", message: "\(job.imagePath): \(error)", retryable: true))
+        }
+    }
+
+    /// What an object store's refusal makes of the attempt: a missing or empty object, one over
+    /// the limit or outside the allowed buckets is the photo's (dead); a refused credential or
+    /// the store's weather is the system's, which the breaker holds (`JobExecution`).
+    static func failure(_ error: ObjectStorageError) -> JobFailure {
+        switch error.code {
+        case .noSuchKey, .noSuchBucket: return JobFailure(kind: "file_not_found", message: error.message, retryable: false)
+        case .notAllowed: return JobFailure(kind: "path_not_allowed", message: error.message, retryable: false)
+        case .empty: return JobFailure(kind: "image_empty", message: error.message, retryable: false)
+        case .tooLarge: return JobFailure(kind: "image_source_too_large", message: error.message, retryable: false)
+        case .refused: return JobFailure(kind: "object_store_refused", message: error.message, retryable: true)
+        default:
+            return JobFailure(kind: "object_store_unavailable", message: error.message, retryable: true, retryAfterSeconds: error.retryAfterSeconds)
+        }
+    }
 
     /// Runs `work` on the pool; what went wrong becomes the job's failure.
     private func run<T: Sendable>(_ job: Job, _ work: @escaping @Sendable () throws -> T) async -> Result<T, JobFailure> {

@@ -16,6 +16,8 @@ struct JobExecution: Sendable {
     let inFlight: InFlight
     let breakers: ServiceBreakers
 
+    static let storeWeather: Set<String> = ["object_store_refused", "object_store_unavailable"]
+
     func run(_ job: Job) async -> JobOutcome {
         guard let backend = backends[job.backend] else {
             await inFlight.prepared(job.id)
@@ -33,6 +35,14 @@ struct JobExecution: Sendable {
         // (`--max-mb-in-flight`): whatever lands in the folder, preparing stays within it.
         let plan: FilePreparation.Plan
         switch await preparation.plan(job, for: input) {
+        case .failure(let failure) where Self.storeWeather.contains(failure.kind):
+            // The bucket refused the worker's credential, or the store is away: the system's
+            // trouble, not the photo's; the breaker holds the jobs while it lasts.
+            await inFlight.prepared(job.id)
+            switch await breakers.failed(job, failure, unreachable: failure.kind == "object_store_unavailable") {
+            case .givenBack(let after): return .givenBack(job, failure, afterSeconds: after)
+            case .counts(let counted): return .failed(job, counted)
+            }
         case .failure(let failure):
             await inFlight.prepared(job.id)
             return .failed(job, failure)

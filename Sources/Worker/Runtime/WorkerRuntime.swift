@@ -66,7 +66,8 @@ public final class WorkerRuntime: Sendable {
         let breakers = ServiceBreakers(settings: configuration.breaker, database: queue, workerID: configuration.workerID, logger: logger)
         let execution = JobExecution(
             backends: Dictionary(backends.map { ($0.name, $0) }, uniquingKeysWith: { $1 }),
-            preparation: FilePreparation(pool: pool, roots: configuration.pathRoots, truncatedRetrySeconds: configuration.truncatedRetrySeconds),
+            preparation: FilePreparation(pool: pool, roots: configuration.pathRoots, objects: configuration.objects,
+                                         truncatedRetrySeconds: configuration.truncatedRetrySeconds),
             networkSlots: Slots(configuration.concurrency), bytesInFlight: Slots(configuration.maxBytesInFlight), inFlight: inFlight,
             breakers: breakers)
         let entry = WorkerRegistry.Entry(

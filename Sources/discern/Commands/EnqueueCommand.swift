@@ -3,6 +3,7 @@ import Backends
 import Enqueueing
 import Foundation
 import Imaging
+import ObjectStorage
 import Postgres
 
 struct EnqueueCommand: AsyncParsableCommand {
@@ -70,15 +71,28 @@ struct EnqueueCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
+        let objects = paths.filter(ObjectAddress.isObjectPath)
         let finder = FileFinder(extensions: backend.service.imagePolicy == nil ? FileFinder.videoExtensions : FileFinder.imageExtensions,
-                                include: include, exclude: exclude, roots: try Setting.pathRoots(pathRoots))
+                                include: include, exclude: exclude, roots: objects.isEmpty ? try Setting.pathRoots(pathRoots) : nil)
         let request = Enqueuer.Request(paths: paths, finder: finder, backend: backend.rawValue, action: action, paramsJSON: params,
                                        batch: batch, priority: priority, dedupe: dedupe, nearDuplicatesLast: nearDuplicates == .last,
                                        hashThreads: hashThreads)
         let progress = TerminalProgress(label: "enqueueing", total: 0)
-        let summary: Enqueuer.Summary
+        let into = Database(conninfo: database.conninfo, name: "discern-enqueue")
+        var summary = Enqueuer.Summary()
         do {
-            summary = try await Enqueuer(request).run(into: Database(conninfo: database.conninfo, name: "discern-enqueue")) { progress.update($0) }
+            if objects.isEmpty {
+                summary = try await Enqueuer(request).run(into: into) { progress.update($0) }
+            } else {
+                for prefix in try objectPrefixes(objects) {
+                    let done = summary.found
+                    let part = try await ObjectEnqueuer(store: try objectStore(), prefix: prefix, request: request).run(into: into) {
+                        progress.update(done + $0)
+                    }
+                    (summary.found, summary.added) = (summary.found + part.found, summary.added + part.added)
+                    summary.unreadable += part.unreadable
+                }
+            }
         } catch let error as EnqueueError {
             throw ValidationError("\(error)")
         }
@@ -90,5 +104,33 @@ struct EnqueueCommand: AsyncParsableCommand {
         print("enqueued \(summary.added) job(s) for \(backend.rawValue)\(batch.map { " in batch \(TerminalText.safe($0))" } ?? "")"
               + (summary.skipped > 0 ? "; skipped \(summary.skipped) already enqueued or analysed" : "")
               + (nearDuplicates == .last ? "; \(summary.nearDuplicates) near-duplicate(s) wait behind the rest" : ""))
+    }
+}
+
+extension EnqueueCommand {
+    /// The s3:// prefixes to list, each inside the buckets the path roots allow (without s3://
+    /// roots, the prefixes named are their own roots, as folders are).
+    func objectPrefixes(_ objects: [String]) throws -> [ObjectPrefix] {
+        guard objects.count == paths.count else {
+            throw ValidationError("give folders or s3:// prefixes, not both in one enqueue")
+        }
+        guard nearDuplicates == .off else {
+            throw ValidationError("--near-duplicates last reads each photo's pixels: not for s3:// prefixes, whose photos are not downloaded to enqueue them")
+        }
+        let allowed = try Setting.objectRoots(pathRoots)
+        return try objects.map { text in
+            guard let prefix = ObjectPrefix(text) else { throw ValidationError("\(text) is not s3://bucket/prefix with a valid bucket name") }
+            guard allowed.isEmpty || allowed.contains(where: { $0.bucket == prefix.bucket && prefix.prefix.hasPrefix($0.prefix) }) else {
+                throw ValidationError("\(text) is not under the path roots (\(allowed.map(\.description).joined(separator: ", ")))")
+            }
+            return prefix
+        }
+    }
+
+    func objectStore() throws -> ObjectStore {
+        guard let store = try Setting.objectStore() else {
+            throw ValidationError("listing s3:// prefixes needs AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (docs/configuration.md, \"Photos in S3\")")
+        }
+        return store
     }
 }

@@ -2,6 +2,7 @@ import ArgumentParser
 import Backends
 import Foundation
 import MediaFiles
+import ObjectStorage
 import Postgres
 import Worker
 
@@ -121,13 +122,22 @@ struct WorkKnobs: ParsableArguments {
 extension WorkCommand {
     /// Every setting, checked once: flags, then the environment (or --config), then the defaults.
     func settings() throws -> WorkSettings {
-        guard let roots = try Setting.pathRoots(pathRoots) else {
-            throw SettingError("set the folders job files may be read from: --path-root /photos (repeatable) or DISCERN_PATH_ROOTS=/photos:/archive")
+        let roots = try Setting.pathRoots(pathRoots), buckets = try Setting.objectRoots(pathRoots)
+        guard roots != nil || !buckets.isEmpty else {
+            throw SettingError("set the folders (or buckets) job files may be read from: --path-root /photos (repeatable) or "
+                               + "DISCERN_PATH_ROOTS=/photos:/archive:s3://fleet-uploads/cameras/")
         }
         var (settings, sources) = try Knobs.apply(knobs, to: WorkSettings.defaults)
         (settings, _) = try Knobs.apply(breaker, to: settings)
         try BreakerKnobs.check(settings.worker.breaker)
-        settings.worker.pathRoots = roots
+        settings.worker.pathRoots = roots ?? PathRoots(merging: [])
+        if !buckets.isEmpty {
+            guard let store = try Setting.objectStore() else {
+                throw SettingError("the path roots name buckets (\(buckets.map(\.description).joined(separator: ", "))): reading them needs "
+                                   + "AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (docs/configuration.md, \"Photos in S3\")")
+            }
+            settings.worker.objects = ObjectReader(store: store, allowed: buckets)
+        }
         settings.worker.drain = drain
         switch sources[WorkKnobs.MaxMBInFlight.flag] {
         case .flag(let name), .variable(let name): settings.budgetSource = name

@@ -2,6 +2,7 @@ import ArgumentParser
 import Backends
 import Foundation
 import MediaFiles
+import ObjectStorage
 
 /// A setting that cannot be used: printed as one line, exit status 64 (EX_USAGE), no usage text.
 struct SettingError: Error, CustomStringConvertible {
@@ -15,12 +16,47 @@ struct SettingError: Error, CustomStringConvertible {
 /// flag or the variable: `DISCERN_CONCURRENCY=abc` is an error, not a silent 16.
 enum Setting {
     /// The folders job files may be read from: `--path-root` (repeatable; each may list several,
-    /// separated by ':'), else $DISCERN_PATH_ROOTS; nil when neither is given.
+    /// separated by ':'), else $DISCERN_PATH_ROOTS; nil when neither names a folder. Entries
+    /// that start `s3://` are buckets (`objectRoots`), not folders.
     static func pathRoots(_ given: [String]) throws -> PathRoots? {
-        let listed = given.isEmpty ? (present("DISCERN_PATH_ROOTS").map { [$0] } ?? []) : given
-        guard !listed.isEmpty else { return nil }
+        let folders = rootEntries(given).filter { !ObjectAddress.isObjectPath($0) }
+        guard !folders.isEmpty else { return nil }
         do {
-            return try PathRoots(listed.flatMap { $0.split(separator: ":").map { $0.trimmingCharacters(in: .whitespaces) } })
+            return try PathRoots(folders)
+        } catch {
+            throw SettingError(error.message)
+        }
+    }
+
+    /// The buckets and prefixes objects may be read from: the `s3://bucket/prefix` entries of
+    /// the same list.
+    static func objectRoots(_ given: [String]) throws -> [ObjectPrefix] {
+        try rootEntries(given).filter(ObjectAddress.isObjectPath).map { entry in
+            guard let prefix = ObjectPrefix(entry) else {
+                throw SettingError("the path root \(entry) is not s3://bucket or s3://bucket/prefix with a valid bucket name")
+            }
+            return prefix
+        }
+    }
+
+    /// The list split at its colons, but for the one in each `s3://`.
+    private static func rootEntries(_ given: [String]) -> [String] {
+        let listed = given.isEmpty ? (present("DISCERN_PATH_ROOTS").map { [$0] } ?? []) : given
+        var entries: [String] = []
+        for part in listed.flatMap({ $0.split(separator: ":", omittingEmptySubsequences: false) }) {
+            let text = part.trimmingCharacters(in: .whitespaces)
+            if text.hasPrefix("//"), entries.last == "s3" { entries[entries.count - 1] = "s3:" + text } else { entries.append(text) }
+        }
+        return entries.filter { !$0.isEmpty }
+    }
+
+    /// The object store the AWS variables describe (the secret from the environment or its
+    /// 0600 file in the credentials folder); nil when AWS_ACCESS_KEY_ID is not set.
+    static func objectStore() throws -> ObjectStore? {
+        guard StoreSettings.isConfigured(environment) else { return nil }
+        let variables = BackendEnvironment(environment)
+        do {
+            return ObjectStore(settings: try StoreSettings(environment) { try variables.secret($0)?.plainText })
         } catch {
             throw SettingError(error.message)
         }

@@ -136,6 +136,9 @@ struct DiscernerResponseTests {
         #expect(try grant("https://127.0.0.2:8080/b/k?X-Amz-SignedHeaders=host").addressRule == .publicOnly)
         #expect(try grant("https://uploads.internal/b/k?X-Amz-SignedHeaders=host", allowed: ["uploads.internal"]).addressRule == .any)
         #expect(try grant("https://anything/b/k?X-Amz-SignedHeaders=host", allowed: ["*"]).addressRule == .any)
+        // Plain http to an internal store only when it is named exactly, never by `*`.
+        #expect(try grant("http://minio.internal:9000/b/k?X-Amz-SignedHeaders=host", allowed: ["minio.internal"]).addressRule == .any)
+        #expect(throws: BackendError.self) { _ = try grant("http://minio.internal:9000/b/k?X-Amz-SignedHeaders=host", allowed: ["*"]) }
     }
 
     @Test("public addresses only: loopback, private, link-local, site-local, shared, unique-local, documentation and IPv4-in-IPv6 forms of them are refused")

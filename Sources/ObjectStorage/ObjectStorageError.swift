@@ -1,0 +1,47 @@
+import ErrorCodes
+
+/// What an S3-compatible store refused, or why it could not be asked. The message names the
+/// object (or bucket) and, for a refused credential, its key id: never the secret, never a
+/// signature.
+public struct ObjectStorageError: Error, CustomStringConvertible, Sendable {
+    public typealias Code = ErrorCode<ObjectStorageError>
+
+    public let code: Code
+    public let message: String
+    /// The store's own error code (`NoSuchKey`, `SlowDown`, ...), when it answered one.
+    public let storeCode: String?
+    /// Seconds the store asked to wait (Retry-After), if it said.
+    public let retryAfterSeconds: Double?
+
+    public init(_ code: Code, _ message: String, storeCode: String? = nil, retryAfterSeconds: Double? = nil) {
+        self.code = code
+        self.message = message
+        self.storeCode = storeCode
+        self.retryAfterSeconds = retryAfterSeconds
+    }
+
+    public var description: String { message }
+
+    /// The object's own fault, or the operator's setting: trying again changes nothing.
+    public var isRetryable: Bool { code == .unavailable }
+}
+
+extension ErrorCode where Owner == ObjectStorageError {
+    /// The key is not in the bucket (deleted, renamed, never there).
+    public static let noSuchKey = Self("object_not_found")
+    /// The bucket does not exist.
+    public static let noSuchBucket = Self("bucket_not_found")
+    /// The credential was refused (AccessDenied, SignatureDoesNotMatch, InvalidAccessKeyId,
+    /// ExpiredToken): every object of the bucket will be too, until someone fixes it.
+    public static let refused = Self("object_store_refused")
+    /// SlowDown, 5xx, a timeout, a lost connection: the store's weather.
+    public static let unavailable = Self("object_store_unavailable")
+    /// Larger than the caller accepts.
+    public static let tooLarge = Self("object_too_large")
+    /// 0 bytes.
+    public static let empty = Self("object_empty")
+    /// Outside the buckets and prefixes the reader may read: a trust-boundary refusal.
+    public static let notAllowed = Self("object_not_allowed")
+    /// An answer that is not what S3 answers, or a setting that cannot be used.
+    public static let invalid = Self("object_store_invalid")
+}
