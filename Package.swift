@@ -141,7 +141,7 @@ let package = Package(
         .target(
             name: "Console",
             dependencies: [
-                "JobQueue", "QueueReads", "Postgres", "Imaging", "MediaFiles", "DedicatedThreads",
+                "JobQueue", "QueueReads", "Postgres", "Imaging", "MediaFiles", "ObjectStorage", "DedicatedThreads",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Crypto", package: "swift-crypto"),

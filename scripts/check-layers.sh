@@ -30,7 +30,7 @@ declare -A allowed=(
     [Observability]="ErrorCodes"
     [Worker]="AnalysisModel Telemetry Backends DedicatedThreads Imaging MediaFiles ObjectStorage JobQueue Observability Postgres ErrorCodes"
     [Monitor]="QueueReads Observability ErrorCodes"
-    [Console]="AnalysisModel DedicatedThreads Imaging MediaFiles JobQueue Postgres QueueReads ErrorCodes"
+    [Console]="AnalysisModel DedicatedThreads Imaging MediaFiles ObjectStorage JobQueue Postgres QueueReads ErrorCodes"
     # The simulator stands in for the remote services: it shares no client code (no HTTP
     # client, no queue, no backends, no Imaging: it judges uploads with libvips directly).
     [Simulator]="DedicatedThreads CVipsSimulatorShim ErrorCodes"

@@ -62,9 +62,10 @@ cleanup() {
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
-# Every test runs in parallel with its own database, worker processes and consoles: at the
-# suite's peak they hold more than PostgreSQL's default 100 (or our usual 200) connections.
-export PG_MAX_CONNECTIONS=${PG_MAX_CONNECTIONS:-400}
+# Every test runs in parallel with its own database, worker processes and consoles (the upgrade
+# and bucket tests run five and two workers each, the package tests one more): at the
+# suite's peak they held more than 400 connections (PostgreSQL's default is 100).
+export PG_MAX_CONNECTIONS=${PG_MAX_CONNECTIONS:-600}
 export DISCERN_TEST_DATABASE_URL=$(bash scripts/postgres.sh start "$pgdir")
 echo "==> PostgreSQL for tests: $DISCERN_TEST_DATABASE_URL"
 

@@ -1,5 +1,6 @@
 import Foundation
 import MediaFiles
+import ObjectStorage
 
 /// How `discern console` runs (docs/console.md).
 public struct ConsoleConfiguration: Sendable {
@@ -29,6 +30,8 @@ public struct ConsoleConfiguration: Sendable {
     public var reviewBelow = ReviewThreshold.fixed(ReviewThreshold.fallback)
     /// Thumbnails are made only of files under these (the workers' rule).
     public var roots: PathRoots
+    /// And of objects under the s3:// path roots, read as workers read them; nil: none.
+    public var objects: ObjectReader?
     /// The services' names, for the results page's filter (from Backends' registry: the
     /// console itself never imports Backends).
     public var services: [String] = []

@@ -11,7 +11,7 @@ public enum ConsoleServer {
     public static func application(store: QueueReader, changes: ChangeFeed, configuration: ConsoleConfiguration, logger: Logger) -> some ApplicationProtocol {
         let secrets = Secrets(tokens: configuration.tokens.map { Secrets.Token(value: $0.0, role: $0.1) })
         let context = PageContext(signs: { secrets.csrf(user: $0, role: $1) }, services: configuration.services)
-        let thumbnails = Thumbnails(roots: configuration.roots)
+        let thumbnails = Thumbnails(roots: configuration.roots, objects: configuration.objects)
         let router = Router(context: ConsoleContext.self)
         router.add(middleware: AccessGuard(secrets: secrets, trustedUserHeader: configuration.trustedUserHeader.flatMap { HTTPField.Name($0) },
                                            allowedHosts: configuration.allowedHosts, roleMap: configuration.roleMap,

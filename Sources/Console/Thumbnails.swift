@@ -3,20 +3,24 @@ import DedicatedThreads
 import Foundation
 import Imaging
 import MediaFiles
+import ObjectStorage
 import Synchronization
 
 /// Thumbnails of the original photos, made with libvips on dedicated threads (never the
-/// cooperative pool), only from files under the path roots (the workers' trust rule), a few at a
-/// time, kept in a bounded cache and served with an ETag so a browser asks once.
+/// cooperative pool), only from files under the path roots (the workers' trust rule) or objects
+/// under their s3:// entries (downloaded as a worker downloads them), a few at a time, kept in a
+/// bounded cache and served with an ETag so a browser asks once.
 final class Thumbnails: Sendable {
     static let sizes = [240, 640]
     private let roots: PathRoots
+    private let objects: ObjectReader?
     private let pool: ThreadPool
     private let cache = ThumbnailCache(maxBytes: 48 << 20)
     private let inFlight = InFlightCount()
 
-    init(roots: PathRoots, threads: Int = 2) {
+    init(roots: PathRoots, objects: ObjectReader? = nil, threads: Int = 2) {
         self.roots = roots
+        self.objects = objects
         pool = ThreadPool(name: "discern-console-thumbnails", threads: threads, onThreadExit: Vips.threadShutdown)
     }
 
@@ -33,6 +37,7 @@ final class Thumbnails: Sendable {
         guard Self.sizes.contains(size) else { return .unavailable("sizes are \(Self.sizes)") }
         guard inFlight.enter(limit: 32) else { return .busy }
         defer { inFlight.leave() }
+        if ObjectAddress.isObjectPath(path) { return await objectThumbnail(path: path, size: size, ifNoneMatch: ifNoneMatch) }
         let roots = self.roots
         do {
             return try await pool.run { () -> Outcome in
@@ -44,6 +49,30 @@ final class Thumbnails: Sendable {
                 self.cache.put(etag, prepared.data)
                 return .image(prepared.data, etag: etag)
             }
+        } catch let error as ImagingError {
+            return .unavailable(error.message)
+        } catch {
+            return .unavailable("\(error)")
+        }
+    }
+
+    /// An object's thumbnail: its ETag from a HEAD (a browser that has it downloads nothing),
+    /// else the object downloaded into an unnamed file and shrunk.
+    private func objectThumbnail(path: String, size: Int, ifNoneMatch: String?) async -> Outcome {
+        guard let objects else { return .unavailable("this console reads no bucket: give it AWS_ACCESS_KEY_ID and an s3:// path root") }
+        do {
+            let head = try await objects.store.head(try objects.admitted(path))
+            let digest = SHA256.hash(data: Data("\(path)\u{0}\(size)\u{0}\(head.size)\u{0}\(head.etag)".utf8))
+            let etag = "\"" + digest.prefix(12).map { String(format: "%02x", $0) }.joined() + "\""
+            if ifNoneMatch == etag { return .notModified(etag: etag) }
+            if let cached = cache.get(etag) { return .image(cached, etag: etag) }
+            let fetched = try await objects.fetch(path, maxBytes: ImagePolicy().maxSourceBytes)
+            let file = try OpenedFile.adopting(fetched.descriptor, name: path)
+            let data = try await pool.run { try ImagePreparer(policy: Self.policy(size)).prepare(file: file).data }
+            cache.put(etag, data)
+            return .image(data, etag: etag)
+        } catch let error as ObjectStorageError {
+            return .unavailable(error.message)
         } catch let error as ImagingError {
             return .unavailable(error.message)
         } catch {

@@ -1,6 +1,7 @@
--- The probe of an unavailable service failed for the service's reasons: the next probe waits
--- longer, `first_delay` doubled with each failed probe up to `max_delay`, with a little jitter so
--- the fleet's probes do not line up. Only the probe's owner may report it (the probe it started,
+-- The probe of an unavailable service failed for the service's reasons: the outage is real, and
+-- the next probe waits `max_delay` (the first came `first_delay` after the trip, for a blip), with
+-- ±10 % jitter so the fleet's probes do not line up: at most two probes in any minute of an outage
+-- at the defaults (35 s), and work again within about 40 s of the service's return. Only the probe's owner may report it (the probe it started,
 -- `job`); a late report of an older probe changes nothing and returns no row. Returns the seconds
 -- until the next probe may go, and how often the probe's job had failed as one before (its
 -- error history says so: the worker's give-back marks each with "probe": true).
@@ -11,8 +12,7 @@ LANGUAGE sql AS $$
     WITH reported AS (
         UPDATE discern.service_breakers AS b
         SET probes_failed = b.probes_failed + 1,
-            next_probe_at = now() + make_interval(secs => least(greatest(max_delay, 0),
-                                greatest(first_delay, 0) * power(2, least(b.probes_failed + 1, 20))) * (0.9 + 0.2 * random())),
+            next_probe_at = now() + make_interval(secs => greatest(max_delay, first_delay, 0) * (0.9 + 0.2 * random())),
             error_kind = left(breaker_probe_failed.error_kind, 100), last_error = left(error, 1000),
             probe_job = NULL, probe_owner = NULL, probe_started_at = NULL
         WHERE b.backend = breaker_probe_failed.backend AND b.probe_job = job AND b.probe_owner = worker

@@ -13,10 +13,11 @@ public struct BreakerSettings: Sendable, Equatable {
     public var failedJobs: Int
     public var failureRatio: Double
     public var windowSeconds: Double
-    /// The first probe goes this long after the trip; each failed probe doubles the wait, up to
-    /// `maxProbeSeconds`. The first answered probe closes the breaker. 35 s, jittered by ±10 %
-    /// (31.5-38.5 s): at most two probes in any minute of an outage, and work again within 40 s
-    /// of the service's return (Resilience4j waits 60 s in its open state).
+    /// The first probe goes this long after the trip (a blip is over by then); once a probe has
+    /// failed the outage is real, and each next one waits `maxProbeSeconds`, ±10 %: at the
+    /// defaults (35 s: 31.5-38.5) at most two probes in any minute of an outage, and work again
+    /// within 40 s of the service's return (Resilience4j waits 60 s in its open state). The first
+    /// answered probe closes the breaker.
     public var firstProbeSeconds: Double
     public var maxProbeSeconds: Double
     /// How often a worker reads which services other workers found down: it then prepares no

@@ -34,13 +34,13 @@ struct BreakerKnobs: ParsableArguments {
 
     enum FirstProbeSeconds: NumberKnob {
         static let flag = "breaker-first-probe-seconds", variable: String? = "DISCERN_BREAKER_FIRST_PROBE_SECONDS", range = 0.1...3600
-        static let summary = "Seconds from a service found down to its first probe (one job, one call, across all workers); each failed probe doubles it, 0.1-3600"
+        static let summary = "Seconds from a service found down to its first probe (one job, one call, across all workers), 0.1-3600"
         static let keyPath = \WorkSettings.worker.breaker.firstProbeSeconds
     }
 
     enum MaxProbeSeconds: NumberKnob {
         static let flag = "breaker-max-probe-seconds", variable: String? = "DISCERN_BREAKER_MAX_PROBE_SECONDS", range = 1.0...3600
-        static let summary = "The longest wait between probes of a service that stays down, in seconds, 1-3600"
+        static let summary = "Seconds between probes once one has failed (±10 %), 1-3600"
         static let keyPath = \WorkSettings.worker.breaker.maxProbeSeconds
     }
 

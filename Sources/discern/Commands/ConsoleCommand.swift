@@ -5,6 +5,7 @@ import Console
 import QueueReads
 import Foundation
 import JobQueue
+import ObjectStorage
 import Logging
 import Postgres
 import ServiceLifecycle
@@ -44,11 +45,15 @@ struct ConsoleCommand: AsyncParsableCommand {
     @OptionGroup var refreshSeconds: Knob<ConsoleKnobs.RefreshSeconds>
 
     func run() async throws {
-        guard let roots = try Setting.pathRoots(pathRoots) else {
-            throw SettingError("set the folders thumbnails may be read from: --path-root /photos or DISCERN_PATH_ROOTS")
+        let roots = try Setting.pathRoots(pathRoots), buckets = try Setting.objectRoots(pathRoots)
+        guard roots != nil || !buckets.isEmpty else {
+            throw SettingError("set the folders (or buckets) thumbnails may be read from: --path-root /photos or DISCERN_PATH_ROOTS")
         }
         var (knobbed, _) = try Knobs.apply(self, to: ConsoleKnobs.Settings.defaults)
-        knobbed.console.roots = roots
+        knobbed.console.roots = roots ?? PathRoots(merging: [])
+        if !buckets.isEmpty, let store = try Setting.objectStore() {
+            knobbed.console.objects = ObjectReader(store: store, allowed: buckets)
+        }
         var settings = knobbed.console
         do {
             let environment = BackendEnvironment()

@@ -90,10 +90,13 @@ struct OutageTests {
 
                 let census = try await TestDatabase.census(conninfo)
                 let probes = OutageSettings.probes(within: outageSeconds, breaker)
+                let firstResult = try await observer.rows("""
+                    SELECT extract(epoch FROM min(finished_at))::float8 - $1 AS s FROM discern.jobs WHERE state = 'succeeded' AND finished_at > to_timestamp($1)
+                    """, [returned.timeIntervalSince1970]).first?.optionalDouble("s") ?? -1
                 print("outage: \(Int(outageSeconds)) s away (\(phase) s refused, \(phase) s 5xx); \(callsBefore - callsAtStart) calls failed "
                       + "before every worker knew, then \(outageCalls) calls to it from 3 workers "
                       + "(\(String(format: "%.1f", Double(outageCalls) * 60 / outageSeconds)) a minute; \(probes) probes at most by the settings), "
-                      + "\(total) jobs, \(census.dead) dead; closed: \(closed)")
+                      + "\(total) jobs, \(census.dead) dead; the first result \(Int(firstResult)) s after the return; closed: \(closed)")
                 try await check(drained, "the batch did not finish")
                 try await check(census.dead == 0 && census.succeeded == total && census.jobsWithOneResult == total && census.results == total,
                                 "jobs were lost, doubled or dead")
@@ -208,12 +211,12 @@ enum OutageSettings {
     static let healthy = ["--no-throughput-limits", "--analyze-seconds", "0.2"]
 
     /// The most probes the breaker's schedule allows in `seconds` from the trip (its jitter
-    /// taken at its shortest).
+    /// taken at its shortest): the first, then one each `maxProbeSeconds`.
     static func probes(within seconds: Double, _ settings: BreakerSettings) -> Int {
-        var at = settings.firstProbeSeconds, count = 0
+        var at = settings.firstProbeSeconds * 0.9, count = 0
         while at <= seconds {
             count += 1
-            at += min(settings.maxProbeSeconds, settings.firstProbeSeconds * pow(2, Double(count))) * 0.9
+            at += max(settings.maxProbeSeconds, settings.firstProbeSeconds) * 0.9
         }
         return count
     }

@@ -146,6 +146,30 @@ struct BucketTests {
         }
     }
 
+    @Test("the console shows a bucket photo through the same thumbnail path and the same rule: under an s3:// path root yes, outside it no")
+    func consoleThumbnails() async throws {
+        try await SeaweedServer.with { s3 in
+            try await TestDatabase.with { conninfo in
+                try await TestFolder.with { folder in
+                    try await Self.upload(1, to: s3, prefix: "night/", folder: folder)
+                    try await Self.upload(1, to: s3, prefix: "private/", folder: folder)
+                    let ids = try await Database(conninfo: conninfo).withConnection { connection in
+                        try ["s3://fleet/night/photo-0.jpg", "s3://fleet/private/photo-0.jpg"].map { path in
+                            try connection.query("SELECT discern.enqueue($1) AS id", [path]).first?.int("id") ?? -1
+                        }
+                    }
+                    let (console, port) = try await ConsoleTests.console(conninfo, folder, ["--path-root", Self.roots], environment: s3.environment())
+                    defer { console.kill() }
+                    let shown = await RawHTTP.get(port: port, path: "/thumbnails/jobs/\(ids[0])")
+                    #expect(shown.status == 200 && shown.headers["content-type"] == "image/jpeg", "\(shown.status) \(shown.headers) \(console.output.suffix(1000))")
+                    let again = await RawHTTP.get(port: port, path: "/thumbnails/jobs/\(ids[0])", headers: ["If-None-Match": shown.headers["etag"] ?? "-"])
+                    #expect(again.status == 304, "the browser's copy is still good: \(again.status)")
+                    #expect(await RawHTTP.get(port: port, path: "/thumbnails/jobs/\(ids[1])").status == 404, "a photo outside the roots")
+                }
+            }
+        }
+    }
+
     /// `count` distinct photos (each its own bytes, so none dedupes another) put under `prefix`
     /// of bucket `fleet` by botocore, as photo-0.jpg, photo-1.jpg, ...
     static func upload(_ count: Int, to s3: SeaweedServer, prefix: String, folder: URL) async throws {

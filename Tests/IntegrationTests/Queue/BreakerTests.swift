@@ -56,8 +56,8 @@ struct BreakerTests {
             #expect(try await session.claim("w2").isEmpty, "a second probe while the first runs")
             let first = try #require(probe.first)
 
-            let reported = try #require(try await session.probeFailed("w1", first))
-            #expect(reported.nextProbeSeconds > 8 && reported.nextProbeSeconds < 12, "the second probe waits twice the first delay: \(reported)")
+            let reported = try #require(try await session.probeFailed("w1", first, firstDelay: 5, maxDelay: 10))
+            #expect(reported.nextProbeSeconds > 8.9 && reported.nextProbeSeconds < 11.1, "after a failed probe the next waits the longest delay, ±10 %: \(reported)")
             #expect(reported.jobFailedBefore == 0)
             #expect(try await session.giveBack("w1", first, after: reported.nextProbeSeconds))
             #expect(try await session.probeFailed("w1", first) == nil, "a stale report changes nothing")
