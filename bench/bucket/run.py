@@ -2,7 +2,7 @@
 CPU per image and peak RSS of `discern work --drain` at its defaults, per side, alternating in
 one run; and the peer's way (sync the bucket to a folder with the AWS CLI, then drain the
 folder), its sync time included. Not a test."""
-import json
+import importlib.util
 import os
 import statistics
 import subprocess
@@ -16,7 +16,10 @@ DISCERN = os.path.join(ROOT, ".build", "release", "discern")
 RESULTS = os.environ.get("BENCH_RESULTS", os.path.join(ROOT, "bench", "RESULTS.md"))
 HEADING = "## Photos from a bucket (bench/bucket)"
 IMAGES, ROUNDS, ANALYZE_SECONDS = int(os.environ.get("BUCKET_IMAGES", "60")), int(os.environ.get("BUCKET_ROUNDS", "3")), 0.3
-sys.path.insert(0, os.path.join(ROOT, "bench", "runtime"))
+# bench/runtime's simulator and timing, shared.
+_spec = importlib.util.spec_from_file_location("runtime_bench", os.path.join(ROOT, "bench", "runtime", "run.py"))
+RUNTIME = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(RUNTIME)
 
 
 def run(command, **kwargs):
@@ -48,27 +51,7 @@ def seaweed():
 
 
 def simulator():
-    url_file = os.path.join(DATA, "simulator.url")
-    if os.path.exists(url_file):
-        os.remove(url_file)
-    process = subprocess.Popen(["nice", "-n", "19", DISCERN, "simulate", "--port", "0", "--url-file", url_file,
-                                "--analyze-seconds", str(ANALYZE_SECONDS), "--no-throughput-limits", "--log-level", "warning"],
-                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    for _ in range(600):
-        if os.path.exists(url_file) and open(url_file).read().strip():
-            return process, open(url_file).read().strip()
-        time.sleep(0.1)
-    raise RuntimeError("the simulator did not start")
-
-
-def timed(command, env):
-    started = time.monotonic()
-    result = subprocess.run(["/usr/bin/time", "-f", "%M %U %S"] + command, capture_output=True, text=True, env=env)
-    elapsed = time.monotonic() - started
-    if result.returncode != 0:
-        raise RuntimeError(f"{command[:3]} failed ({result.returncode}): {result.stderr[-3000:]}")
-    peak, user, system = result.stderr.strip().splitlines()[-1].split()
-    return elapsed, int(peak), float(user) + float(system)
+    return RUNTIME.simulator(ANALYZE_SECONDS, os.path.join(DATA, "simulator.url"))
 
 
 def one_run(side, server, service, store, photos):
@@ -96,7 +79,7 @@ def one_run(side, server, service, store, photos):
     run([DISCERN, "migrate"], env=env)
     run(["psql", url, "-qc", "UPDATE discern.rate_limits SET per_minute = 1000000, burst = 10000"])
     run([DISCERN, "enqueue", source, "--batch", "bench"], env=env)
-    seconds, peak, cpu = timed([DISCERN, "work", "--drain", "--log-level", "warning"], env)
+    seconds, peak, cpu, _ = RUNTIME.timed([DISCERN, "work", "--drain", "--log-level", "warning"], env)
     done = int(run(["psql", url, "-tAc", "SELECT count(*) FROM discern.jobs WHERE state = 'succeeded'"]).stdout)
     total = seconds + sync_seconds
     figures = {"side": side, "seconds": total, "sync_seconds": sync_seconds, "rate": done / total, "succeeded": done,
