@@ -8,6 +8,10 @@ cd "$(dirname "$0")/.."
 export PATH="$PATH:/opt/swift/usr/bin"
 commit=$(sed -n 's/^Commit: \([0-9a-f]\{7,40\}\).*/\1/p' CHANGELOG.md | head -n 1)
 [ -n "$commit" ] || { echo "build-previous-release.sh: CHANGELOG.md names no release commit" >&2; exit 1; }
+# A shallow clone lacks the release's commit: its history is fetched once.
+if ! git cat-file -e "$commit^{commit}" 2>/dev/null && [ "$(git rev-parse --is-shallow-repository)" = true ]; then
+    git fetch --quiet --unshallow >&2 || true
+fi
 git cat-file -e "$commit^{commit}" 2>/dev/null || {
     echo "build-previous-release.sh: commit $commit (CHANGELOG.md) is not in this clone: clone with its history" >&2
     exit 1

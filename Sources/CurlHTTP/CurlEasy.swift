@@ -28,7 +28,8 @@ final class CurlEasy: @unchecked Sendable {
     func perform(_ request: HTTPRequest, connectTimeoutSeconds: Double, abort: LockedFlag = LockedFlag()) throws(HTTPError) -> HTTPResponse {
         BlockingCallAudit.check("curl_easy_perform")
         guard !abort.isSet else { throw HTTPError(.cancelled, "\(request.method) \(Redact.url(request.url)) was cancelled before it started") }
-        let sink = ResponseSink(maxBodyBytes: request.maxResponseBytes, abort: abort, addressRule: request.addressRule, file: request.responseFile)
+        let sink = ResponseSink(maxBodyBytes: request.maxResponseBytes, abort: abort, addressRule: request.addressRule, file: request.responseFile,
+                                bodyExpected: request.method != "HEAD")
         let context = Unmanaged.passUnretained(sink).toOpaque()
         var errorBuffer = [CChar](repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
         var headerList: UnsafeMutablePointer<curl_slist>?
@@ -195,9 +196,9 @@ enum HTTPErrorMapping {
 private final class ResponseSink {
     var body = Data()
     private(set) var overflowed = false
-    private let maxBodyBytes: Int
+    let maxBodyBytes: Int
     /// A successful answer's body goes here instead (`HTTPRequest.responseFile`).
-    private let file: Int32?
+    let file: Int32?
     private(set) var fileBytes = 0
     private(set) var fileFailure: String?
     /// The status of the response whose headers came last: the final one once the body comes.
@@ -212,9 +213,13 @@ private final class ResponseSink {
     /// The address a connection was refused to (`AddressRule`), for the error.
     private(set) var refusedAddress: String?
 
-    init(maxBodyBytes: Int, abort: LockedFlag, addressRule: AddressRule, file: Int32? = nil) {
+    /// A HEAD's Content-Length is the size of what a GET would answer, not of its own body.
+    let bodyExpected: Bool
+
+    init(maxBodyBytes: Int, abort: LockedFlag, addressRule: AddressRule, file: Int32? = nil, bodyExpected: Bool = true) {
         self.maxBodyBytes = maxBodyBytes
         self.file = file
+        self.bodyExpected = bodyExpected
         self.abort = abort
         self.addressRule = addressRule
     }
@@ -298,6 +303,13 @@ private final class ResponseSink {
             sink.status = line.split(separator: " ").dropFirst().first.flatMap { Int($0) } ?? 0
         } else {
             sink.headerLines.append(line)
+            // An answer that says it is over the cap is refused before any of its body arrives.
+            if sink.bodyExpected, line.lowercased().hasPrefix("content-length:"), (200..<300).contains(sink.status) || sink.file == nil,
+               let length = Int(line.dropFirst("content-length:".count).trimmingCharacters(in: .whitespacesAndNewlines)),
+               length > sink.maxBodyBytes {
+                sink.overflowed = true
+                return 0
+            }
         }
         return bytes
     }

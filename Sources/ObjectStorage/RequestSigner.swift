@@ -50,12 +50,13 @@ struct RequestSigner: Sendable {
         return out
     }
 
+    /// `yyyyMMdd'T'HHmmss'Z'` in UTC, from the C library (a DateFormatter per request cost more
+    /// than the signature).
     static func amzDate(_ moment: Date) -> String {
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(identifier: "UTC")
-        formatter.dateFormat = "yyyyMMdd'T'HHmmss'Z'"
-        return formatter.string(from: moment)
+        var seconds = time_t(moment.timeIntervalSince1970.rounded(.down)), parts = tm()
+        gmtime_r(&seconds, &parts)
+        return String(format: "%04d%02d%02dT%02d%02d%02dZ", parts.tm_year + 1900, parts.tm_mon + 1, parts.tm_mday,
+                      parts.tm_hour, parts.tm_min, parts.tm_sec)
     }
 
     private static func hex(_ bytes: some Sequence<UInt8>) -> String {

@@ -1,7 +1,7 @@
 import CurlHTTP
 import Foundation
 
-/// Image Discerner's `/analyze` failures, classified (contracts.md §1, the service's
+/// Image Discerner's `/analyze` failures, classified (docs/backends.md, "Image Discerner", the service's
 /// `src/lambdas/api_handler.py`).
 enum DiscernerFailure {
     static func classify(_ response: HTTPResponse, step: String) -> BackendError {

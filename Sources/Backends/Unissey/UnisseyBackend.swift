@@ -3,7 +3,7 @@ import CurlHTTP
 import Foundation
 import Imaging
 
-/// Unissey video-selfie liveness (contracts.md §5). The video is never resized: a size and
+/// Unissey video-selfie liveness (docs/backends.md, "Unissey"). The video is never resized: a size and
 /// container check, then it goes as it is.
 ///
 /// Action `analyze`. The capture SDK's metadata string comes from params `selfie_metadata`

@@ -2,7 +2,7 @@ import DedicatedThreads
 import Foundation
 import Hummingbird
 
-/// Azure Face v1.0 (contracts.md §3) under `/azure/face/v1.0`: detect, identify and person-group
+/// Azure Face v1.0 (docs/backends.md, "Azure Face") under `/azure/face/v1.0`: detect, identify and person-group
 /// reads, with the documented errors and limits: 20 calls a minute (free tier) answered with
 /// the documented 429; `[]` for an image without a face (a flat one); faceIds that expire after
 /// `faceIdTimeToLive`; identify refused when the faceId was detected with another recognition

@@ -93,6 +93,9 @@ struct EnqueueCommand: AsyncParsableCommand {
                     summary.unreadable += part.unreadable
                 }
             }
+        } catch let error as EnqueueError where !objects.isEmpty {
+            // A bucket that does not exist or refuses the credential: one line, exit 64.
+            throw error
         } catch let error as EnqueueError {
             throw ValidationError("\(error)")
         }

@@ -14,15 +14,15 @@ import Testing
 struct BucketTests {
     static let roots = "s3://fleet/night/"
 
-    @Test("1,100 photos in a bucket: enqueue s3:// pages past 1,000 keys and adds each once; two workers that share no folder drain them, one result each; a rerun of the enqueue adds none")
+    @Test("2,000 photos in a bucket: enqueue s3:// pages past 1,000 keys and adds each once; two workers that share no folder drain them, one result each; a rerun of the enqueue adds none")
     func nightFromABucket() async throws {
         try await SeaweedServer.with { s3 in
             try await TestDatabase.with { conninfo in
                 try await TestFolder.with { folder in
-                    try await Self.upload(1_100, to: s3, prefix: "night/", folder: folder)
+                    try await Self.upload(2_000, to: s3, prefix: "night/", folder: folder)
                     let environment = s3.environment().merging(["DISCERN_PATH_ROOTS": Self.roots]) { $1 }
                     let enqueue = try await Self.discern(["enqueue", Self.roots, "--database-url", conninfo, "--batch", "night"], environment)
-                    #expect(enqueue.status == 0 && enqueue.output.contains("enqueued 1100 job(s)"), "\(enqueue.output)")
+                    #expect(enqueue.status == 0 && enqueue.output.contains("enqueued 2000 job(s)"), "\(enqueue.output)")
                     try await Self.unthrottle(conninfo)
                     try await TestSimulator.with(.unthrottled) { simulator in
                         let workers = try (0..<2).map { index in
@@ -38,7 +38,7 @@ struct BucketTests {
                         #expect(statuses == [0, 0], "exit statuses \(statuses): \(workers.map { $0.output.suffix(1500) })")
                     }
                     let census = try await TestDatabase.census(conninfo)
-                    #expect(census == QueueCensus(succeeded: 1_100, results: 1_100, jobsWithOneResult: 1_100), "\(census)")
+                    #expect(census == QueueCensus(succeeded: 2_000, results: 2_000, jobsWithOneResult: 2_000), "\(census)")
                     let again = try await Self.discern(["enqueue", Self.roots, "--database-url", conninfo, "--batch", "night"], environment)
                     #expect(again.status == 0 && again.output.contains("enqueued 0 job(s)"), "\(again.output)")
                 }
@@ -46,7 +46,7 @@ struct BucketTests {
         }
     }
 
-    @Test("an object deleted after enqueue ends dead naming its key; one outside the allowed prefix ends dead as a trust-boundary refusal; the others succeed")
+    @Test("an object deleted after enqueue ends dead naming its key; an empty one is refused from its HEAD; one outside the allowed prefix ends dead as a trust-boundary refusal; the others succeed; a bucket that does not exist stops enqueue with one line")
     func missingAndOutside() async throws {
         try await SeaweedServer.with { s3 in
             try await TestDatabase.with { conninfo in
@@ -57,6 +57,14 @@ struct BucketTests {
                     let enqueue = try await Self.discern(["enqueue", Self.roots, "--database-url", conninfo], environment)
                     #expect(enqueue.status == 0, "\(enqueue.output)")
                     try await s3.tool(["delete", "fleet", "night/photo-1.jpg"])
+                    let empty = folder.appendingPathComponent("empty.jpg")
+                    try Data().write(to: empty)
+                    try await s3.tool(["put", "fleet", "night/", empty.path])
+                    try await Database(conninfo: conninfo).withConnection { try $0.query("SELECT discern.enqueue('s3://fleet/night/empty.jpg')") }
+                    let nowhere = try await Self.discern(["enqueue", "s3://no-such-bucket/night/", "--database-url", conninfo],
+                                                         s3.environment().merging(["DISCERN_PATH_ROOTS": "s3://no-such-bucket/"]) { $1 })
+                    #expect(nowhere.status == 64 && nowhere.output.contains("no-such-bucket") && nowhere.output.split(separator: "\n").count <= 2,
+                            "\(nowhere.status): \(nowhere.output)")
                     try await Database(conninfo: conninfo).withConnection { connection in
                         try connection.query("SELECT discern.enqueue('s3://fleet/private/photo-0.jpg')")
                     }
@@ -75,6 +83,8 @@ struct BucketTests {
                     #expect(deleted?.0 == "dead" && deleted?.1 == "file_not_found" && deleted?.2.contains("night/photo-1.jpg") == true, "\(String(describing: deleted))")
                     #expect(outside?.0 == "dead" && outside?.1 == "path_not_allowed", "\(String(describing: outside))")
                     #expect(outcome["s3://fleet/night/photo-0.jpg"]?.0 == "succeeded" && outcome["s3://fleet/night/photo-2.jpg"]?.0 == "succeeded", "\(outcome)")
+                    let nothing = outcome["s3://fleet/night/empty.jpg"]
+                    #expect(nothing?.0 == "dead" && nothing?.1 == "image_empty" && nothing?.2.contains("0 bytes") == true, "\(String(describing: nothing))")
                 }
             }
         }
@@ -142,6 +152,31 @@ struct BucketTests {
                     #"{"upload_url": "\#(forged)", "image_key": "uploads/forged.jpg", "bucket_name": "discerner-uploads", "content_type": "image/jpeg"}"#))
                 let refused = try #require(await backend.outcome(upload, "analyze").error)
                 #expect(refused.kind == "upload_rejected" && refused.message.contains("SignatureDoesNotMatch"), "\(refused.kind): \(refused.message)")
+            }
+        }
+    }
+
+    @Test("an object over the size limit is refused from its answer's headers: not a byte of it lands in the worker's file")
+    func overTheLimitIsNotDownloaded() async throws {
+        try await SeaweedServer.with { s3 in
+            try await TestFolder.with { folder in
+                try await Self.upload(1, to: s3, prefix: "big/", folder: folder)
+                let reader = ObjectReader(store: s3.store(), allowed: [try #require(ObjectPrefix("s3://fleet/big/"))], directory: folder.path)
+                let error = await #expect(throws: ObjectStorageError.self) { _ = try await reader.fetch("s3://fleet/big/photo-0.jpg", maxBytes: 100) }
+                #expect(error?.code == .tooLarge && error?.message.contains("not downloaded") == true, "\(String(describing: error))")
+                let file = FileManager.default.temporaryDirectory.appendingPathComponent("discern-limit-\(UUID().uuidString.prefix(8))")
+                FileManager.default.createFile(atPath: file.path, contents: nil)
+                defer { try? FileManager.default.removeItem(at: file) }
+                let handle = try FileHandle(forWritingTo: file)
+                let refused = await #expect(throws: ObjectStorageError.self) {
+                    _ = try await s3.store().download(try #require(ObjectAddress("s3://fleet/big/photo-0.jpg")), to: handle.fileDescriptor, maxBytes: 100)
+                }
+                try handle.close()
+                #expect(refused?.code == .tooLarge)
+                #expect((try FileManager.default.attributesOfItem(atPath: file.path)[.size] as? Int) == 0, "bytes of the body were written")
+                let fits = try await reader.fetch("s3://fleet/big/photo-0.jpg", maxBytes: 10_000_000)
+                #expect(fits.info.size > 100)
+                close(fits.descriptor)
             }
         }
     }

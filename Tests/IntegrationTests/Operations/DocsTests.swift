@@ -71,6 +71,23 @@ struct DocsTests {
         }
     }
 
+    @Test("the repository stands on its own: no source, test, script, SQL or doc cites a document outside it")
+    func citesNothingOutside() throws {
+        var citing: [String] = []
+        for folder in ["Sources", "Tests", "scripts", "sql", "docs", "deploy", "bench", "Plugins"] {
+            // Hidden folders (bench/.data, bench/.venv) hold generated data, not the repository's words.
+            guard let walk = FileManager.default.enumerator(at: Self.root.appendingPathComponent(folder), includingPropertiesForKeys: nil,
+                                                            options: [.skipsHiddenFiles]) else { continue }
+            for case let url as URL in walk where ["swift", "sql", "sh", "py", "md", "yml", "yaml", "service"].contains(url.pathExtension)
+                && url.lastPathComponent != "DocsTests.swift" {
+                let text = (try? String(contentsOf: url, encoding: .utf8)) ?? ""
+                if text.contains("contracts.md") || text.contains("../shared/") { citing.append(url.path) }
+            }
+        }
+        for file in ["README.md", "CHANGELOG.md"] where (try Self.read(file)).contains("contracts.md") { citing.append(file) }
+        #expect(citing.isEmpty, "these cite a document that is not in the repository: \(citing)")
+    }
+
     @Test("the layout table names every folder at the top and every part of sql/")
     func layoutCoversTheTree() throws {
         let layout = try Self.layout()
