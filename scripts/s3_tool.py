@@ -46,7 +46,10 @@ def main():
                     raise
                 time.sleep(0.2)
     elif args.command == "mkbucket":
-        s3.create_bucket(Bucket=args.rest[0])
+        try:
+            s3.create_bucket(Bucket=args.rest[0])
+        except s3.exceptions.BucketAlreadyOwnedByYou:
+            pass
     elif args.command == "put":
         bucket, prefix, files = args.rest[0], args.rest[1], args.rest[2:]
         for path in files:

@@ -38,8 +38,9 @@ while True:
         print(base); break
 PY
 )
+        # A fresh folder each start: weed mini reloads the flags a folder's last start saved.
         data="$dir/data-$try"
-        mkdir -p "$data"
+        rm -rf "$data" && mkdir -p "$data"
         # Credentials in its environment would be accepted beside the file's: none are passed.
         env -u AWS_ACCESS_KEY_ID -u AWS_SECRET_ACCESS_KEY -u AWS_SESSION_TOKEN "$weed" mini -dir="$data" \
             -ip=127.0.0.1 -ip.bind=127.0.0.1 -master.port=$base -master.port.grpc=$((base + 1)) \

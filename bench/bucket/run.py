@@ -124,8 +124,8 @@ def main():
 
 `bash bench/bucket/run.sh` ({machine}): {IMAGES} photo-like 12 MP JPEGs (mean {mean_mb:.1f} MB) drained by one
 `discern work --drain` at its defaults against the simulator answering each analyze after {ANALYZE_SECONDS:g} s, {ROUNDS} rounds,
-the sides taking turns in each: from a folder; from a SeaweedFS bucket on this machine with SigV4 enforced (HEAD, then GET
-streamed into an unnamed temporary file per photo); and the peer's way, `aws s3 sync` of the bucket to a folder, then the
+the sides taking turns in each: from a folder; from a SeaweedFS bucket on this machine with SigV4 enforced (one GET per
+photo, streamed into an unnamed temporary file); and the peer's way, `aws s3 sync` of the bucket to a folder, then the
 folder (sync time counted). Medians per side:
 
 | side | images/s | CPU s per image (worker) | peak RSS MiB | sync s |
