@@ -19,6 +19,8 @@ if ! buildah inspect --type image debian:bookworm-slim >/dev/null 2>&1; then
     buildah config --cmd /bin/bash --env PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin "$base"
     buildah commit --quiet --rm "$base" debian:bookworm-slim >/dev/null
 fi
+# The previous build of this version, untagged by the new one, would stay behind as a nameless image.
+buildah rmi "discern:$version" >/dev/null 2>&1 || true
 context=$(mktemp -d)
 trap 'rm -rf "$context"' EXIT
 cp "$deb" "$context/"
