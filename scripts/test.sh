@@ -6,6 +6,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$PATH:/opt/swift/usr/bin"
 
+# Each phase says when it began: CI has 90 minutes for all of them.
+phase() { echo "==> $1 ($(( SECONDS / 60 )) min $(( SECONDS % 60 )) s into the run)"; }
+phase "installing what the tests need"
 bash scripts/install-deps.sh --test
 # The module map holds before anything is built (docs/design.md, "The map").
 bash scripts/check-layers.sh
@@ -69,21 +72,27 @@ export PG_MAX_CONNECTIONS=${PG_MAX_CONNECTIONS:-600}
 export DISCERN_TEST_DATABASE_URL=$(bash scripts/postgres.sh start "$pgdir")
 echo "==> PostgreSQL for tests: $DISCERN_TEST_DATABASE_URL"
 
-echo "==> building"
+phase "building"
 # Known noise from dependencies is filtered; pipefail keeps a failed build failing the run.
 noise='^warning: (prohibited flag|.swift-distributed-tracing.)'
 swift build --build-tests 2>&1 | { grep -Ev "$noise" || true; }
 # What the packaging tests install (Tests/IntegrationTests/Packaging): discern as the package ships
 # it, linked with --static-swift-stdlib (the test bundle cannot be: Swift Testing is not there),
 # the tool that writes its man pages, and the previous release CHANGELOG.md names. Each is built
-# once and then only when its sources change.
-echo "==> building discern as the package ships it, and the previous release"
-bash scripts/build-static.sh .build-static 2>&1 | { grep -Ev "$noise" || true; }
-export DISCERN_PACKAGE_BINARY="$PWD/.build-static/debug/discern"
+# once and then only when its sources change. The static discern is linked in the same build
+# folder, from the objects just compiled (a few dependencies compile again with its flags): a
+# build folder of its own compiled everything a second time, about ten minutes of CI on 2 cores.
+# Every test then runs that binary (WorkerProcess), as the package ships it.
+phase "building discern as the package ships it, and the previous release"
+bash scripts/build-static.sh .build 2>&1 | { grep -Ev "$noise" || true; }
+export DISCERN_PACKAGE_BINARY="$PWD/.build/debug/discern"
 DISCERN_GENERATE_MANUAL=$(bash scripts/generate-manual-tool.sh)
 DISCERN_PREVIOUS_BINARY=$(bash scripts/build-previous-release.sh)
 export DISCERN_GENERATE_MANUAL DISCERN_PREVIOUS_BINARY
-echo "==> testing"
+phase "testing"
+# A crash prints the crashed thread only: the test process runs a thousand threads or more, and
+# symbolicating every one of them took the rest of CI's 90 minutes once.
+export SWIFT_BACKTRACE=${SWIFT_BACKTRACE:-enable=yes,threads=crashed}
 # setsid: the test process leads a session of its own (in a script, a background job is no
 # group leader, so setsid needs no fork and $! is that process), which cleanup kills whole.
 setsid swift test --skip-build "$@" &
@@ -92,4 +101,5 @@ status=0
 wait "$session" || status=$?
 left=$(pgrep -s "$session" | wc -l || true)
 if [ "$left" -gt 0 ]; then echo "==> $left process(es) the tests started outlived them: killed"; fi
+phase "tests ended (status $status)"
 exit "$status"

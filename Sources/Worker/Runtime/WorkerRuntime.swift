@@ -28,6 +28,7 @@ public final class WorkerRuntime: Sendable {
     private let tally = Tally()
     private let pool: ThreadPool
     private let parts: Parts
+    private let watch: ServiceWatch
 
     private struct Parts: Sendable {
         let presence: Presence
@@ -57,6 +58,7 @@ public final class WorkerRuntime: Sendable {
         self.pool = pool
         let wakeup = Signal(), abandonments = Abandonments(), traces = JobTraces()
         let inFlight = InFlight { wakeup.signal() }
+        watch = ServiceWatch(bound: Self.cancellationBound, inFlight: inFlight, logger: logger)
         let jobs = Mailbox<Job>(), outcomes = Mailbox<JobOutcome>()
         let names = Array(Set(backends.map(\.name))).sorted()
         let presence = Presence(listenConninfo: connections.listenConninfo,
@@ -103,7 +105,11 @@ public final class WorkerRuntime: Sendable {
 
     deinit { pool.shutdown() }
 
-    /// The services, in the order they belong in the group. With `drain`, the producer's end
+    /// How long the services may take to end once cancelled (the grace period over), before
+    /// the process ends naming the ones still running (`ServiceWatch`).
+    public static let cancellationBound: Duration = .seconds(30)
+
+    /// The services, watched, in the order they belong in the group. With `drain`, the producer's end
     /// shuts the whole group down gracefully. Presence first, so it stops last: the worker is
     /// seen alive until it has let go of everything. The notifier next: a drained worker
     /// announces its batches after the completer wrote their last outcomes.
@@ -119,7 +125,13 @@ public final class WorkerRuntime: Sendable {
             .init(service: parts.breakerWatch),
             .init(service: parts.rollUp),
             .init(service: parts.announcer),
-        ] + (configuration.samplesQueueDepth ? [.init(service: parts.sampler)] : [])
+        ].map(watch.watched) + (configuration.samplesQueueDepth ? [watched(.init(service: parts.sampler))] : [])
+    }
+
+    /// `service` watched with the worker's own: one that outlives its cancellation is named
+    /// (for services a command adds to the group, such as the metrics endpoint).
+    public func watched(_ service: ServiceGroupConfiguration.ServiceConfiguration) -> ServiceGroupConfiguration.ServiceConfiguration {
+        watch.watched(service)
     }
 
     /// What the worker has done so far; safe to read while it runs.
@@ -131,7 +143,8 @@ public final class WorkerRuntime: Sendable {
         var group = ServiceGroupConfiguration(services: services, gracefulShutdownSignals: gracefulShutdownSignals,
                                               logger: Logger(label: "discern.worker.group") { _ in SwiftLogNoOpLogHandler() })
         group.maximumGracefulShutdownDuration = .seconds(configuration.graceSeconds)
-        group.maximumCancellationDuration = .seconds(30)
+        // The watch bounds the cancellation, and names what outlives it.
+        group.maximumCancellationDuration = nil
         try await ServiceGroup(configuration: group).run()
         return await summary()
     }

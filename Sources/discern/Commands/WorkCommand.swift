@@ -79,17 +79,19 @@ struct WorkCommand: AsyncParsableCommand {
         // The metrics endpoint first, so it is shut down last; the progress bar last, first.
         var services = runtime.services
         if let registry, let port = settings.metricsPort {
-            services.insert(.init(service: MetricsServer.application(registry, health: runtime.health, host: settings.metricsHost, port: port, logger: logger)), at: 0)
+            services.insert(runtime.watched(.init(service: MetricsServer.application(registry, health: runtime.health, host: settings.metricsHost,
+                                                                                      port: port, logger: logger))), at: 0)
         }
         if drain && progress && ProgressDisplay.isTerminal {
-            services.append(.init(service: ProgressDisplay(runtime: runtime, gate: gate, database: connections.queue,
-                                                           backends: backends.map(\.name))))
+            services.append(runtime.watched(.init(service: ProgressDisplay(runtime: runtime, gate: gate, database: connections.queue,
+                                                                           backends: backends.map(\.name)))))
         }
         // SIGINT/SIGTERM: stop claiming, let jobs in flight finish within the grace period; then
         // the group cancels what is left, which is handed back to the queue.
         var group = ServiceGroupConfiguration(services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
         group.maximumGracefulShutdownDuration = .seconds(settings.worker.graceSeconds)
-        group.maximumCancellationDuration = .seconds(30)
+        // WorkerRuntime's watch bounds the cancellation, and names what outlives it.
+        group.maximumCancellationDuration = nil
         try await ServiceGroup(configuration: group).run()
         let result = await runtime.summary()
         print("succeeded: \(result.succeeded)  dead: \(result.dead)  retry scheduled: \(result.retryScheduled)  lease lost: \(result.leaseLost)"

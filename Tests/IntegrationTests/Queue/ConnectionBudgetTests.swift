@@ -14,14 +14,20 @@ struct ConnectionBudgetTests {
         try await TestDatabase.with { conninfo in
             try await TestFolder.with { folder in
                 try await ChaosJobs.enqueue(300, into: conninfo, folder: folder)
-                try await TestSimulator.with(.unthrottled) { simulator in
+                // The analyses wait until the worker has been seen with its connections open: on a
+                // loaded machine it drained all 300 before the observer's first look (it "held 0").
+                var configuration = SimulatorConfiguration.unthrottled
+                configuration.faults.holdAnalyses = true
+                try await TestSimulator.with(configuration) { simulator in
                     let observer = Database(conninfo: conninfo, name: "test-observer")
+                    _ = try await observer.rows("SELECT 1")
                     let worker = try WorkerProcess(conninfo: conninfo, simulatorURL: simulator.baseURL, logFolder: folder,
                                                    arguments: ["--drain", "--concurrency", "16", "--no-progress"])
                     // Every client connection to this database but the test's own. Set-up connections are named
                     // test-* too, so one still closing when the worker starts is not the worker's; autovacuum
                     // workers (backend_type 'autovacuum worker', no application name) are the server's own.
                     var most: [String] = []
+                    var released = false
                     while worker.isRunning {
                         let seen = try await observer.rows("""
                             SELECT pid, application_name AS name, state, backend_start, left(query, 80) AS query FROM pg_stat_activity
@@ -33,6 +39,11 @@ struct ConnectionBudgetTests {
                                     + "since \(try row.optionalString("backend_start") ?? "-"): \(try row.optionalString("query") ?? "")"
                             }
                         if seen.count > most.count { most = seen }
+                        // Held, the worker has claimed, listens and beats: from here it writes too.
+                        if !released && seen.count >= 2 {
+                            await simulator.releaseAnalyses()
+                            released = true
+                        }
                         try await Task.sleep(for: .milliseconds(20))
                     }
                     #expect(worker.exitStatus == 0, "\(worker.output.suffix(2000))")

@@ -58,3 +58,11 @@ extension SimulatorConfiguration {
         return configuration
     }
 }
+
+extension RunningSimulator {
+    /// Lets the analyses a `holdAnalyses` simulator holds go on, and later ones through.
+    func releaseAnalyses() async {
+        guard let port = URLComponents(string: baseURL)?.port else { return }
+        _ = await RawHTTP.post(port: port, path: "/_sim/release-analyses", body: "")
+    }
+}
