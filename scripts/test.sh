@@ -79,13 +79,12 @@ swift build --build-tests 2>&1 | { grep -Ev "$noise" || true; }
 # What the packaging tests install (Tests/IntegrationTests/Packaging): discern as the package ships
 # it, linked with --static-swift-stdlib (the test bundle cannot be: Swift Testing is not there),
 # the tool that writes its man pages, and the previous release CHANGELOG.md names. Each is built
-# once and then only when its sources change. The static discern is linked in the same build
-# folder, from the objects just compiled (a few dependencies compile again with its flags): a
-# build folder of its own compiled everything a second time, about ten minutes of CI on 2 cores.
-# Every test then runs that binary (WorkerProcess), as the package ships it.
+# once and then only when its sources change. The static discern needs a build folder of its
+# own: objects compiled for the shared runtime do not link statically (modules that use
+# FoundationXML then miss its CoreFoundation half).
 phase "building discern as the package ships it, and the previous release"
-bash scripts/build-static.sh .build 2>&1 | { grep -Ev "$noise" || true; }
-export DISCERN_PACKAGE_BINARY="$PWD/.build/debug/discern"
+bash scripts/build-static.sh .build-static 2>&1 | { grep -Ev "$noise" || true; }
+export DISCERN_PACKAGE_BINARY="$PWD/.build-static/debug/discern"
 DISCERN_GENERATE_MANUAL=$(bash scripts/generate-manual-tool.sh)
 DISCERN_PREVIOUS_BINARY=$(bash scripts/build-previous-release.sh)
 export DISCERN_GENERATE_MANUAL DISCERN_PREVIOUS_BINARY

@@ -88,7 +88,7 @@ struct RecoveryTests {
                                                       arguments: ["--lease-seconds", "600"])
                     let back = try await ChaosJobs.eventually(seconds: 600) { try await Self.jobs(notHeldBy: owner, conninfo) == 4 }
                     let seconds = Date().timeIntervalSince(killed)
-                    _ = await RawHTTP.post(port: try #require(URLComponents(string: simulator.baseURL)?.port), path: "/_sim/release-analyses", body: "")
+                    await simulator.releaseAnalyses()
                     await WorkerProcess.stopAll([restarted])
                     #expect(back, "the killed worker's jobs did not come back")
                     let rescues = try await Database(conninfo: conninfo, name: "test-report").rows("""
@@ -166,9 +166,8 @@ struct RecoveryTests {
                 let waited = await ChaosJobs.eventually(seconds: 300) { newcomer.output.contains("the database server is new") }
                 let rescuedAfter = await ChaosJobs.eventually(seconds: 300) { newcomer.output.contains("rescuing again") }
                 let stillHeld = try await TestDatabase.census(conninfo).running
-                let port = try #require(URLComponents(string: simulator.baseURL)?.port)
-                _ = await RawHTTP.post(port: port, path: "/_sim/release-analyses", body: "")
-                let done = try await ChaosJobs.eventually(seconds: 600) {
+                await simulator.releaseAnalyses()
+                let done = await ChaosJobs.eventually(seconds: 600) {
                     (try? await TestDatabase.census(conninfo)).map { $0.succeeded + $0.dead == heldJobs } ?? false
                 }
                 await WorkerProcess.stopAll(workers + [newcomer])

@@ -95,7 +95,7 @@ struct WorkerChaosTests {
                     let logs = workers.map { String($0.output.suffix(600)) }.joined(separator: "\n---\n")
                     await WorkerProcess.stopAll(workers)
                     // The held analyses of killed workers end before the simulator stops.
-                    _ = await RawHTTP.post(port: try #require(URLComponents(string: simulator.baseURL)?.port), path: "/_sim/release-analyses", body: "")
+                    await simulator.releaseAnalyses()
                     let census = try await TestDatabase.census(conninfo)
                     let job = try #require(try await observer.rows(
                         "SELECT state, error_kind, shared_crashes, solo_crashes FROM discern.jobs WHERE id = $1", [poison]).first)
