@@ -120,7 +120,8 @@ let package = Package(
         .target(
             name: "Worker",
             dependencies: [
-                "JobQueue", "Imaging", "MediaFiles", "ObjectStorage", "Backends", "DedicatedThreads", "AnalysisModel", "Observability", "Telemetry", .product(name: "Tracing", package: "swift-distributed-tracing"),
+                "JobQueue", "Postgres", "Imaging", "MediaFiles", "ObjectStorage", "Backends", "DedicatedThreads", "ErrorCodes", "AnalysisModel",
+                "Observability", "Telemetry", .product(name: "Tracing", package: "swift-distributed-tracing"),
                 .product(name: "Logging", package: "swift-log"), .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
@@ -141,7 +142,7 @@ let package = Package(
         .target(
             name: "Console",
             dependencies: [
-                "JobQueue", "QueueReads", "Postgres", "Imaging", "MediaFiles", "ObjectStorage", "DedicatedThreads",
+                "JobQueue", "QueueReads", "Postgres", "Imaging", "MediaFiles", "ObjectStorage", "DedicatedThreads", "ErrorCodes",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -204,14 +205,14 @@ let package = Package(
         .testTarget(
             name: "UnitTests",
             dependencies: ["Imaging", "MediaFiles", "Simulator", "CurlHTTP", "ObjectStorage", "Backends", "JobQueue", "QueueReads", "Postgres", "AnalysisModel", "SampleImages", "Enqueueing",
-                           "Worker", "Console", "TestFixtures", "Telemetry", "TraceExport"],
+                           "Worker", "Console", "TestFixtures", "Telemetry", "TraceExport", "ErrorCodes"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "IntegrationTests",
             dependencies: [
                 "Worker", "Simulator", "JobQueue", "QueueReads", "Postgres", "CurlHTTP", "ObjectStorage", "Imaging", "MediaFiles", "Backends", "SQLSchema", "AnalysisModel", "SampleImages",
-                "TestFixtures",
+                "TestFixtures", "DedicatedThreads",
                 .product(name: "Logging", package: "swift-log"),
             ],
             // A database made by the release before sql/ became source (pg_dump's custom format),

@@ -42,6 +42,22 @@ public final class ThreadPool: Sendable {
         }
     }
 
+    /// Runs `body` on a dedicated thread, unless the calling task is cancelled before a thread
+    /// takes it up: then it never runs, and `CancellationError` is thrown. For work that is
+    /// worth nothing to a task that stopped (preparing a photo for a worker shutting down);
+    /// work already under way runs to its end, as blocking C calls must.
+    public func runUnlessCancelled<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+        let cancelled = LockedFlag()
+        return try await withTaskCancellationHandler {
+            try await run {
+                if cancelled.isSet { throw CancellationError() }
+                return try body()
+            }
+        } onCancel: {
+            cancelled.set()
+        }
+    }
+
     /// Stops the threads once the queued work is done.
     public func shutdown() { queue.close() }
 }

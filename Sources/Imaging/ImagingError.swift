@@ -1,5 +1,5 @@
-import Foundation
 import ErrorCodes
+import Foundation
 import MediaFiles
 
 /// Why an image could not be prepared. `kind` is the `error_kind` stored with a dead job.
@@ -23,9 +23,9 @@ public struct ImagingError: Error, CustomStringConvertible, Sendable, Equatable 
     public var kind: String { code.rawValue }
     public var description: String { message }
 
-    /// Only I/O can get better by itself; a bad image stays bad. (A truncated file may still be
-    /// arriving: the worker retries it once, see `FilePreparation`.)
-    public var isRetryable: Bool { code == .unreadable }
+    /// Whether another attempt may help, as the registry says (`FailureKind.retry`): only I/O
+    /// gets better by itself, and a truncated file may still be arriving (tried once more).
+    public var isRetryable: Bool { FailureKind.named(kind).map { $0.retry != .never } ?? false }
 }
 
 extension ImagingError {
@@ -40,20 +40,20 @@ extension ImagingError {
 
 /// The codes a ImagingError carries.
 extension ErrorCode where Owner == ImagingError {
-    public static let empty = Self("image_empty")
-    public static let unsupportedFormat = Self("image_unsupported_format")
-    public static let undecodable = Self("image_undecodable")
-    public static let truncated = Self("image_truncated")
-    public static let tooManyPixels = Self("image_too_many_pixels")
-    public static let sourceTooLarge = Self("image_source_too_large")
-    public static let tooSmall = Self("image_too_small")
-    public static let cannotFit = Self("image_cannot_fit")
-    public static let unreadable = Self("image_unreadable")
-    public static let processingFailed = Self("image_processing_failed")
+    public static let empty = Self(FailureKind.imageEmpty.code)
+    public static let unsupportedFormat = Self(FailureKind.imageUnsupportedFormat.code)
+    public static let undecodable = Self(FailureKind.imageUndecodable.code)
+    public static let truncated = Self(FailureKind.imageTruncated.code)
+    public static let tooManyPixels = Self(FailureKind.imageTooManyPixels.code)
+    public static let sourceTooLarge = Self(FailureKind.imageSourceTooLarge.code)
+    public static let tooSmall = Self(FailureKind.imageTooSmall.code)
+    public static let cannotFit = Self(FailureKind.imageCannotFit.code)
+    public static let unreadable = Self(FailureKind.imageUnreadable.code)
+    public static let processingFailed = Self(FailureKind.imageProcessingFailed.code)
     /// Outside the worker's path roots, relative, or reached through a symlink out of them.
-    public static let pathNotAllowed = Self("path_not_allowed")
-    public static let fileNotFound = Self("file_not_found")
-    public static let notRegularFile = Self("file_not_regular")
+    public static let pathNotAllowed = Self(FailureKind.pathNotAllowed.code)
+    public static let fileNotFound = Self(FailureKind.fileNotFound.code)
+    public static let notRegularFile = Self(FailureKind.fileNotRegular.code)
 }
 
 /// A file opened or read through MediaFiles, its failure as an ImagingError with the same code.

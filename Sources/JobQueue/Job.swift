@@ -1,3 +1,4 @@
+import ErrorCodes
 import Postgres
 
 /// A claimed job, as a worker sees it.
@@ -72,6 +73,15 @@ public struct JobFailure: Error, Sendable, Equatable {
         self.retryAfterSeconds = retryAfterSeconds
         self.countsAsAttempt = countsAsAttempt
         self.waitsLongerEachTime = waitsLongerEachTime
+    }
+}
+
+extension JobFailure {
+    /// A failure of one of the registry's kinds (`FailureKind`).
+    public init(_ kind: FailureKind, message: String, retryable: Bool, retryAfterSeconds: Double? = nil, countsAsAttempt: Bool = true,
+                waitsLongerEachTime: Bool = false) {
+        self.init(kind: kind.code, message: message, retryable: retryable, retryAfterSeconds: retryAfterSeconds,
+                  countsAsAttempt: countsAsAttempt, waitsLongerEachTime: waitsLongerEachTime)
     }
 }
 

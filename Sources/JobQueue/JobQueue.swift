@@ -1,3 +1,4 @@
+import ErrorCodes
 import Postgres
 
 /// The queue's operations. Each takes a `Connection` and blocks, so callers run them on the
@@ -60,7 +61,7 @@ public enum JobQueue {
     /// for a job it let go: without this, such a job (its outcome left unwritten, or a bug that
     /// lost it) stayed running for as long as the worker lived.
     public static func releaseOrphans(_ connection: Connection, workerID: String, holding: [Int]) throws -> [Int] {
-        try connection.query(prepared: QueueSQL.releaseOrphans, [workerID, holding]).map { try $0.int("id") }
+        try connection.query(prepared: QueueSQL.releaseOrphans, [workerID, holding, FailureKind.outcomeUnrecorded.code]).map { try $0.int("id") }
     }
 
     /// The W3C traceparents stored with these jobs (migration 0033), by job: read after a claim
@@ -103,7 +104,7 @@ public enum JobQueue {
     /// task); returns how many.
     @discardableResult
     public static func rescue(_ connection: Connection, rescuer: String? = nil) throws -> Int {
-        try connection.query(prepared: QueueSQL.rescue, [rescuer]).count
+        try connection.query(prepared: QueueSQL.rescue, [rescuer, FailureKind.workerCrashed.code, FailureKind.leaseExpired.code]).count
     }
 
     /// Seconds since a rescuer first saw the database server as it is now. A restart, a crash

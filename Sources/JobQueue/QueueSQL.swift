@@ -138,10 +138,10 @@ enum QueueSQL {
         SET state = CASE WHEN j.attempts < j.max_attempts THEN 'available' ELSE 'dead' END,
             run_at = CASE WHEN j.attempts < j.max_attempts THEN now() ELSE j.run_at END,
             finished_at = CASE WHEN j.attempts < j.max_attempts THEN NULL ELSE now() END,
-            error_kind = 'outcome_unrecorded', last_error = m.message,
+            error_kind = $3::text, last_error = m.message,
             lease_owner = NULL, lease_expires_at = NULL, updated_at = now(),
             error_history = discern.history_with(j.error_history, jsonb_build_object(
-                'attempt', j.attempts, 'at', now(), 'kind', 'outcome_unrecorded', 'error', m.message, 'counted', true))
+                'attempt', j.attempts, 'at', now(), 'kind', $3::text, 'error', m.message, 'counted', true))
         FROM (SELECT id FROM discern.jobs
               WHERE state = 'running' AND lease_owner = $1 AND lease_expires_at < now() AND NOT (id = ANY($2::bigint[]))
               FOR UPDATE SKIP LOCKED) AS o,
@@ -258,7 +258,7 @@ enum QueueSQL {
             attempts = CASE WHEN judged.alone THEN j.attempts ELSE greatest(j.attempts - 1, 0) END,
             shared_crashes = j.shared_crashes + CASE WHEN judged.alone THEN 0 ELSE 1 END,
             solo_crashes = j.solo_crashes + CASE WHEN judged.alone THEN 1 ELSE 0 END,
-            error_kind = CASE WHEN judged.crashes_it THEN 'worker_crashed' ELSE 'lease_expired' END,
+            error_kind = CASE WHEN judged.crashes_it THEN $2::text ELSE $3::text END,
             last_error = CASE
                 WHEN judged.crashes_it THEN format('the worker stopped (crashed, was killed or ran out of memory) %s times while this job ran alone on it: '
                     'the file likely crashes discern; inspect it, then discern.retry', j.solo_crashes + 1)
@@ -267,7 +267,7 @@ enum QueueSQL {
                     'the job was handed back, the attempt not counted', judged.held - 1)
             END,
             error_history = discern.history_with(j.error_history, jsonb_build_object(
-                'attempt', j.attempts, 'at', now(), 'kind', CASE WHEN judged.crashes_it THEN 'worker_crashed' ELSE 'lease_expired' END,
+                'attempt', j.attempts, 'at', now(), 'kind', CASE WHEN judged.crashes_it THEN $2::text ELSE $3::text END,
                 'error', format(CASE judged.why
                     WHEN 'session' THEN 'worker %s is gone (its database session ended: it crashed, was killed or lost its connection) holding %s job(s)'
                     WHEN 'heartbeat' THEN 'worker %s missed three heartbeats holding %s job(s)'

@@ -20,11 +20,11 @@ public struct FileAccessError: Error, CustomStringConvertible, Sendable, Equatab
 /// The codes a FileAccessError carries.
 extension ErrorCode where Owner == FileAccessError {
     /// Outside the path roots, relative, or reached through a symlink out of them.
-    public static let pathNotAllowed = Self("path_not_allowed")
-    public static let fileNotFound = Self("file_not_found")
-    public static let notRegularFile = Self("file_not_regular")
+    public static let pathNotAllowed = Self(FailureKind.pathNotAllowed.code)
+    public static let fileNotFound = Self(FailureKind.fileNotFound.code)
+    public static let notRegularFile = Self(FailureKind.fileNotRegular.code)
     /// An I/O error: the one failure that may get better by itself.
-    public static let unreadable = Self("image_unreadable")
+    public static let unreadable = Self(FailureKind.imageUnreadable.code)
     /// The file shrank while it was read (it is being written).
-    public static let truncated = Self("image_truncated")
+    public static let truncated = Self(FailureKind.imageTruncated.code)
 }

@@ -33,9 +33,9 @@ extension ErrorCode where Owner == ObjectStorageError {
     public static let noSuchBucket = Self("bucket_not_found")
     /// The credential was refused (AccessDenied, SignatureDoesNotMatch, InvalidAccessKeyId,
     /// ExpiredToken): every object of the bucket will be too, until someone fixes it.
-    public static let refused = Self("object_store_refused")
+    public static let refused = Self(FailureKind.objectStoreRefused.code)
     /// SlowDown, 5xx, a timeout, a lost connection: the store's weather.
-    public static let unavailable = Self("object_store_unavailable")
+    public static let unavailable = Self(FailureKind.objectStoreUnavailable.code)
     /// Larger than the caller accepts.
     public static let tooLarge = Self("object_too_large")
     /// 0 bytes.
@@ -44,4 +44,6 @@ extension ErrorCode where Owner == ObjectStorageError {
     public static let notAllowed = Self("object_not_allowed")
     /// An answer that is not what S3 answers, or a setting that cannot be used.
     public static let invalid = Self("object_store_invalid")
+    /// The reader's task was cancelled (the worker stopping): nothing is known of the store.
+    public static let cancelled = Self("object_read_cancelled")
 }

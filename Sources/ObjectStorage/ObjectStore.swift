@@ -58,6 +58,8 @@ public final class ObjectStore: Sendable {
             response = try await http.send(request)
         } catch let error as HTTPError where error.code == .responseTooLarge {
             throw ObjectStorageError(.tooLarge, "\(what) is larger than \(maxBytes) bytes")
+        } catch let error as HTTPError where error.code == .cancelled {
+            throw ObjectStorageError(.cancelled, "\(method) \(what) was cancelled")
         } catch {
             throw ObjectStorageError(.unavailable, "\(method) \(what) failed: \(error)")
         }

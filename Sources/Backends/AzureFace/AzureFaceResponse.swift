@@ -1,5 +1,6 @@
 import AnalysisModel
 import CurlHTTP
+import ErrorCodes
 import Foundation
 
 /// Reads Azure Face answers and its `{"error": {"code", "message"}}` failures.
@@ -65,23 +66,23 @@ enum AzureFaceResponse {
             return BackendError(.rateLimited, detail, retryable: true, retryAfterSeconds: RetryAfter.seconds(response))
         case (409, "PersonGroupTrainingNotFinished"):
             return BackendError(.inputRejected, detail + " (training is running; the job retries)", retryable: true,
-                                retryAfterSeconds: 30, kind: "azure_training_not_finished")
+                                retryAfterSeconds: 30, kind: .azureTrainingNotFinished)
         case (400, "FaceNotFound"):
             // The faceId expired between detect and identify: detecting again helps.
-            return BackendError(.inputRejected, detail, retryable: true, kind: "azure_face_not_found")
+            return BackendError(.inputRejected, detail, retryable: true, kind: .azureFaceNotFound)
         case (400, "PersonGroupNotTrained"):
             return BackendError(.inputRejected, detail + " (train the person group, then retry the job with discern.retry)",
-                                retryable: false, kind: "azure_person_group_not_trained")
+                                retryable: false, kind: .azurePersonGroupNotTrained)
         case (400, "PersonGroupNotFound"), (404, "PersonGroupNotFound"):
-            return BackendError(.inputRejected, detail + " (check the job's personGroupId)", retryable: false, kind: "azure_person_group_not_found")
+            return BackendError(.inputRejected, detail + " (check the job's personGroupId)", retryable: false, kind: .azurePersonGroupNotFound)
         case (400, "InvalidImageSize"):
-            return BackendError(.inputRejected, detail + " (Azure takes 1 KB to 6 MB)", retryable: false, kind: "azure_invalid_image_size")
+            return BackendError(.inputRejected, detail + " (Azure takes 1 KB to 6 MB)", retryable: false, kind: .azureInvalidImageSize)
         case (400, "InvalidImage"):
-            return BackendError(.inputRejected, detail, retryable: false, kind: "azure_invalid_image")
+            return BackendError(.inputRejected, detail, retryable: false, kind: .azureInvalidImage)
         case (400, _):
-            return BackendError(.inputRejected, detail, retryable: false, kind: "azure_bad_argument")
+            return BackendError(.inputRejected, detail, retryable: false, kind: .azureBadArgument)
         case (403, "UnsupportedFeature"):
-            return BackendError(.authFailed, detail + " (the subscription does not include this feature)", retryable: false, kind: "azure_unsupported_feature")
+            return BackendError(.authFailed, detail + " (the subscription does not include this feature)", retryable: false, kind: .azureUnsupportedFeature)
         default:
             return BackendError.status(response, during: step)
         }

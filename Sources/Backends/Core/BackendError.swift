@@ -19,12 +19,13 @@ public struct BackendError: Error, CustomStringConvertible, Sendable {
     /// the photo was sent, so the failure cannot be the photo's.
     private(set) var unreachable = false
 
-    public init(_ code: Code, _ message: String, retryable: Bool, retryAfterSeconds: Double? = nil, kind: String? = nil) {
+    /// - Parameter kind: a finer kind than `code` (the registry's row for what one service said).
+    public init(_ code: Code, _ message: String, retryable: Bool, retryAfterSeconds: Double? = nil, kind: FailureKind? = nil) {
         self.code = code
         self.message = Redact.text(message)
         self.isRetryable = retryable
         self.retryAfterSeconds = retryAfterSeconds
-        self.specificKind = kind
+        self.specificKind = kind?.code
     }
 
     /// False when the service never started on the job: the attempt is given back. A rate gate
@@ -137,37 +138,37 @@ enum RetryAfter {
 
 /// The codes a BackendError carries.
 extension ErrorCode where Owner == BackendError {
-    public static let rateLimited = Self("http_429")
-    public static let serverError = Self("http_5xx")
-    public static let clientError = Self("http_4xx")
-    public static let network = Self("network")
+    public static let rateLimited = Self(FailureKind.http429.code)
+    public static let serverError = Self(FailureKind.http5xx.code)
+    public static let clientError = Self(FailureKind.http4xx.code)
+    public static let network = Self(FailureKind.network.code)
     /// The TLS handshake failed the certificate check (the service's certificate, or this
     /// machine's trust store).
-    public static let tlsFailed = Self("tls_failed")
-    public static let timeout = Self("timeout")
-    public static let uploadExpired = Self("upload_url_expired")
-    public static let uploadRejected = Self("upload_rejected")
+    public static let tlsFailed = Self(FailureKind.tlsFailed.code)
+    public static let timeout = Self(FailureKind.timeout.code)
+    public static let uploadExpired = Self(FailureKind.uploadUrlExpired.code)
+    public static let uploadRejected = Self(FailureKind.uploadRejected.code)
     /// A service handed out a URL that leads where discern does not send photos.
-    public static let destinationRefused = Self("upload_destination_refused")
-    public static let analysisFailed = Self("analysis_failed")
-    public static let badResponse = Self("bad_response")
-    public static let unsupportedAction = Self("unsupported_action")
-    public static let badParams = Self("bad_params")
-    public static let authFailed = Self("auth_failed")
+    public static let destinationRefused = Self(FailureKind.uploadDestinationRefused.code)
+    public static let analysisFailed = Self(FailureKind.analysisFailed.code)
+    public static let badResponse = Self(FailureKind.badResponse.code)
+    public static let unsupportedAction = Self(FailureKind.unsupportedAction.code)
+    public static let badParams = Self(FailureKind.badParams.code)
+    public static let authFailed = Self(FailureKind.authFailed.code)
     /// The service understood the request and refused this input (a documented 4xx).
-    public static let inputRejected = Self("input_rejected")
-    public static let rateLimiterUnavailable = Self("rate_limiter_unavailable")
-    public static let misconfigured = Self("misconfigured")
+    public static let inputRejected = Self(FailureKind.inputRejected.code)
+    public static let rateLimiterUnavailable = Self(FailureKind.rateLimiterUnavailable.code)
+    public static let misconfigured = Self(FailureKind.misconfigured.code)
     /// The service could not start the work at all (Image Discerner's one start per second):
     /// retried, and never counted against the job's attempts.
-    public static let notStarted = Self("not_started")
-    public static let responseTooLarge = Self("response_too_large")
+    public static let notStarted = Self(FailureKind.notStarted.code)
+    public static let responseTooLarge = Self(FailureKind.responseTooLarge.code)
     /// The worker could not send within its rate-limit slots, again and again (`RateSlot`):
     /// its own load, not the job's fault; never counted against the job's attempts.
-    public static let slotMissed = Self("rate_slot_missed")
-    public static let cancelled = Self("cancelled")
+    public static let slotMissed = Self(FailureKind.rateSlotMissed.code)
+    public static let cancelled = Self(FailureKind.cancelled.code)
     /// The service's spend cap is reached (discern.service_budgets): the job goes back to wait.
-    public static let capReached = Self("spend_cap_reached")
+    public static let capReached = Self(FailureKind.spendCapReached.code)
 }
 
 /// A failed call's `error.type` in a trace is its kind, as in `jobs.error_kind`.

@@ -1,4 +1,5 @@
 import CurlHTTP
+import ErrorCodes
 import Foundation
 
 /// Image Discerner's `/analyze` failures, classified (docs/backends.md, "Image Discerner", the service's
@@ -12,12 +13,12 @@ enum DiscernerFailure {
             // Workflows are named analysis-YYYYMMDD-HHMMSS: another start in the same second,
             // from any client, took the name. Nothing happened to the job.
             return BackendError(.notStarted, "\(step): the service started another analysis in the same second (ExecutionAlreadyExists); tried again in the next free slot",
-                                retryable: true, retryAfterSeconds: 1, kind: "discerner_start_collision")
+                                retryable: true, retryAfterSeconds: 1, kind: .discernerStartCollision)
         case 500 where error.hasPrefix("Step Functions execution"):
             let cause = object?.string("cause", maxLength: 1000) ?? error
             if visionRefused(cause) {
                 return BackendError(.inputRejected, "\(step): the vision service refused the image: \(cause) (it must stay under 10,485,760 bytes once base64-encoded; see DISCERN_DISCERNER_MAX_BYTES)",
-                                    retryable: false, kind: "discerner_image_rejected")
+                                    retryable: false, kind: .discernerImageRejected)
             }
             return BackendError(.analysisFailed, "\(step): the service's analysis workflow failed: \(cause)", retryable: true)
         case 504:

@@ -1,4 +1,5 @@
 import CurlHTTP
+import ErrorCodes
 import Foundation
 
 /// A presigned S3 upload handed out by `/upload-url`, and the headers its PUT must carry.
@@ -79,7 +80,7 @@ struct UploadGrant {
                 headers.append(HTTPHeader("x-amz-server-side-encryption", "AES256"))
             default:
                 throw BackendError(.badResponse, "the upload URL signs the header \(name), whose value discern cannot know; the upload would be refused",
-                                   retryable: false, kind: "discerner_unsupported_upload_url")
+                                   retryable: false, kind: .discernerUnsupportedUploadUrl)
             }
         }
         return headers

@@ -1,5 +1,6 @@
 import AnalysisModel
 import CurlHTTP
+import ErrorCodes
 import Foundation
 import Imaging
 
@@ -72,11 +73,11 @@ public struct LandmarkBackend: AnalysisBackend, ConfiguredBackend {
             if response.status == 500 { return BackendError(.analysisFailed, detail, retryable: true) }
             return BackendError.status(response, during: step)
         }
-        let kind = switch message {
-        case _ where message.localizedCaseInsensitiveContains("No image file"): "landmark_no_image"
-        case _ where message.localizedCaseInsensitiveContains("Invalid file type"): "landmark_invalid_file_type"
-        case _ where message.localizedCaseInsensitiveContains("exceeds"): "landmark_file_too_large"
-        default: "landmark_rejected"
+        let kind: FailureKind = switch message {
+        case _ where message.localizedCaseInsensitiveContains("No image file"): .landmarkNoImage
+        case _ where message.localizedCaseInsensitiveContains("Invalid file type"): .landmarkInvalidFileType
+        case _ where message.localizedCaseInsensitiveContains("exceeds"): .landmarkFileTooLarge
+        default: .landmarkRejected
         }
         return BackendError(.inputRejected, detail, retryable: false, kind: kind)
     }

@@ -1,5 +1,6 @@
 import AnalysisModel
 import CurlHTTP
+import ErrorCodes
 import Foundation
 
 /// Reads OOTO's answers, in the current nested shape and the older flat one.
@@ -87,16 +88,16 @@ enum OOTOResponse {
             return BackendError.status(response, during: step)
         }
         let info = failure.info ?? "no detail"
-        let (kind, advice): (String, String) = switch code {
-        case 1: ("ooto_empty_photo", "the request carried no photo")
-        case 2: ("ooto_wrong_mime_type", "OOTO takes JPEG or PNG only")
-        case 3: ("ooto_zero_byte_photo", "the photo sent was empty")
-        case 4: ("ooto_undecodable", "OOTO could not decode the photo")
-        case 6: ("ooto_multiple_faces", "the photo shows more than one face; crop it to one person")
-        case 9: ("ooto_face_too_small", "the face is too small to extract; faces need about 200x200 px")
+        let (kind, advice): (FailureKind, String) = switch code {
+        case 1: (.ootoEmptyPhoto, "the request carried no photo")
+        case 2: (.ootoWrongMimeType, "OOTO takes JPEG or PNG only")
+        case 3: (.ootoZeroBytePhoto, "the photo sent was empty")
+        case 4: (.ootoUndecodable, "OOTO could not decode the photo")
+        case 6: (.ootoMultipleFaces, "the photo shows more than one face; crop it to one person")
+        case 9: (.ootoFaceTooSmall, "the face is too small to extract; faces need about 200x200 px")
         // Any other code: one kind (a dashboard label and a Prometheus label, whose values must
         // stay few), the code itself in the message.
-        default: ("ooto_refused", "OOTO refused the request")
+        default: (.ootoRefused, "OOTO refused the request")
         }
         return BackendError(.inputRejected, "\(step) answered code \(code) (\(info)): \(advice)", retryable: false, kind: kind)
     }

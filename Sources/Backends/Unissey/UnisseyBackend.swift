@@ -1,5 +1,6 @@
 import AnalysisModel
 import CurlHTTP
+import ErrorCodes
 import Foundation
 import Imaging
 
@@ -34,7 +35,7 @@ public struct UnisseyBackend: AnalysisBackend, ConfiguredBackend {
         let wantsIAD = params.bool("injection_attack_detection") ?? params.bool("iad") ?? false
         if wantsIAD && metadata == nil {
             throw BackendError(.badParams, "the job asks for injection-attack detection but carries no SDK metadata: put the capture SDK's string in params {\"selfie_metadata\": ...} (IAD cannot work without it)",
-                               retryable: false, kind: "unissey_iad_without_metadata")
+                               retryable: false, kind: .unisseyIadWithoutMetadata)
         }
         if let metadata { parts.append(MultipartPart(name: configuration.metadataField, value: metadata)) }
         let call = HTTPRequest(method: "POST", url: "\(configuration.baseURL)/api/v3/analyze",
@@ -54,8 +55,8 @@ public struct UnisseyBackend: AnalysisBackend, ConfiguredBackend {
             let message = JSONObject.parse(response.body).flatMap { $0.string("message") ?? $0.string("error") ?? $0.string("detail") }
             let detail = "\(step) answered HTTP \(response.status): \(message ?? response.bodySnippet)"
             switch response.status {
-            case 400, 422: throw BackendError(.inputRejected, detail, retryable: false, kind: "unissey_rejected")
-            case 413: throw BackendError(.inputRejected, detail + " (the video is too large)", retryable: false, kind: "unissey_too_large")
+            case 400, 422: throw BackendError(.inputRejected, detail, retryable: false, kind: .unisseyRejected)
+            case 413: throw BackendError(.inputRejected, detail + " (the video is too large)", retryable: false, kind: .unisseyTooLarge)
             default: throw BackendError.status(response, during: step)
             }
         }

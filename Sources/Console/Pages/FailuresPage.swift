@@ -1,3 +1,4 @@
+import ErrorCodes
 import Foundation
 import QueueReads
 
@@ -11,7 +12,8 @@ enum FailuresPage {
             + data.kinds.map { kind -> HTML in
                 let fields = [("backend", kind.backend)] + (kind.errorKind.map { [("kind", $0)] } ?? [])
                 let permanent = kind.errorKind.map(JobPage.fileIsTheProblem) ?? false
-                let note: HTML = permanent ? "<br><span class=\"bad\">The file itself is the problem: retrying will not fix it unless the file is replaced.</span>" : ""
+                let advice: HTML = kind.errorKind.flatMap(FailureKind.named).map { "<br><span class=\"muted\">\(HTML.text($0.advice))</span>" } ?? ""
+                let note: HTML = advice + (permanent ? "<br><span class=\"bad\">The file itself is the problem: retrying will not fix it unless the file is replaced.</span>" : "")
                 let retry = context.action("/actions/retry", "Retry all \(kind.jobs)", fields: fields,
                                            named: "Retry all \(kind.jobs) \(kind.errorKind ?? "") jobs of \(kind.backend)")
                 return "<tr><td>\(kind.backend)</td><td>\(kind.errorKind ?? "–")</td><td class=\"n\"><a href=\"/jobs\(HTML.query([("backend", kind.backend), ("state", "dead")] + (kind.errorKind.map { [("kind", $0)] } ?? [])))\">\(HTML.number(kind.jobs))</a></td><td>\(kind.example)\(note)</td><td>\(retry)</td></tr>"

@@ -1,10 +1,12 @@
+import ErrorCodes
 import Foundation
 import QueueReads
 
 /// Page 4: one job (or a result whose job was pruned).
 enum JobPage {
-    /// Error kinds that say the file is not a usable photo: no thumbnail is tried.
-    static func fileIsTheProblem(_ kind: String) -> Bool { kind.hasPrefix("image_") || kind.hasPrefix("file_") || kind == "path_not_allowed" }
+    /// Error kinds the registry puts on the file (`FailureKind.Fault.file`): not a usable photo,
+    /// so no thumbnail is tried, and a retry will not help until the file is replaced.
+    static func fileIsTheProblem(_ kind: String) -> Bool { FailureKind.named(kind)?.fault == .file }
 
     static func render(_ detail: JobDetail, notice: String? = nil, _ context: PageContext) -> Page {
         var parts: [HTML] = []

@@ -1,5 +1,6 @@
 import Backends
 import DedicatedThreads
+import ErrorCodes
 import Foundation
 import Imaging
 import JobQueue
@@ -70,7 +71,7 @@ struct FilePreparation: Sendable {
     /// The job's object, downloaded into an unnamed file of the worker's own.
     private func download(_ job: Job, for input: InputHandling) async -> Result<OpenedFile, JobFailure> {
         guard let objects else {
-            return .failure(JobFailure(kind: "path_not_allowed", message: "\(job.imagePath) is in object storage, and this worker reads no "
+            return .failure(JobFailure(.pathNotAllowed, message: "\(job.imagePath) is in object storage, and this worker reads no "
                                        + "bucket: give it AWS_ACCESS_KEY_ID and an s3:// entry in DISCERN_PATH_ROOTS", retryable: false))
         }
         let limit: Int
@@ -85,7 +86,10 @@ struct FilePreparation: Sendable {
         } catch let error as ObjectStorageError {
             return .failure(Self.failure(error))
         } catch {
-            return .failure(JobFailure(kind: "image_unreadable", message: "\(job.imagePath): \(error)", retryable: true))
+            // The download's own trouble (no room for its temporary file): the system's, as a file
+            // that could not be read is.
+            return .failure(Self.failure(ImagingError(.unreadable, "\(error)"), path: job.imagePath, attempt: job.attempt,
+                                         maxAttempts: job.maxAttempts, truncatedRetrySeconds: truncatedRetrySeconds))
         }
     }
 
@@ -94,13 +98,14 @@ struct FilePreparation: Sendable {
     /// the store's weather is the system's, which the breaker holds (`JobExecution`).
     static func failure(_ error: ObjectStorageError) -> JobFailure {
         switch error.code {
-        case .noSuchKey, .noSuchBucket: return JobFailure(kind: "file_not_found", message: error.message, retryable: false)
-        case .notAllowed: return JobFailure(kind: "path_not_allowed", message: error.message, retryable: false)
-        case .empty: return JobFailure(kind: "image_empty", message: error.message, retryable: false)
-        case .tooLarge: return JobFailure(kind: "image_source_too_large", message: error.message, retryable: false)
-        case .refused: return JobFailure(kind: "object_store_refused", message: error.message, retryable: true)
+        case .noSuchKey, .noSuchBucket: return JobFailure(.fileNotFound, message: error.message, retryable: false)
+        case .notAllowed: return JobFailure(.pathNotAllowed, message: error.message, retryable: false)
+        case .empty: return JobFailure(.imageEmpty, message: error.message, retryable: false)
+        case .tooLarge: return JobFailure(.imageSourceTooLarge, message: error.message, retryable: false)
+        case .refused: return JobFailure(.objectStoreRefused, message: error.message, retryable: true)
+        case .cancelled: return cancelled(error.message)
         default:
-            return JobFailure(kind: "object_store_unavailable", message: error.message, retryable: true, retryAfterSeconds: error.retryAfterSeconds)
+            return JobFailure(.objectStoreUnavailable, message: error.message, retryable: true, retryAfterSeconds: error.retryAfterSeconds)
         }
     }
 
@@ -109,7 +114,7 @@ struct FilePreparation: Sendable {
         let path = job.imagePath
         do {
             do {
-                return .success(try await pool.run(work))
+                return .success(try await pool.runUnlessCancelled(work))
             } catch let error as FileAccessError {
                 // Opening the file (MediaFiles) fails with the codes preparing it has.
                 throw ImagingError(error)
@@ -117,28 +122,40 @@ struct FilePreparation: Sendable {
         } catch let error as ImagingError {
             return .failure(Self.failure(error, path: path, attempt: job.attempt, maxAttempts: job.maxAttempts,
                                          truncatedRetrySeconds: truncatedRetrySeconds))
+        } catch is CancellationError {
+            return .failure(Self.cancelled(path))
         } catch {
-            return .failure(JobFailure(kind: "internal", message: "preparing \(path) failed: \(error)", retryable: true))
+            return .failure(JobFailure(.internalError, message: "preparing \(path) failed: \(error)", retryable: true))
         }
     }
 
-    /// What a preparation's failure makes of the job's attempt. A truncated file may still be
-    /// arriving: tried once more later. A file that could not be read (the volume failing, a
-    /// disk or memory running out: `image_unreadable`) is the night's weather: its attempts count,
-    /// but its last is given back with a growing wait (`JobFailure.waitsLongerEachTime`), so a
-    /// storage outage ends no photo while others of its service go through, for about a day.
+    /// The worker stopped before the photo was read or prepared: the job goes back to the queue,
+    /// its attempt not counted (`JobExecution` hands it back). A shutdown no longer waits for
+    /// every photo queued for the pool to be prepared, and then thrown away.
+    static func cancelled(_ path: String) -> JobFailure {
+        JobFailure(.cancelled, message: "\(path): the worker stopped before preparing it", retryable: true, countsAsAttempt: false)
+    }
+
+    /// What a preparation's failure makes of the job's attempt, as its kind's row in the
+    /// registry says (`FailureKind`). A kind retried once (a truncated file may still be
+    /// arriving) is tried once more later. A kind whose last attempt is given back (the file
+    /// could not be read: the volume failing, a disk or memory running out) is the night's
+    /// weather: its attempts count, but its last is given back with a growing wait
+    /// (`JobFailure.waitsLongerEachTime`), so a storage outage ends no photo while others of its
+    /// service go through, for about a day.
     static func failure(_ error: ImagingError, path: String, attempt: Int, maxAttempts: Int, truncatedRetrySeconds: Double) -> JobFailure {
-        switch error.code {
-        case .truncated:
+        let kind = FailureKind.named(error.kind) ?? .internalError
+        switch (kind.retry, kind.attempt) {
+        case (.once, _):
             let again = attempt == 1
-            return JobFailure(kind: error.kind, message: "\(path): \(error.message)\(again ? "; trying once more later" : "")",
+            return JobFailure(kind, message: "\(path): \(error.message)\(again ? "; trying once more later" : "")",
                               retryable: again, retryAfterSeconds: truncatedRetrySeconds)
-        case .unreadable where attempt >= maxAttempts:
-            return JobFailure(kind: error.kind, message: "\(path): \(error.message) (its last attempt; the failure is the system's)",
+        case (.yes, .lastGivenBack) where attempt >= maxAttempts:
+            return JobFailure(kind, message: "\(path): \(error.message) (its last attempt; the failure is the system's)",
                               retryable: true, countsAsAttempt: false, waitsLongerEachTime: true)
         default:
             let message = error.code == .pathNotAllowed || error.code == .fileNotFound ? error.message : "\(path): \(error.message)"
-            return JobFailure(kind: error.kind, message: message, retryable: error.isRetryable)
+            return JobFailure(kind, message: message, retryable: kind.retry != .never)
         }
     }
 

@@ -1,4 +1,5 @@
 import Backends
+import ErrorCodes
 import Foundation
 import JobQueue
 import Telemetry
@@ -16,12 +17,12 @@ struct JobExecution: Sendable {
     let inFlight: InFlight
     let breakers: ServiceBreakers
 
-    static let storeWeather: Set<String> = ["object_store_refused", "object_store_unavailable"]
+    static let storeWeather: Set<String> = [FailureKind.objectStoreRefused.code, FailureKind.objectStoreUnavailable.code]
 
     func run(_ job: Job) async -> JobOutcome {
         guard let backend = backends[job.backend] else {
             await inFlight.prepared(job.id)
-            return .failed(job, JobFailure(kind: "backend_unavailable", message: "this worker has no '\(job.backend)' backend configured",
+            return .failed(job, JobFailure(.backendUnavailable, message: "this worker has no '\(job.backend)' backend configured",
                                            retryable: true))
         }
         guard breakers.allows(job) else {
@@ -35,11 +36,14 @@ struct JobExecution: Sendable {
         // (`--max-mb-in-flight`): whatever lands in the folder, preparing stays within it.
         let plan: FilePreparation.Plan
         switch await preparation.plan(job, for: input) {
+        case .failure(let failure) where failure.kind == FailureKind.cancelled.code:
+            await inFlight.prepared(job.id)
+            return .handBack(job)
         case .failure(let failure) where Self.storeWeather.contains(failure.kind):
             // The bucket refused the worker's credential, or the store is away: the system's
             // trouble, not the photo's; the breaker holds the jobs while it lasts.
             await inFlight.prepared(job.id)
-            switch await breakers.failed(job, failure, unreachable: failure.kind == "object_store_unavailable") {
+            switch await breakers.failed(job, failure, unreachable: failure.kind == FailureKind.objectStoreUnavailable.code) {
             case .givenBack(let after): return .givenBack(job, failure, afterSeconds: after)
             case .counts(let counted): return .failed(job, counted)
             }
@@ -64,7 +68,7 @@ struct JobExecution: Sendable {
         switch prepared {
         case .failure(let failure):
             await hold(-plan.memory)
-            return .failed(job, failure)
+            return failure.kind == FailureKind.cancelled.code ? .handBack(job) : .failed(job, failure)
         case .success(let prepared):
             // What stays reserved now is what is sent, until it has been.
             let weight = prepared.upload.data.count

@@ -64,6 +64,9 @@ struct DatabaseChaosTests {
     func terminateBackends() async throws {
         var configuration = SimulatorConfiguration.unthrottled
         configuration.faults.analyzeDelaySeconds = 0.05
+        // The analyses wait until connections have been terminated six times: on a loaded
+        // machine the workers once drained all 400 jobs before the killer's first look.
+        configuration.faults.holdAnalyses = true
         try await TestDatabase.with { conninfo in
             try await TestFolder.with { folder in
                 try await ChaosJobs.enqueue(400, into: conninfo, folder: folder)
@@ -73,11 +76,16 @@ struct DatabaseChaosTests {
                     }
                     let killer = Database(conninfo: conninfo, name: "test-killer")
                     var terminated = 0
+                    var released = false
                     let done = try await ChaosJobs.eventually(seconds: 600) {
                         terminated += try await killer.rows("""
                             SELECT pg_terminate_backend(pid) AS gone FROM pg_stat_activity
                             WHERE datname = current_database() AND application_name LIKE 'discern%'
                             """).count
+                        if !released && terminated >= 6 {
+                            await simulator.releaseAnalyses()
+                            released = true
+                        }
                         try await Task.sleep(for: .seconds(1))
                         let census = try await TestDatabase.census(conninfo)
                         return census.succeeded + census.dead == 400

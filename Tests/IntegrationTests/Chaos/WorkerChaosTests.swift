@@ -14,18 +14,28 @@ struct WorkerChaosTests {
         try await TestDatabase.with { conninfo in
             try await TestFolder.with { folder in
                 try await ChaosJobs.enqueue(1000, into: conninfo, folder: folder)
-                try await TestSimulator.with(.unthrottled) { simulator in
+                // The first six kills come while the analyses are held, each once its victim holds
+                // jobs: on a loaded machine the workers once drained all 1,000 between two kills.
+                var configuration = SimulatorConfiguration.unthrottled
+                configuration.faults.holdAnalyses = true
+                try await TestSimulator.with(configuration) { simulator in
                     var workers = try (0..<3).map { _ in
                         try WorkerProcess(conninfo: conninfo, simulatorURL: simulator.baseURL, logFolder: folder, arguments: Self.fastLeases)
                     }
                     var kills = 0
                     while kills < 12, try await TestDatabase.census(conninfo).succeeded < 900 {
-                        try await Task.sleep(for: .milliseconds(Int.random(in: 200...600)))
                         let victim = Int.random(in: 0..<workers.count)
+                        if kills < 6 {
+                            let pid = workers[victim].pid
+                            _ = try await ChaosJobs.eventually(seconds: 300) { try await Self.holdsJobs(pid: pid, conninfo) }
+                        } else {
+                            try await Task.sleep(for: .milliseconds(Int.random(in: 200...600)))
+                        }
                         workers[victim].kill()
                         kills += 1
                         workers[victim] = try WorkerProcess(conninfo: conninfo, simulatorURL: simulator.baseURL, logFolder: folder,
                                                             arguments: Self.fastLeases)
+                        if kills == 6 { await simulator.releaseAnalyses() }
                     }
                     let done = try await ChaosJobs.finished(conninfo, total: 1000)
                     await WorkerProcess.stopAll(workers)
@@ -194,4 +204,14 @@ struct WorkerChaosTests {
             }
         }
     }
+
+    /// Whether the worker process `pid` holds running jobs (its registration names its pid).
+    static func holdsJobs(pid: Int32, _ conninfo: String) async throws -> Bool {
+        let held = try await Database(conninfo: conninfo, name: "test-holding").rows("""
+            SELECT count(*) AS n FROM discern.jobs j JOIN discern.workers w ON w.id = j.lease_owner
+            WHERE j.state = 'running' AND w.pid = $1
+            """, [Int(pid)]).first?.int("n") ?? 0
+        return held > 0
+    }
+
 }

@@ -12,6 +12,9 @@ struct PauseTests {
     func pauseAndResume() async throws {
         var configuration = SimulatorConfiguration.unthrottled
         configuration.faults.analyzeDelaySeconds = 0.3
+        // The analyses wait until the pause is clicked: on a loaded machine the worker once
+        // finished all 40 jobs before Chromium had the page.
+        configuration.faults.holdAnalyses = true
         try await TestDatabase.with { conninfo in
             try await TestFolder.with { folder in
                 try await ChaosJobs.enqueue(40, into: conninfo, folder: folder)
@@ -30,6 +33,7 @@ struct PauseTests {
 
                     let paused = try await BrowserSession.run([.go(base + "/"), .click("form[action=\"/actions/pause\"] button"), .text,
                                                                .screenshot(BrowserSession.screenshots.appendingPathComponent("overview-paused.png").path)])
+                    await simulator.releaseAnalyses()
                     try await Task.sleep(for: .seconds(1))
                     let claimedAtPause = await count("attempts > 0")
                     try await Task.sleep(for: .seconds(2))

@@ -88,6 +88,51 @@ struct DocsTests {
         #expect(citing.isEmpty, "these cite a document that is not in the repository: \(citing)")
     }
 
+    /// Names in the docs that are other systems' words, not discern's: HTTP and SQL, S3's,
+    /// Azure's and Image Discerner's error codes, headers, Kubernetes kinds, libpq, Swift.
+    static let foreignNames: Set<String> = [
+        "AccessDenied", "Authorization", "BadArgument", "ExecutionAlreadyExists", "FaceNotFound", "Forwarded", "InvalidAccessKeyId",
+        "InvalidImage", "InvalidImageSize", "Message", "Mutex", "NoSuchKey", "Origin", "PQexecParams", "PQprepare", "PersonGroupNotFound",
+        "PersonGroupNotTrained", "PersonGroupTrainingNotFinished", "ReadOnlyMany", "ScaledObject", "Secure", "Sendable", "ServiceGroup",
+        "SignatureDoesNotMatch", "SignatureProvided", "SlowDown", "StringToSign", "Synchronization", "UnsupportedFeature",
+    ]
+
+    @Test("every type, member and source file the docs name in backticks exists: a doc outlives no rename")
+    func docsNameWhatExists() throws {
+        var code = "", files = Set<String>()
+        for folder in ["Sources", "Tests", "Plugins", "bench"] {
+            guard let walk = FileManager.default.enumerator(at: Self.root.appendingPathComponent(folder), includingPropertiesForKeys: nil,
+                                                            options: [.skipsHiddenFiles]) else { continue }
+            for case let url as URL in walk where url.pathExtension == "swift" {
+                code += ((try? String(contentsOf: url, encoding: .utf8)) ?? "") + "\n"
+                files.insert(url.lastPathComponent)
+            }
+        }
+        let modules = Set((try Self.entries("Sources")) + (try Self.entries("Tests")))
+        let alerts = try Self.read("deploy/prometheus/discern-alerts.yml")
+        func declared(_ pattern: String) -> Set<String> {
+            let regex = try! NSRegularExpression(pattern: pattern)
+            return Set(regex.matches(in: code, range: NSRange(code.startIndex..., in: code)).compactMap { Range($0.range(at: 1), in: code).map { String(code[$0]) } })
+        }
+        let types = declared(#"\b(?:struct|class|enum|actor|protocol|typealias|extension)\s+([A-Z]\w*)"#)
+        let members = declared(#"\b(?:func|let|var|case|init)\s+`?([A-Za-z_]\w*)"#)
+        let named = try NSRegularExpression(pattern: #"`([A-Z][A-Za-z0-9]*[a-z][A-Za-z0-9]*(?:\.[A-Za-z_]\w*)*)(?:\([^`]*\))?`"#)
+        var missing: [String] = []
+        for doc in (try Self.entries("docs")).filter({ $0.hasSuffix(".md") }).map({ "docs/\($0)" }) + ["README.md", "CHANGELOG.md"] {
+            let text = try Self.read(doc)
+            for match in named.matches(in: text, range: NSRange(text.startIndex..., in: text)) {
+                guard let range = Range(match.range(at: 1), in: text) else { continue }
+                let name = String(text[range]), parts = name.split(separator: ".").map(String.init)
+                if name.hasSuffix(".swift") { if !files.contains(name) { missing.append("\(doc): \(name)") }; continue }
+                guard !Self.foreignNames.contains(parts[0]), !alerts.contains("alert: \(parts[0])") else { continue }
+                let known = (types.contains(parts[0]) || modules.contains(parts[0]))
+                    && parts.dropFirst().allSatisfy { members.contains($0) || types.contains($0) }
+                if !known { missing.append("\(doc): \(name)") }
+            }
+        }
+        #expect(missing.isEmpty, "the docs name what the code does not have (renamed or removed?):\n\(missing.joined(separator: "\n"))")
+    }
+
     @Test("the layout table names every folder at the top and every part of sql/")
     func layoutCoversTheTree() throws {
         let layout = try Self.layout()

@@ -1,3 +1,4 @@
+import Backends
 import Foundation
 import JobQueue
 import Postgres
@@ -11,6 +12,20 @@ import Testing
 @Suite("Schema source")
 struct SchemaSourceTests {
     static let sql = ChaosJobs.repository.appendingPathComponent("sql")
+
+    @Test("the services, the jobs table's backend check and the rate_limits rows agree: a new service's folder and line fail here until its migration is written")
+    func servicesAgreeWithSchema() async throws {
+        try await TestDatabase.with { conninfo in
+            let database = Database(conninfo: conninfo, name: "test-services")
+            let check = try #require(try await database.rows(
+                "SELECT pg_get_constraintdef(oid) AS def FROM pg_constraint WHERE conname = 'jobs_backend_check'").first?.string("def"))
+            let allowed = check.split(separator: "'").enumerated().filter { $0.offset % 2 == 1 }.map { String($0.element) }
+            #expect(Set(allowed) == Set(Services.names), "jobs_backend_check allows \(allowed.sorted()); Services.all names \(Services.names.sorted())")
+            let seeded = try await database.rows("SELECT key FROM discern.rate_limits").map { try $0.string("key") }
+            let keys = Set(Services.all.flatMap(\.rateLimitKeys))
+            #expect(Set(seeded).isSubset(of: keys), "rate_limits rows no service takes a slot from: \(Set(seeded).subtracting(keys).sorted())")
+        }
+    }
 
     @Test("a database made by the last release (migrations 1-25, with jobs in it) upgrades to what a fresh install is: the same schema, privileges and sql/schema.sql, its rows kept")
     func upgradeEqualsFresh() async throws {

@@ -29,6 +29,10 @@ enum Subprocess {
         return (status, text)
     }
 
+    private typealias CloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32
+    private static let closeFrom: CloseFrom? = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "posix_spawn_file_actions_addclosefrom_np")
+        .map { unsafeBitCast($0, to: CloseFrom.self) }
+
     private static func spawnAndWait(_ executable: String, _ arguments: [String], environment: [String], output: String) throws -> Int32 {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
@@ -36,6 +40,11 @@ enum Subprocess {
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 1, output, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
         posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        // Nothing else of this process goes with it: the test process holds a thousand descriptors
+        // or more (connections, pipes, files), and apt's download methods (mmdebstrap, a chroot's
+        // apt-get) fail once their own sockets are numbered past 1023. glibc's closefrom action
+        // is looked up at run time: Swift does not import it.
+        if let closeFrom = Self.closeFrom { _ = closeFrom(&actions, 3) }
         let argv = ([executable] + arguments).map { strdup($0) } + [nil]
         let envp = environment.map { strdup($0) } + [nil]
         defer { (argv + envp).forEach { free($0) } }

@@ -1,0 +1,93 @@
+import ErrorCodes
+import Foundation
+import Imaging
+import JobQueue
+import Testing
+@testable import Console
+@testable import Worker
+
+/// One failure registry (`FailureKind.all`): every kind a job can carry is declared there once,
+/// raised from there, and read from there by the worker and the console, so they cannot drift.
+@Suite("Failure registry")
+struct FailureRegistryTests {
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().deletingLastPathComponent()
+
+    static func files(under folder: String, ending suffix: String) -> [(path: String, text: String)] {
+        let base = root.appendingPathComponent(folder)
+        let walker = FileManager.default.enumerator(at: base, includingPropertiesForKeys: nil)
+        return (walker?.allObjects as? [URL] ?? []).filter { $0.path.hasSuffix(suffix) }.compactMap { url in
+            (try? String(contentsOf: url, encoding: .utf8)).map { (String(url.path.dropFirst(root.path.count + 1)), $0) }
+        }
+    }
+
+    @Test("each kind is registered once, as a snake_case code with a line for the operator")
+    func registeredOnce() {
+        let codes = FailureKind.all.map(\.code)
+        #expect(Set(codes).count == codes.count, "a code is registered twice")
+        for kind in FailureKind.all {
+            #expect(kind.code.allSatisfy { $0.isLowercase || $0.isNumber || $0 == "_" }, "\(kind.code)")
+            #expect(kind.advice.count > 20 && kind.advice.hasSuffix("."), "\(kind.code): \(kind.advice)")
+            #expect(FailureKind.named(kind.code) == kind)
+        }
+    }
+
+    @Test("no kind is written as a literal outside the registry: not in Sources/, not in sql/")
+    func noLiteralKinds() {
+        // Single words (`timeout`, `cancelled`, `network`) are also states, labels and words of
+        // prose: the kinds that cannot be mistaken are checked as literals, and every kind by
+        // the places a kind is given (`kind: "…"`, a code declared with `Self("…")`).
+        let distinctive = FailureKind.all.map(\.code).filter { $0.contains("_") }
+        var found: [String] = []
+        for file in Self.files(under: "Sources", ending: ".swift") where !file.path.hasSuffix("ErrorCodes/FailureKinds.swift") {
+            for code in distinctive where file.text.contains("\"\(code)\"") { found.append("\(file.path): \"\(code)\"") }
+            if file.text.contains("kind: \"") { found.append("\(file.path): a kind: \"…\" literal") }
+            let declaresJobCodes = ["Owner == ImagingError", "Owner == FileAccessError", "Owner == BackendError"].contains { file.text.contains($0) }
+            if declaresJobCodes && file.text.contains("Self(\"") { found.append("\(file.path): an error code declared as a literal") }
+        }
+        for file in Self.files(under: "sql", ending: ".sql") {
+            for code in distinctive where file.text.contains("'\(code)'") { found.append("\(file.path): '\(code)'") }
+            if file.text.range(of: #"error_kind\s*(=|<>|IN)\s*\(?'"#, options: .regularExpression) != nil {
+                found.append("\(file.path): an error_kind compared with a literal")
+            }
+        }
+        #expect(found.isEmpty, "kinds written outside Sources/ErrorCodes/FailureKinds.swift:\n\(found.joined(separator: "\n"))")
+    }
+
+    @Test("the worker and the console agree on every preparation failure: what the worker retries, the console never blames on the file")
+    func workerAndConsoleAgree() {
+        let codes: [ImagingError.Code] = [.empty, .unsupportedFormat, .undecodable, .truncated, .tooManyPixels, .sourceTooLarge, .tooSmall,
+                                          .cannotFit, .unreadable, .processingFailed, .pathNotAllowed, .fileNotFound, .notRegularFile]
+        for code in codes {
+            let kind = try? #require(FailureKind.named(code.rawValue), "\(code) is not in the registry")
+            let failure = FilePreparation.failure(ImagingError(code, "x"), path: "/photos/a.jpg", attempt: 2, maxAttempts: 5, truncatedRetrySeconds: 300)
+            let consoleBlamesFile = JobPage.fileIsTheProblem(code.rawValue)
+            #expect(consoleBlamesFile == (kind?.fault == .file), "\(code)")
+            if failure.isRetryable { #expect(!consoleBlamesFile, "the worker retries \(code), the console says retrying will not help") }
+        }
+        // The disagreement the registry ended: a file the worker could not read is the system's.
+        #expect(!JobPage.fileIsTheProblem("image_unreadable") && FailureKind.imageUnreadable.fault == .system)
+        #expect(JobPage.fileIsTheProblem("image_undecodable"))
+        #expect(!JobPage.fileIsTheProblem("a_kind_of_another_release"))
+    }
+
+    @Test("the registry's attempt rule is what the worker does with a file it could not read: the last attempt is given back")
+    func attemptRuleApplied() {
+        let last = FilePreparation.failure(ImagingError(.unreadable, "Input/output error"), path: "/p", attempt: 5, maxAttempts: 5, truncatedRetrySeconds: 1)
+        #expect(FailureKind.imageUnreadable.attempt == .lastGivenBack && !last.countsAsAttempt && last.waitsLongerEachTime)
+        let truncated = FilePreparation.failure(ImagingError(.truncated, "cut"), path: "/p", attempt: 2, maxAttempts: 5, truncatedRetrySeconds: 1)
+        #expect(FailureKind.imageTruncated.retry == .once && !truncated.isRetryable)
+    }
+
+    @Test("docs/design.md's table of kinds is the registry, row for row")
+    func docsTableIsTheRegistry() throws {
+        let design = try String(contentsOf: Self.root.appendingPathComponent("docs/design.md"), encoding: .utf8)
+        let rows = design.components(separatedBy: "\n").drop { !$0.hasPrefix("<!-- failure-kinds: generated") }.dropFirst(3)
+            .prefix { !$0.hasPrefix("<!-- failure-kinds: end") }
+        let retried: [FailureKind.Retry: String] = [.never: "no", .once: "once, later", .yes: "yes"]
+        let expected = FailureKind.all.map { kind in
+            "| `\(kind.code)` | \(kind.fault.rawValue) | \(retried[kind.retry] ?? "") | \(kind.attempt.rawValue) | \(kind.breaker.rawValue) | \(kind.advice) |"
+        }
+        #expect(Array(rows) == expected, "docs/design.md, \"Errors\", should read:\n\(expected.joined(separator: "\n"))")
+    }
+}
