@@ -8,7 +8,11 @@ struct CleanRoot {
     let folder: URL
 
     static func with<T>(_ body: (CleanRoot) async throws -> T) async throws -> T {
-        let tarball = try await Subprocess.run("/bin/bash", [Packaging.script("bookworm-root.sh")]).trimmingCharacters(in: .whitespacesAndNewlines)
+        // Made (or found) where the script keeps it. Its output is not read for the path: the first
+        // run's mmdebstrap writes through /dev/stderr, which reopens the output file and writes
+        // over what came before it.
+        _ = try await Subprocess.run("/bin/bash", [Packaging.script("bookworm-root.sh")])
+        let tarball = ProcessInfo.processInfo.environment["DISCERN_BOOKWORM_ROOT"] ?? "/var/tmp/discern-bookworm-slim.tar"
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("discern-root-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
