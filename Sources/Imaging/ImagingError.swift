@@ -25,7 +25,7 @@ public struct ImagingError: Error, CustomStringConvertible, Sendable, Equatable 
 
     /// Whether another attempt may help, as the registry says (`FailureKind.retry`): only I/O
     /// gets better by itself, and a truncated file may still be arriving (tried once more).
-    public var isRetryable: Bool { FailureKind.named(kind).map { $0.retry != .never } ?? false }
+    public var isRetryable: Bool { FailureKind.named(kind)?.retry == .yes }
 }
 
 extension ImagingError {
