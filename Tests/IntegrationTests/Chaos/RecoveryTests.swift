@@ -35,7 +35,6 @@ struct RecoveryTests {
                     try #require(holder, "no worker took the job held in the simulator")
                     var kills = 0, restarted = false, ended = false
                     let script = ChaosJobs.repository.appendingPathComponent("scripts/postgres.sh").path
-                    let port = try #require(URLComponents(string: simulator.baseURL)?.port)
                     while Date().timeIntervalSince(started) < 600 {
                         if await finished() { ended = true; break }
                         let owner = kills == 0 ? try await Self.pid(holding: stranded, conninfo) : nil
@@ -43,7 +42,7 @@ struct RecoveryTests {
                         workers[victim].kill()
                         kills += 1
                         // Its next run answers.
-                        if kills == 1 { _ = await RawHTTP.post(port: port, path: "/_sim/release-analyses", body: "") }
+                        if kills == 1 { await simulator.releaseAnalyses() }
                         workers[victim] = try WorkerProcess(conninfo: conninfo, simulatorURL: simulator.baseURL, logFolder: folder)
                         if !restarted, kills == 5 {
                             _ = try await Subprocess.run("/bin/bash", [script, "restart", clusterFolder.path, "immediate"])
