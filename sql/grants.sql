@@ -86,7 +86,7 @@ BEGIN
         REVOKE SELECT ON discern.jobs, discern.results, discern.latest_results FROM discern_reader;
         GRANT SELECT (id, batch_id, backend, action, image_path, state, priority, run_at, attempts, max_attempts,
                       lease_owner, lease_expires_at, error_kind, last_error, error_history, created_at, updated_at,
-                      finished_at, unique_key, shared_crashes, solo_crashes, given_back, perceptual_hash, near_duplicate_of, traceparent)
+                      finished_at, unique_key, shared_crashes, solo_crashes, given_back, preparing_by, perceptual_hash, near_duplicate_of, traceparent)
             ON discern.jobs TO discern_reader;
         GRANT SELECT (id, job_id, batch_id, image_path, backend, action, category, subcategory, operator, fleet_id,
                       license_plate, confidence, text_identifiers, description, outcome, subject_id, details, api_calls,

@@ -138,6 +138,7 @@ CREATE TABLE discern.jobs (
     perceptual_hash bigint,
     near_duplicate_of text,
     traceparent text,
+    preparing_by text,
     CONSTRAINT jobs_action_check CHECK (((length(action) >= 1) AND (length(action) <= 50))),
     CONSTRAINT jobs_attempts_check CHECK ((attempts >= 0)),
     CONSTRAINT jobs_backend_check CHECK ((backend = ANY (ARRAY['discerner'::text, 'ooto'::text, 'azure-face'::text, 'landmark'::text, 'unissey'::text]))),
@@ -383,9 +384,11 @@ CREATE TABLE discern.workers (
 
 COMMENT ON COLUMN discern.jobs.given_back IS 'Attempts given back because the service could not start them (not the job''s fault); at 10, further ones count.';
 
-COMMENT ON COLUMN discern.jobs.shared_crashes IS 'Times a worker stopped (crash, kill, hang) while holding this job and others; the attempt was given back. From 3 on, the job runs alone.';
+COMMENT ON COLUMN discern.jobs.preparing_by IS 'The worker preparing this job''s file alone, while it does (set only for a job that runs alone); a worker that stops with its own id here counts the crash against the file (solo_crashes).';
 
-COMMENT ON COLUMN discern.jobs.solo_crashes IS 'Times a worker stopped while this job was all it held; counted as attempts. At 3 the job is dead (worker_crashed).';
+COMMENT ON COLUMN discern.jobs.shared_crashes IS 'Times a worker stopped (crash, kill, hang) holding this job, other than while preparing it alone; the attempt was given back. From 3 on, the job runs alone.';
+
+COMMENT ON COLUMN discern.jobs.solo_crashes IS 'Times a worker stopped while preparing this job''s file alone; counted as attempts. At 3 the job is dead (worker_crashed).';
 
 COMMENT ON COLUMN discern.workers.presence_key IS 'The advisory lock (1684632419, presence_key) the worker''s session holds while it runs; NULL: it holds none (a transaction pooler without a direct URL, or an older release) and is judged by its heartbeats.';
 

@@ -34,6 +34,8 @@ public struct FailureKind: Sendable, Hashable, CustomStringConvertible {
         case notCounted = "not counted"
         /// None while the service's breaker is open: the job waits for the service.
         case heldByBreaker = "held by the breaker"
+        /// None, unless the worker stopped while preparing the job's file alone (a suspect).
+        case ifPreparingAlone = "only if preparing it alone"
     }
 
     /// What the failure tells the service's breaker, shared by the workers.

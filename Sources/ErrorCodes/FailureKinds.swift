@@ -139,10 +139,10 @@ extension FailureKind {
                                           "PostgreSQL refused to store the result's values (the raw answer is in the job's history): report it.")
     public static let outcomeUnrecorded = FailureKind("outcome_unrecorded", .system, retry: .yes,
                                           "The worker ran the attempt but could not record what came of it (its log says why: a permission, an unmigrated schema): fix that, then retry.")
-    public static let leaseExpired = FailureKind("lease_expired", .system, retry: .yes,
+    public static let leaseExpired = FailureKind("lease_expired", .system, retry: .yes, attempt: .ifPreparingAlone,
                                           "The worker holding the job stopped (it crashed, hung or lost its database): the job went back to the queue.")
     public static let workerCrashed = FailureKind("worker_crashed", .file, retry: .never,
-                                          "The worker stopped three times while this job ran alone on it: the file likely crashes discern; inspect it, then retry.")
+                                          "The worker stopped three times while preparing this file alone: the file likely crashes discern; inspect it, then retry.")
 
     /// Every kind, in the order above.
     public static let all: [FailureKind] = [

@@ -101,21 +101,40 @@ public enum JobQueue {
 
     /// Rescues the jobs of workers that are gone (`QueueSQL.rescue` says how that is known),
     /// except those of `rescuer` (the worker asking, alive by asking; nil for a maintenance
-    /// task); returns how many.
+    /// task). The server is recorded first when it is new (a restart, a crash recovery, a
+    /// failover): its workers are then awaited while they reconnect.
     @discardableResult
-    public static func rescue(_ connection: Connection, rescuer: String? = nil) throws -> Int {
-        try connection.query(prepared: QueueSQL.rescue, [rescuer, FailureKind.workerCrashed.code, FailureKind.leaseExpired.code]).count
+    public static func rescue(_ connection: Connection, rescuer: String? = nil) throws -> RescueRound {
+        try noteDatabaseServer(connection)
+        let row = try connection.query(prepared: QueueSQL.rescue, [rescuer, FailureKind.workerCrashed.code, FailureKind.leaseExpired.code]).first
+        return RescueRound(rescued: try row?.int("rescued") ?? 0, awaitedWorkers: try row?.int("awaited") ?? 0,
+                           awaitedSeconds: try row?.optionalDouble("awaited_seconds"))
     }
 
-    /// Seconds since a rescuer first saw the database server as it is now. A restart, a crash
-    /// recovery (the server's shared statistics are reset then) or a failover to another server
-    /// makes it new, and every session with it: for a while after, a live worker's lock may be
+    /// What one rescue did, and whom it waits for.
+    public struct RescueRound: Sendable, Equatable {
+        /// Jobs handed back (or ended dead) because their workers are gone.
+        public let rescued: Int
+        /// Workers holding jobs that have not been heard from since the database server became
+        /// the one it is now, and still have time to reconnect: their jobs are left be.
+        public let awaitedWorkers: Int
+        /// Seconds until the last of them runs out of that time.
+        public let awaitedSeconds: Double?
+    }
+
+    /// Records the database server as it is now, when a rescuer has not seen it yet: a restart,
+    /// a crash recovery (the server's shared statistics are reset then) or a failover to another
+    /// server makes every session new, and for a while after a live worker's lock may be
     /// missing only because it has not reconnected yet. Written only when it changed.
-    public static func databaseEpochAge(_ connection: Connection) throws -> Double {
-        let seen = try connection.query(prepared: QueueSQL.databaseEpoch).first
-        if let seen, try seen.bool("same") { return try seen.optionalDouble("age") ?? 0 }
+    static func noteDatabaseServer(_ connection: Connection) throws {
+        if try connection.query(prepared: QueueSQL.databaseEpoch).first?.bool("same") == true { return }
         try connection.query(QueueSQL.newDatabaseEpoch)
-        return try connection.query(prepared: QueueSQL.databaseEpoch).first?.optionalDouble("age") ?? 0
+    }
+
+    /// Marks the file of `job`, which runs alone, as being prepared by `workerID` (a crash now is
+    /// the file's doing), or clears the mark once it is prepared.
+    public static func markPreparingAlone(_ connection: Connection, jobID: Int, workerID: String, preparing: Bool) throws {
+        try connection.query(prepared: preparing ? QueueSQL.markPreparing : QueueSQL.clearPreparing, [jobID, workerID])
     }
 
     /// Enqueues one job per file in one transaction, streamed in with COPY. A file with a unique

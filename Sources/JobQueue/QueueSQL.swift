@@ -209,29 +209,39 @@ enum QueueSQL {
     /// A worker whose session holds its lock is alive however late its heartbeat (a process
     /// starved of CPU): a lease it did not know it held is its own rescuer's to release
     /// (`releaseOrphans`). A rescuer never takes its own worker for gone (`$1`). After a restart
-    /// or failover every session is new: the rescuer waits for live workers to reconnect first
-    /// (`databaseEpoch`). SKIP LOCKED lets many rescuers run at once without waiting on each
-    /// other, and leaves alone a job whose row a statement still holds: its worker's own
-    /// completion, which the heartbeat does not wait for either.
+    /// or failover every session is new: a worker not heard from since the server was first seen
+    /// (`databaseEpoch`) is awaited for `reconnectSeconds`, or three of its heartbeats if longer,
+    /// before the first two rules judge it. SKIP LOCKED lets many rescuers run at once, and
+    /// leaves alone a row a statement still holds (its worker's own completion).
     ///
-    /// How a crash counts: each job is judged by what its worker held, counted without locks so
-    /// that rescuers splitting one worker's jobs between them agree. Beside others, the attempt
-    /// is given back (`shared_crashes`); alone, it counts (`solo_crashes`), and the third ends the
-    /// job dead as `worker_crashed`, as does an attempt that was its last.
+    /// How a crash counts: a job whose worker stopped while preparing its file alone (its own id
+    /// in `preparing_by`, which only a worker running a suspect writes) spends the attempt and
+    /// counts a solo crash; the third ends it dead as `worker_crashed`, as does an attempt that
+    /// was its last. Any other crash gives the attempt back and counts a shared crash.
+    /// Returns the jobs rescued, and the workers awaited that hold jobs, with the seconds left.
     static let rescue = """
-        WITH held AS (
+        WITH epoch AS (
+            SELECT max(first_seen_at) AS since FROM discern.database_epoch
+        ), held AS (
             SELECT objid::bigint AS key FROM pg_locks
             WHERE locktype = 'advisory' AND classid = \(WorkerRegistry.presenceNamespace) AND objsubid = 2 AND granted
               AND database = (SELECT oid FROM pg_database WHERE datname = current_database())
-        ), gone AS (
-            SELECT w.id AS owner, 'session' AS why FROM discern.workers w
+        ), silent AS (
+            SELECT w.id AS owner, 'session' AS why, w.last_heartbeat_at, w.heartbeat_seconds FROM discern.workers w
             WHERE w.presence_key IS NOT NULL AND w.id IS DISTINCT FROM $1
               AND w.last_heartbeat_at < now() - make_interval(secs => 2 * w.heartbeat_seconds)
               AND w.presence_key::bigint NOT IN (SELECT key FROM held)
             UNION ALL
-            SELECT w.id, 'heartbeat' FROM discern.workers w
+            SELECT w.id, 'heartbeat', w.last_heartbeat_at, w.heartbeat_seconds FROM discern.workers w
             WHERE w.presence_key IS NULL AND w.id IS DISTINCT FROM $1
               AND w.last_heartbeat_at < now() - make_interval(secs => 3 * w.heartbeat_seconds)
+        ), awaited AS (
+            SELECT s.owner, epoch.since + make_interval(secs => greatest(\(reconnectSeconds), 3 * s.heartbeat_seconds)) AS until
+            FROM silent s, epoch
+            WHERE s.last_heartbeat_at < epoch.since
+              AND now() < epoch.since + make_interval(secs => greatest(\(reconnectSeconds), 3 * s.heartbeat_seconds))
+        ), gone AS (
+            SELECT owner, why FROM silent WHERE owner NOT IN (SELECT owner FROM awaited)
             UNION ALL
             SELECT expired.lease_owner, 'unregistered' FROM (
                 SELECT lease_owner FROM discern.jobs WHERE state = 'running' AND lease_expires_at < now()
@@ -242,46 +252,64 @@ enum QueueSQL {
             SELECT DISTINCT ON (owner) owner, why FROM gone ORDER BY owner, why
         ), lost AS (
             SELECT j.id, j.solo_crashes, j.attempts, j.max_attempts, stopped.why,
+                   j.preparing_by IS NOT DISTINCT FROM j.lease_owner AS preparing_alone,
                    (SELECT count(*) FROM discern.jobs o WHERE o.state = 'running' AND o.lease_owner = j.lease_owner) AS held
             FROM discern.jobs j JOIN stopped ON stopped.owner = j.lease_owner
             WHERE j.state = 'running'
             FOR UPDATE OF j SKIP LOCKED
         ), judged AS (
-            SELECT id, held, why, held = 1 AS alone,
-                   held = 1 AND (solo_crashes + 1 >= \(soloCrashesBeforeDead) OR attempts >= max_attempts) AS dies,
-                   held = 1 AND solo_crashes + 1 >= \(soloCrashesBeforeDead) AS crashes_it
+            SELECT id, held, why, preparing_alone AS counted,
+                   preparing_alone AND (solo_crashes + 1 >= \(soloCrashesBeforeDead) OR attempts >= max_attempts) AS dies,
+                   preparing_alone AND solo_crashes + 1 >= \(soloCrashesBeforeDead) AS crashes_it
             FROM lost
+        ), rescued AS (
+            UPDATE discern.jobs AS j
+            SET state = CASE WHEN judged.dies THEN 'dead' ELSE 'available' END,
+                finished_at = CASE WHEN judged.dies THEN now() ELSE NULL END,
+                attempts = CASE WHEN judged.counted THEN j.attempts ELSE greatest(j.attempts - 1, 0) END,
+                shared_crashes = j.shared_crashes + CASE WHEN judged.counted THEN 0 ELSE 1 END,
+                solo_crashes = j.solo_crashes + CASE WHEN judged.counted THEN 1 ELSE 0 END,
+                error_kind = CASE WHEN judged.crashes_it THEN $2::text ELSE $3::text END,
+                last_error = CASE
+                    WHEN judged.crashes_it THEN format('the worker stopped (crashed, was killed or ran out of memory) %s times while preparing this file alone: '
+                        'the file likely crashes discern; inspect it, then discern.retry', j.solo_crashes + 1)
+                    WHEN judged.counted THEN 'the worker stopped while preparing this file alone (it crashed, was killed or ran out of memory); the attempt counts'
+                    ELSE format('the worker holding this job and %s other(s) stopped (it crashed, hung or lost its database connection), '
+                        'not while preparing this file alone; the job was handed back, the attempt not counted', judged.held - 1)
+                END,
+                error_history = discern.history_with(j.error_history, jsonb_build_object(
+                    'attempt', j.attempts, 'at', now(), 'kind', CASE WHEN judged.crashes_it THEN $2::text ELSE $3::text END,
+                    'error', format(CASE judged.why
+                        WHEN 'session' THEN 'worker %s is gone (its database session ended: it crashed, was killed or lost its connection) holding %s job(s)'
+                        WHEN 'heartbeat' THEN 'worker %s missed three heartbeats holding %s job(s)'
+                        ELSE 'worker %s stopped or is no longer registered, and its lease expired, holding %s job(s)' END,
+                        j.lease_owner, judged.held), 'counted', judged.counted)),
+                preparing_by = NULL, lease_owner = NULL, lease_expires_at = NULL, updated_at = now()
+            FROM judged WHERE j.id = judged.id
+            RETURNING j.id
         )
-        UPDATE discern.jobs AS j
-        SET state = CASE WHEN judged.dies THEN 'dead' ELSE 'available' END,
-            finished_at = CASE WHEN judged.dies THEN now() ELSE NULL END,
-            attempts = CASE WHEN judged.alone THEN j.attempts ELSE greatest(j.attempts - 1, 0) END,
-            shared_crashes = j.shared_crashes + CASE WHEN judged.alone THEN 0 ELSE 1 END,
-            solo_crashes = j.solo_crashes + CASE WHEN judged.alone THEN 1 ELSE 0 END,
-            error_kind = CASE WHEN judged.crashes_it THEN $2::text ELSE $3::text END,
-            last_error = CASE
-                WHEN judged.crashes_it THEN format('the worker stopped (crashed, was killed or ran out of memory) %s times while this job ran alone on it: '
-                    'the file likely crashes discern; inspect it, then discern.retry', j.solo_crashes + 1)
-                WHEN judged.alone THEN 'the worker holding this job stopped while it ran alone on it (it crashed, hung or lost its database connection); the attempt counts'
-                ELSE format('the worker holding this job and %s others stopped (it crashed, hung or lost its database connection); '
-                    'the job was handed back, the attempt not counted', judged.held - 1)
-            END,
-            error_history = discern.history_with(j.error_history, jsonb_build_object(
-                'attempt', j.attempts, 'at', now(), 'kind', CASE WHEN judged.crashes_it THEN $2::text ELSE $3::text END,
-                'error', format(CASE judged.why
-                    WHEN 'session' THEN 'worker %s is gone (its database session ended: it crashed, was killed or lost its connection) holding %s job(s)'
-                    WHEN 'heartbeat' THEN 'worker %s missed three heartbeats holding %s job(s)'
-                    ELSE 'worker %s stopped or is no longer registered, and its lease expired, holding %s job(s)' END,
-                    j.lease_owner, judged.held), 'counted', judged.alone)),
-            lease_owner = NULL, lease_expires_at = NULL, updated_at = now()
-        FROM judged WHERE j.id = judged.id
-        RETURNING j.id
+        SELECT (SELECT count(*) FROM rescued)::integer AS rescued,
+               (SELECT count(*) FROM awaited a
+                WHERE EXISTS (SELECT 1 FROM discern.jobs j WHERE j.state = 'running' AND j.lease_owner = a.owner))::integer AS awaited,
+               (SELECT extract(epoch FROM max(until) - now()) FROM awaited)::double precision AS awaited_seconds
         """
 
-    /// The server as rescuers last recorded it, and whether it is still the same one.
+    /// Seconds a worker not heard from since a restart or failover has to reconnect before its
+    /// jobs are taken for a dead worker's: a loaded machine's workers took more than six.
+    static let reconnectSeconds = 30
+
+    /// Marks a suspect's file as being prepared by its worker, alone (`rescue` counts a crash
+    /// then against the file), and clears the mark once it is prepared. Guarded by the lease.
+    static let markPreparing = """
+        UPDATE discern.jobs SET preparing_by = $2 WHERE id = $1 AND state = 'running' AND lease_owner = $2
+        """
+    static let clearPreparing = """
+        UPDATE discern.jobs SET preparing_by = NULL WHERE id = $1 AND lease_owner = $2 AND preparing_by = $2
+        """
+
+    /// Whether the server rescuers last recorded is still the one answering.
     static let databaseEpoch = """
-        SELECT extract(epoch FROM now() - first_seen_at)::double precision AS age,
-               server_started_at = pg_postmaster_start_time()
+        SELECT server_started_at = pg_postmaster_start_time()
                    AND stats_reset_at IS NOT DISTINCT FROM pg_stat_get_bgwriter_stat_reset_time() AS same
         FROM discern.database_epoch
         """

@@ -39,6 +39,10 @@ public enum SimulatorServer {
             Response(status: .ok, headers: [.contentType: "application/json"],
                      body: ResponseBody(byteBuffer: ByteBuffer(string: "{\"released\": \(hold.release())}")))
         }
+        router.get("/_sim/held-analyses") { _, _ in
+            let held = (try? JSONSerialization.data(withJSONObject: ["held": hold.heldNow])) ?? Data("{}".utf8)
+            return Response(status: .ok, headers: [.contentType: "application/json"], body: ResponseBody(byteBuffer: ByteBuffer(bytes: held)))
+        }
         router.get("/_sim/stats") { _, _ in
             Response(status: .ok, headers: [.contentType: "application/json"], body: ResponseBody(byteBuffer: ByteBuffer(bytes: await stats.snapshotJSON())))
         }

@@ -11,6 +11,8 @@ final class AnalysisHold: Sendable {
         /// Jobs (their `X-Correlation-ID`) whose analyses are held even when others are not.
         var heldJobs: Set<String>
         var waiting: [Int: CheckedContinuation<Void, Never>] = [:]
+        /// The correlation id of each held analysis, while it is held.
+        var holding: [Int: String] = [:]
         /// Waits cancelled before their continuation was stored.
         var cancelled: Set<Int> = []
         var nextTicket = 0
@@ -31,6 +33,8 @@ final class AnalysisHold: Sendable {
             return state.nextTicket
         }
         guard let ticket else { return }
+        state.withLock { $0.holding[ticket] = correlationID ?? "" }
+        defer { _ = state.withLock { $0.holding.removeValue(forKey: ticket) } }
         await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
                 let goOn = state.withLock { state in
@@ -49,6 +53,10 @@ final class AnalysisHold: Sendable {
             continuation?.resume()
         }
     }
+
+    /// The correlation ids (`discern-job-<id>`) of the analyses held now: a test tells a job
+    /// waiting on its service from one still being prepared.
+    var heldNow: [String] { state.withLock { $0.holding.values.sorted() } }
 
     /// Lets every held analysis go on, and every later one through; returns how many were held.
     func release() -> Int {

@@ -7,8 +7,9 @@ import Tracing
 
 /// One job's way through the stages: prepare its file (CPU, within the prepare stage's room and
 /// the memory budget), then, holding what it sends within that budget, call its service in a
-/// network slot. Returns what became of it; never writes anything (the completer does). A job
-/// whose service is known to be down goes back before each stage (`ServiceBreakers`).
+/// network slot. Returns what became of it, which the completer writes; of its own it writes
+/// only a suspect's mark (`SuspectMarks`). A job whose service is known to be down goes back
+/// before each stage (`ServiceBreakers`).
 struct JobExecution: Sendable {
     let backends: [String: any AnalysisBackend]
     let preparation: FilePreparation
@@ -16,6 +17,7 @@ struct JobExecution: Sendable {
     let bytesInFlight: Slots
     let inFlight: InFlight
     let breakers: ServiceBreakers
+    let suspects: SuspectMarks
 
     static let storeWeather: Set<String> = [FailureKind.objectStoreRefused.code, FailureKind.objectStoreUnavailable.code]
 
@@ -30,26 +32,48 @@ struct JobExecution: Sendable {
             await inFlight.prepared(job.id)
             return .givenBack(job, nil, afterSeconds: 0)
         }
+        // A suspect's file is marked while it is read and prepared: a crash then is the file's.
+        let marked = job.runsAlone ? await suspects.preparing(job) : false
+        let stage = await prepareFile(job, for: backend.input(for: job.action))
+        if marked { await suspects.prepared(job) }
+        switch stage {
+        case .ended(let outcome):
+            return outcome
+        case .prepared(let prepared):
+            // What stays reserved now is what is sent, until it has been.
+            let outcome = await call(backend, job, prepared)
+            await hold(-prepared.upload.data.count)
+            return outcome
+        }
+    }
+
+    /// How preparing a job's file ended: prepared, holding what it sends within the memory
+    /// budget, or with the job's outcome.
+    private enum Stage {
+        case prepared(FilePreparation.Prepared)
+        case ended(JobOutcome)
+    }
+
+    private func prepareFile(_ job: Job, for input: InputHandling) async -> Stage {
         let started = ContinuousClock.now
-        let input = backend.input(for: job.action)
         // Memory is reserved before any pixel is decoded, by what the file will take
         // (`--max-mb-in-flight`): whatever lands in the folder, preparing stays within it.
         let plan: FilePreparation.Plan
         switch await preparation.plan(job, for: input) {
         case .failure(let failure) where failure.kind == FailureKind.cancelled.code:
             await inFlight.prepared(job.id)
-            return .handBack(job)
+            return .ended(.handBack(job))
         case .failure(let failure) where Self.storeWeather.contains(failure.kind):
             // The bucket refused the worker's credential, or the store is away: the system's
             // trouble, not the photo's; the breaker holds the jobs while it lasts.
             await inFlight.prepared(job.id)
             switch await breakers.failed(job, failure, unreachable: failure.kind == FailureKind.objectStoreUnavailable.code) {
-            case .givenBack(let after): return .givenBack(job, failure, afterSeconds: after)
-            case .counts(let counted): return .failed(job, counted)
+            case .givenBack(let after): return .ended(.givenBack(job, failure, afterSeconds: after))
+            case .counts(let counted): return .ended(.failed(job, counted))
             }
         case .failure(let failure):
             await inFlight.prepared(job.id)
-            return .failed(job, failure)
+            return .ended(.failed(job, failure))
         case .success(let planned):
             plan = planned
         }
@@ -68,14 +92,10 @@ struct JobExecution: Sendable {
         switch prepared {
         case .failure(let failure):
             await hold(-plan.memory)
-            return failure.kind == FailureKind.cancelled.code ? .handBack(job) : .failed(job, failure)
+            return .ended(failure.kind == FailureKind.cancelled.code ? .handBack(job) : .failed(job, failure))
         case .success(let prepared):
-            // What stays reserved now is what is sent, until it has been.
-            let weight = prepared.upload.data.count
-            await hold(weight - plan.memory)
-            let outcome = await call(backend, job, prepared)
-            await hold(-weight)
-            return outcome
+            await hold(prepared.upload.data.count - plan.memory)
+            return .prepared(prepared)
         }
     }
 

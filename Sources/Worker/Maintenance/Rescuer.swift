@@ -12,54 +12,48 @@ import ServiceLifecycle
 /// whose leases expired (an outcome that could not be written) go back, since nobody else would
 /// ever take them. Also forgets workers silent for a day.
 ///
-/// After the database restarted or failed over, every session is new and live workers are
-/// still reconnecting: no rescue until `reconnectSeconds` (three heartbeats) after a rescuer
-/// first saw the new server, or after this rescuer itself lost the database. No job of a live
-/// worker is taken, and none is charged a crash for the database's outage.
+/// After the database restarted or failed over, every session is new: a worker not heard from
+/// since is awaited while it reconnects (`JobQueue.rescue`), each rescuer saying so once. After
+/// this rescuer itself lost the database (others may have lost it too, and be reconnecting),
+/// it rescues nothing for three rounds.
 struct Rescuer: Service {
     let database: Database
     let workerID: String
     let inFlight: InFlight
     let intervalSeconds: Double
     let logger: Logger
-    var reconnectSeconds: Double { 3 * intervalSeconds }
+    var quietSeconds: Double { 3 * intervalSeconds }
 
     func run() async {
         var rounds = 0
         var databaseWasAway = false
         var quietUntil: ContinuousClock.Instant?
-        var waitingForReconnects = false
+        var awaiting = false
         await Periodic.run(every: intervalSeconds) {
             let forget = rounds % 360 == 0
             do {
                 if databaseWasAway {
                     try await database.withConnection { _ = try $0.query("SELECT 1") }
                     databaseWasAway = false
-                    quietUntil = .now + .seconds(reconnectSeconds)
+                    quietUntil = .now + .seconds(quietSeconds)
                     logger.notice("the database is back; rescuing waits until live workers reconnected",
-                                  metadata: ["seconds": "\(reconnectSeconds)"])
+                                  metadata: ["seconds": "\(quietSeconds)"])
                 }
                 if let until = quietUntil, ContinuousClock.now < until { return }
-                let reconnect = reconnectSeconds, workerID = self.workerID
-                let rescued = try await database.withConnection { connection -> Int? in
+                let workerID = self.workerID
+                let round = try await database.withConnection { connection in
                     if forget { try WorkerRegistry.forgetOld(connection) }
-                    guard try JobQueue.databaseEpochAge(connection) >= reconnect else { return nil }
                     return try JobQueue.rescue(connection, rescuer: workerID)
                 }
                 rounds += 1
-                guard let rescued else {
-                    if !waitingForReconnects {
-                        logger.notice("the database server is new (a restart or a failover): rescuing waits until live workers reconnected",
-                                      metadata: ["seconds": "\(reconnectSeconds)"])
-                    }
-                    waitingForReconnects = true
-                    return
+                if round.awaitedWorkers > 0, !awaiting {
+                    logger.notice("the database server is new (a restart or a failover): the jobs of workers not heard from since wait while they reconnect",
+                                  metadata: ["workers": "\(round.awaitedWorkers)", "seconds": "\(Int((round.awaitedSeconds ?? 0).rounded(.up)))"])
+                } else if round.awaitedWorkers == 0, awaiting || quietUntil != nil {
+                    logger.notice("live workers had time to reconnect: rescuing again", metadata: ["jobs": "\(round.rescued)"])
                 }
-                if waitingForReconnects || quietUntil != nil {
-                    logger.notice("live workers had time to reconnect: rescuing again", metadata: ["jobs": "\(rescued)"])
-                }
-                (waitingForReconnects, quietUntil) = (false, nil)
-                if rescued > 0 { logger.notice("handed back jobs of stopped workers", metadata: ["jobs": "\(rescued)"]) }
+                (awaiting, quietUntil) = (round.awaitedWorkers > 0, nil)
+                if round.rescued > 0 { logger.notice("handed back jobs of stopped workers", metadata: ["jobs": "\(round.rescued)"]) }
                 try await releaseOrphans()
             } catch {
                 databaseWasAway = databaseWasAway || (error as? PostgresError)?.isRetryable ?? false

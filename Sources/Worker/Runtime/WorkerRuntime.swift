@@ -71,7 +71,7 @@ public final class WorkerRuntime: Sendable {
             preparation: FilePreparation(pool: pool, roots: configuration.pathRoots, objects: configuration.objects,
                                          truncatedRetrySeconds: configuration.truncatedRetrySeconds),
             networkSlots: Slots(configuration.concurrency), bytesInFlight: Slots(configuration.maxBytesInFlight), inFlight: inFlight,
-            breakers: breakers)
+            breakers: breakers, suspects: SuspectMarks(database: queue, workerID: configuration.workerID, logger: logger))
         let entry = WorkerRegistry.Entry(
             id: configuration.workerID, host: ProcessInfo.processInfo.hostName, pid: Int(ProcessInfo.processInfo.processIdentifier),
             version: configuration.version, backends: names, heartbeatSeconds: configuration.heartbeatSeconds)

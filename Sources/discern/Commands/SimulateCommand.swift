@@ -49,7 +49,7 @@ struct SimulateCommand: AsyncParsableCommand {
     @Option(help: "Seconds each Image Discerner analysis takes, as the service's workflow does (about 8 on average).")
     var analyzeSeconds: Double = 0
 
-    @Flag(help: "Hold every Image Discerner analysis until POST /_sim/release-analyses (for tests: a job in flight at a moment the test chooses).")
+    @Flag(help: "Hold every Image Discerner analysis until POST /_sim/release-analyses (for tests: a job in flight at a moment the test chooses); GET /_sim/held-analyses lists the held ones.")
     var holdAnalyses = false
 
     @Option(help: "Share of API calls answered 500/502/503.")

@@ -107,14 +107,15 @@ struct RecoveryTests {
 
     /// The case a quiet rule once guarded by making every rescuer wait at start: the database
     /// is away long enough that the live workers' heartbeats are stale, and a new worker starts
-    /// the moment it is back. It waits for the live ones to reconnect, then takes nothing.
+    /// the moment it is back, while the live ones are still reconnecting (frozen, so however
+    /// fast the machine). It waits for them, and takes nothing.
     @Test("PostgreSQL away for three heartbeats, with live workers holding jobs and a new worker starting as it returns: no job is taken from them")
     func restartKeepsLiveWorkersJobs() async throws {
         try await DatabaseChaosTests.withPrivateCluster { conninfo, clusterFolder in
             let script = ChaosJobs.repository.appendingPathComponent("scripts/postgres.sh").path
             try await Self.outageWithLiveWorkers(conninfo: conninfo, test: "restart-live-workers") { workers in
                 _ = try await Subprocess.run("/bin/bash", [script, "stop", clusterFolder.path, "fast"])
-                try await Self.heartbeatsMissed(by: workers)
+                try await Self.silenced(workers)
                 _ = try await Subprocess.run("/bin/bash", [script, "resume", clusterFolder.path])
             }
         }
@@ -130,7 +131,7 @@ struct RecoveryTests {
                     // Nothing the workers did is lost with the primary: the standby has it all.
                     _ = try await ChaosJobs.eventually(seconds: 300) { try await TestDatabase.census(standbyURL).running == Self.heldJobs }
                     _ = try await Subprocess.run("/bin/bash", [DatabaseWeatherTests.script, "stop", primaryFolder.path, "immediate"])
-                    try await Self.heartbeatsMissed(by: workers)
+                    try await Self.silenced(workers)
                     _ = try await Subprocess.run("/bin/bash", [DatabaseWeatherTests.script, "promote", standbyFolder.path])
                 }
             }
@@ -142,9 +143,9 @@ struct RecoveryTests {
     static let quickBeats = ["--lease-seconds", "6", "--log-level", "notice"]
 
     /// Two workers take every job and hold it (the simulator holds the analyses); `outage` takes
-    /// the database away and brings it back; a new worker starts at once and must wait for the
-    /// live ones to reconnect before it rescues anything. Then the analyses go on: every job
-    /// succeeds once, on its first attempt, never handed back.
+    /// the database away, freezes them (`silenced`) and brings it back; a new worker starts at
+    /// once and must wait for the frozen ones, which then come back. Then the analyses go on:
+    /// every job succeeds once, on its first attempt, never handed back.
     static func outageWithLiveWorkers(conninfo: String, test: String, outage: ([WorkerProcess]) async throws -> Void) async throws {
         var configuration = SimulatorConfiguration.unthrottled
         configuration.faults.holdAnalyses = true
@@ -161,8 +162,9 @@ struct RecoveryTests {
                 try #require(held, "the workers did not take the jobs, or did not both come up")
                 try await outage(workers)
                 let newcomer = try WorkerProcess(conninfo: conninfo, simulatorURL: simulator.baseURL, logFolder: folder, arguments: quickBeats)
-                // The newcomer's first rounds wait; the one after live workers had time to reconnect rescues.
+                // The newcomer sees the frozen workers' jobs and waits; once they are back, it rescues again.
                 let waited = await ChaosJobs.eventually(seconds: 300) { newcomer.output.contains("the database server is new") }
+                workers.forEach { $0.resume() }
                 let rescuedAfter = await ChaosJobs.eventually(seconds: 300) { newcomer.output.contains("rescuing again") }
                 let stillHeld = try await TestDatabase.census(conninfo).running
                 await simulator.releaseAnalyses()
@@ -175,7 +177,8 @@ struct RecoveryTests {
                     SELECT count(*) FILTER (WHERE jsonb_array_length(error_history) > 0 OR attempts <> 1) AS n FROM discern.jobs
                     """).first?.int("n") ?? -1
                 let story = ChaosJobs.FailureStory(facts: "\(census)\n\(try await ChaosJobs.unfinishedJobs(conninfo))", folder: folder, test: test)
-                #expect(waited && rescuedAfter, "the new worker never waited for live workers to reconnect: \(story)")
+                #expect(waited, "the new worker never said it waited for the frozen workers: \(story)")
+                #expect(rescuedAfter, "the new worker never rescued again once they were back: \(story)")
                 #expect(stillHeld == heldJobs, "jobs were taken from live workers: \(stillHeld) of \(heldJobs) still held: \(story)")
                 #expect(done, "not finished: \(story)")
                 #expect(handedBack == 0, "\(handedBack) job(s) were handed back or ran twice: \(story)")
@@ -185,13 +188,15 @@ struct RecoveryTests {
         }
     }
 
-    /// Returns once every worker has logged three failed heartbeats: their last ones are stale
-    /// by more than the rescue rule allows, so only waiting for reconnections keeps their jobs.
-    static func heartbeatsMissed(by workers: [WorkerProcess]) async throws {
+    /// Returns once every worker has logged three failed heartbeats (their last ones are stale
+    /// by more than the rescue rule allows), then freezes them: they cannot reconnect until the
+    /// test resumes them, as workers on a starved machine would be slow to.
+    static func silenced(_ workers: [WorkerProcess]) async throws {
         let missed = await ChaosJobs.eventually(seconds: 300) {
             workers.allSatisfy { $0.output.components(separatedBy: "heartbeat failed").count > 3 }
         }
         try #require(missed, "the workers did not miss three heartbeats")
+        workers.forEach { $0.pause() }
     }
 
     /// Workers whose session holds its lock: up and registered.

@@ -106,8 +106,8 @@ struct QueueTests {
                 let stale = try #require(try JobQueue.claim(connection, workerID: "slow", backends: ["discerner"], limit: 1, leaseSeconds: 60).first)
                 try connection.query("UPDATE discern.jobs SET lease_expires_at = now() - interval '1 second'")
                 // The late worker's own rescuer leaves it be (it is running, however late); another's does not.
-                let rescuedBySelf = try JobQueue.rescue(connection, rescuer: "slow")
-                let rescued = rescuedBySelf == 0 ? try JobQueue.rescue(connection, rescuer: "fast") : -1
+                let rescuedBySelf = try JobQueue.rescue(connection, rescuer: "slow").rescued
+                let rescued = rescuedBySelf == 0 ? try JobQueue.rescue(connection, rescuer: "fast").rescued : -1
                 let fresh = try #require(try JobQueue.claim(connection, workerID: "fast", backends: ["discerner"], limit: 1, leaseSeconds: 60).first)
                 let late = try JobQueue.complete(connection, job: stale, workerID: "slow", result: Self.sampleResult)
                 let current = try JobQueue.complete(connection, job: fresh, workerID: "fast", result: Self.sampleResult)
@@ -129,14 +129,17 @@ struct QueueTests {
                 #expect(jobs.count == 2)
                 // One lease it did not renew (a claim whose answer it never got, in a failover).
                 try connection.query("UPDATE discern.jobs SET lease_expires_at = now() - interval '1 second' WHERE id = $1", [jobs[0].id])
-                #expect(try JobQueue.rescue(connection, rescuer: "other") == 0, "a live worker was taken for stopped")
+                // The server has answered for long (a cluster started just now would await a worker silent since before).
+                _ = try JobQueue.rescue(connection)
+                try connection.query("UPDATE discern.database_epoch SET first_seen_at = now() - interval '1 day'")
+                #expect(try JobQueue.rescue(connection, rescuer: "other").rescued == 0, "a live worker was taken for stopped")
                 try connection.query("UPDATE discern.workers SET last_heartbeat_at = now() - interval '1 minute' WHERE id = 'live'")
-                #expect(try JobQueue.rescue(connection, rescuer: "other") == 2)
+                #expect(try JobQueue.rescue(connection, rescuer: "other").rescued == 2)
             }
         }
     }
 
-    @Test("a crash costs the jobs beside it nothing; a job whose workers keep crashing runs alone, then ends dead as worker_crashed")
+    @Test("a crash costs the jobs beside it nothing, nor a job alone by chance; a job whose workers keep crashing runs alone, and ends dead as worker_crashed only after 3 crashes while its file was being prepared")
     func crashesAreAttributed() async throws {
         try await TestDatabase.with { conninfo in
             let database = Database(conninfo: conninfo)
@@ -148,13 +151,24 @@ struct QueueTests {
                 }
                 func crash(_ worker: String) throws -> Int {
                     try connection.query("UPDATE discern.jobs SET lease_expires_at = now() - interval '1 second' WHERE lease_owner = $1", [worker])
-                    return try JobQueue.rescue(connection)
+                    return try JobQueue.rescue(connection).rescued
                 }
-                // Three crashes with all three jobs in hand: nobody is to blame, no attempt is used.
-                for round in 1...3 {
+                func counts(_ id: Int) throws -> [Int] {
+                    let row = try #require(try connection.query("SELECT attempts, shared_crashes, solo_crashes FROM discern.jobs WHERE id = $1", [id]).first)
+                    return [try row.int("attempts"), try row.int("shared_crashes"), try row.int("solo_crashes")]
+                }
+                // Two crashes with all three jobs in hand, and one with a job alone by chance (the
+                // tail of a night): nobody is to blame, no attempt is used.
+                for round in 1...2 {
                     #expect(try claim("w\(round)").count == 3)
                     #expect(try crash("w\(round)") == 3)
                 }
+                let chance = try claim("tail", limit: 1)
+                #expect(chance.count == 1 && !chance[0].runsAlone)
+                #expect(try crash("tail") == 1)
+                #expect(try counts(chance[0].id) == [0, 3, 0], "a job alone by chance was blamed")
+                #expect(try claim("w3", limit: 2).count == 2)
+                #expect(try crash("w3") == 2)
                 let afterShared = try connection.query("SELECT attempts, shared_crashes, solo_crashes, state FROM discern.jobs ORDER BY id")
                 #expect(try afterShared.map { [try $0.int("attempts"), try $0.int("shared_crashes"), try $0.int("solo_crashes")] }
                         == Array(repeating: [0, 3, 0], count: 3))
@@ -163,25 +177,62 @@ struct QueueTests {
                 #expect(try claim("busy").isEmpty)
                 let alone = try claim("idle", holdingNothing: true)
                 #expect(alone.count == 1 && alone[0].runsAlone, "\(alone)")
+                let suspect = alone[0].id
+                // Its worker dies while it waits on its service, its file prepared: not the file's doing.
                 #expect(try crash("idle") == 1)
-                let counted = try #require(try connection.query("SELECT attempts, solo_crashes, error_kind FROM discern.jobs WHERE id = $1",
-                                                                [alone[0].id]).first)
-                #expect(try counted.int("attempts") == 1 && counted.int("solo_crashes") == 1)
-                // Two more crashes alone and it is dead, with a reason that says so.
-                for round in 2...3 {
+                #expect(try counts(suspect) == [0, 4, 0])
+                // Three deaths while its file is being prepared alone, and it is dead, with a reason that says so.
+                for round in 1...3 {
                     let again = try claim("idle\(round)", holdingNothing: true)
-                    #expect(again.map(\.id) == [alone[0].id], "the job the worker crashed on comes first")
-                    _ = try crash("idle\(round)")
+                    #expect(again.map(\.id) == [suspect], "the job the worker crashed on comes first")
+                    try JobQueue.markPreparingAlone(connection, jobID: suspect, workerID: "idle\(round)", preparing: true)
+                    if round == 1 {
+                        // Prepared, the mark cleared: a death now is not the file's either.
+                        try JobQueue.markPreparingAlone(connection, jobID: suspect, workerID: "idle\(round)", preparing: false)
+                        _ = try crash("idle\(round)")
+                        #expect(try counts(suspect) == [0, 5, 0])
+                        _ = try claim("idle\(round)b", holdingNothing: true)
+                        try JobQueue.markPreparingAlone(connection, jobID: suspect, workerID: "idle\(round)b", preparing: true)
+                        _ = try crash("idle\(round)b")
+                        #expect(try counts(suspect) == [1, 5, 1])
+                    } else {
+                        _ = try crash("idle\(round)")
+                    }
                 }
                 let dead = try #require(try connection.query("SELECT state, error_kind, last_error, solo_crashes FROM discern.jobs WHERE id = $1",
-                                                             [alone[0].id]).first)
+                                                             [suspect]).first)
                 #expect(try dead.string("state") == "dead" && dead.optionalString("error_kind") == "worker_crashed")
-                #expect(try dead.string("last_error").contains("3 times while this job ran alone"))
+                #expect(try dead.string("last_error").contains("3 times while preparing this file alone"))
                 // discern.retry gives it a fresh start.
-                try connection.query("SELECT discern.retry(ARRAY[$1::bigint])", [alone[0].id])
-                let retried = try #require(try connection.query("SELECT shared_crashes, solo_crashes, attempts FROM discern.jobs WHERE id = $1",
-                                                                [alone[0].id]).first)
-                #expect(try retried.int("shared_crashes") == 0 && retried.int("solo_crashes") == 0 && retried.int("attempts") == 0)
+                try connection.query("SELECT discern.retry(ARRAY[$1::bigint])", [suspect])
+                #expect(try counts(suspect) == [0, 0, 0])
+            }
+        }
+    }
+
+    @Test("after a new database server, a worker not heard from since keeps its jobs while it may still be reconnecting (30 s, or three of its beats); one that beat since is judged at once")
+    func newServerAwaitsItsWorkers() async throws {
+        try await TestDatabase.with { conninfo in
+            try await Database(conninfo: conninfo).withConnection { connection in
+                try JobQueue.enqueue(connection, paths: ["/images/a.jpg", "/images/b.jpg"])
+                for worker in ["before", "since"] {
+                    try WorkerRegistry.register(connection, .init(id: worker, host: "h", pid: 1, version: "t", backends: ["discerner"], heartbeatSeconds: 2))
+                    #expect(try JobQueue.claim(connection, workerID: worker, backends: ["discerner"], limit: 1, leaseSeconds: 6).count == 1)
+                }
+                // The server was first seen 10 s ago: "before" last beat 20 s ago, "since" 7 s ago, each
+                // now silent for more than three beats.
+                _ = try JobQueue.rescue(connection)
+                try connection.query("UPDATE discern.database_epoch SET first_seen_at = now() - interval '10 seconds'")
+                try connection.query("UPDATE discern.workers SET last_heartbeat_at = now() - interval '20 seconds' WHERE id = 'before'")
+                try connection.query("UPDATE discern.workers SET last_heartbeat_at = now() - interval '7 seconds' WHERE id = 'since'")
+                let first = try JobQueue.rescue(connection, rescuer: "other")
+                #expect(first.rescued == 1 && first.awaitedWorkers == 1, "\(first)")
+                #expect((15...20).contains(first.awaitedSeconds ?? 0), "\(first)")
+                #expect(try connection.query("SELECT lease_owner FROM discern.jobs WHERE state = 'running'").map { try $0.string("lease_owner") } == ["before"])
+                // Its time to reconnect is over: taken for gone.
+                try connection.query("UPDATE discern.database_epoch SET first_seen_at = now() - interval '31 seconds'")
+                let second = try JobQueue.rescue(connection, rescuer: "other")
+                #expect(second.rescued == 1 && second.awaitedWorkers == 0 && second.awaitedSeconds == nil, "\(second)")
             }
         }
     }
@@ -211,7 +262,7 @@ struct QueueTests {
             #expect(try leases.map { try $0.bool("renewed") } == [false, true])
             // Nor does the rescuer take the held job, though its lease ran out.
             try await Task.sleep(for: .seconds(1.2))
-            #expect(try await queue.withConnection { try JobQueue.rescue($0) } == 0)
+            #expect(try await queue.withConnection { try JobQueue.rescue($0).rescued } == 0)
             try await holder.withConnection { try $0.query("ROLLBACK") }
         }
     }

@@ -65,4 +65,12 @@ extension RunningSimulator {
         guard let port = URLComponents(string: baseURL)?.port else { return }
         _ = await RawHTTP.post(port: port, path: "/_sim/release-analyses", body: "")
     }
+
+    /// Whether the analysis of `job` is held now: it was prepared and waits on the service.
+    func holdsAnalysis(of job: Int) async -> Bool {
+        guard let port = URLComponents(string: baseURL)?.port else { return false }
+        let answer = await RawHTTP.get(port: port, path: "/_sim/held-analyses")
+        let held = (try? JSONSerialization.jsonObject(with: Data(answer.body.utf8)) as? [String: [String]])?["held"] ?? []
+        return held.contains("discern-job-\(job)")
+    }
 }

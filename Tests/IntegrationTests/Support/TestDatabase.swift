@@ -5,7 +5,10 @@ import TestFixtures
 import Testing
 
 /// A fresh, migrated database per test, dropped afterwards even when the test fails.
-/// The cluster comes from scripts/test.sh (DISCERN_TEST_DATABASE_URL).
+/// The cluster comes from scripts/test.sh (DISCERN_TEST_DATABASE_URL). A migrated database is a
+/// copy of one migrated once per test process (`CREATE DATABASE ... TEMPLATE`): hundreds of tests
+/// starting at once each ran every migration and sql/ file, and on a loaded machine the
+/// cluster stopped answering new connections in time (`connect_timeout`).
 enum TestDatabase {
     static var serverURL: String {
         get throws {
@@ -21,13 +24,11 @@ enum TestDatabase {
         let server = try serverURL
         let name = "discern_test_\(UUID().uuidString.prefix(8).lowercased())"
         let admin = Database(conninfo: server, name: "test-admin")
-        // The name is generated here, never from input; CREATE DATABASE takes no parameters.
-        try await admin.withConnection { try $0.query("CREATE DATABASE \(name)") }
+        // The names are generated here, never from input; CREATE DATABASE takes no parameters.
+        let template = migrated ? try await Self.template.name(server: server) : nil
+        try await Self.administer(admin) { try $0.query("CREATE DATABASE \(name)\(template.map { " TEMPLATE \($0)" } ?? "")") }
         let conninfo = replacingDatabase(in: server, with: name)
         do {
-            if migrated {
-                try await Database(conninfo: conninfo, name: "test-migrate").withConnection { try Migrator.migrate($0) }
-            }
             let value = try await body(conninfo)
             try await drop(name, admin)
             return value
@@ -37,8 +38,45 @@ enum TestDatabase {
         }
     }
 
+    private static let template = Template()
+
+    /// The migrated database the others copy, made by the first test that asks.
+    private actor Template {
+        private var made: String?
+
+        func name(server: String) async throws -> String {
+            if let made { return made }
+            let name = "discern_template_\(UUID().uuidString.prefix(8).lowercased())"
+            try await TestDatabase.administer(Database(conninfo: server, name: "test-admin")) { try $0.query("CREATE DATABASE \(name)") }
+            try await Self.migrate(TestDatabase.replacingDatabase(in: server, with: name))
+            made = name
+            return name
+        }
+
+        /// Its connection is closed when this returns: a database being copied must have none.
+        private static func migrate(_ conninfo: String) async throws {
+            let migrating = Database(conninfo: conninfo, name: "test-migrate")
+            try await migrating.withConnection { _ = try Migrator.migrate($0) }
+        }
+    }
+
     private static func drop(_ name: String, _ admin: Database) async throws {
-        try await admin.withConnection { try $0.query("DROP DATABASE IF EXISTS \(name) WITH (FORCE)") }
+        try await administer(admin) { try $0.query("DROP DATABASE IF EXISTS \(name) WITH (FORCE)") }
+    }
+
+    /// A statement of the harness's own, tried again while the cluster is slow to take a
+    /// connection (hundreds of tests start at once on two busy cores): the tests are about
+    /// discern, not about the harness's first connection.
+    static func administer(_ admin: Database, _ statement: @escaping @Sendable (Connection) throws -> Void) async throws {
+        var pause = 0.5
+        for attempt in 1... {
+            do {
+                return try await admin.withConnection { try statement($0) }
+            } catch let error as PostgresError where error.code == .connectionFailed && attempt < 6 {
+                try await Task.sleep(for: .seconds(pause))
+                pause *= 2
+            }
+        }
     }
 
     /// `postgresql://user@host:port/db?x` with the database name swapped.

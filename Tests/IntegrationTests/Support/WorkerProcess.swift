@@ -71,6 +71,10 @@ final class WorkerProcess: @unchecked Sendable {
 
     func kill() { Foundation.kill(process.processIdentifier, SIGKILL) }
     func terminate() { Foundation.kill(process.processIdentifier, SIGTERM) }
+    /// Freezes the process (SIGSTOP): alive, but doing nothing until `resume`, as a worker
+    /// starved of CPU, however fast the machine.
+    func pause() { Foundation.kill(process.processIdentifier, SIGSTOP) }
+    func resume() { Foundation.kill(process.processIdentifier, SIGCONT) }
 
     /// Waits for the process to end, up to `seconds`; true if it did.
     func waitForExit(seconds: Double) async -> Bool {
@@ -92,9 +96,9 @@ final class WorkerProcess: @unchecked Sendable {
         return false
     }
 
-    /// SIGTERM to each, then waits for all of them to exit.
+    /// SIGTERM to each (and SIGCONT, for one a failed test left paused), then waits for all of them to exit.
     static func stopAll(_ workers: [WorkerProcess]) async {
-        workers.forEach { $0.terminate() }
+        workers.forEach { $0.terminate(); $0.resume() }
         for worker in workers { _ = await worker.waitForExit(seconds: 10) }
     }
 

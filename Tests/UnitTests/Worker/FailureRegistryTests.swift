@@ -59,7 +59,8 @@ struct FailureRegistryTests {
         let codes: [ImagingError.Code] = [.empty, .unsupportedFormat, .undecodable, .truncated, .tooManyPixels, .sourceTooLarge, .tooSmall,
                                           .cannotFit, .unreadable, .processingFailed, .pathNotAllowed, .fileNotFound, .notRegularFile]
         for code in codes {
-            let kind = try? #require(FailureKind.named(code.rawValue), "\(code) is not in the registry")
+            let kind = FailureKind.named(code.rawValue)
+            #expect(kind != nil, "\(code) is not in the registry")
             let failure = FilePreparation.failure(ImagingError(code, "x"), path: "/photos/a.jpg", attempt: 2, maxAttempts: 5, truncatedRetrySeconds: 300)
             let consoleBlamesFile = JobPage.fileIsTheProblem(code.rawValue)
             #expect(consoleBlamesFile == (kind?.fault == .file), "\(code)")

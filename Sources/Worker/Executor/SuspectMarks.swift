@@ -1,0 +1,37 @@
+import JobQueue
+import Logging
+import Postgres
+
+/// Tells the queue when this worker starts preparing the file of a job that runs alone (a
+/// suspect: it ran beside three crashes), and when the file is prepared. A crash in between is
+/// the file's doing (`JobQueue.rescue`); any other is not. Only suspects are marked, so a night
+/// without crashes writes nothing more. A mark that cannot be written leaves a crash uncounted:
+/// a file is never blamed on a guess.
+struct SuspectMarks: Sendable {
+    let database: Database
+    let workerID: String
+    let logger: Logger
+
+    /// Marks `job`'s file as being prepared; true once the mark is written.
+    func preparing(_ job: Job) async -> Bool { await write(job, preparing: true) }
+
+    /// Clears the mark: whatever stops the worker now is not this file's doing.
+    func prepared(_ job: Job) async { _ = await write(job, preparing: false) }
+
+    private func write(_ job: Job, preparing: Bool) async -> Bool {
+        let workerID = self.workerID, database = self.database
+        do {
+            try await Retrying.database(logger: logger, preparing ? "mark a suspect's file as being prepared" : "clear a suspect's mark",
+                                        attempts: 3) {
+                try await database.withConnection {
+                    try JobQueue.markPreparingAlone($0, jobID: job.id, workerID: workerID, preparing: preparing)
+                }
+            }
+            return true
+        } catch {
+            logger.warning("could not tell the queue about a suspect's file; a crash now would not count against it",
+                           metadata: ["job": "\(job.id)", "preparing": "\(preparing)", "error": "\(error)"])
+            return false
+        }
+    }
+}
