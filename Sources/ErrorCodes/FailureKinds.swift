@@ -32,6 +32,8 @@ extension FailureKind {
     // Reading the photo from a bucket (ObjectStorage)
     public static let objectStoreRefused = FailureKind("object_store_refused", .system, retry: .yes, attempt: .heldByBreaker, breaker: .down,
                                           "The object store refused the worker's credential (its alert names the bucket and the key id): fix the credential or the bucket's policy; the jobs wait.")
+    public static let bucketNotFound = FailureKind("bucket_not_found", .system, retry: .never,
+                                          "The bucket does not exist at the store's endpoint (a wrong endpoint, region or DISCERN_PATH_ROOTS entry, or the bucket was removed): fix that, then discern retry --kind bucket_not_found.")
     public static let objectStoreUnavailable = FailureKind("object_store_unavailable", .service, retry: .yes, attempt: .heldByBreaker, breaker: .down,
                                           "The object store did not answer, or asked to slow down: retried with backoff; the jobs wait while it is away.")
     // Calling a service (Backends): what every service may answer
@@ -56,7 +58,9 @@ extension FailureKind {
     public static let analysisFailed = FailureKind("analysis_failed", .service, retry: .yes, attempt: .heldByBreaker, breaker: .down,
                                           "The service's analysis failed on its side: retried.")
     public static let badResponse = FailureKind("bad_response", .service, retry: .yes, attempt: .heldByBreaker, breaker: .down,
-                                          "The service answered something discern cannot read (or a version it does not know): retried; upgrade discern if it persists.")
+                                          "The service answered something discern cannot read (a cut body, a proxy's page): retried; the breaker holds the jobs while it lasts.")
+    public static let serviceIncompatible = FailureKind("service_incompatible", .system, retry: .never, breaker: .up,
+                                          "The service answered in a form this release of discern does not read (a newer response version, an unknown recognition model): upgrade discern or change the service's setting, then retry.")
     public static let responseTooLarge = FailureKind("response_too_large", .service, retry: .yes, attempt: .heldByBreaker, breaker: .down,
                                           "The service's answer was larger than any answer it documents: retried.")
     public static let unsupportedAction = FailureKind("unsupported_action", .job, retry: .never,
@@ -148,8 +152,8 @@ extension FailureKind {
     public static let all: [FailureKind] = [
         imageEmpty, imageUnsupportedFormat, imageUndecodable, imageTruncated, imageTooManyPixels, imageSourceTooLarge,
         imageTooSmall, imageCannotFit, imageUnreadable, imageProcessingFailed, pathNotAllowed, fileNotFound,
-        fileNotRegular, objectStoreRefused, objectStoreUnavailable, http429, http5xx, http4xx, network, tlsFailed,
-        timeout, uploadUrlExpired, uploadRejected, uploadDestinationRefused, analysisFailed, badResponse,
+        fileNotRegular, objectStoreRefused, bucketNotFound, objectStoreUnavailable, http429, http5xx, http4xx, network, tlsFailed,
+        timeout, uploadUrlExpired, uploadRejected, uploadDestinationRefused, analysisFailed, badResponse, serviceIncompatible,
         responseTooLarge, unsupportedAction, badParams, authFailed, inputRejected, rateLimiterUnavailable,
         misconfigured, notStarted, rateSlotMissed, cancelled, spendCapReached, discernerStartCollision,
         discernerImageRejected, discernerUnsupportedUploadUrl, azureTrainingNotFinished, azureFaceNotFound,

@@ -50,6 +50,8 @@ extension ErrorCode where Owner == ImagingError {
     public static let cannotFit = Self(FailureKind.imageCannotFit.code)
     public static let unreadable = Self(FailureKind.imageUnreadable.code)
     public static let processingFailed = Self(FailureKind.imageProcessingFailed.code)
+    /// libvips could not start in this process: the installation's fault, never a photo's.
+    public static let libraryFailed = Self(FailureKind.internalError.code)
     /// Outside the worker's path roots, relative, or reached through a symlink out of them.
     public static let pathNotAllowed = Self(FailureKind.pathNotAllowed.code)
     public static let fileNotFound = Self(FailureKind.fileNotFound.code)

@@ -9,7 +9,7 @@ public enum Vips {
         // Decode problems reach callers as errors; libvips' own stderr warnings are noise there.
         setenv("VIPS_WARNING", "0", 0)
         guard cvipsshim_init("discern") == 0 else {
-            return .failure(ImagingError(.processingFailed, "libvips failed to start: \(takeError())"))
+            return .failure(ImagingError(.libraryFailed, "libvips failed to start: \(takeError())"))
         }
         // Only the loaders for formats discern sniffs may run; magick, pdf, svg and the other
         // loaders libvips marks untrusted are refused outright.

@@ -77,10 +77,11 @@ public struct JobFailure: Error, Sendable, Equatable {
 }
 
 extension JobFailure {
-    /// A failure of one of the registry's kinds (`FailureKind`).
-    public init(_ kind: FailureKind, message: String, retryable: Bool, retryAfterSeconds: Double? = nil, countsAsAttempt: Bool = true,
+    /// A failure of one of the registry's kinds (`FailureKind`), retried as its row says unless
+    /// `retryable` decides for this once (a truncated file's one more try).
+    public init(_ kind: FailureKind, message: String, retryable: Bool? = nil, retryAfterSeconds: Double? = nil, countsAsAttempt: Bool = true,
                 waitsLongerEachTime: Bool = false) {
-        self.init(kind: kind.code, message: message, retryable: retryable, retryAfterSeconds: retryAfterSeconds,
+        self.init(kind: kind.code, message: message, retryable: retryable ?? (kind.retry != .never), retryAfterSeconds: retryAfterSeconds,
                   countsAsAttempt: countsAsAttempt, waitsLongerEachTime: waitsLongerEachTime)
     }
 }

@@ -30,7 +30,7 @@ extension ErrorCode where Owner == ObjectStorageError {
     /// The key is not in the bucket (deleted, renamed, never there).
     public static let noSuchKey = Self("object_not_found")
     /// The bucket does not exist.
-    public static let noSuchBucket = Self("bucket_not_found")
+    public static let noSuchBucket = Self(FailureKind.bucketNotFound.code)
     /// The credential was refused (AccessDenied, SignatureDoesNotMatch, InvalidAccessKeyId,
     /// ExpiredToken): every object of the bucket will be too, until someone fixes it.
     public static let refused = Self(FailureKind.objectStoreRefused.code)

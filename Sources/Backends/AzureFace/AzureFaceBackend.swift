@@ -69,7 +69,7 @@ public struct AzureFaceBackend: AnalysisBackend, ConfiguredBackend {
         if let group = params.string("personGroupId", maxLength: 100) { return try AzurePersonGroup(id: group, isLarge: false) }
         if let large = configuration.largePersonGroupID { return try AzurePersonGroup(id: large, isLarge: true) }
         if let group = configuration.personGroupID { return try AzurePersonGroup(id: group, isLarge: false) }
-        throw BackendError(.badParams, "Azure Face identify needs a person group: set params {\"personGroupId\": ...} on the job or DISCERN_AZURE_FACE_PERSON_GROUP", retryable: false)
+        throw BackendError(.badParams, "Azure Face identify needs a person group: set params {\"personGroupId\": ...} on the job or DISCERN_AZURE_FACE_PERSON_GROUP")
     }
 
     private func identify(_ faces: [AzureFaceResponse.Face], group: AzurePersonGroup, params: JSONObject,

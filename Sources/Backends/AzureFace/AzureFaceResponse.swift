@@ -14,11 +14,11 @@ enum AzureFaceResponse {
     static func faces(_ response: HTTPResponse, step: String) throws(BackendError) -> [Face] {
         guard response.status == 200 else { throw failure(response, step: step) }
         guard let list = (try? JSONSerialization.jsonObject(with: response.body)) as? [Any] else {
-            throw BackendError(.badResponse, "\(step) answered 200 with a body that is not a JSON array: \(response.bodySnippet)", retryable: true)
+            throw BackendError(.badResponse, "\(step) answered 200 with a body that is not a JSON array: \(response.bodySnippet)")
         }
         return try list.map { item throws(BackendError) in
             guard let face = JSONObject(item), let id = face.string("faceId") else {
-                throw BackendError(.badResponse, "\(step) answered a face without a faceId: \(response.bodySnippet)", retryable: true)
+                throw BackendError(.badResponse, "\(step) answered a face without a faceId: \(response.bodySnippet)")
             }
             return Face(faceID: id, rectangle: face.object("faceRectangle")?.fields ?? [:], raw: item)
         }
@@ -27,7 +27,7 @@ enum AzureFaceResponse {
     static func identified(_ response: HTTPResponse, faces: [Face], threshold: Double, step: String) throws(BackendError) -> Analysis {
         guard response.status == 200 else { throw failure(response, step: step) }
         guard let list = (try? JSONSerialization.jsonObject(with: response.body)) as? [Any] else {
-            throw BackendError(.badResponse, "\(step) answered 200 with a body that is not a JSON array: \(response.bodySnippet)", retryable: true)
+            throw BackendError(.badResponse, "\(step) answered 200 with a body that is not a JSON array: \(response.bodySnippet)")
         }
         let entry = list.compactMap { JSONObject($0) }.first { $0.string("faceId") == faces[0].faceID } ?? list.first.flatMap { JSONObject($0) }
         let candidates = (entry?.array("candidates") ?? [])
@@ -63,26 +63,25 @@ enum AzureFaceResponse {
         let detail = "\(step) answered HTTP \(response.status) \(code): \(message)"
         switch (response.status, code) {
         case (429, _):
-            return BackendError(.rateLimited, detail, retryable: true, retryAfterSeconds: RetryAfter.seconds(response))
+            return BackendError(.rateLimited, detail, retryAfterSeconds: RetryAfter.seconds(response))
         case (409, "PersonGroupTrainingNotFinished"):
-            return BackendError(.inputRejected, detail + " (training is running; the job retries)", retryable: true,
+            return BackendError(.inputRejected, detail + " (training is running; the job retries)",
                                 retryAfterSeconds: 30, kind: .azureTrainingNotFinished)
         case (400, "FaceNotFound"):
             // The faceId expired between detect and identify: detecting again helps.
-            return BackendError(.inputRejected, detail, retryable: true, kind: .azureFaceNotFound)
+            return BackendError(.inputRejected, detail, kind: .azureFaceNotFound)
         case (400, "PersonGroupNotTrained"):
-            return BackendError(.inputRejected, detail + " (train the person group, then retry the job with discern.retry)",
-                                retryable: false, kind: .azurePersonGroupNotTrained)
+            return BackendError(.inputRejected, detail + " (train the person group, then retry the job with discern.retry)", kind: .azurePersonGroupNotTrained)
         case (400, "PersonGroupNotFound"), (404, "PersonGroupNotFound"):
-            return BackendError(.inputRejected, detail + " (check the job's personGroupId)", retryable: false, kind: .azurePersonGroupNotFound)
+            return BackendError(.inputRejected, detail + " (check the job's personGroupId)", kind: .azurePersonGroupNotFound)
         case (400, "InvalidImageSize"):
-            return BackendError(.inputRejected, detail + " (Azure takes 1 KB to 6 MB)", retryable: false, kind: .azureInvalidImageSize)
+            return BackendError(.inputRejected, detail + " (Azure takes 1 KB to 6 MB)", kind: .azureInvalidImageSize)
         case (400, "InvalidImage"):
-            return BackendError(.inputRejected, detail, retryable: false, kind: .azureInvalidImage)
+            return BackendError(.inputRejected, detail, kind: .azureInvalidImage)
         case (400, _):
-            return BackendError(.inputRejected, detail, retryable: false, kind: .azureBadArgument)
+            return BackendError(.inputRejected, detail, kind: .azureBadArgument)
         case (403, "UnsupportedFeature"):
-            return BackendError(.authFailed, detail + " (the subscription does not include this feature)", retryable: false, kind: .azureUnsupportedFeature)
+            return BackendError(.authFailed, detail + " (the subscription does not include this feature)", kind: .azureUnsupportedFeature)
         default:
             return BackendError.status(response, during: step)
         }

@@ -20,8 +20,7 @@ struct AzurePersonGroup: Hashable, Sendable {
     init(id: String, isLarge: Bool) throws(BackendError) {
         guard (1...64).contains(id.count),
               id.unicodeScalars.allSatisfy({ ("a"..."z").contains($0) || ("0"..."9").contains($0) || $0 == "-" || $0 == "_" }) else {
-            throw BackendError(.badParams, "Azure person group ids are 1-64 lower-case letters, digits, '-' or '_'; got \(JSONObject.bounded(id, 80))",
-                               retryable: false)
+            throw BackendError(.badParams, "Azure person group ids are 1-64 lower-case letters, digits, '-' or '_'; got \(JSONObject.bounded(id, 80))")
         }
         self.id = id
         self.isLarge = isLarge
@@ -48,12 +47,12 @@ extension AzureFaceBackend {
         let model = try await conversation.send(request, step: step, limitKey: Self.limitKey) { response throws(BackendError) -> String in
             guard response.status == 200 else { throw AzureFaceResponse.failure(response, step: step) }
             guard let object = JSONObject.parse(response.body) else {
-                throw BackendError(.badResponse, "\(step) answered 200 with a body that is not a JSON object: \(response.bodySnippet)", retryable: true)
+                throw BackendError(.badResponse, "\(step) answered 200 with a body that is not a JSON object: \(response.bodySnippet)")
             }
             return object.string("recognitionModel", maxLength: 32) ?? fallback
         }
         guard AzureFaceBackend.recognitionModels.contains(model) else {
-            throw BackendError(.badResponse, "\(step) uses recognition model \(model), which discern does not know", retryable: false)
+            throw BackendError(.serviceIncompatible, "\(step) uses recognition model \(model), which discern does not know")
         }
         await groupModels.remember(model, of: group)
         return model

@@ -3,7 +3,7 @@ import Foundation
 extension BackendError {
     /// A setting that is set but wrong: one line naming the variable and what it takes. It
     /// stops a worker at start instead of failing job by job.
-    static func misconfigured(_ message: String) -> BackendError { BackendError(.misconfigured, message, retryable: false) }
+    static func misconfigured(_ message: String) -> BackendError { BackendError(.misconfigured, message) }
 }
 
 /// Strict reading of configuration values: a value that is set but wrong is an error with one

@@ -57,14 +57,13 @@ public struct AnalysisRequest: Sendable {
     /// The params as an object; a job with unreadable params fails before any call is made.
     func params() throws(BackendError) -> JSONObject {
         guard let object = JSONObject.parse(Data(paramsJSON.utf8)) else {
-            throw BackendError(.badParams, "the job's params are not a JSON object: \(paramsJSON.prefix(200))", retryable: false)
+            throw BackendError(.badParams, "the job's params are not a JSON object: \(paramsJSON.prefix(200))")
         }
         return object
     }
 
     func unsupported(by backend: String, supported: [String]) -> BackendError {
         BackendError(.unsupportedAction,
-                     "the \(backend) backend does \(supported.map { "'\($0)'" }.joined(separator: ", ")), not '\(action)'",
-                     retryable: false)
+                     "the \(backend) backend does \(supported.map { "'\($0)'" }.joined(separator: ", ")), not '\(action)'")
     }
 }

@@ -4,13 +4,15 @@ import Foundation
 import Telemetry
 
 /// A failed call to an analysis service, classified for the queue: retry or give up.
-/// Messages never contain credentials or presigned-URL signatures.
+/// Whether it is retried and what it tells the breaker are the registry's (`FailureKind`), by
+/// its finer kind when it has one. Messages never contain credentials or presigned-URL signatures.
 public struct BackendError: Error, CustomStringConvertible, Sendable {
     public typealias Code = ErrorCode<BackendError>
 
     public let code: Code
     public let message: String
-    public let isRetryable: Bool
+    /// Tried again (within the call, and by the queue), as its kind's row says.
+    public var isRetryable: Bool { registered.retry != .never }
     /// How long the service asked us to wait, when it said.
     public let retryAfterSeconds: Double?
     /// A finer `error_kind` than the code gives, e.g. `ooto_multiple_faces`.
@@ -20,10 +22,9 @@ public struct BackendError: Error, CustomStringConvertible, Sendable {
     private(set) var unreachable = false
 
     /// - Parameter kind: a finer kind than `code` (the registry's row for what one service said).
-    public init(_ code: Code, _ message: String, retryable: Bool, retryAfterSeconds: Double? = nil, kind: FailureKind? = nil) {
+    public init(_ code: Code, _ message: String, retryAfterSeconds: Double? = nil, kind: FailureKind? = nil) {
         self.code = code
         self.message = Redact.text(message)
-        self.isRetryable = retryable
         self.retryAfterSeconds = retryAfterSeconds
         self.specificKind = kind?.code
     }
@@ -48,21 +49,23 @@ public struct BackendError: Error, CustomStringConvertible, Sendable {
         case unknown
     }
 
+    /// By the code's row: a garbled or oversized 200 that may read right next time (a
+    /// maintenance page, a proxy's HTML, a cut body) is the service's weather too, answered by
+    /// every call, so it trips the breaker instead of spending every waiting photo's attempts.
     public var serviceSignal: ServiceSignal {
         if unreachable { return .unreachable }
-        switch code {
-        // A garbled or oversized 200 that may read right next time (a maintenance page, a proxy's
-        // HTML, a cut body) is the service's weather too: answered by every call, it trips the
-        // breaker instead of spending every waiting photo's attempts.
-        case .network, .timeout, .serverError, .rateLimited, .analysisFailed, .tlsFailed, .badResponse, .responseTooLarge:
-            return isRetryable ? .down : .up
-        case .clientError, .inputRejected, .authFailed, .uploadRejected, .uploadExpired: return .up
-        default: return .unknown
+        switch (FailureKind.named(code.rawValue) ?? .internalError).breaker {
+        case .down: return .down
+        case .up: return .up
+        case .none: return .unknown
         }
     }
 
     /// The `error_kind` a dashboard groups by.
     public var kind: String { specificKind ?? code.rawValue }
+
+    /// The registry's row for `kind`; a kind it lacks (none, `FailureRegistryTests` checks) is internal.
+    private var registered: FailureKind { FailureKind.named(kind) ?? .internalError }
     public var description: String { message }
 
     /// The usual reading of an HTTP status an API answered with.
@@ -70,26 +73,26 @@ public struct BackendError: Error, CustomStringConvertible, Sendable {
         let detail = "\(step) answered HTTP \(response.status): \(response.bodySnippet)"
         switch response.status {
         case 429:
-            return BackendError(.rateLimited, detail, retryable: true, retryAfterSeconds: RetryAfter.seconds(response))
+            return BackendError(.rateLimited, detail, retryAfterSeconds: RetryAfter.seconds(response))
         case 401, 403:
-            return BackendError(.authFailed, detail + " (check the service's credentials)", retryable: false)
+            return BackendError(.authFailed, detail + " (check the service's credentials)")
         case 408:
-            return BackendError(.timeout, detail, retryable: true)
+            return BackendError(.timeout, detail)
         case 500...599:
-            return BackendError(.serverError, detail, retryable: true, retryAfterSeconds: RetryAfter.seconds(response))
+            return BackendError(.serverError, detail, retryAfterSeconds: RetryAfter.seconds(response))
         default:
-            return BackendError(.clientError, detail, retryable: false)
+            return BackendError(.clientError, detail)
         }
     }
 
     /// The task was cancelled (shutdown, a lease lost): not the job's fault, not counted.
     static func cancelled(during step: String) -> BackendError {
-        BackendError(.cancelled, "cancelled during \(step)", retryable: true)
+        BackendError(.cancelled, "cancelled during \(step)")
     }
 
     static func transport(_ error: any Error, during step: String) -> BackendError {
         guard let error = error as? HTTPError else {
-            return BackendError(.network, "\(step) failed: \(error)", retryable: true)
+            return BackendError(.network, "\(step) failed: \(error)")
         }
         let code: Code = switch error.code {
         case .timeout: .timeout
@@ -102,7 +105,7 @@ public struct BackendError: Error, CustomStringConvertible, Sendable {
         case .tls: .tlsFailed
         default: error.isRetryable ? .network : .misconfigured
         }
-        var failure = BackendError(code, "\(step) failed: \(error.message)", retryable: error.isRetryable || code == .tlsFailed)
+        var failure = BackendError(code, "\(step) failed: \(error.message)")
         failure.unreachable = error.code == .connectFailed || error.code == .tls
         return failure
     }
@@ -169,6 +172,11 @@ extension ErrorCode where Owner == BackendError {
     public static let cancelled = Self(FailureKind.cancelled.code)
     /// The service's spend cap is reached (discern.service_budgets): the job goes back to wait.
     public static let capReached = Self(FailureKind.spendCapReached.code)
+    /// The service answered in a form this release does not read (a newer version, a model it
+    /// does not know): asking again would answer the same.
+    public static let serviceIncompatible = Self(FailureKind.serviceIncompatible.code)
+    /// discern's own fault (a report it could not write): its message says what.
+    public static let internalError = Self(FailureKind.internalError.code)
 }
 
 /// A failed call's `error.type` in a trace is its kind, as in `jobs.error_kind`.

@@ -96,7 +96,8 @@ struct Conversation {
                     continue
                 }
                 let wait = max(pause * Double.random(in: 0.5...1), error.retryAfterSeconds ?? 0)
-                guard error.isRetryable, tried < policy.tries, idempotent || error.code == .rateLimited,
+                // A spend cap does not lift within a call: the job goes back to wait for it.
+                guard error.isRetryable, error.code != .capReached, tried < policy.tries, idempotent || error.code == .rateLimited,
                       wait <= policy.maxInlineWaitSeconds, !Task.isCancelled, mayRetry() else { throw error }
                 do { try await Task.sleep(for: .seconds(wait)) } catch { throw BackendError.cancelled(during: step) }
                 // The service may have been found down meanwhile.
@@ -136,7 +137,7 @@ struct Conversation {
                 guard missed > Self.maxMissedSlots else { continue }
                 await caller.concurrency.release(.failed)
                 throw BackendError(.slotMissed, "\(step) was not sent: \(missed) rate-limit slots in a row passed before this worker could send "
-                                   + "(it is too loaded to keep the service's limit); the attempt is given back", retryable: true)
+                                   + "(it is too loaded to keep the service's limit); the attempt is given back")
             } catch {
                 await caller.concurrency.release(.failed)
                 let cancelled = (error as? HTTPError)?.code == .cancelled
@@ -201,7 +202,7 @@ enum JSONBody {
         do {
             return try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])
         } catch {
-            throw BackendError(.misconfigured, "cannot encode a request body: \(error)", retryable: false)
+            throw BackendError(.misconfigured, "cannot encode a request body: \(error)")
         }
     }
 

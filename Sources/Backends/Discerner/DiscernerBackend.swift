@@ -41,7 +41,7 @@ public struct DiscernerBackend: AnalysisBackend, ConfiguredBackend {
             guard response.status == 200 else { throw BackendError.status(response, during: step) }
             guard let object = JSONObject.parse(response.body), let url = object.string("upload_url", maxLength: 8192),
                   let key = object.string("image_key", maxLength: 1024), let bucket = object.string("bucket_name", maxLength: 255) else {
-                throw BackendError(.badResponse, "\(step) answered 200 without upload_url, image_key and bucket_name: \(response.bodySnippet)", retryable: true)
+                throw BackendError(.badResponse, "\(step) answered 200 without upload_url, image_key and bucket_name: \(response.bodySnippet)")
             }
             // The signed content type is `image/<ext>` literally (image/jpg); send exactly that.
             let contentType = object.string("content_type", maxLength: 128) ?? "image/\(fileExtension)"
@@ -71,15 +71,15 @@ public struct DiscernerBackend: AnalysisBackend, ConfiguredBackend {
         switch (status, s3.code) {
         case (403, "AccessDenied") where s3.message?.localizedCaseInsensitiveContains("expired") == true,
              (400, "ExpiredToken"), (400, "TokenRefreshRequired"), (403, "RequestTimeTooSkewed"):
-            return BackendError(.uploadExpired, detail, retryable: true)
+            return BackendError(.uploadExpired, detail)
         case (400, "RequestTimeout"), (400, "IncompleteBody"):
-            return BackendError(.network, detail, retryable: true)
+            return BackendError(.network, detail)
         case (403, _):
-            return BackendError(.uploadRejected, detail + " (check the service's signing configuration and this machine's clock)", retryable: false)
+            return BackendError(.uploadRejected, detail + " (check the service's signing configuration and this machine's clock)")
         case (429, _), (500...599, _):
-            return BackendError(status == 429 ? .rateLimited : .serverError, detail, retryable: true, retryAfterSeconds: retryAfter)
+            return BackendError(status == 429 ? .rateLimited : .serverError, detail, retryAfterSeconds: retryAfter)
         default:
-            return BackendError(.clientError, detail, retryable: false)
+            return BackendError(.clientError, detail)
         }
     }
 

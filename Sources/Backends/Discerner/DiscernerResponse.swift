@@ -13,17 +13,17 @@ enum DiscernerResponse {
             throw bad("a body that is not a JSON object", data)
         }
         guard top.bool("success") != false else {
-            throw BackendError(.analysisFailed, "Image Discerner analyze reported failure: \(top.string("error") ?? snippet(data))", retryable: true)
+            throw BackendError(.analysisFailed, "Image Discerner analyze reported failure: \(top.string("error") ?? snippet(data))")
         }
         guard let result = top.object("analysis_result") else { throw bad("no analysis_result", data) }
         if let status = result.fields["statusCode"], JSONObject.number(status) != 200 {
             // The aggregation step's own failure: {"statusCode": 500, "body": {"error": ...}}.
             let reason = result.object("body")?.string("error") ?? snippet(data)
-            throw BackendError(.analysisFailed, "Image Discerner's analysis workflow answered statusCode \(JSONObject.bounded("\(status)", 20)): \(reason)", retryable: true)
+            throw BackendError(.analysisFailed, "Image Discerner's analysis workflow answered statusCode \(JSONObject.bounded("\(status)", 20)): \(reason)")
         }
         guard let body = result.object("body") else { throw bad("no analysis_result.body", data) }
         guard body.fields["analysis_complete"] as? Bool != false else {
-            throw BackendError(.analysisFailed, "Image Discerner answered analysis_complete: false: \(body.string("error") ?? snippet(data))", retryable: true)
+            throw BackendError(.analysisFailed, "Image Discerner answered analysis_complete: false: \(body.string("error") ?? snippet(data))")
         }
         let version = formatVersion(body)
         let entities: [Entity]
@@ -35,7 +35,7 @@ enum DiscernerResponse {
             guard let subject = body.object("primary_subject") else { throw bad("a format 2.0 answer without primary_subject", data) }
             entities = [DiscernerEntities.formatTwo(subject)]
         default:
-            throw BackendError(.badResponse, "Image Discerner answered response_format_version \(version), which this version of discern cannot read", retryable: false)
+            throw BackendError(.serviceIncompatible, "Image Discerner answered response_format_version \(version), which this version of discern cannot read")
         }
         return analysis(entities, formatTwoSubject: version == 2 ? body.object("primary_subject") : nil, version: version,
                         execution: top.string("execution_name"), raw: String(decoding: data, as: UTF8.self))
@@ -68,7 +68,7 @@ enum DiscernerResponse {
     }
 
     private static func bad(_ what: String, _ data: Data) -> BackendError {
-        BackendError(.badResponse, "Image Discerner analyze answered 200 with \(what): \(snippet(data))", retryable: true)
+        BackendError(.badResponse, "Image Discerner analyze answered 200 with \(what): \(snippet(data))")
     }
 
     private static func snippet(_ data: Data) -> String { JSONBody.snippet(data) }

@@ -42,7 +42,7 @@ struct UploadGrant {
             // network, such as MinIO or SeaweedFS): never by `*`, never by default.
             guard scheme == "https" || (scheme == "http" && allowedHosts.contains(host)) else {
                 throw BackendError(.destinationRefused, "Image Discerner handed out an upload URL over \(scheme) at \(host), which is not the service's own host; "
-                                   + "refusing to send the image there unless DISCERN_UPLOAD_ALLOWED_HOSTS names \(host)", retryable: false)
+                                   + "refusing to send the image there unless DISCERN_UPLOAD_ALLOWED_HOSTS names \(host)")
             }
             return allowedHosts.contains(host) || allowedHosts.contains("*") ? .any : .publicOnly
         }
@@ -53,7 +53,7 @@ struct UploadGrant {
     init(url: String, imageKey: String, bucket: String, contentType: String, destinations: Destinations) throws(BackendError) {
         guard let components = URLComponents(string: url), let scheme = components.scheme?.lowercased(),
               let host = components.host?.lowercased(), !host.isEmpty else {
-            throw BackendError(.badResponse, "Image Discerner handed out an upload URL that is not a URL (\(Redact.url(url)))", retryable: true)
+            throw BackendError(.badResponse, "Image Discerner handed out an upload URL that is not a URL (\(Redact.url(url)))")
         }
         self.addressRule = try destinations.rule(for: components, scheme: scheme, host: host)
         self.url = url
@@ -79,8 +79,7 @@ struct UploadGrant {
             case "x-amz-server-side-encryption":
                 headers.append(HTTPHeader("x-amz-server-side-encryption", "AES256"))
             default:
-                throw BackendError(.badResponse, "the upload URL signs the header \(name), whose value discern cannot know; the upload would be refused",
-                                   retryable: false, kind: .discernerUnsupportedUploadUrl)
+                throw BackendError(.badResponse, "the upload URL signs the header \(name), whose value discern cannot know; the upload would be refused", kind: .discernerUnsupportedUploadUrl)
             }
         }
         return headers

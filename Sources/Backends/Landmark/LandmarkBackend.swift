@@ -39,7 +39,7 @@ public struct LandmarkBackend: AnalysisBackend, ConfiguredBackend {
     static func read(_ response: HTTPResponse, unsureBelow: Double, step: String) throws(BackendError) -> Analysis {
         guard response.status == 200 else { throw failure(response, step: step) }
         guard let top = JSONObject.parse(response.body), top.fields["predictions"] is [Any] else {
-            throw BackendError(.badResponse, "\(step) answered 200 without a predictions list: \(response.bodySnippet)", retryable: true)
+            throw BackendError(.badResponse, "\(step) answered 200 without a predictions list: \(response.bodySnippet)")
         }
         let predictions = top.array("predictions")
             .compactMap { item -> (label: String, confidence: Double, rank: Int)? in
@@ -49,7 +49,7 @@ public struct LandmarkBackend: AnalysisBackend, ConfiguredBackend {
             .sorted { ($0.rank, -$0.confidence) < ($1.rank, -$1.confidence) }
             .prefix(3)
         guard let best = predictions.first else {
-            throw BackendError(.badResponse, "\(step) answered 200 with no usable prediction: \(response.bodySnippet)", retryable: true)
+            throw BackendError(.badResponse, "\(step) answered 200 with no usable prediction: \(response.bodySnippet)")
         }
         return Analysis(
             category: "landmark", subcategory: best.label, confidence: best.confidence,
@@ -70,7 +70,7 @@ public struct LandmarkBackend: AnalysisBackend, ConfiguredBackend {
         let details = JSONObject.parse(response.body)?.string("details")
         let detail = "\(step) answered HTTP \(response.status): \(message)\(details.map { " (\($0))" } ?? "")"
         guard response.status == 400 else {
-            if response.status == 500 { return BackendError(.analysisFailed, detail, retryable: true) }
+            if response.status == 500 { return BackendError(.analysisFailed, detail) }
             return BackendError.status(response, during: step)
         }
         let kind: FailureKind = switch message {
@@ -79,6 +79,6 @@ public struct LandmarkBackend: AnalysisBackend, ConfiguredBackend {
         case _ where message.localizedCaseInsensitiveContains("exceeds"): .landmarkFileTooLarge
         default: .landmarkRejected
         }
-        return BackendError(.inputRejected, detail, retryable: false, kind: kind)
+        return BackendError(.inputRejected, detail, kind: kind)
     }
 }

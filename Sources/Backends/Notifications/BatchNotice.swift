@@ -11,7 +11,7 @@ public enum BatchNotice {
     ///   link without it.
     public static func body(reportJSON: String, deliveryID: String, consoleURL: String?) throws(BackendError) -> Data {
         guard let report = try? JSONSerialization.jsonObject(with: Data(reportJSON.utf8)) as? [String: Any] else {
-            throw BackendError(.badResponse, "the batch event's report is not a JSON object", retryable: false)
+            throw BackendError(.internalError, "the batch event's report is not a JSON object")
         }
         let name = report["batch"] as? String ?? "?"
         let link = consoleURL.map { base in
@@ -23,7 +23,7 @@ public enum BatchNotice {
         do {
             return try JSONSerialization.data(withJSONObject: document, options: [.sortedKeys, .withoutEscapingSlashes])
         } catch {
-            throw BackendError(.badResponse, "the batch's notification could not be written as JSON: \(error)", retryable: false)
+            throw BackendError(.internalError, "the batch's notification could not be written as JSON: \(error)")
         }
     }
 

@@ -62,7 +62,7 @@ public struct OOTOBackend: AnalysisBackend, ConfiguredBackend {
 
     private func delete(params: JSONObject, _ conversation: inout Conversation) async throws(BackendError) -> Analysis {
         guard let templateID = params.string("templateId") else {
-            throw BackendError(.badParams, "an OOTO delete job needs params {\"templateId\": \"...\"}", retryable: false)
+            throw BackendError(.badParams, "an OOTO delete job needs params {\"templateId\": \"...\"}")
         }
         let step = "OOTO delete of template \(templateID)"
         let request = HTTPRequest.json(url: "\(configuration.baseURL)/delete", body: try JSONBody.encode(["templateId": templateID]),

@@ -36,7 +36,7 @@ enum OOTOResponse {
     static func enrolled(_ response: HTTPResponse, step: String) throws(BackendError) -> Analysis {
         let (result, raw) = try success(response, step: step)
         guard let templateID = result.object("enroll")?.string("templateId") ?? result.string("templateId") else {
-            throw BackendError(.badResponse, "\(step) answered 200 without a templateId: \(response.bodySnippet)", retryable: true)
+            throw BackendError(.badResponse, "\(step) answered 200 without a templateId: \(response.bodySnippet)")
         }
         return Analysis(
             category: "face", outcome: "enrolled", subjectID: templateID,
@@ -68,7 +68,7 @@ enum OOTOResponse {
     private static func success(_ response: HTTPResponse, step: String) throws(BackendError) -> (JSONObject, String) {
         guard response.status == 200 else { throw failure(response, step: step) }
         guard let top = JSONObject.parse(response.body), let result = top.object("result") else {
-            throw BackendError(.badResponse, "\(step) answered 200 without a result object: \(response.bodySnippet)", retryable: true)
+            throw BackendError(.badResponse, "\(step) answered 200 without a result object: \(response.bodySnippet)")
         }
         if result.string("status") == "error" { throw failure(response, step: step) }
         return (result, String(decoding: response.body, as: UTF8.self))
@@ -99,7 +99,7 @@ enum OOTOResponse {
         // stay few), the code itself in the message.
         default: (.ootoRefused, "OOTO refused the request")
         }
-        return BackendError(.inputRejected, "\(step) answered code \(code) (\(info)): \(advice)", retryable: false, kind: kind)
+        return BackendError(.inputRejected, "\(step) answered code \(code) (\(info)): \(advice)", kind: kind)
     }
 
     /// `{"result": {"status": "error", "code": N, "info": "..."}}`.

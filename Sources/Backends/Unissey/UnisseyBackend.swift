@@ -34,8 +34,7 @@ public struct UnisseyBackend: AnalysisBackend, ConfiguredBackend {
         let metadata = params.string("selfie_metadata", maxLength: 1 << 20) ?? params.string("metadata", maxLength: 1 << 20)
         let wantsIAD = params.bool("injection_attack_detection") ?? params.bool("iad") ?? false
         if wantsIAD && metadata == nil {
-            throw BackendError(.badParams, "the job asks for injection-attack detection but carries no SDK metadata: put the capture SDK's string in params {\"selfie_metadata\": ...} (IAD cannot work without it)",
-                               retryable: false, kind: .unisseyIadWithoutMetadata)
+            throw BackendError(.badParams, "the job asks for injection-attack detection but carries no SDK metadata: put the capture SDK's string in params {\"selfie_metadata\": ...} (IAD cannot work without it)", kind: .unisseyIadWithoutMetadata)
         }
         if let metadata { parts.append(MultipartPart(name: configuration.metadataField, value: metadata)) }
         let call = HTTPRequest(method: "POST", url: "\(configuration.baseURL)/api/v3/analyze",
@@ -55,13 +54,13 @@ public struct UnisseyBackend: AnalysisBackend, ConfiguredBackend {
             let message = JSONObject.parse(response.body).flatMap { $0.string("message") ?? $0.string("error") ?? $0.string("detail") }
             let detail = "\(step) answered HTTP \(response.status): \(message ?? response.bodySnippet)"
             switch response.status {
-            case 400, 422: throw BackendError(.inputRejected, detail, retryable: false, kind: .unisseyRejected)
-            case 413: throw BackendError(.inputRejected, detail + " (the video is too large)", retryable: false, kind: .unisseyTooLarge)
+            case 400, 422: throw BackendError(.inputRejected, detail, kind: .unisseyRejected)
+            case 413: throw BackendError(.inputRejected, detail + " (the video is too large)", kind: .unisseyTooLarge)
             default: throw BackendError.status(response, during: step)
             }
         }
         guard let top = JSONObject.parse(response.body), let genuine = top.bool("is_genuine") else {
-            throw BackendError(.badResponse, "\(step) answered 200 without is_genuine: \(response.bodySnippet)", retryable: true)
+            throw BackendError(.badResponse, "\(step) answered 200 without is_genuine: \(response.bodySnippet)")
         }
         let trust = top.object("details")?.object("injection")?.object("selfie")?.fraction("trust_score")
         return Analysis(

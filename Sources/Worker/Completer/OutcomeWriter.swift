@@ -35,7 +35,7 @@ struct OutcomeWriter: Sendable {
             guard results.count > 1 else {
                 WorkerMetrics.resultWriteFailed(reason: "refused")
                 let message = "PostgreSQL refused this job's result (\(error.sqlState ?? "no SQLSTATE")): \(error.message.prefix(500))"
-                return [results[0].job.id: .refused(JobFailure(.resultUnstorable, message: message, retryable: false))]
+                return [results[0].job.id: .refused(JobFailure(.resultUnstorable, message: message))]
             }
             logger.warning("PostgreSQL refused a batch of results; writing them one by one", metadata: ["results": "\(results.count)", "error": "\(error)"])
             var written: [Int: Written] = [:]

@@ -72,7 +72,7 @@ struct FilePreparation: Sendable {
     private func download(_ job: Job, for input: InputHandling) async -> Result<OpenedFile, JobFailure> {
         guard let objects else {
             return .failure(JobFailure(.pathNotAllowed, message: "\(job.imagePath) is in object storage, and this worker reads no "
-                                       + "bucket: give it AWS_ACCESS_KEY_ID and an s3:// entry in DISCERN_PATH_ROOTS", retryable: false))
+                                       + "bucket: give it AWS_ACCESS_KEY_ID and an s3:// entry in DISCERN_PATH_ROOTS"))
         }
         let limit: Int
         switch input {
@@ -94,18 +94,20 @@ struct FilePreparation: Sendable {
     }
 
     /// What an object store's refusal makes of the attempt: a missing or empty object, one over
-    /// the limit or outside the allowed buckets is the photo's (dead); a refused credential or
-    /// the store's weather is the system's, which the breaker holds (`JobExecution`).
+    /// the limit or outside the allowed buckets is the photo's (dead); a missing bucket is the
+    /// system's, dead with a kind that says so; a refused credential or the store's weather is
+    /// the system's too, which the breaker holds (`JobExecution`).
     static func failure(_ error: ObjectStorageError) -> JobFailure {
         switch error.code {
-        case .noSuchKey, .noSuchBucket: return JobFailure(.fileNotFound, message: error.message, retryable: false)
-        case .notAllowed: return JobFailure(.pathNotAllowed, message: error.message, retryable: false)
-        case .empty: return JobFailure(.imageEmpty, message: error.message, retryable: false)
-        case .tooLarge: return JobFailure(.imageSourceTooLarge, message: error.message, retryable: false)
-        case .refused: return JobFailure(.objectStoreRefused, message: error.message, retryable: true)
+        case .noSuchKey: return JobFailure(.fileNotFound, message: error.message)
+        case .noSuchBucket: return JobFailure(.bucketNotFound, message: error.message)
+        case .notAllowed: return JobFailure(.pathNotAllowed, message: error.message)
+        case .empty: return JobFailure(.imageEmpty, message: error.message)
+        case .tooLarge: return JobFailure(.imageSourceTooLarge, message: error.message)
+        case .refused: return JobFailure(.objectStoreRefused, message: error.message)
         case .cancelled: return cancelled(error.message)
         default:
-            return JobFailure(.objectStoreUnavailable, message: error.message, retryable: true, retryAfterSeconds: error.retryAfterSeconds)
+            return JobFailure(.objectStoreUnavailable, message: error.message, retryAfterSeconds: error.retryAfterSeconds)
         }
     }
 
@@ -125,7 +127,7 @@ struct FilePreparation: Sendable {
         } catch is CancellationError {
             return .failure(Self.cancelled(path))
         } catch {
-            return .failure(JobFailure(.internalError, message: "preparing \(path) failed: \(error)", retryable: true))
+            return .failure(JobFailure(.internalError, message: "preparing \(path) failed: \(error)"))
         }
     }
 
@@ -133,7 +135,7 @@ struct FilePreparation: Sendable {
     /// its attempt not counted (`JobExecution` hands it back). A shutdown no longer waits for
     /// every photo queued for the pool to be prepared, and then thrown away.
     static func cancelled(_ path: String) -> JobFailure {
-        JobFailure(.cancelled, message: "\(path): the worker stopped before preparing it", retryable: true, countsAsAttempt: false)
+        JobFailure(.cancelled, message: "\(path): the worker stopped before preparing it", countsAsAttempt: false)
     }
 
     /// What a preparation's failure makes of the job's attempt, as its kind's row in the
@@ -152,10 +154,10 @@ struct FilePreparation: Sendable {
                               retryable: again, retryAfterSeconds: truncatedRetrySeconds)
         case (.yes, .lastGivenBack) where attempt >= maxAttempts:
             return JobFailure(kind, message: "\(path): \(error.message) (its last attempt; the failure is the system's)",
-                              retryable: true, countsAsAttempt: false, waitsLongerEachTime: true)
+                              countsAsAttempt: false, waitsLongerEachTime: true)
         default:
             let message = error.code == .pathNotAllowed || error.code == .fileNotFound ? error.message : "\(path): \(error.message)"
-            return JobFailure(kind, message: message, retryable: kind.retry != .never)
+            return JobFailure(kind, message: message)
         }
     }
 

@@ -62,7 +62,7 @@ public final class PostgresRateGate: RateGate {
                 }
             }
         } catch {
-            throw BackendError(.rateLimiterUnavailable, "could not take a rate-limit slot for \(key): \(error)", retryable: true)
+            throw BackendError(.rateLimiterUnavailable, "could not take a rate-limit slot for \(key): \(error)")
         }
         guard let lease else {
             unlimited.withLock { $0[key] = ContinuousClock.now + Self.unlimitedFor }
@@ -72,14 +72,12 @@ public final class PostgresRateGate: RateGate {
         // service is paused until the cap has room again.
         if lease.capped {
             // Not retryable within the attempt (it would only ask again): JobExecution hands the job back.
-            throw BackendError(.capReached, "\(key): the service's spend cap is reached (discern.service_budgets); the job waits until it has room",
-                               retryable: false)
+            throw BackendError(.capReached, "\(key): the service's spend cap is reached (discern.service_budgets); the job waits until it has room")
         }
         // Only a limit set absurdly low (per_minute near 0) schedules calls hours away: then the
         // job goes back to the queue for that long instead of holding its lease.
         guard lease.firstWait <= Self.maxWaitSeconds else {
-            throw BackendError(.rateLimited, "the \(key) rate limit schedules this call \(String(format: "%.0f", lease.firstWait)) s from now; check discern.rate_limits",
-                               retryable: true, retryAfterSeconds: lease.firstWait)
+            throw BackendError(.rateLimited, "the \(key) rate limit schedules this call \(String(format: "%.0f", lease.firstWait)) s from now; check discern.rate_limits", retryAfterSeconds: lease.firstWait)
         }
         let slots = Self.slots(lease, asked: asked, answered: answered)
         if slots.count > 1 { leased.withLock { $0[key, default: LeasedSlots()].append(slots.dropFirst()) } }

@@ -15,18 +15,18 @@ struct ServiceSignalTests {
             #expect(BackendError.transport(HTTPError(code, "x"), during: "analyze").serviceSignal == .unreachable, "\(code)")
         }
         for code: BackendError.Code in [.serverError, .rateLimited, .analysisFailed, .badResponse, .responseTooLarge] {
-            #expect(BackendError(code, "x", retryable: true).serviceSignal == .down, "\(code)")
+            #expect(BackendError(code, "x").serviceSignal == .down, "\(code)")
         }
     }
 
     @Test("a photo's refusal and an answer this version cannot read say it is up; this side's limits and settings say nothing")
     func upOrUnknown() {
-        for code: BackendError.Code in [.clientError, .inputRejected, .authFailed, .badResponse, .uploadRejected] {
-            #expect(BackendError(code, "x", retryable: false).serviceSignal == .up, "\(code)")
+        for code: BackendError.Code in [.clientError, .inputRejected, .authFailed, .serviceIncompatible, .uploadRejected] {
+            #expect(BackendError(code, "x").serviceSignal == .up, "\(code)")
         }
         for code: BackendError.Code in [.notStarted, .slotMissed, .capReached, .cancelled, .rateLimiterUnavailable, .misconfigured, .badParams,
                                         .destinationRefused] {
-            #expect(BackendError(code, "x", retryable: true).serviceSignal == .unknown, "\(code)")
+            #expect(BackendError(code, "x").serviceSignal == .unknown, "\(code)")
         }
     }
 
@@ -34,6 +34,6 @@ struct ServiceSignalTests {
     func weatherNotPhotos() {
         let tls = BackendError.transport(HTTPError(.tls, "SSL certificate problem: certificate has expired"), during: "analyze")
         #expect(tls.isRetryable && tls.kind == "tls_failed")
-        #expect(!BackendError(.rateLimiterUnavailable, "x", retryable: true).countsAsAttempt)
+        #expect(!BackendError(.rateLimiterUnavailable, "x").countsAsAttempt)
     }
 }

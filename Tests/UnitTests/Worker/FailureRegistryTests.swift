@@ -1,7 +1,9 @@
+import Backends
 import ErrorCodes
 import Foundation
 import Imaging
 import JobQueue
+import ObjectStorage
 import Testing
 @testable import Console
 @testable import Worker
@@ -90,5 +92,32 @@ struct FailureRegistryTests {
             "| `\(kind.code)` | \(kind.fault.rawValue) | \(retried[kind.retry] ?? "") | \(kind.attempt.rawValue) | \(kind.breaker.rawValue) | \(kind.advice) |"
         }
         #expect(Array(rows) == expected, "docs/design.md, \"Errors\", should read:\n\(expected.joined(separator: "\n"))")
+    }
+
+    @Test("a service's failure is retried, and tells the breaker, as its kind's row says: an answer this release cannot read is not asked again, a garbled one is")
+    func serviceFailuresFollowTheirRows() {
+        let codes: [BackendError.Code] = [.rateLimited, .serverError, .clientError, .network, .tlsFailed, .timeout, .uploadExpired, .uploadRejected,
+                                          .destinationRefused, .analysisFailed, .badResponse, .serviceIncompatible, .unsupportedAction, .badParams,
+                                          .authFailed, .inputRejected, .rateLimiterUnavailable, .misconfigured, .notStarted, .responseTooLarge,
+                                          .slotMissed, .cancelled, .capReached, .internalError]
+        for code in codes {
+            let row = FailureKind.named(code.rawValue)
+            #expect(row != nil, "\(code) is not in the registry")
+            let error = BackendError(code, "x")
+            #expect(error.isRetryable == (row?.retry != .never), "\(code)")
+        }
+        #expect(!BackendError(.serviceIncompatible, "x").isRetryable && BackendError(.serviceIncompatible, "x").serviceSignal == .up)
+        #expect(BackendError(.badResponse, "x").isRetryable && BackendError(.badResponse, "x").serviceSignal == .down)
+        // A finer kind's row decides over its code's: Azure's expired faceId is detected again.
+        #expect(BackendError(.inputRejected, "x", kind: .azureFaceNotFound).isRetryable)
+    }
+
+    @Test("a bucket that does not exist is the system's, named so; a missing object is the file's")
+    func missingBucketIsNotTheFiles() {
+        let bucket = FilePreparation.failure(ObjectStorageError(.noSuchBucket, "bucket fleet does not exist"))
+        #expect(bucket.kind == "bucket_not_found" && !bucket.isRetryable && FailureKind.named(bucket.kind)?.fault == .system)
+        #expect(!JobPage.fileIsTheProblem(bucket.kind))
+        let object = FilePreparation.failure(ObjectStorageError(.noSuchKey, "no such key"))
+        #expect(object.kind == "file_not_found" && JobPage.fileIsTheProblem(object.kind))
     }
 }

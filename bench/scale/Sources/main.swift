@@ -48,7 +48,7 @@ struct NoOpBackend: AnalysisBackend {
         _ = try await gate.acquire(Self.rateKey)
         calls.increment()
         if workMilliseconds > 0 { try? await Task.sleep(for: .milliseconds(workMilliseconds)) }
-        if failsEveryJob { throw BackendError(.inputRejected, "bench/harness: this job fails for good", retryable: false) }
+        if failsEveryJob { throw BackendError(.inputRejected, "bench/harness: this job fails for good") }
         return Analysis(category: "noop", rawResponseJSON: "{\"started\":\(started),\"instance\":\(instance)}")
     }
 }
