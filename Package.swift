@@ -4,15 +4,14 @@ import PackageDescription
 // Applied to every Swift target in one place, as swift-log does.
 let swiftSettings: [SwiftSetting] = [
     .enableUpcomingFeature("ExistentialAny"),
-    .enableUpcomingFeature("MemberImportVisibility"),
+    .enableUpcomingFeature("MemberImportVisibility")
 ]
-
 
 let package = Package(
     name: "discern",
     platforms: [.macOS(.v14)],
     products: [
-        .executable(name: "discern", targets: ["discern"]),
+        .executable(name: "discern", targets: ["discern"])
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.5.0"),
@@ -28,7 +27,7 @@ let package = Package(
         // OpenTelemetry traces (docs/tracing.md): the API every module speaks, and the OTLP/HTTP
         // exporter that only the executable starts. gRPC is left out: it would double the build.
         .package(url: "https://github.com/apple/swift-distributed-tracing.git", from: "1.7.0"),
-        .package(url: "https://github.com/swift-otel/swift-otel.git", from: "1.6.0", traits: ["OTLPHTTP"]),
+        .package(url: "https://github.com/swift-otel/swift-otel.git", from: "1.6.0", traits: ["OTLPHTTP"])
     ],
     targets: [
         // C libraries, found through pkg-config; apt names the Debian package to install.
@@ -69,9 +68,13 @@ let package = Package(
         // swift-distributed-tracing's API: nothing but a flag's check while tracing is off.
         .target(name: "Telemetry", dependencies: [.product(name: "Tracing", package: "swift-distributed-tracing")], swiftSettings: swiftSettings),
         // The OTLP/HTTP exporter (swift-otel), started by a process when the OTEL_* variables ask.
-        .target(name: "TraceExport", dependencies: ["Telemetry", .product(name: "OTel", package: "swift-otel"),
-                                                    .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-                                                    .product(name: "Logging", package: "swift-log")], swiftSettings: swiftSettings),
+        .target(
+            name: "TraceExport",
+            dependencies: [
+                "Telemetry", .product(name: "OTel", package: "swift-otel"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log")
+            ], swiftSettings: swiftSettings),
         // What a service found: the vocabulary backends return and the queue stores.
         .target(name: "AnalysisModel", swiftSettings: swiftSettings),
         .target(name: "JobQueue", dependencies: ["Postgres", "SQLSchema", "AnalysisModel", "ErrorCodes"], swiftSettings: swiftSettings),
@@ -84,24 +87,28 @@ let package = Package(
         .target(name: "Imaging", dependencies: ["CVips", "CVipsShim", "MediaFiles", "DedicatedThreads", "ErrorCodes"], swiftSettings: swiftSettings),
         .target(name: "CurlHTTP", dependencies: ["CCurl", "CCurlShim", "DedicatedThreads", "ErrorCodes"], swiftSettings: swiftSettings),
         // Photos in S3-compatible buckets: SigV4-signed HEAD, GET into a file, ListObjectsV2.
-        .target(name: "ObjectStorage", dependencies: ["CurlHTTP", "ErrorCodes", .product(name: "Crypto", package: "swift-crypto")],
-                swiftSettings: swiftSettings),
+        .target(
+            name: "ObjectStorage", dependencies: ["CurlHTTP", "ErrorCodes", .product(name: "Crypto", package: "swift-crypto")],
+            swiftSettings: swiftSettings),
         // discern enqueue's pipeline (Enqueuer): finding files under the path roots, keying them by
         // content, finding near-duplicates, staging and inserting them through JobQueue.
         .target(
             name: "Enqueueing",
-            dependencies: ["MediaFiles", "ObjectStorage", "DedicatedThreads", "ErrorCodes", "JobQueue", "Postgres", "Imaging", "Telemetry",
-                           .product(name: "Tracing", package: "swift-distributed-tracing"), .product(name: "Crypto", package: "swift-crypto")],
+            dependencies: [
+                "MediaFiles", "ObjectStorage", "DedicatedThreads", "ErrorCodes", "JobQueue", "Postgres", "Imaging", "Telemetry",
+                .product(name: "Tracing", package: "swift-distributed-tracing"), .product(name: "Crypto", package: "swift-crypto")
+            ],
             swiftSettings: swiftSettings
         ),
         .target(name: "SampleImages", dependencies: ["Imaging", "MediaFiles", "CVips", "CVipsShim", "CVipsSampleShim"], swiftSettings: swiftSettings),
         .target(
             name: "Backends",
             dependencies: [
-                "CurlHTTP", "Imaging", "MediaFiles", "AnalysisModel", "ErrorCodes", "Telemetry", .product(name: "Tracing", package: "swift-distributed-tracing"),
+                "CurlHTTP", "Imaging", "MediaFiles", "AnalysisModel", "ErrorCodes", "Telemetry",
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
                 .product(name: "Logging", package: "swift-log"), .product(name: "Metrics", package: "swift-metrics"),
                 // HMAC-SHA256 for the batch notifications' signature, SHA-256 for a webhook's name.
-                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Crypto", package: "swift-crypto")
             ],
             swiftSettings: swiftSettings
         ),
@@ -113,7 +120,7 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"), .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
-                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Hummingbird", package: "hummingbird")
             ],
             swiftSettings: swiftSettings
         ),
@@ -124,7 +131,7 @@ let package = Package(
                 "Observability", "Telemetry", .product(name: "Tracing", package: "swift-distributed-tracing"),
                 .product(name: "Logging", package: "swift-log"), .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle")
             ],
             swiftSettings: swiftSettings
         ),
@@ -134,7 +141,7 @@ let package = Package(
             dependencies: [
                 "QueueReads", "Observability",
                 .product(name: "Logging", package: "swift-log"), .product(name: "Metrics", package: "swift-metrics"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")
             ],
             swiftSettings: swiftSettings
         ),
@@ -146,7 +153,7 @@ let package = Package(
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Logging", package: "swift-log")
             ],
             swiftSettings: swiftSettings
         ),
@@ -159,14 +166,16 @@ let package = Package(
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")
             ],
             swiftSettings: swiftSettings
         ),
         .executableTarget(
             name: "discern",
             dependencies: [
-                "BuildInfo", "SQLSchema", "ObjectStorage", "Worker", "Monitor", "Observability", "Simulator", "Backends", "CurlHTTP", "JobQueue", "QueueReads", "Postgres", "Imaging", "MediaFiles", "SampleImages", "Enqueueing", "Console", "DedicatedThreads", "Telemetry", "TraceExport",
+                "BuildInfo", "SQLSchema", "ObjectStorage", "Worker", "Monitor", "Observability", "Simulator", "Backends", "CurlHTTP", "JobQueue",
+                "QueueReads", "Postgres", "Imaging", "MediaFiles", "SampleImages", "Enqueueing", "Console", "DedicatedThreads", "Telemetry",
+                "TraceExport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
                 .product(name: "Logging", package: "swift-log"),
@@ -175,18 +184,23 @@ let package = Package(
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Crypto", package: "swift-crypto")
             ],
             swiftSettings: swiftSettings
         ),
 
         // Benchmarks: not tests. Run with bench/queue/run.sh.
-        .executableTarget(name: "QueueBench", dependencies: ["JobQueue", "Postgres", "AnalysisModel"], path: "bench/queue/Sources",
-                          swiftSettings: swiftSettings),
-        .executableTarget(name: "ScaleBench", dependencies: ["Worker", "Backends", "Imaging", "JobQueue", "Postgres", "AnalysisModel", "TraceExport",
-                                                             .product(name: "Logging", package: "swift-log"),
-                                                             .product(name: "UnixSignals", package: "swift-service-lifecycle")],
-                          path: "bench/scale/Sources", swiftSettings: swiftSettings),
+        .executableTarget(
+            name: "QueueBench", dependencies: ["JobQueue", "Postgres", "AnalysisModel"], path: "bench/queue/Sources",
+            swiftSettings: swiftSettings),
+        .executableTarget(
+            name: "ScaleBench",
+            dependencies: [
+                "Worker", "Backends", "Imaging", "JobQueue", "Postgres", "AnalysisModel", "TraceExport",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle")
+            ],
+            path: "bench/scale/Sources", swiftSettings: swiftSettings),
         .executableTarget(name: "NearDuplicateBench", dependencies: ["Enqueueing"], path: "bench/neardup/Sources", swiftSettings: swiftSettings),
 
         // What only the tests use, kept out of the product: image fixtures and their libvips
@@ -195,30 +209,35 @@ let package = Package(
         .target(
             name: "TestFixtures",
             dependencies: [
-                "CVips", "CVipsShim", "CVipsFixtureShim", "CVipsSampleShim", "Imaging", "MediaFiles", "SampleImages", "Simulator", "JobQueue", "Postgres",
+                "CVips", "CVipsShim", "CVipsFixtureShim", "CVipsSampleShim", "Imaging", "MediaFiles", "SampleImages", "Simulator", "JobQueue",
+                "Postgres",
                 .product(name: "Hummingbird", package: "hummingbird"), .product(name: "Logging", package: "swift-log"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")
             ],
             path: "Tests/TestFixtures", swiftSettings: swiftSettings
         ),
 
         .testTarget(
             name: "UnitTests",
-            dependencies: ["Imaging", "MediaFiles", "Simulator", "CurlHTTP", "ObjectStorage", "Backends", "JobQueue", "QueueReads", "Postgres", "AnalysisModel", "SampleImages", "Enqueueing",
-                           "Worker", "Console", "TestFixtures", "Telemetry", "TraceExport", "ErrorCodes"],
+            dependencies: [
+                "Imaging", "MediaFiles", "Simulator", "CurlHTTP", "ObjectStorage", "Backends", "JobQueue", "QueueReads", "Postgres", "AnalysisModel",
+                "SampleImages", "Enqueueing",
+                "Worker", "Console", "TestFixtures", "Telemetry", "TraceExport", "ErrorCodes"
+            ],
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "IntegrationTests",
             dependencies: [
-                "Worker", "Simulator", "JobQueue", "QueueReads", "Postgres", "CurlHTTP", "ObjectStorage", "Imaging", "MediaFiles", "Backends", "SQLSchema", "AnalysisModel", "SampleImages",
+                "Worker", "Simulator", "JobQueue", "QueueReads", "Postgres", "CurlHTTP", "ObjectStorage", "Imaging", "MediaFiles", "Backends",
+                "SQLSchema", "AnalysisModel", "SampleImages",
                 "TestFixtures", "DedicatedThreads",
-                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Logging", package: "swift-log")
             ],
             // A database made by the release before sql/ became source (pg_dump's custom format),
             // which the upgrade test migrates.
             exclude: ["Fixtures"],
             swiftSettings: swiftSettings
-        ),
+        )
     ]
 )

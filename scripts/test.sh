@@ -12,6 +12,12 @@ phase "installing what the tests need"
 bash scripts/install-deps.sh --test
 # The module map holds before anything is built (docs/design.md, "The map").
 bash scripts/check-layers.sh
+# The code is as swift-format writes it (.swift-format: 150 columns); `swift format format -i
+# -r Sources Tests Package.swift` makes it so.
+if ! swift format lint --strict --recursive Sources Tests Package.swift; then
+    echo "not formatted: run swift format format -i -r Sources Tests Package.swift" >&2
+    exit 1
+fi
 
 pgdir=$(mktemp -d /tmp/discern-test-pg.XXXXXX)
 chmod 755 "$pgdir"

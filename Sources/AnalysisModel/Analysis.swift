@@ -24,11 +24,13 @@ public struct Analysis: Sendable, Equatable {
     /// `discern.entities`.
     public var entities: [Entity]
 
-    public init(category: String? = nil, subcategory: String? = nil, serviceOperator: String? = nil,
-                fleetID: String? = nil, licensePlate: String? = nil, confidence: Double? = nil,
-                textIdentifiers: [String] = [], description: String? = nil, outcome: String? = nil,
-                subjectID: String? = nil, detailsJSON: String = "{}", apiCalls: Int = 0, rawResponseJSON: String,
-                entities: [Entity] = []) {
+    public init(
+        category: String? = nil, subcategory: String? = nil, serviceOperator: String? = nil,
+        fleetID: String? = nil, licensePlate: String? = nil, confidence: Double? = nil,
+        textIdentifiers: [String] = [], description: String? = nil, outcome: String? = nil,
+        subjectID: String? = nil, detailsJSON: String = "{}", apiCalls: Int = 0, rawResponseJSON: String,
+        entities: [Entity] = []
+    ) {
         self.category = category
         self.subcategory = subcategory
         self.serviceOperator = serviceOperator

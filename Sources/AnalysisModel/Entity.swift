@@ -21,10 +21,12 @@ public struct Entity: Sendable, Equatable {
     /// The entity whose fields fill the result row's common columns.
     public var isPrimary: Bool
 
-    public init(type: String, category: String, subtype: String? = nil, serviceOperator: String? = nil, fleetID: String? = nil,
-                licensePlate: String? = nil, licensePlateJurisdiction: String? = nil, containerID: String? = nil,
-                tailID: String? = nil, otherIDs: [String] = [], identifiers: [String] = [], confidence: Double? = nil,
-                propertiesJSON: String = "{}", isPrimary: Bool = false) {
+    public init(
+        type: String, category: String, subtype: String? = nil, serviceOperator: String? = nil, fleetID: String? = nil,
+        licensePlate: String? = nil, licensePlateJurisdiction: String? = nil, containerID: String? = nil,
+        tailID: String? = nil, otherIDs: [String] = [], identifiers: [String] = [], confidence: Double? = nil,
+        propertiesJSON: String = "{}", isPrimary: Bool = false
+    ) {
         self.type = type
         self.category = category
         self.subtype = subtype

@@ -11,21 +11,21 @@ public enum BuildInfo {
     /// The compiler's version, to the patch level it can tell.
     public static var swiftVersion: String {
         #if compiler(>=6.5)
-        return "6.5 or newer"
+            return "6.5 or newer"
         #elseif compiler(>=6.4)
-        return "6.4"
+            return "6.4"
         #elseif compiler(>=6.3.2)
-        return "6.3.2"
+            return "6.3.2"
         #elseif compiler(>=6.3.1)
-        return "6.3.1"
+            return "6.3.1"
         #elseif compiler(>=6.3)
-        return "6.3"
+            return "6.3"
         #elseif compiler(>=6.2)
-        return "6.2"
+            return "6.2"
         #elseif compiler(>=6.1)
-        return "6.1"
+            return "6.1"
         #else
-        return "older than 6.1"
+            return "older than 6.1"
         #endif
     }
 }

@@ -57,16 +57,24 @@ struct Actions {
         guard let backend = form["backend"], backend.count <= 100, services.isEmpty || services.contains(backend) else {
             throw HTTPError(.badRequest, message: "name a service: backend=\(services.joined(separator: "|"))")
         }
-        guard let period = form["period"], ["day", "month"].contains(period) else { throw HTTPError(.badRequest, message: "period must be day or month") }
+        guard let period = form["period"], ["day", "month"].contains(period) else {
+            throw HTTPError(.badRequest, message: "period must be day or month")
+        }
         var calls: Int?
         if let text = form["cap_calls"] {
-            guard let value = Int(text), value >= 0 else { throw HTTPError(.badRequest, message: "cap_calls must be a whole number of calls, or empty for no cap") }
+            guard let value = Int(text), value >= 0 else {
+                throw HTTPError(.badRequest, message: "cap_calls must be a whole number of calls, or empty for no cap")
+            }
             calls = value
         }
         let user = context.user, cap = calls
         try await store.transaction { try ServiceLimits.setSpendCap($0, backend: backend, calls: cap, period: period, by: user) }
-        context.logger.notice("console action", metadata: ["action": "spend-cap", "backend": "\(backend)", "cap_calls": "\(cap.map(String.init) ?? "none")",
-                                                            "period": "\(period)", "user": "\(user)"])
+        context.logger.notice(
+            "console action",
+            metadata: [
+                "action": "spend-cap", "backend": "\(backend)", "cap_calls": "\(cap.map(String.init) ?? "none")",
+                "period": "\(period)", "user": "\(user)"
+            ])
         return Response.redirect(to: "/plan" + HTML.query([("done", "spend-cap")]), type: .normal)
     }
 
@@ -78,8 +86,12 @@ struct Actions {
         let changed = try await store.transaction {
             resume ? try Pausing.resume($0, backend: backend, by: user) : try Pausing.pause($0, backend: backend, by: user)
         }
-        context.logger.notice("console action", metadata: ["action": "\(resume ? "resume" : "pause")", "backend": "\(backend)",
-                                                            "changed": "\(changed)", "user": "\(user)"])
+        context.logger.notice(
+            "console action",
+            metadata: [
+                "action": "\(resume ? "resume" : "pause")", "backend": "\(backend)",
+                "changed": "\(changed)", "user": "\(user)"
+            ])
         return Response.redirect(to: "/" + HTML.query([("done", resume ? "resume" : "pause")]), type: .normal)
     }
 
@@ -89,8 +101,9 @@ struct Actions {
     private func act(_ request: Request, _ context: ConsoleContext, _ action: JobControl.BulkAction) async throws -> Response {
         let form = try await Form.read(request, context, secrets: secrets)
         let verb = action.rawValue
-        var selection = JobControl.Selection(batch: form["batch"], errorKind: form["kind"], backend: form["backend"], state: form["state"],
-                                             file: form["file"], fromDay: form["from"], toDay: form["to"])
+        var selection = JobControl.Selection(
+            batch: form["batch"], errorKind: form["kind"], backend: form["backend"], state: form["state"],
+            file: form["file"], fromDay: form["from"], toDay: form["to"])
         let ids = form.values("job")
         guard ids.count <= 1000 else { throw HTTPError(.badRequest, message: "at most 1,000 jobs by id; choose more with a filter") }
         for job in ids {
@@ -103,7 +116,8 @@ struct Actions {
         if selection.ids.isEmpty {
             guard form["confirmed"] == "yes" else {
                 let states = try await store.transaction { try JobControl.states($0, chosen) }
-                let page = ConfirmPage.render(action, form: form, states: states, csrf: secrets.csrf(user: context.user, role: context.role), back: Self.back(form))
+                let page = ConfirmPage.render(
+                    action, form: form, states: states, csrf: secrets.csrf(user: context.user, role: context.role), back: Self.back(form))
                 return ConsoleServer.html(page.render(readOnly: false), status: .ok)
             }
             count = try await JobControl.inChunks(action, chosen, by: user) { chunk in try await store.transaction(chunk) }
@@ -137,12 +151,15 @@ struct Actions {
         case "cannot_tell": verdict = .cannotTell
         default: throw HTTPError(.badRequest, message: "verdict must be confirm, correct or cannot_tell")
         }
-        let correction = Correction(resultID: result, verdict: verdict, operatorName: value("operator"), fleetID: value("fleet_id"),
-                                    licensePlate: value("license_plate", limit: 50), category: value("category"), by: context.user)
+        let correction = Correction(
+            resultID: result, verdict: verdict, operatorName: value("operator"), fleetID: value("fleet_id"),
+            licensePlate: value("license_plate", limit: 50), category: value("category"), by: context.user)
         guard correction.isComplete else {
             throw HTTPError(.badRequest, message: "a correction needs an operator, a fleet ID, a licence plate or a category")
         }
-        guard try await store.transaction({ try Reviews.record($0, correction) }) else { throw HTTPError(.notFound, message: "there is no result \(result)") }
+        guard try await store.transaction({ try Reviews.record($0, correction) }) else {
+            throw HTTPError(.notFound, message: "there is no result \(result)")
+        }
         let back = form["back"] == "/quality" ? "/quality" : "/review"
         return Response.redirect(to: back + HTML.query([("done", verdict.rawValue), ("count", "1")]), type: .normal)
     }
@@ -158,7 +175,8 @@ struct Form {
 
     static func read(_ request: Request, _ context: ConsoleContext, secrets: Secrets) async throws -> Form {
         if let origin = request.headers[.origin], let host = request.head.authority,
-           URLComponents(string: origin).map({ "\($0.host ?? "")\($0.port.map { ":\($0)" } ?? "")" }) != host {
+            URLComponents(string: origin).map({ "\($0.host ?? "")\($0.port.map { ":\($0)" } ?? "")" }) != host
+        {
             throw HTTPError(.forbidden, message: "this form was sent from another site")
         }
         var request = request

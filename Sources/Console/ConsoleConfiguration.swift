@@ -55,8 +55,10 @@ public struct ConsoleConfiguration: Sendable {
 
     /// The tokens with the role each signs in as.
     var tokens: [(String, ConsoleRole, String)] {
-        [(accessToken, ConsoleRole.admin, "DISCERN_CONSOLE_TOKEN"), (operatorToken, .operator, "DISCERN_CONSOLE_OPERATOR_TOKEN"),
-         (viewerToken, .viewer, "DISCERN_CONSOLE_VIEWER_TOKEN")].compactMap { token, role, name in token.map { ($0, role, name) } }
+        [
+            (accessToken, ConsoleRole.admin, "DISCERN_CONSOLE_TOKEN"), (operatorToken, .operator, "DISCERN_CONSOLE_OPERATOR_TOKEN"),
+            (viewerToken, .viewer, "DISCERN_CONSOLE_VIEWER_TOKEN")
+        ].compactMap { token, role, name in token.map { ($0, role, name) } }
     }
 
     /// Why this configuration must not start, or nil.
@@ -66,10 +68,12 @@ public struct ConsoleConfiguration: Sendable {
             return "the console would listen on \(host) with no access control: set DISCERN_CONSOLE_TOKEN"
         }
         if trustedUserHeader != nil && accessToken == nil {
-            return "--trusted-user-header needs DISCERN_CONSOLE_TOKEN, which the reverse proxy sends with every request (docs/console.md): any process on this machine could set the header"
+            return
+                "--trusted-user-header needs DISCERN_CONSOLE_TOKEN, which the reverse proxy sends with every request (docs/console.md): any process on this machine could set the header"
         }
         if roleMap != nil && trustedUserHeader == nil {
-            return "--roles maps the users a reverse proxy names: it needs --trusted-user-header (without a proxy, give people the operator or viewer token)"
+            return
+                "--roles maps the users a reverse proxy names: it needs --trusted-user-header (without a proxy, give people the operator or viewer token)"
         }
         for (token, _, name) in tokens where token.count < 16 { return "\(name) must be at least 16 characters" }
         if Set(tokens.map(\.0)).count < tokens.count { return "the console's tokens must differ: one token cannot sign in as two roles" }

@@ -8,14 +8,18 @@ import NIOCore
 /// `discern console`: the pages, their `/api/` JSON twins, thumbnails and actions, served by
 /// Hummingbird over the same database the workers use.
 public enum ConsoleServer {
-    public static func application(store: QueueReader, changes: ChangeFeed, configuration: ConsoleConfiguration, logger: Logger) -> some ApplicationProtocol {
+    public static func application(
+        store: QueueReader, changes: ChangeFeed, configuration: ConsoleConfiguration, logger: Logger
+    ) -> some ApplicationProtocol {
         let secrets = Secrets(tokens: configuration.tokens.map { Secrets.Token(value: $0.0, role: $0.1) })
         let context = PageContext(signs: { secrets.csrf(user: $0, role: $1) }, services: configuration.services)
         let thumbnails = Thumbnails(roots: configuration.roots, objects: configuration.objects)
         let router = Router(context: ConsoleContext.self)
-        router.add(middleware: AccessGuard(secrets: secrets, trustedUserHeader: configuration.trustedUserHeader.flatMap { HTTPField.Name($0) },
-                                           allowedHosts: configuration.allowedHosts, roleMap: configuration.roleMap,
-                                           readOnly: configuration.readOnly))
+        router.add(
+            middleware: AccessGuard(
+                secrets: secrets, trustedUserHeader: configuration.trustedUserHeader.flatMap { HTTPField.Name($0) },
+                allowedHosts: configuration.allowedHosts, roleMap: configuration.roleMap,
+                readOnly: configuration.readOnly))
         let pages = Routes(store: store, context: context, reviewBelow: configuration.reviewBelow)
         pages.register(on: router)
         router.get("/thumbnails/:result") { request, requestContext -> Response in
@@ -30,19 +34,22 @@ public enum ConsoleServer {
         }
         @Sendable func health() async -> Response {
             let up = await store.isReachable()
-            return Response(status: up ? .ok : .serviceUnavailable, headers: [.contentType: "text/plain; charset=utf-8"],
-                            body: .init(byteBuffer: ByteBuffer(string: up ? "ok\n" : "PostgreSQL does not answer\n")))
+            return Response(
+                status: up ? .ok : .serviceUnavailable, headers: [.contentType: "text/plain; charset=utf-8"],
+                body: .init(byteBuffer: ByteBuffer(string: up ? "ok\n" : "PostgreSQL does not answer\n")))
         }
         router.get("/events") { _, _ in EventStream.response(changes) }
         router.get("/healthz") { _, _ in await health() }
         router.head("/healthz") { _, _ in await health().withoutBody }
         router.get("/static/console.js") { _, _ in
-            Response(status: .ok, headers: [.contentType: "text/javascript; charset=utf-8", .cacheControl: "public, max-age=3600"],
-                     body: .init(byteBuffer: ByteBuffer(string: Script.js)))
+            Response(
+                status: .ok, headers: [.contentType: "text/javascript; charset=utf-8", .cacheControl: "public, max-age=3600"],
+                body: .init(byteBuffer: ByteBuffer(string: Script.js)))
         }
         router.get("/static/console.css") { _, _ in
-            Response(status: .ok, headers: [.contentType: "text/css; charset=utf-8", .cacheControl: "public, max-age=3600"],
-                     body: .init(byteBuffer: ByteBuffer(string: Style.css)))
+            Response(
+                status: .ok, headers: [.contentType: "text/css; charset=utf-8", .cacheControl: "public, max-age=3600"],
+                body: .init(byteBuffer: ByteBuffer(string: Style.css)))
         }
         router.get("/login") { _, _ in html(SignIn.page(message: "Sign in with the console's token."), status: .ok) }
         router.post("/login") { request, _ -> Response in
@@ -52,7 +59,8 @@ public enum ConsoleServer {
                 return html(SignIn.page(message: "That token is not the console's."), status: .unauthorized)
             }
             var response = Response.redirect(to: "/", type: .normal)
-            response.headers[.setCookie] = "\(AccessGuard.cookie)=\(session); Path=/; HttpOnly; SameSite=Strict; Max-Age=\(Secrets.sessionSeconds)"
+            response.headers[.setCookie] =
+                "\(AccessGuard.cookie)=\(session); Path=/; HttpOnly; SameSite=Strict; Max-Age=\(Secrets.sessionSeconds)"
                 + (configuration.secureCookies ? "; Secure" : "")
             return response
         }
@@ -74,8 +82,9 @@ public enum ConsoleServer {
         switch await thumbnails.thumbnail(path: path, size: size, ifNoneMatch: request.headers[.ifNoneMatch]) {
         // Photos of people and plates: kept by no cache, the browser's included.
         case .image(let data, let etag):
-            return Response(status: .ok, headers: [.contentType: "image/jpeg", .eTag: etag, .cacheControl: "private, no-store"],
-                            body: .init(byteBuffer: ByteBuffer(bytes: data)))
+            return Response(
+                status: .ok, headers: [.contentType: "image/jpeg", .eTag: etag, .cacheControl: "private, no-store"],
+                body: .init(byteBuffer: ByteBuffer(bytes: data)))
         case .notModified(let etag):
             return Response(status: .notModified, headers: [.eTag: etag, .cacheControl: "private, no-store"])
         case .busy:

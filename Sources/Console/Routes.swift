@@ -12,29 +12,47 @@ struct Routes: Sendable {
     let measured = MeasuredThreshold()
 
     func register(on router: Router<ConsoleContext>) {
-        page(router, "/", "/api/overview") { _, _ in try await store.overview() } render: { data, request, context in
+        page(router, "/", "/api/overview") { _, _ in
+            try await store.overview()
+        } render: { data, request, context in
             OverviewPage.render(data, notice: Self.notice(request), context)
         }
         page(router, "/batches", "/api/batches") { request, _ in
             try await store.batches(named: request.uri.queryParameters.get("name"), before: request.uri.queryParameters.get("before", as: Int.self))
-        } render: { data, request, context in BatchesPage.render(data, notice: Self.notice(request), context) }
+        } render: { data, request, context in
+            BatchesPage.render(data, notice: Self.notice(request), context)
+        }
         page(router, "/results", "/api/results") { request, _ in
             try await store.results(Self.filter(request))
-        } render: { data, request, context in ResultsPage.render(data, filter: Self.filter(request), context) }
+        } render: { data, request, context in
+            ResultsPage.render(data, filter: Self.filter(request), context)
+        }
         page(router, "/report", "/api/report") { request, _ in
-            guard let name = request.uri.queryParameters.get("batch"), !name.isEmpty else { throw HTTPError(.badRequest, message: "name a batch: ?batch=NAME") }
+            guard let name = request.uri.queryParameters.get("batch"), !name.isEmpty else {
+                throw HTTPError(.badRequest, message: "name a batch: ?batch=NAME")
+            }
             return try await store.report(batch: name)
-        } render: { data, _, context in ReportPage.render(data, context) }
+        } render: { data, _, context in
+            ReportPage.render(data, context)
+        }
         page(router, "/jobs", "/api/jobs") { request, _ in
             try await store.jobs(Self.jobFilter(request))
-        } render: { data, request, context in JobsPage.render(data, filter: Self.jobFilter(request), notice: Self.notice(request), context) }
+        } render: { data, request, context in
+            JobsPage.render(data, filter: Self.jobFilter(request), notice: Self.notice(request), context)
+        }
         page(router, "/jobs/:id", "/api/jobs/:id") { _, asker in
             try await store.detail(jobID: try asker.parameters.require("id", as: Int.self), rawAnswers: asker.role >= .operator)
-        } render: { data, request, context in JobPage.render(data, notice: Self.notice(request), context) }
+        } render: { data, request, context in
+            JobPage.render(data, notice: Self.notice(request), context)
+        }
         page(router, "/results/:id", "/api/results/:id") { _, asker in
             try await store.detail(resultID: try asker.parameters.require("id", as: Int.self), rawAnswers: asker.role >= .operator)
-        } render: { data, _, context in JobPage.render(data, context) }
-        page(router, "/failures", "/api/failures") { _, _ in try await store.failures() } render: { data, request, context in
+        } render: { data, _, context in
+            JobPage.render(data, context)
+        }
+        page(router, "/failures", "/api/failures") { _, _ in
+            try await store.failures()
+        } render: { data, request, context in
             FailuresPage.render(data, notice: Self.notice(request), context)
         }
         page(router, "/plan", "/api/plan") { request, _ in
@@ -45,21 +63,32 @@ struct Routes: Sendable {
         } render: { data, request, context in
             PlanPage.render(data, until: request.uri.queryParameters.get("until").map { String($0) }, notice: Self.notice(request), context)
         }
-        page(router, "/workers", "/api/workers") { _, _ in try await store.workers() } render: { data, _, context in WorkersPage.render(data, context) }
+        page(router, "/workers", "/api/workers") { _, _ in
+            try await store.workers()
+        } render: { data, _, context in
+            WorkersPage.render(data, context)
+        }
         page(router, "/log", "/api/log") { request, _ in
             try await store.operatorLog(before: request.uri.queryParameters.get("before", as: Int.self))
-        } render: { data, _, context in LogPage.render(data, context) }
+        } render: { data, _, context in
+            LogPage.render(data, context)
+        }
         page(router, "/quality", "/api/quality") { request, _ in
             try await store.quality(Self.qualityFilter(request))
-        } render: { data, request, context in QualityPage.render(data, filter: Self.qualityFilter(request), context) }
+        } render: { data, request, context in
+            QualityPage.render(data, filter: Self.qualityFilter(request), context)
+        }
         page(router, "/review", "/api/review") { request, _ in
             let asked = request.uri.queryParameters.get("below", as: Double.self).flatMap { $0.isFinite ? min(max($0, 0), 1) : nil }
-            let threshold: Double = switch reviewBelow {
-            case .fixed(let value): asked ?? value
-            case .measured: if let asked { asked } else { await measured.value(store) }
-            }
+            let threshold: Double =
+                switch reviewBelow {
+                case .fixed(let value): asked ?? value
+                case .measured: if let asked { asked } else { await measured.value(store) }
+                }
             return try await store.reviewQueue(threshold: threshold)
-        } render: { data, request, context in ReviewPage.render(data, notice: Self.notice(request), context) }
+        } render: { data, request, context in
+            ReviewPage.render(data, notice: Self.notice(request), context)
+        }
     }
 
     /// One loader, two routes: the page renders it, the API returns it as JSON. Both know who
@@ -76,7 +105,9 @@ struct Routes: Sendable {
                 let page = render(try await load(request, context), request, asker)
                 return ConsoleServer.html(page.render(readOnly: readOnly), status: .ok)
             } catch ReadError.notFound {
-                return ConsoleServer.html(Page(title: "Not found", active: "", body: "<p>Nothing here: it may have been pruned.</p>", live: false).render(readOnly: readOnly), status: .notFound)
+                return ConsoleServer.html(
+                    Page(title: "Not found", active: "", body: "<p>Nothing here: it may have been pruned.</p>", live: false).render(
+                        readOnly: readOnly), status: .notFound)
             }
         }
         router.get(path) { request, context in try await html(request, context) }
@@ -97,7 +128,9 @@ struct Routes: Sendable {
         let query = request.uri.queryParameters
         func text(_ name: String) -> String? { query.get(name).flatMap { $0.isEmpty ? nil : String($0.prefix(200)) } }
         var filter = QualityFilter(batch: text("batch"), backend: text("backend"))
-        if let days = query.get("days", as: Double.self), days.isFinite, days > 0 { filter.since = Date().addingTimeInterval(-min(days, 3650) * 86400) }
+        if let days = query.get("days", as: Double.self), days.isFinite, days > 0 {
+            filter.since = Date().addingTimeInterval(-min(days, 3650) * 86400)
+        }
         if let field = text("field"), Quality.fields.contains(field) { filter.field = field }
         if let target = query.get("target", as: Double.self), target.isFinite, (0...1).contains(target) { filter.target = target }
         return filter
@@ -106,9 +139,10 @@ struct Routes: Sendable {
     static func jobFilter(_ request: Request) -> JobFilter {
         let query = request.uri.queryParameters
         func text(_ name: String) -> String? { query.get(name).flatMap { $0.isEmpty ? nil : String($0.prefix(200)) } }
-        return JobFilter(state: text("state"), batch: text("batch"), errorKind: text("kind"), backend: text("backend"),
-                         file: text("file"), fromDay: JobFilter.day(text("from")), toDay: JobFilter.day(text("to")),
-                         before: query.get("before", as: Int.self), limit: min(max(query.get("limit", as: Int.self) ?? JobFilter.pageSize, 1), 500))
+        return JobFilter(
+            state: text("state"), batch: text("batch"), errorKind: text("kind"), backend: text("backend"),
+            file: text("file"), fromDay: JobFilter.day(text("from")), toDay: JobFilter.day(text("to")),
+            before: query.get("before", as: Int.self), limit: min(max(query.get("limit", as: Int.self) ?? JobFilter.pageSize, 1), 500))
     }
 
     static func filter(_ request: Request) -> ResultFilter {

@@ -125,6 +125,10 @@ final class ThumbnailCache: Sendable {
 /// How many thumbnails are being made or wait for a thread.
 final class InFlightCount: Sendable {
     private let count = Mutex(0)
-    func enter(limit: Int) -> Bool { count.withLock { guard $0 < limit else { return false }; $0 += 1; return true } }
+    func enter(limit: Int) -> Bool {
+        count.withLock {
+            guard $0 < limit else { return false }; $0 += 1; return true
+        }
+    }
     func leave() { count.withLock { $0 -= 1 } }
 }

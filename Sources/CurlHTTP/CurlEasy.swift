@@ -28,8 +28,9 @@ final class CurlEasy: @unchecked Sendable {
     func perform(_ request: HTTPRequest, connectTimeoutSeconds: Double, abort: LockedFlag = LockedFlag()) throws(HTTPError) -> HTTPResponse {
         BlockingCallAudit.check("curl_easy_perform")
         guard !abort.isSet else { throw HTTPError(.cancelled, "\(request.method) \(Redact.url(request.url)) was cancelled before it started") }
-        let sink = ResponseSink(maxBodyBytes: request.maxResponseBytes, abort: abort, addressRule: request.addressRule, file: request.responseFile,
-                                bodyExpected: request.method != "HEAD")
+        let sink = ResponseSink(
+            maxBodyBytes: request.maxResponseBytes, abort: abort, addressRule: request.addressRule, file: request.responseFile,
+            bodyExpected: request.method != "HEAD")
         let context = Unmanaged.passUnretained(sink).toOpaque()
         var errorBuffer = [CChar](repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
         var headerList: UnsafeMutablePointer<curl_slist>?
@@ -104,14 +105,18 @@ final class CurlEasy: @unchecked Sendable {
         }
         if let refused = sink.refusedAddress {
             let host = URLComponents(string: request.url)?.host ?? "its host"
-            throw HTTPError(.destinationRefused, "\(request.method) \(Redact.url(request.url)) was not sent: \(host) is \(refused), "
-                            + "an address inside a network, not on the internet; refused unless DISCERN_UPLOAD_ALLOWED_HOSTS names it")
+            throw HTTPError(
+                .destinationRefused,
+                "\(request.method) \(Redact.url(request.url)) was not sent: \(host) is \(refused), "
+                    + "an address inside a network, not on the internet; refused unless DISCERN_UPLOAD_ALLOWED_HOSTS names it")
         }
         if let failure = sink.fileFailure {
             throw HTTPError(.transport, "\(request.method) \(Redact.url(request.url)): writing the answer to its file failed: \(failure)")
         }
         if sink.overflowed {
-            throw HTTPError(.responseTooLarge, "\(request.method) \(Redact.url(request.url)) answered more than \(request.maxResponseBytes) bytes; the transfer was aborted")
+            throw HTTPError(
+                .responseTooLarge,
+                "\(request.method) \(Redact.url(request.url)) answered more than \(request.maxResponseBytes) bytes; the transfer was aborted")
         }
         guard code == CURLE_OK else {
             let detail = String(decoding: errorBuffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
@@ -132,9 +137,10 @@ final class CurlEasy: @unchecked Sendable {
                 throw HTTPError(.transport, "libcurl could not add a multipart part")
             }
             var codes = [curl_mime_name(field, part.name)]
-            codes.append(part.data.withUnsafeBytes { bytes in
-                curl_mime_data(field, bytes.baseAddress?.assumingMemoryBound(to: CChar.self), bytes.count)
-            })
+            codes.append(
+                part.data.withUnsafeBytes { bytes in
+                    curl_mime_data(field, bytes.baseAddress?.assumingMemoryBound(to: CChar.self), bytes.count)
+                })
             if let filename = part.filename { codes.append(curl_mime_filename(field, filename)) }
             if let type = part.contentType { codes.append(curl_mime_type(field, type)) }
             if let failed = codes.first(where: { $0 != CURLE_OK }) {
@@ -247,8 +253,9 @@ private final class ResponseSink {
     func finalHeaders() -> [HTTPHeader] {
         headerLines.compactMap { line in
             guard let colon = line.firstIndex(of: ":") else { return nil }
-            return HTTPHeader(String(line[..<colon]).trimmingCharacters(in: .whitespaces),
-                              String(line[line.index(after: colon)...]).trimmingCharacters(in: .whitespacesAndNewlines))
+            return HTTPHeader(
+                String(line[..<colon]).trimmingCharacters(in: .whitespaces),
+                String(line[line.index(after: colon)...]).trimmingCharacters(in: .whitespacesAndNewlines))
         }
     }
 
@@ -305,8 +312,9 @@ private final class ResponseSink {
             sink.headerLines.append(line)
             // An answer that says it is over the cap is refused before any of its body arrives.
             if sink.bodyExpected, line.lowercased().hasPrefix("content-length:"), (200..<300).contains(sink.status) || sink.file == nil,
-               let length = Int(line.dropFirst("content-length:".count).trimmingCharacters(in: .whitespacesAndNewlines)),
-               length > sink.maxBodyBytes {
+                let length = Int(line.dropFirst("content-length:".count).trimmingCharacters(in: .whitespacesAndNewlines)),
+                length > sink.maxBodyBytes
+            {
                 sink.overflowed = true
                 return 0
             }

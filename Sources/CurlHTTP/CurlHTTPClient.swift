@@ -35,8 +35,10 @@ public final class CurlHTTPClient: Sendable {
     ///   - sendAt: the request leaves no earlier (a rate-limit slot): the sending thread waits.
     ///   - sendBy: the request must leave by then: checked on the sending thread, as late as can
     ///     be before it goes; if that moment has passed, nothing is sent (code `slotMissed`).
-    public func send(_ request: HTTPRequest, sendAt: ContinuousClock.Instant? = nil,
-                     sendBy: ContinuousClock.Instant? = nil) async throws -> HTTPResponse {
+    public func send(
+        _ request: HTTPRequest, sendAt: ContinuousClock.Instant? = nil,
+        sendBy: ContinuousClock.Instant? = nil
+    ) async throws -> HTTPResponse {
         let connectTimeout = configuration.connectTimeoutSeconds
         let handles = self.handles
         let abort = LockedFlag()

@@ -54,8 +54,10 @@ public struct HTTPRequest: Sendable {
     /// Every service discern calls answers a few kilobytes of JSON; 4 MiB is far above that.
     public static let defaultMaxResponseBytes = 4 << 20
 
-    public init(method: String, url: String, headers: [HTTPHeader] = [], body: Body = .none, timeoutSeconds: Double = 60,
-                maxResponseBytes: Int = HTTPRequest.defaultMaxResponseBytes) {
+    public init(
+        method: String, url: String, headers: [HTTPHeader] = [], body: Body = .none, timeoutSeconds: Double = 60,
+        maxResponseBytes: Int = HTTPRequest.defaultMaxResponseBytes
+    ) {
         self.method = method
         self.url = url
         self.headers = headers
@@ -65,9 +67,12 @@ public struct HTTPRequest: Sendable {
     }
 
     /// A POST of a JSON document.
-    public static func json(_ method: String = "POST", url: String, body: Data, headers: [HTTPHeader] = [], timeoutSeconds: Double = 60) -> HTTPRequest {
-        HTTPRequest(method: method, url: url, headers: [HTTPHeader("Content-Type", "application/json")] + headers,
-                    body: .bytes(body), timeoutSeconds: timeoutSeconds)
+    public static func json(
+        _ method: String = "POST", url: String, body: Data, headers: [HTTPHeader] = [], timeoutSeconds: Double = 60
+    ) -> HTTPRequest {
+        HTTPRequest(
+            method: method, url: url, headers: [HTTPHeader("Content-Type", "application/json")] + headers,
+            body: .bytes(body), timeoutSeconds: timeoutSeconds)
     }
 }
 

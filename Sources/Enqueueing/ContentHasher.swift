@@ -13,8 +13,10 @@ public enum ContentHasher {
     /// regular file under `roots` (with why, for the caller to report); `progress` is called
     /// with the count done so far. A file over `maxBytes` is not read at all (a worker refuses it
     /// from its size): a sparse file of exabytes in the folder must not hold the night's enqueue.
-    public static func sha256(_ paths: [String], roots: PathRoots, threads: Int, maxBytes: Int = .max,
-                              progress: @escaping @Sendable (Int) -> Void) async throws -> [Result<String, EnqueueError>] {
+    public static func sha256(
+        _ paths: [String], roots: PathRoots, threads: Int, maxBytes: Int = .max,
+        progress: @escaping @Sendable (Int) -> Void
+    ) async throws -> [Result<String, EnqueueError>] {
         let pool = ThreadPool(name: "discern-hash", threads: max(1, threads))
         defer { pool.shutdown() }
         let counter = Counter()
@@ -47,7 +49,11 @@ public enum ContentHasher {
         do throws(FileAccessError) {
             let file = try roots.open(path)
             guard file.size <= maxBytes else {
-                return .failure(EnqueueError(.unreadable, "\(path) is \(file.size) bytes, over the \(maxBytes)-byte limit for a source file: a worker would refuse it, so it is not read"))
+                return .failure(
+                    EnqueueError(
+                        .unreadable,
+                        "\(path) is \(file.size) bytes, over the \(maxBytes)-byte limit for a source file: a worker would refuse it, so it is not read"
+                    ))
             }
             var hasher = SHA256()
             var offset = 0
@@ -65,6 +71,10 @@ public enum ContentHasher {
 
     private final class Counter: Sendable {
         private let value = Mutex(0)
-        func increment() -> Int { value.withLock { $0 += 1; return $0 } }
+        func increment() -> Int {
+            value.withLock {
+                $0 += 1; return $0
+            }
+        }
     }
 }

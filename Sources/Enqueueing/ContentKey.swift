@@ -26,8 +26,10 @@ public struct ContentKey: Sendable {
 
     /// Each file's key, in the order of `paths`, or why it could not be read under `roots`
     /// (`ContentHasher`); `progress` is called with the count hashed so far.
-    public func keys(_ paths: [String], roots: PathRoots, threads: Int, maxBytes: Int = .max,
-                     progress: @escaping @Sendable (Int) -> Void) async throws -> [Result<String, EnqueueError>] {
+    public func keys(
+        _ paths: [String], roots: PathRoots, threads: Int, maxBytes: Int = .max,
+        progress: @escaping @Sendable (Int) -> Void
+    ) async throws -> [Result<String, EnqueueError>] {
         try await ContentHasher.sha256(paths, roots: roots, threads: threads, maxBytes: maxBytes, progress: progress).map { $0.map(key(sha256:)) }
     }
 }

@@ -27,10 +27,14 @@ public struct Enqueuer: Sendable {
         public var nearDuplicatesLast: Bool
         public var hashThreads: Int
 
-        public init(paths: [String], finder: FileFinder, backend: String, action: String, paramsJSON: String, batch: String?, priority: Int,
-                    dedupe: Bool, nearDuplicatesLast: Bool, hashThreads: Int) {
+        public init(
+            paths: [String], finder: FileFinder, backend: String, action: String, paramsJSON: String, batch: String?, priority: Int,
+            dedupe: Bool, nearDuplicatesLast: Bool, hashThreads: Int
+        ) {
             (self.paths, self.finder, self.backend, self.action, self.paramsJSON) = (paths, finder, backend, action, paramsJSON)
-            (self.batch, self.priority, self.dedupe, self.nearDuplicatesLast, self.hashThreads) = (batch, priority, dedupe, nearDuplicatesLast, hashThreads)
+            (self.batch, self.priority, self.dedupe, self.nearDuplicatesLast, self.hashThreads) = (
+                batch, priority, dedupe, nearDuplicatesLast, hashThreads
+            )
         }
     }
 
@@ -86,8 +90,10 @@ public struct Enqueuer: Sendable {
         while let chunk = try await reader.run({ try walk.next(upTo: Self.chunkSize) }) {
             var files = chunk.map { EnqueuedFile(path: $0) }
             if request.dedupe {
-                let keys = try await contentKey.keys(chunk, roots: walk.roots, threads: request.hashThreads,
-                                                     maxBytes: ImagePolicy().maxSourceBytes) { [found = summary.found] in progress(found + $0) }
+                let keys = try await contentKey.keys(
+                    chunk, roots: walk.roots, threads: request.hashThreads,
+                    maxBytes: ImagePolicy().maxSourceBytes
+                ) { [found = summary.found] in progress(found + $0) }
                 files = zip(chunk, keys).compactMap { path, key in
                     switch key {
                     case .success(let key): return EnqueuedFile(path: path, uniqueKey: key)
@@ -105,15 +111,18 @@ public struct Enqueuer: Sendable {
             let (staged, send) = Self.traced(files, backend: request.backend)
             defer { send.end() }
             summary.added += try await database.withConnection { connection in
-                try JobQueue.enqueue(connection, files: staged, backend: request.backend, action: request.action, batch: request.batch,
-                                     priority: request.priority, paramsJSON: request.paramsJSON)
+                try JobQueue.enqueue(
+                    connection, files: staged, backend: request.backend, action: request.action, batch: request.batch,
+                    priority: request.priority, paramsJSON: request.paramsJSON)
             }
             progress(summary.found)
         }
         (summary.unnamable, summary.firstUnnamable) = (walk.unnamable, walk.firstUnnamable)
         guard summary.found > 0 else {
-            throw EnqueueError(.badPath, "no files found under \(request.paths.joined(separator: ", "))"
-                               + (summary.unnamable > 0 ? "; \(summary.unnamableAdvice)" : ""))
+            throw EnqueueError(
+                .badPath,
+                "no files found under \(request.paths.joined(separator: ", "))"
+                    + (summary.unnamable > 0 ? "; \(summary.unnamableAdvice)" : ""))
         }
         return summary
     }
@@ -121,7 +130,8 @@ public struct Enqueuer: Sendable {
     /// Each file's perceptual hash (on `hashThreads` threads of their own), and the earlier photo
     /// of this run it nearly duplicates, if any: the first of a group stays in its turn, the rest
     /// name it. A file that cannot be decoded keeps its turn (the worker will say why it fails).
-    private func markNearDuplicates(_ files: [EnqueuedFile], roots: PathRoots, seen: inout NearDuplicateIndex<String>) async throws -> [EnqueuedFile] {
+    private func markNearDuplicates(_ files: [EnqueuedFile], roots: PathRoots, seen: inout NearDuplicateIndex<String>) async throws -> [EnqueuedFile]
+    {
         let pool = ThreadPool(name: "discern-look", threads: request.hashThreads)
         defer { pool.shutdown() }
         let hashes = try await withThrowingTaskGroup(of: (Int, UInt64?).self) { group in
@@ -154,8 +164,9 @@ public struct Enqueuer: Sendable {
         let send = Traces.begin("send \(backend)", kind: .client, Messaging.attributes("send", type: "send", service: backend))
         send.set("messaging.batch.message_count", files.count)
         for index in files.indices {
-            let create = Traces.begin("enqueue \(backend)", kind: .producer, parent: .remote(traceparent: nil),
-                                      Messaging.attributes("enqueue", type: "create", service: backend))
+            let create = Traces.begin(
+                "enqueue \(backend)", kind: .producer, parent: .remote(traceparent: nil),
+                Messaging.attributes("enqueue", type: "create", service: backend))
             files[index].traceparent = create.traceparent
             if index < 128 { send.link(to: files[index].traceparent) }
             create.end()

@@ -54,7 +54,10 @@ public struct FileFinder: Sendable {
             }
             if !isDirectory.boolValue {
                 guard (try? allowed.open(root.path)).map(isMedia) == true else {
-                    throw EnqueueError(.badPath, "\(path) is not \(extensions == Self.videoExtensions ? "a video" : "an image") discern can send (or not a regular file under the path roots)")
+                    throw EnqueueError(
+                        .badPath,
+                        "\(path) is not \(extensions == Self.videoExtensions ? "a video" : "an image") discern can send (or not a regular file under the path roots)"
+                    )
                 }
             }
             starts.append(FileWalk.Start(url: root, isFolder: isDirectory.boolValue, allowed: allowed))

@@ -40,8 +40,12 @@ public final class FileWalk: @unchecked Sendable {
                     if finder.wanted(relative: start.url.lastPathComponent, name: start.url.lastPathComponent) { chunk.append(start.url.path) }
                     continue
                 }
-                current = (start, FileManager.default.enumerator(at: start.url, includingPropertiesForKeys: [.isRegularFileKey],
-                                                                 options: [.skipsHiddenFiles]))
+                current = (
+                    start,
+                    FileManager.default.enumerator(
+                        at: start.url, includingPropertiesForKeys: [.isRegularFileKey],
+                        options: [.skipsHiddenFiles])
+                )
             }
             guard let (start, enumerator) = current, let file = enumerator?.nextObject() as? URL else {
                 current = nil

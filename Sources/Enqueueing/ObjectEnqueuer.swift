@@ -29,15 +29,17 @@ public struct ObjectEnqueuer: Sendable {
             if !files.isEmpty {
                 let request = self.request
                 summary.added += try await database.withConnection { connection in
-                    try JobQueue.enqueue(connection, files: files, backend: request.backend, action: request.action, batch: request.batch,
-                                         priority: request.priority, paramsJSON: request.paramsJSON)
+                    try JobQueue.enqueue(
+                        connection, files: files, backend: request.backend, action: request.action, batch: request.batch,
+                        priority: request.priority, paramsJSON: request.paramsJSON)
                 }
             }
             progress(summary.found)
             token = page.nextToken
         } while token != nil
         guard summary.found > 0 else {
-            throw EnqueueError(.badPath, "no objects to enqueue under \(prefix) (with the extensions \(request.finder.extensions.sorted().joined(separator: ", ")))")
+            throw EnqueueError(
+                .badPath, "no objects to enqueue under \(prefix) (with the extensions \(request.finder.extensions.sorted().joined(separator: ", ")))")
         }
         return summary
     }
@@ -54,7 +56,8 @@ public struct ObjectEnqueuer: Sendable {
 
     private func file(_ entry: ListPage.Entry) -> EnqueuedFile? {
         guard let address = ObjectAddress(bucket: prefix.bucket, key: entry.key) else { return nil }
-        let key = request.dedupe
+        let key =
+            request.dedupe
             ? ContentKey(backend: request.backend, action: request.action, paramsJSON: request.paramsJSON).key(etag: entry.etag, size: entry.size)
             : nil
         return EnqueuedFile(path: address.description, uniqueKey: key)
@@ -64,7 +67,8 @@ public struct ObjectEnqueuer: Sendable {
     /// prefix ("folder" keys ending in / are not objects to analyse).
     private func takes(_ entry: ListPage.Entry) -> Bool {
         guard !entry.key.hasSuffix("/"), let dot = entry.key.lastIndex(of: "."),
-              request.finder.extensions.contains(String(entry.key[entry.key.index(after: dot)...]).lowercased()) else { return false }
+            request.finder.extensions.contains(String(entry.key[entry.key.index(after: dot)...]).lowercased())
+        else { return false }
         let relative = String(entry.key.dropFirst(prefix.prefix.count).drop { $0 == "/" })
         let name = String(entry.key.split(separator: "/").last ?? "")
         return request.finder.wanted(relative: relative, name: name)

@@ -48,7 +48,8 @@ struct BudgetFitter {
             // Bytes follow pixel count closely enough for a first guess at the new size.
             model = model.scaled(byArea: scale * scale)
         }
-        throw ImagingError(.cannotFit, "the image cannot be encoded under \(policy.maxBytes) bytes, even at JPEG quality \(policy.minQuality) after downscaling")
+        throw ImagingError(
+            .cannotFit, "the image cannot be encoded under \(policy.maxBytes) bytes, even at JPEG quality \(policy.minQuality) after downscaling")
     }
 
     /// Aim a little under the budget, so a slightly-off prediction still fits.
@@ -63,7 +64,7 @@ struct QualityModel {
     /// Relative size of a typical photo at each quality, 85 = 1.
     private static let curve: [(quality: Int, size: Double)] = [
         (30, 0.36), (40, 0.44), (50, 0.52), (60, 0.61), (70, 0.72), (75, 0.79), (80, 0.88), (85, 1.0),
-        (90, 1.22), (95, 1.72), (100, 3.2),
+        (90, 1.22), (95, 1.72), (100, 3.2)
     ]
 
     private var anchorQuality: Int

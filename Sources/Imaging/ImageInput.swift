@@ -40,7 +40,9 @@ enum ImageInput {
         case .file(let file):
             return ByteWindow(count: file.size, size: size) { offset, buffer throws(ImagingError) in
                 let wanted = max(0, min(buffer.count, file.size - offset))
-                return try fileAccess { () throws(FileAccessError) in try file.read(at: offset, into: UnsafeMutableRawBufferPointer(rebasing: buffer[0..<wanted])) }
+                return try fileAccess { () throws(FileAccessError) in
+                    try file.read(at: offset, into: UnsafeMutableRawBufferPointer(rebasing: buffer[0..<wanted]))
+                }
             }
         }
     }
@@ -72,11 +74,13 @@ enum ImageInput {
         switch self {
         case .memory(_, let pinned):
             guard VipsBuildLock.serialized({ cvipsshim_jpegload_buffer(pinned.pointer, pinned.count, &out, Int32(shrink), 1) }) == 0,
-                  let out else { return nil }
+                let out
+            else { return nil }
             return VipsImage(out, keepingAlive: pinned)
         case .file(let file):
             guard VipsBuildLock.serialized({ cvipsshim_jpegload_file(file.procPath, &out, Int32(shrink), 1) }) == 0,
-                  let out else { return nil }
+                let out
+            else { return nil }
             return VipsImage(out, keepingAlive: file)
         }
     }
@@ -87,11 +91,13 @@ enum ImageInput {
         switch self {
         case .memory(_, let pinned):
             guard VipsBuildLock.serialized({ cvipsshim_thumbnail_buffer(pinned.pointer, pinned.count, &out, Int32(box), Int32(box), 1) }) == 0,
-                  let out else { return nil }
+                let out
+            else { return nil }
             return VipsImage(out, keepingAlive: pinned)
         case .file(let file):
             guard VipsBuildLock.serialized({ cvipsshim_thumbnail_file(file.procPath, &out, Int32(box), Int32(box), 1) }) == 0,
-                  let out else { return nil }
+                let out
+            else { return nil }
             // The pipeline reads the file as it encodes: the descriptor must outlive it.
             return VipsImage(out, keepingAlive: file)
         }

@@ -41,8 +41,9 @@ public enum ImageInspector {
         guard cvipsshim_deviate(decoded.pointer, &deviation) == 0 else {
             throw ImagingError(.undecodable, "cannot measure the \(format.rawValue) image: \(Vips.takeError())")
         }
-        return Facts(format: format, width: image.width, height: image.height, bands: image.bands,
-                     isEightBit: image.bandFormat == VIPS_FORMAT_UCHAR,
-                     isSRGB: image.interpretation == VIPS_INTERPRETATION_sRGB, orientation: image.orientation, deviation: deviation)
+        return Facts(
+            format: format, width: image.width, height: image.height, bands: image.bands,
+            isEightBit: image.bandFormat == VIPS_FORMAT_UCHAR,
+            isSRGB: image.interpretation == VIPS_INTERPRETATION_sRGB, orientation: image.orientation, deviation: deviation)
     }
 }

@@ -27,9 +27,11 @@ public struct ImagePolicy: Sendable, Equatable {
     /// and what decoders need to show them (colour profile).
     public var keepMetadata: Bool = false
 
-    public init(maxBytes: Int = 10_000_000, minBytes: Int = 0, maxDimension: Int? = 4096, minDimension: Int = 16,
-                acceptedFormats: Set<ImageFormat> = [.jpeg, .png], maxSourcePixels: Int = 120_000_000,
-                maxSourceBytes: Int = 250_000_000, quality: Int = 85, minQuality: Int = 70) {
+    public init(
+        maxBytes: Int = 10_000_000, minBytes: Int = 0, maxDimension: Int? = 4096, minDimension: Int = 16,
+        acceptedFormats: Set<ImageFormat> = [.jpeg, .png], maxSourcePixels: Int = 120_000_000,
+        maxSourceBytes: Int = 250_000_000, quality: Int = 85, minQuality: Int = 70
+    ) {
         self.maxBytes = maxBytes
         self.minBytes = minBytes
         self.maxDimension = maxDimension

@@ -108,7 +108,9 @@ public struct ImagePreparer: Sendable {
         try Vips.initialize()
         let started = DispatchTime.now()
         guard let format = ImageFormat.sniff(try input.head()) else {
-            throw ImagingError(.unsupportedFormat, "the file is not an image discern accepts (JPEG, PNG, WebP, TIFF, HEIC/HEIF, GIF); its first bytes match none of them")
+            throw ImagingError(
+                .unsupportedFormat,
+                "the file is not an image discern accepts (JPEG, PNG, WebP, TIFF, HEIC/HEIF, GIF); its first bytes match none of them")
         }
         let source = try readHeader(input, format: format)
         var reason = passThroughRefusal(source)
@@ -129,19 +131,23 @@ public struct ImagePreparer: Sendable {
             reason = "\(kept.count) bytes without metadata is under the service's \(policy.minBytes)-byte floor"
         case .complete(let kept, let removed) where reason == nil && kept.count <= policy.maxBytes:
             let note = removed > 0 ? ", \(removed) bytes of metadata removed" : ""
-            return Draft(data: try window.gather(kept.ranges), format: format, width: source.width, height: source.height, source: source,
-                         quality: nil, encodeCount: 0, passedThrough: true,
-                         decision: "passed through: already \(format.rawValue), \(source.bytes) bytes, \(source.width)x\(source.height), upright\(note)")
-                .finished(started: started)
+            return Draft(
+                data: try window.gather(kept.ranges), format: format, width: source.width, height: source.height, source: source,
+                quality: nil, encodeCount: 0, passedThrough: true,
+                decision: "passed through: already \(format.rawValue), \(source.bytes) bytes, \(source.width)x\(source.height), upright\(note)"
+            )
+            .finished(started: started)
         default:
             break
         }
         if reason == nil, format != .jpeg, format != .png, policy.keepMetadata {
             // Other formats cannot be walked here: only with metadata kept may they go as they are.
-            return Draft(data: try input.contents(), format: format, width: source.width, height: source.height, source: source,
-                         quality: nil, encodeCount: 0, passedThrough: true,
-                         decision: "passed through: already \(format.rawValue), \(source.bytes) bytes, \(source.width)x\(source.height), upright")
-                .finished(started: started)
+            return Draft(
+                data: try input.contents(), format: format, width: source.width, height: source.height, source: source,
+                quality: nil, encodeCount: 0, passedThrough: true,
+                decision: "passed through: already \(format.rawValue), \(source.bytes) bytes, \(source.width)x\(source.height), upright"
+            )
+            .finished(started: started)
         }
         return try transform(input, source: source, reason: reason ?? "its metadata can only be removed by re-encoding")
             .finished(started: started)
@@ -155,15 +161,20 @@ public struct ImagePreparer: Sendable {
         }
         let pixels = header.width * header.height
         guard pixels <= policy.maxSourcePixels else {
-            throw ImagingError(.tooManyPixels, "the image declares \(header.width)x\(header.height) = \(pixels) pixels; the limit is \(policy.maxSourcePixels) (a decompression-bomb guard)")
+            throw ImagingError(
+                .tooManyPixels,
+                "the image declares \(header.width)x\(header.height) = \(pixels) pixels; the limit is \(policy.maxSourcePixels) (a decompression-bomb guard)"
+            )
         }
         guard min(header.width, header.height) >= policy.minDimension else {
-            throw ImagingError(.tooSmall, "the image is \(header.width)x\(header.height); the service needs at least \(policy.minDimension) px on each side")
+            throw ImagingError(
+                .tooSmall, "the image is \(header.width)x\(header.height); the service needs at least \(policy.minDimension) px on each side")
         }
-        return SourceFacts(bytes: input.size, format: format, width: header.width, height: header.height,
-                           orientation: header.orientation, hasAlpha: header.hasAlpha,
-                           isEightBit: header.bandFormat == VIPS_FORMAT_UCHAR,
-                           isPlainColour: [VIPS_INTERPRETATION_sRGB, VIPS_INTERPRETATION_B_W].contains(header.interpretation))
+        return SourceFacts(
+            bytes: input.size, format: format, width: header.width, height: header.height,
+            orientation: header.orientation, hasAlpha: header.hasAlpha,
+            isEightBit: header.bandFormat == VIPS_FORMAT_UCHAR,
+            isPlainColour: [VIPS_INTERPRETATION_sRGB, VIPS_INTERPRETATION_B_W].contains(header.interpretation))
     }
 
     /// Nil when the original's pixels can go as they are; otherwise why they cannot.
@@ -182,13 +193,14 @@ public struct ImagePreparer: Sendable {
     }
 
     private func transform(_ input: ImageInput, source: SourceFacts, reason: String) throws(ImagingError) -> Draft {
-        let box = Self.shrinkOnLoadBox(longest: max(source.width, source.height), format: source.format,
-                                       maxDimension: policy.maxDimension, floor: policy.transformFloor)
+        let box = Self.shrinkOnLoadBox(
+            longest: max(source.width, source.height), format: source.format,
+            maxDimension: policy.maxDimension, floor: policy.transformFloor)
         let decoded: VipsImage
         do {
             // The one decode, at the size sent: the quality search re-encodes these pixels.
             decoded = try upright(pipeline(input, box: box, source: source).inMemory(), source: source)
-        } catch where error.code == .processingFailed {
+        } catch  where error.code == .processingFailed {
             // Pixels are decoded here: a failure is almost always bad input.
             throw Self.decodeFailure(error.message, source: source)
         }
@@ -196,9 +208,12 @@ public struct ImagePreparer: Sendable {
         guard fitted.data.count >= policy.minBytes else {
             throw ImagingError(.tooSmall, "the prepared image is \(fitted.data.count) bytes; the service needs at least \(policy.minBytes)")
         }
-        return Draft(data: fitted.data, format: .jpeg, width: fitted.width, height: fitted.height, source: source,
-                     quality: fitted.quality, encodeCount: fitted.encodeCount, passedThrough: false,
-                     decision: "transformed (\(reason)): JPEG q\(fitted.quality), \(fitted.width)x\(fitted.height), \(fitted.data.count) bytes after \(fitted.encodeCount) encode(s)")
+        return Draft(
+            data: fitted.data, format: .jpeg, width: fitted.width, height: fitted.height, source: source,
+            quality: fitted.quality, encodeCount: fitted.encodeCount, passedThrough: false,
+            decision:
+                "transformed (\(reason)): JPEG q\(fitted.quality), \(fitted.width)x\(fitted.height), \(fitted.data.count) bytes after \(fitted.encodeCount) encode(s)"
+        )
     }
 
     /// One lazy pipeline: shrink-on-load, colour management to sRGB, alpha on white, 8-bit.
@@ -241,11 +256,13 @@ public struct ImagePreparer: Sendable {
 
     static func decodeFailure(_ detail: String, source: SourceFacts) -> ImagingError {
         if ImagingError.isSystemFailure(detail) {
-            return ImagingError(.unreadable, "the \(source.format.rawValue) file could not be read to its end (the system's error, not the image's): \(detail)")
+            return ImagingError(
+                .unreadable, "the \(source.format.rawValue) file could not be read to its end (the system's error, not the image's): \(detail)")
         }
         let truncated = ["premature", "truncat", "end of file", "out of data"].contains { detail.localizedCaseInsensitiveContains($0) }
-        return ImagingError(truncated ? .truncated : .undecodable,
-                            "the \(source.format.rawValue) file cannot be decoded\(truncated ? " (it is truncated)" : ""): \(detail)")
+        return ImagingError(
+            truncated ? .truncated : .undecodable,
+            "the \(source.format.rawValue) file cannot be decoded\(truncated ? " (it is truncated)" : ""): \(detail)")
     }
 }
 
@@ -290,8 +307,9 @@ private struct Draft {
 
     func finished(started: DispatchTime) -> PreparedImage {
         let elapsed = Double(DispatchTime.now().uptimeNanoseconds - started.uptimeNanoseconds) / 1_000_000
-        return PreparedImage(data: data, format: format, width: width, height: height, original: source,
-                             quality: quality, encodeCount: encodeCount, passedThrough: passedThrough,
-                             milliseconds: elapsed, decision: decision)
+        return PreparedImage(
+            data: data, format: format, width: width, height: height, original: source,
+            quality: quality, encodeCount: encodeCount, passedThrough: passedThrough,
+            milliseconds: elapsed, decision: decision)
     }
 }

@@ -32,9 +32,11 @@ extension ImagingError {
     /// Whether a decoder's or libvips' message is the system's error rather than the image's
     /// (strerror's words for a failing volume, a full disk, memory or descriptors running out).
     public static func isSystemFailure(_ detail: String) -> Bool {
-        ["Input/output error", "Stale file handle", "No space left on device", "Too many open files", "Cannot allocate memory",
-         "out of memory", "Transport endpoint is not connected", "Connection timed out", "Disk quota exceeded"]
-            .contains { detail.localizedCaseInsensitiveContains($0) }
+        [
+            "Input/output error", "Stale file handle", "No space left on device", "Too many open files", "Cannot allocate memory",
+            "out of memory", "Transport endpoint is not connected", "Connection timed out", "Disk quota exceeded"
+        ]
+        .contains { detail.localizedCaseInsensitiveContains($0) }
     }
 }
 

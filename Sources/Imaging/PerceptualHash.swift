@@ -28,7 +28,8 @@ public enum PerceptualHash {
             throw ImagingError(.undecodable, "\(file.path) cannot be decoded to compare it with others: \(Vips.takeError())")
         }
         guard header.width * header.height <= limits.maxSourcePixels else {
-            throw ImagingError(.tooManyPixels, "\(file.path) declares \(header.width)x\(header.height) pixels; the limit is \(limits.maxSourcePixels)")
+            throw ImagingError(
+                .tooManyPixels, "\(file.path) declares \(header.width)x\(header.height) pixels; the limit is \(limits.maxSourcePixels)")
         }
         let data = try fileAccess { () throws(FileAccessError) in try file.contents() }
         var hash: UInt64 = 0

@@ -19,8 +19,10 @@ public struct PreparedImage: Sendable {
     /// The size of what is sent.
     public let bytes: Int
 
-    public init(data: Data, format: ImageFormat, width: Int, height: Int, original: SourceFacts, quality: Int?,
-                encodeCount: Int, passedThrough: Bool, milliseconds: Double, decision: String, bytes: Int? = nil) {
+    public init(
+        data: Data, format: ImageFormat, width: Int, height: Int, original: SourceFacts, quality: Int?,
+        encodeCount: Int, passedThrough: Bool, milliseconds: Double, decision: String, bytes: Int? = nil
+    ) {
         self.data = data
         self.format = format
         self.width = width
@@ -36,9 +38,10 @@ public struct PreparedImage: Sendable {
 
     /// The same facts without the pixels, for reports.
     public var withoutData: PreparedImage {
-        PreparedImage(data: Data(), format: format, width: width, height: height, original: original, quality: quality,
-                      encodeCount: encodeCount, passedThrough: passedThrough, milliseconds: milliseconds, decision: decision,
-                      bytes: bytes)
+        PreparedImage(
+            data: Data(), format: format, width: width, height: height, original: original, quality: quality,
+            encodeCount: encodeCount, passedThrough: passedThrough, milliseconds: milliseconds, decision: decision,
+            bytes: bytes)
     }
 }
 

@@ -27,12 +27,15 @@ package final class VipsImage {
     var orientation: Int {
         var value: Int32 = 1
         guard vips_image_get_typeof(pointer, "orientation") != 0,
-              vips_image_get_int(pointer, "orientation", &value) == 0 else { return 1 }
+            vips_image_get_int(pointer, "orientation", &value) == 0
+        else { return 1 }
         return Int(value)
     }
 
     /// Runs a libvips operation that writes a new image to its out-parameter.
-    package static func make(_ what: String, _ operation: (UnsafeMutablePointer<UnsafeMutablePointer<CVips.VipsImage>?>) -> Int32) throws(ImagingError) -> VipsImage {
+    package static func make(
+        _ what: String, _ operation: (UnsafeMutablePointer<UnsafeMutablePointer<CVips.VipsImage>?>) -> Int32
+    ) throws(ImagingError) -> VipsImage {
         var out: UnsafeMutablePointer<CVips.VipsImage>?
         guard VipsBuildLock.serialized({ operation(&out) }) == 0, let out else {
             throw Vips.failure("libvips could not \(what)")
@@ -42,7 +45,9 @@ package final class VipsImage {
 
     /// A new image computed from this one; it keeps this one's source memory alive, since
     /// libvips pipelines are lazy.
-    package func map(_ what: String, _ operation: (UnsafeMutablePointer<CVips.VipsImage>, UnsafeMutablePointer<UnsafeMutablePointer<CVips.VipsImage>?>) -> Int32) throws(ImagingError) -> VipsImage {
+    package func map(
+        _ what: String, _ operation: (UnsafeMutablePointer<CVips.VipsImage>, UnsafeMutablePointer<UnsafeMutablePointer<CVips.VipsImage>?>) -> Int32
+    ) throws(ImagingError) -> VipsImage {
         var out: UnsafeMutablePointer<CVips.VipsImage>?
         guard VipsBuildLock.serialized({ operation(pointer, &out) }) == 0, let out else {
             throw Vips.failure("libvips could not \(what)")
@@ -63,7 +68,9 @@ package final class VipsImage {
     }
 
     /// Saves through one of the shim's `*save_buffer` calls into `Data`, freeing libvips' buffer.
-    package func save(_ what: String, _ saver: (UnsafeMutablePointer<UnsafeMutableRawPointer?>, UnsafeMutablePointer<Int>) -> Int32) throws(ImagingError) -> Data {
+    package func save(
+        _ what: String, _ saver: (UnsafeMutablePointer<UnsafeMutableRawPointer?>, UnsafeMutablePointer<Int>) -> Int32
+    ) throws(ImagingError) -> Data {
         var buffer: UnsafeMutableRawPointer?
         var length = 0
         guard saver(&buffer, &length) == 0, let buffer else {

@@ -10,8 +10,10 @@ public struct Backoff: Sendable {
 
     /// Full exponential delay for `attempt`, with "equal jitter": between half and all of it, so
     /// workers that failed together do not retry together.
-    public func delay(afterAttempt attempt: Int, retryAfter: Double? = nil,
-                      random: (ClosedRange<Double>) -> Double = { Double.random(in: $0) }) -> Double {
+    public func delay(
+        afterAttempt attempt: Int, retryAfter: Double? = nil,
+        random: (ClosedRange<Double>) -> Double = { Double.random(in: $0) }
+    ) -> Double {
         let exponent = Double(min(max(attempt - 1, 0), 30))
         let full = min(maxSeconds, baseSeconds * pow2(exponent))
         let jittered = full / 2 + random(0...(full / 2))

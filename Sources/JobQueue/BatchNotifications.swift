@@ -15,7 +15,8 @@ public enum BatchNotifications {
     /// Records destinations as known from now: each receives the events after its first sighting.
     public static func register(_ connection: Connection, destinations: [String]) throws {
         guard !destinations.isEmpty else { return }
-        _ = try connection.query("""
+        _ = try connection.query(
+            """
             INSERT INTO discern.notification_destinations (name) SELECT unnest($1::text[]) ON CONFLICT (name) DO NOTHING
             """, [destinations])
     }
@@ -38,7 +39,8 @@ public enum BatchNotifications {
     /// leaves it due again (the receiver may then get it twice: the delivery id says so).
     public static func takeDue(_ connection: Connection, destinations: [String], limit: Int, leaseSeconds: Double) throws -> [Due] {
         guard !destinations.isEmpty else { return [] }
-        _ = try connection.query("""
+        _ = try connection.query(
+            """
             INSERT INTO discern.notification_deliveries (event_id, destination)
             SELECT e.id, d.name FROM discern.notification_destinations d
             JOIN discern.batch_events e ON e.created_at >= d.first_seen_at
@@ -46,7 +48,8 @@ public enum BatchNotifications {
               AND e.created_at > now() - interval '7 days'
             ON CONFLICT (event_id, destination) DO NOTHING
             """, [destinations])
-        let rows = try connection.query("""
+        let rows = try connection.query(
+            """
             WITH due AS (
                 SELECT event_id, destination FROM discern.notification_deliveries
                 WHERE state = 'pending' AND next_attempt_at <= now() AND destination = ANY($1::text[])
@@ -63,7 +66,8 @@ public enum BatchNotifications {
             ORDER BY t.event_id
             """, [destinations, limit, leaseSeconds])
         return try rows.map {
-            Due(eventID: try $0.int("event_id"), destination: try $0.string("destination"), attempt: try $0.int("attempts"),
+            Due(
+                eventID: try $0.int("event_id"), destination: try $0.string("destination"), attempt: try $0.int("attempts"),
                 reportJSON: try $0.string("report"), ageSeconds: try $0.optionalDouble("age") ?? 0)
         }
     }
@@ -78,12 +82,14 @@ public enum BatchNotifications {
     }
 
     public static func record(_ connection: Connection, _ due: Due, _ outcome: Outcome) throws {
-        let (state, status, error, retry): (String, Int?, String?, Double) = switch outcome {
-        case .delivered(let status): ("delivered", status, nil, 0)
-        case .retry(let status, let error, let seconds): ("pending", status, error, seconds)
-        case .failed(let status, let error): ("failed", status, error, 0)
-        }
-        _ = try connection.query("""
+        let (state, status, error, retry): (String, Int?, String?, Double) =
+            switch outcome {
+            case .delivered(let status): ("delivered", status, nil, 0)
+            case .retry(let status, let error, let seconds): ("pending", status, error, seconds)
+            case .failed(let status, let error): ("failed", status, error, 0)
+            }
+        _ = try connection.query(
+            """
             UPDATE discern.notification_deliveries
             SET state = $3, last_status = $4, last_error = $5, next_attempt_at = now() + make_interval(secs => $6),
                 delivered_at = CASE WHEN $3 = 'delivered' THEN now() END

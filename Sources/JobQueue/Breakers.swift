@@ -6,10 +6,14 @@ public enum Breakers {
     /// Marks the service unavailable for every worker; true when this call did (it was closed).
     /// Its first probe may go `probeAfterSeconds` from now.
     @discardableResult
-    public static func trip(_ connection: Connection, backend: String, workerID: String, kind: String, error: String,
-                            probeAfterSeconds: Double) throws -> Bool {
-        try connection.query("SELECT discern.trip_breaker($1, $2, $3, $4, $5) AS opened",
-                             [backend, workerID, kind, String(error.prefix(1000)), probeAfterSeconds]).first?.bool("opened") ?? false
+    public static func trip(
+        _ connection: Connection, backend: String, workerID: String, kind: String, error: String,
+        probeAfterSeconds: Double
+    ) throws -> Bool {
+        try connection.query(
+            "SELECT discern.trip_breaker($1, $2, $3, $4, $5) AS opened",
+            [backend, workerID, kind, String(error.prefix(1000)), probeAfterSeconds]
+        ).first?.bool("opened") ?? false
     }
 
     /// A failed probe, as the breaker took it: the seconds until the next probe may go, and how
@@ -23,10 +27,16 @@ public enum Breakers {
     /// longer (`firstDelay` doubled per failed probe, at most `maxDelay`). nil when the breaker
     /// closed meanwhile or the probe was not ours.
     @discardableResult
-    public static func probeFailed(_ connection: Connection, backend: String, workerID: String, jobID: Int, kind: String,
-                                   error: String, firstDelay: Double, maxDelay: Double) throws -> ProbeFailure? {
-        guard let row = try connection.query("SELECT * FROM discern.breaker_probe_failed($1, $2, $3, $4, $5, $6, $7)",
-                                             [backend, workerID, jobID, kind, String(error.prefix(1000)), firstDelay, maxDelay]).first else { return nil }
+    public static func probeFailed(
+        _ connection: Connection, backend: String, workerID: String, jobID: Int, kind: String,
+        error: String, firstDelay: Double, maxDelay: Double
+    ) throws -> ProbeFailure? {
+        guard
+            let row = try connection.query(
+                "SELECT * FROM discern.breaker_probe_failed($1, $2, $3, $4, $5, $6, $7)",
+                [backend, workerID, jobID, kind, String(error.prefix(1000)), firstDelay, maxDelay]
+            ).first
+        else { return nil }
         return ProbeFailure(nextProbeSeconds: max(0, try row.optionalDouble("wait") ?? 0), jobFailedBefore: try row.optionalInt("failed_before") ?? 0)
     }
 
@@ -41,10 +51,11 @@ public enum Breakers {
     /// Which of `backends` are unavailable now, each with the seconds until its next probe may
     /// go (0 when due).
     public static func open(_ connection: Connection, backends: [String]) throws -> [String: Double] {
-        let rows = try connection.query(prepared: """
-            SELECT backend, greatest(0, extract(epoch FROM next_probe_at - now()))::float8 AS probe_in
-            FROM discern.service_breakers WHERE backend = ANY($1::text[])
-            """, [backends])
+        let rows = try connection.query(
+            prepared: """
+                SELECT backend, greatest(0, extract(epoch FROM next_probe_at - now()))::float8 AS probe_in
+                FROM discern.service_breakers WHERE backend = ANY($1::text[])
+                """, [backends])
         return Dictionary(try rows.map { (try $0.string("backend"), try $0.optionalDouble("probe_in") ?? 0) }, uniquingKeysWith: { $1 })
     }
 }

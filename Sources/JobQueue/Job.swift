@@ -65,8 +65,10 @@ public struct JobFailure: Error, Sendable, Equatable {
     /// the breaker never sees outlives an outage of an hour instead of four minutes.
     public let waitsLongerEachTime: Bool
 
-    public init(kind: String, message: String, retryable: Bool, retryAfterSeconds: Double? = nil, countsAsAttempt: Bool = true,
-                waitsLongerEachTime: Bool = false) {
+    public init(
+        kind: String, message: String, retryable: Bool, retryAfterSeconds: Double? = nil, countsAsAttempt: Bool = true,
+        waitsLongerEachTime: Bool = false
+    ) {
         self.kind = kind
         self.message = message
         self.isRetryable = retryable
@@ -79,10 +81,13 @@ public struct JobFailure: Error, Sendable, Equatable {
 extension JobFailure {
     /// A failure of one of the registry's kinds (`FailureKind`), retried as its row says unless
     /// `retryable` decides for this once (a truncated file's one more try).
-    public init(_ kind: FailureKind, message: String, retryable: Bool? = nil, retryAfterSeconds: Double? = nil, countsAsAttempt: Bool = true,
-                waitsLongerEachTime: Bool = false) {
-        self.init(kind: kind.code, message: message, retryable: retryable ?? (kind.retry != .never), retryAfterSeconds: retryAfterSeconds,
-                  countsAsAttempt: countsAsAttempt, waitsLongerEachTime: waitsLongerEachTime)
+    public init(
+        _ kind: FailureKind, message: String, retryable: Bool? = nil, retryAfterSeconds: Double? = nil, countsAsAttempt: Bool = true,
+        waitsLongerEachTime: Bool = false
+    ) {
+        self.init(
+            kind: kind.code, message: message, retryable: retryable ?? (kind.retry != .never), retryAfterSeconds: retryAfterSeconds,
+            countsAsAttempt: countsAsAttempt, waitsLongerEachTime: waitsLongerEachTime)
     }
 }
 

@@ -21,8 +21,10 @@ public enum JobControl {
         public var fromDay: String?
         public var toDay: String?
 
-        public init(ids: [Int64] = [], batch: String? = nil, errorKind: String? = nil, backend: String? = nil, state: String? = nil,
-                    file: String? = nil, fromDay: String? = nil, toDay: String? = nil) {
+        public init(
+            ids: [Int64] = [], batch: String? = nil, errorKind: String? = nil, backend: String? = nil, state: String? = nil,
+            file: String? = nil, fromDay: String? = nil, toDay: String? = nil
+        ) {
             (self.ids, self.batch, self.errorKind, self.backend, self.state) = (ids, batch, errorKind, backend, state)
             (self.file, self.fromDay, self.toDay) = (file, Self.day(fromDay), Self.day(toDay))
         }
@@ -30,20 +32,32 @@ public enum JobControl {
         /// A day as a filter takes it, or nil: YYYY-MM-DD, a day that exists (2026-02-30 does not).
         public static func day(_ text: String?) -> String? {
             guard let text, text.wholeMatch(of: /\d{4}-\d{2}-\d{2}/) != nil,
-                  let date = try? Date("\(text)T00:00:00Z", strategy: .iso8601),
-                  date.formatted(.iso8601.year().month().day()) == text else { return nil }
+                let date = try? Date("\(text)T00:00:00Z", strategy: .iso8601),
+                date.formatted(.iso8601.year().month().day()) == text
+            else { return nil }
             return text
         }
 
-        public var isEmpty: Bool { ids.isEmpty && batch == nil && errorKind == nil && backend == nil && file == nil && fromDay == nil && toDay == nil }
+        public var isEmpty: Bool {
+            ids.isEmpty && batch == nil && errorKind == nil && backend == nil && file == nil && fromDay == nil && toDay == nil
+        }
 
         /// As a person reads it: "jobs 41, 42" or "batch nightly, kind http_5xx, service ooto".
         public var scope: String {
-            let named = ids.isEmpty ? [] : ["job\(ids.count == 1 ? "" : "s") " + ids.sorted().prefix(20).map(String.init).joined(separator: ", ")
-                                              + (ids.count > 20 ? " and \(ids.count - 20) more" : "")]
-            return (named + [batch.map { "batch \($0)" }, errorKind.map { "kind \($0)" }, backend.map { "service \($0)" },
-                             state.map { "state \($0)" }, file.map { "file \($0)…" }, fromDay.map { "from \($0)" }, toDay.map { "to \($0)" }]
-                        .compactMap { $0 })
+            let named =
+                ids.isEmpty
+                ? []
+                : [
+                    "job\(ids.count == 1 ? "" : "s") " + ids.sorted().prefix(20).map(String.init).joined(separator: ", ")
+                        + (ids.count > 20 ? " and \(ids.count - 20) more" : "")
+                ]
+            return
+                (named
+                + [
+                    batch.map { "batch \($0)" }, errorKind.map { "kind \($0)" }, backend.map { "service \($0)" },
+                    state.map { "state \($0)" }, file.map { "file \($0)…" }, fromDay.map { "from \($0)" }, toDay.map { "to \($0)" }
+                ]
+                .compactMap { $0 })
                 .joined(separator: ", ")
         }
 
@@ -112,10 +126,13 @@ public enum JobControl {
 
     /// `action`'s function over at most `limit` selected jobs in its states, and its record
     /// when it changed any (unless `logged` is false: `inChunks` records the whole once).
-    private static func act(_ connection: Connection, _ selection: Selection, _ action: BulkAction, by actor: String,
-                            limit: Int? = nil, logged: Bool = true) throws -> Int {
+    private static func act(
+        _ connection: Connection, _ selection: Selection, _ action: BulkAction, by actor: String,
+        limit: Int? = nil, logged: Bool = true
+    ) throws -> Int {
         guard !selection.isEmpty else { return 0 }
-        return try connection.query("""
+        return try connection.query(
+            """
             WITH chosen AS (SELECT coalesce(array_agg(c.id), '{}') AS ids FROM (
                                 SELECT j.id \(matching) AND \(action.states) ORDER BY j.id LIMIT $12) c),
             done AS (SELECT \(action.function)(ids) AS n, ids FROM chosen),
@@ -125,7 +142,8 @@ public enum JobControl {
                        (SELECT id FROM discern.batches WHERE name = $2)
                 FROM done WHERE n > 0 AND $13)
             SELECT n FROM done
-            """, selection.parameters + [String(actor.prefix(200)), action.rawValue, selection.scope, limit, logged]).first?.int("n") ?? 0
+            """, selection.parameters + [String(actor.prefix(200)), action.rawValue, selection.scope, limit, logged]
+        ).first?.int("n") ?? 0
     }
 
     /// How many jobs a statement of `inChunks` changes at most.
@@ -135,8 +153,10 @@ public enum JobControl {
     /// statement holds many locks for long while workers claim; one line in the operator log
     /// for the whole. `transaction` runs one chunk in a transaction of the caller's (the
     /// console's, with its statement timeout). Returns how many jobs changed.
-    public static func inChunks(_ action: BulkAction, _ selection: Selection, by actor: String,
-                                transaction: (@escaping @Sendable (Connection) throws -> Int) async throws -> Int) async throws -> Int {
+    public static func inChunks(
+        _ action: BulkAction, _ selection: Selection, by actor: String,
+        transaction: (@escaping @Sendable (Connection) throws -> Int) async throws -> Int
+    ) async throws -> Int {
         guard !selection.isEmpty else { return 0 }
         var total = 0
         // Jobs changed by a chunk leave its states, so each chunk takes the next ones; a bound
@@ -158,7 +178,6 @@ public enum JobControl {
         }
         return total
     }
-
 
     /// How many jobs of the selection are in each state: what a retry or cancel left alone.
     public static func states(_ connection: Connection, _ selection: Selection) throws -> [String: Int] {

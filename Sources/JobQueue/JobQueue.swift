@@ -9,10 +9,16 @@ public enum JobQueue {
     /// `FairShare`: no priority starves the rest); the others go by priority.
     /// `holdingNothing`: the worker has no job in hand, so it may take a job that must run alone
     /// (`Job.runsAlone`); when one is waiting, that job is all it gets.
-    public static func claim(_ connection: Connection, workerID: String, backends: [String], limit: Int, leaseSeconds: Double,
-                             oldestFirst: Int = 0, holdingNothing: Bool = false) throws -> [Job] {
-        let rows = try connection.query(prepared: QueueSQL.claim, [workerID, limit, leaseSeconds, backends, holdingNothing,
-                                                                   min(max(0, oldestFirst), limit)])
+    public static func claim(
+        _ connection: Connection, workerID: String, backends: [String], limit: Int, leaseSeconds: Double,
+        oldestFirst: Int = 0, holdingNothing: Bool = false
+    ) throws -> [Job] {
+        let rows = try connection.query(
+            prepared: QueueSQL.claim,
+            [
+                workerID, limit, leaseSeconds, backends, holdingNothing,
+                min(max(0, oldestFirst), limit)
+            ])
         return try rows.map(Job.init(row:)).sorted { $0.id < $1.id }
     }
 
@@ -28,7 +34,8 @@ public enum JobQueue {
     public static func complete(_ connection: Connection, workerID: String, results: [(jobID: Int, result: JobResult)]) throws -> Set<Int> {
         guard !results.isEmpty else { return [] }
         let entries = results.map { (jobID: $0.jobID, result: $0.result) }
-        let parameters: [(any PostgresEncodable)?] = [workerID] + ResultColumns.all.parameters(entries)
+        let parameters: [(any PostgresEncodable)?] =
+            [workerID] + ResultColumns.all.parameters(entries)
             + EntityColumns.all.parameters(EntityColumns.rows(entries))
         return Set(try connection.query(prepared: QueueSQL.complete, parameters).map { try $0.int("job_id") })
     }
@@ -36,13 +43,17 @@ public enum JobQueue {
     /// Records a failed attempt: a retry after `backoff` (at least the service's Retry-After),
     /// or `dead` when the failure is permanent or no attempt is left.
     @discardableResult
-    public static func fail(_ connection: Connection, job: Job, workerID: String, failure: JobFailure,
-                            backoff: Backoff = Backoff()) throws -> FailureOutcome {
+    public static func fail(
+        _ connection: Connection, job: Job, workerID: String, failure: JobFailure,
+        backoff: Backoff = Backoff()
+    ) throws -> FailureOutcome {
         let delay = backoff.delay(afterAttempt: job.attempt, retryAfter: failure.retryAfterSeconds)
-        let rows = try connection.query(prepared: QueueSQL.fail, [
-            job.id, workerID, failure.isRetryable, delay, failure.kind, String(failure.message.prefix(2000)), failure.countsAsAttempt,
-            failure.waitsLongerEachTime, backoff.maxSeconds,
-        ])
+        let rows = try connection.query(
+            prepared: QueueSQL.fail,
+            [
+                job.id, workerID, failure.isRetryable, delay, failure.kind, String(failure.message.prefix(2000)), failure.countsAsAttempt,
+                failure.waitsLongerEachTime, backoff.maxSeconds
+            ])
         guard let state = try rows.first?.string("state") else { return .leaseLost }
         return FailureOutcome(rawValue: state) ?? .dead
     }
@@ -86,8 +97,13 @@ public enum JobQueue {
     @discardableResult
     public static func giveBack(_ connection: Connection, job: Job, workerID: String, failure: JobFailure?, afterSeconds: Double = 0) throws -> Bool {
         let delay = max(0, min(max(afterSeconds, failure?.retryAfterSeconds ?? 0), 86_400))
-        return try connection.query(prepared: QueueSQL.giveBack, [job.id, workerID, delay, failure?.kind,
-                                                           failure.map { String($0.message.prefix(2000)) }, job.isProbe]).count > 0
+        return try connection.query(
+            prepared: QueueSQL.giveBack,
+            [
+                job.id, workerID, delay, failure?.kind,
+                failure.map { String($0.message.prefix(2000)) }, job.isProbe
+            ]
+        ).count > 0
     }
 
     /// Where the console listens for changes its pages show (sql/functions/notify_change.sql).
@@ -107,8 +123,9 @@ public enum JobQueue {
     public static func rescue(_ connection: Connection, rescuer: String? = nil) throws -> RescueRound {
         try noteDatabaseServer(connection)
         let row = try connection.query(prepared: QueueSQL.rescue, [rescuer, FailureKind.workerCrashed.code, FailureKind.leaseExpired.code]).first
-        return RescueRound(rescued: try row?.int("rescued") ?? 0, awaitedWorkers: try row?.int("awaited") ?? 0,
-                           awaitedSeconds: try row?.optionalDouble("awaited_seconds"))
+        return RescueRound(
+            rescued: try row?.int("rescued") ?? 0, awaitedWorkers: try row?.int("awaited") ?? 0,
+            awaitedSeconds: try row?.optionalDouble("awaited_seconds"))
     }
 
     /// What one rescue did, and whom it waits for.
@@ -141,17 +158,21 @@ public enum JobQueue {
     /// key is skipped when a job with that key is waiting, running or succeeded, or when a result
     /// with that key exists (the job may have been pruned since). Returns how many were added.
     @discardableResult
-    public static func enqueue(_ connection: Connection, files: [EnqueuedFile], backend: String,
-                               action: String = "analyze", batch: String? = nil, priority: Int = 0,
-                               paramsJSON: String = "{}") throws -> Int {
+    public static func enqueue(
+        _ connection: Connection, files: [EnqueuedFile], backend: String,
+        action: String = "analyze", batch: String? = nil, priority: Int = 0,
+        paramsJSON: String = "{}"
+    ) throws -> Int {
         try connection.transaction { connection in
-            try connection.query("""
+            try connection.query(
+                """
                 CREATE TEMP TABLE discern_enqueue (image_path text NOT NULL, unique_key text, perceptual_hash bigint, near_duplicate_of text,
                                                    traceparent text)
                 ON COMMIT DROP
                 """)
-            try connection.copyIn("COPY discern_enqueue (image_path, unique_key, perceptual_hash, near_duplicate_of, traceparent) FROM STDIN",
-                                  rows: files.lazy.map { [$0.path, $0.uniqueKey, $0.perceptualHash.map(String.init), $0.nearDuplicateOf, $0.traceparent] })
+            try connection.copyIn(
+                "COPY discern_enqueue (image_path, unique_key, perceptual_hash, near_duplicate_of, traceparent) FROM STDIN",
+                rows: files.lazy.map { [$0.path, $0.uniqueKey, $0.perceptualHash.map(String.init), $0.nearDuplicateOf, $0.traceparent] })
             let batchID = try batch.map { try connection.query("SELECT discern.batch_id($1) AS id", [$0]).first?.int("id") } ?? nil
             return try connection.query(QueueSQL.enqueueStaged, [batchID, backend, action, priority, paramsJSON]).affected
         }

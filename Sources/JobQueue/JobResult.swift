@@ -17,9 +17,11 @@ public struct JobResult: Sendable, Equatable {
         public var passedThrough: Bool
         public var milliseconds: Double
 
-        public init(originalBytes: Int, originalWidth: Int, originalHeight: Int, originalFormat: String,
-                    sentBytes: Int, sentWidth: Int, sentHeight: Int, sentFormat: String,
-                    jpegQuality: Int?, encodeCount: Int, passedThrough: Bool, milliseconds: Double) {
+        public init(
+            originalBytes: Int, originalWidth: Int, originalHeight: Int, originalFormat: String,
+            sentBytes: Int, sentWidth: Int, sentHeight: Int, sentFormat: String,
+            jpegQuality: Int?, encodeCount: Int, passedThrough: Bool, milliseconds: Double
+        ) {
             self.originalBytes = originalBytes
             self.originalWidth = originalWidth
             self.originalHeight = originalHeight

@@ -20,19 +20,21 @@ public struct MigrationPlan: Sendable {
     }
 
     /// The schema's bookkeeping, made or completed before anything else (idempotent).
-    public static let bootstrap = Step(title: "discern's bookkeeping tables", sql: """
-        CREATE SCHEMA IF NOT EXISTS discern;
-        CREATE TABLE IF NOT EXISTS discern.schema_migrations (
-            version integer PRIMARY KEY,
-            name text NOT NULL,
-            applied_at timestamptz NOT NULL DEFAULT now());
-        ALTER TABLE discern.schema_migrations ADD COLUMN IF NOT EXISTS breaking boolean NOT NULL DEFAULT false;
-        CREATE TABLE IF NOT EXISTS discern.schema_repeatables (
-            file text PRIMARY KEY,
-            checksum text NOT NULL,
-            schema_version integer NOT NULL,
-            applied_at timestamptz NOT NULL DEFAULT now());
-        """)
+    public static let bootstrap = Step(
+        title: "discern's bookkeeping tables",
+        sql: """
+            CREATE SCHEMA IF NOT EXISTS discern;
+            CREATE TABLE IF NOT EXISTS discern.schema_migrations (
+                version integer PRIMARY KEY,
+                name text NOT NULL,
+                applied_at timestamptz NOT NULL DEFAULT now());
+            ALTER TABLE discern.schema_migrations ADD COLUMN IF NOT EXISTS breaking boolean NOT NULL DEFAULT false;
+            CREATE TABLE IF NOT EXISTS discern.schema_repeatables (
+                file text PRIMARY KEY,
+                checksum text NOT NULL,
+                schema_version integer NOT NULL,
+                applied_at timestamptz NOT NULL DEFAULT now());
+            """)
 
     /// The migrations and the function, view and grants files to apply, in order.
     public let steps: [Step]
@@ -50,11 +52,14 @@ public struct MigrationPlan: Sendable {
         let applied = present ? try appliedMigrations(connection) : [:]
         if applied.isEmpty {
             let everything = Schema.repeatables
-            return MigrationPlan(steps: [fresh(migrations), repeatables(everything, newest: Migrator.schemaVersion)],
-                                 pendingMigrations: migrations, pendingFiles: everything.map(\.path), newer: [], appliedVersion: nil)
+            return MigrationPlan(
+                steps: [fresh(migrations), repeatables(everything, newest: Migrator.schemaVersion)],
+                pendingMigrations: migrations, pendingFiles: everything.map(\.path), newer: [], appliedVersion: nil)
         }
         guard applied[Schema.baselineVersion] != nil else {
-            throw QueueError(.migrationFailed, """
+            throw QueueError(
+                .migrationFailed,
+                """
                 this database's discern schema is at version \(applied.keys.max() ?? 0), older than the oldest this discern upgrades \
                 (\(Schema.baselineVersion)): run `discern migrate` of a release from before 2026-11-25 (commit a624b03) first, then this one
                 """)
@@ -66,70 +71,91 @@ public struct MigrationPlan: Sendable {
         let files = try staleRepeatables(connection, newest: Migrator.schemaVersion)
         var steps = pending.map(step)
         if !files.isEmpty { steps.append(repeatables(files, newest: Migrator.schemaVersion)) }
-        return MigrationPlan(steps: steps, pendingMigrations: pending, pendingFiles: files.map(\.path), newer: newer,
-                             appliedVersion: applied.keys.max())
+        return MigrationPlan(
+            steps: steps, pendingMigrations: pending, pendingFiles: files.map(\.path), newer: newer,
+            appliedVersion: applied.keys.max())
     }
 
     /// The whole plan as one script for psql: under discern's migration lock, each step in its
     /// own transaction, none waiting long for a lock a live worker holds.
     public var script: String {
         let all = [Self.bootstrap] + steps
-        return (["-- discern migrate --sql: apply with psql -v ON_ERROR_STOP=1 as the schema's owner",
-                 "SELECT pg_advisory_lock(\(Migrator.lockKey));"]
+        return
+            ([
+                "-- discern migrate --sql: apply with psql -v ON_ERROR_STOP=1 as the schema's owner",
+                "SELECT pg_advisory_lock(\(Migrator.lockKey));"
+            ]
             + all.map { "-- \($0.title)\nBEGIN;\nSET LOCAL lock_timeout = '\(Migrator.lockTimeoutSeconds)s';\n\($0.sql)\nCOMMIT;" }
             + ["SELECT pg_advisory_unlock(\(Migrator.lockKey));"]).joined(separator: "\n\n") + "\n"
     }
 
     private static func appliedMigrations(_ connection: Connection) throws -> [Int: (name: String, breaking: Bool)] {
-        let hasBreaking = try connection.query("""
-            SELECT EXISTS (SELECT 1 FROM pg_attribute WHERE attrelid = 'discern.schema_migrations'::regclass
-                           AND attname = 'breaking' AND NOT attisdropped) AS has
-            """).first?.bool("has") ?? false
+        let hasBreaking =
+            try connection.query(
+                """
+                SELECT EXISTS (SELECT 1 FROM pg_attribute WHERE attrelid = 'discern.schema_migrations'::regclass
+                               AND attname = 'breaking' AND NOT attisdropped) AS has
+                """
+            ).first?.bool("has") ?? false
         let rows = try connection.query("SELECT version, name, \(hasBreaking ? "breaking" : "false AS breaking") FROM discern.schema_migrations")
-        return Dictionary(try rows.map { (try $0.int("version"), (try $0.string("name"), try $0.bool("breaking"))) }, uniquingKeysWith: { first, _ in first })
+        return Dictionary(
+            try rows.map { (try $0.int("version"), (try $0.string("name"), try $0.bool("breaking"))) }, uniquingKeysWith: { first, _ in first })
     }
 
     /// The functions, views and grants whose text differs from what was applied last, unless a
     /// binary with newer migrations applied them (an older binary never puts its own back).
     static func staleRepeatables(_ connection: Connection, newest: Int) throws -> [Repeatable] {
         let all = Schema.repeatables
-        let stale = Set(try connection.query("""
-            SELECT u.file FROM unnest($1::text[], $2::text[]) AS u(file, sql)
-            LEFT JOIN discern.schema_repeatables r ON r.file = u.file
-            WHERE r.checksum IS DISTINCT FROM md5(u.sql) AND coalesce(r.schema_version, 0) <= $3
-            """, [all.map(\.path), all.map(\.sql), newest]).map { try $0.string("file") })
+        let stale = Set(
+            try connection.query(
+                """
+                SELECT u.file FROM unnest($1::text[], $2::text[]) AS u(file, sql)
+                LEFT JOIN discern.schema_repeatables r ON r.file = u.file
+                WHERE r.checksum IS DISTINCT FROM md5(u.sql) AND coalesce(r.schema_version, 0) <= $3
+                """, [all.map(\.path), all.map(\.sql), newest]
+            ).map { try $0.string("file") })
         return all.filter { stale.contains($0.path) }
     }
 
     /// sql/schema.sql, recorded as every migration it stands for, so an older binary finds its own too.
     private static func fresh(_ migrations: [Migration]) -> Step {
-        let versions = Array(1...Schema.baselineVersion).map { "(\($0), 'sql/schema.sql', false)" }
+        let versions =
+            Array(1...Schema.baselineVersion).map { "(\($0), 'sql/schema.sql', false)" }
             + migrations.map { "(\($0.version), 'sql/schema.sql', \($0.breaking))" }
-        return Step(title: "the fresh schema (sql/schema.sql)", sql: Schema.freshSchema + """
+        return Step(
+            title: "the fresh schema (sql/schema.sql)",
+            sql: Schema.freshSchema + """
 
-            INSERT INTO discern.schema_migrations (version, name, breaking) VALUES
-            \(versions.joined(separator: ",\n"));
-            """)
+                INSERT INTO discern.schema_migrations (version, name, breaking) VALUES
+                \(versions.joined(separator: ",\n"));
+                """)
     }
 
     private static func step(_ migration: Migration) -> Step {
-        Step(title: "migration \(migration.version) (\(migration.name))\(migration.breaking ? ", breaking" : "")", sql: migration.sql + """
+        Step(
+            title: "migration \(migration.version) (\(migration.name))\(migration.breaking ? ", breaking" : "")",
+            sql: migration.sql + """
 
-            INSERT INTO discern.schema_migrations (version, name, breaking) VALUES (\(migration.version), \(SQLText.literal(migration.name)), \(migration.breaking));
-            """)
+                INSERT INTO discern.schema_migrations (version, name, breaking) VALUES (\(migration.version), \(SQLText.literal(migration.name)), \(migration.breaking));
+                """)
     }
 
     /// Functions first (their triggers with them, bodies unchecked, as pg_dump restores them),
     /// then views, each after the views it reads, then grants.
     private static func repeatables(_ files: [Repeatable], newest: Int) -> Step {
-        let ordered = files.filter { $0.kind == .function } + RepeatableOrder.views(files.filter { $0.kind == .view })
+        let ordered =
+            files.filter { $0.kind == .function } + RepeatableOrder.views(files.filter { $0.kind == .view })
             + files.filter { $0.kind == .grants }
         let record = ordered.map { "(\(SQLText.literal($0.path)), md5(\(SQLText.literal($0.sql))), \(newest))" }
-        return Step(title: "the functions, views and grants of sql/", sql: (["SET LOCAL check_function_bodies = off;"] + ordered.map(\.sql) + ["""
-            INSERT INTO discern.schema_repeatables (file, checksum, schema_version) VALUES
-            \(record.joined(separator: ",\n"))
-            ON CONFLICT (file) DO UPDATE SET checksum = excluded.checksum, schema_version = excluded.schema_version, applied_at = now();
-            """]).joined(separator: "\n"))
+        return Step(
+            title: "the functions, views and grants of sql/",
+            sql: (["SET LOCAL check_function_bodies = off;"] + ordered.map(\.sql) + [
+                """
+                INSERT INTO discern.schema_repeatables (file, checksum, schema_version) VALUES
+                \(record.joined(separator: ",\n"))
+                ON CONFLICT (file) DO UPDATE SET checksum = excluded.checksum, schema_version = excluded.schema_version, applied_at = now();
+                """
+            ]).joined(separator: "\n"))
     }
 }
 

@@ -47,7 +47,9 @@ public enum Migrator {
         try run(MigrationPlan.bootstrap, connection, waiting: waiting)
         let plan = try MigrationPlan.read(connection)
         for step in plan.steps { try run(step, connection, waiting: waiting) }
-        let versions = plan.appliedVersion == nil ? Array(1...Schema.baselineVersion) + plan.pendingMigrations.map(\.version)
+        let versions =
+            plan.appliedVersion == nil
+            ? Array(1...Schema.baselineVersion) + plan.pendingMigrations.map(\.version)
             : plan.pendingMigrations.map(\.version)
         return Applied(versions: versions, files: plan.pendingFiles)
     }
@@ -58,25 +60,39 @@ public enum Migrator {
     /// checks once at start, so either is one clear line, not a failing loop. A newer schema
     /// without a breaking migration is fine: migrations add.
     public static func requireCurrent(_ connection: Connection) throws {
-        let present = try connection.query("""
-            SELECT to_regclass('discern.schema_migrations') IS NOT NULL AND to_regclass('discern.schema_repeatables') IS NOT NULL AS present
-            """).first?.bool("present") ?? false
+        let present =
+            try connection.query(
+                """
+                SELECT to_regclass('discern.schema_migrations') IS NOT NULL AND to_regclass('discern.schema_repeatables') IS NOT NULL AS present
+                """
+            ).first?.bool("present") ?? false
         guard present else {
-            throw QueueError(.schemaNotMigrated, "the database has no discern schema, or one older than this discern: run `discern migrate` (as the role that owns the database) first")
+            throw QueueError(
+                .schemaNotMigrated,
+                "the database has no discern schema, or one older than this discern: run `discern migrate` (as the role that owns the database) first"
+            )
         }
         let plan = try MigrationPlan.read(connection)
         if let breaking = plan.newer.first(where: \.breaking) {
-            throw QueueError(.schemaTooNew, """
+            throw QueueError(
+                .schemaTooNew,
+                """
                 the database was migrated by a newer discern whose migration \(breaking.version) (\(breaking.name)) is marked \
                 breaking: this discern cannot run beside it; upgrade discern on this machine
                 """)
         }
         guard plan.pendingMigrations.isEmpty else {
-            throw QueueError(.schemaNotMigrated, "the discern schema lacks migration(s) \(plan.pendingMigrations.map { String($0.version) }.joined(separator: ", ")) this binary needs: run `discern migrate` first")
+            throw QueueError(
+                .schemaNotMigrated,
+                "the discern schema lacks migration(s) \(plan.pendingMigrations.map { String($0.version) }.joined(separator: ", ")) this binary needs: run `discern migrate` first"
+            )
         }
         let stale = plan.pendingFiles
         guard stale.isEmpty else {
-            throw QueueError(.schemaNotMigrated, "the discern schema's \(stale.prefix(3).joined(separator: ", "))\(stale.count > 3 ? " and \(stale.count - 3) more" : "") differ from this binary's: run `discern migrate` first")
+            throw QueueError(
+                .schemaNotMigrated,
+                "the discern schema's \(stale.prefix(3).joined(separator: ", "))\(stale.count > 3 ? " and \(stale.count - 3) more" : "") differ from this binary's: run `discern migrate` first"
+            )
         }
     }
 

@@ -12,10 +12,11 @@ public enum Pruning {
 
     /// Deletes at most `chunk` rows older than `days` days; returns how many it deleted.
     public static func chunk(_ connection: Connection, _ target: Target, olderThanDays days: Int, chunk: Int) throws -> Int {
-        let sql = switch target {
-        case .jobs: "SELECT discern.prune($1::interval, $2) AS deleted"
-        case .results: "SELECT discern.prune_results($1::interval, $2) AS deleted"
-        }
+        let sql =
+            switch target {
+            case .jobs: "SELECT discern.prune($1::interval, $2) AS deleted"
+            case .results: "SELECT discern.prune_results($1::interval, $2) AS deleted"
+            }
         return try connection.query(sql, ["\(days) days", chunk]).first?.int("deleted") ?? 0
     }
 }

@@ -22,8 +22,9 @@ public enum RateLimits {
 
     public static func lease(_ connection: Connection, key: String, wanted: Int) throws -> Lease? {
         guard let row = try connection.query(prepared: "SELECT * FROM discern.take_rate_tokens($1, $2)", [key, wanted]).first else { return nil }
-        return Lease(firstWait: try row.optionalDouble("first_wait") ?? 0, spacing: try row.optionalDouble("spacing") ?? 0,
-                     granted: max(0, try row.int("granted")))
+        return Lease(
+            firstWait: try row.optionalDouble("first_wait") ?? 0, spacing: try row.optionalDouble("spacing") ?? 0,
+            granted: max(0, try row.int("granted")))
     }
 
     /// Lets services whose spent cap has room again be claimed (sql/functions/lift_spent_caps.sql).

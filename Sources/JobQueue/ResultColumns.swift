@@ -36,7 +36,7 @@ enum ResultColumns {
         .smallint("encode_count") { $0.result.preparation.encodeCount },
         .boolean("passed_through") { $0.result.preparation.passedThrough },
         .double("prepare_ms") { $0.result.preparation.milliseconds },
-        .double("analyze_ms") { $0.result.analyzeMilliseconds },
+        .double("analyze_ms") { $0.result.analyzeMilliseconds }
     ]
 
     static let names = all.map(\.name)
@@ -63,7 +63,7 @@ enum EntityColumns {
         .textArray("other_ids") { $0.entity.otherIDs },
         .textArray("identifiers") { $0.entity.identifiers },
         .double("confidence") { $0.entity.confidence },
-        .json("properties") { $0.entity.propertiesJSON.first == "{" ? $0.entity.propertiesJSON : "{}" },
+        .json("properties") { $0.entity.propertiesJSON.first == "{" ? $0.entity.propertiesJSON : "{}" }
     ]
 
     static let names = all.map(\.name)

@@ -21,8 +21,10 @@ public struct Correction: Sendable, Equatable {
     /// Who: the trusted user header's value or the token's name (the console's user).
     public var by: String
 
-    public init(resultID: Int, verdict: Verdict, operatorName: String? = nil, fleetID: String? = nil, licensePlate: String? = nil,
-                category: String? = nil, by: String) {
+    public init(
+        resultID: Int, verdict: Verdict, operatorName: String? = nil, fleetID: String? = nil, licensePlate: String? = nil,
+        category: String? = nil, by: String
+    ) {
         self.resultID = resultID
         self.verdict = verdict
         self.operatorName = operatorName
@@ -44,7 +46,8 @@ public enum Reviews {
     public static func record(_ connection: Connection, _ correction: Correction) throws -> Bool {
         let corrected = correction.verdict == .corrected
         // The verdict and its line in discern.operator_actions, in one statement.
-        return try connection.query("""
+        return try connection.query(
+            """
             WITH added AS (
                 INSERT INTO discern.corrections (result_id, confirmed, verdict, operator, fleet_id, license_plate, category, corrected_by)
                 SELECT id, $2, $3, $4, $5, $6, $7, $8 FROM discern.results WHERE id = $1
@@ -54,8 +57,12 @@ public enum Reviews {
                 SELECT $8, 'review', 'result ' || r.id || ': ' || $3, 1, CASE WHEN r.job_id IS NOT NULL THEN ARRAY[r.job_id] END, r.batch_id
                 FROM added a JOIN discern.results r ON r.id = a.result_id)
             SELECT count(*) AS n FROM added
-            """, [correction.resultID, correction.verdict == .confirmed, correction.verdict.rawValue,
-                  corrected ? correction.operatorName : nil, corrected ? correction.fleetID : nil,
-                  corrected ? correction.licensePlate : nil, corrected ? correction.category : nil, correction.by]).first?.int("n") == 1
+            """,
+            [
+                correction.resultID, correction.verdict == .confirmed, correction.verdict.rawValue,
+                corrected ? correction.operatorName : nil, corrected ? correction.fleetID : nil,
+                corrected ? correction.licensePlate : nil, corrected ? correction.category : nil, correction.by
+            ]
+        ).first?.int("n") == 1
     }
 }

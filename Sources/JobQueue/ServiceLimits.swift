@@ -7,7 +7,8 @@ import Postgres
 public enum ServiceLimits {
     /// Sets the pace of the shared rate limit `key`, as `by`. False when there is no such limit.
     public static func setRateLimit(_ connection: Connection, key: String, perMinute: Double, by: String) throws -> Bool {
-        try connection.query("""
+        try connection.query(
+            """
             WITH done AS (
                 -- A schedule a slower pace pushed far ahead is brought back to the new one's.
                 UPDATE discern.rate_limits SET per_minute = $2,
@@ -16,14 +17,16 @@ public enum ServiceLimits {
             logged AS (INSERT INTO discern.operator_actions (actor, action, scope)
                        SELECT $3, 'rate_limit', left('rate limit ' || key || ': ' || $4, 1000) FROM done)
             SELECT count(*) AS n FROM done
-            """, [key, perMinute, String(by.prefix(200)), "\(Self.figure(perMinute)) a minute"]).first?.int("n") == 1
+            """, [key, perMinute, String(by.prefix(200)), "\(Self.figure(perMinute)) a minute"]
+        ).first?.int("n") == 1
     }
 
     /// Sets `backend`'s spend cap to `calls` a `period` (day or month), or removes it (nil), as
     /// `by`; a service its spent cap had paused is let go at once when the new cap has room.
     public static func setSpendCap(_ connection: Connection, backend: String, calls: Int?, period: String, by: String) throws {
         let scope = "spend cap \(backend): " + (calls.map { "\($0) calls a \(period)" } ?? "no cap in calls (a cap in money, if set, still holds)")
-        try connection.query("""
+        try connection.query(
+            """
             WITH done AS (
                 INSERT INTO discern.service_budgets (backend, cap_calls, cap_period, updated_by) VALUES ($1, $2, $3, $4)
                 ON CONFLICT (backend) DO UPDATE SET cap_calls = EXCLUDED.cap_calls, cap_period = EXCLUDED.cap_period,

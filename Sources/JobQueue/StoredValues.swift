@@ -20,7 +20,8 @@ enum StoredJSON {
         guard first == "{" || first == "[" else { return quoted(text) }
         guard needsCleaning(text) else { return text }
         guard let value = try? JSONSerialization.jsonObject(with: Data(text.utf8), options: [.fragmentsAllowed]),
-              let data = try? JSONSerialization.data(withJSONObject: cleaned(value), options: [.sortedKeys]) else {
+            let data = try? JSONSerialization.data(withJSONObject: cleaned(value), options: [.sortedKeys])
+        else {
             return quoted(text)
         }
         return String(decoding: data, as: UTF8.self)

@@ -71,7 +71,10 @@ public struct PathRoots: Sendable, Equatable {
 
     /// Opens a job's file for reading, or says why not (see the type's comment).
     public func open(_ path: String) throws(FileAccessError) -> OpenedFile {
-        let refused = FileAccessError(.pathNotAllowed, "\(path) is not under the folders this worker may read (DISCERN_PATH_ROOTS), or is reached through a symbolic link, which is never followed; nothing else is opened")
+        let refused = FileAccessError(
+            .pathNotAllowed,
+            "\(path) is not under the folders this worker may read (DISCERN_PATH_ROOTS), or is reached through a symbolic link, which is never followed; nothing else is opened"
+        )
         guard path.hasPrefix("/"), !path.utf8.contains(0) else { throw refused }
         if isUnrestricted { return try Self.openNamed(path) }
         let normal = Self.lexical(path)
@@ -80,7 +83,9 @@ public struct PathRoots: Sendable, Equatable {
         // call, so no stale errno decides the verdict.
         guard !relative.isEmpty else { throw FileAccessError(.notRegularFile, "\(path) is a folder (a path root), not a file") }
         let directory = Foundation.open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard directory >= 0 else { throw FileAccessError(.unreadable, "the path root \(root) cannot be opened: \(String(cString: strerror(errno)))") }
+        guard directory >= 0 else {
+            throw FileAccessError(.unreadable, "the path root \(root) cannot be opened: \(String(cString: strerror(errno)))")
+        }
         defer { close(directory) }
         // O_NONBLOCK: a FIFO does not hang the open (it is refused below as not a regular file).
         let flags = O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY | O_NONBLOCK
@@ -95,7 +100,9 @@ public struct PathRoots: Sendable, Equatable {
             case EACCES: throw FileAccessError(.unreadable, "\(path) cannot be reached by the worker's user (permissions)")
             // A socket or a device with no driver behind it: no later attempt reads it either.
             case ENXIO, ENODEV: throw FileAccessError(.notRegularFile, "\(path) is not a regular file (a socket or a device)")
-            case ENAMETOOLONG: throw FileAccessError(.fileNotFound, "\(path) has a name longer than the file system allows (255 bytes a part), so no such file can exist")
+            case ENAMETOOLONG:
+                throw FileAccessError(
+                    .fileNotFound, "\(path) has a name longer than the file system allows (255 bytes a part), so no such file can exist")
             default: throw FileAccessError(.unreadable, "\(path) cannot be opened by the worker's user: \(String(cString: strerror(errno)))")
             }
         }
@@ -146,8 +153,9 @@ public struct PathRoots: Sendable, Equatable {
     private static func openNamed(_ path: String) throws(FileAccessError) -> OpenedFile {
         let descriptor = Foundation.open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK)
         guard descriptor >= 0 else {
-            throw errno == ENOENT ? FileAccessError(.fileNotFound, "\(path) does not exist")
-                                  : FileAccessError(.unreadable, "\(path) cannot be opened: \(String(cString: strerror(errno)))")
+            throw errno == ENOENT
+                ? FileAccessError(.fileNotFound, "\(path) does not exist")
+                : FileAccessError(.unreadable, "\(path) cannot be opened: \(String(cString: strerror(errno)))")
         }
         return try regularFile(descriptor, path: realPath(path) ?? path, named: path)
     }

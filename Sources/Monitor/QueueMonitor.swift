@@ -53,7 +53,9 @@ public struct QueueMonitor: Service {
                     Gauge(label: "discern_database_oldest_snapshot_seconds").record(held)
                 } else if !saidBlind {
                     saidBlind = true
-                    logger.warning("cannot see when other roles' transactions began, so DiscernLongTransaction cannot fire: GRANT pg_read_all_stats TO the owner of the discern schema (docs/operations.md, Install)")
+                    logger.warning(
+                        "cannot see when other roles' transactions began, so DiscernLongTransaction cannot fire: GRANT pg_read_all_stats TO the owner of the discern schema (docs/operations.md, Install)"
+                    )
                 }
                 Gauge(label: "discern_queue_database_up").record(1)
                 health.databaseReached()

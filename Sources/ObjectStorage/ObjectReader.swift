@@ -28,8 +28,10 @@ public struct ObjectReader: Sendable {
     /// The address a job path names, if this reader may read it.
     public func admitted(_ path: String) throws(ObjectStorageError) -> ObjectAddress {
         guard let address = ObjectAddress(path), allowed.contains(where: { $0.admits(address) }) else {
-            throw ObjectStorageError(.notAllowed, "\(path) is outside the buckets and prefixes this worker may read "
-                                     + "(DISCERN_PATH_ROOTS: \(allowed.isEmpty ? "no s3:// entry" : allowed.map(\.description).joined(separator: ", ")))")
+            throw ObjectStorageError(
+                .notAllowed,
+                "\(path) is outside the buckets and prefixes this worker may read "
+                    + "(DISCERN_PATH_ROOTS: \(allowed.isEmpty ? "no s3:// entry" : allowed.map(\.description).joined(separator: ", ")))")
         }
         return address
     }

@@ -44,14 +44,17 @@ public final class ObjectStore: Sendable {
         return try StoreAnswers.listPage(response.body)
     }
 
-    private func send(_ method: String, bucket: String, key: String, query: [(String, String)] = [], what: String,
-                      file: Int32? = nil, maxBytes: Int = 1 << 20) async throws(ObjectStorageError) -> HTTPResponse {
+    private func send(
+        _ method: String, bucket: String, key: String, query: [(String, String)] = [], what: String,
+        file: Int32? = nil, maxBytes: Int = 1 << 20
+    ) async throws(ObjectStorageError) -> HTTPResponse {
         let (host, path) = location(bucket: bucket, key: key)
         let headers = signer.headers(method: method, host: host, path: path, query: query)
         let queryText = query.isEmpty ? "" : "?" + query.map { "\(RequestSigner.encode($0.0))=\(RequestSigner.encode($0.1))" }.joined(separator: "&")
-        var request = HTTPRequest(method: method, url: "\(settings.endpoint.scheme ?? "https")://\(host)\(path)\(queryText)",
-                                  headers: [HTTPHeader("Host", host)] + headers.map { HTTPHeader($0.0, $0.1) },
-                                  timeoutSeconds: file == nil ? 60 : 600, maxResponseBytes: maxBytes)
+        var request = HTTPRequest(
+            method: method, url: "\(settings.endpoint.scheme ?? "https")://\(host)\(path)\(queryText)",
+            headers: [HTTPHeader("Host", host)] + headers.map { HTTPHeader($0.0, $0.1) },
+            timeoutSeconds: file == nil ? 60 : 600, maxResponseBytes: maxBytes)
         request.responseFile = file
         let response: HTTPResponse
         do {
@@ -89,7 +92,10 @@ public final class ObjectStore: Sendable {
         case (_, "NoSuchBucket"):
             return ObjectStorageError(.noSuchBucket, "bucket \(bucket) does not exist at \(settings.endpoint.absoluteString)\(said)", storeCode: code)
         case (401, _), (403, _):
-            return ObjectStorageError(.refused, "\(settings.endpoint.host ?? "the store") refused access key \(settings.accessKeyID) for bucket \(bucket)\(said): check the credential and the bucket's policy", storeCode: code)
+            return ObjectStorageError(
+                .refused,
+                "\(settings.endpoint.host ?? "the store") refused access key \(settings.accessKeyID) for bucket \(bucket)\(said): check the credential and the bucket's policy",
+                storeCode: code)
         case (429, _), (500..., _), (_, "SlowDown"), (_, "RequestTimeout"), (_, "InternalError"):
             return ObjectStorageError(.unavailable, "\(method) \(what)\(said)", storeCode: code, retryAfterSeconds: retryAfter)
         default:

@@ -12,10 +12,13 @@ struct RequestSigner: Sendable {
 
     /// The headers to send: `host`, `x-amz-date`, `x-amz-content-sha256`, the session token if
     /// any, the `extra` ones given, and `Authorization` over all of them.
-    func headers(method: String, host: String, path: String, query: [(String, String)], extra: [(String, String)] = [],
-                 at moment: Date = Date()) -> [(String, String)] {
+    func headers(
+        method: String, host: String, path: String, query: [(String, String)], extra: [(String, String)] = [],
+        at moment: Date = Date()
+    ) -> [(String, String)] {
         let amzDate = Self.amzDate(moment), day = String(amzDate.prefix(8))
-        var signed = [("host", host), ("x-amz-content-sha256", Self.emptyPayloadHash), ("x-amz-date", amzDate)]
+        var signed =
+            [("host", host), ("x-amz-content-sha256", Self.emptyPayloadHash), ("x-amz-date", amzDate)]
             + extra.map { ($0.0.lowercased(), $0.1.trimmingCharacters(in: .whitespaces)) }
         if let token = settings.sessionToken { signed.append(("x-amz-security-token", token)) }
         signed.sort { $0.0 < $1.0 }
@@ -23,7 +26,7 @@ struct RequestSigner: Sendable {
         let canonical = [
             method, path,
             query.map { (Self.encode($0.0), Self.encode($0.1)) }.sorted { $0 < $1 }.map { "\($0.0)=\($0.1)" }.joined(separator: "&"),
-            signed.map { "\($0.0):\($0.1)\n" }.joined(), names, Self.emptyPayloadHash,
+            signed.map { "\($0.0):\($0.1)\n" }.joined(), names, Self.emptyPayloadHash
         ].joined(separator: "\n")
         let scope = "\(day)/\(settings.region)/s3/aws4_request"
         let toSign = "AWS4-HMAC-SHA256\n\(amzDate)\n\(scope)\n\(Self.hex(SHA256.hash(data: Data(canonical.utf8))))"
@@ -55,8 +58,9 @@ struct RequestSigner: Sendable {
     static func amzDate(_ moment: Date) -> String {
         var seconds = time_t(moment.timeIntervalSince1970.rounded(.down)), parts = tm()
         gmtime_r(&seconds, &parts)
-        return String(format: "%04d%02d%02dT%02d%02d%02dZ", parts.tm_year + 1900, parts.tm_mon + 1, parts.tm_mday,
-                      parts.tm_hour, parts.tm_min, parts.tm_sec)
+        return String(
+            format: "%04d%02d%02dT%02d%02d%02dZ", parts.tm_year + 1900, parts.tm_mon + 1, parts.tm_mday,
+            parts.tm_hour, parts.tm_min, parts.tm_sec)
     }
 
     private static func hex(_ bytes: some Sequence<UInt8>) -> String {

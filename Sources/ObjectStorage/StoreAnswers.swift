@@ -1,6 +1,6 @@
 import Foundation
 #if canImport(FoundationXML)
-import FoundationXML
+    import FoundationXML
 #endif
 
 /// One page of ListObjectsV2: the objects (key, size, ETag) and where the next page starts.
@@ -75,7 +75,8 @@ private final class ElementReader: NSObject, XMLParserDelegate {
         return parser.parse()
     }
 
-    func parser(_ parser: XMLParser, didStartElement name: String, namespaceURI: String?, qualifiedName: String?, attributes: [String: String] = [:]) {
+    func parser(_ parser: XMLParser, didStartElement name: String, namespaceURI: String?, qualifiedName: String?, attributes: [String: String] = [:])
+    {
         depth += 1
         if depth == 1 { root = name }
         if depth == 2, name == grouping { group = [:] }

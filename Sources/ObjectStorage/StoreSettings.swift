@@ -22,7 +22,8 @@ public struct StoreSettings: Sendable {
     public init(_ variables: [String: String], secret: (String) throws -> String?) throws(ObjectStorageError) {
         func value(_ name: String) -> String? { variables[name].flatMap { $0.isEmpty ? nil : $0 } }
         guard let keyID = value("AWS_ACCESS_KEY_ID") else {
-            throw ObjectStorageError(.invalid, "reading s3:// photos needs AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (docs/configuration.md, \"Photos in S3\")")
+            throw ObjectStorageError(
+                .invalid, "reading s3:// photos needs AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (docs/configuration.md, \"Photos in S3\")")
         }
         let secretKey: String?, token: String?
         do {
@@ -31,7 +32,10 @@ public struct StoreSettings: Sendable {
             throw ObjectStorageError(.invalid, "\(error)")
         }
         guard let secretKey, !secretKey.isEmpty else {
-            throw ObjectStorageError(.invalid, "AWS_ACCESS_KEY_ID \(keyID) has no AWS_SECRET_ACCESS_KEY: set it, or put it in a file named AWS_SECRET_ACCESS_KEY in $DISCERN_CREDENTIALS_DIR")
+            throw ObjectStorageError(
+                .invalid,
+                "AWS_ACCESS_KEY_ID \(keyID) has no AWS_SECRET_ACCESS_KEY: set it, or put it in a file named AWS_SECRET_ACCESS_KEY in $DISCERN_CREDENTIALS_DIR"
+            )
         }
         let region = value("AWS_REGION") ?? value("AWS_DEFAULT_REGION") ?? "us-east-1"
         guard region.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "-" }) else {
@@ -39,7 +43,8 @@ public struct StoreSettings: Sendable {
         }
         let configured = value("AWS_ENDPOINT_URL_S3") ?? value("AWS_ENDPOINT_URL")
         guard let endpoint = URL(string: configured ?? "https://s3.\(region).amazonaws.com"), let scheme = endpoint.scheme,
-              ["http", "https"].contains(scheme), endpoint.host != nil, endpoint.query == nil else {
+            ["http", "https"].contains(scheme), endpoint.host != nil, endpoint.query == nil
+        else {
             throw ObjectStorageError(.invalid, "AWS_ENDPOINT_URL_S3=\(configured ?? "") is not an http(s) URL")
         }
         let addressing: Addressing
@@ -51,8 +56,9 @@ public struct StoreSettings: Sendable {
         } else {
             addressing = configured == nil ? .virtual : .path
         }
-        self.init(endpoint: endpoint, region: region, addressing: addressing, accessKeyID: keyID, secretAccessKey: secretKey,
-                  sessionToken: token)
+        self.init(
+            endpoint: endpoint, region: region, addressing: addressing, accessKeyID: keyID, secretAccessKey: secretKey,
+            sessionToken: token)
     }
 
     public init(endpoint: URL, region: String, addressing: Addressing, accessKeyID: String, secretAccessKey: String, sessionToken: String? = nil) {

@@ -40,7 +40,8 @@ public final class Health: Sendable {
     /// nil when live; else why not.
     public func livenessProblem(now: Date = Date()) -> String? {
         let silent = now.timeIntervalSince(state.withLock { $0.lastTurn })
-        return silent <= 3 * heartbeatSeconds + 30 ? nil : "the heartbeat loop has not turned for \(silent.formatted(.number.precision(.fractionLength(0)))) s"
+        return silent <= 3 * heartbeatSeconds + 30
+            ? nil : "the heartbeat loop has not turned for \(silent.formatted(.number.precision(.fractionLength(0)))) s"
     }
 
     /// nil when ready; else why not.

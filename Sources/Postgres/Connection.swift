@@ -23,11 +23,12 @@ public final class Connection {
         // discern's defaults come first; anything the conninfo says overrides them. TCP
         // keepalives and a user timeout notice a half-open connection (a failed-over server, a
         // dropped NAT entry) in about a minute instead of hanging.
-        let settings: [(String, String)] = [
-            ("application_name", applicationName), ("connect_timeout", "10"),
-            ("keepalives", "1"), ("keepalives_idle", "30"), ("keepalives_interval", "10"), ("keepalives_count", "3"),
-            ("tcp_user_timeout", "60000"),
-        ] + (session.serverOptions.map { [("options", $0)] } ?? []) + [("dbname", conninfo)]
+        let settings: [(String, String)] =
+            [
+                ("application_name", applicationName), ("connect_timeout", "10"),
+                ("keepalives", "1"), ("keepalives_idle", "30"), ("keepalives_interval", "10"), ("keepalives_count", "3"),
+                ("tcp_user_timeout", "60000")
+            ] + (session.serverOptions.map { [("options", $0)] } ?? []) + [("dbname", conninfo)]
         let handle = withCStrings(settings.map(\.0)) { keywords in
             withCStrings(settings.map(\.1)) { values in
                 PQconnectdbParams(keywords + [nil], values + [nil], 1)
@@ -58,7 +59,6 @@ public final class Connection {
     deinit { PQfinish(handle) }
 
     public var isHealthy: Bool { PQstatus(handle) == CONNECTION_OK }
-
 
     /// Runs one statement with its parameters sent separately (`PQexecParams`, text format).
     @discardableResult
@@ -142,7 +142,9 @@ public final class Connection {
     /// Swift's Characters see "\r\n" as one, equal to neither "\r" nor "\n", so a file named with
     /// a CR LF went through unescaped and PostgreSQL refused the whole COPY.
     static func copyEscaped(_ value: String) -> String {
-        let special: (UInt8) -> Bool = { $0 == UInt8(ascii: "\\") || $0 == UInt8(ascii: "\t") || $0 == UInt8(ascii: "\n") || $0 == UInt8(ascii: "\r") }
+        let special: (UInt8) -> Bool = {
+            $0 == UInt8(ascii: "\\") || $0 == UInt8(ascii: "\t") || $0 == UInt8(ascii: "\n") || $0 == UInt8(ascii: "\r")
+        }
         guard value.utf8.contains(where: special) else { return value }
         var escaped: [UInt8] = []
         escaped.reserveCapacity(value.utf8.count + 8)
@@ -207,10 +209,11 @@ public final class Connection {
         var values: [[String?]] = []
         values.reserveCapacity(rowCount)
         for row in 0..<rowCount {
-            values.append((0..<columnCount).map { column in
-                if PQgetisnull(result, Int32(row), Int32(column)) == 1 { return nil }
-                return String(cString: PQgetvalue(result, Int32(row), Int32(column)))
-            })
+            values.append(
+                (0..<columnCount).map { column in
+                    if PQgetisnull(result, Int32(row), Int32(column)) == 1 { return nil }
+                    return String(cString: PQgetvalue(result, Int32(row), Int32(column)))
+                })
         }
         let affected = Int(String(cString: PQcmdTuples(result))) ?? 0
         return Rows(columns: columns, values: values, affected: affected)
@@ -223,8 +226,10 @@ public final class Connection {
 
 /// Lends libpq the parameters for the duration of `body` only: each value's bytes, their
 /// lengths (read for binary values only) and formats (0 text, 1 binary).
-func withParameters<R>(_ parameters: [(any PostgresEncodable)?],
-                       _ body: ([UnsafePointer<CChar>?], [Int32], [Int32]) -> R) -> R {
+func withParameters<R>(
+    _ parameters: [(any PostgresEncodable)?],
+    _ body: ([UnsafePointer<CChar>?], [Int32], [Int32]) -> R
+) -> R {
     var owned: [UnsafeMutablePointer<CChar>?] = []
     var lengths: [Int32] = [], formats: [Int32] = []
     owned.reserveCapacity(parameters.count)

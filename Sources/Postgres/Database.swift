@@ -42,7 +42,6 @@ public final class Database: @unchecked Sendable {
         }
     }
 
-
     private func liveConnection() throws -> Connection {
         if let connection, connection.isHealthy { return connection }
         connection = nil

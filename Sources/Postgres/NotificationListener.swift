@@ -23,8 +23,10 @@ public final class NotificationListener: Sendable {
 
     /// - Parameter channels: fixed identifiers from code (letters and underscores), never input:
     ///   LISTEN cannot take them as parameters.
-    public convenience init(conninfo: String, channel: String, holding presence: SessionLock? = nil,
-                            onNotify: @escaping @Sendable () -> Void) {
+    public convenience init(
+        conninfo: String, channel: String, holding presence: SessionLock? = nil,
+        onNotify: @escaping @Sendable () -> Void
+    ) {
         self.init(conninfo: conninfo, channels: [channel], holding: presence, onNotify: onNotify)
     }
 
@@ -82,7 +84,8 @@ extension NotificationListener {
     /// Unix socket, where the kernel tells at once), and no idle timeout an administrator set
     /// for ordinary sessions, since this one is idle by design.
     static func probeClient(_ connection: Connection) throws {
-        try connection.query("""
+        try connection.query(
+            """
             SELECT set_config('tcp_keepalives_idle', '10', false), set_config('tcp_keepalives_interval', '5', false),
                    set_config('tcp_keepalives_count', '3', false), set_config('idle_session_timeout', '0', false)
             """)

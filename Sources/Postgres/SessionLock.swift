@@ -26,7 +26,8 @@ public final class SessionLock: Sendable {
     /// the server has not yet seen end still holds it, and proves the same thing meanwhile.
     func takeIfNeeded(on connection: Connection) throws {
         guard let key = state.withLock({ $0.held ? nil : $0.key }) else { return }
-        let taken = try connection.query("SELECT pg_try_advisory_lock($1::integer, $2::integer) AS taken", [namespace, key])
+        let taken =
+            try connection.query("SELECT pg_try_advisory_lock($1::integer, $2::integer) AS taken", [namespace, key])
             .first?.bool("taken") ?? false
         if taken { state.withLock { if $0.key == key { $0.held = true } } }
     }

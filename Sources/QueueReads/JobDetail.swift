@@ -65,7 +65,8 @@ public struct JobDetail: Codable, Sendable {
         public let review: Review?
 
         enum CodingKeys: String, CodingKey {
-            case id, imagePath, backend, outcome, subjectId, category, subcategory, operator_ = "operator", fleetId, licensePlate, confidence, description
+            case id, imagePath, backend, outcome, subjectId, category, subcategory, operator_ = "operator", fleetId, licensePlate, confidence,
+                description
             case originalBytes, originalWidth, originalHeight, originalFormat, sentBytes, sentWidth, sentHeight, sentFormat
             case jpegQuality, encodeCount, passedThrough, prepareMs, analyzeMs, createdAt, rawResponse, review
         }

@@ -43,8 +43,10 @@ public struct JobFilter: Sendable, Equatable {
     public var before: Int?
     public var limit = JobFilter.pageSize
 
-    public init(state: String? = nil, batch: String? = nil, errorKind: String? = nil, backend: String? = nil,
-                file: String? = nil, fromDay: String? = nil, toDay: String? = nil, before: Int? = nil, limit: Int = JobFilter.pageSize) {
+    public init(
+        state: String? = nil, batch: String? = nil, errorKind: String? = nil, backend: String? = nil,
+        file: String? = nil, fromDay: String? = nil, toDay: String? = nil, before: Int? = nil, limit: Int = JobFilter.pageSize
+    ) {
         (self.state, self.batch, self.errorKind, self.backend) = (state, batch, errorKind, backend)
         (self.file, self.fromDay, self.toDay, self.before, self.limit) = (file, fromDay, toDay, before, limit)
     }
@@ -52,8 +54,9 @@ public struct JobFilter: Sendable, Equatable {
     /// A day as the filter takes it, or nil: YYYY-MM-DD, a day that exists (2026-02-30 does not).
     public static func day(_ text: String?) -> String? {
         guard let text, text.wholeMatch(of: /\d{4}-\d{2}-\d{2}/) != nil,
-              let date = try? Date("\(text)T00:00:00Z", strategy: .iso8601),
-              date.formatted(.iso8601.year().month().day()) == text else { return nil }
+            let date = try? Date("\(text)T00:00:00Z", strategy: .iso8601),
+            date.formatted(.iso8601.year().month().day()) == text
+        else { return nil }
         return text
     }
 

@@ -103,7 +103,8 @@ extension Plan {
     /// (tomorrow's once today's has passed); else an ISO 8601 time with its offset.
     public static func windowEnd(_ text: String, now: Date = Date(), calendar: Calendar = .current) -> Date? {
         if let match = text.wholeMatch(of: /(\d{1,2}):(\d{2})/), let hour = Int(match.1), let minute = Int(match.2),
-           (0..<24).contains(hour), (0..<60).contains(minute) {
+            (0..<24).contains(hour), (0..<60).contains(minute)
+        {
             return calendar.nextDate(after: now, matching: DateComponents(hour: hour, minute: minute, second: 0), matchingPolicy: .nextTime)
         }
         return try? Date(text, strategy: .iso8601)

@@ -168,8 +168,9 @@ extension Quality {
             let share = kept / Double(total)
             if share <= target {
                 let reviewed = bands[..<edge].reduce(0) { $0 + (written[$1] ?? 0) }
-                return Recommendation(backend: backend, field: field, target: target, reviewBelow: Double(edge) / 10,
-                                      errorsAfterReviewAtMost: share, reviewsPerDay: Double(reviewed) / days)
+                return Recommendation(
+                    backend: backend, field: field, target: target, reviewBelow: Double(edge) / 10,
+                    errorsAfterReviewAtMost: share, reviewsPerDay: Double(reviewed) / days)
             }
         }
         return Recommendation(backend: backend, field: field, target: target, reviewBelow: nil, errorsAfterReviewAtMost: nil, reviewsPerDay: nil)

@@ -61,8 +61,10 @@ public struct ResultFilter: Sendable, Equatable {
     public init() {}
 
     var parameters: [(any PostgresEncodable)?] {
-        [before, batch, backend, outcome, operatorName, text.map(Self.prefixPattern), minConfidence, maxConfidence, from, to,
-         min(max(limit, 1), 10_000)]
+        [
+            before, batch, backend, outcome, operatorName, text.map(Self.prefixPattern), minConfidence, maxConfidence, from, to,
+            min(max(limit, 1), 10_000)
+        ]
     }
 
     /// A LIKE pattern matching what begins with `text`: its own `%`, `_` and `\` match themselves.

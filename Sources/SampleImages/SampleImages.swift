@@ -17,7 +17,8 @@ public enum SampleImages {
 
     /// The same picture in another container: ".png", ".heic", ".webp", ".tif"; with `alpha`,
     /// a varying transparency is added (PNG, WebP, TIFF and HEIF keep it).
-    public static func photo(width: Int, height: Int, seed: Int, grain: Double = 0, suffix: String, alpha: Bool = false) throws(ImagingError) -> Data {
+    public static func photo(width: Int, height: Int, seed: Int, grain: Double = 0, suffix: String, alpha: Bool = false) throws(ImagingError) -> Data
+    {
         var image = try photoImage(width: width, height: height, seed: seed, grain: grain)
         if alpha {
             let mask = try VipsImage.make("draw Perlin noise") {

@@ -75,11 +75,13 @@ public struct SimulatorConfiguration: Sendable {
         public init() {}
     }
 
-    public init(host: String = "127.0.0.1", port: Int = 0, bucket: String = "discern-sim",
-                region: String = "us-east-1", accessKeyID: String = "AKIADISCERNSIMULATOR",
-                secretAccessKey: String = SimulatorConfiguration.randomSecret(),
-                presignExpirySeconds: Int = 900, visionRequestLimit: Int = 10_485_760,
-                clock: (@Sendable () -> Date)? = nil) {
+    public init(
+        host: String = "127.0.0.1", port: Int = 0, bucket: String = "discern-sim",
+        region: String = "us-east-1", accessKeyID: String = "AKIADISCERNSIMULATOR",
+        secretAccessKey: String = SimulatorConfiguration.randomSecret(),
+        presignExpirySeconds: Int = 900, visionRequestLimit: Int = 10_485_760,
+        clock: (@Sendable () -> Date)? = nil
+    ) {
         self.host = host
         self.port = port
         self.bucket = bucket

@@ -21,9 +21,11 @@ public enum SimulatorServer {
     /// route ahead of the simulated logic (the tests' scripted replies); `onPort` hears the
     /// port it bound.
     /// `eventLoopGroup`: NIO's shared one unless a test brings its own (to hold its loop).
-    package static func application(_ configuration: SimulatorConfiguration, stats: SimulatorStats, override: ReplyOverride?,
-                                    eventLoopGroup: (any EventLoopGroup)? = nil,
-                                    logger: Logger, onPort: @escaping @Sendable (Int) -> Void) -> some ApplicationProtocol {
+    package static func application(
+        _ configuration: SimulatorConfiguration, stats: SimulatorStats, override: ReplyOverride?,
+        eventLoopGroup: (any EventLoopGroup)? = nil,
+        logger: Logger, onPort: @escaping @Sendable (Int) -> Void
+    ) -> some ApplicationProtocol {
         let baseURL = BaseURL()
         let router = Router()
         let decoder = ThreadPool(name: "discern-sim-decode", threads: 2, onThreadExit: csimvips_thread_shutdown)
@@ -36,15 +38,18 @@ public enum SimulatorServer {
         LandmarkRoutes(configuration: configuration, faults: faults, decoder: decoder).register(on: router)
         UnisseyRoutes(configuration: configuration, faults: faults).register(on: router)
         router.post("/_sim/release-analyses") { _, _ in
-            Response(status: .ok, headers: [.contentType: "application/json"],
-                     body: ResponseBody(byteBuffer: ByteBuffer(string: "{\"released\": \(hold.release())}")))
+            Response(
+                status: .ok, headers: [.contentType: "application/json"],
+                body: ResponseBody(byteBuffer: ByteBuffer(string: "{\"released\": \(hold.release())}")))
         }
         router.get("/_sim/held-analyses") { _, _ in
             let held = (try? JSONSerialization.data(withJSONObject: ["held": hold.heldNow])) ?? Data("{}".utf8)
             return Response(status: .ok, headers: [.contentType: "application/json"], body: ResponseBody(byteBuffer: ByteBuffer(bytes: held)))
         }
         router.get("/_sim/stats") { _, _ in
-            Response(status: .ok, headers: [.contentType: "application/json"], body: ResponseBody(byteBuffer: ByteBuffer(bytes: await stats.snapshotJSON())))
+            Response(
+                status: .ok, headers: [.contentType: "application/json"],
+                body: ResponseBody(byteBuffer: ByteBuffer(bytes: await stats.snapshotJSON())))
         }
         return Application(
             router: router,

@@ -37,8 +37,10 @@ public enum Traces {
 
     /// Starts a span that outlives the calling scope; whoever holds it ends it (`Traced.end`).
     /// While tracing is off this is `Traced.none` and nothing happens.
-    public static func begin(_ name: String, kind: SpanKind = .internal, parent: Parent = .current, at start: Instant? = nil,
-                             _ attributes: SpanAttributes = [:]) -> Traced {
+    public static func begin(
+        _ name: String, kind: SpanKind = .internal, parent: Parent = .current, at start: Instant? = nil,
+        _ attributes: SpanAttributes = [:]
+    ) -> Traced {
         guard isOn else { return .none }
         let tracer = InstrumentationSystem.legacyTracer
         let parentContext: ServiceContext
@@ -60,9 +62,11 @@ public enum Traces {
     /// Runs `body` in a span of its own, ended when `body` returns or throws (the error's type
     /// is then the span's `error.type`). While tracing is off, `body` runs alone.
     /// The name and attributes are made only while tracing is on.
-    public static func span<T, E: Error>(_ name: @autoclosure () -> String, kind: SpanKind = .internal,
-                                         _ attributes: @autoclosure () -> SpanAttributes = [:],
-                                         _ body: (Traced) async throws(E) -> T) async throws(E) -> T {
+    public static func span<T, E: Error>(
+        _ name: @autoclosure () -> String, kind: SpanKind = .internal,
+        _ attributes: @autoclosure () -> SpanAttributes = [:],
+        _ body: (Traced) async throws(E) -> T
+    ) async throws(E) -> T {
         guard isOn else { return try await body(.none) }
         let traced = begin(name(), kind: kind, parent: .current, attributes())
         defer { traced.end() }

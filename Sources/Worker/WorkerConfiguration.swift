@@ -58,11 +58,13 @@ public struct WorkerConfiguration: Sendable {
     public var samplesQueueDepth = true
 
     /// The defaults are `discern work`'s (its flags say them from here).
-    public init(pathRoots: PathRoots, workerID: String = WorkerConfiguration.defaultWorkerID(), concurrency: Int = 16,
-                prepareThreads: Int = ProcessInfo.processInfo.activeProcessorCount,
-                prepareQueue: Int? = nil, completionBatchSize: Int = 100, maxBytesInFlight: Int = MemoryBudget.detect().megabytes << 20,
-                leaseSeconds: Double = 30, pollIntervalSeconds: Double = 5, drain: Bool = false,
-                graceSeconds: Double = 30, backoff: Backoff = Backoff()) {
+    public init(
+        pathRoots: PathRoots, workerID: String = WorkerConfiguration.defaultWorkerID(), concurrency: Int = 16,
+        prepareThreads: Int = ProcessInfo.processInfo.activeProcessorCount,
+        prepareQueue: Int? = nil, completionBatchSize: Int = 100, maxBytesInFlight: Int = MemoryBudget.detect().megabytes << 20,
+        leaseSeconds: Double = 30, pollIntervalSeconds: Double = 5, drain: Bool = false,
+        graceSeconds: Double = 30, backoff: Backoff = Backoff()
+    ) {
         self.pathRoots = pathRoots
         self.workerID = workerID
         self.concurrency = max(1, concurrency)

@@ -50,7 +50,8 @@ public enum ImageFixtures {
             // A COM segment after SOI: harmless to decoders, stripped before anything leaves.
             let padding = minBytes - jpeg.count
             let length = padding + 2
-            jpeg = jpeg.prefix(2) + Data([0xFF, 0xFE, UInt8(length >> 8), UInt8(length & 0xFF)]) + Data(repeating: 0x20, count: padding)
+            jpeg =
+                jpeg.prefix(2) + Data([0xFF, 0xFE, UInt8(length >> 8), UInt8(length & 0xFF)]) + Data(repeating: 0x20, count: padding)
                 + jpeg.dropFirst(2)
         }
         return jpeg
@@ -68,7 +69,9 @@ public enum ImageFixtures {
         let decoded = try decode(image)
         let width = Int(decoded.pointer.pointee.Xsize), height = Int(decoded.pointer.pointee.Ysize)
         let cutX = Int(Double(width) * fraction / 2), cutY = Int(Double(height) * fraction / 2)
-        let inner = try decoded.map("crop") { cvipsfixtureshim_extract_area($0, $1, Int32(cutX), Int32(cutY), Int32(width - 2 * cutX), Int32(height - 2 * cutY)) }
+        let inner = try decoded.map("crop") {
+            cvipsfixtureshim_extract_area($0, $1, Int32(cutX), Int32(cutY), Int32(width - 2 * cutX), Int32(height - 2 * cutY))
+        }
         return try inner.jpeg(quality: quality)
     }
 

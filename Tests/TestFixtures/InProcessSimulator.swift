@@ -12,14 +12,18 @@ extension SimulatorServer {
     /// `body` ends. `body` starts once the server accepts connections; a server that cannot
     /// start (a port taken) throws its error instead of leaving the caller waiting.
     /// `eventLoopGroup`: NIO's shared one unless the test brings its own.
-    public static func withRunning<T>(_ configuration: SimulatorConfiguration = .init(),
-                                      eventLoopGroup: (any EventLoopGroup)? = nil,
-                                      logger: Logger = Logger(label: "discern.simulator"),
-                                      _ body: (RunningSimulator) async throws -> T) async throws -> T {
+    public static func withRunning<T>(
+        _ configuration: SimulatorConfiguration = .init(),
+        eventLoopGroup: (any EventLoopGroup)? = nil,
+        logger: Logger = Logger(label: "discern.simulator"),
+        _ body: (RunningSimulator) async throws -> T
+    ) async throws -> T {
         let ready = AsyncStream<Int>.makeStream()
         let stats = SimulatorStats(), scripted = ScriptedReplies()
-        let application = SimulatorServer.application(configuration, stats: stats, override: { await scripted.next($0) },
-                                                      eventLoopGroup: eventLoopGroup, logger: logger) { port in
+        let application = SimulatorServer.application(
+            configuration, stats: stats, override: { await scripted.next($0) },
+            eventLoopGroup: eventLoopGroup, logger: logger
+        ) { port in
             ready.continuation.yield(port)
             ready.continuation.finish()
         }
@@ -40,7 +44,8 @@ extension SimulatorServer {
             }
             let outcome: Result<T, any Error>
             do {
-                outcome = .success(try await body(RunningSimulator(baseURL: "http://\(configuration.host):\(port)", stats: stats, scripted: scripted)))
+                outcome = .success(
+                    try await body(RunningSimulator(baseURL: "http://\(configuration.host):\(port)", stats: stats, scripted: scripted)))
             } catch {
                 outcome = .failure(error)
             }
@@ -81,7 +86,7 @@ public struct RunningSimulator: Sendable {
             "DISCERN_AZURE_FACE_ENDPOINT": azureFaceEndpoint, "DISCERN_AZURE_FACE_KEY": credentials.azureFaceKey,
             "DISCERN_AZURE_FACE_PERSON_GROUP": "discern-sim",
             "DISCERN_LANDMARK_URL": landmarkURL,
-            "DISCERN_UNISSEY_URL": unisseyURL, "DISCERN_UNISSEY_API_KEY": credentials.unisseyAPIKey,
+            "DISCERN_UNISSEY_URL": unisseyURL, "DISCERN_UNISSEY_API_KEY": credentials.unisseyAPIKey
         ]
     }
 }

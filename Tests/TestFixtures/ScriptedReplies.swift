@@ -17,7 +17,9 @@ public actor ScriptedReplies {
 
         /// OOTO's error body: `{"transactionId", "result": {"status": "error", "code", "info"}}`.
         public static func ootoError(code: Int, info: String) -> Reply {
-            Reply(status: 400, json: #"{"transactionId":"\#(UUID().uuidString.lowercased())","result":{"status":"error","code":\#(code),"info":"\#(info)"}}"#)
+            Reply(
+                status: 400,
+                json: #"{"transactionId":"\#(UUID().uuidString.lowercased())","result":{"status":"error","code":\#(code),"info":"\#(info)"}}"#)
         }
 
         /// Azure Face's error body: `{"error": {"code", "message"}}`.
@@ -37,8 +39,9 @@ public actor ScriptedReplies {
         guard var replies = queued[route], !replies.isEmpty else { return nil }
         let reply = replies.removeFirst()
         queued[route] = replies
-        var response = Response(status: .init(code: reply.status), headers: [.contentType: "application/json"],
-                                body: ResponseBody(byteBuffer: ByteBuffer(string: reply.body)))
+        var response = Response(
+            status: .init(code: reply.status), headers: [.contentType: "application/json"],
+            body: ResponseBody(byteBuffer: ByteBuffer(string: reply.body)))
         if let wait = reply.retryAfter { response.headers[.retryAfter] = "\(wait)" }
         return response
     }

@@ -38,14 +38,16 @@ public struct AzureFaceBackend: AnalysisBackend, ConfiguredBackend {
         let faces = try await detect(upload, model: model, &conversation)
         var analysis: Analysis
         if faces.isEmpty {
-            analysis = Analysis(category: "face", outcome: "no_face", detailsJSON: JSONBody.details(["faces": 0]),
-                                          rawResponseJSON: "{\"detect\":[]}")
+            analysis = Analysis(
+                category: "face", outcome: "no_face", detailsJSON: JSONBody.details(["faces": 0]),
+                rawResponseJSON: "{\"detect\":[]}")
         } else if let group {
             analysis = try await identify(faces, group: group, params: params, &conversation)
         } else {
-            analysis = Analysis(category: "face", outcome: "face_found",
-                                          detailsJSON: JSONBody.details(["faces": faces.count, "face_rectangle": faces[0].rectangle]),
-                                          rawResponseJSON: AzureFaceResponse.rawJSON(detect: faces, identify: nil))
+            analysis = Analysis(
+                category: "face", outcome: "face_found",
+                detailsJSON: JSONBody.details(["faces": faces.count, "face_rectangle": faces[0].rectangle]),
+                rawResponseJSON: AzureFaceResponse.rawJSON(detect: faces, identify: nil))
         }
         analysis.apiCalls = conversation.calls
         return analysis
@@ -53,11 +55,13 @@ public struct AzureFaceBackend: AnalysisBackend, ConfiguredBackend {
 
     private func detect(_ upload: Upload, model: String, _ conversation: inout Conversation) async throws(BackendError) -> [AzureFaceResponse.Face] {
         let step = "Azure Face detect"
-        let query = "returnFaceId=true&recognitionModel=\(model)&detectionModel=\(configuration.detectionModel)"
+        let query =
+            "returnFaceId=true&recognitionModel=\(model)&detectionModel=\(configuration.detectionModel)"
             + "&returnRecognitionModel=false&faceIdTimeToLive=3600"
-        let request = HTTPRequest(method: "POST", url: "\(base)/detect?\(query)",
-                                  headers: [HTTPHeader("Content-Type", "application/octet-stream"), keyHeader],
-                                  body: .bytes(upload.data), timeoutSeconds: configuration.requestTimeoutSeconds)
+        let request = HTTPRequest(
+            method: "POST", url: "\(base)/detect?\(query)",
+            headers: [HTTPHeader("Content-Type", "application/octet-stream"), keyHeader],
+            body: .bytes(upload.data), timeoutSeconds: configuration.requestTimeoutSeconds)
         return try await conversation.send(request, step: step, limitKey: Self.limitKey) { response throws(BackendError) in
             try AzureFaceResponse.faces(response, step: step)
         }
@@ -69,16 +73,22 @@ public struct AzureFaceBackend: AnalysisBackend, ConfiguredBackend {
         if let group = params.string("personGroupId", maxLength: 100) { return try AzurePersonGroup(id: group, isLarge: false) }
         if let large = configuration.largePersonGroupID { return try AzurePersonGroup(id: large, isLarge: true) }
         if let group = configuration.personGroupID { return try AzurePersonGroup(id: group, isLarge: false) }
-        throw BackendError(.badParams, "Azure Face identify needs a person group: set params {\"personGroupId\": ...} on the job or DISCERN_AZURE_FACE_PERSON_GROUP")
+        throw BackendError(
+            .badParams, "Azure Face identify needs a person group: set params {\"personGroupId\": ...} on the job or DISCERN_AZURE_FACE_PERSON_GROUP")
     }
 
-    private func identify(_ faces: [AzureFaceResponse.Face], group: AzurePersonGroup, params: JSONObject,
-                          _ conversation: inout Conversation) async throws(BackendError) -> Analysis {
+    private func identify(
+        _ faces: [AzureFaceResponse.Face], group: AzurePersonGroup, params: JSONObject,
+        _ conversation: inout Conversation
+    ) async throws(BackendError) -> Analysis {
         let step = "Azure Face identify"
-        let body: [String: Any] = ["faceIds": [faces[0].faceID], "maxNumOfCandidatesReturned": configuration.maxCandidates,
-                                   group.bodyKey: group.id]
-        let request = HTTPRequest.json(url: "\(base)/identify", body: try JSONBody.encode(body), headers: [keyHeader],
-                                       timeoutSeconds: configuration.requestTimeoutSeconds)
+        let body: [String: Any] = [
+            "faceIds": [faces[0].faceID], "maxNumOfCandidatesReturned": configuration.maxCandidates,
+            group.bodyKey: group.id
+        ]
+        let request = HTTPRequest.json(
+            url: "\(base)/identify", body: try JSONBody.encode(body), headers: [keyHeader],
+            timeoutSeconds: configuration.requestTimeoutSeconds)
         let threshold = params.fraction("threshold") ?? configuration.acceptanceThreshold
         return try await conversation.send(request, step: step, limitKey: Self.limitKey) { response throws(BackendError) in
             try AzureFaceResponse.identified(response, faces: faces, threshold: threshold, step: step)

@@ -42,7 +42,7 @@ enum AzureFaceResponse {
             category: "face", confidence: top?.1, outcome: matched ? "match" : "no_match", subjectID: matched ? top?.0 : nil,
             detailsJSON: JSONBody.details([
                 "faces": faces.count, "face_rectangle": faces[0].rectangle, "threshold": threshold,
-                "candidates": candidates.map { ["personId": $0.0, "confidence": $0.1] },
+                "candidates": candidates.map { ["personId": $0.0, "confidence": $0.1] }
             ]),
             rawResponseJSON: rawJSON(detect: faces, identify: try? JSONSerialization.jsonObject(with: response.body)))
     }
@@ -65,13 +65,15 @@ enum AzureFaceResponse {
         case (429, _):
             return BackendError(.rateLimited, detail, retryAfterSeconds: RetryAfter.seconds(response))
         case (409, "PersonGroupTrainingNotFinished"):
-            return BackendError(.inputRejected, detail + " (training is running; the job retries)",
-                                retryAfterSeconds: 30, kind: .azureTrainingNotFinished)
+            return BackendError(
+                .inputRejected, detail + " (training is running; the job retries)",
+                retryAfterSeconds: 30, kind: .azureTrainingNotFinished)
         case (400, "FaceNotFound"):
             // The faceId expired between detect and identify: detecting again helps.
             return BackendError(.inputRejected, detail, kind: .azureFaceNotFound)
         case (400, "PersonGroupNotTrained"):
-            return BackendError(.inputRejected, detail + " (train the person group, then retry the job with discern.retry)", kind: .azurePersonGroupNotTrained)
+            return BackendError(
+                .inputRejected, detail + " (train the person group, then retry the job with discern.retry)", kind: .azurePersonGroupNotTrained)
         case (400, "PersonGroupNotFound"), (404, "PersonGroupNotFound"):
             return BackendError(.inputRejected, detail + " (check the job's personGroupId)", kind: .azurePersonGroupNotFound)
         case (400, "InvalidImageSize"):

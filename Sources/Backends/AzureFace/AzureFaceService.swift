@@ -15,10 +15,10 @@ extension AzureFaceBackend {
         /// Its variables: `url` turns it on.
         enum Variable: String, ServiceVariable {
             case url = "DISCERN_AZURE_FACE_ENDPOINT", key = "DISCERN_AZURE_FACE_KEY",
-                 personGroup = "DISCERN_AZURE_FACE_PERSON_GROUP",
-                 largePersonGroup = "DISCERN_AZURE_FACE_LARGE_PERSON_GROUP", threshold = "DISCERN_AZURE_FACE_THRESHOLD",
-                 recognitionModel = "DISCERN_AZURE_FACE_RECOGNITION_MODEL",
-                 detectionModel = "DISCERN_AZURE_FACE_DETECTION_MODEL"
+                personGroup = "DISCERN_AZURE_FACE_PERSON_GROUP",
+                largePersonGroup = "DISCERN_AZURE_FACE_LARGE_PERSON_GROUP", threshold = "DISCERN_AZURE_FACE_THRESHOLD",
+                recognitionModel = "DISCERN_AZURE_FACE_RECOGNITION_MODEL",
+                detectionModel = "DISCERN_AZURE_FACE_DETECTION_MODEL"
         }
 
         /// e.g. `https://westeurope.api.cognitive.microsoft.com`; `/face/v1.0` is added.
@@ -48,7 +48,9 @@ extension AzureFaceBackend {
         /// A group id as the service takes it, checked at start.
         private static func group(_ environment: BackendEnvironment, _ variable: Variable) throws(BackendError) -> String? {
             guard let id = environment.value(variable) else { return nil }
-            do { _ = try AzurePersonGroup(id: id, isLarge: false) } catch { throw BackendError.misconfigured("\(variable.rawValue): \(error.message)") }
+            do { _ = try AzurePersonGroup(id: id, isLarge: false) } catch {
+                throw BackendError.misconfigured("\(variable.rawValue): \(error.message)")
+            }
             return id
         }
     }

@@ -19,8 +19,10 @@ struct AzurePersonGroup: Hashable, Sendable {
     /// goes into a URL path.
     init(id: String, isLarge: Bool) throws(BackendError) {
         guard (1...64).contains(id.count),
-              id.unicodeScalars.allSatisfy({ ("a"..."z").contains($0) || ("0"..."9").contains($0) || $0 == "-" || $0 == "_" }) else {
-            throw BackendError(.badParams, "Azure person group ids are 1-64 lower-case letters, digits, '-' or '_'; got \(JSONObject.bounded(id, 80))")
+            id.unicodeScalars.allSatisfy({ ("a"..."z").contains($0) || ("0"..."9").contains($0) || $0 == "-" || $0 == "_" })
+        else {
+            throw BackendError(
+                .badParams, "Azure person group ids are 1-64 lower-case letters, digits, '-' or '_'; got \(JSONObject.bounded(id, 80))")
         }
         self.id = id
         self.isLarge = isLarge
@@ -41,8 +43,9 @@ extension AzureFaceBackend {
     func recognitionModel(of group: AzurePersonGroup, _ conversation: inout Conversation) async throws(BackendError) -> String {
         if let model = await groupModels.model(of: group) { return model }
         let step = "Azure Face person group \(group.id)"
-        let request = HTTPRequest(method: "GET", url: "\(base)/\(group.path)/\(group.id)?returnRecognitionModel=true",
-                                  headers: [keyHeader], timeoutSeconds: configuration.requestTimeoutSeconds)
+        let request = HTTPRequest(
+            method: "GET", url: "\(base)/\(group.path)/\(group.id)?returnRecognitionModel=true",
+            headers: [keyHeader], timeoutSeconds: configuration.requestTimeoutSeconds)
         let fallback = configuration.recognitionModel
         let model = try await conversation.send(request, step: step, limitKey: Self.limitKey) { response throws(BackendError) -> String in
             guard response.status == 200 else { throw AzureFaceResponse.failure(response, step: step) }

@@ -21,8 +21,10 @@ public struct BackendEnvironment: Sendable {
 
     /// One HTTP client and one caller per backend: each service gets its own threads and its
     /// own adaptive concurrency limit, so a slow one cannot hold up another's calls.
-    public func backends(gate: any RateGate, maxConcurrentCalls: Int,
-                         retry: ServiceCaller.RetryPolicy = .init()) throws(BackendError) -> [any AnalysisBackend] {
+    public func backends(
+        gate: any RateGate, maxConcurrentCalls: Int,
+        retry: ServiceCaller.RetryPolicy = .init()
+    ) throws(BackendError) -> [any AnalysisBackend] {
         var backends: [any AnalysisBackend] = []
         for service in Services.all where value(service.urlVariable) != nil {
             let http = CurlHTTPClient(configuration: .init(threads: min(maxConcurrentCalls + 2, 64)))
@@ -76,7 +78,9 @@ public struct BackendEnvironment: Sendable {
     func required(_ variable: some VariableName, for backend: String) throws(BackendError) -> Secret {
         let name = variable.variableName
         if let secret = try secret(name) { return secret }
-        throw BackendError.misconfigured("the \(backend) backend needs \(name): set it in the environment, or put it in a file named \(name) in $DISCERN_CREDENTIALS_DIR (readable by the worker only)")
+        throw BackendError.misconfigured(
+            "the \(backend) backend needs \(name): set it in the environment, or put it in a file named \(name) in $DISCERN_CREDENTIALS_DIR (readable by the worker only)"
+        )
     }
 
     /// The environment first, then a file per secret.

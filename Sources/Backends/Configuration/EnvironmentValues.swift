@@ -12,7 +12,8 @@ public enum ConfigurationValue {
     /// A finite number within `range`.
     public static func number(_ text: String, name: String, in range: ClosedRange<Double>) throws(BackendError) -> Double {
         guard let number = Double(text.trimmingCharacters(in: .whitespaces)), number.isFinite, range.contains(number) else {
-            throw BackendError.misconfigured("\(name)=\(shown(text)) must be a number from \(format(range.lowerBound)) to \(format(range.upperBound))")
+            throw BackendError.misconfigured(
+                "\(name)=\(shown(text)) must be a number from \(format(range.lowerBound)) to \(format(range.upperBound))")
         }
         return number
     }
@@ -37,9 +38,11 @@ public enum ConfigurationValue {
     public static func serviceURL(_ text: String, name: String) throws(BackendError) -> String {
         let trimmed = text.trimmingCharacters(in: .whitespaces)
         guard let components = URLComponents(string: trimmed), let scheme = components.scheme?.lowercased(),
-              scheme == "http" || scheme == "https", let host = components.host, !host.isEmpty,
-              components.query == nil, components.fragment == nil, components.user == nil, components.password == nil else {
-            throw BackendError.misconfigured("\(name)=\(shown(text)) must be an http:// or https:// URL with a host and no query, e.g. https://api.example.com/prod")
+            scheme == "http" || scheme == "https", let host = components.host, !host.isEmpty,
+            components.query == nil, components.fragment == nil, components.user == nil, components.password == nil
+        else {
+            throw BackendError.misconfigured(
+                "\(name)=\(shown(text)) must be an http:// or https:// URL with a host and no query, e.g. https://api.example.com/prod")
         }
         return trimmed
     }

@@ -25,7 +25,9 @@ enum SecretFiles {
             throw BackendError.misconfigured("\(path) can be read by other users (mode \(String(mode, radix: 8))); run chmod o-rwx on it")
         }
         if mode & 0o070 != 0, !processGroups().contains(info.st_gid) {
-            throw BackendError.misconfigured("\(path) can be read by its group \(info.st_gid), which this process is not in (mode \(String(mode, radix: 8))); run chmod 600 on it, or set the group to the worker's")
+            throw BackendError.misconfigured(
+                "\(path) can be read by its group \(info.st_gid), which this process is not in (mode \(String(mode, radix: 8))); run chmod 600 on it, or set the group to the worker's"
+            )
         }
         guard info.st_size <= maxBytes else {
             throw BackendError.misconfigured("\(path) is \(info.st_size) bytes; a credential file holds at most \(maxBytes)")

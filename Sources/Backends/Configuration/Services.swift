@@ -27,8 +27,10 @@ public struct RemoteService: Sendable, Identifiable {
     public var id: String { name }
 
     /// - Parameter backend: builds itself from the worker's environment, and names the variables it reads.
-    init<Backend: ConfiguredBackend>(_ backend: Backend.Type, name: String, title: String, actions: [String],
-                                     imagePolicy: ImagePolicy?, rateLimitKeys: [String]) {
+    init<Backend: ConfiguredBackend>(
+        _ backend: Backend.Type, name: String, title: String, actions: [String],
+        imagePolicy: ImagePolicy?, rateLimitKeys: [String]
+    ) {
         self.name = name
         self.title = title
         self.actions = actions

@@ -63,7 +63,8 @@ public struct AnalysisRequest: Sendable {
     }
 
     func unsupported(by backend: String, supported: [String]) -> BackendError {
-        BackendError(.unsupportedAction,
-                     "the \(backend) backend does \(supported.map { "'\($0)'" }.joined(separator: ", ")), not '\(action)'")
+        BackendError(
+            .unsupportedAction,
+            "the \(backend) backend does \(supported.map { "'\($0)'" }.joined(separator: ", ")), not '\(action)'")
     }
 }

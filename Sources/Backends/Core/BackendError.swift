@@ -94,17 +94,18 @@ public struct BackendError: Error, CustomStringConvertible, Sendable {
         guard let error = error as? HTTPError else {
             return BackendError(.network, "\(step) failed: \(error)")
         }
-        let code: Code = switch error.code {
-        case .timeout: .timeout
-        case .responseTooLarge: .responseTooLarge
-        case .cancelled: .cancelled
-        case .slotMissed: .slotMissed
-        case .destinationRefused: .destinationRefused
-        // The service's certificate is not trusted (expired, renamed) or this machine's trust
-        // store is: never the photo's fault. Tried again, and the breaker waits it out.
-        case .tls: .tlsFailed
-        default: error.isRetryable ? .network : .misconfigured
-        }
+        let code: Code =
+            switch error.code {
+            case .timeout: .timeout
+            case .responseTooLarge: .responseTooLarge
+            case .cancelled: .cancelled
+            case .slotMissed: .slotMissed
+            case .destinationRefused: .destinationRefused
+            // The service's certificate is not trusted (expired, renamed) or this machine's trust
+            // store is: never the photo's fault. Tried again, and the breaker waits it out.
+            case .tls: .tlsFailed
+            default: error.isRetryable ? .network : .misconfigured
+            }
         var failure = BackendError(code, "\(step) failed: \(error.message)")
         failure.unreachable = error.code == .connectFailed || error.code == .tls
         return failure

@@ -53,8 +53,9 @@ struct JSONObject {
     func bool(_ key: String) -> Bool? { fields[key] as? Bool }
 
     func strings(_ key: String, maxLength: Int = defaultMaxLength, maxCount: Int = 100) -> [String] {
-        Array(((fields[key] as? [Any]) ?? []).lazy.compactMap { $0 as? String }.filter { !$0.isEmpty }
-            .prefix(maxCount).map { Self.bounded($0, maxLength) })
+        Array(
+            ((fields[key] as? [Any]) ?? []).lazy.compactMap { $0 as? String }.filter { !$0.isEmpty }
+                .prefix(maxCount).map { Self.bounded($0, maxLength) })
     }
 
     func array(_ key: String, maxCount: Int = 100) -> [JSONObject] {
@@ -62,11 +63,12 @@ struct JSONObject {
     }
 
     static func number(_ value: Any?) -> Double? {
-        let number: Double? = switch value {
-        case let number as NSNumber where !isBoolean(number): number.doubleValue
-        case let text as String where text.count <= 64: Double(text.trimmingCharacters(in: .whitespaces))
-        default: nil
-        }
+        let number: Double? =
+            switch value {
+            case let number as NSNumber where !isBoolean(number): number.doubleValue
+            case let text as String where text.count <= 64: Double(text.trimmingCharacters(in: .whitespaces))
+            default: nil
+            }
         return number.flatMap { $0.isFinite ? $0 : nil }
     }
 

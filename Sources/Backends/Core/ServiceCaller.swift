@@ -21,8 +21,10 @@ public struct ServiceCaller: Sendable {
         /// of `tries`: they say nothing about the job, only that the service was busy.
         public var notStartedRetries: Int
 
-        public init(tries: Int = 3, firstPauseSeconds: Double = 0.25, maxPauseSeconds: Double = 4, maxInlineWaitSeconds: Double = 15,
-                    notStartedRetries: Int = 10) {
+        public init(
+            tries: Int = 3, firstPauseSeconds: Double = 0.25, maxPauseSeconds: Double = 4, maxInlineWaitSeconds: Double = 15,
+            notStartedRetries: Int = 10
+        ) {
             self.tries = max(1, tries)
             self.firstPauseSeconds = firstPauseSeconds
             self.maxPauseSeconds = maxPauseSeconds
@@ -38,8 +40,10 @@ public struct ServiceCaller: Sendable {
     /// The service's name, for `discern_service_calls_total`.
     let service: String
 
-    public init(http: CurlHTTPClient, gate: any RateGate = UnlimitedRateGate(), maxConcurrentCalls: Int = 64,
-                retry: RetryPolicy = RetryPolicy(), service: String = "") {
+    public init(
+        http: CurlHTTPClient, gate: any RateGate = UnlimitedRateGate(), maxConcurrentCalls: Int = 64,
+        retry: RetryPolicy = RetryPolicy(), service: String = ""
+    ) {
         self.http = http
         self.gate = gate
         self.concurrency = AdaptiveConcurrency(maximum: maxConcurrentCalls)
@@ -75,8 +79,10 @@ struct Conversation {
     /// Sends a request and reads the answer with `read`, which throws a classified error for an
     /// answer that is not a success. A call that is not idempotent (an enrolment without an id)
     /// is retried only after a 429, which the service sends before doing anything.
-    mutating func send<T>(_ request: HTTPRequest, step: String, limitKey: String? = nil, idempotent: Bool = true,
-                          read: (HTTPResponse) throws(BackendError) -> T) async throws(BackendError) -> T {
+    mutating func send<T>(
+        _ request: HTTPRequest, step: String, limitKey: String? = nil, idempotent: Bool = true,
+        read: (HTTPResponse) throws(BackendError) -> T
+    ) async throws(BackendError) -> T {
         var request = request
         if !correlationID.isEmpty { request.headers.append(HTTPHeader("X-Correlation-ID", correlationID)) }
         let policy = caller.retry
@@ -98,7 +104,8 @@ struct Conversation {
                 let wait = max(pause * Double.random(in: 0.5...1), error.retryAfterSeconds ?? 0)
                 // A spend cap does not lift within a call: the job goes back to wait for it.
                 guard error.isRetryable, error.code != .capReached, tried < policy.tries, idempotent || error.code == .rateLimited,
-                      wait <= policy.maxInlineWaitSeconds, !Task.isCancelled, mayRetry() else { throw error }
+                    wait <= policy.maxInlineWaitSeconds, !Task.isCancelled, mayRetry()
+                else { throw error }
                 do { try await Task.sleep(for: .seconds(wait)) } catch { throw BackendError.cancelled(during: step) }
                 // The service may have been found down meanwhile.
                 guard mayRetry() else { throw error }
@@ -136,8 +143,10 @@ struct Conversation {
                 missed += 1
                 guard missed > Self.maxMissedSlots else { continue }
                 await caller.concurrency.release(.failed)
-                throw BackendError(.slotMissed, "\(step) was not sent: \(missed) rate-limit slots in a row passed before this worker could send "
-                                   + "(it is too loaded to keep the service's limit); the attempt is given back")
+                throw BackendError(
+                    .slotMissed,
+                    "\(step) was not sent: \(missed) rate-limit slots in a row passed before this worker could send "
+                        + "(it is too loaded to keep the service's limit); the attempt is given back")
             } catch {
                 await caller.concurrency.release(.failed)
                 let cancelled = (error as? HTTPError)?.code == .cancelled
@@ -169,11 +178,13 @@ extension Conversation {
     /// One HTTP exchange, in a client span of its own while tracing is on (docs/tracing.md). The
     /// service is sent the span's `traceparent`; storage is not (a presigned upload carries the
     /// headers its signer chose, and S3 reads no trace header).
-    fileprivate func exchange(_ request: HTTPRequest, sendAt: ContinuousClock.Instant?, sendBy: ContinuousClock.Instant?) async throws -> HTTPResponse {
+    fileprivate func exchange(_ request: HTTPRequest, sendAt: ContinuousClock.Instant?, sendBy: ContinuousClock.Instant?) async throws -> HTTPResponse
+    {
         guard Traces.isOn else { return try await caller.http.send(request, sendAt: sendAt, sendBy: sendBy) }
         let isUpload = request.method == "PUT"
-        let traced = Traces.begin(isUpload ? "upload" : request.method, kind: .client,
-                                  ["http.request.method": "\(request.method)", "discern.service": "\(caller.service)"])
+        let traced = Traces.begin(
+            isUpload ? "upload" : request.method, kind: .client,
+            ["http.request.method": "\(request.method)", "discern.service": "\(caller.service)"])
         defer { traced.end() }
         var request = request
         if !isUpload, let traceparent = traced.traceparent { request.headers.append(HTTPHeader("traceparent", traceparent)) }

@@ -18,14 +18,15 @@ public struct Upload: Sendable {
     }
 
     public init(image: PreparedImage) {
-        let (type, ext): (String, String) = switch image.format {
-        case .png: ("image/png", "png")
-        case .gif: ("image/gif", "gif")
-        case .webp: ("image/webp", "webp")
-        case .tiff: ("image/tiff", "tif")
-        case .heif: ("image/heic", "heic")
-        case .jpeg: ("image/jpeg", "jpg")
-        }
+        let (type, ext): (String, String) =
+            switch image.format {
+            case .png: ("image/png", "png")
+            case .gif: ("image/gif", "gif")
+            case .webp: ("image/webp", "webp")
+            case .tiff: ("image/tiff", "tif")
+            case .heif: ("image/heic", "heic")
+            case .jpeg: ("image/jpeg", "jpg")
+            }
         self.init(data: image.data, contentType: type, fileExtension: ext)
     }
 

@@ -22,7 +22,7 @@ public struct DiscernerBackend: AnalysisBackend, ConfiguredBackend {
             do {
                 try await put(upload, to: grant, &conversation)
                 break
-            } catch where error.code == .uploadExpired && retriesLeft > 0 {
+            } catch  where error.code == .uploadExpired && retriesLeft > 0 {
                 retriesLeft -= 1
                 grant = try await requestUpload(fileExtension: fileExtension, &conversation)
             }
@@ -40,7 +40,8 @@ public struct DiscernerBackend: AnalysisBackend, ConfiguredBackend {
         return try await conversation.send(request, step: step, limitKey: Services.discernerUploadKey) { response throws(BackendError) in
             guard response.status == 200 else { throw BackendError.status(response, during: step) }
             guard let object = JSONObject.parse(response.body), let url = object.string("upload_url", maxLength: 8192),
-                  let key = object.string("image_key", maxLength: 1024), let bucket = object.string("bucket_name", maxLength: 255) else {
+                let key = object.string("image_key", maxLength: 1024), let bucket = object.string("bucket_name", maxLength: 255)
+            else {
                 throw BackendError(.badResponse, "\(step) answered 200 without upload_url, image_key and bucket_name: \(response.bodySnippet)")
             }
             // The signed content type is `image/<ext>` literally (image/jpg); send exactly that.
@@ -51,8 +52,9 @@ public struct DiscernerBackend: AnalysisBackend, ConfiguredBackend {
 
     private func put(_ upload: Upload, to grant: UploadGrant, _ conversation: inout Conversation) async throws(BackendError) {
         let step = "S3 upload of \(grant.imageKey)"
-        var request = HTTPRequest(method: "PUT", url: grant.url, headers: grant.headers, body: .bytes(upload.data),
-                                  timeoutSeconds: configuration.uploadTimeoutSeconds, maxResponseBytes: 64 * 1024)
+        var request = HTTPRequest(
+            method: "PUT", url: grant.url, headers: grant.headers, body: .bytes(upload.data),
+            timeoutSeconds: configuration.uploadTimeoutSeconds, maxResponseBytes: 64 * 1024)
         request.addressRule = grant.addressRule
         try await conversation.send(request, step: step) { response throws(BackendError) in
             guard response.status != 200 else { return }
@@ -70,7 +72,7 @@ public struct DiscernerBackend: AnalysisBackend, ConfiguredBackend {
         let detail = "\(step) was refused with HTTP \(status) \(s3.code ?? "(no S3 error code)"): \(s3.message ?? "no message")"
         switch (status, s3.code) {
         case (403, "AccessDenied") where s3.message?.localizedCaseInsensitiveContains("expired") == true,
-             (400, "ExpiredToken"), (400, "TokenRefreshRequired"), (403, "RequestTimeTooSkewed"):
+            (400, "ExpiredToken"), (400, "TokenRefreshRequired"), (403, "RequestTimeTooSkewed"):
             return BackendError(.uploadExpired, detail)
         case (400, "RequestTimeout"), (400, "IncompleteBody"):
             return BackendError(.network, detail)
@@ -107,7 +109,8 @@ struct S3ErrorDocument {
         let text = String(decoding: body.prefix(4096), as: UTF8.self)
         func element(_ name: String) -> String? {
             guard let start = text.range(of: "<\(name)>"),
-                  let end = text.range(of: "</\(name)>", range: start.upperBound..<text.endIndex) else { return nil }
+                let end = text.range(of: "</\(name)>", range: start.upperBound..<text.endIndex)
+            else { return nil }
             return String(text[start.upperBound..<end.lowerBound])
         }
         code = element("Code")

@@ -18,8 +18,9 @@ enum DiscernerEntities {
             let type = item.string("type", maxLength: 128) ?? "unknown"
             let (category, subtype) = split(type)
             let properties: [String: Any?] = (item.object("properties")?.fields ?? [:]).mapValues { Optional($0) }
-            var entity = Entity(type: type, category: category, subtype: subtype, serviceOperator: item.string("operator"),
-                                confidence: item.fraction("confidence"), propertiesJSON: JSONBody.details(properties))
+            var entity = Entity(
+                type: type, category: category, subtype: subtype, serviceOperator: item.string("operator"),
+                confidence: item.fraction("confidence"), propertiesJSON: JSONBody.details(properties))
             read(item.strings("identifiers", maxLength: 256), into: &entity)
             return entity
         }
@@ -34,13 +35,14 @@ enum DiscernerEntities {
         if let fleet = subject.string("fleet_id", maxLength: 256) { identifiers.append("fleet:\(fleet)") }
         // 2.0 names no jurisdiction.
         if let plate = details?.string("license_plate", maxLength: 256) { identifiers.append("license_plate:unknown:\(plate)") }
-        var entity = Entity(type: subtype.map { "\(category):\($0)" } ?? category, category: category, subtype: subtype,
-                            serviceOperator: subject.string("operator"), confidence: subject.fraction("confidence"),
-                            propertiesJSON: JSONBody.details([
-                                "description": details?.string("description", maxLength: 4096),
-                                "text_identifiers": details?.strings("text_identifiers"),
-                            ]),
-                            isPrimary: true)
+        var entity = Entity(
+            type: subtype.map { "\(category):\($0)" } ?? category, category: category, subtype: subtype,
+            serviceOperator: subject.string("operator"), confidence: subject.fraction("confidence"),
+            propertiesJSON: JSONBody.details([
+                "description": details?.string("description", maxLength: 4096),
+                "text_identifiers": details?.strings("text_identifiers")
+            ]),
+            isPrimary: true)
         read(identifiers, into: &entity)
         return entity
     }

@@ -12,11 +12,17 @@ enum DiscernerFailure {
         case 500 where error.contains("ExecutionAlreadyExists"):
             // Workflows are named analysis-YYYYMMDD-HHMMSS: another start in the same second,
             // from any client, took the name. Nothing happened to the job.
-            return BackendError(.notStarted, "\(step): the service started another analysis in the same second (ExecutionAlreadyExists); tried again in the next free slot", retryAfterSeconds: 1, kind: .discernerStartCollision)
+            return BackendError(
+                .notStarted,
+                "\(step): the service started another analysis in the same second (ExecutionAlreadyExists); tried again in the next free slot",
+                retryAfterSeconds: 1, kind: .discernerStartCollision)
         case 500 where error.hasPrefix("Step Functions execution"):
             let cause = object?.string("cause", maxLength: 1000) ?? error
             if visionRefused(cause) {
-                return BackendError(.inputRejected, "\(step): the vision service refused the image: \(cause) (it must stay under 10,485,760 bytes once base64-encoded; see DISCERN_DISCERNER_MAX_BYTES)", kind: .discernerImageRejected)
+                return BackendError(
+                    .inputRejected,
+                    "\(step): the vision service refused the image: \(cause) (it must stay under 10,485,760 bytes once base64-encoded; see DISCERN_DISCERNER_MAX_BYTES)",
+                    kind: .discernerImageRejected)
             }
             return BackendError(.analysisFailed, "\(step): the service's analysis workflow failed: \(cause)")
         case 504:

@@ -19,7 +19,8 @@ enum DiscernerResponse {
         if let status = result.fields["statusCode"], JSONObject.number(status) != 200 {
             // The aggregation step's own failure: {"statusCode": 500, "body": {"error": ...}}.
             let reason = result.object("body")?.string("error") ?? snippet(data)
-            throw BackendError(.analysisFailed, "Image Discerner's analysis workflow answered statusCode \(JSONObject.bounded("\(status)", 20)): \(reason)")
+            throw BackendError(
+                .analysisFailed, "Image Discerner's analysis workflow answered statusCode \(JSONObject.bounded("\(status)", 20)): \(reason)")
         }
         guard let body = result.object("body") else { throw bad("no analysis_result.body", data) }
         guard body.fields["analysis_complete"] as? Bool != false else {
@@ -35,10 +36,12 @@ enum DiscernerResponse {
             guard let subject = body.object("primary_subject") else { throw bad("a format 2.0 answer without primary_subject", data) }
             entities = [DiscernerEntities.formatTwo(subject)]
         default:
-            throw BackendError(.serviceIncompatible, "Image Discerner answered response_format_version \(version), which this version of discern cannot read")
+            throw BackendError(
+                .serviceIncompatible, "Image Discerner answered response_format_version \(version), which this version of discern cannot read")
         }
-        return analysis(entities, formatTwoSubject: version == 2 ? body.object("primary_subject") : nil, version: version,
-                        execution: top.string("execution_name"), raw: String(decoding: data, as: UTF8.self))
+        return analysis(
+            entities, formatTwoSubject: version == 2 ? body.object("primary_subject") : nil, version: version,
+            execution: top.string("execution_name"), raw: String(decoding: data, as: UTF8.self))
     }
 
     /// The major version: `processing_metadata.response_format_version` ("3.0"), else the shape.
@@ -49,8 +52,10 @@ enum DiscernerResponse {
         return body.fields["entities"] != nil ? 3 : 2
     }
 
-    private static func analysis(_ entities: [Entity], formatTwoSubject: JSONObject?, version: Int, execution: String?,
-                                 raw: String) -> Analysis {
+    private static func analysis(
+        _ entities: [Entity], formatTwoSubject: JSONObject?, version: Int, execution: String?,
+        raw: String
+    ) -> Analysis {
         let primary = entities.first(where: \.isPrimary)
         let details = formatTwoSubject?.object("additional_details")
         let identified = entities.contains { $0.category != "unknown" }
@@ -62,7 +67,7 @@ enum DiscernerResponse {
             description: details?.string("description", maxLength: 4096),
             outcome: identified ? "identified" : "unidentified",
             detailsJSON: JSONBody.details([
-                "response_format_version": "\(version).0", "entity_count": entities.count, "execution_name": execution,
+                "response_format_version": "\(version).0", "entity_count": entities.count, "execution_name": execution
             ]),
             rawResponseJSON: raw, entities: entities)
     }

@@ -15,8 +15,8 @@ extension DiscernerBackend {
         /// internal addresses (`*` for all, behind an HTTP proxy).
         enum Variable: String, ServiceVariable {
             case url = "DISCERN_DISCERNER_URL", maxBytes = "DISCERN_DISCERNER_MAX_BYTES",
-                 maxDimension = "DISCERN_DISCERNER_MAX_DIMENSION", transformFloor = "DISCERN_DISCERNER_TRANSFORM_FLOOR",
-                 uploadAllowedHosts = "DISCERN_UPLOAD_ALLOWED_HOSTS"
+                maxDimension = "DISCERN_DISCERNER_MAX_DIMENSION", transformFloor = "DISCERN_DISCERNER_TRANSFORM_FLOOR",
+                uploadAllowedHosts = "DISCERN_UPLOAD_ALLOWED_HOSTS"
         }
 
         /// e.g. `https://abc.execute-api.eu-west-1.amazonaws.com/prod`; no trailing slash needed.
@@ -40,8 +40,9 @@ extension DiscernerBackend {
             if let timeout = try environment.callTimeout() {
                 (requestTimeoutSeconds, uploadTimeoutSeconds, analyzeTimeoutSeconds) = (timeout, timeout, timeout)
             }
-            uploadAllowedHosts = Set((environment.value(Variable.uploadAllowedHosts) ?? "").split(separator: ",")
-                .map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty })
+            uploadAllowedHosts = Set(
+                (environment.value(Variable.uploadAllowedHosts) ?? "").split(separator: ",")
+                    .map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty })
         }
 
         /// Image Discerner's policy with this environment's overrides.

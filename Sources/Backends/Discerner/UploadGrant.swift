@@ -35,24 +35,30 @@ struct UploadGrant {
 
         func rule(for upload: URLComponents, scheme: String, host: String) throws(BackendError) -> AddressRule {
             if let service, service.scheme?.lowercased() == scheme, service.host?.lowercased() == host,
-               Self.port(service) == Self.port(upload) {
+                Self.port(service) == Self.port(upload)
+            {
                 return .any
             }
             // Plain http only to a host the operator named (an S3-compatible store inside the
             // network, such as MinIO or SeaweedFS): never by `*`, never by default.
             guard scheme == "https" || (scheme == "http" && allowedHosts.contains(host)) else {
-                throw BackendError(.destinationRefused, "Image Discerner handed out an upload URL over \(scheme) at \(host), which is not the service's own host; "
-                                   + "refusing to send the image there unless DISCERN_UPLOAD_ALLOWED_HOSTS names \(host)")
+                throw BackendError(
+                    .destinationRefused,
+                    "Image Discerner handed out an upload URL over \(scheme) at \(host), which is not the service's own host; "
+                        + "refusing to send the image there unless DISCERN_UPLOAD_ALLOWED_HOSTS names \(host)")
             }
             return allowedHosts.contains(host) || allowedHosts.contains("*") ? .any : .publicOnly
         }
 
-        static func port(_ url: URLComponents) -> Int? { url.port ?? (url.scheme?.lowercased() == "https" ? 443 : url.scheme?.lowercased() == "http" ? 80 : nil) }
+        static func port(_ url: URLComponents) -> Int? {
+            url.port ?? (url.scheme?.lowercased() == "https" ? 443 : url.scheme?.lowercased() == "http" ? 80 : nil)
+        }
     }
 
     init(url: String, imageKey: String, bucket: String, contentType: String, destinations: Destinations) throws(BackendError) {
         guard let components = URLComponents(string: url), let scheme = components.scheme?.lowercased(),
-              let host = components.host?.lowercased(), !host.isEmpty else {
+            let host = components.host?.lowercased(), !host.isEmpty
+        else {
             throw BackendError(.badResponse, "Image Discerner handed out an upload URL that is not a URL (\(Redact.url(url)))")
         }
         self.addressRule = try destinations.rule(for: components, scheme: scheme, host: host)
@@ -79,7 +85,9 @@ struct UploadGrant {
             case "x-amz-server-side-encryption":
                 headers.append(HTTPHeader("x-amz-server-side-encryption", "AES256"))
             default:
-                throw BackendError(.badResponse, "the upload URL signs the header \(name), whose value discern cannot know; the upload would be refused", kind: .discernerUnsupportedUploadUrl)
+                throw BackendError(
+                    .badResponse, "the upload URL signs the header \(name), whose value discern cannot know; the upload would be refused",
+                    kind: .discernerUnsupportedUploadUrl)
             }
         }
         return headers

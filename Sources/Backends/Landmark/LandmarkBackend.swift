@@ -27,7 +27,9 @@ public struct LandmarkBackend: AnalysisBackend, ConfiguredBackend {
         let extensionName = upload.fileExtension == "png" ? "png" : "jpg"
         let call = HTTPRequest(
             method: "POST", url: "\(configuration.baseURL)/api/prediction/predict",
-            body: .multipart([MultipartPart(name: "imageFile", data: upload.data, filename: "image.\(extensionName)", contentType: upload.contentType)]),
+            body: .multipart([
+                MultipartPart(name: "imageFile", data: upload.data, filename: "image.\(extensionName)", contentType: upload.contentType)
+            ]),
             timeoutSeconds: configuration.requestTimeoutSeconds)
         var analysis = try await conversation.send(call, step: step, limitKey: name) { response throws(BackendError) in
             try Self.read(response, unsureBelow: unsureBelow, step: step)
@@ -57,10 +59,12 @@ public struct LandmarkBackend: AnalysisBackend, ConfiguredBackend {
             outcome: best.confidence < unsureBelow ? "unsure" : "confident", subjectID: best.label,
             detailsJSON: JSONBody.details([
                 "predictions": predictions.map {
-                    ["label": $0.label, "display_name": LandmarkLabels.displayName($0.label), "confidence": $0.confidence,
-                     "rank": $0.rank] as [String: Any]
+                    [
+                        "label": $0.label, "display_name": LandmarkLabels.displayName($0.label), "confidence": $0.confidence,
+                        "rank": $0.rank
+                    ] as [String: Any]
                 },
-                "inference_ms": top.double("inferenceTimeMs"), "unsure_below": unsureBelow,
+                "inference_ms": top.double("inferenceTimeMs"), "unsure_below": unsureBelow
             ]),
             rawResponseJSON: String(decoding: response.body, as: UTF8.self))
     }
@@ -73,12 +77,13 @@ public struct LandmarkBackend: AnalysisBackend, ConfiguredBackend {
             if response.status == 500 { return BackendError(.analysisFailed, detail) }
             return BackendError.status(response, during: step)
         }
-        let kind: FailureKind = switch message {
-        case _ where message.localizedCaseInsensitiveContains("No image file"): .landmarkNoImage
-        case _ where message.localizedCaseInsensitiveContains("Invalid file type"): .landmarkInvalidFileType
-        case _ where message.localizedCaseInsensitiveContains("exceeds"): .landmarkFileTooLarge
-        default: .landmarkRejected
-        }
+        let kind: FailureKind =
+            switch message {
+            case _ where message.localizedCaseInsensitiveContains("No image file"): .landmarkNoImage
+            case _ where message.localizedCaseInsensitiveContains("Invalid file type"): .landmarkInvalidFileType
+            case _ where message.localizedCaseInsensitiveContains("exceeds"): .landmarkFileTooLarge
+            default: .landmarkRejected
+            }
         return BackendError(.inputRejected, detail, kind: kind)
     }
 }

@@ -6,11 +6,12 @@ enum LandmarkLabels {
         "vilnius_cathedral": "Vilnius Cathedral",
         "gate_of_dawn": "Gate of Dawn",
         "st_anne": "St. Anne's Church",
-        "three_crosses": "Three Crosses Monument",
+        "three_crosses": "Three Crosses Monument"
     ]
 
     static func displayName(_ label: String) -> String {
-        displayNames[label] ?? label.split(whereSeparator: { $0 == "_" || $0 == " " })
+        displayNames[label]
+            ?? label.split(whereSeparator: { $0 == "_" || $0 == " " })
             .map { $0.prefix(1).uppercased() + $0.dropFirst() }.joined(separator: " ")
     }
 }

@@ -15,7 +15,9 @@ public enum BatchNotice {
         }
         let name = report["batch"] as? String ?? "?"
         let link = consoleURL.map { base in
-            let query = name.addingPercentEncoding(withAllowedCharacters: CharacterSet.urlQueryAllowed.subtracting(CharacterSet(charactersIn: "&+=#?/"))) ?? name
+            let query =
+                name.addingPercentEncoding(withAllowedCharacters: CharacterSet.urlQueryAllowed.subtracting(CharacterSet(charactersIn: "&+=#?/")))
+                ?? name
             return (base.hasSuffix("/") ? String(base.dropLast()) : base) + "/report?batch=" + query
         }
         var document: [String: Any] = ["id": deliveryID, "type": event, "batch": name, "report": report, "text": text(report, link: link)]

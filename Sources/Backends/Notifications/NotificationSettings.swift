@@ -24,11 +24,14 @@ public struct NotificationSettings: Sendable {
     public init() {}
 
     public init(_ environment: BackendEnvironment) throws(BackendError) {
-        let allowed = Set((environment.value("DISCERN_NOTIFY_ALLOW_HOSTS") ?? "")
-            .split(whereSeparator: { $0 == "," || $0 == " " }).map { $0.lowercased() })
+        let allowed = Set(
+            (environment.value("DISCERN_NOTIFY_ALLOW_HOSTS") ?? "")
+                .split(whereSeparator: { $0 == "," || $0 == " " }).map { $0.lowercased() })
         destinations = try WebhookDestination.list(environment.value("DISCERN_NOTIFY_URLS") ?? "", allowedHosts: allowed)
         secret = try environment.secret("DISCERN_NOTIFY_SECRET")
-        if let url = environment.value("DISCERN_CONSOLE_PUBLIC_URL") { consoleURL = try ConfigurationValue.serviceURL(url, name: "DISCERN_CONSOLE_PUBLIC_URL") }
+        if let url = environment.value("DISCERN_CONSOLE_PUBLIC_URL") {
+            consoleURL = try ConfigurationValue.serviceURL(url, name: "DISCERN_CONSOLE_PUBLIC_URL")
+        }
         func number(_ name: String, _ fallback: Double, in range: ClosedRange<Double>) throws(BackendError) -> Double {
             try environment.value(name).map { text throws(BackendError) in try ConfigurationValue.number(text, name: name, in: range) } ?? fallback
         }

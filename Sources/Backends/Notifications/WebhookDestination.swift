@@ -20,12 +20,15 @@ public struct WebhookDestination: Sendable, Equatable {
     public init(_ text: String, allowedHosts: Set<String>) throws(BackendError) {
         let text = text.trimmingCharacters(in: .whitespaces)
         guard let components = URLComponents(string: text), let scheme = components.scheme?.lowercased(),
-              ["https", "http"].contains(scheme), let host = components.host?.lowercased(), !host.isEmpty else {
+            ["https", "http"].contains(scheme), let host = components.host?.lowercased(), !host.isEmpty
+        else {
             throw BackendError.misconfigured("a notification URL must be an https:// URL (one was not: \(Self.shown(text)))")
         }
         let allowed = allowedHosts.contains(host) || allowedHosts.contains("*")
         guard scheme == "https" || allowed else {
-            throw BackendError.misconfigured("notifications go over https; the one to \(host) is plain http: allow that host with DISCERN_NOTIFY_ALLOW_HOSTS=\(host) if it is a receiver on this network")
+            throw BackendError.misconfigured(
+                "notifications go over https; the one to \(host) is plain http: allow that host with DISCERN_NOTIFY_ALLOW_HOSTS=\(host) if it is a receiver on this network"
+            )
         }
         url = text
         addressRule = allowed ? .any : .publicOnly

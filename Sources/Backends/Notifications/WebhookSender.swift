@@ -24,9 +24,12 @@ public struct WebhookSender: Sendable {
     }
 
     public func send(_ body: Data, deliveryID: String, to destination: WebhookDestination) async -> Result {
-        var headers = [HTTPHeader("User-Agent", userAgent), HTTPHeader("Discern-Delivery", deliveryID), HTTPHeader("Discern-Event", BatchNotice.event)]
+        var headers = [
+            HTTPHeader("User-Agent", userAgent), HTTPHeader("Discern-Delivery", deliveryID), HTTPHeader("Discern-Event", BatchNotice.event)
+        ]
         if let secret {
-            headers.append(HTTPHeader(WebhookSignature.header, WebhookSignature.value(body: body, timestamp: Int(Date().timeIntervalSince1970), secret: secret)))
+            headers.append(
+                HTTPHeader(WebhookSignature.header, WebhookSignature.value(body: body, timestamp: Int(Date().timeIntervalSince1970), secret: secret)))
         }
         var request = HTTPRequest.json(url: destination.url, body: body, headers: headers, timeoutSeconds: timeoutSeconds)
         request.maxResponseBytes = 64 * 1024
@@ -35,10 +38,13 @@ public struct WebhookSender: Sendable {
             let response = try await http.send(request)
             if (200..<300).contains(response.status) { return .delivered(status: response.status) }
             let said = String(decoding: response.body.prefix(200), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-            return .failed(status: response.status, message: destination.hidingURL(
-                "\(destination.name) answered HTTP \(response.status)" + (said.isEmpty ? "" : ": \(Redact.text(said))")))
+            return .failed(
+                status: response.status,
+                message: destination.hidingURL(
+                    "\(destination.name) answered HTTP \(response.status)" + (said.isEmpty ? "" : ": \(Redact.text(said))")))
         } catch {
-            return .failed(status: nil, message: destination.hidingURL("\(destination.name) was not reached: \((error as? HTTPError)?.message ?? "\(error)")"))
+            return .failed(
+                status: nil, message: destination.hidingURL("\(destination.name) was not reached: \((error as? HTTPError)?.message ?? "\(error)")"))
         }
     }
 }

@@ -39,8 +39,10 @@ public struct OOTOBackend: AnalysisBackend, ConfiguredBackend {
         [HTTPHeader("APP-ID", configuration.appID.value), HTTPHeader("APP-KEY", configuration.appKey.value)]
     }
 
-    private func sendPhoto(_ upload: Upload, to endpoint: String, params: JSONObject,
-                           _ conversation: inout Conversation) async throws(BackendError) -> Analysis {
+    private func sendPhoto(
+        _ upload: Upload, to endpoint: String, params: JSONObject,
+        _ conversation: inout Conversation
+    ) async throws(BackendError) -> Analysis {
         let step = "OOTO \(endpoint)"
         let liveness = params.bool("check_liveness") ?? configuration.checkLiveness
         let deepfake = params.bool("check_deepfake") ?? configuration.checkDeepfake
@@ -55,8 +57,9 @@ public struct OOTOBackend: AnalysisBackend, ConfiguredBackend {
         let threshold = configuration.matchThreshold
         return try await conversation.send(request, step: step, limitKey: name, idempotent: idempotent) { response throws(BackendError) in
             if let noFace = try OOTOResponse.noFace(response, step: step) { return noFace }
-            return endpoint == "add" ? try OOTOResponse.enrolled(response, step: step)
-                                     : try OOTOResponse.identified(response, step: step, threshold: threshold)
+            return endpoint == "add"
+                ? try OOTOResponse.enrolled(response, step: step)
+                : try OOTOResponse.identified(response, step: step, threshold: threshold)
         }
     }
 
@@ -65,8 +68,9 @@ public struct OOTOBackend: AnalysisBackend, ConfiguredBackend {
             throw BackendError(.badParams, "an OOTO delete job needs params {\"templateId\": \"...\"}")
         }
         let step = "OOTO delete of template \(templateID)"
-        let request = HTTPRequest.json(url: "\(configuration.baseURL)/delete", body: try JSONBody.encode(["templateId": templateID]),
-                                       headers: authHeaders, timeoutSeconds: configuration.requestTimeoutSeconds)
+        let request = HTTPRequest.json(
+            url: "\(configuration.baseURL)/delete", body: try JSONBody.encode(["templateId": templateID]),
+            headers: authHeaders, timeoutSeconds: configuration.requestTimeoutSeconds)
         return try await conversation.send(request, step: step, limitKey: name) { response throws(BackendError) in
             try OOTOResponse.deleted(response, templateID: templateID, step: step)
         }

@@ -9,8 +9,9 @@ enum OOTOResponse {
     /// whatever the error status it came with (the reference client reads it so).
     static func noFace(_ response: HTTPResponse, step: String) throws(BackendError) -> Analysis? {
         guard response.status != 200, let failure = ServiceFailure(response), failure.code == 5 else { return nil }
-        return Analysis(outcome: "no_face", detailsJSON: JSONBody.details(["code": 5, "info": failure.info]),
-                                  rawResponseJSON: String(decoding: response.body, as: UTF8.self))
+        return Analysis(
+            outcome: "no_face", detailsJSON: JSONBody.details(["code": 5, "info": failure.info]),
+            rawResponseJSON: String(decoding: response.body, as: UTF8.self))
     }
 
     /// A match is what the service says it is: a `templateId` in the search result. An
@@ -28,7 +29,7 @@ enum OOTOResponse {
             detailsJSON: JSONBody.details([
                 "candidate_template_id": templateID, "similarity": similarity, "threshold": threshold,
                 "box": result.object("box")?.fields, "liveness": checks(result, "liveness"), "deepfake": checks(result, "deepfake"),
-                "transaction_id": JSONObject.parse(response.body)?.string("transactionId"),
+                "transaction_id": JSONObject.parse(response.body)?.string("transactionId")
             ]),
             rawResponseJSON: raw)
     }
@@ -43,7 +44,7 @@ enum OOTOResponse {
             detailsJSON: JSONBody.details([
                 "quality": (result.object("quality") ?? result.object("face")?.object("quality"))?.fields,
                 "liveness": checks(result, "liveness"), "deepfake": checks(result, "deepfake"),
-                "transaction_id": JSONObject.parse(response.body)?.string("transactionId"),
+                "transaction_id": JSONObject.parse(response.body)?.string("transactionId")
             ]),
             rawResponseJSON: raw)
     }
@@ -52,14 +53,18 @@ enum OOTOResponse {
     static func deleted(_ response: HTTPResponse, templateID: String, step: String) throws(BackendError) -> Analysis {
         let raw = String(decoding: response.body, as: UTF8.self)
         if (200...299).contains(response.status) {
-            return Analysis(outcome: "deleted", subjectID: templateID,
-                                      detailsJSON: JSONBody.details(["transaction_id": JSONObject.parse(response.body)?.string("transactionId")]),
-                                      rawResponseJSON: raw.isEmpty ? "{}" : raw)
+            return Analysis(
+                outcome: "deleted", subjectID: templateID,
+                detailsJSON: JSONBody.details(["transaction_id": JSONObject.parse(response.body)?.string("transactionId")]),
+                rawResponseJSON: raw.isEmpty ? "{}" : raw)
         }
         // Deleting is idempotent for us: a retry after a lost answer finds the template gone.
-        if response.status == 400, let failure = ServiceFailure(response), failure.info?.localizedCaseInsensitiveContains("template not found") == true {
-            return Analysis(outcome: "not_found", subjectID: templateID,
-                                      detailsJSON: JSONBody.details(["info": failure.info]), rawResponseJSON: raw)
+        if response.status == 400, let failure = ServiceFailure(response),
+            failure.info?.localizedCaseInsensitiveContains("template not found") == true
+        {
+            return Analysis(
+                outcome: "not_found", subjectID: templateID,
+                detailsJSON: JSONBody.details(["info": failure.info]), rawResponseJSON: raw)
         }
         throw failure(response, step: step)
     }
@@ -84,21 +89,23 @@ enum OOTOResponse {
         // OOTO's error body can come with any error status; a 401/403 or 5xx without one is read
         // as usual.
         guard let failure = ServiceFailure(response), let code = failure.code,
-              ![401, 403, 429].contains(response.status), response.status < 500 else {
+            ![401, 403, 429].contains(response.status), response.status < 500
+        else {
             return BackendError.status(response, during: step)
         }
         let info = failure.info ?? "no detail"
-        let (kind, advice): (FailureKind, String) = switch code {
-        case 1: (.ootoEmptyPhoto, "the request carried no photo")
-        case 2: (.ootoWrongMimeType, "OOTO takes JPEG or PNG only")
-        case 3: (.ootoZeroBytePhoto, "the photo sent was empty")
-        case 4: (.ootoUndecodable, "OOTO could not decode the photo")
-        case 6: (.ootoMultipleFaces, "the photo shows more than one face; crop it to one person")
-        case 9: (.ootoFaceTooSmall, "the face is too small to extract; faces need about 200x200 px")
-        // Any other code: one kind (a dashboard label and a Prometheus label, whose values must
-        // stay few), the code itself in the message.
-        default: (.ootoRefused, "OOTO refused the request")
-        }
+        let (kind, advice): (FailureKind, String) =
+            switch code {
+            case 1: (.ootoEmptyPhoto, "the request carried no photo")
+            case 2: (.ootoWrongMimeType, "OOTO takes JPEG or PNG only")
+            case 3: (.ootoZeroBytePhoto, "the photo sent was empty")
+            case 4: (.ootoUndecodable, "OOTO could not decode the photo")
+            case 6: (.ootoMultipleFaces, "the photo shows more than one face; crop it to one person")
+            case 9: (.ootoFaceTooSmall, "the face is too small to extract; faces need about 200x200 px")
+            // Any other code: one kind (a dashboard label and a Prometheus label, whose values must
+            // stay few), the code itself in the message.
+            default: (.ootoRefused, "OOTO refused the request")
+            }
         return BackendError(.inputRejected, "\(step) answered code \(code) (\(info)): \(advice)", kind: kind)
     }
 

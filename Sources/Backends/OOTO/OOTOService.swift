@@ -11,8 +11,8 @@ extension OOTOBackend {
         /// Its variables: `url` turns it on.
         enum Variable: String, ServiceVariable {
             case url = "DISCERN_OOTO_URL", appID = "DISCERN_OOTO_APP_ID", appKey = "DISCERN_OOTO_APP_KEY",
-                 checkLiveness = "DISCERN_OOTO_CHECK_LIVENESS", checkDeepfake = "DISCERN_OOTO_CHECK_DEEPFAKE",
-                 matchThreshold = "DISCERN_OOTO_MATCH_THRESHOLD"
+                checkLiveness = "DISCERN_OOTO_CHECK_LIVENESS", checkDeepfake = "DISCERN_OOTO_CHECK_DEEPFAKE",
+                matchThreshold = "DISCERN_OOTO_MATCH_THRESHOLD"
         }
 
         /// e.g. `https://cloud.ooto-ai.com/api/v1.0`.

@@ -29,17 +29,21 @@ public struct UnisseyBackend: AnalysisBackend, ConfiguredBackend {
             MultipartPart(name: "selfie", data: upload.data, filename: "selfie.\(upload.fileExtension)", contentType: upload.contentType),
             MultipartPart(name: "processings", value: "liveness"),
             MultipartPart(name: "selfie-detection-criteria", value: "single"),
-            MultipartPart(name: "gdpr-consent", value: "true"),
+            MultipartPart(name: "gdpr-consent", value: "true")
         ]
         let metadata = params.string("selfie_metadata", maxLength: 1 << 20) ?? params.string("metadata", maxLength: 1 << 20)
         let wantsIAD = params.bool("injection_attack_detection") ?? params.bool("iad") ?? false
         if wantsIAD && metadata == nil {
-            throw BackendError(.badParams, "the job asks for injection-attack detection but carries no SDK metadata: put the capture SDK's string in params {\"selfie_metadata\": ...} (IAD cannot work without it)", kind: .unisseyIadWithoutMetadata)
+            throw BackendError(
+                .badParams,
+                "the job asks for injection-attack detection but carries no SDK metadata: put the capture SDK's string in params {\"selfie_metadata\": ...} (IAD cannot work without it)",
+                kind: .unisseyIadWithoutMetadata)
         }
         if let metadata { parts.append(MultipartPart(name: configuration.metadataField, value: metadata)) }
-        let call = HTTPRequest(method: "POST", url: "\(configuration.baseURL)/api/v3/analyze",
-                                  headers: [HTTPHeader("Authorization", configuration.apiKey.value)],
-                                  body: .multipart(parts), timeoutSeconds: configuration.requestTimeoutSeconds)
+        let call = HTTPRequest(
+            method: "POST", url: "\(configuration.baseURL)/api/v3/analyze",
+            headers: [HTTPHeader("Authorization", configuration.apiKey.value)],
+            body: .multipart(parts), timeoutSeconds: configuration.requestTimeoutSeconds)
         var conversation = caller.conversation(request)
         let sent = metadata != nil
         var analysis = try await conversation.send(call, step: step, limitKey: name) { response throws(BackendError) in
@@ -66,8 +70,10 @@ public struct UnisseyBackend: AnalysisBackend, ConfiguredBackend {
         return Analysis(
             category: "liveness", confidence: trust,
             outcome: genuine ? "genuine" : "not_genuine",
-            detailsJSON: JSONBody.details(["is_genuine": genuine, "trust_score": trust, "metadata_sent": metadataSent,
-                                           "iad_requested": iadRequested]),
+            detailsJSON: JSONBody.details([
+                "is_genuine": genuine, "trust_score": trust, "metadata_sent": metadataSent,
+                "iad_requested": iadRequested
+            ]),
             rawResponseJSON: String(decoding: response.body, as: UTF8.self))
     }
 }

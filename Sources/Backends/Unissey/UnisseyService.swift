@@ -12,7 +12,7 @@ extension UnisseyBackend {
         /// `metadata`).
         enum Variable: String, ServiceVariable {
             case url = "DISCERN_UNISSEY_URL", apiKey = "DISCERN_UNISSEY_API_KEY",
-                 metadataField = "DISCERN_UNISSEY_METADATA_FIELD", maxBytes = "DISCERN_UNISSEY_MAX_BYTES"
+                metadataField = "DISCERN_UNISSEY_METADATA_FIELD", maxBytes = "DISCERN_UNISSEY_MAX_BYTES"
         }
 
         /// The service root; `/api/v3/analyze` is added.

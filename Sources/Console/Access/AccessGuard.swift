@@ -34,24 +34,33 @@ struct AccessGuard: RouterMiddleware {
         // the answer says nothing but whether the console can reach PostgreSQL.
         if request.uri.path == "/healthz" { return Self.secured(try await next(request, context)) }
         guard let host = Self.hostName(request.head.authority), allowedHosts.contains(host) else {
-            return Self.secured(Response(status: .misdirectedRequest, headers: [.contentType: "text/plain; charset=utf-8"],
-                                         body: .init(byteBuffer: .init(string: "This console answers only for \(allowedHosts.sorted().joined(separator: ", ")) (see --public-url).\n"))))
+            return Self.secured(
+                Response(
+                    status: .misdirectedRequest, headers: [.contentType: "text/plain; charset=utf-8"],
+                    body: .init(
+                        byteBuffer: .init(
+                            string: "This console answers only for \(allowedHosts.sorted().joined(separator: ", ")) (see --public-url).\n"))))
         }
         var context = context
         let path = request.uri.path
         let open = path.hasPrefix("/static/") || path == "/login"
         if !open {
             guard let (user, role) = user(request, context) else {
-                return Self.secured(Response(status: .unauthorized, headers: [.contentType: "text/html; charset=utf-8"],
-                                             body: .init(byteBuffer: .init(string: SignIn.page(message: "Sign in with the console's token.")))))
+                return Self.secured(
+                    Response(
+                        status: .unauthorized, headers: [.contentType: "text/html; charset=utf-8"],
+                        body: .init(byteBuffer: .init(string: SignIn.page(message: "Sign in with the console's token.")))))
             }
             context.user = user
             context.role = readOnly ? .viewer : role
             // The router ignores empty path parts (//actions/retry/ is /actions/retry): so does the check.
             if request.method == .post, let needed = Actions.role(Self.routed(path)), context.role < needed {
-                context.logger.notice("console action refused", metadata: ["path": "\(path)", "user": "\(user)", "role": "\(context.role)", "needs": "\(needed)"])
-                return Self.secured(Response(status: .forbidden, headers: [.contentType: "text/plain; charset=utf-8"],
-                                             body: .init(byteBuffer: .init(string: Self.refusal(context.role, needed)))))
+                context.logger.notice(
+                    "console action refused", metadata: ["path": "\(path)", "user": "\(user)", "role": "\(context.role)", "needs": "\(needed)"])
+                return Self.secured(
+                    Response(
+                        status: .forbidden, headers: [.contentType: "text/plain; charset=utf-8"],
+                        body: .init(byteBuffer: .init(string: Self.refusal(context.role, needed)))))
             }
         }
         var response = try await next(request, context)
@@ -115,7 +124,8 @@ struct AccessGuard: RouterMiddleware {
     static func secured(_ response: Response) -> Response {
         var response = response
         response.headers[.init("Cross-Origin-Resource-Policy")!] = "same-origin"
-        response.headers[.contentSecurityPolicy] = "default-src 'none'; connect-src 'self'; img-src 'self'; style-src 'self'; script-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
+        response.headers[.contentSecurityPolicy] =
+            "default-src 'none'; connect-src 'self'; img-src 'self'; style-src 'self'; script-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
         response.headers[.xContentTypeOptions] = "nosniff"
         response.headers[.init("Referrer-Policy")!] = "same-origin"
         return response
@@ -126,10 +136,13 @@ struct AccessGuard: RouterMiddleware {
 /// SameSite=Strict, expires (`Secrets.sessionSeconds`), and is Secure under https.
 enum SignIn {
     static func page(message: String) -> String {
-        Page(title: "Sign in", active: "", body: """
-            <p>\(message)</p>
-            <form method="post" action="/login"><label>token <input type="password" name="token" autocomplete="current-password"></label>
-            <button type="submit" class="primary">Sign in</button></form>
-            """, live: false).render(readOnly: false)
+        Page(
+            title: "Sign in", active: "",
+            body: """
+                <p>\(message)</p>
+                <form method="post" action="/login"><label>token <input type="password" name="token" autocomplete="current-password"></label>
+                <button type="submit" class="primary">Sign in</button></form>
+                """, live: false
+        ).render(readOnly: false)
     }
 }

@@ -43,8 +43,9 @@ struct Secrets: Sendable {
         guard let sessionKey, let candidate else { return nil }
         let parts = candidate.split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count == 3, let expiry = Int(parts[0]), expiry > Int(now.timeIntervalSince1970),
-              let role = ConsoleRole(name: String(parts[1])),
-              Self.constantTimeEqual(String(parts[2]), Self.sign(expiry, role, sessionKey)) else { return nil }
+            let role = ConsoleRole(name: String(parts[1])),
+            Self.constantTimeEqual(String(parts[2]), Self.sign(expiry, role, sessionKey))
+        else { return nil }
         return role
     }
 

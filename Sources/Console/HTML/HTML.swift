@@ -114,7 +114,10 @@ struct Page {
     /// confirmation): a list that moves under the hand gets the wrong row clicked.
     var live = true
 
-    static let sections = [("/", "Overview"), ("/batches", "Batches"), ("/results", "Results"), ("/jobs", "Jobs"), ("/failures", "Failures"), ("/review", "Review"), ("/quality", "Quality"), ("/plan", "Plan"), ("/workers", "Workers"), ("/log", "Log")]
+    static let sections = [
+        ("/", "Overview"), ("/batches", "Batches"), ("/results", "Results"), ("/jobs", "Jobs"), ("/failures", "Failures"), ("/review", "Review"),
+        ("/quality", "Quality"), ("/plan", "Plan"), ("/workers", "Workers"), ("/log", "Log")
+    ]
 
     func render(readOnly: Bool) -> String {
         let nav = Self.sections.map { path, name -> HTML in

@@ -73,9 +73,11 @@ enum Chart {
             let x = 36 + Double(index) * slot, w = slot * 0.8
             let ok = plot * Double(hour.succeeded) / Double(top), bad = plot * Double(hour.dead) / Double(top)
             let tip = HTML.text("\(hour.label): \(hour.succeeded) succeeded, \(hour.dead) dead")
-            bars += "<rect x=\"\(f(x))\" y=\"\(f(plot - ok - bad))\" width=\"\(f(w))\" height=\"\(f(ok))\" fill=\"#2f7d4f\"><title>\(tip)</title></rect>"
+            bars +=
+                "<rect x=\"\(f(x))\" y=\"\(f(plot - ok - bad))\" width=\"\(f(w))\" height=\"\(f(ok))\" fill=\"#2f7d4f\"><title>\(tip)</title></rect>"
             if hour.dead > 0 {
-                bars += "<rect x=\"\(f(x))\" y=\"\(f(plot - bad))\" width=\"\(f(w))\" height=\"\(f(bad))\" fill=\"#b3261e\"><title>\(tip)</title></rect>"
+                bars +=
+                    "<rect x=\"\(f(x))\" y=\"\(f(plot - bad))\" width=\"\(f(w))\" height=\"\(f(bad))\" fill=\"#b3261e\"><title>\(tip)</title></rect>"
             }
             bars += "<text x=\"\(f(x))\" y=\"\(height - 6)\">\(String(hour.label.suffix(5)))</text>"
         }

@@ -6,21 +6,31 @@ enum BatchesPage {
     static func render(_ batches: [BatchSummary], notice: String? = nil, _ context: PageContext) -> Page {
         let said = notice.map { "<p class=\"notice\" role=\"status\">\($0)</p>" as HTML } ?? ""
         guard !batches.isEmpty else {
-            return Page(title: "Batches", active: "/batches", body: "<p class=\"muted\">No batch yet: <code>discern enqueue FOLDER --batch NAME</code>.</p>")
+            return Page(
+                title: "Batches", active: "/batches", body: "<p class=\"muted\">No batch yet: <code>discern enqueue FOLDER --batch NAME</code>.</p>")
         }
         let rows = batches.map { batch -> HTML in
-            let eta: HTML = batch.etaSeconds.map { "done in \(HTML.duration($0))" }
-                ?? (batch.isCancelledWhole ? "cancelled" : batch.isFinished ? "finished"
-                    : batch.noLiveWorker ? "<span class=\"bad\">not moving: no live worker</span>" : "not moving")
+            let eta: HTML =
+                batch.etaSeconds.map { "done in \(HTML.duration($0))" }
+                ?? (batch.isCancelledWhole
+                    ? "cancelled"
+                    : batch.isFinished
+                        ? "finished"
+                        : batch.noLiveWorker ? "<span class=\"bad\">not moving: no live worker</span>" : "not moving")
             // A finished batch shows the pace it kept; a running one its last 10 minutes.
-            let rate = batch.isFinished ? batch.averagePerMinute.map { String(format: "%.1f/min on average", $0) } ?? "–"
+            let rate =
+                batch.isFinished
+                ? batch.averagePerMinute.map { String(format: "%.1f/min on average", $0) } ?? "–"
                 : String(format: "%.1f/min", batch.perMinute)
             let saved = batch.originalBytes - batch.sentBytes
             // Who was told it ended (docs/operations.md, "When the night is done").
             let told: HTML = batch.notification.map { "<br><span class=\"muted\">notification: \($0.summary)</span>" as HTML } ?? ""
             let outcomes = batch.outcomes.map { "\($0.outcome) \(HTML.number($0.results))" }.joined(separator: ", ")
-            let errors = batch.errors.map { "<div class=\"bad\">\($0.errorKind ?? "–") × \(HTML.number($0.jobs))<br><span class=\"muted\">\($0.example)</span></div>" as HTML }.joined()
-            let actions = (batch.dead > 0 ? context.action("/actions/retry", "Retry \(batch.dead) dead", fields: [("batch", batch.name)]) : "")
+            let errors = batch.errors.map {
+                "<div class=\"bad\">\($0.errorKind ?? "–") × \(HTML.number($0.jobs))<br><span class=\"muted\">\($0.example)</span></div>" as HTML
+            }.joined()
+            let actions =
+                (batch.dead > 0 ? context.action("/actions/retry", "Retry \(batch.dead) dead", fields: [("batch", batch.name)]) : "")
                 + (!batch.isFinished ? context.action("/actions/cancel", "Cancel the rest", fields: [("batch", batch.name)]) : "")
             return """
                 <tr><td><b>\(batch.name)</b><br><span class="muted">\(HTML.time(batch.createdAt))</span></td>
@@ -38,11 +48,13 @@ enum BatchesPage {
                 <a href="/report\(HTML.query([("batch", batch.name)]))">report</a><br>\(actions)</td></tr>
                 """
         }.joined()
-        return Page(title: "Batches", active: "/batches", body: """
-            \(said)<table><tr><th>batch</th><th>progress</th><th>rate, ETA</th><th>outcomes</th><th>top errors</th><th>bytes saved</th><th></th></tr>
-            \(rows)</table>
-            \(older(batches))
-            """)
+        return Page(
+            title: "Batches", active: "/batches",
+            body: """
+                \(said)<table><tr><th>batch</th><th>progress</th><th>rate, ETA</th><th>outcomes</th><th>top errors</th><th>bytes saved</th><th></th></tr>
+                \(rows)</table>
+                \(older(batches))
+                """)
     }
 
     /// Keyset paging: the next page starts below the last batch shown.

@@ -9,30 +9,39 @@ enum JobsPage {
 
     /// The filter as the page's query and the actions' fields carry it; the state first.
     static func fields(_ filter: JobFilter) -> [(String, String?)] {
-        [("state", filter.state), ("batch", filter.batch), ("kind", filter.errorKind), ("backend", filter.backend),
-         ("file", filter.file), ("from", filter.fromDay), ("to", filter.toDay)]
+        [
+            ("state", filter.state), ("batch", filter.batch), ("kind", filter.errorKind), ("backend", filter.backend),
+            ("file", filter.file), ("from", filter.fromDay), ("to", filter.toDay)
+        ]
     }
 
     static func render(_ list: JobList, filter: JobFilter, notice: String? = nil, _ context: PageContext) -> Page {
         let shown = fields(filter)
         let rows = list.items.map { job -> HTML in
-            let tick: HTML = context.readOnly ? "" : "<td><input type=\"checkbox\" name=\"job\" value=\"\(job.id)\" form=\"selected\" aria-label=\"Job \(job.id)\"></td>"
+            let tick: HTML =
+                context.readOnly
+                ? "" : "<td><input type=\"checkbox\" name=\"job\" value=\"\(job.id)\" form=\"selected\" aria-label=\"Job \(job.id)\"></td>"
             return """
-            <tr>\(tick)<td><a href="/jobs/\(job.id)">\(job.id)</a></td><td>\(job.state)</td><td>\(job.backend)</td>\
-            <td>\(job.batch ?? "–")</td><td>\(job.attempts)/\(job.maxAttempts)</td>\
-            <td>\(URL(fileURLWithPath: job.imagePath).lastPathComponent)</td>\
-            <td><span class="bad">\(job.errorKind ?? "")</span></td><td>\(HTML.time(job.updatedAt))</td></tr>
-            """
+                <tr>\(tick)<td><a href="/jobs/\(job.id)">\(job.id)</a></td><td>\(job.state)</td><td>\(job.backend)</td>\
+                <td>\(job.batch ?? "–")</td><td>\(job.attempts)/\(job.maxAttempts)</td>\
+                <td>\(URL(fileURLWithPath: job.imagePath).lastPathComponent)</td>\
+                <td><span class="bad">\(job.errorKind ?? "")</span></td><td>\(HTML.time(job.updatedAt))</td></tr>
+                """
         }.joined()
         var next: HTML = ""
         if let before = list.nextBefore(filter) {
             next = "<p><a href=\"/jobs\(HTML.query(shown + [("before", String(before))]))\">Older jobs →</a></p>"
         }
-        let table: HTML = list.items.isEmpty ? "<p class=\"muted\">No job matches.</p>" : """
+        let table: HTML =
+            list.items.isEmpty
+            ? "<p class=\"muted\">No job matches.</p>"
+            : """
             \(selectedActions(context))<table><tr>\(context.readOnly ? "" : "<th><span class=\"sr\">select</span></th>" as HTML)<th>job</th><th>state</th><th>backend</th><th>batch</th><th>tries</th><th>file</th><th>error kind</th><th>updated</th></tr>\(rows)</table>
             """
-        return Page(title: "Jobs", active: "/jobs", body: (notice.map { "<p class=\"notice\" role=\"status\">\($0)</p>" as HTML } ?? "")
-                    + form(filter, context) + matchingActions(filter, context) + table + next)
+        return Page(
+            title: "Jobs", active: "/jobs",
+            body: (notice.map { "<p class=\"notice\" role=\"status\">\($0)</p>" as HTML } ?? "")
+                + form(filter, context) + matchingActions(filter, context) + table + next)
     }
 
     private static func form(_ filter: JobFilter, _ context: PageContext) -> HTML {
@@ -69,8 +78,9 @@ enum JobsPage {
         let given = fields(filter).compactMap { name, value in value.map { (name, $0) } }
         guard !context.readOnly, given.contains(where: { $0.0 != "state" }) else { return "" }
         let carried = given + [("back", "/jobs")]
-        return "<p>" + ["retry", "cancel", "delete"].map { verb in
-            context.action("/actions/\(verb)", "\(verb.capitalized) all matching…", fields: carried)
-        }.joined(separator: " ") + " <span class=\"muted\">(a page says how many first)</span></p>"
+        return "<p>"
+            + ["retry", "cancel", "delete"].map { verb in
+                context.action("/actions/\(verb)", "\(verb.capitalized) all matching…", fields: carried)
+            }.joined(separator: " ") + " <span class=\"muted\">(a page says how many first)</span></p>"
     }
 }

@@ -9,7 +9,10 @@ enum OverviewPage {
         let count = Dictionary(data.states.map { ("\($0.backend)/\($0.state)", $0.jobs) }, uniquingKeysWith: +)
         let paused = Dictionary(data.paused.map { ($0.backend, $0) }, uniquingKeysWith: { $1 })
         let down = Dictionary(data.unavailable.map { ($0.backend, $0) }, uniquingKeysWith: { $1 })
-        let queue: HTML = backends.isEmpty ? "<p class=\"muted\">No jobs yet.</p>" : """
+        let queue: HTML =
+            backends.isEmpty
+            ? "<p class=\"muted\">No jobs yet.</p>"
+            : """
             <table><tr><th>backend</th>\(states.map { "<th>\($0)\(["succeeded", "cancelled"].contains($0) ? " (24 h)" : "")</th>" as HTML }.joined())<th>claims</th></tr>
             \(backends.map { backend -> HTML in
                 "<tr><td>\(backend)</td>" + states.map { state -> HTML in
@@ -19,7 +22,10 @@ enum OverviewPage {
             }.joined())</table>
             """
         let chart = Chart.hourly(data.hours.map { (label: $0.hour, succeeded: $0.succeeded, dead: $0.dead) })
-        let workers: HTML = data.workers.isEmpty ? "<p class=\"muted\">No live worker (none has heartbeated in the last three intervals).</p>" : """
+        let workers: HTML =
+            data.workers.isEmpty
+            ? "<p class=\"muted\">No live worker (none has heartbeated in the last three intervals).</p>"
+            : """
             <table><tr><th>worker</th><th>host</th><th>backends</th><th>version</th><th>last heartbeat</th></tr>
             \(data.workers.map { "<tr><td>\($0.id)</td><td>\($0.host)</td><td>\($0.backends.joined(separator: ", "))</td><td>\($0.version)</td><td>\(HTML.time($0.lastHeartbeatAt))</td></tr>" as HTML }.joined())
             </table>
@@ -29,19 +35,24 @@ enum OverviewPage {
             \(data.rateLimits.map { "<tr><td>\($0.key)</td><td class=\"n\">\(String(format: "%g", $0.perMinute))</td><td class=\"n\">\(String(format: "%g", $0.burst))</td><td>\($0.nextAt ?? "now")</td><td class=\"n\">\(HTML.number($0.waitingJobs))</td></tr>" as HTML }.joined())
             </table>
             """
-        let dead: HTML = data.deadByKind.isEmpty ? "<p class=\"ok\">No dead jobs.</p>" : """
+        let dead: HTML =
+            data.deadByKind.isEmpty
+            ? "<p class=\"ok\">No dead jobs.</p>"
+            : """
             <table><tr><th>backend</th><th>error kind</th><th>jobs</th><th>example</th></tr>
             \(data.deadByKind.map { "<tr><td>\($0.backend)</td><td>\($0.errorKind ?? "–")</td><td class=\"n\">\(HTML.number($0.jobs))</td><td>\($0.example)</td></tr>" as HTML }.joined())
             </table><p><a href="/failures">Retry or cancel on the failures page →</a></p>
             """
-        return Page(title: "Overview", active: "/", body: """
-            \(notice.map { "<p class=\"notice\" role=\"status\">\($0)</p>" as HTML } ?? "")\(alarm(data.unserved))\(unavailableNotice(data.unavailable, context))\(pausedNotice(data.paused))<h2>Jobs by backend and state</h2>\(queue)
-            <h2>Finished per hour (last 12 hours)</h2>\(chart)
-            <h2>Live workers</h2>\(workers)
-            <h2>Rate limits (shared by all workers)</h2>\(limits)
-            <h2>Dead jobs by error kind</h2>\(dead)
-            <p class="muted">As of \(HTML.time(data.generatedAt)); reloads every 10 s while live updates are on.</p>
-            """)
+        return Page(
+            title: "Overview", active: "/",
+            body: """
+                \(notice.map { "<p class=\"notice\" role=\"status\">\($0)</p>" as HTML } ?? "")\(alarm(data.unserved))\(unavailableNotice(data.unavailable, context))\(pausedNotice(data.paused))<h2>Jobs by backend and state</h2>\(queue)
+                <h2>Finished per hour (last 12 hours)</h2>\(chart)
+                <h2>Live workers</h2>\(workers)
+                <h2>Rate limits (shared by all workers)</h2>\(limits)
+                <h2>Dead jobs by error kind</h2>\(dead)
+                <p class="muted">As of \(HTML.time(data.generatedAt)); reloads every 10 s while live updates are on.</p>
+                """)
     }
 
     /// A service's claims: running (with a Pause button), unavailable (probed; Resume closes its
@@ -60,23 +71,29 @@ enum OverviewPage {
     /// for anyone to act, and one probe at a time tells when it is back.
     static func unavailableNotice(_ down: [Overview.Unavailable], _ context: PageContext) -> HTML {
         guard !down.isEmpty else { return "" }
-        return "<div class=\"alarm\" role=\"alert\">" + down.map { d -> HTML in
-            let next: HTML = d.probing ? "a probe is under way" : d.nextProbeSeconds < 1 ? "the next probe is due"
-                : "the next in \(String(format: "%.0f", d.nextProbeSeconds)) s"
-            return """
-                <b>\(d.backend) is unavailable</b> since \(HTML.time(d.since)): its calls fail for its own reasons (\(d.errorKind): \(String(d.lastError.prefix(300)))).
-                \(HTML.number(d.probesFailed)) probe(s) failed, \(next); \(HTML.number(d.waiting)) job(s) wait, keeping their attempts.
-                Workers claim them again as soon as a probe is answered.
-                """
-        }.joined(separator: "<br>") + "</div>"
+        return "<div class=\"alarm\" role=\"alert\">"
+            + down.map { d -> HTML in
+                let next: HTML =
+                    d.probing
+                    ? "a probe is under way"
+                    : d.nextProbeSeconds < 1
+                        ? "the next probe is due"
+                        : "the next in \(String(format: "%.0f", d.nextProbeSeconds)) s"
+                return """
+                    <b>\(d.backend) is unavailable</b> since \(HTML.time(d.since)): its calls fail for its own reasons (\(d.errorKind): \(String(d.lastError.prefix(300)))).
+                    \(HTML.number(d.probesFailed)) probe(s) failed, \(next); \(HTML.number(d.waiting)) job(s) wait, keeping their attempts.
+                    Workers claim them again as soon as a probe is answered.
+                    """
+            }.joined(separator: "<br>") + "</div>"
     }
 
     /// Paused services, said at the top: their jobs wait on purpose.
     private static func pausedNotice(_ paused: [Overview.Paused]) -> HTML {
         guard !paused.isEmpty else { return "" }
-        return "<p class=\"notice\" role=\"status\">" + paused.map { p in
-            "<b>\(p.backend) is paused</b> by \(p.pausedBy) since \(HTML.time(p.pausedAt))\(p.reason.map { ": \($0)" } ?? ""); no worker claims its jobs until it is resumed."
-        }.joined(separator: "<br>") + "</p>"
+        return "<p class=\"notice\" role=\"status\">"
+            + paused.map { p in
+                "<b>\(p.backend) is paused</b> by \(p.pausedBy) since \(HTML.time(p.pausedAt))\(p.reason.map { ": \($0)" } ?? ""); no worker claims its jobs until it is resumed."
+            }.joined(separator: "<br>") + "</p>"
     }
 
     /// Why nothing moves, first on the page: jobs wait for a service no live worker serves.

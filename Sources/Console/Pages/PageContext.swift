@@ -30,14 +30,16 @@ struct PageContext: Sendable {
         guard role >= Actions.role(path) ?? .admin else { return "" }
         let hidden = hiddenInputs(fields)
         let name = named.map { " aria-label=\"\($0)\"" as HTML } ?? ""
-        return "<form class=\"inline\" method=\"post\" action=\"\(path)\">\(hidden)<button type=\"submit\"\(primary ? " class=\"primary\"" as HTML : "")\(name)>\(label)</button></form>"
+        return
+            "<form class=\"inline\" method=\"post\" action=\"\(path)\">\(hidden)<button type=\"submit\"\(primary ? " class=\"primary\"" as HTML : "")\(name)>\(label)</button></form>"
     }
 
     /// A POST form with fields to fill in (`inputs`) and one button, or nothing when the role
     /// may not use it.
     func form(_ path: String, _ label: String, hidden fields: [(String, String)], inputs: HTML) -> HTML {
         guard role >= Actions.role(path) ?? .admin else { return "" }
-        return "<form class=\"inline\" method=\"post\" action=\"\(path)\">\(hiddenInputs(fields))\(inputs) <button type=\"submit\">\(label)</button></form>"
+        return
+            "<form class=\"inline\" method=\"post\" action=\"\(path)\">\(hiddenInputs(fields))\(inputs) <button type=\"submit\">\(label)</button></form>"
     }
 
     /// The form's CSRF token and `fields`, as hidden inputs.

@@ -7,10 +7,11 @@ import QueueReads
 enum PlanPage {
     static func render(_ plan: Plan, until: String?, notice: String? = nil, _ context: PageContext) -> Page {
         let said = notice.map { "<p class=\"notice\" role=\"status\">\($0)</p>" as HTML } ?? ""
-        let form: HTML = said + """
-            <form class="filters" method="get" action="/plan"><label>window ends<input type="text" name="until" value="\(until)" \
-            placeholder="06:00" maxlength="40"></label> <button type="submit" class="primary">Plan</button> <a href="/plan">no window</a></form>
-            """
+        let form: HTML =
+            said + """
+                <form class="filters" method="get" action="/plan"><label>window ends<input type="text" name="until" value="\(until)" \
+                placeholder="06:00" maxlength="40"></label> <button type="submit" class="primary">Plan</button> <a href="/plan">no window</a></form>
+                """
         guard !plan.services.isEmpty else {
             return Page(title: "Plan", active: "/plan", body: form + "<p class=\"ok\">Nothing is queued.</p>")
         }
@@ -34,34 +35,42 @@ enum PlanPage {
                 }.joined() + "</table>"
         }.joined()
         let window = plan.until.map { "Window ends \(HTML.time($0)). " as HTML } ?? ""
-        return Page(title: "Plan", active: "/plan", body: """
-            \(form)
-            <p class="muted">\(window)The pace is measured over the last ten minutes, or before any measure the shared rate limit's (per job, retries included); the finish is a range. Prices and caps: <code>discern.service_budgets</code>.</p>
-            <table><tr><th>service</th><th>waiting</th><th>running</th><th>pace /min</th><th>binds</th><th>finishes</th>\
-            \(windowed ? "<th>will not finish</th>" as HTML : "")<th>cost forecast</th><th>spent this month</th><th>spend cap</th></tr>\(rows)</table>
-            \(leftOver)
-            \(limits(plan, context))
-            """)
+        return Page(
+            title: "Plan", active: "/plan",
+            body: """
+                \(form)
+                <p class="muted">\(window)The pace is measured over the last ten minutes, or before any measure the shared rate limit's (per job, retries included); the finish is a range. Prices and caps: <code>discern.service_budgets</code>.</p>
+                <table><tr><th>service</th><th>waiting</th><th>running</th><th>pace /min</th><th>binds</th><th>finishes</th>\
+                \(windowed ? "<th>will not finish</th>" as HTML : "")<th>cost forecast</th><th>spent this month</th><th>spend cap</th></tr>\(rows)</table>
+                \(leftOver)
+                \(limits(plan, context))
+                """)
     }
 
     /// An admin's forms: each service's rate-limit pace and spend cap. Nothing for other roles.
     static func limits(_ plan: Plan, _ context: PageContext) -> HTML {
         guard context.role >= .admin else { return "" }
         let rows = plan.services.map { service -> HTML in
-            let pace: HTML = service.limitKey.map { key in
-                context.form("/actions/rate-limit", "Set pace", hidden: [("key", key)], inputs: """
-                    <label>\(key) <input type="number" name="per_minute" min="0.01" step="any" required \
-                    value="\(service.limitPerMinute.map { String(format: "%g", $0) } ?? "")" aria-label="\(key) calls a minute"></label> a minute
+            let pace: HTML =
+                service.limitKey.map { key in
+                    context.form(
+                        "/actions/rate-limit", "Set pace", hidden: [("key", key)],
+                        inputs: """
+                            <label>\(key) <input type="number" name="per_minute" min="0.01" step="any" required \
+                            value="\(service.limitPerMinute.map { String(format: "%g", $0) } ?? "")" aria-label="\(key) calls a minute"></label> a minute
+                            """)
+                } ?? "–"
+            let cap = context.form(
+                "/actions/spend-cap", "Set cap", hidden: [("backend", service.backend)],
+                inputs: """
+                    <label>calls <input type="number" name="cap_calls" min="0" step="1" value="\(service.capCalls.map { String(format: "%.0f", $0) } ?? "")" \
+                    aria-label="\(service.backend) spend cap in calls" placeholder="no cap"></label> a <select name="period" aria-label="\(service.backend) cap period">\
+                    <option\(service.capPeriod == "day" ? " selected" as HTML : "")>day</option><option\(service.capPeriod != "day" ? " selected" as HTML : "")>month</option></select>
                     """)
-            } ?? "–"
-            let cap = context.form("/actions/spend-cap", "Set cap", hidden: [("backend", service.backend)], inputs: """
-                <label>calls <input type="number" name="cap_calls" min="0" step="1" value="\(service.capCalls.map { String(format: "%.0f", $0) } ?? "")" \
-                aria-label="\(service.backend) spend cap in calls" placeholder="no cap"></label> a <select name="period" aria-label="\(service.backend) cap period">\
-                <option\(service.capPeriod == "day" ? " selected" as HTML : "")>day</option><option\(service.capPeriod != "day" ? " selected" as HTML : "")>month</option></select>
-                """)
             return "<tr><td>\(service.backend)</td><td>\(pace)</td><td>\(cap)</td></tr>"
         }.joined()
-        return "<h2>Limits</h2><p class=\"muted\">An admin's: the pace of each service's shared rate limit and its spend cap (empty: none). Workers take the next slot at the new pace; each change is in the Log.</p>"
+        return
+            "<h2>Limits</h2><p class=\"muted\">An admin's: the pace of each service's shared rate limit and its spend cap (empty: none). Workers take the next slot at the new pace; each change is in the Log.</p>"
             + "<table><tr><th>service</th><th>rate limit</th><th>spend cap</th></tr>\(rows)</table>"
     }
 

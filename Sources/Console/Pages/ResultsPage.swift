@@ -24,7 +24,8 @@ enum ResultsPage {
             <button type="submit" class="primary">Filter</button> <a href="/results">clear</a>
             </form>
             """
-        let cards: HTML = page.items.isEmpty ? "<p class=\"muted\">No result matches.</p>" : "<div class=\"cards\">" + page.items.map(card).joined() + "</div>"
+        let cards: HTML =
+            page.items.isEmpty ? "<p class=\"muted\">No result matches.</p>" : "<div class=\"cards\">" + page.items.map(card).joined() + "</div>"
         var next: HTML = ""
         if let before = page.nextBefore(filter) {
             var more = filter
@@ -46,8 +47,10 @@ enum ResultsPage {
 
     /// The query string that asks for `filter` again.
     static func query(_ filter: ResultFilter) -> String {
-        HTML.query([("batch", filter.batch), ("backend", filter.backend), ("outcome", filter.outcome), ("operator", filter.operatorName),
-                    ("text", filter.text), ("min", filter.minConfidence.map { String($0) }), ("max", filter.maxConfidence.map { String($0) }),
-                    ("from", filter.from), ("to", filter.to), ("before", filter.before.map(String.init))])
+        HTML.query([
+            ("batch", filter.batch), ("backend", filter.backend), ("outcome", filter.outcome), ("operator", filter.operatorName),
+            ("text", filter.text), ("min", filter.minConfidence.map { String($0) }), ("max", filter.maxConfidence.map { String($0) }),
+            ("from", filter.from), ("to", filter.to), ("before", filter.before.map(String.init))
+        ])
     }
 }

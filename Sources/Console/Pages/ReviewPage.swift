@@ -10,16 +10,26 @@ enum ReviewPage {
         var parts: [HTML] = []
         if let notice { parts.append("<p class=\"notice\">\(notice)</p>") }
         if !context.readOnly && !(queue.audit.isEmpty && queue.items.isEmpty) {
-            parts.append("<p class=\"muted\">Keys: <kbd>j</kbd> / <kbd>k</kbd> next / previous card, <kbd>c</kbd> confirm, <kbd>e</kbd> correct (<kbd>Enter</kbd> saves), <kbd>x</kbd> cannot tell, <kbd>Esc</kbd> leaves a field.</p>")
+            parts.append(
+                "<p class=\"muted\">Keys: <kbd>j</kbd> / <kbd>k</kbd> next / previous card, <kbd>c</kbd> confirm, <kbd>e</kbd> correct (<kbd>Enter</kbd> saves), <kbd>x</kbd> cannot tell, <kbd>Esc</kbd> leaves a field.</p>"
+            )
         }
         parts.append("<h2 id=\"audit\">Audit sample: \(HTML.number(queue.auditPending)) waiting from the last 7 days</h2>")
-        parts.append("<p class=\"muted\">A uniform random share of every backend's results, picked when each was written: reviewing these measures how often the service is right (<a href=\"/quality\">Quality</a>). Newest first; review them as they come, whatever their confidence.</p>")
-        parts.append(queue.audit.isEmpty ? "<p class=\"ok\">No audited result waits.</p>" as HTML
-                     : "<div class=\"cards\" data-queue=\"audit\">" + queue.audit.map { card($0, context) }.joined() + "</div>")
+        parts.append(
+            "<p class=\"muted\">A uniform random share of every backend's results, picked when each was written: reviewing these measures how often the service is right (<a href=\"/quality\">Quality</a>). Newest first; review them as they come, whatever their confidence.</p>"
+        )
+        parts.append(
+            queue.audit.isEmpty
+                ? "<p class=\"ok\">No audited result waits.</p>" as HTML
+                : "<div class=\"cards\" data-queue=\"audit\">" + queue.audit.map { card($0, context) }.joined() + "</div>")
         parts.append("<h2 id=\"low\">Least confident</h2>")
-        parts.append("<p class=\"muted\">Results read with less than \(HTML.confidence(queue.threshold)) confidence and not reviewed yet, least confident first. \(HTML.number(queue.reviewedToday)) reviewed today. Reviewed values reach dashboards through <code>discern.reviewed_results</code>.</p>")
-        parts.append(queue.items.isEmpty ? "<p class=\"ok\">Nothing to review.</p>" as HTML
-                     : "<div class=\"cards\" data-queue=\"low\">" + queue.items.map { card($0, context) }.joined() + "</div>")
+        parts.append(
+            "<p class=\"muted\">Results read with less than \(HTML.confidence(queue.threshold)) confidence and not reviewed yet, least confident first. \(HTML.number(queue.reviewedToday)) reviewed today. Reviewed values reach dashboards through <code>discern.reviewed_results</code>.</p>"
+        )
+        parts.append(
+            queue.items.isEmpty
+                ? "<p class=\"ok\">Nothing to review.</p>" as HTML
+                : "<div class=\"cards\" data-queue=\"low\">" + queue.items.map { card($0, context) }.joined() + "</div>")
         return Page(title: "Review", active: "/review", body: parts.joined(separator: "\n"), live: false)
     }
 
@@ -29,7 +39,8 @@ enum ReviewPage {
         let link = item.jobId.map { "/jobs/\($0)" } ?? "/results/\(item.id)"
         let facts: HTML = "<b>\(item.category ?? item.backend)</b> \(HTML.confidence(item.confidence))"
         guard !context.readOnly else {
-            return "<div class=\"card\"><a href=\"\(link)\" aria-label=\"\("Result \(item.id): " + (item.category ?? item.backend))\"><img src=\"/thumbnails/\(item.id)\" alt=\"\" loading=\"lazy\"></a><div class=\"facts\">\(facts)<br>operator \(item.operator_ ?? "–") · fleet \(item.fleetId ?? "–") · plate \(item.licensePlate ?? "–")</div></div>"
+            return
+                "<div class=\"card\"><a href=\"\(link)\" aria-label=\"\("Result \(item.id): " + (item.category ?? item.backend))\"><img src=\"/thumbnails/\(item.id)\" alt=\"\" loading=\"lazy\"></a><div class=\"facts\">\(facts)<br>operator \(item.operator_ ?? "–") · fleet \(item.fleetId ?? "–") · plate \(item.licensePlate ?? "–")</div></div>"
         }
         func input(_ name: String, _ label: String, _ value: String?) -> HTML {
             "<label class=\"muted\">\(label)<br><input type=\"text\" name=\"\(name)\" value=\"\(value)\" maxlength=\"200\"></label><br>"

@@ -12,7 +12,9 @@ enum FileStructure: Equatable {
 
     /// `completenessOnly`: the file is re-encoded anyway; only whether it ends as a complete file
     /// must is asked (a PNG then skips its CRCs, which its decoder checks).
-    static func walk(_ source: ByteWindow, format: ImageFormat, keepMetadata: Bool, completenessOnly: Bool = false) throws(ImagingError) -> FileStructure? {
+    static func walk(
+        _ source: ByteWindow, format: ImageFormat, keepMetadata: Bool, completenessOnly: Bool = false
+    ) throws(ImagingError) -> FileStructure? {
         switch format {
         case .jpeg: return try JPEGStructure.walk(source, keepMetadata: keepMetadata)
         case .png: return try PNGStructure.walk(source, keepMetadata: keepMetadata, checkingCRCs: !completenessOnly)

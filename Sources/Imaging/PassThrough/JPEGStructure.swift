@@ -66,8 +66,9 @@ enum JPEGStructure {
                 continue
             }
             guard [0xC2, 0xC6, 0xCA, 0xCE].contains(marker),
-                  let height = try source.number(offset + 3, width: 2), let width = try source.number(offset + 5, width: 2),
-                  let components = try source.byte(offset + 7), components > 0 else { return 0 }
+                let height = try source.number(offset + 3, width: 2), let width = try source.number(offset + 5, width: 2),
+                let components = try source.byte(offset + 7), components > 0
+            else { return 0 }
             var factors: [(h: Int, v: Int)] = []
             for index in 0..<Int(components) {
                 guard let sampling = try source.byte(offset + 8 + 3 * index + 1) else { return 0 }

@@ -20,7 +20,8 @@ enum PNGStructure {
         var first = true
         while true {
             guard offset + 12 <= source.count, let length = try source.number(offset, width: 4),
-                  let typeBytes = try source.bytes((offset + 4)..<(offset + 8)) else { return .truncated("the file ends before IEND") }
+                let typeBytes = try source.bytes((offset + 4)..<(offset + 8))
+            else { return .truncated("the file ends before IEND") }
             guard length <= 0x7FFF_FFFF else { return .malformed("a chunk at offset \(offset) claims \(length) bytes") }
             guard offset + 12 + length <= source.count else { return .truncated("a chunk runs past the end of the file") }
             guard typeBytes.allSatisfy({ (0x41...0x5A).contains($0) || (0x61...0x7A).contains($0) }) else {
@@ -31,7 +32,8 @@ enum PNGStructure {
             if checkingCRCs {
                 var crc = CRC32()
                 guard try source.forEachBlock((offset + 4)..<(chunkEnd - 4), { crc.add($0) }),
-                      let stored = try source.number(chunkEnd - 4, width: 4) else { return .truncated("a chunk runs past the end of the file") }
+                    let stored = try source.number(chunkEnd - 4, width: 4)
+                else { return .truncated("a chunk runs past the end of the file") }
                 guard crc.value == UInt32(stored) else { return .malformed("the \(type) chunk's CRC is wrong") }
             } else if try source.byte(chunkEnd - 1) == nil {
                 return .truncated("a chunk runs past the end of the file")

@@ -28,15 +28,20 @@ public enum VideoFile {
         let started = DispatchTime.now()
         guard file.size > 0 else { throw ImagingError(.empty, "\(file.path) is empty (0 bytes)") }
         guard file.size <= policy.maxBytes else {
-            throw ImagingError(.sourceTooLarge, "\(file.path) is \(file.size) bytes; the video limit is \(policy.maxBytes) bytes (videos are never re-encoded)")
+            throw ImagingError(
+                .sourceTooLarge, "\(file.path) is \(file.size) bytes; the video limit is \(policy.maxBytes) bytes (videos are never re-encoded)")
         }
         let data = try fileAccess { () throws(FileAccessError) in try file.contents() }
         guard let container = VideoContainer.sniff(data), policy.acceptedContainers.contains(container) else {
-            throw ImagingError(.unsupportedFormat, "\(file.path) is not a video this service takes (\(policy.acceptedContainers.map(\.rawValue).sorted().joined(separator: ", "))); its first bytes match none of them")
+            throw ImagingError(
+                .unsupportedFormat,
+                "\(file.path) is not a video this service takes (\(policy.acceptedContainers.map(\.rawValue).sorted().joined(separator: ", "))); its first bytes match none of them"
+            )
         }
         if let problem = VideoStructure.check(Array(data), container: container, maxFileBytes: policy.maxBytes) {
-            throw ImagingError(problem.truncated ? .truncated : .undecodable,
-                               "\(file.path) is not a complete \(container.rawValue) video: \(problem.reason)")
+            throw ImagingError(
+                problem.truncated ? .truncated : .undecodable,
+                "\(file.path) is not a complete \(container.rawValue) video: \(problem.reason)")
         }
         let elapsed = Double(DispatchTime.now().uptimeNanoseconds - started.uptimeNanoseconds) / 1_000_000
         return CheckedVideo(data: data, container: container, milliseconds: elapsed)

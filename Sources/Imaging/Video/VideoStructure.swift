@@ -60,8 +60,10 @@ public enum VideoStructure {
             }
             guard size >= header else { return .failure(Problem(reason: "\(type) box at offset \(offset) claims \(size) bytes", truncated: false)) }
             guard size <= range.upperBound - offset else {
-                return .failure(Problem(reason: "\(type) box at offset \(offset) claims \(size) bytes; only \(range.upperBound - offset) follow",
-                                        truncated: true, claimedEnd: size > Int.max - offset ? Int.max : offset + size))
+                return .failure(
+                    Problem(
+                        reason: "\(type) box at offset \(offset) claims \(size) bytes; only \(range.upperBound - offset) follow",
+                        truncated: true, claimedEnd: size > Int.max - offset ? Int.max : offset + size))
             }
             boxes.append(Box(type: type, start: offset, payload: (offset + header)..<(offset + size)))
             offset += size
@@ -109,7 +111,8 @@ public enum VideoStructure {
 
     static func checkMatroska(_ bytes: [UInt8]) -> Problem? {
         guard let headerID = vint(bytes, 0, keepMarker: true), headerID.value == 0x1A45DFA3,
-              let headerSize = vint(bytes, headerID.length), !headerSize.unknown else {
+            let headerSize = vint(bytes, headerID.length), !headerSize.unknown
+        else {
             return Problem(reason: "no EBML header", truncated: false)
         }
         let headerStart = headerID.length + headerSize.length
@@ -118,14 +121,18 @@ public enum VideoStructure {
         let docTypeMarker: [UInt8] = [0x42, 0x82]
         let header = Array(bytes[headerStart..<headerEnd])
         guard let at = (0..<max(0, header.count - 1)).first(where: { Array(header[$0..<($0 + 2)]) == docTypeMarker }),
-              let size = vint(header, at + 2), at + 2 + size.length + Int(min(size.value, 64)) <= header.count else {
+            let size = vint(header, at + 2), at + 2 + size.length + Int(min(size.value, 64)) <= header.count
+        else {
             return Problem(reason: "the EBML header names no DocType", truncated: false)
         }
         let docType = String(decoding: header[(at + 2 + size.length)..<(at + 2 + size.length + Int(min(size.value, 64)))], as: UTF8.self)
             .trimmingCharacters(in: CharacterSet(charactersIn: "\0"))
-        guard docType == "webm" || docType == "matroska" else { return Problem(reason: "DocType \(docType) is not webm or matroska", truncated: false) }
+        guard docType == "webm" || docType == "matroska" else {
+            return Problem(reason: "DocType \(docType) is not webm or matroska", truncated: false)
+        }
         guard let segmentID = vint(bytes, headerEnd, keepMarker: true), segmentID.value == 0x18538067,
-              let segmentSize = vint(bytes, headerEnd + segmentID.length) else {
+            let segmentSize = vint(bytes, headerEnd + segmentID.length)
+        else {
             return Problem(reason: "no Segment after the EBML header", truncated: headerEnd >= bytes.count)
         }
         let start = headerEnd + segmentID.length + segmentSize.length

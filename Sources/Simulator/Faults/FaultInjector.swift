@@ -18,12 +18,15 @@ struct FaultInjector: Sendable {
     enum Style: Sendable { case gateway, azure }
 
     /// Runs `handler` unless a scripted reply or an injected fault answers first.
-    func guarded(_ service: String, route: String, style: Style = .gateway, _ request: Request,
-                 _ handler: () async throws -> Response) async throws -> Response {
+    func guarded(
+        _ service: String, route: String, style: Style = .gateway, _ request: Request,
+        _ handler: () async throws -> Response
+    ) async throws -> Response {
         let correlationID = request.header("X-Correlation-ID")
         let arrived = request.arrival(configuration)
-        await stats.record(service: service, route: route, correlationID: correlationID, at: arrived,
-                           read: request.readTime(configuration), kernelStamped: !request.isUnstamped)
+        await stats.record(
+            service: service, route: route, correlationID: correlationID, at: arrived,
+            read: request.readTime(configuration), kernelStamped: !request.isUnstamped)
         if let traceparent = request.header("traceparent") {
             await stats.recordTraceparent(traceparent, route: route, correlationID: correlationID)
         }
@@ -59,8 +62,9 @@ struct FaultInjector: Sendable {
         }
         if roll(faults.malformedRate) {
             await stats.recordFault("malformed")
-            return Response(status: .ok, headers: [.contentType: "application/json"],
-                            body: ResponseBody(byteBuffer: ByteBuffer(string: #"{"success": true, "result": {"search": {"templ"#)))
+            return Response(
+                status: .ok, headers: [.contentType: "application/json"],
+                body: ResponseBody(byteBuffer: ByteBuffer(string: #"{"success": true, "result": {"search": {"templ"#)))
         }
         return try await handler()
     }

@@ -40,8 +40,9 @@ public actor SimulatorStats {
         // call whose answer the client had given up on, answered late by a busy simulator). A
         // few milliseconds of slack for clocks read at slightly different points.
         if let id = correlationID, let wait = notBefore[id], moment >= wait.issued, moment < wait.until.addingTimeInterval(-0.02) {
-            violations.append("\(service) \(id) came \(String(format: "%.3f", wait.until.timeIntervalSince(moment))) s early "
-                              + "(the 429 it was given left \(String(format: "%.3f", wait.issued.timeIntervalSince(wait.arrived))) s after its call arrived)")
+            violations.append(
+                "\(service) \(id) came \(String(format: "%.3f", wait.until.timeIntervalSince(moment))) s early "
+                    + "(the 429 it was given left \(String(format: "%.3f", wait.issued.timeIntervalSince(wait.arrived))) s after its call arrived)")
         }
         if let id = correlationID { lastArrival[id] = max(lastArrival[id] ?? moment, moment) }
     }
@@ -109,7 +110,8 @@ public actor SimulatorStats {
     /// Calls per minute to `route` between its first and last call; nil under two calls.
     public func ratePerMinute(_ route: String) -> Double? {
         guard let times = routeCalls[route], times.count >= 2, let first = times.min(), let last = times.max(),
-              last > first else { return nil }
+            last > first
+        else { return nil }
         return Double(times.count - 1) / last.timeIntervalSince(first) * 60
     }
 
@@ -123,9 +125,10 @@ public actor SimulatorStats {
             "refusals": refusals,
             "retry_after_violations": violations.count,
             "max_calls_per_minute": Dictionary(uniqueKeysWithValues: calls.keys.map { ($0, maxCalls($0, within: 60)) }),
-            "routes": Dictionary(uniqueKeysWithValues: routeCalls.keys.map { route in
-                (route, ["calls": routeCalls[route]?.count ?? 0, "per_minute": ratePerMinute(route) ?? 0] as [String: Any])
-            }),
+            "routes": Dictionary(
+                uniqueKeysWithValues: routeCalls.keys.map { route in
+                    (route, ["calls": routeCalls[route]?.count ?? 0, "per_minute": ratePerMinute(route) ?? 0] as [String: Any])
+                })
         ]
         // Only while callers trace (docs/tracing.md): each job's calls' headers, in order.
         if !traceparents.isEmpty { object["traceparents"] = traceparents.mapValues { $0.map(\.traceparent) } }

@@ -20,7 +20,7 @@ struct AzureFaceRoutes: Sendable {
         "persongroups/discern-sim": ("recognition_02", "trained"),
         "persongroups/discern-sim-untrained": ("recognition_04", "untrained"),
         "persongroups/discern-sim-training": ("recognition_04", "training"),
-        "largepersongroups/discern-sim-large": ("recognition_03", "trained"),
+        "largepersongroups/discern-sim-large": ("recognition_03", "trained")
     ]
     static let freeTierCallsPerMinute = 20
 
@@ -35,10 +35,14 @@ struct AzureFaceRoutes: Sendable {
     func register(on router: Router<BasicRequestContext>) {
         let base = "/azure/face/v1.0"
         router.post("\(base)/detect") { request, _ in
-            try await faults.guarded("azure-face", route: "azure.detect", style: .azure, request) { try await limited(request) { try await detect($0) } }
+            try await faults.guarded("azure-face", route: "azure.detect", style: .azure, request) {
+                try await limited(request) { try await detect($0) }
+            }
         }
         router.post("\(base)/identify") { request, _ in
-            try await faults.guarded("azure-face", route: "azure.identify", style: .azure, request) { try await limited(request) { try await identify($0) } }
+            try await faults.guarded("azure-face", route: "azure.identify", style: .azure, request) {
+                try await limited(request) { try await identify($0) }
+            }
         }
         for kind in ["persongroups", "largepersongroups"] {
             router.get("\(base)/\(kind)/:id") { request, context in
@@ -55,7 +59,8 @@ struct AzureFaceRoutes: Sendable {
             return error(.unauthorized, "401", "Access denied due to invalid subscription key or wrong API endpoint.")
         }
         if configuration.throughputLimits,
-           let wait = await windows.admit("key", limit: Self.freeTierCallsPerMinute, per: 60, at: request.arrival(configuration)) {
+            let wait = await windows.admit("key", limit: Self.freeTierCallsPerMinute, per: 60, at: request.arrival(configuration))
+        {
             await faults.stats.recordRefusal("azure-face.429")
             return error(.tooManyRequests, "429", "Rate limit is exceeded. Try again in \(max(1, Int(wait.rounded(.up)))) seconds.")
         }
@@ -91,7 +96,8 @@ struct AzureFaceRoutes: Sendable {
             return error(.badRequest, "InvalidImageSize", "Image size is too small or too big.")
         }
         guard [.jpeg, .png, .gif, .bmp].contains(SimulatedImage.Format.sniff(body)),
-              let image = await SimulatedImage.inspect(body, on: decoder) else {
+            let image = await SimulatedImage.inspect(body, on: decoder)
+        else {
             return error(.badRequest, "InvalidImage", "Decoding error, image format unsupported.")
         }
         // A flat image shows nobody.
@@ -99,10 +105,14 @@ struct AzureFaceRoutes: Sendable {
         let id = UUID().uuidString.lowercased()
         await detected.add(id, .init(seed: image.seed, model: model, expires: configuration.clock().addingTimeInterval(Double(ttl))))
         let side = min(image.facts.width, image.facts.height) / 2
-        return Reply.json(.ok, [[
-            "faceId": id,
-            "faceRectangle": ["top": image.facts.height / 4, "left": image.facts.width / 4, "width": side, "height": side],
-        ]])
+        return Reply.json(
+            .ok,
+            [
+                [
+                    "faceId": id,
+                    "faceRectangle": ["top": image.facts.height / 4, "left": image.facts.width / 4, "width": side, "height": side]
+                ]
+            ])
     }
 
     private func identify(_ request: Request) async throws -> Response {
@@ -131,13 +141,17 @@ struct AzureFaceRoutes: Sendable {
                 return error(.badRequest, "FaceNotFound", "Face is not found.")
             }
             guard face.model == group.model else {
-                return error(.badRequest, "BadArgument", "The recognition model of the face '\(face.model)' does not match the person group's '\(group.model)'.")
+                return error(
+                    .badRequest, "BadArgument",
+                    "The recognition model of the face '\(face.model)' does not match the person group's '\(group.model)'.")
             }
             // One face in five matches nobody; the others match one person, not always surely.
             var candidates: [[String: Any]] = []
             if SimulatedImage.fraction(of: face.seed, 11) >= 0.2 {
                 let person = String(format: "%08x-0000-4000-8000-%012llx", UInt32(truncatingIfNeeded: face.seed >> 32), face.seed & 0xFFFF_FFFF_FFFF)
-                candidates.append(["personId": person, "confidence": ((0.6 + SimulatedImage.fraction(of: face.seed, 12) * 0.39) * 100).rounded() / 100])
+                candidates.append([
+                    "personId": person, "confidence": ((0.6 + SimulatedImage.fraction(of: face.seed, 12) * 0.39) * 100).rounded() / 100
+                ])
             }
             answers.append(["faceId": faceID, "candidates": Array(candidates.prefix(max(1, maxCandidates)))])
         }

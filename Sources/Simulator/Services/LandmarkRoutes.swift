@@ -45,8 +45,9 @@ struct LandmarkRoutes: Sendable {
     private func predict(_ request: Request) async throws -> Response {
         var request = request
         guard let body = await request.data(upTo: 64 * 1024 * 1024),
-              let form = MultipartForm(contentType: request.header("Content-Type"), body: body),
-              let file = form["imageFile"], !file.data.isEmpty else {
+            let form = MultipartForm(contentType: request.header("Content-Type"), body: body),
+            let file = form["imageFile"], !file.data.isEmpty
+        else {
             return Reply.json(.badRequest, ["error": "No image file provided"])
         }
         let name = (file.filename ?? "").lowercased()

@@ -23,8 +23,12 @@ struct OOTORoutes: Sendable {
 
     func register(on router: Router<BasicRequestContext>) {
         let base = "/ooto/api/v1.0"
-        router.post("\(base)/add") { request, _ in try await faults.guarded("ooto", route: "ooto.add", request) { try await photo(request, enroll: true) } }
-        router.post("\(base)/identify") { request, _ in try await faults.guarded("ooto", route: "ooto.identify", request) { try await photo(request, enroll: false) } }
+        router.post("\(base)/add") { request, _ in
+            try await faults.guarded("ooto", route: "ooto.add", request) { try await photo(request, enroll: true) }
+        }
+        router.post("\(base)/identify") { request, _ in
+            try await faults.guarded("ooto", route: "ooto.identify", request) { try await photo(request, enroll: false) }
+        }
         router.post("\(base)/delete") { request, _ in try await faults.guarded("ooto", route: "ooto.delete", request) { try await delete(request) } }
     }
 
@@ -42,7 +46,8 @@ struct OOTORoutes: Sendable {
         guard !photo.data.isEmpty else { return error(3, "Photo has zero size") }
         let type = photo.contentType?.lowercased() ?? ""
         guard type == "image/jpeg" || type == "image/png" || type == "image/jpg",
-              [.jpeg, .png].contains(SimulatedImage.Format.sniff(photo.data)) else { return error(2, "Wrong mime type") }
+            [.jpeg, .png].contains(SimulatedImage.Format.sniff(photo.data))
+        else { return error(2, "Wrong mime type") }
         guard let image = await SimulatedImage.inspect(photo.data, on: decoder) else { return error(4, "Cannot decode image") }
         guard !image.isFlat else { return error(5, "No faces found", status: .notFound) }
         guard !image.isPanorama else { return error(6, "More than one face found", status: .unprocessableContent) }
@@ -56,7 +61,8 @@ struct OOTORoutes: Sendable {
             let id = form["templateId"]?.text ?? UUID().uuidString.lowercased()
             await gallery.enroll(id, seed: image.seed)
             let quality: [String: Any] = ["score": 0.8 + image.fraction(3) / 5]
-            result = configuration.ootoFlatShape ? ["templateId": id, "face": ["quality": quality]] : ["enroll": ["templateId": id], "quality": quality]
+            result =
+                configuration.ootoFlatShape ? ["templateId": id, "face": ["quality": quality]] : ["enroll": ["templateId": id], "quality": quality]
         } else {
             let match = await gallery.find(image.seed)
             let similarity = 0.9 + image.fraction(4) / 10
@@ -64,8 +70,10 @@ struct OOTORoutes: Sendable {
                 result = match.map { ["templateId": $0, "similarity": similarity] } ?? [:]
                 result["face"] = ["quality": ["score": 0.9]]
             } else {
-                result = ["search": match.map { ["templateId": $0, "similarity": similarity] as Any } ?? NSNull(), "box": box,
-                          "landmarks": [[box["x"]!, box["y"]!]]]
+                result = [
+                    "search": match.map { ["templateId": $0, "similarity": similarity] as Any } ?? NSNull(), "box": box,
+                    "landmarks": [[box["x"]!, box["y"]!]]
+                ]
             }
         }
         if let liveness { result = merge(result, "liveness", liveness) }

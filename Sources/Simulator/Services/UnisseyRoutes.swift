@@ -20,8 +20,9 @@ struct UnisseyRoutes: Sendable {
             guard request.header("Authorization") == configuration.credentials.unisseyAPIKey else {
                 return Reply.json(.unauthorized, ["message": "Unauthorized"])
             }
-            return Response(status: .ok, headers: [.contentType: "text/plain"],
-                            body: ResponseBody(byteBuffer: ByteBuffer(string: UUID().uuidString.lowercased())))
+            return Response(
+                status: .ok, headers: [.contentType: "text/plain"],
+                body: ResponseBody(byteBuffer: ByteBuffer(string: UUID().uuidString.lowercased())))
         }
     }
 
@@ -34,7 +35,8 @@ struct UnisseyRoutes: Sendable {
         guard let body = await request.data(upTo: Self.maxVideoBytes + 1024 * 1024) else {
             return Reply.json(.contentTooLarge, ["message": "Payload too large"])
         }
-        guard let form = MultipartForm(contentType: request.header("Content-Type"), body: body), let selfie = form["selfie"], !selfie.data.isEmpty else {
+        guard let form = MultipartForm(contentType: request.header("Content-Type"), body: body), let selfie = form["selfie"], !selfie.data.isEmpty
+        else {
             return Reply.json(.badRequest, ["message": "selfie is required"])
         }
         guard selfie.data.count <= Self.maxVideoBytes else { return Reply.json(.contentTooLarge, ["message": "Payload too large"]) }

@@ -41,14 +41,14 @@ final class ArrivalStamp: ChannelInboundHandler, RemovableChannelHandler {
     /// Seconds since the connection last received data, from the kernel; nil without TCP_INFO.
     private static func sinceLastData(_ channel: any Channel) -> Double? {
         #if os(Linux)
-        guard let provider = channel as? any SocketOptionProvider else { return nil }
-        var milliseconds: UInt32?
-        // On the channel's own event loop (where a handler runs) the option is read at once and
-        // the future is complete before this returns.
-        provider.getTCPInfo().assumeIsolated().whenSuccess { milliseconds = $0.tcpi_last_data_recv }
-        return milliseconds.map { Double($0) / 1000 }
+            guard let provider = channel as? any SocketOptionProvider else { return nil }
+            var milliseconds: UInt32?
+            // On the channel's own event loop (where a handler runs) the option is read at once and
+            // the future is complete before this returns.
+            provider.getTCPInfo().assumeIsolated().whenSuccess { milliseconds = $0.tcpi_last_data_recv }
+            return milliseconds.map { Double($0) / 1000 }
         #else
-        return nil
+            return nil
         #endif
     }
 }

@@ -23,8 +23,9 @@ enum Reply {
             <?xml version="1.0" encoding="UTF-8"?>
             <Error><Code>\(code)</Code><Message>\(message)</Message>\(more)<RequestId>\(UUID().uuidString)</RequestId></Error>
             """
-        return Response(status: status, headers: [.contentType: "application/xml"],
-                        body: ResponseBody(byteBuffer: ByteBuffer(string: xml)))
+        return Response(
+            status: status, headers: [.contentType: "application/xml"],
+            body: ResponseBody(byteBuffer: ByteBuffer(string: xml)))
     }
 
     /// The request body as a JSON object; nil when it is absent or not an object.

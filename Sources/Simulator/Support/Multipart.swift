@@ -16,7 +16,8 @@ struct MultipartForm {
     /// nil when the content type is not multipart/form-data with a boundary.
     init?(contentType: String?, body: Data) {
         guard let contentType, contentType.lowercased().hasPrefix("multipart/form-data"),
-              let range = contentType.range(of: "boundary=") else { return nil }
+            let range = contentType.range(of: "boundary=")
+        else { return nil }
         var boundary = String(contentType[range.upperBound...])
         if let semicolon = boundary.firstIndex(of: ";") { boundary = String(boundary[..<semicolon]) }
         boundary = boundary.trimmingCharacters(in: CharacterSet(charactersIn: "\" "))

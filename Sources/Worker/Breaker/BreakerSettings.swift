@@ -24,8 +24,10 @@ public struct BreakerSettings: Sendable, Equatable {
     /// photo for them. (Claims skip them at once, whatever this is.)
     public var refreshSeconds: Double
 
-    public init(failedJobs: Int = 5, failureRatio: Double = 0.5, windowSeconds: Double = 60, firstProbeSeconds: Double = 5,
-                maxProbeSeconds: Double = 35, refreshSeconds: Double = 2) {
+    public init(
+        failedJobs: Int = 5, failureRatio: Double = 0.5, windowSeconds: Double = 60, firstProbeSeconds: Double = 5,
+        maxProbeSeconds: Double = 35, refreshSeconds: Double = 2
+    ) {
         self.failedJobs = max(1, failedJobs)
         self.failureRatio = min(max(failureRatio, 0.01), 1)
         self.windowSeconds = max(1, windowSeconds)

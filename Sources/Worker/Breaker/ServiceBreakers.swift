@@ -49,7 +49,11 @@ final class ServiceBreakers: Sendable {
 
     /// Distinct negative ids for failures that stand for themselves, not for their job.
     private static let witnesses = Mutex(0)
-    private static func nextWitness() -> Int { witnesses.withLock { $0 -= 1; return $0 } }
+    private static func nextWitness() -> Int {
+        witnesses.withLock {
+            $0 -= 1; return $0
+        }
+    }
 
     /// Watches the job's calls (`CallWatch`).
     func watch(_ job: Job) -> any CallWatch { JobCalls(breakers: self, job: job) }
@@ -143,8 +147,9 @@ final class ServiceBreakers: Sendable {
     /// last failed, or after about a day (`QueueSQL.outageGiveBacks`): an outage of a night
     /// ends no photo, one that keeps failing alone as the service answers others still ends.
     static func lastAttemptKept(_ failure: JobFailure, why: String = "its last attempt") -> JobFailure {
-        JobFailure(kind: failure.kind, message: failure.message + " (\(why); the failure is the service's)",
-                   retryable: true, retryAfterSeconds: failure.retryAfterSeconds, countsAsAttempt: false, waitsLongerEachTime: true)
+        JobFailure(
+            kind: failure.kind, message: failure.message + " (\(why); the failure is the service's)",
+            retryable: true, retryAfterSeconds: failure.retryAfterSeconds, countsAsAttempt: false, waitsLongerEachTime: true)
     }
 
     /// Reads which of `backends` are down now.
@@ -171,9 +176,12 @@ final class ServiceBreakers: Sendable {
                 try Breakers.trip($0, backend: backend, workerID: workerID, kind: failure.kind, error: failure.message, probeAfterSeconds: first)
             }
             if opened {
-                logger.warning("service unavailable: its calls fail for its own reasons across jobs; no more of its jobs are claimed, and one probe call at a time tests it", metadata: [
-                                   "backend": "\(backend)", "error_kind": "\(failure.kind)", "error": "\(failure.message)",
-                                   "first_probe_seconds": "\(first)"])
+                logger.warning(
+                    "service unavailable: its calls fail for its own reasons across jobs; no more of its jobs are claimed, and one probe call at a time tests it",
+                    metadata: [
+                        "backend": "\(backend)", "error_kind": "\(failure.kind)", "error": "\(failure.message)",
+                        "first_probe_seconds": "\(first)"
+                    ])
             }
         } catch {
             // The database away too: this worker holds back on its own meanwhile.
@@ -186,8 +194,9 @@ final class ServiceBreakers: Sendable {
         let reported: Breakers.ProbeFailure?
         do {
             reported = try await database.withConnection {
-                try Breakers.probeFailed($0, backend: backend, workerID: workerID, jobID: job.id, kind: failure.kind, error: failure.message,
-                                         firstDelay: settings.firstProbeSeconds, maxDelay: settings.maxProbeSeconds)
+                try Breakers.probeFailed(
+                    $0, backend: backend, workerID: workerID, jobID: job.id, kind: failure.kind, error: failure.message,
+                    firstDelay: settings.firstProbeSeconds, maxDelay: settings.maxProbeSeconds)
             }
         } catch {
             // The database away too: the next claim's probe comes when it is back.
@@ -199,13 +208,19 @@ final class ServiceBreakers: Sendable {
             await refresh([backend])
             return isOpen(backend) ? .givenBack(afterSeconds: 0) : .counts(failure)
         }
-        logger.notice("probe failed; the service is still unavailable", metadata: [
-            "backend": "\(backend)", "job": "\(job.id)", "error_kind": "\(failure.kind)",
-            "next_probe_seconds": "\(String(format: "%.0f", reported.nextProbeSeconds))"])
+        logger.notice(
+            "probe failed; the service is still unavailable",
+            metadata: [
+                "backend": "\(backend)", "job": "\(job.id)", "error_kind": "\(failure.kind)",
+                "next_probe_seconds": "\(String(format: "%.0f", reported.nextProbeSeconds))"
+            ])
         learn(backend, open: true, probeIn: reported.nextProbeSeconds)
         guard unreachable || reported.jobFailedBefore < Self.probeFailuresBeforeCounting else {
-            return .counts(Self.lastAttemptKept(failure, why: "this photo failed as the service's probe \(reported.jobFailedBefore + 1) times, "
-                                                    + "each time after every other waiting photo had been tried"))
+            return .counts(
+                Self.lastAttemptKept(
+                    failure,
+                    why: "this photo failed as the service's probe \(reported.jobFailedBefore + 1) times, "
+                        + "each time after every other waiting photo had been tried"))
         }
         // The probe's job steps aside until the next probe, which then tries another photo.
         return .givenBack(afterSeconds: reported.nextProbeSeconds)

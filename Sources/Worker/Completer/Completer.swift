@@ -107,16 +107,19 @@ struct Completer: Service {
         await tally.count(succeeded.count, as: .succeeded)
         for (backend, jobs) in Dictionary(grouping: succeeded, by: \.job.backend) {
             WorkerMetrics.jobsFinished(jobs.count, backend: backend, outcome: Tally.Outcome.succeeded.rawValue)
-            WorkerMetrics.bytes(backend: backend, read: jobs.reduce(0) { $0 + $1.result.preparation.originalBytes },
-                                sent: jobs.reduce(0) { $0 + $1.result.preparation.sentBytes })
+            WorkerMetrics.bytes(
+                backend: backend, read: jobs.reduce(0) { $0 + $1.result.preparation.originalBytes },
+                sent: jobs.reduce(0) { $0 + $1.result.preparation.sentBytes })
             WorkerMetrics.apiCalls(backend: backend, jobs.reduce(0) { $0 + $1.result.analysis.apiCalls })
         }
         for (job, result) in succeeded {
             traces.take(job.id)?.end(Tally.Outcome.succeeded.rawValue)
-            logger.info("job succeeded", metadata: Self.metadata(job).merging([
-                "outcome": "\(result.analysis.outcome ?? "-")", "sent_bytes": "\(result.preparation.sentBytes)",
-                "passed_through": "\(result.preparation.passedThrough)",
-            ]) { $1 })
+            logger.info(
+                "job succeeded",
+                metadata: Self.metadata(job).merging([
+                    "outcome": "\(result.analysis.outcome ?? "-")", "sent_bytes": "\(result.preparation.sentBytes)",
+                    "passed_through": "\(result.preparation.passedThrough)"
+                ]) { $1 })
         }
     }
 
@@ -143,9 +146,11 @@ struct Completer: Service {
         WorkerMetrics.jobsFinished(1, backend: job.backend, outcome: outcome.rawValue)
         if let failure {
             WorkerMetrics.failedAttempt(backend: job.backend, kind: failure.kind)
-            logger.warning("job failed", metadata: Self.metadata(job).merging([
-                "error_kind": "\(failure.kind)", "now": "\(outcome.rawValue)", "error": "\(failure.message)",
-            ]) { $1 })
+            logger.warning(
+                "job failed",
+                metadata: Self.metadata(job).merging([
+                    "error_kind": "\(failure.kind)", "now": "\(outcome.rawValue)", "error": "\(failure.message)"
+                ]) { $1 })
         }
     }
 }

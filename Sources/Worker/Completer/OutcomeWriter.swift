@@ -37,7 +37,8 @@ struct OutcomeWriter: Sendable {
                 let message = "PostgreSQL refused this job's result (\(error.sqlState ?? "no SQLSTATE")): \(error.message.prefix(500))"
                 return [results[0].job.id: .refused(JobFailure(.resultUnstorable, message: message))]
             }
-            logger.warning("PostgreSQL refused a batch of results; writing them one by one", metadata: ["results": "\(results.count)", "error": "\(error)"])
+            logger.warning(
+                "PostgreSQL refused a batch of results; writing them one by one", metadata: ["results": "\(results.count)", "error": "\(error)"])
             var written: [Int: Written] = [:]
             for result in results { written.merge(await complete([result])) { $1 } }
             return written
@@ -55,7 +56,11 @@ struct OutcomeWriter: Sendable {
             let state = try await Retrying.database(logger: logger, "record a failure", attempts: .max) {
                 try await self.database.withConnection { try JobQueue.fail($0, job: job, workerID: workerID, failure: failure, backoff: backoff) }
             }
-            return switch state { case .dead: .dead; case .leaseLost: .leaseLost; case .retryScheduled: .retryScheduled }
+            return switch state {
+            case .dead: .dead;
+            case .leaseLost: .leaseLost;
+            case .retryScheduled: .retryScheduled
+            }
         } catch {
             WorkerMetrics.resultWriteFailed(reason: "database")
             logger.error("could not record a failure; the job runs again when its lease expires", metadata: ["job": "\(job.id)", "error": "\(error)"])

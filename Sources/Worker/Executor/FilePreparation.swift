@@ -64,15 +64,20 @@ struct FilePreparation: Sendable {
         return await run(job) { try Self.prepare(plan.file, for: input) }
     }
 
-    private static let nothing = Prepared(upload: .nothing, facts: JobResult.Preparation(
-        originalBytes: 0, originalWidth: 0, originalHeight: 0, originalFormat: "none", sentBytes: 0, sentWidth: 0,
-        sentHeight: 0, sentFormat: "none", jpegQuality: nil, encodeCount: 0, passedThrough: true, milliseconds: 0))
+    private static let nothing = Prepared(
+        upload: .nothing,
+        facts: JobResult.Preparation(
+            originalBytes: 0, originalWidth: 0, originalHeight: 0, originalFormat: "none", sentBytes: 0, sentWidth: 0,
+            sentHeight: 0, sentFormat: "none", jpegQuality: nil, encodeCount: 0, passedThrough: true, milliseconds: 0))
 
     /// The job's object, downloaded into an unnamed file of the worker's own.
     private func download(_ job: Job, for input: InputHandling) async -> Result<OpenedFile, JobFailure> {
         guard let objects else {
-            return .failure(JobFailure(.pathNotAllowed, message: "\(job.imagePath) is in object storage, and this worker reads no "
-                                       + "bucket: give it AWS_ACCESS_KEY_ID and an s3:// entry in DISCERN_PATH_ROOTS"))
+            return .failure(
+                JobFailure(
+                    .pathNotAllowed,
+                    message: "\(job.imagePath) is in object storage, and this worker reads no "
+                        + "bucket: give it AWS_ACCESS_KEY_ID and an s3:// entry in DISCERN_PATH_ROOTS"))
         }
         let limit: Int
         switch input {
@@ -88,8 +93,10 @@ struct FilePreparation: Sendable {
         } catch {
             // The download's own trouble (no room for its temporary file): the system's, as a file
             // that could not be read is.
-            return .failure(Self.failure(ImagingError(.unreadable, "\(error)"), path: job.imagePath, attempt: job.attempt,
-                                         maxAttempts: job.maxAttempts, truncatedRetrySeconds: truncatedRetrySeconds))
+            return .failure(
+                Self.failure(
+                    ImagingError(.unreadable, "\(error)"), path: job.imagePath, attempt: job.attempt,
+                    maxAttempts: job.maxAttempts, truncatedRetrySeconds: truncatedRetrySeconds))
         }
     }
 
@@ -122,8 +129,10 @@ struct FilePreparation: Sendable {
                 throw ImagingError(error)
             }
         } catch let error as ImagingError {
-            return .failure(Self.failure(error, path: path, attempt: job.attempt, maxAttempts: job.maxAttempts,
-                                         truncatedRetrySeconds: truncatedRetrySeconds))
+            return .failure(
+                Self.failure(
+                    error, path: path, attempt: job.attempt, maxAttempts: job.maxAttempts,
+                    truncatedRetrySeconds: truncatedRetrySeconds))
         } catch is CancellationError {
             return .failure(Self.cancelled(path))
         } catch {
@@ -150,11 +159,13 @@ struct FilePreparation: Sendable {
         switch (kind.retry, kind.attempt) {
         case (.once, _):
             let again = attempt == 1
-            return JobFailure(kind, message: "\(path): \(error.message)\(again ? "; trying once more later" : "")",
-                              retryable: again, retryAfterSeconds: truncatedRetrySeconds)
+            return JobFailure(
+                kind, message: "\(path): \(error.message)\(again ? "; trying once more later" : "")",
+                retryable: again, retryAfterSeconds: truncatedRetrySeconds)
         case (.yes, .lastGivenBack) where attempt >= maxAttempts:
-            return JobFailure(kind, message: "\(path): \(error.message) (its last attempt; the failure is the system's)",
-                              countsAsAttempt: false, waitsLongerEachTime: true)
+            return JobFailure(
+                kind, message: "\(path): \(error.message) (its last attempt; the failure is the system's)",
+                countsAsAttempt: false, waitsLongerEachTime: true)
         default:
             let message = error.code == .pathNotAllowed || error.code == .fileNotFound ? error.message : "\(path): \(error.message)"
             return JobFailure(kind, message: message)
@@ -166,17 +177,21 @@ struct FilePreparation: Sendable {
         switch (input, file) {
         case (.image(let policy), let file?):
             let image = try ImagePreparer(policy: policy).prepare(file: file)
-            return Prepared(upload: Upload(image: image), facts: JobResult.Preparation(
-                originalBytes: image.original.bytes, originalWidth: image.original.width, originalHeight: image.original.height,
-                originalFormat: image.original.format.rawValue, sentBytes: image.bytes, sentWidth: image.width,
-                sentHeight: image.height, sentFormat: image.format.rawValue, jpegQuality: image.quality,
-                encodeCount: image.encodeCount, passedThrough: image.passedThrough, milliseconds: image.milliseconds))
+            return Prepared(
+                upload: Upload(image: image),
+                facts: JobResult.Preparation(
+                    originalBytes: image.original.bytes, originalWidth: image.original.width, originalHeight: image.original.height,
+                    originalFormat: image.original.format.rawValue, sentBytes: image.bytes, sentWidth: image.width,
+                    sentHeight: image.height, sentFormat: image.format.rawValue, jpegQuality: image.quality,
+                    encodeCount: image.encodeCount, passedThrough: image.passedThrough, milliseconds: image.milliseconds))
         case (.video(let policy), let file?):
             let video = try VideoFile.check(file, policy: policy)
-            return Prepared(upload: Upload(video: video), facts: JobResult.Preparation(
-                originalBytes: video.data.count, originalWidth: 0, originalHeight: 0, originalFormat: video.container.rawValue,
-                sentBytes: video.data.count, sentWidth: 0, sentHeight: 0, sentFormat: video.container.rawValue,
-                jpegQuality: nil, encodeCount: 0, passedThrough: true, milliseconds: video.milliseconds))
+            return Prepared(
+                upload: Upload(video: video),
+                facts: JobResult.Preparation(
+                    originalBytes: video.data.count, originalWidth: 0, originalHeight: 0, originalFormat: video.container.rawValue,
+                    sentBytes: video.data.count, sentWidth: 0, sentHeight: 0, sentFormat: video.container.rawValue,
+                    jpegQuality: nil, encodeCount: 0, passedThrough: true, milliseconds: video.milliseconds))
         default:
             return nothing
         }

@@ -120,21 +120,25 @@ struct JobExecution: Sendable {
         guard breakers.allows(job) else { return .givenBack(job, nil, afterSeconds: 0) }
         let started = ContinuousClock.now
         do {
-            let request = AnalysisRequest(action: job.action, paramsJSON: job.paramsJSON, correlationID: "discern-job-\(job.id)",
-                                          watch: breakers.watch(job))
-            let analysis = try await Traces.span("analyze \(job.backend)", kind: .client,
-                                                 ["discern.service": "\(job.backend)", "discern.action": "\(job.action)"]) {
+            let request = AnalysisRequest(
+                action: job.action, paramsJSON: job.paramsJSON, correlationID: "discern-job-\(job.id)",
+                watch: breakers.watch(job))
+            let analysis = try await Traces.span(
+                "analyze \(job.backend)", kind: .client,
+                ["discern.service": "\(job.backend)", "discern.action": "\(job.action)"]
+            ) {
                 _ throws(BackendError) in try await backend.analyze(prepared.upload, request: request)
             }
             WorkerMetrics.stage("analyze", backend: job.backend, ContinuousClock.now - started)
             await breakers.answered(job)
             return .succeeded(job, analysis, prepared.facts, analyzeMilliseconds: (ContinuousClock.now - started).milliseconds)
-        } catch where error.code == .cancelled || error.code == .capReached || Task.isCancelled {
+        } catch  where error.code == .cancelled || error.code == .capReached || Task.isCancelled {
             // Not the job's doing: back to the queue, no attempt counted.
             return .handBack(job)
         } catch {
-            let failure = JobFailure(kind: error.kind, message: error.message, retryable: error.isRetryable,
-                                     retryAfterSeconds: error.retryAfterSeconds, countsAsAttempt: error.countsAsAttempt)
+            let failure = JobFailure(
+                kind: error.kind, message: error.message, retryable: error.isRetryable,
+                retryAfterSeconds: error.retryAfterSeconds, countsAsAttempt: error.countsAsAttempt)
             switch error.serviceSignal {
             case .down, .unreachable:
                 // The service's trouble, not the photo's: while it is down the job keeps its attempts.

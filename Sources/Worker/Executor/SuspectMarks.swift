@@ -21,16 +21,19 @@ struct SuspectMarks: Sendable {
     private func write(_ job: Job, preparing: Bool) async -> Bool {
         let workerID = self.workerID, database = self.database
         do {
-            try await Retrying.database(logger: logger, preparing ? "mark a suspect's file as being prepared" : "clear a suspect's mark",
-                                        attempts: 3) {
+            try await Retrying.database(
+                logger: logger, preparing ? "mark a suspect's file as being prepared" : "clear a suspect's mark",
+                attempts: 3
+            ) {
                 try await database.withConnection {
                     try JobQueue.markPreparingAlone($0, jobID: job.id, workerID: workerID, preparing: preparing)
                 }
             }
             return true
         } catch {
-            logger.warning("could not tell the queue about a suspect's file; a crash now would not count against it",
-                           metadata: ["job": "\(job.id)", "preparing": "\(preparing)", "error": "\(error)"])
+            logger.warning(
+                "could not tell the queue about a suspect's file; a crash now would not count against it",
+                metadata: ["job": "\(job.id)", "preparing": "\(preparing)", "error": "\(error)"])
             return false
         }
     }

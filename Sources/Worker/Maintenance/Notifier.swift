@@ -23,7 +23,8 @@ struct Notifier: Service {
     init(database: Database, settings: NotificationSettings, version: String, intervalSeconds: Double, drain: Bool, logger: Logger) {
         self.database = database
         self.settings = settings
-        sender = settings.destinations.isEmpty ? nil : WebhookSender(secret: settings.secret, timeoutSeconds: settings.timeoutSeconds, version: version)
+        sender =
+            settings.destinations.isEmpty ? nil : WebhookSender(secret: settings.secret, timeoutSeconds: settings.timeoutSeconds, version: version)
         self.intervalSeconds = intervalSeconds
         self.drain = drain
         self.logger = logger
@@ -33,8 +34,12 @@ struct Notifier: Service {
 
     func run() async {
         if sender != nil {
-            logger.info("batch notifications on", metadata: [
-                "destinations": "\(names.joined(separator: ","))", "signed": "\(settings.secret != nil)", "settle_seconds": "\(settings.settleSeconds)"])
+            logger.info(
+                "batch notifications on",
+                metadata: [
+                    "destinations": "\(names.joined(separator: ","))", "signed": "\(settings.secret != nil)",
+                    "settle_seconds": "\(settings.settleSeconds)"
+                ])
         }
         var registered = false
         await Periodic.run(every: intervalSeconds, logger: logger, failure: "announcing or delivering batch notifications failed") {
@@ -70,29 +75,42 @@ struct Notifier: Service {
         }
     }
 
-    private func deliver(_ due: BatchNotifications.Due, to destination: WebhookDestination, with sender: WebhookSender) async -> BatchNotifications.Outcome {
+    private func deliver(
+        _ due: BatchNotifications.Due, to destination: WebhookDestination, with sender: WebhookSender
+    ) async -> BatchNotifications.Outcome {
         let deliveryID = "\(due.eventID)-\(destination.name.split(separator: "/").last ?? "")"
         let result: WebhookSender.Result
         do {
-            result = await sender.send(try BatchNotice.body(reportJSON: due.reportJSON, deliveryID: deliveryID, consoleURL: settings.consoleURL),
-                                       deliveryID: deliveryID, to: destination)
+            result = await sender.send(
+                try BatchNotice.body(reportJSON: due.reportJSON, deliveryID: deliveryID, consoleURL: settings.consoleURL),
+                deliveryID: deliveryID, to: destination)
         } catch {
             logger.error("a batch notification could not be written", metadata: ["event": "\(due.eventID)", "error": "\(error)"])
             return .failed(status: nil, error: error.description)
         }
         switch result {
         case .delivered(let status):
-            logger.notice("batch notification delivered", metadata: ["event": "\(due.eventID)", "destination": "\(destination.name)", "attempt": "\(due.attempt)"])
+            logger.notice(
+                "batch notification delivered",
+                metadata: ["event": "\(due.eventID)", "destination": "\(destination.name)", "attempt": "\(due.attempt)"])
             return .delivered(status: status)
         case .failed(let status, let message):
             let wait = settings.retryDelay(afterAttempt: due.attempt)
             if due.ageSeconds + wait > settings.giveUpAfterSeconds {
-                logger.error("a batch notification was given up", metadata: ["event": "\(due.eventID)", "destination": "\(destination.name)",
-                                                                          "attempts": "\(due.attempt)", "error": "\(message)"])
+                logger.error(
+                    "a batch notification was given up",
+                    metadata: [
+                        "event": "\(due.eventID)", "destination": "\(destination.name)",
+                        "attempts": "\(due.attempt)", "error": "\(message)"
+                    ])
                 return .failed(status: status, error: "given up after \(due.attempt) tries: \(message)")
             }
-            logger.warning("a batch notification failed; trying again later", metadata: [
-                "event": "\(due.eventID)", "destination": "\(destination.name)", "attempt": "\(due.attempt)", "retry_in_seconds": "\(wait)", "error": "\(message)"])
+            logger.warning(
+                "a batch notification failed; trying again later",
+                metadata: [
+                    "event": "\(due.eventID)", "destination": "\(destination.name)", "attempt": "\(due.attempt)", "retry_in_seconds": "\(wait)",
+                    "error": "\(message)"
+                ])
             return .retry(status: status, error: message, retryInSeconds: wait)
         }
     }

@@ -36,8 +36,9 @@ struct Rescuer: Service {
                     try await database.withConnection { _ = try $0.query("SELECT 1") }
                     databaseWasAway = false
                     quietUntil = .now + .seconds(quietSeconds)
-                    logger.notice("the database is back; rescuing waits until live workers reconnected",
-                                  metadata: ["seconds": "\(quietSeconds)"])
+                    logger.notice(
+                        "the database is back; rescuing waits until live workers reconnected",
+                        metadata: ["seconds": "\(quietSeconds)"])
                 }
                 if let until = quietUntil, ContinuousClock.now < until { return }
                 let workerID = self.workerID
@@ -47,8 +48,9 @@ struct Rescuer: Service {
                 }
                 rounds += 1
                 if round.awaitedWorkers > 0, !awaiting {
-                    logger.notice("the database server is new (a restart or a failover): the jobs of workers not heard from since wait while they reconnect",
-                                  metadata: ["workers": "\(round.awaitedWorkers)", "seconds": "\(Int((round.awaitedSeconds ?? 0).rounded(.up)))"])
+                    logger.notice(
+                        "the database server is new (a restart or a failover): the jobs of workers not heard from since wait while they reconnect",
+                        metadata: ["workers": "\(round.awaitedWorkers)", "seconds": "\(Int((round.awaitedSeconds ?? 0).rounded(.up)))"])
                 } else if round.awaitedWorkers == 0, awaiting || quietUntil != nil {
                     logger.notice("live workers had time to reconnect: rescuing again", metadata: ["jobs": "\(round.rescued)"])
                 }
@@ -69,8 +71,9 @@ struct Rescuer: Service {
         let holding = await inFlight.accountedFor, workerID = self.workerID
         let released = try await database.withConnection { try JobQueue.releaseOrphans($0, workerID: workerID, holding: holding) }
         if !released.isEmpty {
-            logger.warning("handed back jobs this worker no longer held, their leases expired: they run again",
-                           metadata: ["jobs": "\(released)"])
+            logger.warning(
+                "handed back jobs this worker no longer held, their leases expired: they run again",
+                metadata: ["jobs": "\(released)"])
         }
     }
 }

@@ -36,8 +36,9 @@ struct Producer: Service {
             // what a test may wait on before it lets the jobs in hand finish.
             if Task.isShuttingDownGracefully {
                 let inHand = await inFlight.ids.count
-                logger.notice("stopping: no more claims; the jobs in hand finish within the grace period, the rest go back to the queue",
-                              metadata: ["jobs_in_hand": "\(inHand)", "grace_seconds": "\(configuration.graceSeconds)"])
+                logger.notice(
+                    "stopping: no more claims; the jobs in hand finish within the grace period, the rest go back to the queue",
+                    metadata: ["jobs_in_hand": "\(inHand)", "grace_seconds": "\(configuration.graceSeconds)"])
             }
         } catch {
             await outbox.finish()
@@ -74,8 +75,9 @@ struct Producer: Service {
             return false
         }
         // Up to two batches unwritten: one being written, the next filling up meanwhile.
-        let room = await inFlight.room(prepareQueue: configuration.prepareQueue, concurrency: configuration.concurrency,
-                                       maxUnwritten: 2 * configuration.completionBatchSize)
+        let room = await inFlight.room(
+            prepareQueue: configuration.prepareQueue, concurrency: configuration.concurrency,
+            maxUnwritten: 2 * configuration.completionBatchSize)
         let since = Traces.isOn ? Traces.now : nil
         let jobs = room > 0 ? try await claim(limit: room, oldestFirst: share.oldestFirst(of: room), holdingNothing: holdingNothing) : []
         share.record(claimed: jobs.count)
@@ -83,8 +85,9 @@ struct Producer: Service {
             health.databaseReached()
             let (fresh, running) = await inFlight.claimed(jobs)
             if !running.isEmpty {
-                logger.notice("claimed jobs this worker is still running (another worker took it for stopped); the runs under way keep them",
-                              metadata: ["jobs": "\(running)"])
+                logger.notice(
+                    "claimed jobs this worker is still running (another worker took it for stopped); the runs under way keep them",
+                    metadata: ["jobs": "\(running)"])
             }
             if let since { traces.claimed(fresh, traceparents: await storedTraceparents(fresh), since: since) }
             for job in fresh { await outbox.send(job) }
@@ -111,8 +114,9 @@ struct Producer: Service {
         let started = ContinuousClock.now
         let jobs = try await Retrying.database(logger: logger, "claim jobs") {
             try await self.claims.withConnection { connection in
-                try JobQueue.claim(connection, workerID: workerID, backends: backends, limit: limit, leaseSeconds: lease,
-                                   oldestFirst: oldestFirst, holdingNothing: holdingNothing)
+                try JobQueue.claim(
+                    connection, workerID: workerID, backends: backends, limit: limit, leaseSeconds: lease,
+                    oldestFirst: oldestFirst, holdingNothing: holdingNothing)
             }
         }
         if !jobs.isEmpty {
@@ -121,8 +125,11 @@ struct Producer: Service {
             breakers.claimed(Set(jobs.lazy.filter { !$0.isProbe }.map(\.backend)), started: started)
         }
         if let alone = jobs.first(where: \.runsAlone) {
-            logger.notice("running a job alone: its workers stopped while it ran beside others", metadata: [
-                "job": "\(alone.id)", "path": "\(alone.imagePath)"])
+            logger.notice(
+                "running a job alone: its workers stopped while it ran beside others",
+                metadata: [
+                    "job": "\(alone.id)", "path": "\(alone.imagePath)"
+                ])
         }
         return jobs
     }

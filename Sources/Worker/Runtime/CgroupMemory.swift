@@ -13,7 +13,8 @@ struct CgroupMemory: Equatable {
     /// From this process's /proc files; nil when no cgroup limits it.
     static func detect() -> CgroupMemory? {
         guard let membership = try? String(contentsOfFile: "/proc/self/cgroup", encoding: .utf8),
-              let mounts = try? String(contentsOfFile: "/proc/self/mountinfo", encoding: .utf8) else { return nil }
+            let mounts = try? String(contentsOfFile: "/proc/self/mountinfo", encoding: .utf8)
+        else { return nil }
         return limit(membership: membership, mountinfo: mounts) { try? String(contentsOfFile: $0, encoding: .utf8) }
     }
 
@@ -62,11 +63,15 @@ struct CgroupMemory: Equatable {
                 guard before.count >= 5, let type = after.first else { continue }
                 let root = unescape(String(before[3])), mountPoint = unescape(String(before[4]))
                 if type == "cgroup2", let path = paths.v2 {
-                    found.append(Hierarchy(mountPoint: mountPoint, folder: folder(path, root: root, mountPoint: mountPoint),
-                                           limitFiles: ["memory.max", "memory.high"]))
+                    found.append(
+                        Hierarchy(
+                            mountPoint: mountPoint, folder: folder(path, root: root, mountPoint: mountPoint),
+                            limitFiles: ["memory.max", "memory.high"]))
                 } else if type == "cgroup", after.count >= 3, after[2].split(separator: ",").contains("memory"), let path = paths.v1 {
-                    found.append(Hierarchy(mountPoint: mountPoint, folder: folder(path, root: root, mountPoint: mountPoint),
-                                           limitFiles: ["memory.limit_in_bytes"]))
+                    found.append(
+                        Hierarchy(
+                            mountPoint: mountPoint, folder: folder(path, root: root, mountPoint: mountPoint),
+                            limitFiles: ["memory.limit_in_bytes"]))
                 }
             }
             return found

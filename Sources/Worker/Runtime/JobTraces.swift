@@ -31,16 +31,18 @@ final class JobTraces: Sendable {
         guard Traces.isOn, !jobs.isEmpty else { return }
         let services = Set(jobs.map(\.backend))
         let service = services.count == 1 ? services.first : nil
-        let claim = Traces.begin(["claim", service].compactMap { $0 }.joined(separator: " "), kind: .client, at: since,
-                                 Messaging.attributes("claim", type: "receive", service: service))
+        let claim = Traces.begin(
+            ["claim", service].compactMap { $0 }.joined(separator: " "), kind: .client, at: since,
+            Messaging.attributes("claim", type: "receive", service: service))
         claim.set("messaging.batch.message_count", jobs.count)
         var started: [Int: Open] = [:]
         for job in jobs {
             let enqueued = traceparents[job.id]
             claim.link(to: enqueued)
             let parent: Traces.Parent = job.attempt <= 1 ? .remote(traceparent: enqueued) : .newTraceLinked(to: enqueued)
-            let process = Traces.begin("process \(job.backend)", kind: .consumer, parent: parent,
-                                       Messaging.attributes("process", type: "process", service: job.backend, jobID: job.id))
+            let process = Traces.begin(
+                "process \(job.backend)", kind: .consumer, parent: parent,
+                Messaging.attributes("process", type: "process", service: job.backend, jobID: job.id))
             process.set("discern.attempt", job.attempt)
             started[job.id] = Open(process: process)
         }
@@ -60,8 +62,9 @@ final class JobTraces: Sendable {
         open.withLock { open in
             for job in jobs {
                 guard let process = open[job.id]?.process else { continue }
-                open[job.id]?.complete = Traces.begin("complete \(job.backend)", kind: .client, parent: .span(process),
-                                                      Messaging.attributes("complete", type: "settle", service: job.backend, jobID: job.id))
+                open[job.id]?.complete = Traces.begin(
+                    "complete \(job.backend)", kind: .client, parent: .span(process),
+                    Messaging.attributes("complete", type: "settle", service: job.backend, jobID: job.id))
             }
         }
     }

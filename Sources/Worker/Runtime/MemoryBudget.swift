@@ -32,8 +32,9 @@ public struct MemoryBudget: Sendable, Equatable {
         let quarter = (limitBytes / 4) >> 20
         let megabytes = min(ceilingMB, max(floorMB, quarter))
         let limitMB = limitBytes >> 20
-        return MemoryBudget(megabytes: megabytes,
-                            reason: "a quarter of \(source) (\(limitMB) MB), within \(floorMB)-\(ceilingMB) MB")
+        return MemoryBudget(
+            megabytes: megabytes,
+            reason: "a quarter of \(source) (\(limitMB) MB), within \(floorMB)-\(ceilingMB) MB")
     }
 
     /// "max" (v2) and v1's near-2^63 "no limit" are no limit.

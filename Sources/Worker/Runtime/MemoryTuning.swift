@@ -1,6 +1,6 @@
 import Foundation
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// glibc malloc settings for a process that moves many large image buffers across many threads.
@@ -14,9 +14,9 @@ import Glibc
 public enum MemoryTuning {
     public static func apply() {
         #if canImport(Glibc)
-        let environment = ProcessInfo.processInfo.environment
-        if environment["MALLOC_ARENA_MAX"] == nil { _ = glibcMallopt(mArenaMax, 2) }
-        if environment["MALLOC_MMAP_THRESHOLD_"] == nil { _ = glibcMallopt(mMmapThreshold, 1 << 20) }
+            let environment = ProcessInfo.processInfo.environment
+            if environment["MALLOC_ARENA_MAX"] == nil { _ = glibcMallopt(mArenaMax, 2) }
+            if environment["MALLOC_MMAP_THRESHOLD_"] == nil { _ = glibcMallopt(mMmapThreshold, 1 << 20) }
         #endif
     }
 
@@ -27,6 +27,6 @@ public enum MemoryTuning {
 }
 
 #if canImport(Glibc)
-@_silgen_name("mallopt")
-private func glibcMallopt(_ parameter: Int32, _ value: Int32) -> Int32
+    @_silgen_name("mallopt")
+    private func glibcMallopt(_ parameter: Int32, _ value: Int32) -> Int32
 #endif

@@ -54,7 +54,8 @@ final class ServiceWatch: Sendable {
             let still = state.withLock { $0.running }
             guard !still.isEmpty else { return }
             let counts = await inFlight.counts
-            let line = "worker services still running \(bound) after they were cancelled: \(still.joined(separator: ", ")); "
+            let line =
+                "worker services still running \(bound) after they were cancelled: \(still.joined(separator: ", ")); "
                 + "jobs in hand: \(counts.total) (\(counts.preparing) preparing); ending the process"
             logger.critical("\(line)")
             fatalError(line)

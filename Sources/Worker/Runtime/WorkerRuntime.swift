@@ -61,15 +61,17 @@ public final class WorkerRuntime: Sendable {
         watch = ServiceWatch(bound: Self.cancellationBound, inFlight: inFlight, logger: logger)
         let jobs = Mailbox<Job>(), outcomes = Mailbox<JobOutcome>()
         let names = Array(Set(backends.map(\.name))).sorted()
-        let presence = Presence(listenConninfo: connections.listenConninfo,
-                                lock: SessionLock(namespace: WorkerRegistry.presenceNamespace), wakeup: wakeup)
+        let presence = Presence(
+            listenConninfo: connections.listenConninfo,
+            lock: SessionLock(namespace: WorkerRegistry.presenceNamespace), wakeup: wakeup)
         // The connection budget: see WorkerConnections.
         let queue = connections.queue, writes = connections.writes
         let breakers = ServiceBreakers(settings: configuration.breaker, database: queue, workerID: configuration.workerID, logger: logger)
         let execution = JobExecution(
             backends: Dictionary(backends.map { ($0.name, $0) }, uniquingKeysWith: { $1 }),
-            preparation: FilePreparation(pool: pool, roots: configuration.pathRoots, objects: configuration.objects,
-                                         truncatedRetrySeconds: configuration.truncatedRetrySeconds),
+            preparation: FilePreparation(
+                pool: pool, roots: configuration.pathRoots, objects: configuration.objects,
+                truncatedRetrySeconds: configuration.truncatedRetrySeconds),
             networkSlots: Slots(configuration.concurrency), bytesInFlight: Slots(configuration.maxBytesInFlight), inFlight: inFlight,
             breakers: breakers, suspects: SuspectMarks(database: queue, workerID: configuration.workerID, logger: logger))
         let entry = WorkerRegistry.Entry(
@@ -77,30 +79,40 @@ public final class WorkerRuntime: Sendable {
             version: configuration.version, backends: names, heartbeatSeconds: configuration.heartbeatSeconds)
         parts = Parts(
             presence: presence,
-            completer: Completer(inbox: outcomes, writer: OutcomeWriter(database: writes, workerID: configuration.workerID,
-                                                                        backoff: configuration.backoff, logger: logger),
-                                 inFlight: inFlight, tally: tally, traces: traces, maxBatch: configuration.completionBatchSize, logger: logger),
-            heartbeat: Heartbeat(database: queue, entry: entry, presence: presence.listenConninfo == nil ? nil : presence.lock,
-                                 leaseSeconds: configuration.leaseSeconds, inFlight: inFlight,
-                                 abandonments: abandonments, health: health, tally: tally, logger: logger),
+            completer: Completer(
+                inbox: outcomes,
+                writer: OutcomeWriter(
+                    database: writes, workerID: configuration.workerID,
+                    backoff: configuration.backoff, logger: logger),
+                inFlight: inFlight, tally: tally, traces: traces, maxBatch: configuration.completionBatchSize, logger: logger),
+            heartbeat: Heartbeat(
+                database: queue, entry: entry, presence: presence.listenConninfo == nil ? nil : presence.lock,
+                leaseSeconds: configuration.leaseSeconds, inFlight: inFlight,
+                abandonments: abandonments, health: health, tally: tally, logger: logger),
             executor: Executor(inbox: jobs, outbox: outcomes, execution: execution, abandonments: abandonments, traces: traces),
-            producer: Producer(claims: queue, configuration: configuration, backends: names, inFlight: inFlight, outbox: jobs,
-                               breakers: breakers, traces: traces, wakeup: wakeup, health: health, logger: logger),
-            rescuer: Rescuer(database: queue, workerID: configuration.workerID, inFlight: inFlight, intervalSeconds: configuration.heartbeatSeconds, logger: logger),
+            producer: Producer(
+                claims: queue, configuration: configuration, backends: names, inFlight: inFlight, outbox: jobs,
+                breakers: breakers, traces: traces, wakeup: wakeup, health: health, logger: logger),
+            rescuer: Rescuer(
+                database: queue, workerID: configuration.workerID, inFlight: inFlight, intervalSeconds: configuration.heartbeatSeconds, logger: logger
+            ),
             breakerWatch: BreakerWatch(breakers: breakers, backends: names),
             sampler: DepthSampler(database: queue),
             rollUp: RollUp(database: writes, intervalSeconds: configuration.heartbeatSeconds, logger: logger),
             announcer: ChangeAnnouncer(database: writes, tally: tally),
-            notifier: Notifier(database: writes, settings: configuration.notifications, version: configuration.version,
-                               intervalSeconds: min(5, configuration.heartbeatSeconds), drain: configuration.drain, logger: logger))
-        logger.info("worker ready", metadata: [
-            "worker": "\(configuration.workerID)", "backends": "\(names.joined(separator: ","))",
-            "concurrency": "\(configuration.concurrency)", "prepare_threads": "\(configuration.prepareThreads)",
-            "lease_seconds": "\(configuration.leaseSeconds)", "drain": "\(configuration.drain)",
-            "pool_mode": "\(connections.poolMode.rawValue)",
-            "new_jobs": "\(connections.listenConninfo == nil ? "polled every \(configuration.pollIntervalSeconds) s" : "LISTEN")",
-            "blocking_call_audit": "\(BlockingCallAudit.isEnabled ? "on" : "off")",
-        ])
+            notifier: Notifier(
+                database: writes, settings: configuration.notifications, version: configuration.version,
+                intervalSeconds: min(5, configuration.heartbeatSeconds), drain: configuration.drain, logger: logger))
+        logger.info(
+            "worker ready",
+            metadata: [
+                "worker": "\(configuration.workerID)", "backends": "\(names.joined(separator: ","))",
+                "concurrency": "\(configuration.concurrency)", "prepare_threads": "\(configuration.prepareThreads)",
+                "lease_seconds": "\(configuration.leaseSeconds)", "drain": "\(configuration.drain)",
+                "pool_mode": "\(connections.poolMode.rawValue)",
+                "new_jobs": "\(connections.listenConninfo == nil ? "polled every \(configuration.pollIntervalSeconds) s" : "LISTEN")",
+                "blocking_call_audit": "\(BlockingCallAudit.isEnabled ? "on" : "off")"
+            ])
     }
 
     deinit { pool.shutdown() }
@@ -124,7 +136,7 @@ public final class WorkerRuntime: Sendable {
             .init(service: parts.rescuer),
             .init(service: parts.breakerWatch),
             .init(service: parts.rollUp),
-            .init(service: parts.announcer),
+            .init(service: parts.announcer)
         ].map(watch.watched) + (configuration.samplesQueueDepth ? [watched(.init(service: parts.sampler))] : [])
     }
 
@@ -140,8 +152,9 @@ public final class WorkerRuntime: Sendable {
     /// Runs the worker alone until it is done (`drain`) or shut down, and returns what it did:
     /// for tests and embedding. `discern work` builds its own group with these services.
     public func run(gracefulShutdownSignals: [UnixSignal] = []) async throws -> WorkerSummary {
-        var group = ServiceGroupConfiguration(services: services, gracefulShutdownSignals: gracefulShutdownSignals,
-                                              logger: Logger(label: "discern.worker.group") { _ in SwiftLogNoOpLogHandler() })
+        var group = ServiceGroupConfiguration(
+            services: services, gracefulShutdownSignals: gracefulShutdownSignals,
+            logger: Logger(label: "discern.worker.group") { _ in SwiftLogNoOpLogHandler() })
         group.maximumGracefulShutdownDuration = .seconds(configuration.graceSeconds)
         // The watch bounds the cancellation, and names what outlives it.
         group.maximumCancellationDuration = nil

@@ -77,7 +77,10 @@ public final class PostgresRateGate: RateGate {
         // Only a limit set absurdly low (per_minute near 0) schedules calls hours away: then the
         // job goes back to the queue for that long instead of holding its lease.
         guard lease.firstWait <= Self.maxWaitSeconds else {
-            throw BackendError(.rateLimited, "the \(key) rate limit schedules this call \(String(format: "%.0f", lease.firstWait)) s from now; check discern.rate_limits", retryAfterSeconds: lease.firstWait)
+            throw BackendError(
+                .rateLimited,
+                "the \(key) rate limit schedules this call \(String(format: "%.0f", lease.firstWait)) s from now; check discern.rate_limits",
+                retryAfterSeconds: lease.firstWait)
         }
         let slots = Self.slots(lease, asked: asked, answered: answered)
         if slots.count > 1 { leased.withLock { $0[key, default: LeasedSlots()].append(slots.dropFirst()) } }

@@ -13,8 +13,10 @@ enum Retrying {
     /// - Parameter attempts: how many tries before the error is thrown; `.max` to keep trying
     ///   until the task is cancelled (what a worker has done must be written down once the
     ///   database is back, however long it is away).
-    static func database<T: Sendable>(logger: Logger, _ what: String, attempts: Int = 8,
-                                      _ body: @Sendable () async throws -> T) async throws -> T {
+    static func database<T: Sendable>(
+        logger: Logger, _ what: String, attempts: Int = 8,
+        _ body: @Sendable () async throws -> T
+    ) async throws -> T {
         var pause = 0.2
         var attempt = 1
         // Counted apart: a connection lost for a minute must not spend a lock timeout's tries.
@@ -23,13 +25,16 @@ enum Retrying {
             do {
                 return try await body()
             } catch let error as PostgresError
-                        where (error.isRetryable && attempt < attempts) || (error.isContention && contended + 1 < min(attempts, contentionAttempts)) {
+                where (error.isRetryable && attempt < attempts) || (error.isContention && contended + 1 < min(attempts, contentionAttempts))
+            {
                 if error.isContention { contended += 1 }
                 // The first failures, then one in ten: an outage of minutes is a few lines, not hundreds.
                 if attempt <= 3 || attempt % 10 == 0 {
-                    logger.warning("database call failed; retrying", metadata: [
-                        "operation": "\(what)", "attempt": "\(attempt)", "error": "\(error)",
-                    ])
+                    logger.warning(
+                        "database call failed; retrying",
+                        metadata: [
+                            "operation": "\(what)", "attempt": "\(attempt)", "error": "\(error)"
+                        ])
                 }
                 try await Task.sleep(for: .seconds(pause))
                 // Cancelled while a statement was under way (a dedicated thread does not hear it):

@@ -4,13 +4,16 @@ import QueueReads
 
 struct BatchesCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "batches", abstract: "The newest batches: progress, rate, time left, outcomes, top errors and who was told (the console's batches page); or wait for one to end.",
+        commandName: "batches",
+        abstract:
+            "The newest batches: progress, rate, time left, outcomes, top errors and who was told (the console's batches page); or wait for one to end.",
         subcommands: [BatchesList.self, BatchesWait.self], defaultSubcommand: BatchesList.self)
 }
 
 struct BatchesList: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "list", abstract: "The newest batches: progress, rate, time left, outcomes, top errors and who was told (the console's batches page).")
+        commandName: "list",
+        abstract: "The newest batches: progress, rate, time left, outcomes, top errors and who was told (the console's batches page).")
 
     @OptionGroup var database: DatabaseOptions
 
@@ -30,18 +33,27 @@ struct BatchesList: AsyncParsableCommand {
     func run() async throws {
         let batches = try await database.reader().batches(named: name, limit: limit)
         if format == .json { return try JSONOutput.printView(batches) }
-        print(TextTable.render(
-            headers: ["batch", "created", "jobs", "succeeded", "dead", "cancelled", "running", "waiting", "done %", "rate", "saved", "top error", "notified"],
-            rows: batches.map { batch in
-                let rate = batch.isFinished ? batch.averagePerMinute.map { String(format: "%.1f/min avg", $0) } ?? "-"
-                    : String(format: "%.1f/min", batch.perMinute)
-                        + (batch.etaSeconds.map { ", \(MarkdownReport.duration($0)) left" } ?? (batch.noLiveWorker ? ", not moving: no live worker" : ""))
-                let error = batch.errors.first.map { "\($0.errorKind ?? "-") ×\($0.jobs)" } ?? "-"
-                return [batch.name, ViewText.time(batch.createdAt), "\(batch.jobs)", "\(batch.succeeded)", "\(batch.dead)", "\(batch.cancelled)",
+        print(
+            TextTable.render(
+                headers: [
+                    "batch", "created", "jobs", "succeeded", "dead", "cancelled", "running", "waiting", "done %", "rate", "saved", "top error",
+                    "notified"
+                ],
+                rows: batches.map { batch in
+                    let rate =
+                        batch.isFinished
+                        ? batch.averagePerMinute.map { String(format: "%.1f/min avg", $0) } ?? "-"
+                        : String(format: "%.1f/min", batch.perMinute)
+                            + (batch.etaSeconds.map { ", \(MarkdownReport.duration($0)) left" }
+                                ?? (batch.noLiveWorker ? ", not moving: no live worker" : ""))
+                    let error = batch.errors.first.map { "\($0.errorKind ?? "-") ×\($0.jobs)" } ?? "-"
+                    return [
+                        batch.name, ViewText.time(batch.createdAt), "\(batch.jobs)", "\(batch.succeeded)", "\(batch.dead)", "\(batch.cancelled)",
                         "\(batch.running)", "\(batch.available)", String(format: "%.1f", batch.percentDone), rate,
                         MarkdownReport.megabytes(max(0, batch.originalBytes - batch.sentBytes)), error,
-                        batch.notification?.summary ?? (batch.isFinished ? "not yet (settling)" : "-")]
-            }))
+                        batch.notification?.summary ?? (batch.isFinished ? "not yet (settling)" : "-")
+                    ]
+                }))
     }
 }
 
@@ -85,7 +97,8 @@ struct BatchesWait: AsyncParsableCommand {
                 return
             }
             if let deadline, ContinuousClock.now >= deadline {
-                StandardError.write("discern: batch \(name) has not ended after \(timeout ?? 0) s; \(state.waiting > 0 ? "jobs are still waiting or running" : "")\n")
+                StandardError.write(
+                    "discern: batch \(name) has not ended after \(timeout ?? 0) s; \(state.waiting > 0 ? "jobs are still waiting or running" : "")\n")
                 throw ExitCode(ExitStatus.timedOut)
             }
             try await Task.sleep(for: .seconds(deadline.map { min(every, max(0.01, Self.seconds($0 - .now))) } ?? every))

@@ -14,7 +14,8 @@ struct BreakerKnobs: ParsableArguments {
 
     enum FailedJobs: IntegerKnob {
         static let flag = "breaker-failed-jobs", variable: String? = "DISCERN_BREAKER_FAILED_JOBS", range = 1...1000
-        static let summary = "A service is down for this worker when this many jobs' attempts in a row failed for its own reasons "
+        static let summary =
+            "A service is down for this worker when this many jobs' attempts in a row failed for its own reasons "
             + "(refused, reset, timeouts, 5xx, 429 beyond Retry-After), or this many within --breaker-window-seconds and at least "
             + "--breaker-failure-ratio of its attempts there, 1-1000"
         static let keyPath = \WorkSettings.worker.breaker.failedJobs
@@ -22,7 +23,8 @@ struct BreakerKnobs: ParsableArguments {
 
     enum FailureRatio: NumberKnob {
         static let flag = "breaker-failure-ratio", variable: String? = "DISCERN_BREAKER_FAILURE_RATIO", range = 0.01...1
-        static let summary = "The share of a window's attempts that must fail so, 0.01-1: a service failing one call in five keeps its per-job retries"
+        static let summary =
+            "The share of a window's attempts that must fail so, 0.01-1: a service failing one call in five keeps its per-job retries"
         static let keyPath = \WorkSettings.worker.breaker.failureRatio
     }
 
@@ -46,7 +48,8 @@ struct BreakerKnobs: ParsableArguments {
 
     enum RefreshSeconds: NumberKnob {
         static let flag = "breaker-refresh-seconds", variable: String? = "DISCERN_BREAKER_REFRESH_SECONDS", range = 0.1...3600
-        static let summary = "How often this worker reads which services other workers found down, in seconds: until then it may "
+        static let summary =
+            "How often this worker reads which services other workers found down, in seconds: until then it may "
             + "prepare photos for one (its claims skip it at once), 0.1-3600"
         static let keyPath = \WorkSettings.worker.breaker.refreshSeconds
     }
@@ -54,7 +57,9 @@ struct BreakerKnobs: ParsableArguments {
     /// What no one knob can check alone.
     static func check(_ settings: BreakerSettings) throws {
         guard settings.maxProbeSeconds >= settings.firstProbeSeconds else {
-            throw SettingError("the longest wait between probes (\(Setting.plain(settings.maxProbeSeconds)) s) must not be shorter than the first (\(Setting.plain(settings.firstProbeSeconds)) s)")
+            throw SettingError(
+                "the longest wait between probes (\(Setting.plain(settings.maxProbeSeconds)) s) must not be shorter than the first (\(Setting.plain(settings.firstProbeSeconds)) s)"
+            )
         }
     }
 }

@@ -15,7 +15,9 @@ struct ConsoleCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "console",
         abstract: "Serve the web console: the night's work, the photos beside what the service read, retries and review.",
-        discussion: "docs/console.md. Binds 127.0.0.1 by default; anything else needs DISCERN_CONSOLE_TOKEN. Beyond this machine, serve it through a TLS reverse proxy and name its address with --public-url.")
+        discussion:
+            "docs/console.md. Binds 127.0.0.1 by default; anything else needs DISCERN_CONSOLE_TOKEN. Beyond this machine, serve it through a TLS reverse proxy and name its address with --public-url."
+    )
 
     @OptionGroup var database: DatabaseOptions
     @OptionGroup var logging: LogOptions
@@ -23,23 +25,33 @@ struct ConsoleCommand: AsyncParsableCommand {
     @OptionGroup var host: Knob<ConsoleKnobs.Host>
     @OptionGroup var port: Knob<ConsoleKnobs.Port>
 
-    @Option(name: .customLong("path-root"),
-            help: "A folder thumbnails may be read from (repeatable). Default: $DISCERN_PATH_ROOTS. Required.")
+    @Option(
+        name: .customLong("path-root"),
+        help: "A folder thumbnails may be read from (repeatable). Default: $DISCERN_PATH_ROOTS. Required.")
     var pathRoots: [String] = []
 
     @Option(help: "A reverse proxy's header naming the signed-in user (e.g. X-Forwarded-User), believed only with the token, which the proxy sends.")
     var trustedUserHeader: String?
 
-    @Option(help: "The address people use, e.g. https://discern.example.org/ (its host is served; https makes cookies Secure). Default: $DISCERN_CONSOLE_PUBLIC_URL.")
+    @Option(
+        help:
+            "The address people use, e.g. https://discern.example.org/ (its host is served; https makes cookies Secure). Default: $DISCERN_CONSOLE_PUBLIC_URL."
+    )
     var publicURL: String?
 
-    @Option(help: "The reverse proxy's users and their roles: NAME=ROLE,..., ROLE viewer, operator or admin, * for everyone else (viewer when not given). Needs --trusted-user-header. Default: $DISCERN_CONSOLE_ROLES.")
+    @Option(
+        help:
+            "The reverse proxy's users and their roles: NAME=ROLE,..., ROLE viewer, operator or admin, * for everyone else (viewer when not given). Needs --trusted-user-header. Default: $DISCERN_CONSOLE_ROLES."
+    )
     var roles: String?
 
     @Flag(help: "Everyone a viewer: no actions (no retry, cancel or review), no raw answers; works as the discern_reader role.")
     var readOnly = false
 
-    @Option(help: "The review page lists results read with less confidence than this: 0-1, or auto (the threshold the audit measurements recommend for licence plates at 2 % wrong after review, the last 30 days; 0.8 until they can promise it; docs/console.md).")
+    @Option(
+        help:
+            "The review page lists results read with less confidence than this: 0-1, or auto (the threshold the audit measurements recommend for licence plates at 2 % wrong after review, the last 30 days; 0.8 until they can promise it; docs/console.md)."
+    )
     var reviewBelow: String = "0.8"
 
     @OptionGroup var refreshSeconds: Knob<ConsoleKnobs.RefreshSeconds>
@@ -81,8 +93,9 @@ struct ConsoleCommand: AsyncParsableCommand {
         let logger = logging.makeLogger("discern.console")
         try await Database(conninfo: database.conninfo, name: "discern-preflight").withConnection { try Migrator.requireCurrent($0) }
         let store = try await QueueReader(conninfo: database.conninfo)
-        let changes = ChangeFeed(conninfo: database.conninfo,
-                                 safetyNetSeconds: knobbed.refreshSeconds)
+        let changes = ChangeFeed(
+            conninfo: database.conninfo,
+            safetyNetSeconds: knobbed.refreshSeconds)
         let server = ConsoleServer.application(store: store, changes: changes, configuration: settings, logger: logger)
         // The feed after the server: it stops first, ending the open pages' event streams.
         try await ServiceGroup(configuration: .init(services: [server, changes], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)).run()
@@ -113,7 +126,8 @@ enum ConsoleKnobs {
 
     enum RefreshSeconds: IntegerKnob {
         static let flag = "refresh-seconds", variable: String? = "DISCERN_CONSOLE_REFRESH_SECONDS", range = 1...86_400
-        static let summary = "Seconds after which open pages refresh even though no change was announced (a worker falling silent, a lease running out), 1-86400"
+        static let summary =
+            "Seconds after which open pages refresh even though no change was announced (a worker falling silent, a lease running out), 1-86400"
         static let keyPath = \Settings.refreshSeconds
     }
 }

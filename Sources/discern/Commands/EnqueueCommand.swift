@@ -19,13 +19,19 @@ struct EnqueueCommand: AsyncParsableCommand {
 
     @OptionGroup var database: DatabaseOptions
 
-    @Argument(help: "Files or folders. Folders are searched recursively for .jpg .jpeg .png .webp .tif .tiff .heic .heif .gif files (for a service that takes videos: .mp4 .mov .webm .m4v).")
+    @Argument(
+        help:
+            "Files or folders. Folders are searched recursively for .jpg .jpeg .png .webp .tif .tiff .heic .heif .gif files (for a service that takes videos: .mp4 .mov .webm .m4v)."
+    )
     var paths: [String]
 
     @Option(help: "The analysis service.")
     var backend: BackendChoice = .discerner
 
-    @Option(help: ArgumentHelp("The backend's action (\(Services.all.filter { $0.actions.count > 1 || $0.actions != ["analyze"] }.map { "\($0.name): \($0.actions.joined(separator: ", "))" }.joined(separator: "; "))). Default: the backend's main action."))
+    @Option(
+        help: ArgumentHelp(
+            "The backend's action (\(Services.all.filter { $0.actions.count > 1 || $0.actions != ["analyze"] }.map { "\($0.name): \($0.actions.joined(separator: ", "))" }.joined(separator: "; "))). Default: the backend's main action."
+        ))
     var action: String = "analyze"
 
     @Option(help: #"Per-job parameters as a JSON object, e.g. '{"personGroupId": "staff"}'."#)
@@ -46,7 +52,10 @@ struct EnqueueCommand: AsyncParsableCommand {
     @Flag(inversion: .prefixedNo, help: "Skip files whose content was already enqueued or analysed (hashes every file).")
     var dedupe = true
 
-    @Option(help: "last: a photo that nearly duplicates one enqueued before it in this run (resized, recompressed, slightly cropped; a perceptual hash, compared within \(PerceptualHash.nearDuplicateBits) of 64 bits) waits behind every other job, so a quota goes to new photos first; off: every photo in its turn.")
+    @Option(
+        help:
+            "last: a photo that nearly duplicates one enqueued before it in this run (resized, recompressed, slightly cropped; a perceptual hash, compared within \(PerceptualHash.nearDuplicateBits) of 64 bits) waits behind every other job, so a quota goes to new photos first; off: every photo in its turn."
+    )
     var nearDuplicates: NearDuplicates = .off
 
     enum NearDuplicates: String, ExpressibleByArgument, CaseIterable {
@@ -56,8 +65,9 @@ struct EnqueueCommand: AsyncParsableCommand {
     @Option(help: "Threads hashing files.")
     var hashThreads: Int = max(2, ProcessInfo.processInfo.activeProcessorCount)
 
-    @Option(name: .customLong("path-root"),
-            help: "Only files under this folder once symlinks are resolved (repeatable). Default: $DISCERN_PATH_ROOTS, else the folders named.")
+    @Option(
+        name: .customLong("path-root"),
+        help: "Only files under this folder once symlinks are resolved (repeatable). Default: $DISCERN_PATH_ROOTS, else the folders named.")
     var pathRoots: [String] = []
 
     func validate() throws {
@@ -72,11 +82,13 @@ struct EnqueueCommand: AsyncParsableCommand {
 
     func run() async throws {
         let objects = paths.filter(ObjectAddress.isObjectPath)
-        let finder = FileFinder(extensions: backend.service.imagePolicy == nil ? FileFinder.videoExtensions : FileFinder.imageExtensions,
-                                include: include, exclude: exclude, roots: objects.isEmpty ? try Setting.pathRoots(pathRoots) : nil)
-        let request = Enqueuer.Request(paths: paths, finder: finder, backend: backend.rawValue, action: action, paramsJSON: params,
-                                       batch: batch, priority: priority, dedupe: dedupe, nearDuplicatesLast: nearDuplicates == .last,
-                                       hashThreads: hashThreads)
+        let finder = FileFinder(
+            extensions: backend.service.imagePolicy == nil ? FileFinder.videoExtensions : FileFinder.imageExtensions,
+            include: include, exclude: exclude, roots: objects.isEmpty ? try Setting.pathRoots(pathRoots) : nil)
+        let request = Enqueuer.Request(
+            paths: paths, finder: finder, backend: backend.rawValue, action: action, paramsJSON: params,
+            batch: batch, priority: priority, dedupe: dedupe, nearDuplicatesLast: nearDuplicates == .last,
+            hashThreads: hashThreads)
         let progress = TerminalProgress(label: "enqueueing", total: 0)
         let into = Database(conninfo: database.conninfo, name: "discern-enqueue")
         var summary = Enqueuer.Summary()
@@ -101,12 +113,15 @@ struct EnqueueCommand: AsyncParsableCommand {
         }
         progress.finish()
         if let first = summary.unreadable.first {
-            StandardError.writeLine("skipped \(summary.unreadable.count) file(s) that could not be read as regular files under the path roots, e.g. \(TerminalText.safe(first))")
+            StandardError.writeLine(
+                "skipped \(summary.unreadable.count) file(s) that could not be read as regular files under the path roots, e.g. \(TerminalText.safe(first))"
+            )
         }
         if summary.unnamable > 0 { StandardError.writeLine(TerminalText.safe(summary.unnamableAdvice)) }
-        print("enqueued \(summary.added) job(s) for \(backend.rawValue)\(batch.map { " in batch \(TerminalText.safe($0))" } ?? "")"
-              + (summary.skipped > 0 ? "; skipped \(summary.skipped) already enqueued or analysed" : "")
-              + (nearDuplicates == .last ? "; \(summary.nearDuplicates) near-duplicate(s) wait behind the rest" : ""))
+        print(
+            "enqueued \(summary.added) job(s) for \(backend.rawValue)\(batch.map { " in batch \(TerminalText.safe($0))" } ?? "")"
+                + (summary.skipped > 0 ? "; skipped \(summary.skipped) already enqueued or analysed" : "")
+                + (nearDuplicates == .last ? "; \(summary.nearDuplicates) near-duplicate(s) wait behind the rest" : ""))
     }
 }
 
@@ -118,7 +133,8 @@ extension EnqueueCommand {
             throw ValidationError("give folders or s3:// prefixes, not both in one enqueue")
         }
         guard nearDuplicates == .off else {
-            throw ValidationError("--near-duplicates last reads each photo's pixels: not for s3:// prefixes, whose photos are not downloaded to enqueue them")
+            throw ValidationError(
+                "--near-duplicates last reads each photo's pixels: not for s3:// prefixes, whose photos are not downloaded to enqueue them")
         }
         let allowed = try Setting.objectRoots(pathRoots)
         return try objects.map { text in
@@ -132,7 +148,8 @@ extension EnqueueCommand {
 
     func objectStore() throws -> ObjectStore {
         guard let store = try Setting.objectStore() else {
-            throw ValidationError("listing s3:// prefixes needs AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (docs/configuration.md, \"Photos in S3\")")
+            throw ValidationError(
+                "listing s3:// prefixes needs AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (docs/configuration.md, \"Photos in S3\")")
         }
         return store
     }

@@ -30,16 +30,20 @@ struct JobsList: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let list = try await database.reader().jobs(JobFilter(
-            state: state?.rawValue, batch: filter.batch, errorKind: filter.kind, backend: filter.backend?.rawValue,
-            file: filter.file, fromDay: filter.from, toDay: filter.to, limit: limit))
+        let list = try await database.reader().jobs(
+            JobFilter(
+                state: state?.rawValue, batch: filter.batch, errorKind: filter.kind, backend: filter.backend?.rawValue,
+                file: filter.file, fromDay: filter.from, toDay: filter.to, limit: limit))
         if format == .json { return try JSONOutput.printView(list) }
-        print(TextTable.render(
-            headers: ["job", "state", "backend", "batch", "tries", "file", "error_kind", "updated"],
-            rows: list.items.map { job in
-                ["\(job.id)", job.state, job.backend, job.batch ?? "-", "\(job.attempts)/\(job.maxAttempts)", ViewText.file(job.imagePath),
-                 job.errorKind ?? "-", ViewText.time(job.updatedAt)]
-            }))
+        print(
+            TextTable.render(
+                headers: ["job", "state", "backend", "batch", "tries", "file", "error_kind", "updated"],
+                rows: list.items.map { job in
+                    [
+                        "\(job.id)", job.state, job.backend, job.batch ?? "-", "\(job.attempts)/\(job.maxAttempts)", ViewText.file(job.imagePath),
+                        job.errorKind ?? "-", ViewText.time(job.updatedAt)
+                    ]
+                }))
     }
 }
 
@@ -83,7 +87,7 @@ enum JobSheet {
             "file:        \(text(job.imagePath))",
             "attempts:    \(job.attempts) of \(job.maxAttempts), priority \(job.priority)",
             "created:     \(text(job.createdAt))", "run at:      \(text(job.runAt))", "updated:     \(text(job.updatedAt))",
-            "finished:    \(text(job.finishedAt))",
+            "finished:    \(text(job.finishedAt))"
         ]
         if let owner = job.leaseOwner { lines.append("lease:       \(text(owner)) until \(text(job.leaseExpiresAt))") }
         if let kind = job.errorKind { lines.append("last error:  \(text(kind)): \(text(job.lastError))") }
@@ -97,7 +101,9 @@ enum JobSheet {
         if !actions.isEmpty {
             lines.append("who acted on it:")
             for action in actions {
-                lines.append("  \(text(action.at, 100))  \(text(action.actor, 200)) \(text(action.action, 20)) \(text(action.scope, 500)) (\(action.jobs) job(s))")
+                lines.append(
+                    "  \(text(action.at, 100))  \(text(action.actor, 200)) \(text(action.action, 20)) \(text(action.scope, 500)) (\(action.jobs) job(s))"
+                )
             }
         }
         if let result {
@@ -105,7 +111,7 @@ enum JobSheet {
                 ("outcome", result.outcome), ("subject_id", result.subjectId), ("category", result.category),
                 ("subcategory", result.subcategory), ("operator", result.operator_), ("fleet_id", result.fleetId),
                 ("license_plate", result.licensePlate), ("confidence", result.confidence), ("original_bytes", result.originalBytes),
-                ("sent_bytes", result.sentBytes), ("analyze_ms", result.analyzeMs), ("created_at", result.createdAt),
+                ("sent_bytes", result.sentBytes), ("analyze_ms", result.analyzeMs), ("created_at", result.createdAt)
             ]
             lines.append("result:")
             for (key, value) in fields { if let value { lines.append("  \(key): \(text(value, 500))") } }

@@ -41,11 +41,15 @@ struct MigrateCommand: AsyncParsableCommand {
         let plan = try await db.withConnection { try MigrationPlan.read($0) }
         print("schema: \(plan.appliedVersion.map { "version \($0)" } ?? "none") in the database; this discern carries \(Migrator.schemaVersion)")
         for migration in plan.pendingMigrations {
-            print("pending: migration \(migration.version) (\(migration.name))\(migration.breaking ? ", breaking: stop the previous release's workers first" : "")")
+            print(
+                "pending: migration \(migration.version) (\(migration.name))\(migration.breaking ? ", breaking: stop the previous release's workers first" : "")"
+            )
         }
         if !plan.pendingFiles.isEmpty { print("pending: \(plan.pendingFiles.count) function, view and grants file(s) of sql/") }
         for newer in plan.newer {
-            print("newer: migration \(newer.version) (\(newer.name)) from a newer discern\(newer.breaking ? ", breaking: this discern cannot run beside it" : "")")
+            print(
+                "newer: migration \(newer.version) (\(newer.name)) from a newer discern\(newer.breaking ? ", breaking: this discern cannot run beside it" : "")"
+            )
         }
         if plan.isEmpty { return print("up to date") }
         throw ExitCode(ExitStatus.someJobsDead)

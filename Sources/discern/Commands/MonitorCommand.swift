@@ -22,7 +22,10 @@ struct MonitorCommand: AsyncParsableCommand {
     @OptionGroup var metricsHost: Knob<MonitorKnobs.Host>
     @OptionGroup var interval: Knob<MonitorKnobs.Interval>
 
-    @Option(help: "The end of the night's window for discern_plan_unfinished_jobs: HH:MM (the next one) or an ISO 8601 time. Default: $DISCERN_PLAN_UNTIL, else none.")
+    @Option(
+        help:
+            "The end of the night's window for discern_plan_unfinished_jobs: HH:MM (the next one) or an ISO 8601 time. Default: $DISCERN_PLAN_UNTIL, else none."
+    )
     var planUntil: String?
 
     func run() async throws {
@@ -35,10 +38,13 @@ struct MonitorCommand: AsyncParsableCommand {
         }
         var windowEnd: (@Sendable () -> Date?)?
         if let window { windowEnd = { Plan.windowEnd(window) } }
-        let monitor = QueueMonitor(conninfo: database.conninfo, backends: Services.names, intervalSeconds: settings.intervalSeconds, windowEnd: windowEnd, logger: logger)
+        let monitor = QueueMonitor(
+            conninfo: database.conninfo, backends: Services.names, intervalSeconds: settings.intervalSeconds, windowEnd: windowEnd, logger: logger)
         let server = MetricsServer.application(registry, health: monitor.health, host: settings.host, port: settings.port, logger: logger)
-        let group = ServiceGroup(configuration: .init(services: [.init(service: server), .init(service: monitor)],
-                                                      gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+        let group = ServiceGroup(
+            configuration: .init(
+                services: [.init(service: server), .init(service: monitor)],
+                gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
         try await group.run()
     }
 }

@@ -8,7 +8,9 @@ struct PauseCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "pause",
         abstract: "Stop every worker from claiming a service's jobs (jobs in flight finish; nothing is cancelled) until `discern resume`.",
-        discussion: "Workers skip it from their next claim (within a second when jobs wait). Example: discern pause discerner --reason 'quota exhausted until 06:00'")
+        discussion:
+            "Workers skip it from their next claim (within a second when jobs wait). Example: discern pause discerner --reason 'quota exhausted until 06:00'"
+    )
 
     @OptionGroup var database: DatabaseOptions
     @Argument(help: "The service.")

@@ -5,7 +5,8 @@ import QueueReads
 struct PlanCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "plan",
-        abstract: "The night's plan: per service, the work queued, its pace and what binds it, when it finishes, what will not finish by --until, and what it costs.",
+        abstract:
+            "The night's plan: per service, the work queued, its pace and what binds it, when it finishes, what will not finish by --until, and what it costs.",
         discussion: """
             The pace is measured (jobs finished a minute, the last ten minutes) or, before any, the shared rate limit's \
             (per job, retries included). Prices and caps: discern.service_budgets (docs/operations.md, "Planning a night"). \
@@ -14,7 +15,8 @@ struct PlanCommand: AsyncParsableCommand {
 
     @OptionGroup var database: DatabaseOptions
 
-    @Option(help: "The end of the window: HH:MM (the next one, this machine's time zone) or an ISO 8601 time. Default: $DISCERN_PLAN_UNTIL, else none.")
+    @Option(
+        help: "The end of the window: HH:MM (the next one, this machine's time zone) or an ISO 8601 time. Default: $DISCERN_PLAN_UNTIL, else none.")
     var until: String?
 
     @Option(help: "table or json (the console's /api/plan).")
@@ -38,7 +40,8 @@ enum PlanText {
     static func render(_ plan: Plan) -> String {
         guard !plan.services.isEmpty else { return "nothing is queued" }
         let windowed = plan.until != nil
-        let headers = ["service", "waiting", "running", "pace /min", "binds", "finishes"] + (windowed ? ["will not finish"] : [])
+        let headers =
+            ["service", "waiting", "running", "pace /min", "binds", "finishes"] + (windowed ? ["will not finish"] : [])
             + ["cost forecast", "spent this month", "spend cap"]
         let rows: [[String]] = plan.services.map { service in
             var row: [String] = [service.backend, "\(service.waiting)", "\(service.running)", pace(service), service.constraintText, finish(service)]
@@ -57,9 +60,12 @@ enum PlanText {
         if let until = plan.until { lines.insert("window ends \(ViewText.time(until))", at: 0) }
         for service in plan.services where !service.leftOver.isEmpty {
             lines.append("\(service.backend): left over when the window closes, in the order workers take them:")
-            lines.append(TextTable.render(headers: ["batch", "priority", "jobs", "oldest enqueued"], rows: service.leftOver.map {
-                [$0.batch ?? "-", "\($0.priority)", "\($0.jobs)", ViewText.time($0.oldest)]
-            }))
+            lines.append(
+                TextTable.render(
+                    headers: ["batch", "priority", "jobs", "oldest enqueued"],
+                    rows: service.leftOver.map {
+                        [$0.batch ?? "-", "\($0.priority)", "\($0.jobs)", ViewText.time($0.oldest)]
+                    }))
         }
         return lines.joined(separator: "\n")
     }

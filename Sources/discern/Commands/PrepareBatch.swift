@@ -32,7 +32,8 @@ struct PrepareBatch {
                         do {
                             let prepared = try ImagePreparer(policy: policy).prepare(path: file)
                             if let outputFolder {
-                                let name = URL(fileURLWithPath: file).deletingPathExtension().lastPathComponent + (prepared.format == .png ? ".png" : ".jpg")
+                                let name =
+                                    URL(fileURLWithPath: file).deletingPathExtension().lastPathComponent + (prepared.format == .png ? ".png" : ".jpg")
                                 try prepared.data.write(to: URL(fileURLWithPath: outputFolder).appendingPathComponent(name))
                             }
                             // The pixels are written; only the facts travel back.

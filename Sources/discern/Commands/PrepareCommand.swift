@@ -27,7 +27,10 @@ struct PrepareCommand: AsyncParsableCommand {
     @Option(help: "Override the policy's longest side, in pixels.")
     var maxDimension: Int?
 
-    @Option(help: "Override the policy's transform floor: how small a JPEG that must be re-encoded may get by a free 1/2, 1/4 or 1/8 decode (0: never below the longest side).")
+    @Option(
+        help:
+            "Override the policy's transform floor: how small a JPEG that must be re-encoded may get by a free 1/2, 1/4 or 1/8 decode (0: never below the longest side)."
+    )
     var transformFloor: Int?
 
     @Option(help: "Images prepared at once (default: one per core).")
@@ -84,9 +87,13 @@ struct PrepareCommand: AsyncParsableCommand {
             throw ExitCode.failure
         }
         let original = prepared.original
-        print("original: \(original.format.rawValue) \(original.width)x\(original.height), \(original.bytes) bytes, orientation \(original.orientation)")
+        print(
+            "original: \(original.format.rawValue) \(original.width)x\(original.height), \(original.bytes) bytes, orientation \(original.orientation)"
+        )
         print("decision: \(prepared.decision)")
-        print("result:   \(prepared.format.rawValue) \(prepared.width)x\(prepared.height), \(prepared.bytes) bytes in \(String(format: "%.1f", prepared.milliseconds)) ms")
+        print(
+            "result:   \(prepared.format.rawValue) \(prepared.width)x\(prepared.height), \(prepared.bytes) bytes in \(String(format: "%.1f", prepared.milliseconds)) ms"
+        )
         if let output {
             try prepared.data.write(to: URL(fileURLWithPath: output))
             print("written:  \(output)")

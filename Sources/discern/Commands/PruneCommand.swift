@@ -23,7 +23,10 @@ struct PruneCommand: AsyncParsableCommand {
     @Option(help: "Rows deleted per transaction (short locks, steady progress).")
     var batchSize: Int = 10_000
 
-    @Option(help: "After each chunk, pause this many times as long as the chunk took: 1 (the default) keeps prune busy half the time, leaving the database to the workers the other half; 0 runs flat out.")
+    @Option(
+        help:
+            "After each chunk, pause this many times as long as the chunk took: 1 (the default) keeps prune busy half the time, leaving the database to the workers the other half; 0 runs flat out."
+    )
     var pauseFactor: Double = 1
 
     func validate() throws {
@@ -43,8 +46,9 @@ struct PruneCommand: AsyncParsableCommand {
         }
         let jobs = try await repeatUntilDone(db, .jobs, days: days)
         try await db.withConnection { try Rollups.rollUp($0) }
-        print("pruned \(jobs) finished job(s) older than \(days) day(s)"
-              + (resultsDays.map { " and \(results) result(s) older than \($0) day(s)" } ?? "; their results are kept"))
+        print(
+            "pruned \(jobs) finished job(s) older than \(days) day(s)"
+                + (resultsDays.map { " and \(results) result(s) older than \($0) day(s)" } ?? "; their results are kept"))
     }
 
     /// Calls one prune function until a call deletes less than a chunk. A lock wait cut short by

@@ -6,7 +6,9 @@ import QueueReads
 struct QualityCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "quality",
-        abstract: "How right the service is, from the audit sample: accuracy per field with its 95 % interval, by confidence band, and the review threshold that meets a target (the console's /quality).")
+        abstract:
+            "How right the service is, from the audit sample: accuracy per field with its 95 % interval, by confidence band, and the review threshold that meets a target (the console's /quality)."
+    )
 
     @OptionGroup var database: DatabaseOptions
 
@@ -35,8 +37,9 @@ struct QualityCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let filter = QualityFilter(batch: batch, since: since.map { Date().addingTimeInterval(-$0 * 86400) }, backend: backend?.rawValue,
-                                   field: field, target: target)
+        let filter = QualityFilter(
+            batch: batch, since: since.map { Date().addingTimeInterval(-$0 * 86400) }, backend: backend?.rawValue,
+            field: field, target: target)
         let quality = try await database.reader().quality(filter)
         if format == .json { return try JSONOutput.printView(quality) }
         print(QualityText.render(quality, field: field))
@@ -52,25 +55,39 @@ enum QualityText {
         if quality.samples.isEmpty { sections.append("no audited result in this period (discern.audit_settings sets the share)") }
         let overall = quality.rows.filter { $0.band == "all" }
         if !overall.isEmpty {
-            sections.append("accuracy from audit reviews:\n" + TextTable.render(
-                headers: ["backend", "field", "accuracy", "95 % interval", "reviewed", "wrong", "missing", "invented"],
-                rows: overall.map { [$0.backend, $0.field, percent($0.accuracy), "\(percent($0.accuracyLow)) - \(percent($0.accuracyHigh))",
-                                     "\($0.n)", "\($0.wrong)", "\($0.missing)", "\($0.invented)"] }))
+            sections.append(
+                "accuracy from audit reviews:\n"
+                    + TextTable.render(
+                        headers: ["backend", "field", "accuracy", "95 % interval", "reviewed", "wrong", "missing", "invented"],
+                        rows: overall.map {
+                            [
+                                $0.backend, $0.field, percent($0.accuracy), "\(percent($0.accuracyLow)) - \(percent($0.accuracyHigh))",
+                                "\($0.n)", "\($0.wrong)", "\($0.missing)", "\($0.invented)"
+                            ]
+                        }))
         }
         let bands = quality.rows.filter { $0.field == field && $0.band != "all" }
         if !bands.isEmpty {
-            sections.append("\(field) by confidence band:\n" + TextTable.render(
-                headers: ["backend", "band", "accuracy", "95 % interval", "reviewed"],
-                rows: bands.map { [$0.backend, $0.band, percent($0.accuracy), "\(percent($0.accuracyLow)) - \(percent($0.accuracyHigh))", "\($0.n)"] }))
+            sections.append(
+                "\(field) by confidence band:\n"
+                    + TextTable.render(
+                        headers: ["backend", "band", "accuracy", "95 % interval", "reviewed"],
+                        rows: bands.map {
+                            [$0.backend, $0.band, percent($0.accuracy), "\(percent($0.accuracyLow)) - \(percent($0.accuracyHigh))", "\($0.n)"]
+                        }))
         }
         if let advice = quality.recommendation {
             if let below = advice.reviewBelow, let share = advice.errorsAfterReviewAtMost, let perDay = advice.reviewsPerDay {
-                sections.append(String(format: "to keep %@ wrong in at most %.1f %% of %@ results: review below %.1f (--review-below %.1f), "
-                                       + "about %.0f reviews a day, leaving at most %.2f %% wrong", advice.field, advice.target * 100,
-                                       advice.backend, below, below, perDay, share * 100))
+                sections.append(
+                    String(
+                        format: "to keep %@ wrong in at most %.1f %% of %@ results: review below %.1f (--review-below %.1f), "
+                            + "about %.0f reviews a day, leaving at most %.2f %% wrong", advice.field, advice.target * 100,
+                        advice.backend, below, below, perDay, share * 100))
             } else {
-                sections.append(String(format: "no threshold keeps %@ wrong in at most %.1f %% of %@ results on what was measured: review more of the audit sample",
-                                       advice.field, advice.target * 100, advice.backend))
+                sections.append(
+                    String(
+                        format: "no threshold keeps %@ wrong in at most %.1f %% of %@ results on what was measured: review more of the audit sample",
+                        advice.field, advice.target * 100, advice.backend))
             }
         }
         return sections.joined(separator: "\n\n")

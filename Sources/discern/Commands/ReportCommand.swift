@@ -49,25 +49,34 @@ enum MarkdownReport {
             lines[2] += " Last job finished \(duration(elapsed)) after the batch was created"
             lines[2] += report.jobsPerMinute.map { String(format: "; %.1f jobs/min while finishing.", $0) } ?? "."
         }
-        lines += ["", "## Outcomes by backend", "",
-                  "| backend | jobs | succeeded | dead | cancelled | pending | failed attempts | API calls | outcomes |",
-                  "|---|---|---|---|---|---|---|---|---|"]
+        lines += [
+            "", "## Outcomes by backend", "",
+            "| backend | jobs | succeeded | dead | cancelled | pending | failed attempts | API calls | outcomes |",
+            "|---|---|---|---|---|---|---|---|---|"
+        ]
         for backend in report.backends {
-            let outcomes = backend.outcomes.sorted { ($1.value, $0.key) < ($0.value, $1.key) }.map { "\(cell($0.key)) \($0.value)" }.joined(separator: ", ")
-            lines.append("| \(backend.backend) | \(backend.jobs) | \(backend.succeeded) | \(backend.dead) | \(backend.cancelled) | \(backend.pending) "
-                         + "| \(backend.failedAttempts) | \(backend.apiCalls) | \(outcomes.isEmpty ? "-" : outcomes) |")
+            let outcomes = backend.outcomes.sorted { ($1.value, $0.key) < ($0.value, $1.key) }.map { "\(cell($0.key)) \($0.value)" }.joined(
+                separator: ", ")
+            lines.append(
+                "| \(backend.backend) | \(backend.jobs) | \(backend.succeeded) | \(backend.dead) | \(backend.cancelled) | \(backend.pending) "
+                    + "| \(backend.failedAttempts) | \(backend.apiCalls) | \(outcomes.isEmpty ? "-" : outcomes) |")
         }
-        lines += ["", "## Image preparation", "",
-                  "| backend | read | sent | saved | sent as is | avg prepare | avg analyze |", "|---|---|---|---|---|---|---|"]
+        lines += [
+            "", "## Image preparation", "",
+            "| backend | read | sent | saved | sent as is | avg prepare | avg analyze |", "|---|---|---|---|---|---|---|"
+        ]
         for backend in report.backends {
-            lines.append("| \(backend.backend) | \(megabytes(backend.originalBytes)) | \(megabytes(backend.sentBytes)) "
-                         + "| \(megabytes(backend.originalBytes - backend.sentBytes)) | \(backend.passedThrough) of \(backend.succeeded) "
-                         + "| \(milliseconds(backend.averagePrepareMilliseconds)) | \(milliseconds(backend.averageAnalyzeMilliseconds)) |")
+            lines.append(
+                "| \(backend.backend) | \(megabytes(backend.originalBytes)) | \(megabytes(backend.sentBytes)) "
+                    + "| \(megabytes(backend.originalBytes - backend.sentBytes)) | \(backend.passedThrough) of \(backend.succeeded) "
+                    + "| \(milliseconds(backend.averagePrepareMilliseconds)) | \(milliseconds(backend.averageAnalyzeMilliseconds)) |")
         }
         lines += ["", "Bytes saved by preparation: \(megabytes(report.bytesSaved)).", ""]
         if report.nearDuplicates > 0 {
-            lines += ["Near-duplicates put last: \(report.nearDuplicates); not analysed: \(report.nearDuplicatesNotAnalysed), "
-                      + "\(report.callsSaved) call(s) saved.", ""]
+            lines += [
+                "Near-duplicates put last: \(report.nearDuplicates); not analysed: \(report.nearDuplicatesNotAnalysed), "
+                    + "\(report.callsSaved) call(s) saved.", ""
+            ]
         }
         lines += ["## Top errors (dead jobs)", ""]
         if report.topErrors.isEmpty {
@@ -78,7 +87,10 @@ enum MarkdownReport {
                 lines.append("| \(cell(error.backend)) | \(cell(error.kind)) | \(error.jobs) | \(cell(error.example)) |")
             }
             // A name is data, never a command: one quoted shell word, so pasting the hint runs only this.
-            lines += ["", "Retry them after fixing the cause: `discern retry --batch \(TerminalText.shellQuoted(TerminalText.safe(report.batch, maxLength: 200)))`"]
+            lines += [
+                "",
+                "Retry them after fixing the cause: `discern retry --batch \(TerminalText.shellQuoted(TerminalText.safe(report.batch, maxLength: 200)))`"
+            ]
         }
         return lines.joined(separator: "\n") + "\n"
     }

@@ -35,11 +35,15 @@ struct ResultsCommand: AsyncParsableCommand {
                 card.jobId.map(String.init) ?? "-", ViewText.file(card.imagePath), card.backend, card.outcome ?? "-",
                 card.subjectId ?? "-", card.category ?? "-", card.operator_ ?? "-", card.fleetId ?? "-", card.licensePlate ?? "-",
                 card.confidence.map { String(format: "%.3f", $0) } ?? "-",
-                Self.kilobytes(card.originalBytes), Self.kilobytes(card.sentBytes), card.passedThrough ? "as is" : "prepared",
+                Self.kilobytes(card.originalBytes), Self.kilobytes(card.sentBytes), card.passedThrough ? "as is" : "prepared"
             ]
         }
-        print(TextTable.render(headers: ["job", "file", "backend", "outcome", "subject", "category", "operator", "fleet_id", "license_plate", "confidence",
-                                         "original", "sent", "image"], rows: table))
+        print(
+            TextTable.render(
+                headers: [
+                    "job", "file", "backend", "outcome", "subject", "category", "operator", "fleet_id", "license_plate", "confidence",
+                    "original", "sent", "image"
+                ], rows: table))
     }
 
     static func kilobytes(_ bytes: Int) -> String { "\((bytes + 512) / 1024) KB" }

@@ -37,12 +37,15 @@ struct JobSelectionOptions: ParsableArguments {
     @OptionGroup var filter: JobFilterOptions
 
     var selection: JobControl.Selection {
-        JobControl.Selection(ids: ids, batch: filter.batch, errorKind: filter.kind, backend: filter.backend?.rawValue,
-                             file: filter.file, fromDay: filter.from, toDay: filter.to)
+        JobControl.Selection(
+            ids: ids, batch: filter.batch, errorKind: filter.kind, backend: filter.backend?.rawValue,
+            file: filter.file, fromDay: filter.from, toDay: filter.to)
     }
 
     func validate() throws {
-        guard !selection.isEmpty else { throw ValidationError("name job ids, or choose jobs with --batch, --kind, --backend, --file, --from or --to") }
+        guard !selection.isEmpty else {
+            throw ValidationError("name job ids, or choose jobs with --batch, --kind, --backend, --file, --from or --to")
+        }
         guard ids.allSatisfy({ $0 > 0 }) else { throw ValidationError("job ids are positive whole numbers") }
     }
 
@@ -78,7 +81,9 @@ struct RetryCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "retry",
         abstract: "Put dead jobs back in the queue with a fresh set of attempts (cancelled ones too, when named by id).",
-        discussion: "Their error history is kept (discern jobs show ID). Examples: discern retry 41 42; discern retry --batch nightly-2026-11-22 --kind http_5xx")
+        discussion:
+            "Their error history is kept (discern jobs show ID). Examples: discern retry 41 42; discern retry --batch nightly-2026-11-22 --kind http_5xx"
+    )
 
     @OptionGroup var database: DatabaseOptions
     @OptionGroup var select: JobSelectionOptions
@@ -106,7 +111,9 @@ struct DeleteCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "delete",
         abstract: "Delete jobs that are over without a result: dead or cancelled (never a waiting, running or succeeded one).",
-        discussion: "Recorded in the operator log. Examples: discern delete 41; discern delete --batch mistake --backend ooto; discern delete --kind unsupported_image --to 2026-11-01")
+        discussion:
+            "Recorded in the operator log. Examples: discern delete 41; discern delete --batch mistake --backend ooto; discern delete --kind unsupported_image --to 2026-11-01"
+    )
 
     @OptionGroup var database: DatabaseOptions
     @OptionGroup var select: JobSelectionOptions

@@ -52,9 +52,12 @@ struct SamplesCommand: AsyncParsableCommand {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         guard let size else { return try writeDemoSet(directory) }
         let parts = size.lowercased().split(separator: "x").compactMap { Int($0) }
-        guard parts.count == 2, parts.allSatisfy({ (1...65535).contains($0) }) else { throw ValidationError("--size takes WIDTHxHEIGHT (1-65535 each), e.g. 6000x4000") }
+        guard parts.count == 2, parts.allSatisfy({ (1...65535).contains($0) }) else {
+            throw ValidationError("--size takes WIDTHxHEIGHT (1-65535 each), e.g. 6000x4000")
+        }
         for index in 0..<count {
-            let data = format == "jpg" || format == "jpeg"
+            let data =
+                format == "jpg" || format == "jpeg"
                 ? try SampleImages.photo(width: parts[0], height: parts[1], seed: seed + index, grain: grain, quality: quality)
                 : try SampleImages.photo(width: parts[0], height: parts[1], seed: seed + index, grain: grain, suffix: "." + format, alpha: alpha)
             try write(data, named: String(format: "%@-%03d.%@", prefix, index + 1, format), in: directory, size: "\(parts[0])x\(parts[1])")

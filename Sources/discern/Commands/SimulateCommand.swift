@@ -34,7 +34,10 @@ struct SimulateCommand: AsyncParsableCommand {
     @Option(help: "Image Discerner response_format_version: 3.0 (the service's current code) or 2.0.")
     var discernerFormat: String = "3.0"
 
-    @Flag(help: "Lift the services' throughput limits (one analysis start per second, per-minute limits): for load tests of discern itself, never to judge fidelity.")
+    @Flag(
+        help:
+            "Lift the services' throughput limits (one analysis start per second, per-minute limits): for load tests of discern itself, never to judge fidelity."
+    )
     var noThroughputLimits = false
 
     @Flag(help: "OOTO answers in the older flat shape.")
@@ -49,7 +52,10 @@ struct SimulateCommand: AsyncParsableCommand {
     @Option(help: "Seconds each Image Discerner analysis takes, as the service's workflow does (about 8 on average).")
     var analyzeSeconds: Double = 0
 
-    @Flag(help: "Hold every Image Discerner analysis until POST /_sim/release-analyses (for tests: a job in flight at a moment the test chooses); GET /_sim/held-analyses lists the held ones.")
+    @Flag(
+        help:
+            "Hold every Image Discerner analysis until POST /_sim/release-analyses (for tests: a job in flight at a moment the test chooses); GET /_sim/held-analyses lists the held ones."
+    )
     var holdAnalyses = false
 
     @Option(help: "Share of API calls answered 500/502/503.")
@@ -74,14 +80,17 @@ struct SimulateCommand: AsyncParsableCommand {
     var expiredURLRate: Double = 0
 
     func validate() throws {
-        for (name, rate) in [("error", errorRate), ("rate-limit", rateLimitRate), ("timeout", timeoutRate),
-                             ("malformed", malformedRate), ("expired-url", expiredURLRate)] where !(0...1).contains(rate) {
+        for (name, rate) in [
+            ("error", errorRate), ("rate-limit", rateLimitRate), ("timeout", timeoutRate),
+            ("malformed", malformedRate), ("expired-url", expiredURLRate)
+        ] where !(0...1).contains(rate) {
             throw ValidationError("--\(name)-rate must be between 0 and 1")
         }
         guard (0...65535).contains(port) else { throw ValidationError("--port must be from 0 to 65535") }
         guard (0...600).contains(analyzeSeconds) else { throw ValidationError("--analyze-seconds must be from 0 to 600") }
         guard (0...600_000).contains(latencyMs), (0...10).contains(latencySpread), (0...3600).contains(hangSeconds),
-              (0...3600).contains(retryAfter) else {
+            (0...3600).contains(retryAfter)
+        else {
             throw ValidationError("--latency-ms (0-600000), --latency-spread (0-10), --hang-seconds and --retry-after (0-3600) are out of range")
         }
         guard ["2.0", "3.0"].contains(discernerFormat) else { throw ValidationError("--discerner-format must be 2.0 or 3.0") }

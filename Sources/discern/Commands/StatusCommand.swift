@@ -51,32 +51,45 @@ enum StatusText {
         var sections = [
             TextTable.render(headers: ["backend", "state", "jobs"], rows: overview.states.map { [$0.backend, $0.state, "\($0.jobs)"] })
                 + "\n(succeeded and cancelled: the last 24 hours)",
-            "succeeded in the last full minute: \(overview.succeededLastMinute), in the last hour: \(overview.succeededLastHour)",
+            "succeeded in the last full minute: \(overview.succeededLastMinute), in the last hour: \(overview.succeededLastHour)"
         ]
         if !batches.isEmpty {
-            sections.append("recent batches:\n" + TextTable.render(
-                headers: ["batch", "jobs", "succeeded", "dead", "running", "waiting", "done %"],
-                rows: batches.map { batch in
-                    [batch.name, "\(batch.jobs)", "\(batch.succeeded)", "\(batch.dead)", "\(batch.running)", "\(batch.available)",
-                     String(format: "%.1f", batch.percentDone)]
-                }))
+            sections.append(
+                "recent batches:\n"
+                    + TextTable.render(
+                        headers: ["batch", "jobs", "succeeded", "dead", "running", "waiting", "done %"],
+                        rows: batches.map { batch in
+                            [
+                                batch.name, "\(batch.jobs)", "\(batch.succeeded)", "\(batch.dead)", "\(batch.running)", "\(batch.available)",
+                                String(format: "%.1f", batch.percentDone)
+                            ]
+                        }))
         }
         if !overview.deadByKind.isEmpty {
-            sections.append("dead jobs by error kind:\n" + TextTable.render(
-                headers: ["backend", "error_kind", "jobs", "example"],
-                rows: overview.deadByKind.prefix(10).map { kind in
-                    [kind.backend, kind.errorKind ?? "-", "\(kind.jobs)", String((kind.example ?? "").prefix(100))]
-                }))
+            sections.append(
+                "dead jobs by error kind:\n"
+                    + TextTable.render(
+                        headers: ["backend", "error_kind", "jobs", "example"],
+                        rows: overview.deadByKind.prefix(10).map { kind in
+                            [kind.backend, kind.errorKind ?? "-", "\(kind.jobs)", String((kind.example ?? "").prefix(100))]
+                        }))
         }
-        sections.append(overview.workers.isEmpty ? "live workers: none" : "live workers:\n" + TextTable.render(
-            headers: ["worker", "backends", "version", "heartbeat", "started"],
-            rows: overview.workers.map { worker in
-                [worker.id, worker.backends.joined(separator: ","), worker.version, ViewText.time(worker.lastHeartbeatAt),
-                 ViewText.time(worker.startedAt)]
-            }))
+        sections.append(
+            overview.workers.isEmpty
+                ? "live workers: none"
+                : "live workers:\n"
+                    + TextTable.render(
+                        headers: ["worker", "backends", "version", "heartbeat", "started"],
+                        rows: overview.workers.map { worker in
+                            [
+                                worker.id, worker.backends.joined(separator: ","), worker.version, ViewText.time(worker.lastHeartbeatAt),
+                                ViewText.time(worker.startedAt)
+                            ]
+                        }))
         for paused in overview.paused {
-            sections.append("paused: \(paused.backend) by \(paused.pausedBy) since \(ViewText.time(paused.pausedAt))"
-                            + (paused.reason.map { " (\($0))" } ?? "") + "; no worker claims its jobs until `discern resume \(paused.backend)`")
+            sections.append(
+                "paused: \(paused.backend) by \(paused.pausedBy) since \(ViewText.time(paused.pausedAt))"
+                    + (paused.reason.map { " (\($0))" } ?? "") + "; no worker claims its jobs until `discern resume \(paused.backend)`")
         }
         for down in overview.unavailable {
             sections.append("unavailable: " + ServiceOutageText.line(down) + "; `discern resume \(down.backend)` if you know it is back")
@@ -92,8 +105,12 @@ enum StatusText {
 /// probe(s) failed, next in 40 s, 12000 job(s) waiting".
 enum ServiceOutageText {
     static func line(_ down: Overview.Unavailable) -> String {
-        let next = down.probing ? "a probe under way" : down.nextProbeSeconds < 1 ? "next probe due now"
-            : "next in \(String(format: "%.0f", down.nextProbeSeconds)) s"
+        let next =
+            down.probing
+            ? "a probe under way"
+            : down.nextProbeSeconds < 1
+                ? "next probe due now"
+                : "next in \(String(format: "%.0f", down.nextProbeSeconds)) s"
         return "\(down.backend) since \(ViewText.time(down.since)) (\(down.errorKind): \(String(down.lastError.prefix(160)))), "
             + "\(down.probesFailed) probe(s) failed, \(next), \(down.waiting) job(s) waiting"
     }

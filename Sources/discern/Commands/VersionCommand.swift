@@ -56,7 +56,8 @@ struct VersionReport: Codable {
         VersionReport(
             version: BuildInfo.version, commit: BuildInfo.commit, swift: BuildInfo.swiftVersion,
             libraries: Libraries(libvips: Vips.libraryVersion, libpq: Connection.libraryVersion, libcurl: CurlLibrary.version, tls: CurlLibrary.tls),
-            schema: SchemaVersions(carries: Migrator.schemaVersion, runsAgainstAtLeast: Migrator.schemaVersion, migratesFrom: Migrator.oldestMigratable))
+            schema: SchemaVersions(
+                carries: Migrator.schemaVersion, runsAgainstAtLeast: Migrator.schemaVersion, migratesFrom: Migrator.oldestMigratable))
     }
 
     var text: String {

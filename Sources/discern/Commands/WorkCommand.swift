@@ -23,20 +23,28 @@ struct WorkCommand: AsyncParsableCommand {
     @Flag(help: "Exit when no job is left to claim, retry or finish.")
     var drain = false
 
-    @Option(name: .customLong("backend"),
-            help: "Serve only this service (repeatable), e.g. one Deployment per service. Default: $DISCERN_BACKENDS (comma-separated), else every service configured.")
+    @Option(
+        name: .customLong("backend"),
+        help:
+            "Serve only this service (repeatable), e.g. one Deployment per service. Default: $DISCERN_BACKENDS (comma-separated), else every service configured."
+    )
     var servedBackends: [BackendChoice] = []
 
-    @Option(name: .customLong("path-root"),
-            help: "A folder job files may be read from (repeatable). Default: $DISCERN_PATH_ROOTS (folders separated by ':'). Required: nothing outside is opened.")
+    @Option(
+        name: .customLong("path-root"),
+        help:
+            "A folder job files may be read from (repeatable). Default: $DISCERN_PATH_ROOTS (folders separated by ':'). Required: nothing outside is opened."
+    )
     var pathRoots: [String] = []
 
     /// The worker's settings (WorkSettings.swift), each declared once.
     @OptionGroup var knobs: WorkKnobs
 
     /// The primary service's URL as a flag (`--discerner-url`), named from the registry.
-    @Option(name: .customLong(Services.discerner.name + "-url"),
-            help: ArgumentHelp("\(Services.discerner.title) base URL (sets $\(Services.discerner.urlVariable)).", valueName: Services.discerner.name + "-url"))
+    @Option(
+        name: .customLong(Services.discerner.name + "-url"),
+        help: ArgumentHelp(
+            "\(Services.discerner.title) base URL (sets $\(Services.discerner.urlVariable)).", valueName: Services.discerner.name + "-url"))
     var primaryServiceURL: String?
 
     @Flag(inversion: .prefixedNo, help: "With --drain at a terminal, show a progress bar with rate and ETA.")
@@ -50,10 +58,13 @@ struct WorkCommand: AsyncParsableCommand {
         if let primaryServiceURL { variables[Services.discerner.urlVariable] = primaryServiceURL }
         let environment = BackendEnvironment(variables)
         guard !environment.configuredBackendNames.isEmpty else {
-            throw SettingError("no backend is configured: set --\(Services.discerner.name)-url or \(Services.discerner.urlVariable) (other services: see docs/backends.md)")
+            throw SettingError(
+                "no backend is configured: set --\(Services.discerner.name)-url or \(Services.discerner.urlVariable) (other services: see docs/backends.md)"
+            )
         }
         // Three connections in all, whatever the concurrency (WorkerConnections).
-        let connections = WorkerConnections(conninfo: database.conninfo, poolMode: settings.poolMode.poolMode, listenConninfo: settings.listenDatabaseURL)
+        let connections = WorkerConnections(
+            conninfo: database.conninfo, poolMode: settings.poolMode.poolMode, listenConninfo: settings.listenDatabaseURL)
         let gate = PostgresRateGate(database: connections.queue, logger: logger)
         let backends = try chosenBackends(environment, gate: gate, concurrency: settings.worker.concurrency)
         // Settings checked, one look at the database before anything starts: a wrong URL or an
@@ -79,12 +90,20 @@ struct WorkCommand: AsyncParsableCommand {
         // The metrics endpoint first, so it is shut down last; the progress bar last, first.
         var services = runtime.services
         if let registry, let port = settings.metricsPort {
-            services.insert(runtime.watched(.init(service: MetricsServer.application(registry, health: runtime.health, host: settings.metricsHost,
-                                                                                      port: port, logger: logger))), at: 0)
+            services.insert(
+                runtime.watched(
+                    .init(
+                        service: MetricsServer.application(
+                            registry, health: runtime.health, host: settings.metricsHost,
+                            port: port, logger: logger))), at: 0)
         }
         if drain && progress && ProgressDisplay.isTerminal {
-            services.append(runtime.watched(.init(service: ProgressDisplay(runtime: runtime, gate: gate, database: connections.queue,
-                                                                           backends: backends.map(\.name)))))
+            services.append(
+                runtime.watched(
+                    .init(
+                        service: ProgressDisplay(
+                            runtime: runtime, gate: gate, database: connections.queue,
+                            backends: backends.map(\.name)))))
         }
         // SIGINT/SIGTERM: stop claiming, let jobs in flight finish within the grace period; then
         // the group cancels what is left, which is handed back to the queue.
@@ -94,9 +113,10 @@ struct WorkCommand: AsyncParsableCommand {
         group.maximumCancellationDuration = nil
         try await ServiceGroup(configuration: group).run()
         let result = await runtime.summary()
-        print("succeeded: \(result.succeeded)  dead: \(result.dead)  retry scheduled: \(result.retryScheduled)  lease lost: \(result.leaseLost)"
-              + (result.handedBack > 0 ? "  handed back: \(result.handedBack)" : "")
-              + (result.givenBack > 0 ? "  given back while a service was down: \(result.givenBack)" : ""))
+        print(
+            "succeeded: \(result.succeeded)  dead: \(result.dead)  retry scheduled: \(result.retryScheduled)  lease lost: \(result.leaseLost)"
+                + (result.handedBack > 0 ? "  handed back: \(result.handedBack)" : "")
+                + (result.givenBack > 0 ? "  given back while a service was down: \(result.givenBack)" : ""))
         // A drained run is a batch job: its exit status tells a script or systemd whether
         // everything went through (`discern jobs --state dead` lists what did not).
         if drain && result.dead > 0 { throw ExitCode(ExitStatus.someJobsDead) }

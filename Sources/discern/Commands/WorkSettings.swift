@@ -22,8 +22,9 @@ struct WorkSettings: KnobRoot, Sendable {
     /// (required): none until then.
     static let defaults: WorkSettings = {
         let budget = MemoryBudget.detect()
-        return WorkSettings(worker: WorkerConfiguration(pathRoots: PathRoots(merging: []), maxBytesInFlight: budget.megabytes << 20),
-                            budgetSource: budget.reason)
+        return WorkSettings(
+            worker: WorkerConfiguration(pathRoots: PathRoots(merging: []), maxBytesInFlight: budget.megabytes << 20),
+            budgetSource: budget.reason)
     }()
 }
 
@@ -107,7 +108,8 @@ struct WorkKnobs: ParsableArguments {
 
     enum PoolModeKnob: ChoiceKnob {
         static let flag = "pool-mode", variable: String? = "DISCERN_POOL_MODE"
-        static let summary = "How --database-url reaches PostgreSQL: direct, or through a transaction-mode pooler such as PgBouncer "
+        static let summary =
+            "How --database-url reaches PostgreSQL: direct, or through a transaction-mode pooler such as PgBouncer "
             + "(no prepared statements; LISTEN only over --listen-database-url, else polling every --poll-seconds)"
         static let keyPath = \WorkSettings.poolMode
     }
@@ -124,8 +126,9 @@ extension WorkCommand {
     func settings() throws -> WorkSettings {
         let roots = try Setting.pathRoots(pathRoots), buckets = try Setting.objectRoots(pathRoots)
         guard roots != nil || !buckets.isEmpty else {
-            throw SettingError("set the folders (or buckets) job files may be read from: --path-root /photos (repeatable) or "
-                               + "DISCERN_PATH_ROOTS=/photos:/archive:s3://fleet-uploads/cameras/")
+            throw SettingError(
+                "set the folders (or buckets) job files may be read from: --path-root /photos (repeatable) or "
+                    + "DISCERN_PATH_ROOTS=/photos:/archive:s3://fleet-uploads/cameras/")
         }
         var (settings, sources) = try Knobs.apply(knobs, to: WorkSettings.defaults)
         (settings, _) = try Knobs.apply(breaker, to: settings)
@@ -133,8 +136,9 @@ extension WorkCommand {
         settings.worker.pathRoots = roots ?? PathRoots(merging: [])
         if !buckets.isEmpty {
             guard let store = try Setting.objectStore() else {
-                throw SettingError("the path roots name buckets (\(buckets.map(\.description).joined(separator: ", "))): reading them needs "
-                                   + "AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (docs/configuration.md, \"Photos in S3\")")
+                throw SettingError(
+                    "the path roots name buckets (\(buckets.map(\.description).joined(separator: ", "))): reading them needs "
+                        + "AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (docs/configuration.md, \"Photos in S3\")")
             }
             settings.worker.objects = ObjectReader(store: store, allowed: buckets)
         }

@@ -4,15 +4,18 @@ import Logging
 
 /// Options every database command shares.
 struct DatabaseOptions: ParsableArguments {
-    @Option(name: .customLong("database-url"),
-            help: "PostgreSQL URL or key=value conninfo. Default: $DISCERN_DATABASE_URL, else libpq's PGHOST, PGPORT, PGUSER, PGDATABASE, PGPASSWORD.")
+    @Option(
+        name: .customLong("database-url"),
+        help: "PostgreSQL URL or key=value conninfo. Default: $DISCERN_DATABASE_URL, else libpq's PGHOST, PGPORT, PGUSER, PGDATABASE, PGPASSWORD.")
     var databaseURL: String?
 
     // Read before parsing by ConfigurationFile (so the file can set every default); declared
     // here only so `--help` shows it.
-    @Option(name: .customLong("config"),
-            help: ArgumentHelp("Read NAME=value settings (DISCERN_*, PG*) from this file; flags and the environment win. Default: $DISCERN_CONFIG.",
-                               valueName: "file"))
+    @Option(
+        name: .customLong("config"),
+        help: ArgumentHelp(
+            "Read NAME=value settings (DISCERN_*, PG*) from this file; flags and the environment win. Default: $DISCERN_CONFIG.",
+            valueName: "file"))
     var configFile: String?
 
     var conninfo: String {

@@ -30,7 +30,10 @@ enum FailureExit {
     /// What a database error means for the person at the terminal.
     static func advice(_ error: PostgresError) -> (Int32, String?) {
         if error.code == .connectionFailed || error.code == .connectionLost || error.sqlState?.hasPrefix("08") == true {
-            return (ExitStatus.unavailable, "check --database-url or DISCERN_DATABASE_URL (or PGHOST, PGPORT, PGUSER, PGDATABASE) and that PostgreSQL is up")
+            return (
+                ExitStatus.unavailable,
+                "check --database-url or DISCERN_DATABASE_URL (or PGHOST, PGPORT, PGUSER, PGDATABASE) and that PostgreSQL is up"
+            )
         }
         switch error.sqlState {
         case "42P01", "3F000", "42883":  // undefined table, undefined schema, undefined function

@@ -6,7 +6,8 @@ import Foundation
 enum JSONOutput {
     static func print(_ document: String) throws {
         let object = try JSONSerialization.jsonObject(with: Data(document.utf8), options: [.fragmentsAllowed])
-        let data = try JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes, .fragmentsAllowed])
+        let data = try JSONSerialization.data(
+            withJSONObject: object, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes, .fragmentsAllowed])
         // Foundation prints an empty array as "[" blank line "]"; a JSON string cannot hold a raw
         // line break, so collapsing those on the text is safe.
         let text = String(decoding: data, as: UTF8.self)

@@ -94,7 +94,8 @@ extension ChoiceKnob {
 
     static func read(_ text: String, variable: String) throws -> Value {
         guard let chosen = Value(rawValue: text.trimmingCharacters(in: .whitespaces)) else {
-            throw SettingError("\(variable) is '\(TerminalText.safe(text))'; it must be one of \(Value.allCases.map(\.rawValue).joined(separator: ", "))")
+            throw SettingError(
+                "\(variable) is '\(TerminalText.safe(text))'; it must be one of \(Value.allCases.map(\.rawValue).joined(separator: ", "))")
         }
         return chosen
     }

@@ -30,8 +30,10 @@ struct LogfmtHandler: LogHandler {
         let merged = metadata.merging(event.metadata ?? [:]) { $1 }
         if json {
             // JSON escapes control characters itself; values are only cut to 8 KB.
-            var object: [String: String] = ["ts": Date().formatted(.iso8601), "level": event.level.rawValue, "logger": label,
-                                            "msg": String(event.message.description.prefix(8192))]
+            var object: [String: String] = [
+                "ts": Date().formatted(.iso8601), "level": event.level.rawValue, "logger": label,
+                "msg": String(event.message.description.prefix(8192))
+            ]
             for (key, value) in merged where object[key] == nil { object[key] = String(value.description.prefix(8192)) }
             let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data()
             StandardError.writeLine(String(decoding: data, as: UTF8.self))
@@ -39,7 +41,7 @@ struct LogfmtHandler: LogHandler {
         }
         var fields = [
             "ts=\(Date().formatted(.iso8601))", "level=\(event.level.rawValue)", "logger=\(label)",
-            "msg=\(Self.quote(event.message.description))",
+            "msg=\(Self.quote(event.message.description))"
         ]
         for (key, value) in merged.sorted(by: { $0.key < $1.key }) {
             fields.append("\(key)=\(Self.quote(value.description))")

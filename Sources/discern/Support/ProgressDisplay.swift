@@ -31,8 +31,10 @@ struct ProgressDisplay: Service {
             while samples.count > 2, now - samples[0].at > Self.window { samples.removeFirst() }
             let span = (now - samples[0].at).seconds
             let rate = span > 0.5 ? Double(done - samples[0].done) / span : 0
-            StandardError.drawBar(Self.render(done: done, total: done + (pending.map { $0.ready + $0.retrying + $0.running } ?? 0),
-                                              dead: progress.dead, rate: rate, limitedBy: gate.limitingKeys()))
+            StandardError.drawBar(
+                Self.render(
+                    done: done, total: done + (pending.map { $0.ready + $0.retrying + $0.running } ?? 0),
+                    dead: progress.dead, rate: rate, limitedBy: gate.limitingKeys()))
             try? await Task.sleep(for: .milliseconds(500))
         }
         StandardError.endBar()

@@ -21,8 +21,12 @@ struct AzureFaceBackendTests {
 
             let person = "11111111-2222-4333-8444-555555555555"
             for (confidence, outcome) in [(0.95, "match"), (0.9, "no_match"), (0.62, "no_match")] {
-                await simulator.scripted.enqueue("azure.identify", .init(status: 200, json:
-                    #"[{"faceId": "f", "candidates": [{"personId": "\#(person)", "confidence": \#(confidence)}]}]"#))
+                await simulator.scripted.enqueue(
+                    "azure.identify",
+                    .init(
+                        status: 200,
+                        json:
+                            #"[{"faceId": "f", "candidates": [{"personId": "\#(person)", "confidence": \#(confidence)}]}]"#))
                 let result = try #require(await azure.outcome(photo, "identify").value)
                 #expect(result.outcome == outcome, "confidence \(confidence)")
                 #expect(result.confidence == confidence)
@@ -63,9 +67,11 @@ struct AzureFaceBackendTests {
             #expect(!badArgument.isRetryable)
             await simulator.scripted.enqueue("azure.identify", .azureError(status: 400, code: "FaceNotFound", message: "Face is not found."))
             #expect(try await failure(photo).isRetryable, "an expired faceId is cured by detecting again")
-            await simulator.scripted.enqueue("azure.detect", .azureError(status: 403, code: "UnsupportedFeature", message: "Feature is not supported."))
+            await simulator.scripted.enqueue(
+                "azure.detect", .azureError(status: 403, code: "UnsupportedFeature", message: "Feature is not supported."))
             #expect(try await failure(photo).kind == "azure_unsupported_feature")
-            await simulator.scripted.enqueue("azure.detect", .azureError(status: 429, code: "429", message: "Rate limit is exceeded. Try again in 7 seconds."))
+            await simulator.scripted.enqueue(
+                "azure.detect", .azureError(status: 429, code: "429", message: "Rate limit is exceeded. Try again in 7 seconds."))
             let limited = try await failure(photo)
             #expect(limited.kind == "http_429")
             #expect(limited.retryAfterSeconds == 7, "read from the message when there is no Retry-After header")

@@ -12,22 +12,28 @@ import Testing
 /// Backends pointed at a running simulator, with retries short enough for tests.
 enum SimulatedBackends {
     static func caller(tries: Int = 1, gate: any RateGate = UnlimitedRateGate()) -> ServiceCaller {
-        ServiceCaller(http: CurlHTTPClient(configuration: .init(threads: 8)), gate: gate, maxConcurrentCalls: 16,
-                      retry: .init(tries: tries, firstPauseSeconds: 0.05, maxPauseSeconds: 0.2, maxInlineWaitSeconds: 5))
+        ServiceCaller(
+            http: CurlHTTPClient(configuration: .init(threads: 8)), gate: gate, maxConcurrentCalls: 16,
+            retry: .init(tries: tries, firstPauseSeconds: 0.05, maxPauseSeconds: 0.2, maxInlineWaitSeconds: 5))
     }
 
     /// Every backend, configured the way `discern work` would from the simulator's environment.
-    static func all(_ simulator: RunningSimulator, gate: any RateGate = UnlimitedRateGate(), tries: Int = 3,
-                    extra: [String: String] = [:]) throws -> [any AnalysisBackend] {
+    static func all(
+        _ simulator: RunningSimulator, gate: any RateGate = UnlimitedRateGate(), tries: Int = 3,
+        extra: [String: String] = [:]
+    ) throws -> [any AnalysisBackend] {
         try BackendEnvironment(simulator.workerEnvironment.merging(extra) { $1 })
-            .backends(gate: gate, maxConcurrentCalls: 32,
-                      retry: .init(tries: tries, firstPauseSeconds: 0.05, maxPauseSeconds: 0.2, maxInlineWaitSeconds: 5))
+            .backends(
+                gate: gate, maxConcurrentCalls: 32,
+                retry: .init(tries: tries, firstPauseSeconds: 0.05, maxPauseSeconds: 0.2, maxInlineWaitSeconds: 5))
     }
 
-    static func backend<B: AnalysisBackend>(_ type: B.Type, _ simulator: RunningSimulator, tries: Int = 1, extra: [String: String] = [:]) throws -> B {
+    static func backend<B: AnalysisBackend>(_ type: B.Type, _ simulator: RunningSimulator, tries: Int = 1, extra: [String: String] = [:]) throws -> B
+    {
         let backends = try BackendEnvironment(simulator.workerEnvironment.merging(extra) { $1 })
-            .backends(gate: UnlimitedRateGate(), maxConcurrentCalls: 16,
-                      retry: .init(tries: tries, firstPauseSeconds: 0.05, maxPauseSeconds: 0.2, maxInlineWaitSeconds: 5))
+            .backends(
+                gate: UnlimitedRateGate(), maxConcurrentCalls: 16,
+                retry: .init(tries: tries, firstPauseSeconds: 0.05, maxPauseSeconds: 0.2, maxInlineWaitSeconds: 5))
         return try #require(backends.compactMap { $0 as? B }.first)
     }
 }

@@ -51,15 +51,37 @@ struct DiscernerBackendTests {
             let discerner = try SimulatedBackends.backend(DiscernerBackend.self, simulator)
             let photo = try Uploads.photo(seed: 32)
             let cases: [(String, ScriptedReplies.Reply, String, Bool)] = [
-                ("discerner.analyze", .init(status: 500, json: #"{"success": false, "error": "Step Functions execution failed", "execution_arn": "arn", "cause": "Lambda died"}"#), "analysis_failed", true),
-                ("discerner.analyze", .init(status: 500, json: #"{"success": false, "error": "Step Functions execution timed_out", "execution_arn": "arn"}"#), "analysis_failed", true),
-                ("discerner.analyze", .init(status: 504, json: #"{"success": false, "error": "Analysis timed out", "timeout_seconds": 300}"#), "timeout", true),
+                (
+                    "discerner.analyze",
+                    .init(
+                        status: 500,
+                        json: #"{"success": false, "error": "Step Functions execution failed", "execution_arn": "arn", "cause": "Lambda died"}"#),
+                    "analysis_failed", true
+                ),
+                (
+                    "discerner.analyze",
+                    .init(status: 500, json: #"{"success": false, "error": "Step Functions execution timed_out", "execution_arn": "arn"}"#),
+                    "analysis_failed", true
+                ),
+                (
+                    "discerner.analyze", .init(status: 504, json: #"{"success": false, "error": "Analysis timed out", "timeout_seconds": 300}"#),
+                    "timeout", true
+                ),
                 ("discerner.analyze", .init(status: 500, json: #"{"error": "Failed to start analysis: boom"}"#), "http_5xx", true),
-                ("discerner.analyze", .init(status: 400, json: #"{"error": "Missing required fields: image_key, bucket_name", "example": {}}"#), "http_4xx", false),
+                (
+                    "discerner.analyze", .init(status: 400, json: #"{"error": "Missing required fields: image_key, bucket_name", "example": {}}"#),
+                    "http_4xx", false
+                ),
                 ("discerner.upload-url", .init(status: 500, json: #"{"error": "Failed to generate upload URL: boom"}"#), "http_5xx", true),
-                ("discerner.upload-url", .init(status: 400, json: #"{"error": "Invalid file extension. Allowed: jpg, jpeg, png, heic, heif"}"#), "http_4xx", false),
-                ("discerner.analyze", .init(status: 200, json: #"{"success": true, "analysis_result": {"statusCode": 200, "bo"#), "bad_response", true),
-                ("discerner.analyze", .init(status: 429, json: #"{"message": "Too Many Requests"}"#, retryAfter: 3), "http_429", true),
+                (
+                    "discerner.upload-url", .init(status: 400, json: #"{"error": "Invalid file extension. Allowed: jpg, jpeg, png, heic, heif"}"#),
+                    "http_4xx", false
+                ),
+                (
+                    "discerner.analyze", .init(status: 200, json: #"{"success": true, "analysis_result": {"statusCode": 200, "bo"#), "bad_response",
+                    true
+                ),
+                ("discerner.analyze", .init(status: 429, json: #"{"message": "Too Many Requests"}"#, retryAfter: 3), "http_429", true)
             ]
             for (route, reply, kind, retryable) in cases {
                 await simulator.scripted.enqueue(route, reply)

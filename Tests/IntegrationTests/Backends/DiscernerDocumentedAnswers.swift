@@ -113,7 +113,8 @@ enum DiscernerDocumentedAnswers {
 
     /// The envelope `/analyze` wraps a body in (api_handler.py).
     static func envelope(_ body: String) -> Data {
-        Data("""
+        Data(
+            """
             {"success": true, "execution_arn": "arn:aws:states:us-west-2:1:execution:image-discerner:analysis-20250717-184511",
              "execution_name": "analysis-20250717-184511", "analysis_result": {"statusCode": 200, "body": \(body)},
              "processing_time_seconds": 8}

@@ -21,7 +21,7 @@ enum MixedJobs {
             let plan: [(backend: String, action: String, count: Int, files: [String])] = [
                 ("ooto", "identify", share, photos), ("azure-face", "identify", share, photos),
                 ("landmark", "predict", share, photos), ("unissey", "analyze", share, videos),
-                ("discerner", "analyze", count - 4 * share, photos),
+                ("discerner", "analyze", count - 4 * share, photos)
             ]
             for entry in plan {
                 let paths = (0..<entry.count).map { entry.files[$0 % entry.files.count] }
@@ -59,8 +59,9 @@ struct FaultRunTests {
                 try await MixedJobs.liftRateLimits(conninfo)
                 try await TestSimulator.with(configuration) { simulator in
                     let logs = CapturedLogs()
-                    let backends = try SimulatedBackends.all(simulator, gate: PostgresRateGate(conninfo: conninfo, logger: logs.logger()),
-                                                             extra: ["DISCERN_HTTP_TIMEOUT_SECONDS": "30"])
+                    let backends = try SimulatedBackends.all(
+                        simulator, gate: PostgresRateGate(conninfo: conninfo, logger: logs.logger()),
+                        extra: ["DISCERN_HTTP_TIMEOUT_SECONDS": "30"])
                     let summary = try await TestWorker.drain(conninfo, simulator: simulator, backends: backends, logger: logs.logger()) {
                         $0.concurrency = 16
                     }
@@ -68,17 +69,22 @@ struct FaultRunTests {
                     #expect(census == QueueCensus(succeeded: 500, results: 500, jobsWithOneResult: 500), "\(census), \(summary)")
                     let violations = await simulator.stats.retryAfterViolations
                     // A fault mix this dense may trip a breaker now and then: its give-backs must keep Retry-After too.
-                    let trips = try await Database(conninfo: conninfo).rows(
-                        "SELECT count(*) AS n FROM discern.operator_actions WHERE action LIKE 'unavailable%'").first?.int("n") ?? 0
-                    print("fault run: \(summary.succeeded) succeeded, \(summary.retryScheduled) retries, \(trips) breaker trip(s), "
-                          + "\(summary.givenBack) given back, \(violations.count) Retry-After violation(s)")
+                    let trips =
+                        try await Database(conninfo: conninfo).rows(
+                            "SELECT count(*) AS n FROM discern.operator_actions WHERE action LIKE 'unavailable%'"
+                        ).first?.int("n") ?? 0
+                    print(
+                        "fault run: \(summary.succeeded) succeeded, \(summary.retryScheduled) retries, \(trips) breaker trip(s), "
+                            + "\(summary.givenBack) given back, \(violations.count) Retry-After violation(s)")
                     #expect(violations.isEmpty, "\(violations.prefix(5))")
                     for fault in ["5xx", "429", "timeout", "malformed"] {
                         #expect(await simulator.stats.faultCount(fault) > 0, "no \(fault) was injected")
                     }
                     // Thousands of failed calls were logged and recorded: no credential in any of them.
-                    let history = try await Database(conninfo: conninfo).rows(
-                        "SELECT coalesce(string_agg(error_history::text, ' '), '') AS text FROM discern.jobs").first?.string("text") ?? ""
+                    let history =
+                        try await Database(conninfo: conninfo).rows(
+                            "SELECT coalesce(string_agg(error_history::text, ' '), '') AS text FROM discern.jobs"
+                        ).first?.string("text") ?? ""
                     #expect(history.contains("http_5xx"), "failures were recorded")
                     let credentials = SimulatorConfiguration.Credentials()
                     for secret in [credentials.ootoAppKey, credentials.azureFaceKey, credentials.unisseyAPIKey, "X-Amz-Signature="] {

@@ -21,8 +21,13 @@ struct LandmarkUnisseyTests {
             #expect(result.subjectID == predictions[0]["label"] as? String)
             #expect(result.outcome == ((result.confidence ?? 0) < 0.55 ? "unsure" : "confident"))
 
-            await simulator.scripted.enqueue("landmark.predict", .init(status: 200, json:
-                #"{"predictions": [{"label": "B", "confidence": 0.2, "rank": 2}, {"label": "A", "confidence": 0.54, "rank": 1}, {"label": "C", "confidence": 0.1, "rank": 3}], "inferenceTimeMs": 50}"#))
+            await simulator.scripted.enqueue(
+                "landmark.predict",
+                .init(
+                    status: 200,
+                    json:
+                        #"{"predictions": [{"label": "B", "confidence": 0.2, "rank": 2}, {"label": "A", "confidence": 0.54, "rank": 1}, {"label": "C", "confidence": 0.1, "rank": 3}], "inferenceTimeMs": 50}"#
+                ))
             let unsure = try #require(await landmark.outcome(photo, "predict").value)
             #expect(unsure.subjectID == "A")
             #expect(unsure.outcome == "unsure")
@@ -32,7 +37,8 @@ struct LandmarkUnisseyTests {
             let corrupt = try #require(await landmark.outcome(Uploads.raw(Data(repeating: 7, count: 4000)), "predict").error)
             #expect(corrupt.kind == "analysis_failed", "the service's 500 is retried")
             #expect(corrupt.isRetryable)
-            await simulator.scripted.enqueue("landmark.predict", .init(status: 400, json: #"{"error": "Invalid file type. Only JPG and PNG are supported."}"#))
+            await simulator.scripted.enqueue(
+                "landmark.predict", .init(status: 400, json: #"{"error": "Invalid file type. Only JPG and PNG are supported."}"#))
             #expect(await landmark.outcome(photo, "predict").error?.kind == "landmark_invalid_file_type")
             await simulator.scripted.enqueue("landmark.predict", .init(status: 400, json: #"{"error": "No image file provided"}"#))
             #expect(await landmark.outcome(photo, "predict").error?.kind == "landmark_no_image")

@@ -18,13 +18,18 @@ struct RateLimitTests {
     func retryAfterDoesNotStack() async throws {
         try await TestDatabase.with { conninfo in
             let database = Database(conninfo: conninfo, name: "test-429")
-            let row = try #require(try await database.rows("SELECT key, burst * 60 / per_minute AS spacing FROM discern.rate_limits ORDER BY key LIMIT 1").first)
+            let row = try #require(
+                try await database.rows("SELECT key, burst * 60 / per_minute AS spacing FROM discern.rate_limits ORDER BY key LIMIT 1").first)
             let key = try row.string("key"), spacing = try row.optionalDouble("spacing") ?? 0
             for _ in 0..<50 {
                 _ = try await database.rows("SELECT discern.rate_limited($1, 10)", [key])
             }
-            let ahead = try #require(try await database.rows(
-                "SELECT extract(epoch FROM next_at - clock_timestamp())::float8 AS s FROM discern.rate_limits WHERE key = $1", [key]).first).optionalDouble("s") ?? -1
+            let ahead =
+                try #require(
+                    try await database.rows(
+                        "SELECT extract(epoch FROM next_at - clock_timestamp())::float8 AS s FROM discern.rate_limits WHERE key = $1", [key]
+                    ).first
+                ).optionalDouble("s") ?? -1
             // 10 s, plus a slot's spacing for each refused call; 50 x 10 s stacked was 500 s more.
             #expect(ahead > 9 && ahead <= 10 + 50 * spacing + 1, "next_at is \(ahead) s ahead (spacing \(spacing) s)")
         }
@@ -38,7 +43,8 @@ struct RateLimitTests {
             let database = Database(conninfo: conninfo, name: "test-missed")
             let key = try #require(try await database.rows("SELECT key FROM discern.rate_limits ORDER BY key LIMIT 1").first).string("key")
             let service = String(key.split(separator: ":").first ?? "")
-            _ = try await database.rows("""
+            _ = try await database.rows(
+                """
                 INSERT INTO discern.service_budgets (backend, price_per_call, cap_calls, cap_period) VALUES ($1, 0.01, 41, 'day')
                 """, [service])
             let gate = LateGate(PostgresRateGate(conninfo: conninfo, logger: Logger(label: "test") { _ in SwiftLogNoOpLogHandler() }))
@@ -51,7 +57,8 @@ struct RateLimitTests {
             }
             #expect(error?.code == .slotMissed, "\(String(describing: error))")
             let taken = gate.taken.withLock { $0 }
-            let billed = try await database.rows("SELECT coalesce(sum(calls), 0)::bigint AS n FROM discern.billed_calls WHERE backend = $1", [service])
+            let billed =
+                try await database.rows("SELECT coalesce(sum(calls), 0)::bigint AS n FROM discern.billed_calls WHERE backend = $1", [service])
                 .first?.int("n") ?? -1
             // Each try of the call misses its slots (the attempt's retries ask again): all taken, none billed.
             #expect(taken >= Conversation.maxMissedSlots + 1 && billed == 0, "\(taken) slots taken, billed \(billed)")
@@ -66,19 +73,22 @@ struct RateLimitTests {
                 let photos = try (1...6).map { try folder.write(SampleImages.photo(width: 320, height: 240, seed: $0), as: "p\($0).jpg") }
                 let database = Database(conninfo: conninfo)
                 try await database.withConnection { connection in
-                    try connection.query("INSERT INTO discern.rate_limits (key, per_minute, burst) VALUES ('landmark', $1, $2)",
-                                         [perSecond * 60, burst])
+                    try connection.query(
+                        "INSERT INTO discern.rate_limits (key, per_minute, burst) VALUES ('landmark', $1, $2)",
+                        [perSecond * 60, burst])
                     try JobQueue.enqueue(connection, paths: (0..<40).map { photos[$0 % photos.count] }, backend: "landmark", action: "predict")
                 }
                 try await TestSimulator.with { simulator in
                     let environment = ["DISCERN_LANDMARK_URL": simulator.landmarkURL, "DISCERN_DISCERNER_URL": ""]
                     let workers = try (0..<2).map { _ in
-                        try WorkerProcess(conninfo: conninfo, simulatorURL: "", logFolder: folder,
-                                          arguments: ["--drain", "--concurrency", "8", "--poll-seconds", "0.2"], environment: environment)
+                        try WorkerProcess(
+                            conninfo: conninfo, simulatorURL: "", logFolder: folder,
+                            arguments: ["--drain", "--concurrency", "8", "--poll-seconds", "0.2"], environment: environment)
                     }
                     for worker in workers { await worker.expectExit(seconds: 300) }
                     for worker in workers {
-                        #expect(worker.exitStatus == 0, "the worker exited with \(String(describing: worker.exitStatus)): \(worker.output.suffix(1500))")
+                        #expect(
+                            worker.exitStatus == 0, "the worker exited with \(String(describing: worker.exitStatus)): \(worker.output.suffix(1500))")
                     }
                     let census = try await TestDatabase.census(conninfo)
                     #expect(census.succeeded == 40, "\(census)")
@@ -94,7 +104,9 @@ struct RateLimitTests {
                     }.joined(separator: " ")
                     #expect(await simulator.stats.unstampedCalls("landmark") == 0, "every arrival is the kernel's")
                     let late = calls.filter { $0.delay > 0.05 }
-                    print("landmark limit: \(late.count) of \(calls.count) calls read more than 50 ms after they arrived (at most \(String(format: "%.2f", calls.map(\.delay).max() ?? 0)) s)")
+                    print(
+                        "landmark limit: \(late.count) of \(calls.count) calls read more than 50 ms after they arrived (at most \(String(format: "%.2f", calls.map(\.delay).max() ?? 0)) s)"
+                    )
                     for window in [1.0, 2.0, 5.0] {
                         let most = await simulator.stats.maxCalls("landmark", within: window)
                         #expect(Double(most) <= burst + perSecond * (window + 1), "\(most) calls within \(window) s; arrivals (s): \(timeline)")

@@ -25,7 +25,8 @@ enum ChaosJobs {
     /// Every job that did not succeed, with what happened to it: for a failure message that
     /// explains itself.
     static func unfinishedJobs(_ conninfo: String) async throws -> String {
-        let rows = try await Database(conninfo: conninfo, name: "test-report").rows("""
+        let rows = try await Database(conninfo: conninfo, name: "test-report").rows(
+            """
             SELECT id, state, attempts, shared_crashes, solo_crashes, error_kind, last_error, error_history::text AS history
             FROM discern.jobs WHERE state <> 'succeeded' ORDER BY id LIMIT 20
             """)

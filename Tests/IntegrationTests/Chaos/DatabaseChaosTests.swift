@@ -50,7 +50,10 @@ struct DatabaseChaosTests {
                         (try? await TestDatabase.census(conninfo)).map { $0.succeeded + $0.dead == 400 } ?? false
                     }
                     let died = workers.filter { !$0.isRunning }
-                    #expect(died.isEmpty, "a worker died instead of reconnecting (exit \(died.map { String(describing: $0.exitStatus) })): \(died.map { $0.output.suffix(2000) })")
+                    #expect(
+                        died.isEmpty,
+                        "a worker died instead of reconnecting (exit \(died.map { String(describing: $0.exitStatus) })): \(died.map { $0.output.suffix(2000) })"
+                    )
                     await WorkerProcess.stopAll(workers)
                     let census = try await TestDatabase.census(conninfo)
                     #expect(done, "not finished: \(census)")
@@ -78,10 +81,12 @@ struct DatabaseChaosTests {
                     var terminated = 0
                     var released = false
                     let done = try await ChaosJobs.eventually(seconds: 600) {
-                        terminated += try await killer.rows("""
+                        terminated += try await killer.rows(
+                            """
                             SELECT pg_terminate_backend(pid) AS gone FROM pg_stat_activity
                             WHERE datname = current_database() AND application_name LIKE 'discern%'
-                            """).count
+                            """
+                        ).count
                         if !released && terminated >= 6 {
                             await simulator.releaseAnalyses()
                             released = true
@@ -91,7 +96,10 @@ struct DatabaseChaosTests {
                         return census.succeeded + census.dead == 400
                     }
                     let died = workers.filter { !$0.isRunning }
-                    #expect(died.isEmpty, "a worker died instead of reconnecting (exit \(died.map { String(describing: $0.exitStatus) })): \(died.map { $0.output.suffix(2000) })")
+                    #expect(
+                        died.isEmpty,
+                        "a worker died instead of reconnecting (exit \(died.map { String(describing: $0.exitStatus) })): \(died.map { $0.output.suffix(2000) })"
+                    )
                     await WorkerProcess.stopAll(workers)
                     let census = try await TestDatabase.census(conninfo)
                     #expect(done, "not finished: \(census)")

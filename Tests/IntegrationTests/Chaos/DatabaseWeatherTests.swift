@@ -12,7 +12,9 @@ struct DatabaseWeatherTests {
     static let workerArguments = ["--lease-seconds", "3", "--poll-seconds", "0.5", "--concurrency", "4", "--log-level", "notice"]
     static var script: String { ChaosJobs.repository.appendingPathComponent("scripts/postgres.sh").path }
 
-    @Test("the primary crashes and its streaming standby is promoted in the middle of a run: the workers find it through a multi-host URL, nothing is lost, nothing dead, one result per job in the surviving database")
+    @Test(
+        "the primary crashes and its streaming standby is promoted in the middle of a run: the workers find it through a multi-host URL, nothing is lost, nothing dead, one result per job in the surviving database"
+    )
     func failover() async throws {
         var configuration = SimulatorConfiguration.unthrottled
         configuration.faults.analyzeDelaySeconds = 0.05
@@ -22,41 +24,44 @@ struct DatabaseWeatherTests {
         try await DatabaseChaosTests.withPrivateCluster { primaryURL, primaryFolder in
             let standbyFolder = primaryFolder.appendingPathComponent("standby")
             try await Self.withCluster(standbyFolder, start: ["standby", standbyFolder.path, primaryFolder.path]) { standbyURL in
-            // As managed PostgreSQL hands it out: both hosts, and only the one that writes will do.
-            let conninfo = try Self.multiHost(primaryURL, standbyURL)
-            try await TestFolder.with { folder in
-                try await ChaosJobs.enqueue(400, into: conninfo, folder: folder)
-                try await TestSimulator.with(configuration) { simulator in
-                    let workers = try (0..<3).map { _ in
-                        try WorkerProcess(conninfo: conninfo, simulatorURL: simulator.baseURL, logFolder: folder, arguments: Self.workerArguments)
+                // As managed PostgreSQL hands it out: both hosts, and only the one that writes will do.
+                let conninfo = try Self.multiHost(primaryURL, standbyURL)
+                try await TestFolder.with { folder in
+                    try await ChaosJobs.enqueue(400, into: conninfo, folder: folder)
+                    try await TestSimulator.with(configuration) { simulator in
+                        let workers = try (0..<3).map { _ in
+                            try WorkerProcess(conninfo: conninfo, simulatorURL: simulator.baseURL, logFolder: folder, arguments: Self.workerArguments)
+                        }
+                        _ = try await ChaosJobs.eventually(seconds: 120) { try await TestDatabase.census(conninfo).running >= 3 }
+                        _ = try await Subprocess.run("/bin/bash", [Self.script, "stop", primaryFolder.path, "immediate"])
+                        await simulator.releaseAnalyses()
+                        _ = try await Subprocess.run("/bin/bash", [Self.script, "promote", standbyFolder.path])
+                        let done = try await ChaosJobs.eventually(seconds: 300) {
+                            (try? await TestDatabase.census(conninfo)).map { $0.succeeded + $0.dead == 400 } ?? false
+                        }
+                        let died = workers.filter { !$0.isRunning }
+                        let noticed = workers.filter { $0.output.contains("failed") }.count
+                        await WorkerProcess.stopAll(workers)
+                        let census = try await TestDatabase.census(conninfo)
+                        let explained = ChaosJobs.FailureStory(
+                            facts: "\(census)\n\(try await ChaosJobs.unfinishedJobs(conninfo))", folder: folder, test: "failover")
+                        #expect(noticed > 0, "no worker met the failover: it came too late to test anything")
+                        #expect(died.isEmpty, "a worker died instead of waiting for the new primary: \(explained)")
+                        #expect(done, "not finished on the promoted standby: \(explained)")
+                        #expect(census == QueueCensus(succeeded: 400, results: 400, jobsWithOneResult: 400), "\(explained)")
+                        print("failover: \(census)")
                     }
-                    _ = try await ChaosJobs.eventually(seconds: 120) { try await TestDatabase.census(conninfo).running >= 3 }
-                    _ = try await Subprocess.run("/bin/bash", [Self.script, "stop", primaryFolder.path, "immediate"])
-                    await simulator.releaseAnalyses()
-                    _ = try await Subprocess.run("/bin/bash", [Self.script, "promote", standbyFolder.path])
-                    let done = try await ChaosJobs.eventually(seconds: 300) {
-                        (try? await TestDatabase.census(conninfo)).map { $0.succeeded + $0.dead == 400 } ?? false
-                    }
-                    let died = workers.filter { !$0.isRunning }
-                    let noticed = workers.filter { $0.output.contains("failed") }.count
-                    await WorkerProcess.stopAll(workers)
-                    let census = try await TestDatabase.census(conninfo)
-                    let explained = ChaosJobs.FailureStory(facts: "\(census)\n\(try await ChaosJobs.unfinishedJobs(conninfo))", folder: folder, test: "failover")
-                    #expect(noticed > 0, "no worker met the failover: it came too late to test anything")
-                    #expect(died.isEmpty, "a worker died instead of waiting for the new primary: \(explained)")
-                    #expect(done, "not finished on the promoted standby: \(explained)")
-                    #expect(census == QueueCensus(succeeded: 400, results: 400, jobsWithOneResult: 400), "\(explained)")
-                    print("failover: \(census)")
                 }
-            }
             }
         }
     }
 
     /// Starts a cluster with scripts/postgres.sh `start` arguments, runs `body` with its URL, and
     /// stops it however `body` ends.
-    static func withCluster<T>(_ folder: URL, start: [String], environment: [String: String] = [:],
-                               _ body: (String) async throws -> T) async throws -> T {
+    static func withCluster<T>(
+        _ folder: URL, start: [String], environment: [String: String] = [:],
+        _ body: (String) async throws -> T
+    ) async throws -> T {
         let stop = { _ = try? await Subprocess.run("/bin/bash", [Self.script, "stop", folder.path]) }
         do {
             let url = try await Subprocess.run("/bin/bash", [Self.script] + start, environment: environment)
@@ -73,13 +78,16 @@ struct DatabaseWeatherTests {
     /// `postgresql://user@h1:p1,h2:p2/db?target_session_attrs=read-write` from two single-host URLs.
     static func multiHost(_ first: String, _ second: String) throws -> String {
         guard let a = URLComponents(string: first), let b = URLComponents(string: second), let pa = a.port, let pb = b.port,
-              let host = a.host, let other = b.host, let user = a.user else { throw TestSetupError("not URLs: \(first) \(second)") }
+            let host = a.host, let other = b.host, let user = a.user
+        else { throw TestSetupError("not URLs: \(first) \(second)") }
         return "postgresql://\(user)@\(host):\(pa),\(other):\(pb)\(a.path)?target_session_attrs=read-write"
     }
 
     /// Waits on events only: the lock is taken before the worker starts and let go once the
     /// worker says a completion met it (or gave its results up, as it did before).
-    @Test("an operator's transaction locks the results table past the database's lock_timeout: completions wait and go through, every photo is analysed once, nothing dead")
+    @Test(
+        "an operator's transaction locks the results table past the database's lock_timeout: completions wait and go through, every photo is analysed once, nothing dead"
+    )
     func lockTimeoutOnCompletion() async throws {
         try await TestDatabase.with { conninfo in
             try await TestFolder.with { folder in
@@ -93,7 +101,8 @@ struct DatabaseWeatherTests {
                 try holder.query("LOCK TABLE discern.results IN SHARE MODE")
                 let simulator = SimulatorProcess(folder: folder)
                 try await simulator.start(["--no-throughput-limits"])
-                let worker = try WorkerProcess(conninfo: conninfo, simulatorURL: simulator.baseURL, logFolder: folder, arguments: Self.workerArguments)
+                let worker = try WorkerProcess(
+                    conninfo: conninfo, simulatorURL: simulator.baseURL, logFolder: folder, arguments: Self.workerArguments)
                 let met = await ChaosJobs.eventually(seconds: 300) {
                     worker.output.contains("55P03") || worker.output.contains("could not write results")
                 }
@@ -105,8 +114,9 @@ struct DatabaseWeatherTests {
                 await WorkerProcess.stopAll([worker])
                 await simulator.stop()
                 let census = try await TestDatabase.census(conninfo)
-                let explained = ChaosJobs.FailureStory(facts: "\(census), \(calls) analyses\n\(try await ChaosJobs.unfinishedJobs(conninfo))",
-                                                       folder: folder, test: "lock-timeout")
+                let explained = ChaosJobs.FailureStory(
+                    facts: "\(census), \(calls) analyses\n\(try await ChaosJobs.unfinishedJobs(conninfo))",
+                    folder: folder, test: "lock-timeout")
                 #expect(met, "no completion met the lock: \(explained)")
                 #expect(!worker.output.contains("could not write results"), "results were given up, to be analysed again: \(explained)")
                 #expect(done && census == QueueCensus(succeeded: 40, results: 40, jobsWithOneResult: 40), "\(explained)")
@@ -128,8 +138,10 @@ struct DatabaseWeatherTests {
         let cluster = disk.folder.appendingPathComponent("pg")
         do {
             // WAL kept small, so the disk holds the cluster with room left to fill.
-            try await Self.withCluster(cluster, start: ["start", cluster.path],
-                                       environment: ["PG_EXTRA_OPTIONS": "-c max_wal_size=64MB -c min_wal_size=32MB"]) { url in
+            try await Self.withCluster(
+                cluster, start: ["start", cluster.path],
+                environment: ["PG_EXTRA_OPTIONS": "-c max_wal_size=64MB -c min_wal_size=32MB"]
+            ) { url in
                 try await Database(conninfo: url).withConnection { try Migrator.migrate($0) }
                 try await TestFolder.with { folder in
                     try await ChaosJobs.enqueue(600, into: url, folder: folder)
@@ -155,7 +167,8 @@ struct DatabaseWeatherTests {
                         let waited = workers.filter { $0.output.contains("No space left on device") }.count
                         await WorkerProcess.stopAll(workers)
                         let census = try await TestDatabase.census(url)
-                        let explained = ChaosJobs.FailureStory(facts: "\(census)\n\(try await ChaosJobs.unfinishedJobs(url))", folder: folder, test: "full-disk")
+                        let explained = ChaosJobs.FailureStory(
+                            facts: "\(census)\n\(try await ChaosJobs.unfinishedJobs(url))", folder: folder, test: "full-disk")
                         #expect(met, "the disk never filled up for the server")
                         #expect(waited > 0, "no worker met the full disk: it came too late to test anything")
                         #expect(died.isEmpty, "a worker died instead of waiting: \(explained)")
@@ -191,7 +204,9 @@ final class SmallDisk: Sendable {
     static func mount(megabytes: Int) async -> SmallDisk? {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("discern-disk-\(TestRun.id)-\(UUID().uuidString.prefix(8))")
         guard (try? FileManager.default.createDirectory(at: folder, withIntermediateDirectories: false)) != nil,
-              (try? await Subprocess.runWithStatus("/bin/mount", ["-t", "tmpfs", "-o", "size=\(megabytes)m,mode=755", "tmpfs", folder.path]))?.status == 0 else {
+            (try? await Subprocess.runWithStatus("/bin/mount", ["-t", "tmpfs", "-o", "size=\(megabytes)m,mode=755", "tmpfs", folder.path]))?.status
+                == 0
+        else {
             try? FileManager.default.removeItem(at: folder)
             return nil
         }
@@ -201,7 +216,8 @@ final class SmallDisk: Sendable {
     /// Takes every free byte: megabytes first, then what is left a page at a time.
     func fill() async {
         let filler = folder.appendingPathComponent("filler").path
-        _ = try? await Subprocess.runWithStatus("/bin/sh", ["-c", #"cat /dev/zero > "$1"; dd if=/dev/zero of="$1.tail" bs=4096 2>/dev/null; true"#, "sh", filler])
+        _ = try? await Subprocess.runWithStatus(
+            "/bin/sh", ["-c", #"cat /dev/zero > "$1"; dd if=/dev/zero of="$1.tail" bs=4096 2>/dev/null; true"#, "sh", filler])
     }
 
     func free() {

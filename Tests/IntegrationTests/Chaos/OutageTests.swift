@@ -12,7 +12,9 @@ import Worker
 /// events, never on the clock.
 @Suite("Chaos: the service away for minutes")
 struct OutageTests {
-    @Test("refused for a phase, then 5xx to everything for a phase, while 3 workers drain a batch with photos arriving: no job dies, the failing service gets only the probes, the first probe after its return reopens claims, the batch finishes")
+    @Test(
+        "refused for a phase, then 5xx to everything for a phase, while 3 workers drain a batch with photos arriving: no job dies, the failing service gets only the probes, the first probe after its return reopens claims, the batch finishes"
+    )
     func serviceAwayForMinutes() async throws {
         let phase = OutageSettings.phaseSeconds, breaker = BreakerSettings()
         try await TestDatabase.with { conninfo in
@@ -22,8 +24,9 @@ struct OutageTests {
                 let simulator = SimulatorProcess(folder: folder)
                 try await simulator.start(OutageSettings.healthy)
                 let workers = try (0..<3).map { _ in
-                    try WorkerProcess(conninfo: conninfo, simulatorURL: simulator.baseURL, logFolder: folder,
-                                      arguments: ["--metrics-port", "0", "--log-format", "json", "--log-level", "notice"])
+                    try WorkerProcess(
+                        conninfo: conninfo, simulatorURL: simulator.baseURL, logFolder: folder,
+                        arguments: ["--metrics-port", "0", "--log-format", "json", "--log-level", "notice"])
                 }
                 let arrivals = PhotoArrivals(conninfo: conninfo, folder: folder)
                 arrivals.start()
@@ -31,7 +34,9 @@ struct OutageTests {
                 @discardableResult
                 func check(_ ok: Bool, _ what: String) async throws -> Bool {
                     if !ok {
-                        Issue.record("\(what)\n\(try await TestDatabase.census(conninfo))\n\(try await ChaosJobs.unfinishedJobs(conninfo))\nlogs: \(ChaosJobs.keepLogs(of: folder, test: "outage"))")
+                        Issue.record(
+                            "\(what)\n\(try await TestDatabase.census(conninfo))\n\(try await ChaosJobs.unfinishedJobs(conninfo))\nlogs: \(ChaosJobs.keepLogs(of: folder, test: "outage"))"
+                        )
                     }
                     return ok
                 }
@@ -39,8 +44,9 @@ struct OutageTests {
                     try await observer.rows("SELECT 1 FROM discern.service_breakers WHERE backend = 'discerner'").count > 0
                 }
 
-                try await check(try await ChaosJobs.eventually(seconds: 180) { try await TestDatabase.census(conninfo).succeeded >= 10 },
-                                "the workers did not get going")
+                try await check(
+                    try await ChaosJobs.eventually(seconds: 180) { try await TestDatabase.census(conninfo).succeeded >= 10 },
+                    "the workers did not get going")
 
                 // Refused: nothing listens on the service's port.
                 let callsAtStart = await Self.calls(workers)
@@ -64,24 +70,34 @@ struct OutageTests {
 
                 // Back. Between probes, so that none is in flight across the return.
                 _ = try await ChaosJobs.eventually(seconds: breaker.maxProbeSeconds + 60) {
-                    try await observer.rows("""
+                    try await observer.rows(
+                        """
                         SELECT 1 FROM discern.service_breakers b
                         WHERE NOT EXISTS (SELECT 1 FROM discern.jobs j WHERE j.id = b.probe_job AND j.state = 'running')
                           AND b.next_probe_at > now() + interval '2 seconds'
-                        """).count > 0
+                        """
+                    ).count > 0
                 }
                 await simulator.stop()
                 try await simulator.start(OutageSettings.healthy)
                 let returned = Date()
                 let outageCalls = await Self.calls(workers) - callsBefore
                 let outageSeconds = returned.timeIntervalSince(outageStarted)
-                let probesBeforeReturn = try await observer.rows(
-                    "SELECT probes_failed FROM discern.service_breakers WHERE backend = 'discerner'").first?.int("probes_failed") ?? -1
-                guard try await check(try await ChaosJobs.eventually(seconds: breaker.maxProbeSeconds + 120) { try await !breakerOpen() },
-                                      "the breaker did not close after the service came back") else { return }
-                let closed = try await observer.rows("""
-                    SELECT scope FROM discern.operator_actions WHERE action = 'available' ORDER BY id DESC LIMIT 1
-                    """).first?.string("scope") ?? "-"
+                let probesBeforeReturn =
+                    try await observer.rows(
+                        "SELECT probes_failed FROM discern.service_breakers WHERE backend = 'discerner'"
+                    ).first?.int("probes_failed") ?? -1
+                guard
+                    try await check(
+                        try await ChaosJobs.eventually(seconds: breaker.maxProbeSeconds + 120) { try await !breakerOpen() },
+                        "the breaker did not close after the service came back")
+                else { return }
+                let closed =
+                    try await observer.rows(
+                        """
+                        SELECT scope FROM discern.operator_actions WHERE action = 'available' ORDER BY id DESC LIMIT 1
+                        """
+                    ).first?.string("scope") ?? "-"
                 await arrivals.stop()
                 let total = try await observer.rows("SELECT count(*) AS n FROM discern.jobs").first?.int("n") ?? 0
                 let drained = try await ChaosJobs.eventually(seconds: 600) { try await TestDatabase.census(conninfo).succeeded == total }
@@ -90,22 +106,29 @@ struct OutageTests {
 
                 let census = try await TestDatabase.census(conninfo)
                 let probes = OutageSettings.probes(within: outageSeconds, breaker)
-                let firstResult = try await observer.rows("""
-                    SELECT extract(epoch FROM min(finished_at))::float8 - $1 AS s FROM discern.jobs WHERE state = 'succeeded' AND finished_at > to_timestamp($1)
-                    """, [returned.timeIntervalSince1970]).first?.optionalDouble("s") ?? -1
-                print("outage: \(Int(outageSeconds)) s away (\(phase) s refused, \(phase) s 5xx); \(callsBefore - callsAtStart) calls failed "
-                      + "before every worker knew, then \(outageCalls) calls to it from 3 workers "
-                      + "(\(String(format: "%.1f", Double(outageCalls) * 60 / outageSeconds)) a minute; \(probes) probes at most by the settings), "
-                      + "\(total) jobs, \(census.dead) dead; the first result \(Int(firstResult)) s after the return; closed: \(closed)")
+                let firstResult =
+                    try await observer.rows(
+                        """
+                        SELECT extract(epoch FROM min(finished_at))::float8 - $1 AS s FROM discern.jobs WHERE state = 'succeeded' AND finished_at > to_timestamp($1)
+                        """, [returned.timeIntervalSince1970]
+                    ).first?.optionalDouble("s") ?? -1
+                print(
+                    "outage: \(Int(outageSeconds)) s away (\(phase) s refused, \(phase) s 5xx); \(callsBefore - callsAtStart) calls failed "
+                        + "before every worker knew, then \(outageCalls) calls to it from 3 workers "
+                        + "(\(String(format: "%.1f", Double(outageCalls) * 60 / outageSeconds)) a minute; \(probes) probes at most by the settings), "
+                        + "\(total) jobs, \(census.dead) dead; the first result \(Int(firstResult)) s after the return; closed: \(closed)")
                 try await check(drained, "the batch did not finish")
-                try await check(census.dead == 0 && census.succeeded == total && census.jobsWithOneResult == total && census.results == total,
-                                "jobs were lost, doubled or dead")
+                try await check(
+                    census.dead == 0 && census.succeeded == total && census.jobsWithOneResult == total && census.results == total,
+                    "jobs were lost, doubled or dead")
                 // The failing service heard only the probes, one call each, across all workers.
                 try await check(outageCalls <= probes + 2, "\(outageCalls) calls in \(Int(outageSeconds)) s; the probes allow \(probes)")
                 // The first probe after the return closed it: none failed once it was back, but one
                 // already under way against the old one.
                 let failedProbes = closed.firstMatch(of: /and (\d+) failed probe/).flatMap { Int($0.1) }
-                #expect(failedProbes.map { $0 <= probesBeforeReturn + 1 } ?? false, "closed: \(closed); \(probesBeforeReturn) probes had failed at the return")
+                #expect(
+                    failedProbes.map { $0 <= probesBeforeReturn + 1 } ?? false,
+                    "closed: \(closed); \(probesBeforeReturn) probes had failed at the return")
             }
         }
     }
@@ -117,7 +140,9 @@ struct OutageTests {
         return Int(total)
     }
 
-    @Test("a lone job meeting a service that refuses connections trips the breaker before its attempts run out, outlives the probes that fail on it, and succeeds once the service is back")
+    @Test(
+        "a lone job meeting a service that refuses connections trips the breaker before its attempts run out, outlives the probes that fail on it, and succeeds once the service is back"
+    )
     func loneJobOutlivesAnOutage() async throws {
         try await TestDatabase.with { conninfo in
             try await TestFolder.with { folder in
@@ -125,8 +150,9 @@ struct OutageTests {
                 let simulator = SimulatorProcess(folder: folder)
                 try await simulator.start(OutageSettings.healthy)
                 await simulator.stop()
-                let worker = try WorkerProcess(conninfo: conninfo, simulatorURL: simulator.baseURL, logFolder: folder,
-                                               arguments: ["--log-level", "notice", "--poll-seconds", "1"])
+                let worker = try WorkerProcess(
+                    conninfo: conninfo, simulatorURL: simulator.baseURL, logFolder: folder,
+                    arguments: ["--log-level", "notice", "--poll-seconds", "1"])
                 let observer = Database(conninfo: conninfo, name: "test-lone")
                 let tripped = try await ChaosJobs.eventually(seconds: 300) {
                     let breakers = try await observer.rows("SELECT 1 FROM discern.service_breakers").count
@@ -145,7 +171,8 @@ struct OutageTests {
                 await WorkerProcess.stopAll([worker])
                 await simulator.stop()
                 let census = try await TestDatabase.census(conninfo)
-                let explained = ChaosJobs.FailureStory(facts: "\(census)\n\(try await ChaosJobs.unfinishedJobs(conninfo))", folder: folder, test: "lone-job")
+                let explained = ChaosJobs.FailureStory(
+                    facts: "\(census)\n\(try await ChaosJobs.unfinishedJobs(conninfo))", folder: folder, test: "lone-job")
                 #expect(tripped && probed && census.dead == 0, "\(explained)")
                 #expect(try waiting.string("state") != "dead" && waiting.int("attempts") < 5, "\(explained)")
                 #expect(done && census == QueueCensus(succeeded: 1, results: 1, jobsWithOneResult: 1), "\(explained)")
@@ -182,11 +209,19 @@ struct OutageTests {
                 try await ChaosJobs.enqueue(12, into: conninfo, folder: folder)
                 try await TestSimulator.with(.unthrottled) { simulator in
                     for index in 0..<6 {
-                        await simulator.scripted.enqueue("discerner.analyze", index % 2 == 0
-                            ? .init(status: 400, json: #"{"error": "Invalid image"}"#)
-                            : .init(status: 500, json: #"{"success": false, "error": "Step Functions execution failed", "cause": "400 Client Error: Bad image data"}"#))
+                        await simulator.scripted.enqueue(
+                            "discerner.analyze",
+                            index % 2 == 0
+                                ? .init(status: 400, json: #"{"error": "Invalid image"}"#)
+                                : .init(
+                                    status: 500,
+                                    json:
+                                        #"{"success": false, "error": "Step Functions execution failed", "cause": "400 Client Error: Bad image data"}"#
+                                ))
                     }
-                    let summary = try await TestWorker.drain(conninfo, simulator: simulator) { $0.concurrency = 1; $0.prepareQueue = 1 }
+                    let summary = try await TestWorker.drain(conninfo, simulator: simulator) {
+                        $0.concurrency = 1; $0.prepareQueue = 1
+                    }
                     let observer = Database(conninfo: conninfo, name: "test-refused")
                     let trips = try await observer.rows("SELECT count(*) AS n FROM discern.operator_actions WHERE action = 'unavailable'")
                     #expect(try trips.first?.int("n") == 0, "a photo's refusal tripped the breaker")

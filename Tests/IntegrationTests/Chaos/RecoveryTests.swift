@@ -13,7 +13,9 @@ struct RecoveryTests {
     /// A fleet under a supervisor that restarts crashed workers at once: no worker lives long
     /// enough to wait for anything, so rescue must not depend on a survivor. The kills go on
     /// until every job has ended; ten minutes is only the test's guard against hanging.
-    @Test("a crash loop: 3 workers with defaults, a random one SIGKILLed every 2 s and PostgreSQL restarted once: all 300 jobs succeed exactly once while the kills go on")
+    @Test(
+        "a crash loop: 3 workers with defaults, a random one SIGKILLed every 2 s and PostgreSQL restarted once: all 300 jobs succeed exactly once while the kills go on"
+    )
     func crashLoop() async throws {
         var configuration = SimulatorConfiguration.unthrottled
         configuration.faults.analyzeDelaySeconds = 0.15
@@ -54,8 +56,9 @@ struct RecoveryTests {
                     await WorkerProcess.stopAll(workers)
                     let census = try await TestDatabase.census(conninfo)
                     let rescued = try await Self.rescuedJobs(conninfo)
-                    let explained = ChaosJobs.FailureStory(facts: "\(census) after \(kills) kills and \(Int(elapsed)) s\n\(try await ChaosJobs.unfinishedJobs(conninfo))",
-                                                           folder: folder, test: "crash-loop")
+                    let explained = ChaosJobs.FailureStory(
+                        facts: "\(census) after \(kills) kills and \(Int(elapsed)) s\n\(try await ChaosJobs.unfinishedJobs(conninfo))",
+                        folder: folder, test: "crash-loop")
                     #expect(ended, "the kills went on for ten minutes and the jobs had not all ended: \(explained)")
                     #expect(census == QueueCensus(succeeded: 300, results: 300, jobsWithOneResult: 300), "\(explained)")
                     print("crash loop: \(census), \(rescued) job(s) rescued, \(kills) kills, PostgreSQL restarted: \(restarted), \(Int(elapsed)) s")
@@ -76,21 +79,24 @@ struct RecoveryTests {
             try await TestFolder.with { folder in
                 try await ChaosJobs.enqueue(4, into: conninfo, folder: folder)
                 try await TestSimulator.with(configuration) { simulator in
-                    let first = try WorkerProcess(conninfo: conninfo, simulatorURL: simulator.baseURL, logFolder: folder,
-                                                  arguments: ["--lease-seconds", "600"])
+                    let first = try WorkerProcess(
+                        conninfo: conninfo, simulatorURL: simulator.baseURL, logFolder: folder,
+                        arguments: ["--lease-seconds", "600"])
                     let claimed = try await ChaosJobs.eventually(seconds: 300) { try await TestDatabase.census(conninfo).running == 4 }
                     #expect(claimed)
                     let owner = try await Self.runningOwner(conninfo)
                     first.kill()
                     let killed = Date()
-                    let restarted = try WorkerProcess(conninfo: conninfo, simulatorURL: simulator.baseURL, logFolder: folder,
-                                                      arguments: ["--lease-seconds", "600"])
+                    let restarted = try WorkerProcess(
+                        conninfo: conninfo, simulatorURL: simulator.baseURL, logFolder: folder,
+                        arguments: ["--lease-seconds", "600"])
                     let back = try await ChaosJobs.eventually(seconds: 600) { try await Self.jobs(notHeldBy: owner, conninfo) == 4 }
                     let seconds = Date().timeIntervalSince(killed)
                     await simulator.releaseAnalyses()
                     await WorkerProcess.stopAll([restarted])
                     #expect(back, "the killed worker's jobs did not come back")
-                    let rescues = try await Database(conninfo: conninfo, name: "test-report").rows("""
+                    let rescues = try await Database(conninfo: conninfo, name: "test-report").rows(
+                        """
                         SELECT error_history->0->>'kind' AS kind, error_history->0->>'error' AS error,
                                (error_history->0->>'at')::timestamptz < created_at + interval '590 seconds' AS before_lease_end
                         FROM discern.jobs
@@ -98,7 +104,9 @@ struct RecoveryTests {
                     #expect(try rescues.map { try $0.optionalString("kind") ?? "-" } == Array(repeating: "lease_expired", count: 4))
                     let why = try rescues.map { try $0.optionalString("error") ?? "-" }
                     #expect(why.allSatisfy { $0.contains("its database session ended") }, "\(why)")
-                    #expect(try rescues.allSatisfy { try $0.bool("before_lease_end") }, "came back after \(Int(seconds)) s: by the lease, not the session")
+                    #expect(
+                        try rescues.allSatisfy { try $0.bool("before_lease_end") }, "came back after \(Int(seconds)) s: by the lease, not the session"
+                    )
                     print("a killed worker's jobs were back \(Int(seconds)) s after the kill")
                 }
             }
@@ -173,9 +181,12 @@ struct RecoveryTests {
                 }
                 await WorkerProcess.stopAll(workers + [newcomer])
                 let census = try await TestDatabase.census(conninfo)
-                let handedBack = try await Database(conninfo: conninfo, name: "test-report").rows("""
-                    SELECT count(*) FILTER (WHERE jsonb_array_length(error_history) > 0 OR attempts <> 1) AS n FROM discern.jobs
-                    """).first?.int("n") ?? -1
+                let handedBack =
+                    try await Database(conninfo: conninfo, name: "test-report").rows(
+                        """
+                        SELECT count(*) FILTER (WHERE jsonb_array_length(error_history) > 0 OR attempts <> 1) AS n FROM discern.jobs
+                        """
+                    ).first?.int("n") ?? -1
                 let story = ChaosJobs.FailureStory(facts: "\(census)\n\(try await ChaosJobs.unfinishedJobs(conninfo))", folder: folder, test: test)
                 #expect(waited, "the new worker never said it waited for the frozen workers: \(story)")
                 #expect(rescuedAfter, "the new worker never rescued again once they were back: \(story)")
@@ -202,9 +213,11 @@ struct RecoveryTests {
     /// Workers whose session holds its lock: up and registered.
     static func presenceLocks(_ conninfo: String) async throws -> Int {
         try await Database(conninfo: conninfo).withConnection { connection in
-            try connection.query("""
+            try connection.query(
+                """
                 SELECT count(*) AS n FROM pg_locks WHERE locktype = 'advisory' AND classid = $1::oid AND objsubid = 2 AND granted
-                """, [Int(WorkerRegistry.presenceNamespace)]).first?.int("n") ?? 0
+                """, [Int(WorkerRegistry.presenceNamespace)]
+            ).first?.int("n") ?? 0
         }
     }
 
@@ -217,17 +230,21 @@ struct RecoveryTests {
     /// The process id of the worker running `job`, from its registry row.
     static func pid(holding job: Int, _ conninfo: String) async throws -> Int32? {
         try await Database(conninfo: conninfo).withConnection { connection in
-            try connection.query("""
+            try connection.query(
+                """
                 SELECT w.pid FROM discern.jobs j JOIN discern.workers w ON w.id = j.lease_owner WHERE j.state = 'running' AND j.id = $1
-                """, [job]).first?.optionalInt("pid").flatMap { Int32(exactly: $0) }
+                """, [job]
+            ).first?.optionalInt("pid").flatMap { Int32(exactly: $0) }
         }
     }
 
     static func rescuedJobs(_ conninfo: String) async throws -> Int {
         try await Database(conninfo: conninfo).withConnection { connection in
-            try connection.query("""
+            try connection.query(
+                """
                 SELECT count(*) AS n FROM discern.jobs WHERE error_history @> '[{"kind": "lease_expired"}]'
-                """).first?.int("n") ?? 0
+                """
+            ).first?.int("n") ?? 0
         }
     }
 

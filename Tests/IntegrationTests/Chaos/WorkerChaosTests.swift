@@ -34,8 +34,9 @@ struct WorkerChaosTests {
                         }
                         workers[victim].kill()
                         kills += 1
-                        workers[victim] = try WorkerProcess(conninfo: conninfo, simulatorURL: simulator.baseURL, logFolder: folder,
-                                                            arguments: Self.fastLeases)
+                        workers[victim] = try WorkerProcess(
+                            conninfo: conninfo, simulatorURL: simulator.baseURL, logFolder: folder,
+                            arguments: Self.fastLeases)
                         if kills == 6 { await simulator.releaseAnalyses() }
                     }
                     let done = try await ChaosJobs.finished(conninfo, total: 1000)
@@ -44,7 +45,9 @@ struct WorkerChaosTests {
                     // A kill is a file's doing only while the worker prepared it alone: no healthy
                     // job ends dead, however often its workers die around it.
                     let expected = QueueCensus(succeeded: 1000, results: 1000, jobsWithOneResult: 1000)
-                    let explained = census == expected ? ""
+                    let explained =
+                        census == expected
+                        ? ""
                         : "\(try await ChaosJobs.unfinishedJobs(conninfo))\nworker logs: \(ChaosJobs.keepLogs(of: folder, test: "chaos-kill-workers"))"
                     #expect(done, "not finished: \(census)\n\(explained)")
                     #expect(kills >= 5, "the run ended before the workers were killed often enough")
@@ -57,7 +60,9 @@ struct WorkerChaosTests {
     /// A file that kills its worker is found by where the worker dies: three times beside other
     /// jobs makes it a suspect, run alone; three deaths while its file is being prepared alone
     /// end it. A death of its worker elsewhere (its analysis under way) is not the file's doing.
-    @Test("a job whose worker dies whenever it holds it, and at last while preparing its file alone, ends dead as worker_crashed after 3 such deaths; other deaths are not counted; the jobs beside it succeed once")
+    @Test(
+        "a job whose worker dies whenever it holds it, and at last while preparing its file alone, ends dead as worker_crashed after 3 such deaths; other deaths are not counted; the jobs beside it succeed once"
+    )
     func poisonJobEndsDead() async throws {
         var configuration = SimulatorConfiguration.unthrottled
         configuration.faults.analyzeDelaySeconds = 0.3  // the other jobs are in flight when a worker is killed too
@@ -82,13 +87,16 @@ struct WorkerChaosTests {
                     while Date() < deadline {
                         let census = try await TestDatabase.census(conninfo)
                         if census.succeeded + census.dead == 40 { break }
-                        let holder = try await observer.rows("""
+                        let holder = try await observer.rows(
+                            """
                             SELECT w.pid, j.shared_crashes >= 3 AS suspect, coalesce(j.preparing_by = j.lease_owner, false) AS preparing
                             FROM discern.jobs j JOIN discern.workers w ON w.id = j.lease_owner
                             WHERE j.id = $1 AND j.state = 'running'
-                            """, [poison]).first
+                            """, [poison]
+                        ).first
                         if let holder, let pid = try holder.optionalInt("pid"),
-                           let victim = workers.firstIndex(where: { $0.pid == Int32(pid) && $0.isRunning }) {
+                            let victim = workers.firstIndex(where: { $0.pid == Int32(pid) && $0.isRunning })
+                        {
                             // Before it is a suspect, whenever its worker holds it; after, while its file
                             // is being prepared, or once it waits on its service (a moment missed).
                             let preparing = try holder.bool("preparing")
@@ -96,8 +104,9 @@ struct WorkerChaosTests {
                             if due {
                                 workers[victim].kill()
                                 (kills, whilePreparing) = (kills + 1, whilePreparing + (preparing ? 1 : 0))
-                                workers[victim] = try WorkerProcess(conninfo: conninfo, simulatorURL: simulator.baseURL, logFolder: folder,
-                                                                    arguments: Self.fastLeases)
+                                workers[victim] = try WorkerProcess(
+                                    conninfo: conninfo, simulatorURL: simulator.baseURL, logFolder: folder,
+                                    arguments: Self.fastLeases)
                             }
                         }
                         try await Task.sleep(for: .milliseconds(20))
@@ -107,12 +116,16 @@ struct WorkerChaosTests {
                     // The held analyses of killed workers end before the simulator stops.
                     await simulator.releaseAnalyses()
                     let census = try await TestDatabase.census(conninfo)
-                    let job = try #require(try await observer.rows("""
-                        SELECT state, error_kind, shared_crashes, solo_crashes,
-                               (SELECT count(*) FROM jsonb_array_elements(error_history) e WHERE (e->>'counted')::boolean) AS counted
-                        FROM discern.jobs WHERE id = $1
-                        """, [poison]).first)
-                    let explained = "\(census) after \(kills) kills (\(whilePreparing) seen while preparing)\n"
+                    let job = try #require(
+                        try await observer.rows(
+                            """
+                            SELECT state, error_kind, shared_crashes, solo_crashes,
+                                   (SELECT count(*) FROM jsonb_array_elements(error_history) e WHERE (e->>'counted')::boolean) AS counted
+                            FROM discern.jobs WHERE id = $1
+                            """, [poison]
+                        ).first)
+                    let explained =
+                        "\(census) after \(kills) kills (\(whilePreparing) seen while preparing)\n"
                         + "\(try await ChaosJobs.unfinishedJobs(conninfo))\nthe live workers' logs:\n\(logs)"
                     #expect(try job.string("state") == "dead" && job.optionalString("error_kind") == "worker_crashed", "\(explained)")
                     #expect(try job.int("solo_crashes") == 3 && job.int("counted") == 3, "\(explained)")
@@ -137,9 +150,11 @@ struct WorkerChaosTests {
                 try await TestSimulator.with(.unthrottled) { simulator in
                     // `head -c 1` takes the first byte of the log and leaves; every line after it
                     // meets a closed pipe. The worker's own exit status is printed.
-                    let script = #""$0" work --drain --database-url "$1" --discerner-url "$2" --log-level debug --concurrency 2 2>&1 | head -c 1 >/dev/null; echo "status=${PIPESTATUS[0]}""#
-                    let output = try await Subprocess.run("/bin/bash", ["-c", script, try WorkerProcess.binary.path, conninfo, simulator.discernerURL],
-                                                          environment: ["DISCERN_PATH_ROOTS": FileManager.default.temporaryDirectory.path])
+                    let script =
+                        #""$0" work --drain --database-url "$1" --discerner-url "$2" --log-level debug --concurrency 2 2>&1 | head -c 1 >/dev/null; echo "status=${PIPESTATUS[0]}""#
+                    let output = try await Subprocess.run(
+                        "/bin/bash", ["-c", script, try WorkerProcess.binary.path, conninfo, simulator.discernerURL],
+                        environment: ["DISCERN_PATH_ROOTS": FileManager.default.temporaryDirectory.path])
                     let census = try await TestDatabase.census(conninfo)
                     #expect(output.contains("status=0"), "\(output) \(census)")
                     #expect(census == QueueCensus(succeeded: 20, results: 20, jobsWithOneResult: 20), "\(census)")
@@ -160,8 +175,9 @@ struct WorkerChaosTests {
                 try await ChaosJobs.enqueue(100, into: conninfo, folder: folder)
                 let simulator = SimulatorProcess(folder: folder)
                 try await simulator.start(["--no-throughput-limits", "--hold-analyses"])
-                let worker = try WorkerProcess(conninfo: conninfo, simulatorURL: simulator.baseURL, logFolder: folder,
-                                               arguments: ["--concurrency", "8", "--grace-seconds", "\(Self.grace)", "--log-level", "info"])
+                let worker = try WorkerProcess(
+                    conninfo: conninfo, simulatorURL: simulator.baseURL, logFolder: folder,
+                    arguments: ["--concurrency", "8", "--grace-seconds", "\(Self.grace)", "--log-level", "info"])
                 let inFlight = await ChaosJobs.eventually(seconds: 300) { await simulator.calls("discerner.analyze") > 0 }
                 worker.terminate()
                 let stopped = await ChaosJobs.eventually(seconds: 300) { worker.output.contains("stopping: no more claims") }
@@ -197,8 +213,9 @@ struct WorkerChaosTests {
             try await TestFolder.with { folder in
                 try await ChaosJobs.enqueue(20, into: conninfo, folder: folder)
                 try await TestSimulator.with(configuration) { simulator in
-                    let worker = try WorkerProcess(conninfo: conninfo, simulatorURL: simulator.baseURL, logFolder: folder,
-                                                   arguments: ["--concurrency", "4", "--grace-seconds", "0.5"])
+                    let worker = try WorkerProcess(
+                        conninfo: conninfo, simulatorURL: simulator.baseURL, logFolder: folder,
+                        arguments: ["--concurrency", "4", "--grace-seconds", "0.5"])
                     _ = try await ChaosJobs.eventually(seconds: 300) { try await TestDatabase.census(conninfo).running >= 4 }
                     worker.terminate()
                     await worker.expectExit(seconds: 90)
@@ -213,10 +230,13 @@ struct WorkerChaosTests {
 
     /// Whether the worker process `pid` holds running jobs (its registration names its pid).
     static func holdsJobs(pid: Int32, _ conninfo: String) async throws -> Bool {
-        let held = try await Database(conninfo: conninfo, name: "test-holding").rows("""
-            SELECT count(*) AS n FROM discern.jobs j JOIN discern.workers w ON w.id = j.lease_owner
-            WHERE j.state = 'running' AND w.pid = $1
-            """, [Int(pid)]).first?.int("n") ?? 0
+        let held =
+            try await Database(conninfo: conninfo, name: "test-holding").rows(
+                """
+                SELECT count(*) AS n FROM discern.jobs j JOIN discern.workers w ON w.id = j.lease_owner
+                WHERE j.state = 'running' AND w.pid = $1
+                """, [Int(pid)]
+            ).first?.int("n") ?? 0
         return held > 0
     }
 

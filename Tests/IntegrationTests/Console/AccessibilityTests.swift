@@ -16,8 +16,10 @@ struct AccessibilityTests {
                 let (console, port) = try await ConsoleTests.console(conninfo, folder)
                 defer { console.kill() }
                 let base = "http://127.0.0.1:\(port)"
-                let pages = ["/", "/batches", "/results", "/jobs", "/jobs/\(fixable)", "/failures", "/review?below=1", "/quality",
-                             "/report?batch=night-2026-11-22", "/plan?until=06:00", "/log", "/workers"]
+                let pages = [
+                    "/", "/batches", "/results", "/jobs", "/jobs/\(fixable)", "/failures", "/review?below=1", "/quality",
+                    "/report?batch=night-2026-11-22", "/plan?until=06:00", "/log", "/workers"
+                ]
                 for width in [1280, 390] {
                     let tour = try await BrowserSession.run([.width(width)] + pages.flatMap { [BrowserSession.Step.go(base + $0), .axe] })
                     for (index, page) in pages.enumerated() {

@@ -14,17 +14,21 @@ struct BatchSummaryTests {
         try await TestDatabase.with { conninfo in
             let database = Database(conninfo: conninfo)
             let summary = { @Sendable () async throws -> (jobs: Int, available: Int, succeeded: Int, dead: Int, stored: Int) in
-                let row = try #require(try await database.rows("""
-                    SELECT (s ->> 'jobs')::int AS jobs, (s ->> 'available')::int AS available, (s ->> 'succeeded')::int AS succeeded,
-                           (s ->> 'dead')::int AS dead
-                    FROM discern.batch_summary((SELECT id FROM discern.batches WHERE name = 'night')) s
-                    """).first)
+                let row = try #require(
+                    try await database.rows(
+                        """
+                        SELECT (s ->> 'jobs')::int AS jobs, (s ->> 'available')::int AS available, (s ->> 'succeeded')::int AS succeeded,
+                               (s ->> 'dead')::int AS dead
+                        FROM discern.batch_summary((SELECT id FROM discern.batches WHERE name = 'night')) s
+                        """
+                    ).first)
                 // A statement of its own: the one above does not see what its function stored.
                 let stored = try await database.rows("SELECT count(*)::int AS n FROM discern.batch_summaries").first?.int("n") ?? -1
                 return (try row.int("jobs"), try row.int("available"), try row.int("succeeded"), try row.int("dead"), stored)
             }
             let finishAll = { @Sendable () async throws in
-                _ = try await database.rows("""
+                _ = try await database.rows(
+                    """
                     UPDATE discern.jobs SET state = CASE WHEN image_path LIKE '%3.jpg' THEN 'dead' ELSE 'succeeded' END,
                                             error_kind = CASE WHEN image_path LIKE '%3.jpg' THEN 'timeout' END, finished_at = now()
                     WHERE state = 'available'

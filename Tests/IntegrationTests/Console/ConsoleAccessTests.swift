@@ -18,7 +18,8 @@ struct ConsoleAccessTests {
                     let rebound = await RawHTTP.get(port: port, path: path, headers: ["Host": "evil.example"])
                     #expect(rebound.status == 421 && !rebound.body.contains("csrf"), "\(path): \(rebound.status)")
                 }
-                #expect(await RawHTTP.post(port: port, path: "/actions/retry", body: "job=1", headers: ["Host": "evil.example:\(port)"]).status == 421)
+                #expect(
+                    await RawHTTP.post(port: port, path: "/actions/retry", body: "job=1", headers: ["Host": "evil.example:\(port)"]).status == 421)
                 for host in ["127.0.0.1:\(port)", "localhost:\(port)", "LOCALHOST"] {
                     #expect(await RawHTTP.get(port: port, path: "/", headers: ["Host": host]).status == 200, "\(host)")
                 }
@@ -49,8 +50,12 @@ struct ConsoleAccessTests {
                     environment: ["DISCERN_CONSOLE_TOKEN": token])
                 defer { console.kill() }
                 let publicHost = ["Host": "discern.example.org"]
-                #expect(await RawHTTP.get(port: port, path: "/api/overview", headers: publicHost.merging(["Authorization": "Bearer \(token)"]) { $1 }).status == 200)
-                #expect(await RawHTTP.get(port: port, path: "/api/overview", headers: ["Host": "other.example.org", "Authorization": "Bearer \(token)"]).status == 421)
+                #expect(
+                    await RawHTTP.get(port: port, path: "/api/overview", headers: publicHost.merging(["Authorization": "Bearer \(token)"]) { $1 })
+                        .status == 200)
+                #expect(
+                    await RawHTTP.get(port: port, path: "/api/overview", headers: ["Host": "other.example.org", "Authorization": "Bearer \(token)"])
+                        .status == 421)
 
                 let login = await RawHTTP.post(port: port, path: "/login", body: "token=\(token)", headers: publicHost)
                 let cookie = try #require(login.headers["set-cookie"], "\(login.status) \(login.headers)")
@@ -63,16 +68,23 @@ struct ConsoleAccessTests {
                 let parts = session.split(separator: "=")[1].split(separator: ".")
                 #expect(parts.count == 3 && parts[1] == "admin", "EXPIRY.ROLE.SIGNATURE: \(session)")
                 let forged = "discern_console=\(Int(parts[0])! + 86400).\(parts[1]).\(parts[2])"
-                #expect(await RawHTTP.get(port: port, path: "/api/overview", headers: publicHost.merging(["Cookie": forged]) { $1 }).status == 401,
-                        "a session's expiry cannot be moved")
+                #expect(
+                    await RawHTTP.get(port: port, path: "/api/overview", headers: publicHost.merging(["Cookie": forged]) { $1 }).status == 401,
+                    "a session's expiry cannot be moved")
 
                 // Any process on this machine can send the header; without the token it names nobody.
                 #expect(await RawHTTP.get(port: port, path: "/api/overview", headers: ["X-Forwarded-User": "admin"]).status == 401)
-                #expect(await RawHTTP.get(port: port, path: "/api/overview",
-                                          headers: ["X-Forwarded-User": "alice", "Authorization": "Bearer \(token)"]).status == 200)
+                #expect(
+                    await RawHTTP.get(
+                        port: port, path: "/api/overview",
+                        headers: ["X-Forwarded-User": "alice", "Authorization": "Bearer \(token)"]
+                    ).status == 200)
 
-                let refused = try await Subprocess.runWithStatus(try WorkerProcess.binary.path, [
-                    "console", "--database-url", conninfo, "--path-root", folder.path, "--trusted-user-header", "X-Forwarded-User"])
+                let refused = try await Subprocess.runWithStatus(
+                    try WorkerProcess.binary.path,
+                    [
+                        "console", "--database-url", conninfo, "--path-root", folder.path, "--trusted-user-header", "X-Forwarded-User"
+                    ])
                 #expect(refused.status == 64 && refused.output.contains("DISCERN_CONSOLE_TOKEN"), "\(refused.output)")
             }
         }
@@ -92,10 +104,12 @@ struct ConsoleAccessTests {
                 let page = await RawHTTP.get(port: port, path: "/api/overview")
                 try await locker.withConnection { try $0.query("ROLLBACK") }
                 #expect(page.status >= 500, "\(page.status) \(page.body.prefix(300))")
-                let waiting = try await Database(conninfo: conninfo, name: "test-report").rows("""
+                let waiting = try await Database(conninfo: conninfo, name: "test-report").rows(
+                    """
                     SELECT count(*) AS n FROM pg_stat_activity
                     WHERE datname = current_database() AND application_name LIKE 'discern-console-%' AND state = 'active'
-                    """).first?.int("n")
+                    """
+                ).first?.int("n")
                 #expect(waiting == 0, "a console query still runs")
             }
         }

@@ -27,7 +27,9 @@ struct ConsoleRolesTests {
         try #require(await csrf(port, bearer(token)), "the admin's pages carry a form token")
     }
 
-    @Test("by forged requests: each role does exactly what it allows, by token and behind a proxy; a refusal is 403 and logged; the operator log names who acted")
+    @Test(
+        "by forged requests: each role does exactly what it allows, by token and behind a proxy; a refusal is 403 and logged; the operator log names who acted"
+    )
     func forgedRequests() async throws {
         try await TestDatabase.with { conninfo in
             try await TestFolder.with { folder in
@@ -42,8 +44,10 @@ struct ConsoleRolesTests {
                 let succeeded = try #require(try await database.rows("SELECT min(job_id) AS id FROM discern.results").first?.int("id"))
 
                 // Raw answers: an operator reads them, a viewer does not, on the page or its JSON twin.
-                for (headers, visible) in [(Self.bearer(tokens.operatorToken), true), (Self.bearer(tokens.viewer), false),
-                                           (Self.bearer(tokens.admin, user: "carol"), false)] {
+                for (headers, visible) in [
+                    (Self.bearer(tokens.operatorToken), true), (Self.bearer(tokens.viewer), false),
+                    (Self.bearer(tokens.admin, user: "carol"), false)
+                ] {
                     let api = await RawHTTP.get(port: port, path: "/api/jobs/\(succeeded)", headers: headers)
                     #expect(api.status == 200 && api.body.contains("\"raw_answer_visible\":\(visible)"), "\(headers): \(api.body.suffix(200))")
                     let page = await RawHTTP.get(port: port, path: "/jobs/\(succeeded)", headers: headers)
@@ -76,15 +80,19 @@ struct ConsoleRolesTests {
                     ("alice", Self.bearer(tokens.admin, user: "alice@example.org"), pace, 303),
                     ("alice", Self.bearer(tokens.admin, user: "alice@example.org"), cap, 303),
                     // A cap for a misspelt service would cap nothing; one without a period is no cap.
-                    ("alice", Self.bearer(tokens.admin, user: "alice@example.org"), ("/actions/spend-cap", "backend=discernr&cap_calls=5&period=day"), 400),
+                    (
+                        "alice", Self.bearer(tokens.admin, user: "alice@example.org"),
+                        ("/actions/spend-cap", "backend=discernr&cap_calls=5&period=day"), 400
+                    ),
                     ("alice", Self.bearer(tokens.admin, user: "alice@example.org"), ("/actions/spend-cap", "backend=discerner&cap_calls=5"), 400),
-                    ("admin token", Self.bearer(tokens.admin), noCap, 303),
+                    ("admin token", Self.bearer(tokens.admin), noCap, 303)
                 ]
                 for attempt in tries {
                     // Each with the form token its own pages carry; a viewer's carry none, so it
                     // sends the admin's: only its role can refuse it.
                     let own = await Self.csrf(port, attempt.headers) ?? csrf
-                    let answer = await RawHTTP.post(port: port, path: attempt.action.0, body: "csrf=\(own)&" + attempt.action.1, headers: attempt.headers)
+                    let answer = await RawHTTP.post(
+                        port: port, path: attempt.action.0, body: "csrf=\(own)&" + attempt.action.1, headers: attempt.headers)
                     #expect(answer.status == attempt.status, "\(attempt.who) \(attempt.action.0): \(answer.status) \(answer.body.prefix(200))")
                     if attempt.status == 403 { #expect(answer.body.contains("needs the"), "\(answer.body)") }
                 }
@@ -93,8 +101,10 @@ struct ConsoleRolesTests {
                 // admin opens, does not act for the admin, nor the admin's for the operator.
                 let operatorCSRF = try #require(await Self.csrf(port, Self.bearer(tokens.operatorToken)))
                 #expect(operatorCSRF != csrf)
-                for (headers, token) in [(Self.bearer(tokens.admin, user: "alice@example.org"), operatorCSRF),
-                                         (Self.bearer(tokens.admin), operatorCSRF), (Self.bearer(tokens.operatorToken), csrf)] {
+                for (headers, token) in [
+                    (Self.bearer(tokens.admin, user: "alice@example.org"), operatorCSRF),
+                    (Self.bearer(tokens.admin), operatorCSRF), (Self.bearer(tokens.operatorToken), csrf)
+                ] {
                     let answer = await RawHTTP.post(port: port, path: "/actions/pause", body: "csrf=\(token)&backend=ooto", headers: headers)
                     #expect(answer.status == 403 && answer.body.contains("stale"), "\(headers): \(answer.status) \(answer.body.prefix(200))")
                 }
@@ -105,33 +115,50 @@ struct ConsoleRolesTests {
                 #expect(session.contains(".viewer."), "\(session)")
                 #expect(await RawHTTP.get(port: port, path: "/api/overview", headers: ["Cookie": session]).status == 200)
                 let raised = session.replacingOccurrences(of: ".viewer.", with: ".admin.")
-                #expect(await RawHTTP.post(port: port, path: "/actions/retry", body: "csrf=\(csrf)&job=\(fixable)", headers: ["Cookie": raised]).status == 401)
+                #expect(
+                    await RawHTTP.post(port: port, path: "/actions/retry", body: "csrf=\(csrf)&job=\(fixable)", headers: ["Cookie": raised]).status
+                        == 401)
 
                 // What was done, and by whom: the operator log names each actor.
                 let log = try await database.rows("SELECT actor, action FROM discern.operator_actions ORDER BY id")
                 let entries = try log.map { "\(try $0.string("actor")) \(try $0.string("action"))" }
-                #expect(entries == ["operator token retry", "operator token pause", "bob resume", "bob pause", "alice@example.org rate_limit",
-                                    "alice@example.org spend_cap", "token spend_cap"], "\(entries)")
-                #expect(try await database.rows("SELECT per_minute FROM discern.rate_limits WHERE key = 'discerner:analyze'").first?.optionalDouble("per_minute") == 42)
-                let budget = try #require(try await database.rows("SELECT cap_calls, cap_period FROM discern.service_budgets WHERE backend = 'discerner'").first)
+                #expect(
+                    entries == [
+                        "operator token retry", "operator token pause", "bob resume", "bob pause", "alice@example.org rate_limit",
+                        "alice@example.org spend_cap", "token spend_cap"
+                    ], "\(entries)")
+                #expect(
+                    try await database.rows("SELECT per_minute FROM discern.rate_limits WHERE key = 'discerner:analyze'").first?.optionalDouble(
+                        "per_minute") == 42)
+                let budget = try #require(
+                    try await database.rows("SELECT cap_calls, cap_period FROM discern.service_budgets WHERE backend = 'discerner'").first)
                 #expect(try budget.optionalInt("cap_calls") == nil && budget.string("cap_period") == "month")
                 #expect(try await database.rows("SELECT state FROM discern.jobs WHERE id = $1", [fixable]).first?.string("state") == "available")
 
                 // Every refusal is in the console's log, with who tried.
-                #expect(await ChaosJobs.eventually(seconds: 30) { console.output.components(separatedBy: "console action refused").count - 1 == 10 },
-                        "\(console.output.suffix(2000))")
-                #expect(console.output.contains("\"user\":\"carol\"") && console.output.contains("\"user\":\"viewer token\""), "\(console.output.suffix(2000))")
+                #expect(
+                    await ChaosJobs.eventually(seconds: 30) { console.output.components(separatedBy: "console action refused").count - 1 == 10 },
+                    "\(console.output.suffix(2000))")
+                #expect(
+                    console.output.contains("\"user\":\"carol\"") && console.output.contains("\"user\":\"viewer token\""),
+                    "\(console.output.suffix(2000))")
 
                 // A bad roles setting stops the console with a reason.
-                let refused = try await Subprocess.runWithStatus(try WorkerProcess.binary.path, [
-                    "console", "--database-url", conninfo, "--path-root", folder.path, "--trusted-user-header", "X-Forwarded-User", "--roles", "bob=root"],
+                let refused = try await Subprocess.runWithStatus(
+                    try WorkerProcess.binary.path,
+                    [
+                        "console", "--database-url", conninfo, "--path-root", folder.path, "--trusted-user-header", "X-Forwarded-User", "--roles",
+                        "bob=root"
+                    ],
                     environment: ["DISCERN_CONSOLE_TOKEN": tokens.admin])
                 #expect(refused.status == 64 && refused.output.contains("bob=root"), "\(refused.output)")
             }
         }
     }
 
-    @Test("in Chromium: a viewer sees no action and its forged POST from the page is refused; an operator retries but sets no limits; an admin sets a pace")
+    @Test(
+        "in Chromium: a viewer sees no action and its forged POST from the page is refused; an operator retries but sets no limits; an admin sets a pace"
+    )
     func inChromium() async throws {
         try await TestDatabase.with { conninfo in
             try await TestFolder.with { folder in
@@ -147,40 +174,53 @@ struct ConsoleRolesTests {
                 // A viewer's pages carry no form token; the forged POST has a real one, taken from
                 // an admin's page, so only the role can refuse it.
                 let csrf = try await Self.csrf(port, tokens.admin)
-                let forged = "fetch('/actions/retry', {method: 'POST', headers: {'Content-Type': 'application/x-www-form-urlencoded'}, "
+                let forged =
+                    "fetch('/actions/retry', {method: 'POST', headers: {'Content-Type': 'application/x-www-form-urlencoded'}, "
                     + "body: 'csrf=\(csrf)&job=\(fixable)'}).then(r => String(r.status))"
-                let viewer = try await BrowserSession.run(signIn(tokens.viewer) + [
-                    .go(base + "/jobs/\(fixable)"), .eval(forms), .text,
-                    .go(base + "/jobs?state=dead"), .eval(forms),
-                    .go(base + "/plan"), .eval(forms),
-                    .go(base + "/jobs/\(fixable)"), .eval(forged),
-                ])
+                let viewer = try await BrowserSession.run(
+                    signIn(tokens.viewer) + [
+                        .go(base + "/jobs/\(fixable)"), .eval(forms), .text,
+                        .go(base + "/jobs?state=dead"), .eval(forms),
+                        .go(base + "/plan"), .eval(forms),
+                        .go(base + "/jobs/\(fixable)"), .eval(forged)
+                    ])
                 let seen = viewer.steps
                 #expect(seen[2].found == true, "signed in: \(seen.map { $0.url ?? "" })")
-                #expect(seen[4].value == "0" && seen[7].value == "0" && seen[9].value == "0", "a viewer's pages carry no action: \(seen.compactMap(\.value))")
+                #expect(
+                    seen[4].value == "0" && seen[7].value == "0" && seen[9].value == "0",
+                    "a viewer's pages carry no action: \(seen.compactMap(\.value))")
                 #expect(seen[5].text?.contains("read-only") == true, "\(seen[5].text?.prefix(300) ?? "")")
                 #expect(seen[11].value == "403", "a viewer's forged POST: \(seen[11].value ?? "")")
 
                 // The operator's retry leaves a job waiting: the Plan page has a service to show.
-                let operatorSession = try await BrowserSession.run(signIn(tokens.operatorToken) + [
-                    .go(base + "/jobs/\(fixable)"), .click("form[action=\"/actions/retry\"] button"), .text,
-                    .go(base + "/plan"), .eval("String(document.querySelectorAll('form[action=\"/actions/rate-limit\"]').length)"), .text,
-                ])
-                #expect(operatorSession.steps[4].found == true && operatorSession.steps[5].text?.contains("Re-queued 1 job(s)") == true,
-                        "\(operatorSession.steps[5].text?.prefix(400) ?? "")")
-                #expect(operatorSession.steps[7].value == "0" && operatorSession.steps[8].text?.contains("discerner") == true,
-                        "an operator sees the plan but no limits: \(operatorSession.steps[8].text?.prefix(400) ?? "")")
+                let operatorSession = try await BrowserSession.run(
+                    signIn(tokens.operatorToken) + [
+                        .go(base + "/jobs/\(fixable)"), .click("form[action=\"/actions/retry\"] button"), .text,
+                        .go(base + "/plan"), .eval("String(document.querySelectorAll('form[action=\"/actions/rate-limit\"]').length)"), .text
+                    ])
+                #expect(
+                    operatorSession.steps[4].found == true && operatorSession.steps[5].text?.contains("Re-queued 1 job(s)") == true,
+                    "\(operatorSession.steps[5].text?.prefix(400) ?? "")")
+                #expect(
+                    operatorSession.steps[7].value == "0" && operatorSession.steps[8].text?.contains("discerner") == true,
+                    "an operator sees the plan but no limits: \(operatorSession.steps[8].text?.prefix(400) ?? "")")
 
-                let adminSession = try await BrowserSession.run(signIn(tokens.admin) + [
-                    .go(base + "/plan"), .fill("form[action=\"/actions/rate-limit\"] input[name=per_minute]", "30"),
-                    .click("form[action=\"/actions/rate-limit\"] button"), .text,
-                    .screenshot(BrowserSession.screenshots.appendingPathComponent("plan-admin.png").path),
-                ])
-                #expect(adminSession.steps[4].found == true && adminSession.steps[6].text?.contains("Rate limit set") == true,
-                        "\(adminSession.steps[6].text?.prefix(600) ?? "")")
+                let adminSession = try await BrowserSession.run(
+                    signIn(tokens.admin) + [
+                        .go(base + "/plan"), .fill("form[action=\"/actions/rate-limit\"] input[name=per_minute]", "30"),
+                        .click("form[action=\"/actions/rate-limit\"] button"), .text,
+                        .screenshot(BrowserSession.screenshots.appendingPathComponent("plan-admin.png").path)
+                    ])
+                #expect(
+                    adminSession.steps[4].found == true && adminSession.steps[6].text?.contains("Rate limit set") == true,
+                    "\(adminSession.steps[6].text?.prefix(600) ?? "")")
                 let database = Database(conninfo: conninfo)
-                #expect(try await database.rows("SELECT per_minute FROM discern.rate_limits WHERE key = 'discerner:analyze'").first?.optionalDouble("per_minute") == 30)
-                let actors = try await database.rows("SELECT actor || ' ' || action AS a FROM discern.operator_actions ORDER BY id").map { row in try row.string("a") }
+                #expect(
+                    try await database.rows("SELECT per_minute FROM discern.rate_limits WHERE key = 'discerner:analyze'").first?.optionalDouble(
+                        "per_minute") == 30)
+                let actors = try await database.rows("SELECT actor || ' ' || action AS a FROM discern.operator_actions ORDER BY id").map { row in
+                    try row.string("a")
+                }
                 #expect(actors == ["operator token retry", "token rate_limit"], "\(actors)")
             }
         }

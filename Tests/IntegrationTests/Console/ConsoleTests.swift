@@ -21,24 +21,34 @@ struct ConsoleTests {
         let late = try folder.write(SampleImages.photo(width: 640, height: 480, seed: 77), as: "late.jpg")
         let fixable = try await database.withConnection { connection -> Int in
             try JobQueue.enqueue(connection, paths: [late], batch: "night-2026-11-22")
-            return try connection.query("""
+            return try connection.query(
+                """
                 UPDATE discern.jobs SET state = 'dead', attempts = 5, finished_at = now(), error_kind = 'timeout',
                        last_error = 'Image Discerner did not answer within 300 s (5 attempts)'
                 WHERE image_path = $1 RETURNING id
-                """, [late]).first?.int("id") ?? 0
+                """, [late]
+            ).first?.int("id") ?? 0
         }
-        let markup = try await database.rows("""
-            UPDATE discern.results SET operator = '<script>alert(1)</script>', license_plate = '<img src=x onerror=alert(2)>'
-            WHERE id = (SELECT min(id) FROM discern.results) RETURNING id
-            """).first?.int("id") ?? 0
+        let markup =
+            try await database.rows(
+                """
+                UPDATE discern.results SET operator = '<script>alert(1)</script>', license_plate = '<img src=x onerror=alert(2)>'
+                WHERE id = (SELECT min(id) FROM discern.results) RETURNING id
+                """
+            ).first?.int("id") ?? 0
         return (fixable, markup)
     }
 
-    static func console(_ conninfo: String, _ folder: URL, _ extra: [String] = [], environment: [String: String] = [:]) async throws -> (WorkerProcess, Int) {
-        let process = try WorkerProcess(conninfo: conninfo, simulatorURL: "", logFolder: folder,
-                                        arguments: ["--database-url", conninfo, "--port", "0", "--path-root", folder.path,
-                                                    "--log-format", "json", "--log-level", "notice"] + extra,
-                                        environment: environment, plainArguments: true, command: "console")
+    static func console(
+        _ conninfo: String, _ folder: URL, _ extra: [String] = [], environment: [String: String] = [:]
+    ) async throws -> (WorkerProcess, Int) {
+        let process = try WorkerProcess(
+            conninfo: conninfo, simulatorURL: "", logFolder: folder,
+            arguments: [
+                "--database-url", conninfo, "--port", "0", "--path-root", folder.path,
+                "--log-format", "json", "--log-level", "notice"
+            ] + extra,
+            environment: environment, plainArguments: true, command: "console")
         guard let port = await process.announcedMetricsPort(key: "console_port") else {
             process.kill()
             throw TestSetupError("the console did not start: \(process.output.suffix(1000))")
@@ -46,7 +56,9 @@ struct ConsoleTests {
         return (process, port)
     }
 
-    @Test("every page loads with its content, markup from the database stays text, a dead job retried from the page is completed, a correction reaches the reviewed view")
+    @Test(
+        "every page loads with its content, markup from the database stays text, a dead job retried from the page is completed, a correction reaches the reviewed view"
+    )
     func pagesInChromium() async throws {
         try await TestDatabase.with { conninfo in
             try await TestFolder.with { folder in
@@ -61,59 +73,81 @@ struct ConsoleTests {
                     .go(base + "/results"), .text, .screenshot(shots.appendingPathComponent("results.png").path),
                     .go(base + "/results/\(markup)"), .text, .screenshot(shots.appendingPathComponent("job.png").path),
                     .go(base + "/failures"), .text, .screenshot(shots.appendingPathComponent("failures.png").path),
-                    .go(base + "/review?below=1"), .text, .screenshot(shots.appendingPathComponent("review.png").path),
+                    .go(base + "/review?below=1"), .text, .screenshot(shots.appendingPathComponent("review.png").path)
                 ])
                 let texts = tour.steps.compactMap(\.text)
                 #expect(texts.count == 6)
-                #expect(texts[0].contains("Jobs by backend and state") && texts[0].contains("Rate limits") && texts[0].contains("image_unsupported_format"), "\(texts[0])")
+                #expect(
+                    texts[0].contains("Jobs by backend and state") && texts[0].contains("Rate limits")
+                        && texts[0].contains("image_unsupported_format"), "\(texts[0])")
                 #expect(texts[1].contains("night-2026-11-22") && texts[1].contains("6 succeeded"), "\(texts[1])")
                 #expect(texts[2].contains("plate") && texts[2].contains("<script>alert(1)</script>"), "markup shows as text: \(texts[2].prefix(600))")
-                #expect(texts[3].contains("Every entity the service returned") && texts[3].contains("What preparation did")
+                #expect(
+                    texts[3].contains("Every entity the service returned") && texts[3].contains("What preparation did")
                         && texts[3].contains("The service's answer") && texts[3].contains("<img src=x onerror=alert(2)>"), "\(texts[3].prefix(800))")
                 #expect(texts[4].contains("timeout") && texts[4].contains("did not answer within 300 s"), "\(texts[4].prefix(800))")
                 #expect(texts[5].contains("Confirm") && texts[5].contains("Save correction"), "\(texts[5].prefix(600))")
                 #expect(tour.dialogs.isEmpty, "a page ran script from the database: \(tour.dialogs)")
                 // The console's own markup never shows as text (escaped twice), on any page.
-                let rest = try await BrowserSession.run(["/jobs", "/jobs?state=dead&batch=night-2026-11-22", "/plan?until=06:00", "/workers",
-                                                         "/quality", "/report?batch=night-2026-11-22", "/log", "/jobs/999999"]
+                let rest = try await BrowserSession.run(
+                    [
+                        "/jobs", "/jobs?state=dead&batch=night-2026-11-22", "/plan?until=06:00", "/workers",
+                        "/quality", "/report?batch=night-2026-11-22", "/log", "/jobs/999999"
+                    ]
                     .flatMap { [BrowserSession.Step.go(base + $0), .text] })
                 for text in texts + rest.steps.compactMap(\.text) {
-                    let leaked = ["<td", "<tr", "<th", "<a ", "<span", "<p>", "<p ", "<b>", "<br", "<div", "<option", "<input", "<form", "<time", "<svg", "<rect"]
-                        .filter { text.contains($0) }
+                    let leaked = [
+                        "<td", "<tr", "<th", "<a ", "<span", "<p>", "<p ", "<b>", "<br", "<div", "<option", "<input", "<form", "<time", "<svg",
+                        "<rect"
+                    ]
+                    .filter { text.contains($0) }
                     #expect(leaked.isEmpty, "markup shown as text: \(leaked) in \(text.prefix(400))")
                 }
 
                 // Retry the fixable job from its page; a worker then completes it.
                 let retried = try await BrowserSession.run([
-                    .go(base + "/jobs/\(fixable)"), .click("form[action=\"/actions/retry\"] button"), .text,
+                    .go(base + "/jobs/\(fixable)"), .click("form[action=\"/actions/retry\"] button"), .text
                 ])
-                #expect(retried.steps[1].found == true && retried.steps[2].text?.contains("Re-queued 1 job(s)") == true, "\(retried.steps.last?.text ?? "")")
+                #expect(
+                    retried.steps[1].found == true && retried.steps[2].text?.contains("Re-queued 1 job(s)") == true,
+                    "\(retried.steps.last?.text ?? "")")
                 let database = Database(conninfo: conninfo)
                 #expect(try await database.rows("SELECT state FROM discern.jobs WHERE id = $1", [fixable]).first?.string("state") == "available")
                 try await TestSimulator.with(.unthrottled) { try await TestWorker.drain(conninfo, simulator: $0) }
                 #expect(try await database.rows("SELECT state FROM discern.jobs WHERE id = $1", [fixable]).first?.string("state") == "succeeded")
                 // Who retried it, on the job's page, in `discern jobs show` and on the log page.
-                let trail = try await BrowserSession.run([.go(base + "/jobs/\(fixable)"), .text, .go(base + "/log"), .text,
-                                                          .screenshot(BrowserSession.screenshots.appendingPathComponent("log.png").path)])
-                #expect(trail.steps[1].text?.contains("Who acted on it") == true && trail.steps[1].text?.contains("local\tretry\tjob \(fixable)") == true,
-                        "\(trail.steps[1].text?.prefix(1500) ?? "")")
-                #expect(trail.steps[3].text?.contains("local\tretry\tjob \(fixable)") == true && trail.steps[3].text?.contains(" s ago") == true,
-                        "moments read as how long ago: \(trail.steps[3].text?.prefix(800) ?? "")")
+                let trail = try await BrowserSession.run([
+                    .go(base + "/jobs/\(fixable)"), .text, .go(base + "/log"), .text,
+                    .screenshot(BrowserSession.screenshots.appendingPathComponent("log.png").path)
+                ])
+                #expect(
+                    trail.steps[1].text?.contains("Who acted on it") == true && trail.steps[1].text?.contains("local\tretry\tjob \(fixable)") == true,
+                    "\(trail.steps[1].text?.prefix(1500) ?? "")")
+                #expect(
+                    trail.steps[3].text?.contains("local\tretry\tjob \(fixable)") == true && trail.steps[3].text?.contains(" s ago") == true,
+                    "moments read as how long ago: \(trail.steps[3].text?.prefix(800) ?? "")")
                 let sheet = try await Subprocess.run(try WorkerProcess.binary.path, ["jobs", "show", "\(fixable)", "--database-url", conninfo])
                 #expect(sheet.contains("who acted on it:") && sheet.contains("local retry job \(fixable) (1 job(s))"), "\(sheet)")
 
                 // Correct the first reading on the review page.
-                let first = try #require(try await database.rows("""
-                    SELECT id FROM discern.results WHERE confidence < 1 ORDER BY confidence, id LIMIT 1
-                    """).first?.int("id"))
+                let first = try #require(
+                    try await database.rows(
+                        """
+                        SELECT id FROM discern.results WHERE confidence < 1 ORDER BY confidence, id LIMIT 1
+                        """
+                    ).first?.int("id"))
                 let reviewed = try await BrowserSession.run([
                     .go(base + "/review?below=1"),
                     .fill("form[data-result=\"\(first)\"] input[name=license_plate]", "KA-1234"),
-                    .click("form[data-result=\"\(first)\"] button[value=correct]"), .text,
+                    .click("form[data-result=\"\(first)\"] button[value=correct]"), .text
                 ])
-                #expect(reviewed.steps[2].found == true && reviewed.steps[3].text?.contains("Correction saved") == true, "\(reviewed.steps.last?.text ?? "")")
-                let view = try await database.rows("SELECT license_plate, read_license_plate, reviewed, reviewed_by FROM discern.reviewed_results WHERE result_id = $1", [first])
-                #expect(try view.first?.string("license_plate") == "KA-1234" && view.first?.bool("reviewed") == true
+                #expect(
+                    reviewed.steps[2].found == true && reviewed.steps[3].text?.contains("Correction saved") == true,
+                    "\(reviewed.steps.last?.text ?? "")")
+                let view = try await database.rows(
+                    "SELECT license_plate, read_license_plate, reviewed, reviewed_by FROM discern.reviewed_results WHERE result_id = $1", [first])
+                #expect(
+                    try view.first?.string("license_plate") == "KA-1234" && view.first?.bool("reviewed") == true
                         && view.first?.string("reviewed_by") == "local", "\(view.values)")
             }
         }
@@ -126,16 +160,21 @@ struct ConsoleTests {
                 let (fixable, _) = try await Self.seed(conninfo, folder)
                 let (console, port) = try await Self.console(conninfo, folder)
                 defer { console.kill() }
-                for (path, key) in [("/api/overview", "states"), ("/api/batches", "name"), ("/api/results?batch=night-2026-11-22", "items"),
-                                    ("/api/jobs/\(fixable)", "job"), ("/api/failures", "kinds"), ("/api/review?below=1", "items")] {
+                for (path, key) in [
+                    ("/api/overview", "states"), ("/api/batches", "name"), ("/api/results?batch=night-2026-11-22", "items"),
+                    ("/api/jobs/\(fixable)", "job"), ("/api/failures", "kinds"), ("/api/review?below=1", "items")
+                ] {
                     let response = await RawHTTP.get(port: port, path: path)
-                    #expect(response.status == 200 && response.body.contains("\"\(key)\""), "\(path): \(response.status) \(response.body.prefix(300))")
+                    #expect(
+                        response.status == 200 && response.body.contains("\"\(key)\""), "\(path): \(response.status) \(response.body.prefix(300))")
                 }
             }
         }
     }
 
-    @Test("without the token, a request from anywhere but 127.0.0.1 is refused; with it, served; --read-only makes everyone a viewer and works as discern_reader")
+    @Test(
+        "without the token, a request from anywhere but 127.0.0.1 is refused; with it, served; --read-only makes everyone a viewer and works as discern_reader"
+    )
     func accessControl() async throws {
         try await TestDatabase.with { conninfo in
             try await TestFolder.with { folder in
@@ -144,23 +183,34 @@ struct ConsoleTests {
                 let (guarded, port) = try await Self.console(conninfo, folder, ["--host", "0.0.0.0"], environment: ["DISCERN_CONSOLE_TOKEN": token])
                 defer { guarded.kill() }
                 #expect(await RawHTTP.get(port: port, path: "/", from: "127.0.0.2").status == 401)
-                #expect(await RawHTTP.get(port: port, path: "/api/overview", from: "127.0.0.2", headers: ["Authorization": "Bearer wrong"]).status == 401)
-                #expect(await RawHTTP.get(port: port, path: "/api/overview", from: "127.0.0.2", headers: ["Authorization": "Bearer \(token)"]).status == 200)
-                let forged = await RawHTTP.post(port: port, path: "/actions/retry", body: "job=\(fixable)", from: "127.0.0.2",
-                                                headers: ["Authorization": "Bearer \(token)"])
+                #expect(
+                    await RawHTTP.get(port: port, path: "/api/overview", from: "127.0.0.2", headers: ["Authorization": "Bearer wrong"]).status == 401)
+                #expect(
+                    await RawHTTP.get(port: port, path: "/api/overview", from: "127.0.0.2", headers: ["Authorization": "Bearer \(token)"]).status
+                        == 200)
+                let forged = await RawHTTP.post(
+                    port: port, path: "/actions/retry", body: "job=\(fixable)", from: "127.0.0.2",
+                    headers: ["Authorization": "Bearer \(token)"])
                 #expect(forged.status == 403, "an action without the form's CSRF token is refused: \(forged.status)")
 
-                let open = try await Subprocess.runWithStatus(try WorkerProcess.binary.path, ["console", "--database-url", conninfo, "--host", "0.0.0.0",
-                                                                                             "--path-root", folder.path])
+                let open = try await Subprocess.runWithStatus(
+                    try WorkerProcess.binary.path,
+                    [
+                        "console", "--database-url", conninfo, "--host", "0.0.0.0",
+                        "--path-root", folder.path
+                    ])
                 #expect(open.status == 64 && open.output.contains("DISCERN_CONSOLE_TOKEN"), "\(open.output)")
 
                 // The reader role: pages, but no raw answers and no actions.
-                let succeeded = try #require(try await Database(conninfo: conninfo).rows("SELECT min(job_id) AS id FROM discern.results").first?.int("id"))
+                let succeeded = try #require(
+                    try await Database(conninfo: conninfo).rows("SELECT min(job_id) AS id FROM discern.results").first?.int("id"))
                 try await Self.withReaderRole(conninfo) { readerURL in
                     let (reader, readerPort) = try await Self.console(readerURL, folder, ["--read-only"])
                     defer { reader.kill() }
                     let page = await RawHTTP.get(port: readerPort, path: "/jobs/\(succeeded)")
-                    #expect(page.status == 200 && page.body.contains("Not shown: raw answers") && !page.body.contains("<form"), "\(page.status) \(page.body.prefix(500)) \(reader.output.suffix(800))")
+                    #expect(
+                        page.status == 200 && page.body.contains("Not shown: raw answers") && !page.body.contains("<form"),
+                        "\(page.status) \(page.body.prefix(500)) \(reader.output.suffix(800))")
                     #expect(await RawHTTP.post(port: readerPort, path: "/actions/retry", body: "job=\(fixable)").status == 403)
                 }
             }

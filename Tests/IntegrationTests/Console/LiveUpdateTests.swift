@@ -24,12 +24,14 @@ struct LiveUpdateTests {
                 let browser = Task {
                     try await BrowserSession.run([
                         .go("http://127.0.0.1:\(port)/jobs/\(id)"), .eval("window.discernMark = 'not reloaded'"), .text, .signal(ready.path),
-                        .waitForText("succeeded", seconds: 600), .eval("window.discernMark"), .text,
+                        .waitForText("succeeded", seconds: 600), .eval("window.discernMark"), .text
                     ])
                 }
-                #expect(await ChaosJobs.eventually(seconds: 300) { FileManager.default.fileExists(atPath: ready.path) }, "the browser opened the page")
+                #expect(
+                    await ChaosJobs.eventually(seconds: 300) { FileManager.default.fileExists(atPath: ready.path) }, "the browser opened the page")
                 try await TestSimulator.with(.unthrottled) { simulator in
-                    let worker = try WorkerProcess(conninfo: conninfo, simulatorURL: simulator.baseURL, logFolder: folder, arguments: ["--concurrency", "2"])
+                    let worker = try WorkerProcess(
+                        conninfo: conninfo, simulatorURL: simulator.baseURL, logFolder: folder, arguments: ["--concurrency", "2"])
                     defer { worker.kill() }
                     let seen = try await browser.value
                     let before = seen.steps[2].text ?? "", after = seen.steps[6].text ?? ""
@@ -56,13 +58,16 @@ struct LiveUpdateTests {
                 // stream stays quiet for 3 s more. Each step waits for the one before, however
                 // slow the machine (a fixed 6 s stream once ended before a starved console spoke).
                 let database = Database(conninfo: conninfo)
-                #expect(await ChaosJobs.eventually(seconds: 300) {
-                    (try? await database.rows("""
-                        SELECT count(*) AS n FROM pg_stat_activity
-                        WHERE datname = current_database() AND application_name = 'discern-listen' AND state = 'idle'
-                          AND query = 'LISTEN discern_jobs'
-                        """).first?.int("n")) == 1
-                }, "the console listens")
+                #expect(
+                    await ChaosJobs.eventually(seconds: 300) {
+                        (try? await database.rows(
+                            """
+                            SELECT count(*) AS n FROM pg_stat_activity
+                            WHERE datname = current_database() AND application_name = 'discern-listen' AND state = 'idle'
+                              AND query = 'LISTEN discern_jobs'
+                            """
+                        ).first?.int("n")) == 1
+                    }, "the console listens")
                 let received = folder.appendingPathComponent("events.txt")
                 let curl = Process()
                 curl.executableURL = URL(fileURLWithPath: "/usr/bin/curl")

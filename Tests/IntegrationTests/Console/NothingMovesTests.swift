@@ -20,7 +20,8 @@ struct NothingMovesTests {
                     _ = try JobControl.apply(.cancel, connection, .init(batch: "dropped"), by: "test")
                 }
                 // A rate from the last minutes (a worker that just died) must not turn into an ETA.
-                _ = try await database.rows("""
+                _ = try await database.rows(
+                    """
                     UPDATE discern.jobs SET state = 'succeeded', finished_at = now() - interval '1 minute'
                     WHERE id = (SELECT min(id) FROM discern.jobs WHERE batch_id = (SELECT id FROM discern.batches WHERE name = 'stalled'))
                     """)
@@ -32,15 +33,17 @@ struct NothingMovesTests {
                     .go(base + "/batches"), .text,
                     // A whole batch is acted on only after a page that says how many, and what.
                     .click("form[action=\"/actions/cancel\"] button"), .text,
-                    .click("form[action=\"/actions/cancel\"] button.primary"), .text,
+                    .click("form[action=\"/actions/cancel\"] button.primary"), .text
                 ])
                 let overview = tour.steps[1].text ?? "", batches = tour.steps[4].text ?? ""
                 #expect(overview.contains("Nothing is being analysed") && overview.contains("2 for discerner"), "\(overview.prefix(800))")
                 #expect(batches.contains("not moving: no live worker") && !batches.contains("done in"), "\(batches.prefix(1200))")
-                #expect(batches.contains("3 cancelled") && !batches.contains("finished"),
-                        "the batch cancelled whole says cancelled, not finished: \(batches.prefix(1200))")
+                #expect(
+                    batches.contains("3 cancelled") && !batches.contains("finished"),
+                    "the batch cancelled whole says cancelled, not finished: \(batches.prefix(1200))")
                 let asked = tour.steps[6].text ?? "", done = tour.steps[8].text ?? ""
-                #expect(asked.contains("Cancel these jobs?") && asked.contains("Cancel 2 job(s)") && asked.contains("stalled")
+                #expect(
+                    asked.contains("Cancel these jobs?") && asked.contains("Cancel 2 job(s)") && asked.contains("stalled")
                         && asked.contains("1 succeeded"), "\(asked.prefix(800))")
                 #expect(done.contains("Cancelled 2 job(s)."), "the notice shows on the batches page: \(done.prefix(800))")
                 let left = try await database.rows("SELECT count(*) AS n FROM discern.jobs WHERE state = 'cancelled'").first?.int("n")

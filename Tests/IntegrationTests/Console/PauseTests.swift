@@ -8,7 +8,9 @@ import Testing
 /// cancelling anything, and starts it again.
 @Suite("Console: pause and resume a service")
 struct PauseTests {
-    @Test("in Chromium, with a real worker: Pause stops its claims within a second while jobs in flight finish; Resume starts them again; who paused it shows")
+    @Test(
+        "in Chromium, with a real worker: Pause stops its claims within a second while jobs in flight finish; Resume starts them again; who paused it shows"
+    )
     func pauseAndResume() async throws {
         var configuration = SimulatorConfiguration.unthrottled
         configuration.faults.analyzeDelaySeconds = 0.3
@@ -23,16 +25,19 @@ struct PauseTests {
                     (try? await database.rows("SELECT count(*) AS n FROM discern.jobs WHERE \(condition)").first?.int("n")) ?? -1
                 }
                 try await TestSimulator.with(configuration) { simulator in
-                    let worker = try WorkerProcess(conninfo: conninfo, simulatorURL: simulator.baseURL, logFolder: folder,
-                                                   arguments: ["--concurrency", "2"])
+                    let worker = try WorkerProcess(
+                        conninfo: conninfo, simulatorURL: simulator.baseURL, logFolder: folder,
+                        arguments: ["--concurrency", "2"])
                     defer { worker.kill() }
                     #expect(await ChaosJobs.eventually(seconds: 300) { await count("attempts > 0") >= 2 })
                     let (console, port) = try await ConsoleTests.console(conninfo, folder)
                     defer { console.kill() }
                     let base = "http://127.0.0.1:\(port)"
 
-                    let paused = try await BrowserSession.run([.go(base + "/"), .click("form[action=\"/actions/pause\"] button"), .text,
-                                                               .screenshot(BrowserSession.screenshots.appendingPathComponent("overview-paused.png").path)])
+                    let paused = try await BrowserSession.run([
+                        .go(base + "/"), .click("form[action=\"/actions/pause\"] button"), .text,
+                        .screenshot(BrowserSession.screenshots.appendingPathComponent("overview-paused.png").path)
+                    ])
                     await simulator.releaseAnalyses()
                     try await Task.sleep(for: .seconds(1))
                     let claimedAtPause = await count("attempts > 0")
@@ -42,10 +47,13 @@ struct PauseTests {
                     #expect(await ChaosJobs.eventually(seconds: 300) { await count("state = 'running'") == 0 }, "jobs in flight finish")
                     #expect(await count("state IN ('dead', 'cancelled')") == 0)
                     let text = paused.steps[2].text ?? ""
-                    #expect(text.contains("discerner is paused") && text.contains("by local") && text.contains("Resume discerner"), "\(text.prefix(800))")
+                    #expect(
+                        text.contains("discerner is paused") && text.contains("by local") && text.contains("Resume discerner"), "\(text.prefix(800))")
                     // The workers page: the worker, live, serving discerner.
-                    let workers = try await BrowserSession.run([.go(base + "/workers"), .text,
-                                                                .screenshot(BrowserSession.screenshots.appendingPathComponent("workers.png").path)])
+                    let workers = try await BrowserSession.run([
+                        .go(base + "/workers"), .text,
+                        .screenshot(BrowserSession.screenshots.appendingPathComponent("workers.png").path)
+                    ])
                     let listed = workers.steps[1].text ?? ""
                     #expect(listed.contains("live") && listed.contains("discerner") && listed.contains("pid \(worker.pid)"), "\(listed.prefix(800))")
                     let status = try await Subprocess.run(try WorkerProcess.binary.path, ["status", "--database-url", conninfo])
@@ -54,9 +62,11 @@ struct PauseTests {
                     _ = try await BrowserSession.run([.go(base + "/"), .click("form[action=\"/actions/resume\"] button"), .text])
                     #expect(await ChaosJobs.eventually(seconds: 300) { await count("state = 'succeeded'") == 40 }, "\(worker.output.suffix(800))")
                     // Its pace, from its heartbeats: every job it finished, at a rate above nothing.
-                    #expect(await ChaosJobs.eventually(seconds: 300) {
-                        (try? await database.rows("SELECT jobs_finished AS n FROM discern.workers WHERE jobs_per_minute > 0").first?.int("n")) == 40
-                    }, "the workers page counts what the worker finished")
+                    #expect(
+                        await ChaosJobs.eventually(seconds: 300) {
+                            (try? await database.rows("SELECT jobs_finished AS n FROM discern.workers WHERE jobs_per_minute > 0").first?.int("n"))
+                                == 40
+                        }, "the workers page counts what the worker finished")
                     let log = try await database.rows("SELECT actor, action, scope FROM discern.operator_actions ORDER BY id")
                         .map { "\(try $0.string("actor")) \(try $0.string("action")) \(try $0.string("scope"))" }
                     #expect(log == ["local pause service discerner", "local resume service discerner"], "\(log)")

@@ -17,7 +17,8 @@ struct QualityTests {
     /// Writes `count` results for `backend`, confidence spread evenly over 0-1, each plate read
     /// right or not by a hash of `seed`; the truth goes to `truth_<seed>` (result id, plate).
     static func population(_ database: Database, count: Int, seed: Int) async throws {
-        _ = try await database.rows("""
+        _ = try await database.rows(
+            """
             CREATE TABLE truth_\(seed) AS
             WITH made AS (
                 SELECT g, (g % 1000) / 1000.0 AS confidence, 'PL' || g AS plate FROM generate_series(1, \(count)) g),
@@ -37,7 +38,9 @@ struct QualityTests {
             """)
     }
 
-    @Test("audit reviews measure each band's accuracy within its interval of the truth; the threshold they recommend meets its target on a fresh sample")
+    @Test(
+        "audit reviews measure each band's accuracy within its interval of the truth; the threshold they recommend meets its target on a fresh sample"
+    )
     func accuracyAgainstTruth() async throws {
         try await TestDatabase.with { conninfo in
             let database = Database(conninfo: conninfo)
@@ -47,7 +50,8 @@ struct QualityTests {
             let audited = try await database.rows("SELECT count(*) AS n FROM discern.results WHERE audit").first?.int("n") ?? 0
             #expect((2_500...3_500).contains(audited), "\(audited) of 30,000 audited at 10 %")
             // A reviewer says what is there: right as read, or the true plate; a few cannot tell.
-            _ = try await database.rows("""
+            _ = try await database.rows(
+                """
                 INSERT INTO discern.corrections (result_id, confirmed, verdict, license_plate, corrected_by)
                 SELECT t.result_id, t.is_right AND t.result_id % 50 <> 0,
                        CASE WHEN t.result_id % 50 = 0 THEN 'cannot_tell' WHEN t.is_right THEN 'confirmed' ELSE 'corrected' END,
@@ -56,16 +60,19 @@ struct QualityTests {
                 """)
             let reader = try await QueueReader(conninfo: conninfo, connections: 1)
             let quality = try await reader.quality(QualityFilter(backend: "discerner", field: "license_plate", target: 0.05))
-            let truth = try await database.rows("""
+            let truth = try await database.rows(
+                """
                 SELECT to_char(least(floor(confidence * 10), 9) / 10, 'FM0.0') AS band, avg(is_right::int)::float8 AS share
                 FROM truth_1 GROUP BY 1 UNION ALL SELECT 'all', avg(is_right::int)::float8 FROM truth_1
-                """).reduce(into: [String: Double]()) { $0[try $1.string("band")] = try $1.optionalDouble("share") }
+                """
+            ).reduce(into: [String: Double]()) { $0[try $1.string("band")] = try $1.optionalDouble("share") }
             let plates = quality.rows.filter { $0.field == "license_plate" }
             #expect(plates.count == 11, "ten bands and the whole: \(plates.map(\.band))")
             for row in plates {
                 let share = try #require(truth[row.band])
-                #expect(row.accuracyLow <= share && share <= row.accuracyHigh,
-                        "band \(row.band): the truth \(share) outside [\(row.accuracyLow), \(row.accuracyHigh)] from \(row.n) reviews")
+                #expect(
+                    row.accuracyLow <= share && share <= row.accuracyHigh,
+                    "band \(row.band): the truth \(share) outside [\(row.accuracyLow), \(row.accuracyHigh)] from \(row.n) reviews")
                 #expect(row.missing == 0 && row.invented == 0 && row.wrong == row.n - row.right, "a plate read wrong is wrong, never missing")
             }
             let operators = try #require(quality.rows.first { $0.field == "operator" && $0.band == "all" })
@@ -78,15 +85,21 @@ struct QualityTests {
             let below = try #require(advice.reviewBelow, "a threshold reaches 5 %")
             #expect(below > 0 && below < 1 && (advice.errorsAfterReviewAtMost ?? 1) <= 0.05)
             try await Self.population(database, count: 30_000, seed: 2)
-            let fresh = try await database.rows("""
-                SELECT avg((NOT is_right AND confidence >= $1)::int)::float8 AS wrong_after_review FROM truth_2
-                """, [below]).first?.optionalDouble("wrong_after_review") ?? 1
+            let fresh =
+                try await database.rows(
+                    """
+                    SELECT avg((NOT is_right AND confidence >= $1)::int)::float8 AS wrong_after_review FROM truth_2
+                    """, [below]
+                ).first?.optionalDouble("wrong_after_review") ?? 1
             #expect(fresh <= 0.05, "reviewing below \(below) leaves \(fresh) of fresh plates wrong")
             // Reviewing a band lower would not have met it: the advice is not wasteful by a band.
             if below >= 0.1 {
-                let cheaper = try await database.rows("""
-                    SELECT avg((NOT is_right AND confidence >= $1)::int)::float8 AS w FROM truth_2
-                    """, [below - 0.1]).first?.optionalDouble("w") ?? 0
+                let cheaper =
+                    try await database.rows(
+                        """
+                        SELECT avg((NOT is_right AND confidence >= $1)::int)::float8 AS w FROM truth_2
+                        """, [below - 0.1]
+                    ).first?.optionalDouble("w") ?? 0
                 #expect(cheaper > 0.05 * 0.8, "one band lower leaves \(cheaper): the advice is close to what is needed")
             }
         }
@@ -96,20 +109,24 @@ struct QualityTests {
     func auditPickIsReproducible() async throws {
         try await TestDatabase.with { conninfo in
             let database = Database(conninfo: conninfo)
-            let picks = try await database.rows("""
+            let picks = try await database.rows(
+                """
                 SELECT count(*) FILTER (WHERE discern.audit_pick(g, 0.02, 5)) AS a,
                        count(*) FILTER (WHERE discern.audit_pick(g, 0.02, 5) = discern.audit_pick(g, 0.02, 5)) AS same,
                        count(*) FILTER (WHERE discern.audit_pick(g, 0.02, 6)) AS b,
                        count(*) FILTER (WHERE discern.audit_pick(g, 0, 5)) AS none
                 FROM generate_series(1, 100000) g
-                """).first
+                """
+            ).first
             #expect(try picks?.int("same") == 100_000 && picks?.int("none") == 0)
             #expect(try (1_800...2_200).contains(picks?.int("a") ?? 0) && (1_800...2_200).contains(picks?.int("b") ?? 0))
             try await Self.population(database, count: 2_000, seed: 3)
-            let before = try await database.rows("SELECT array_agg(id ORDER BY id) AS ids FROM discern.results WHERE audit").first?.optionalString("ids")
+            let before = try await database.rows("SELECT array_agg(id ORDER BY id) AS ids FROM discern.results WHERE audit").first?.optionalString(
+                "ids")
             _ = try await database.rows("UPDATE discern.audit_settings SET rate = 0.5, seed = 99")
             _ = try await database.rows("UPDATE discern.results SET confidence = confidence")
-            let after = try await database.rows("SELECT array_agg(id ORDER BY id) AS ids FROM discern.results WHERE audit").first?.optionalString("ids")
+            let after = try await database.rows("SELECT array_agg(id ORDER BY id) AS ids FROM discern.results WHERE audit").first?.optionalString(
+                "ids")
             #expect(before == after, "a result is picked, or not, when it is written")
         }
     }
@@ -124,7 +141,8 @@ struct QualityTests {
                     try JobQueue.enqueue(connection, paths: ["/b.jpg"], backend: "ooto")
                     let jobs = try JobQueue.claim(connection, workerID: "w", backends: ["discerner", "ooto"], limit: 2, leaseSeconds: 60)
                     _ = try JobQueue.complete(connection, workerID: "w", results: jobs.map { ($0.id, QueueTests.sampleResult) })
-                    let picked = try connection.query("""
+                    let picked = try connection.query(
+                        """
                         SELECT r.backend, r.audit FROM discern.results r WHERE r.job_id = ANY($1::bigint[])
                         """, [jobs.map(\.id)])
                     return try Dictionary(uniqueKeysWithValues: picked.map { (try $0.string("backend"), try $0.bool("audit")) })
@@ -139,7 +157,9 @@ struct QualityTests {
         }
     }
 
-    @Test("in Chromium: the quality page has no figure until audit items are reviewed on the review page; then it shows them, with the calibration chart")
+    @Test(
+        "in Chromium: the quality page has no figure until audit items are reviewed on the review page; then it shows them, with the calibration chart"
+    )
     func reviewInBrowser() async throws {
         try await TestDatabase.with { conninfo in
             try await TestFolder.with { folder in
@@ -151,21 +171,26 @@ struct QualityTests {
                 let (console, port) = try await ConsoleTests.console(conninfo, folder)
                 defer { console.kill() }
                 let base = "http://127.0.0.1:\(port)"
-                let audit = "[data-queue=audit] form[data-result=\"\(audited[0])\"]", second = "[data-queue=audit] form[data-result=\"\(audited[1])\"]"
+                let audit = "[data-queue=audit] form[data-result=\"\(audited[0])\"]",
+                    second = "[data-queue=audit] form[data-result=\"\(audited[1])\"]"
                 let tour = try await BrowserSession.run([
                     .go(base + "/quality"), .text,
                     .go(base + "/review"), .click(audit + " button[value=confirm]"), .text,
                     // The correction is typed and sent with Enter, as a person does: it must be saved as typed.
                     .typeAndEnter(second + " input[name=license_plate]", "KA-9"), .text,
-                    .go(base + "/quality"), .text, .screenshot(BrowserSession.screenshots.appendingPathComponent("quality.png").path),
+                    .go(base + "/quality"), .text, .screenshot(BrowserSession.screenshots.appendingPathComponent("quality.png").path)
                 ])
                 let before = tour.steps[1].text ?? "", confirmed = tour.steps[4].text ?? "", corrected = tour.steps[6].text ?? ""
                 let after = tour.steps[8].text ?? ""
                 #expect(before.contains("No audit review yet"), "\(before.prefix(600))")
                 #expect(confirmed.contains("Confirmed; the next one is below.") && corrected.contains("Correction saved"), "\(corrected.prefix(600))")
-                #expect(after.contains("license_plate") && after.contains("50.0 %") && after.contains("100.0 %") && !after.contains("No audit review yet"),
-                        "one of two plates right, operators right: \(after.prefix(1200))")
-                let reviews = try await database.rows("SELECT verdict, corrected_by FROM discern.corrections ORDER BY id").map { try $0.string("verdict") + "/" + $0.string("corrected_by") }
+                #expect(
+                    after.contains("license_plate") && after.contains("50.0 %") && after.contains("100.0 %")
+                        && !after.contains("No audit review yet"),
+                    "one of two plates right, operators right: \(after.prefix(1200))")
+                let reviews = try await database.rows("SELECT verdict, corrected_by FROM discern.corrections ORDER BY id").map {
+                    try $0.string("verdict") + "/" + $0.string("corrected_by")
+                }
                 #expect(reviews == ["confirmed/local", "corrected/local"], "who and what: \(reviews)")
                 let typed = try await database.rows("SELECT license_plate FROM discern.corrections WHERE result_id = $1", [audited[1]])
                 #expect(try typed.first?.string("license_plate") == "KA-9", "the plate typed before Enter is what was stored")
@@ -185,8 +210,9 @@ struct QualityTests {
                     let (reader, readerPort) = try await ConsoleTests.console(readerURL, folder, ["--read-only"])
                     defer { reader.kill() }
                     let figures = await RawHTTP.get(port: readerPort, path: "/api/quality")
-                    #expect(figures.status == 200 && figures.body.contains("\"license_plate\"") && figures.body.contains("\"accuracy_low\""),
-                            "\(figures.status) \(figures.body.prefix(300)) \(reader.output.suffix(600))")
+                    #expect(
+                        figures.status == 200 && figures.body.contains("\"license_plate\"") && figures.body.contains("\"accuracy_low\""),
+                        "\(figures.status) \(figures.body.prefix(300)) \(reader.output.suffix(600))")
                     let printed = try await Subprocess.run(try WorkerProcess.binary.path, ["quality", "--database-url", readerURL])
                     #expect(printed.contains("license_plate") && printed.contains("50.0 %"), "\(printed)")
                 }
@@ -205,10 +231,12 @@ struct QualityTests {
                 defer { console.kill() }
                 let base = "http://127.0.0.1:\(port)"
                 // Newest first: the first card is the newest audited result, the second the one before.
-                let audited = try await database.rows("SELECT id FROM discern.results WHERE audit ORDER BY created_at DESC, id DESC LIMIT 2").map { try $0.int("id") }
+                let audited = try await database.rows("SELECT id FROM discern.results WHERE audit ORDER BY created_at DESC, id DESC LIMIT 2").map {
+                    try $0.int("id")
+                }
                 try #require(audited.count == 2)
                 let tour = try await BrowserSession.run([
-                    .go(base + "/review"), .text, .key("j", navigates: false), .key("c"), .text, .key("x"),
+                    .go(base + "/review"), .text, .key("j", navigates: false), .key("c"), .text, .key("x")
                 ])
                 #expect(tour.steps[1].text?.contains("Keys:") == true)
                 #expect(tour.steps[4].text?.contains("Confirmed; the next one is below.") == true, "\(tour.steps[4].text?.prefix(400) ?? "")")

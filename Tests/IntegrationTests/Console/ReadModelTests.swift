@@ -26,7 +26,10 @@ struct ReadModelTests {
                     (["results", "--limit", "48"], "/api/results"),
                     (["results", "--backend", "discerner", "--limit", "3"], "/api/results?backend=discerner&limit=3"),
                     (["quality"], "/api/quality"),
-                    (["quality", "--field", "operator", "--target", "0.1", "--backend", "discerner"], "/api/quality?field=operator&target=0.1&backend=discerner"),
+                    (
+                        ["quality", "--field", "operator", "--target", "0.1", "--backend", "discerner"],
+                        "/api/quality?field=operator&target=0.1&backend=discerner"
+                    )
                 ]
                 for (command, path) in pairs {
                     // Some figures count from the minute of `now` (succeeded in the last minute,
@@ -49,8 +52,9 @@ struct ReadModelTests {
                 let status = try await Subprocess.run(discern, ["status"] + db)
                 for state in states {
                     let line = "\(state["backend"] ?? "")  \(state["state"] ?? "")"
-                    #expect(status.split(separator: "\n").contains { $0.hasPrefix(line) && $0.hasSuffix(" \(state["jobs"] ?? "")") },
-                            "\(line) \(state["jobs"] ?? ""): \(status)")
+                    #expect(
+                        status.split(separator: "\n").contains { $0.hasPrefix(line) && $0.hasSuffix(" \(state["jobs"] ?? "")") },
+                        "\(line) \(state["jobs"] ?? ""): \(status)")
                 }
                 let dead = try await Subprocess.run(discern, ["jobs", "--state", "dead"] + db)
                 #expect(dead.contains("\(fixable)") && dead.contains("late.jpg") && dead.contains("5/5") && dead.contains("timeout"), "\(dead)")
@@ -58,7 +62,8 @@ struct ReadModelTests {
                 let batch = try #require((try Self.object(await RawHTTP.get(port: port, path: "/api/batches").body) as? [[String: Any]])?.first)
                 let row = batches.split(separator: "\n").first { $0.hasPrefix("night-2026-11-22 ") }?.split(separator: " ").map(String.init) ?? []
                 // name, created (date and time), then jobs, succeeded, dead.
-                #expect(row.count > 5 && row[3...5] == ["\(batch["jobs"] ?? "")", "\(batch["succeeded"] ?? "")", "\(batch["dead"] ?? "")"], "\(batches)")
+                #expect(
+                    row.count > 5 && row[3...5] == ["\(batch["jobs"] ?? "")", "\(batch["succeeded"] ?? "")", "\(batch["dead"] ?? "")"], "\(batches)")
             }
         }
     }

@@ -38,10 +38,12 @@ struct DiscernerFidelityTests {
                 try await database.withConnection { try JobQueue.enqueue($0, paths: [path]) }
                 let summary = try await TestSimulator.with { try await TestWorker.drain(conninfo, simulator: $0) }
                 #expect(summary.succeeded == 1)
-                let entities = Array(try await database.rows("""
-                    SELECT category, operator, fleet_id, license_plate, license_plate_jurisdiction, container_id, is_primary, image_path
-                    FROM discern.entity_sightings ORDER BY position
-                    """))
+                let entities = Array(
+                    try await database.rows(
+                        """
+                        SELECT category, operator, fleet_id, license_plate, license_plate_jurisdiction, container_id, is_primary, image_path
+                        FROM discern.entity_sightings ORDER BY position
+                        """))
                 #expect(entities.count == 2)
                 #expect(try entities[0].string("category") == "commercial_vehicle" && entities[0].bool("is_primary"))
                 #expect(try entities[0].optionalString("fleet_id") != nil && entities[0].optionalString("license_plate") != nil)
@@ -49,8 +51,10 @@ struct DiscernerFidelityTests {
                 #expect(try entities[1].string("category") == "cargo_container" && !entities[1].bool("is_primary"))
                 #expect(try entities[1].optionalString("container_id")?.count == 11)
                 #expect(try entities.allSatisfy { try $0.string("image_path") == path })
-                let result = try #require(try await database.rows(
-                    "SELECT category, operator, raw_response->'analysis_result'->'body'->'processing_metadata'->>'response_format_version' AS v FROM discern.results").first)
+                let result = try #require(
+                    try await database.rows(
+                        "SELECT category, operator, raw_response->'analysis_result'->'body'->'processing_metadata'->>'response_format_version' AS v FROM discern.results"
+                    ).first)
                 #expect(try result.string("v") == "3.0")
                 #expect(try result.optionalString("category") == "commercial_vehicle")
                 #expect(try result.optionalString("operator") == entities[0].optionalString("operator"))
@@ -65,13 +69,18 @@ struct DiscernerFidelityTests {
             var keys: [String] = []
             for seed in 1...2 {
                 let grant = try await PresignedUploadTests.grant(simulator)
-                #expect(try await PresignedUploadTests.put(grant.url, contentType: grant.contentType,
-                                                           body: try SampleImages.photo(width: 320, height: 240, seed: seed)).status == 200)
+                #expect(
+                    try await PresignedUploadTests.put(
+                        grant.url, contentType: grant.contentType,
+                        body: try SampleImages.photo(width: 320, height: 240, seed: seed)
+                    ).status == 200)
                 keys.append(try #require(URLComponents(string: grant.url)?.path.split(separator: "/", maxSplits: 1).last.map(String.init)))
             }
             func analyze(_ key: String) async throws -> HTTPResponse {
-                try await Self.http.send(.json(url: "\(simulator.baseURL)/analyze",
-                                               body: Data(#"{"image_key": "\#(key)", "bucket_name": "discern-sim"}"#.utf8)))
+                try await Self.http.send(
+                    .json(
+                        url: "\(simulator.baseURL)/analyze",
+                        body: Data(#"{"image_key": "\#(key)", "bucket_name": "discern-sim"}"#.utf8)))
             }
             #expect(try await analyze(keys[0]).status == 200)
             let second = try await analyze(keys[1])
@@ -85,7 +94,11 @@ struct DiscernerFidelityTests {
 
     @Test("a start collision is tried again without counting: not against the call's tries, not against the job's attempts")
     func collisionIsNotCounted() async throws {
-        let collision = ScriptedReplies.Reply(status: 500, json: #"{"error": "Failed to start analysis: An error occurred (ExecutionAlreadyExists) when calling the StartExecution operation: Execution Already Exists"}"#)
+        let collision = ScriptedReplies.Reply(
+            status: 500,
+            json:
+                #"{"error": "Failed to start analysis: An error occurred (ExecutionAlreadyExists) when calling the StartExecution operation: Execution Already Exists"}"#
+        )
         try await TestSimulator.with { simulator in
             // One try per call: only the uncounted retry can save it.
             let discerner = try SimulatedBackends.backend(DiscernerBackend.self, simulator, tries: 1)
@@ -100,20 +113,24 @@ struct DiscernerFidelityTests {
                 try await database.withConnection { try JobQueue.enqueue($0, paths: [path]) }
                 try await TestSimulator.with { simulator in
                     for _ in 0..<2 { await simulator.scripted.enqueue("discerner.analyze", collision) }
-                    let caller = ServiceCaller(http: CurlHTTPClient(), gate: PostgresRateGate(conninfo: conninfo, logger: .init(label: "t")),
-                                               retry: .init(tries: 1, notStartedRetries: 1))
+                    let caller = ServiceCaller(
+                        http: CurlHTTPClient(), gate: PostgresRateGate(conninfo: conninfo, logger: .init(label: "t")),
+                        retry: .init(tries: 1, notStartedRetries: 1))
                     let backend = try TestWorker.discerner(simulator, caller: caller)
                     let summary = try await TestWorker.drain(conninfo, simulator: simulator, backends: [backend])
                     #expect(summary.succeeded == 1)
                 }
                 // Whatever else a loaded machine adds (a rate-limit slot it could not keep is given back
                 // too), the collided attempt is in the history, and no attempt before the last counted.
-                let job = try #require(try await database.rows("""
-                    SELECT state, attempts, error_history::text AS history,
-                           (SELECT array_agg(DISTINCT e->>'kind') FROM jsonb_array_elements(error_history) e) AS kinds,
-                           (SELECT bool_or((e->>'counted')::boolean) FROM jsonb_array_elements(error_history) e) AS counted
-                    FROM discern.jobs
-                    """).first)
+                let job = try #require(
+                    try await database.rows(
+                        """
+                        SELECT state, attempts, error_history::text AS history,
+                               (SELECT array_agg(DISTINCT e->>'kind') FROM jsonb_array_elements(error_history) e) AS kinds,
+                               (SELECT bool_or((e->>'counted')::boolean) FROM jsonb_array_elements(error_history) e) AS counted
+                        FROM discern.jobs
+                        """
+                    ).first)
                 let history = try job.string("history")
                 #expect(try job.string("state") == "succeeded")
                 #expect(try job.int("attempts") == 1, "the collided attempt was given back: \(history)")
@@ -141,7 +158,8 @@ struct DiscernerFidelityTests {
                     let refusals = await simulator.stats.allRefusals.filter { $0.key != "discerner.start_collision" }
                     #expect(refusals.isEmpty, "\(refusals)")
                 }
-                let attempts = try await database.rows("SELECT max(attempts)::int AS most, count(*) FILTER (WHERE state = 'succeeded')::int AS done FROM discern.jobs")
+                let attempts = try await database.rows(
+                    "SELECT max(attempts)::int AS most, count(*) FILTER (WHERE state = 'succeeded')::int AS done FROM discern.jobs")
                 #expect(try attempts.first?.int("most") == 1, "a collision was counted against a job")
                 #expect(try attempts.first?.int("done") == 8)
             }
@@ -170,10 +188,13 @@ struct DiscernerFidelityTests {
     func unsignedAmzHeader() async throws {
         try await TestSimulator.with { simulator in
             let grant = try await PresignedUploadTests.grant(simulator)
-            let response = try await Self.http.send(HTTPRequest(method: "PUT", url: grant.url, headers: [
-                HTTPHeader("Content-Type", grant.contentType), HTTPHeader("x-amz-server-side-encryption", "AES256"),
-                HTTPHeader("x-amz-meta-owner", "discern"),
-            ], body: .bytes(Data("image".utf8))))
+            let response = try await Self.http.send(
+                HTTPRequest(
+                    method: "PUT", url: grant.url,
+                    headers: [
+                        HTTPHeader("Content-Type", grant.contentType), HTTPHeader("x-amz-server-side-encryption", "AES256"),
+                        HTTPHeader("x-amz-meta-owner", "discern")
+                    ], body: .bytes(Data("image".utf8))))
             #expect(response.status == 403)
             #expect(response.bodySnippet.contains("AccessDenied") && response.bodySnippet.contains("not signed"))
             #expect(await simulator.stats.refusalCount("s3.unsigned_header") == 1)
@@ -184,8 +205,12 @@ struct DiscernerFidelityTests {
     func incompleteAnalysis() async throws {
         try await TestSimulator.with { simulator in
             let discerner = try SimulatedBackends.backend(DiscernerBackend.self, simulator)
-            await simulator.scripted.enqueue("discerner.analyze", .init(status: 200, json:
-                #"{"success": true, "analysis_result": {"statusCode": 200, "body": {"analysis_complete": false}}}"#))
+            await simulator.scripted.enqueue(
+                "discerner.analyze",
+                .init(
+                    status: 200,
+                    json:
+                        #"{"success": true, "analysis_result": {"statusCode": 200, "body": {"analysis_complete": false}}}"#))
             let error = try #require(await discerner.outcome(try Uploads.photo(seed: 43), "analyze").error)
             #expect(error.kind == "analysis_failed" && error.isRetryable)
         }

@@ -16,13 +16,17 @@ struct FaceServicesFidelityTests {
     static let azureKey = HTTPHeader("Ocp-Apim-Subscription-Key", SimulatorConfiguration.Credentials().azureFaceKey)
 
     static func detect(_ simulator: RunningSimulator, _ image: Data, query: String) async throws -> HTTPResponse {
-        try await http.send(HTTPRequest(method: "POST", url: "\(simulator.azureFaceEndpoint)/face/v1.0/detect?\(query)",
-                                        headers: [HTTPHeader("Content-Type", "application/octet-stream"), azureKey], body: .bytes(image)))
+        try await http.send(
+            HTTPRequest(
+                method: "POST", url: "\(simulator.azureFaceEndpoint)/face/v1.0/detect?\(query)",
+                headers: [HTTPHeader("Content-Type", "application/octet-stream"), azureKey], body: .bytes(image)))
     }
 
     static func identify(_ simulator: RunningSimulator, faceID: String, group: String = "discern-sim") async throws -> HTTPResponse {
-        try await http.send(.json(url: "\(simulator.azureFaceEndpoint)/face/v1.0/identify",
-                                  body: Data(#"{"personGroupId": "\#(group)", "faceIds": ["\#(faceID)"]}"#.utf8), headers: [azureKey]))
+        try await http.send(
+            .json(
+                url: "\(simulator.azureFaceEndpoint)/face/v1.0/identify",
+                body: Data(#"{"personGroupId": "\#(group)", "faceIds": ["\#(faceID)"]}"#.utf8), headers: [azureKey]))
     }
 
     static func faceID(_ response: HTTPResponse) throws -> String {
@@ -45,7 +49,8 @@ struct FaceServicesFidelityTests {
             #expect(["match", "no_match"].contains(first.outcome))
             #expect(first.apiCalls == 3, "the group's model, detect, identify")
             #expect(await azure.outcome(Uploads.raw(photo), "identify").value?.apiCalls == 2, "the model is asked once")
-            let large = try #require(await azure.outcome(Uploads.raw(photo), "identify", params: #"{"largePersonGroupId": "discern-sim-large"}"#).value)
+            let large = try #require(
+                await azure.outcome(Uploads.raw(photo), "identify", params: #"{"largePersonGroupId": "discern-sim-large"}"#).value)
             #expect(large.apiCalls == 3)
         }
     }
@@ -57,14 +62,19 @@ struct FaceServicesFidelityTests {
         let clock = TestClock()
         try await TestSimulator.with(SimulatorConfiguration(clock: { clock.now })) { simulator in
             for _ in 0..<20 {
-                let response = try await Self.http.send(HTTPRequest(method: "GET", url: "\(simulator.azureFaceEndpoint)/face/v1.0/persongroups/discern-sim",
-                                                                    headers: [Self.azureKey]))
+                let response = try await Self.http.send(
+                    HTTPRequest(
+                        method: "GET", url: "\(simulator.azureFaceEndpoint)/face/v1.0/persongroups/discern-sim",
+                        headers: [Self.azureKey]))
                 #expect(response.status == 200)
             }
-            let limited = try await Self.http.send(HTTPRequest(method: "GET", url: "\(simulator.azureFaceEndpoint)/face/v1.0/persongroups/discern-sim",
-                                                               headers: [Self.azureKey]))
+            let limited = try await Self.http.send(
+                HTTPRequest(
+                    method: "GET", url: "\(simulator.azureFaceEndpoint)/face/v1.0/persongroups/discern-sim",
+                    headers: [Self.azureKey]))
             #expect(limited.status == 429)
-            let message = try #require(((try JSONSerialization.jsonObject(with: limited.body) as? [String: Any])?["error"] as? [String: Any])?["message"] as? String)
+            let message = try #require(
+                ((try JSONSerialization.jsonObject(with: limited.body) as? [String: Any])?["error"] as? [String: Any])?["message"] as? String)
             #expect(message.hasPrefix("Rate limit is exceeded. Try again in "))
             #expect(limited.header("Retry-After") == nil, "Azure documents no header")
             #expect(await simulator.stats.refusalCount("azure-face.429") == 1)
@@ -93,7 +103,8 @@ struct FaceServicesFidelityTests {
     @Test("OOTO: the service decides the match; a stricter threshold of one's own is optional and off by default")
     func ootoMatchIsTheServices() async throws {
         try await TestSimulator.with { simulator in
-            let weak = ScriptedReplies.Reply(status: 200, json: #"{"transactionId": "t", "result": {"search": {"templateId": "bob", "similarity": 0.31}}}"#)
+            let weak = ScriptedReplies.Reply(
+                status: 200, json: #"{"transactionId": "t", "result": {"search": {"templateId": "bob", "similarity": 0.31}}}"#)
             let photo = try Uploads.photo(width: 800, height: 600, seed: 63)
             let ooto = try SimulatedBackends.backend(OOTOBackend.self, simulator)
             await simulator.scripted.enqueue("ooto.identify", weak)
@@ -125,8 +136,10 @@ struct FaceServicesFidelityTests {
     func landmarkLabels() async throws {
         try await TestSimulator.with { simulator in
             let landmark = try SimulatedBackends.backend(LandmarkBackend.self, simulator)
-            let names = ["gediminas_tower": "Gediminas Tower", "vilnius_cathedral": "Vilnius Cathedral", "gate_of_dawn": "Gate of Dawn",
-                         "st_anne": "St. Anne's Church", "three_crosses": "Three Crosses Monument"]
+            let names = [
+                "gediminas_tower": "Gediminas Tower", "vilnius_cathedral": "Vilnius Cathedral", "gate_of_dawn": "Gate of Dawn",
+                "st_anne": "St. Anne's Church", "three_crosses": "Three Crosses Monument"
+            ]
             for seed in 65...67 {
                 let result = try #require(await landmark.outcome(try Uploads.photo(seed: seed), "predict").value)
                 let label = try #require(result.subjectID)
@@ -134,8 +147,12 @@ struct FaceServicesFidelityTests {
                 #expect(result.textIdentifiers.allSatisfy { names[$0] != nil })
                 #expect(!result.rawResponseJSON.contains("wikipediaUrl"))
             }
-            await simulator.scripted.enqueue("landmark.predict", .init(status: 200, json:
-                #"{"predictions": [{"label": "old_town_hall", "confidence": 0.8, "rank": 1, "wikipediaUrl": "x"}], "inferenceTimeMs": 9}"#))
+            await simulator.scripted.enqueue(
+                "landmark.predict",
+                .init(
+                    status: 200,
+                    json:
+                        #"{"predictions": [{"label": "old_town_hall", "confidence": 0.8, "rank": 1, "wikipediaUrl": "x"}], "inferenceTimeMs": 9}"#))
             #expect(await landmark.outcome(try Uploads.photo(seed: 68), "predict").value?.description == "Old Town Hall")
         }
     }
@@ -151,7 +168,8 @@ struct FaceServicesFidelityTests {
             #expect(refused.message.contains("selfie_metadata"))
             #expect(await simulator.stats.callCount("unissey") == calls, "nothing was sent")
 
-            let withIAD = try #require(await unissey.outcome(video, "analyze", params: #"{"injection_attack_detection": true, "selfie_metadata": "sdk"}"#).value)
+            let withIAD = try #require(
+                await unissey.outcome(video, "analyze", params: #"{"injection_attack_detection": true, "selfie_metadata": "sdk"}"#).value)
             #expect(withIAD.detailsJSON.contains(#""metadata_sent":true"#) && withIAD.confidence != nil)
             let plain = try #require(await unissey.outcome(video, "analyze").value)
             #expect(plain.detailsJSON.contains(#""metadata_sent":false"#))

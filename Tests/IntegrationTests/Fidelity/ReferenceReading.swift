@@ -28,8 +28,9 @@ struct ReferenceReading {
 
     init?(answer data: Data) {
         guard let answer = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any],
-              let result = answer["analysis_result"] as? [String: Any], let body = result["body"] as? [String: Any],
-              let list = body["entities"] as? [[String: Any]] else { return nil }
+            let result = answer["analysis_result"] as? [String: Any], let body = result["body"] as? [String: Any],
+            let list = body["entities"] as? [[String: Any]]
+        else { return nil }
         self.answer = answer
         var entities = list.map(Self.entity)
         // The primary entity: the most confident of a known category, the first listed on a tie;
@@ -56,7 +57,7 @@ struct ReferenceReading {
             "confidence": primary?.confidence ?? 0,
             "text_identifiers": primary?.identifiers ?? [],
             "outcome": known ? "identified" : "unidentified",
-            "details": details,
+            "details": details
         ]
         columns["subcategory"] = primary == nil ? "unidentified" : primary?.subtype
         columns["operator"] = primary?.serviceOperator
@@ -69,10 +70,11 @@ struct ReferenceReading {
         let type = item["type"] as? String ?? "unknown"
         let parts = type.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false).map(String.init)
         let identifiers = item["identifiers"] as? [String] ?? []
-        var entity = Entity(type: type, category: parts[0].isEmpty ? "unknown" : parts[0],
-                            subtype: parts.count > 1 && !parts[1].isEmpty ? parts[1] : nil,
-                            serviceOperator: item["operator"] as? String, identifiers: identifiers,
-                            confidence: item["confidence"] as? Double, properties: item["properties"] as? NSDictionary ?? [:])
+        var entity = Entity(
+            type: type, category: parts[0].isEmpty ? "unknown" : parts[0],
+            subtype: parts.count > 1 && !parts[1].isEmpty ? parts[1] : nil,
+            serviceOperator: item["operator"] as? String, identifiers: identifiers,
+            confidence: item["confidence"] as? Double, properties: item["properties"] as? NSDictionary ?? [:])
         // prefix:value; the first of each kind fills the typed field.
         for identifier in identifiers {
             let pieces = identifier.split(separator: ":", maxSplits: 1).map(String.init)
@@ -97,12 +99,13 @@ struct ReferenceReading {
 extension ReferenceReading.Entity {
     /// The same entity as stored (`row_to_json` of discern.entities).
     init(row: [String: Any]) {
-        self.init(type: row["type"] as? String ?? "", category: row["category"] as? String ?? "", subtype: row["subtype"] as? String,
-                  serviceOperator: row["operator"] as? String, fleetID: row["fleet_id"] as? String,
-                  licensePlate: row["license_plate"] as? String, jurisdiction: row["license_plate_jurisdiction"] as? String,
-                  containerID: row["container_id"] as? String, tailID: row["tail_id"] as? String,
-                  otherIDs: row["other_ids"] as? [String] ?? [], identifiers: row["identifiers"] as? [String] ?? [],
-                  confidence: row["confidence"] as? Double, properties: row["properties"] as? NSDictionary ?? [:],
-                  isPrimary: row["is_primary"] as? Bool ?? false)
+        self.init(
+            type: row["type"] as? String ?? "", category: row["category"] as? String ?? "", subtype: row["subtype"] as? String,
+            serviceOperator: row["operator"] as? String, fleetID: row["fleet_id"] as? String,
+            licensePlate: row["license_plate"] as? String, jurisdiction: row["license_plate_jurisdiction"] as? String,
+            containerID: row["container_id"] as? String, tailID: row["tail_id"] as? String,
+            otherIDs: row["other_ids"] as? [String] ?? [], identifiers: row["identifiers"] as? [String] ?? [],
+            confidence: row["confidence"] as? Double, properties: row["properties"] as? NSDictionary ?? [:],
+            isPrimary: row["is_primary"] as? Bool ?? false)
     }
 }

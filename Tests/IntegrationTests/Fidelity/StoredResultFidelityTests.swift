@@ -24,7 +24,8 @@ struct StoredResultFidelityTests {
                 let first = try await database.rows("SELECT id FROM discern.jobs ORDER BY id LIMIT 25").map { try $0.int("id") }
                 let refused = stride(from: 4, to: 25, by: 5).map { first[$0] }
                 try await database.withConnection { connection in
-                    try connection.executeScript("""
+                    try connection.executeScript(
+                        """
                         CREATE TABLE fidelity_refused (job_id bigint PRIMARY KEY);
                         CREATE FUNCTION fidelity_refuse() RETURNS trigger LANGUAGE plpgsql AS $$
                         BEGIN
@@ -55,12 +56,15 @@ struct StoredResultFidelityTests {
                     let states = try await database.rows("SELECT state, count(*) AS n FROM discern.jobs GROUP BY state ORDER BY state")
                         .map { "\(try $0.string("state")) \(try $0.int("n"))" }.joined(separator: ", ")
                     try await gate.withConnection { try $0.query("SELECT pg_advisory_unlock(4242)") }
-                    #expect(answered, "jobs \(unanswered) were never answered; jobs: \(states); logs: \(ChaosJobs.keepLogs(of: folder, test: "fidelity"))")
+                    #expect(
+                        answered, "jobs \(unanswered) were never answered; jobs: \(states); logs: \(ChaosJobs.keepLogs(of: folder, test: "fidelity"))"
+                    )
                     for _ in 0..<4 {
                         try await Task.sleep(for: .milliseconds(Int.random(in: 300...700)))
                         let victim = Int.random(in: 0..<workers.count)
                         workers[victim].kill()
-                        workers[victim] = try WorkerProcess(conninfo: conninfo, simulatorURL: simulator.baseURL, logFolder: folder, arguments: arguments)
+                        workers[victim] = try WorkerProcess(
+                            conninfo: conninfo, simulatorURL: simulator.baseURL, logFolder: folder, arguments: arguments)
                     }
                     let done = try await ChaosJobs.eventually(seconds: 300) {
                         let census = try await TestDatabase.census(conninfo)
@@ -96,14 +100,17 @@ struct StoredResultFidelityTests {
     }
 
     static func storedRows(_ database: Database) async throws -> [StoredRow] {
-        try await database.rows("""
+        try await database.rows(
+            """
             SELECT j.id, j.batch_id, j.image_path, row_to_json(r)::text AS result,
                    (SELECT coalesce(json_agg(row_to_json(e) ORDER BY e.position), '[]') FROM discern.entities e WHERE e.result_id = r.id)::text AS entities
             FROM discern.results r JOIN discern.jobs j ON j.id = r.job_id ORDER BY j.id
-            """).map { row in
-            StoredRow(jobID: try row.int("id"), jobBatchID: try row.optionalInt("batch_id"), jobPath: try row.string("image_path"),
-                      result: try JSONSerialization.jsonObject(with: Data(try row.string("result").utf8)) as? [String: Any] ?? [:],
-                      entities: try JSONSerialization.jsonObject(with: Data(try row.string("entities").utf8)) as? [[String: Any]] ?? [])
+            """
+        ).map { row in
+            StoredRow(
+                jobID: try row.int("id"), jobBatchID: try row.optionalInt("batch_id"), jobPath: try row.string("image_path"),
+                result: try JSONSerialization.jsonObject(with: Data(try row.string("result").utf8)) as? [String: Any] ?? [:],
+                entities: try JSONSerialization.jsonObject(with: Data(try row.string("entities").utf8)) as? [[String: Any]] ?? [])
         }
     }
 
@@ -113,17 +120,19 @@ struct StoredResultFidelityTests {
         let answers = await simulator.stats.answers(for: "discern-job-\(row.jobID)")
         let stored = row.result["raw_response"] as? NSDictionary
         guard let answer = answers.first(where: { (try? JSONSerialization.jsonObject(with: $0.body)) as? NSDictionary == stored }),
-              let reading = ReferenceReading(answer: answer.body) else {
+            let reading = ReferenceReading(answer: answer.body)
+        else {
             return ["its raw_response is none of the \(answers.count) answers the simulator gave it"]
         }
         var wrong: [String] = []
         func check(_ column: String, _ expected: Any?) {
             let value = row.result[column].flatMap { $0 is NSNull ? nil : $0 }
-            let same = switch (value, expected) {
-            case (nil, nil): true
-            case (let value?, let expected?): Self.canonical(value) == Self.canonical(expected)
-            default: false
-            }
+            let same =
+                switch (value, expected) {
+                case (nil, nil): true
+                case (let value?, let expected?): Self.canonical(value) == Self.canonical(expected)
+                default: false
+                }
             if !same { wrong.append("\(column) is \(value.map { "\($0)" } ?? "NULL"), the answer says \(expected.map { "\($0)" } ?? "NULL")") }
         }
         let expected = reading.resultColumns
@@ -144,7 +153,9 @@ struct StoredResultFidelityTests {
         check("original_format", "jpeg")
         check("sent_bytes", answer.imageBytes)
         check("sent_format", "jpeg")
-        if (row.result["api_calls"] as? Int ?? 0) < 3 { wrong.append("api_calls is \(row.result["api_calls"] ?? "NULL"), fewer than the 3 calls an analysis takes") }
+        if (row.result["api_calls"] as? Int ?? 0) < 3 {
+            wrong.append("api_calls is \(row.result["api_calls"] ?? "NULL"), fewer than the 3 calls an analysis takes")
+        }
         let entities = row.entities.map(ReferenceReading.Entity.init(row:))
         if entities != reading.entities { wrong.append("entities are \(entities), the answer says \(reading.entities)") }
         if row.entities.map({ $0["position"] as? Int ?? -1 }) != Array(row.entities.indices) { wrong.append("entity positions are not 0, 1, ...") }

@@ -20,8 +20,10 @@ struct FileInputTests {
             try await TestFolder.with { folder in
                 let jpeg = try SampleImages.photo(width: 1200, height: 900, seed: 80)
                 let png = try ImageFixtures.converted(try SampleImages.photo(width: 600, height: 400, seed: 81), to: ".png")
-                let paths = [try folder.write(jpeg.prefix(jpeg.count / 2), as: "half.jpg"), try folder.write(png.prefix(png.count / 2), as: "half.png"),
-                             try folder.write(jpeg.prefix(jpeg.count - 2), as: "no-eoi.jpg")]
+                let paths = [
+                    try folder.write(jpeg.prefix(jpeg.count / 2), as: "half.jpg"), try folder.write(png.prefix(png.count / 2), as: "half.png"),
+                    try folder.write(jpeg.prefix(jpeg.count - 2), as: "no-eoi.jpg")
+                ]
                 let database = Database(conninfo: conninfo)
                 try await database.withConnection { try JobQueue.enqueue($0, paths: paths) }
                 let summary = try await TestSimulator.with { simulator in
@@ -63,7 +65,9 @@ struct FileInputTests {
         }
     }
 
-    @Test("outside the path roots a job dies with path_not_allowed and learns nothing: existing or not, through .., a symlink (none is followed) or a relative path")
+    @Test(
+        "outside the path roots a job dies with path_not_allowed and learns nothing: existing or not, through .., a symlink (none is followed) or a relative path"
+    )
     func pathTrustBoundary() async throws {
         try await TestDatabase.with { conninfo in
             try await TestFolder.with { folder in
@@ -80,8 +84,10 @@ struct FileInputTests {
                 try FileManager.default.createSymbolicLink(atPath: dangling, withDestinationPath: "/nonexistent/secret.jpg")
                 let insideLink = folder.appendingPathComponent("alias.jpg").path
                 try FileManager.default.createSymbolicLink(atPath: insideLink, withDestinationPath: inside)
-                let outside = ["/etc/hostname", "/nonexistent/secret.jpg", "\(folder.path)/../../etc/hostname", link,
-                               "\(linkedFolder.path)/hostname", "\(linkedFolder.path)/nonexistent", "photos/relative.jpg", dangling, insideLink]
+                let outside = [
+                    "/etc/hostname", "/nonexistent/secret.jpg", "\(folder.path)/../../etc/hostname", link,
+                    "\(linkedFolder.path)/hostname", "\(linkedFolder.path)/nonexistent", "photos/relative.jpg", dangling, insideLink
+                ]
                 // The path root itself, as written and through a `..`: a folder, said so at once.
                 let root = FileManager.default.temporaryDirectory.path
                 let roots = [root, "\(folder.path)/../\(folder.lastPathComponent)/../"]
@@ -110,18 +116,21 @@ struct FileInputTests {
         try await TestDatabase.with { conninfo in
             try await TestFolder.with { folder in
                 let discern = try WorkerProcess.binary.path
-                let refused = try await Subprocess.run(discern, ["work", "--drain", "--database-url", conninfo, "--discerner-url", "http://127.0.0.1:9"],
-                                                       environment: ["DISCERN_PATH_ROOTS": ""], allowFailure: true)
+                let refused = try await Subprocess.run(
+                    discern, ["work", "--drain", "--database-url", conninfo, "--discerner-url", "http://127.0.0.1:9"],
+                    environment: ["DISCERN_PATH_ROOTS": ""], allowFailure: true)
                 #expect(refused.contains("DISCERN_PATH_ROOTS") && refused.contains("--path-root"), "\(refused)")
 
                 let photos = folder.appendingPathComponent("photos")
                 try FileManager.default.createDirectory(at: photos, withIntermediateDirectories: true)
                 _ = try photos.write(try SampleImages.photo(width: 320, height: 240, seed: 84), as: "real.jpg")
-                try FileManager.default.createSymbolicLink(atPath: photos.appendingPathComponent("shadow.jpg").path, withDestinationPath: "/etc/hostname")
+                try FileManager.default.createSymbolicLink(
+                    atPath: photos.appendingPathComponent("shadow.jpg").path, withDestinationPath: "/etc/hostname")
                 let output = try await Subprocess.run(discern, ["enqueue", photos.path, "--database-url", conninfo, "--no-dedupe"])
                 #expect(output.contains("enqueued 1 job(s)"), "\(output)")
-                let outsideFile = try await Subprocess.run(discern, ["enqueue", "/etc/hostname", "--database-url", conninfo, "--path-root", photos.path],
-                                                           allowFailure: true)
+                let outsideFile = try await Subprocess.run(
+                    discern, ["enqueue", "/etc/hostname", "--database-url", conninfo, "--path-root", photos.path],
+                    allowFailure: true)
                 #expect(outsideFile.contains("not under the path roots"), "\(outsideFile)")
             }
         }
@@ -137,27 +146,34 @@ struct FileInputTests {
             try await TestFolder.with { folder in
                 let big = folder.appendingPathComponent("big.png").path
                 // Stored (uncompressed) deflate: 8000 x 8800 RGB is a 211 MB file, written in rows by zlib.
-                _ = try await Subprocess.run("/usr/bin/python3", ["-c", """
-                    import struct, sys, zlib
-                    w, h = 8000, 8800
-                    def chunk(t, d): return struct.pack('>I', len(d)) + t + d + struct.pack('>I', zlib.crc32(t + d) & 0xffffffff)
-                    comp, row = zlib.compressobj(0), b'\\x00' + bytes(range(256)) * (w * 3 // 256) + bytes(w * 3 % 256)
-                    with open(sys.argv[1], 'wb') as f:
-                        f.write(b'\\x89PNG\\r\\n\\x1a\\n' + chunk(b'IHDR', struct.pack('>IIBBBBB', w, h, 8, 2, 0, 0, 0)))
-                        for _ in range(0, h, 100): f.write(chunk(b'IDAT', comp.compress(row * 100)))
-                        f.write(chunk(b'IDAT', comp.flush()) + chunk(b'IEND', b''))
-                    """, big])
+                _ = try await Subprocess.run(
+                    "/usr/bin/python3",
+                    [
+                        "-c",
+                        """
+                        import struct, sys, zlib
+                        w, h = 8000, 8800
+                        def chunk(t, d): return struct.pack('>I', len(d)) + t + d + struct.pack('>I', zlib.crc32(t + d) & 0xffffffff)
+                        comp, row = zlib.compressobj(0), b'\\x00' + bytes(range(256)) * (w * 3 // 256) + bytes(w * 3 % 256)
+                        with open(sys.argv[1], 'wb') as f:
+                            f.write(b'\\x89PNG\\r\\n\\x1a\\n' + chunk(b'IHDR', struct.pack('>IIBBBBB', w, h, 8, 2, 0, 0, 0)))
+                            for _ in range(0, h, 100): f.write(chunk(b'IDAT', comp.compress(row * 100)))
+                            f.write(chunk(b'IDAT', comp.flush()) + chunk(b'IEND', b''))
+                        """, big
+                    ])
                 let size = try FileManager.default.attributesOfItem(atPath: big)[.size] as? Int ?? 0
                 #expect(size > 210_000_000)
                 try await Database(conninfo: conninfo).withConnection { try JobQueue.enqueue($0, paths: [big, big]) }
                 try await TestSimulator.with(.unthrottled) { simulator in
-                    let worker = try WorkerProcess(conninfo: conninfo, simulatorURL: simulator.baseURL, logFolder: folder,
-                                                   arguments: ["--drain", "--prepare-threads", "2", "--max-mb-in-flight", "64", "--no-progress"])
+                    let worker = try WorkerProcess(
+                        conninfo: conninfo, simulatorURL: simulator.baseURL, logFolder: folder,
+                        arguments: ["--drain", "--prepare-threads", "2", "--max-mb-in-flight", "64", "--no-progress"])
                     var peakKB = 0
                     while worker.isRunning {
                         let status = (try? String(contentsOfFile: "/proc/\(worker.pid)/status", encoding: .utf8)) ?? ""
                         if let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }),
-                           let kb = Int(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "") {
+                            let kb = Int(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "")
+                        {
                             peakKB = max(peakKB, kb)
                         }
                         try await Task.sleep(for: .milliseconds(50))
@@ -174,7 +190,8 @@ struct FileInputTests {
     func fakeVideo() async throws {
         try await TestDatabase.with { conninfo in
             try await TestFolder.with { folder in
-                let fake = Data([0, 0, 0, 0x18]) + Data("ftypisom".utf8) + Data([0, 0, 2, 0]) + Data("isomiso2".utf8)
+                let fake =
+                    Data([0, 0, 0, 0x18]) + Data("ftypisom".utf8) + Data([0, 0, 2, 0]) + Data("isomiso2".utf8)
                     + Data("secret meeting notes, not a video at all\n".utf8)
                 let path = try folder.write(fake, as: "clip.mp4")
                 try await Database(conninfo: conninfo).withConnection { try JobQueue.enqueue($0, paths: [path], backend: "unissey") }
@@ -211,7 +228,8 @@ struct FileInputTests {
         let facts = try ImageInspector.inspect(prepared.data)
         #expect(facts.width == 640 && facts.height == 480)
         let clean = try SampleImages.photo(width: 640, height: 480, seed: 85)
-        #expect(try PixelMeasure.mean(of: prepared.data, left: 0, top: 0, width: 640, height: 480)
+        #expect(
+            try PixelMeasure.mean(of: prepared.data, left: 0, top: 0, width: 640, height: 480)
                 == PixelMeasure.mean(of: clean, left: 0, top: 0, width: 640, height: 480), "the same pixels")
 
         var keep = ImagePolicy.discerner
@@ -224,7 +242,9 @@ struct FileInputTests {
         let png = try ImageFixtures.converted(try SampleImages.photo(width: 400, height: 300, seed: 86), to: ".png")
         let text = Array("tEXt".utf8) + Array("Comment\0secret-png-text".utf8)
         let crc = CRC32Check.checksum(text)
-        let chunk = Data([0, 0, 0, UInt8(text.count - 4)]) + Data(text) + Data([UInt8(crc >> 24), UInt8(crc >> 16 & 0xFF), UInt8(crc >> 8 & 0xFF), UInt8(crc & 0xFF)])
+        let chunk =
+            Data([0, 0, 0, UInt8(text.count - 4)]) + Data(text)
+            + Data([UInt8(crc >> 24), UInt8(crc >> 16 & 0xFF), UInt8(crc >> 8 & 0xFF), UInt8(crc & 0xFF)])
         let withText = png.prefix(33) + chunk + png.dropFirst(33)  // after the signature and IHDR
         let prepared = try ImagePreparer(policy: .discerner).prepare(withText)
         #expect(prepared.passedThrough && prepared.format == .png)

@@ -10,26 +10,29 @@ import Testing
 /// names and paths that end up on a terminal or in SQL, a job moved back by hand, roles.
 @Suite("Hostile input: operators, settings and the schema")
 struct OperatorInputTests {
-    @Test("every flag and setting is checked: one line, exit status 64, nothing wrapped around or ignored", arguments: [
-        (["--lease-seconds", "inf"], [String: String](), "--lease-seconds"),
-        (["--poll-seconds", "nan"], [:], "--poll-seconds"),
-        (["--concurrency", "100000"], [:], "--concurrency"),
-        (["--metrics-port", "70000"], [:], "--metrics-port"),
-        ([], ["DISCERN_CONCURRENCY": "abc"], "DISCERN_CONCURRENCY=abc"),
-        ([], ["DISCERN_HTTP_TIMEOUT_SECONDS": "1e300"], "DISCERN_HTTP_TIMEOUT_SECONDS"),
-        ([], ["DISCERN_DISCERNER_URL": "ftp://example.com"], "DISCERN_DISCERNER_URL"),
-        (["--path-root", "/nonexistent-root"], [:], "/nonexistent-root"),
-        ([], ["DISCERN_POOL_MODE": "session"], "DISCERN_POOL_MODE"),
-        ([], ["DISCERN_BREAKER_FAILURE_RATIO": "2"], "DISCERN_BREAKER_FAILURE_RATIO"),
-        (["--prepare-threads", "0"], [:], "--prepare-threads"),
-        (["--breaker-first-probe-seconds", "60", "--breaker-max-probe-seconds", "10"], [:], "longest wait between probes"),
-    ])
+    @Test(
+        "every flag and setting is checked: one line, exit status 64, nothing wrapped around or ignored",
+        arguments: [
+            (["--lease-seconds", "inf"], [String: String](), "--lease-seconds"),
+            (["--poll-seconds", "nan"], [:], "--poll-seconds"),
+            (["--concurrency", "100000"], [:], "--concurrency"),
+            (["--metrics-port", "70000"], [:], "--metrics-port"),
+            ([], ["DISCERN_CONCURRENCY": "abc"], "DISCERN_CONCURRENCY=abc"),
+            ([], ["DISCERN_HTTP_TIMEOUT_SECONDS": "1e300"], "DISCERN_HTTP_TIMEOUT_SECONDS"),
+            ([], ["DISCERN_DISCERNER_URL": "ftp://example.com"], "DISCERN_DISCERNER_URL"),
+            (["--path-root", "/nonexistent-root"], [:], "/nonexistent-root"),
+            ([], ["DISCERN_POOL_MODE": "session"], "DISCERN_POOL_MODE"),
+            ([], ["DISCERN_BREAKER_FAILURE_RATIO": "2"], "DISCERN_BREAKER_FAILURE_RATIO"),
+            (["--prepare-threads", "0"], [:], "--prepare-threads"),
+            (["--breaker-first-probe-seconds", "60", "--breaker-max-probe-seconds", "10"], [:], "longest wait between probes")
+        ])
     func settingsChecked(arguments: [String], environment: [String: String], named: String) async throws {
         var environment = environment
         environment["DISCERN_DISCERNER_URL"] = environment["DISCERN_DISCERNER_URL"] ?? "http://127.0.0.1:9"
         environment["DISCERN_PATH_ROOTS"] = environment["DISCERN_PATH_ROOTS"] ?? "/tmp"
-        let (status, output) = try await Subprocess.runWithStatus(try WorkerProcess.binary.path, ["work", "--drain"] + arguments,
-                                                                  environment: environment)
+        let (status, output) = try await Subprocess.runWithStatus(
+            try WorkerProcess.binary.path, ["work", "--drain"] + arguments,
+            environment: environment)
         #expect(status == 64, "\(output)")
         #expect(output.hasPrefix("error: ") && output.contains(named), "\(output)")
         #expect(output.trimmingCharacters(in: .newlines).split(separator: "\n").count == 1, "one line: \(output)")
@@ -43,7 +46,9 @@ struct OperatorInputTests {
             try await database.withConnection { connection in
                 try JobQueue.enqueue(connection, paths: ["/a.jpg"], batch: name)
                 try connection.query("UPDATE discern.jobs SET state = 'dead', error_kind = 'test', last_error = 'bad', finished_at = now()")
-                try connection.query("INSERT INTO discern.results (image_path, backend, action, raw_response, original_bytes, original_width, original_height, original_format, sent_bytes, sent_width, sent_height, sent_format, passed_through, prepare_ms, analyze_ms) VALUES ('/b.jpg', 'discerner', 'analyze', '{}', 1, 1, 1, 'jpeg', 1, 1, 1, 'jpeg', true, 1, 1)")
+                try connection.query(
+                    "INSERT INTO discern.results (image_path, backend, action, raw_response, original_bytes, original_width, original_height, original_format, sent_bytes, sent_width, sent_height, sent_format, passed_through, prepare_ms, analyze_ms) VALUES ('/b.jpg', 'discerner', 'analyze', '{}', 1, 1, 1, 'jpeg', 1, 1, 1, 'jpeg', true, 1, 1)"
+                )
             }
             let report = try await Subprocess.run(try WorkerProcess.binary.path, ["report", "--batch", name, "--database-url", conninfo])
             let hint = try #require(report.split(separator: "`").first { $0.hasPrefix("discern retry --batch ") }.map(String.init))
@@ -63,12 +68,14 @@ struct OperatorInputTests {
                 let database = Database(conninfo: conninfo)
                 try await database.withConnection { connection in
                     try JobQueue.enqueue(connection, paths: [hostile])
-                    try connection.query("INSERT INTO discern.results (image_path, backend, action, category, operator, raw_response, original_bytes, original_width, original_height, original_format, sent_bytes, sent_width, sent_height, sent_format, passed_through, prepare_ms, analyze_ms) VALUES ($1, 'discerner', 'analyze', $2, $3, '{}', 1, 1, 1, 'jpeg', 1, 1, 1, 'jpeg', true, 1, 1)",
-                                         [hostile, "\u{1B}]0;owned\u{07}van", String(repeating: "Z", count: 5000)])
+                    try connection.query(
+                        "INSERT INTO discern.results (image_path, backend, action, category, operator, raw_response, original_bytes, original_width, original_height, original_format, sent_bytes, sent_width, sent_height, sent_format, passed_through, prepare_ms, analyze_ms) VALUES ($1, 'discerner', 'analyze', $2, $3, '{}', 1, 1, 1, 'jpeg', 1, 1, 1, 'jpeg', true, 1, 1)",
+                        [hostile, "\u{1B}]0;owned\u{07}van", String(repeating: "Z", count: 5000)])
                     // Bidirectional isolates (U+2066-2069) reorder what a terminal shows; U+009B (C1 CSI)
                     // starts a command in many terminals.
-                    try connection.query("INSERT INTO discern.results (image_path, backend, action, category, operator, raw_response, original_bytes, original_width, original_height, original_format, sent_bytes, sent_width, sent_height, sent_format, passed_through, prepare_ms, analyze_ms) VALUES ('/tmp/b.jpg', 'discerner', 'analyze', 'van', $1, '{}', 1, 1, 1, 'jpeg', 1, 1, 1, 'jpeg', true, 1, 1)",
-                                         ["\u{2066}gpj.exe\u{2069}\u{9B}2J UPS"])
+                    try connection.query(
+                        "INSERT INTO discern.results (image_path, backend, action, category, operator, raw_response, original_bytes, original_width, original_height, original_format, sent_bytes, sent_width, sent_height, sent_format, passed_through, prepare_ms, analyze_ms) VALUES ('/tmp/b.jpg', 'discerner', 'analyze', 'van', $1, '{}', 1, 1, 1, 'jpeg', 1, 1, 1, 'jpeg', true, 1, 1)",
+                        ["\u{2066}gpj.exe\u{2069}\u{9B}2J UPS"])
                 }
                 for format in ["table", "json"] {
                     let shown = try await Subprocess.run(try WorkerProcess.binary.path, ["results", "--database-url", conninfo, "--format", format])
@@ -80,8 +87,9 @@ struct OperatorInputTests {
                 #expect(results.contains("\\u{1b}"), "shown escaped")
                 #expect(!results.contains(String(repeating: "Z", count: 100)), "cells are cut")
 
-                let worker = try WorkerProcess(conninfo: conninfo, simulatorURL: "http://127.0.0.1:9", logFolder: folder,
-                                               arguments: ["--drain", "--log-level", "info"])
+                let worker = try WorkerProcess(
+                    conninfo: conninfo, simulatorURL: "http://127.0.0.1:9", logFolder: folder,
+                    arguments: ["--drain", "--log-level", "info"])
                 await worker.expectExit(seconds: 300)
                 #expect(worker.output.contains("job failed"), "\(worker.output.suffix(500))")
                 #expect(!worker.output.contains("\u{1B}") && !worker.output.contains("\r"), "\(worker.output.debugDescription.suffix(800))")
@@ -100,8 +108,9 @@ struct OperatorInputTests {
                 let names = ["crlf\r\nname.jpg", "tab\there.jpg", "back\\slash.jpg", "lf\nonly.jpg", "plain.jpg"]
                 let photo = try SampleImages.photo(width: 64, height: 48, seed: 85)
                 for name in names { _ = try photos.write(photo, as: name) }
-                let output = try await Subprocess.run(try WorkerProcess.binary.path,
-                                                      ["enqueue", photos.path, "--database-url", conninfo, "--no-dedupe"], allowFailure: true)
+                let output = try await Subprocess.run(
+                    try WorkerProcess.binary.path,
+                    ["enqueue", photos.path, "--database-url", conninfo, "--no-dedupe"], allowFailure: true)
                 #expect(output.contains("enqueued \(names.count) job(s)"), "\(output)")
                 let stored = try await Database(conninfo: conninfo, name: "test-names").rows("SELECT image_path FROM discern.jobs")
                     .map { try $0.string("image_path") }
@@ -117,11 +126,14 @@ struct OperatorInputTests {
             let error = try await database.withConnection { connection -> PostgresError? in
                 try JobQueue.enqueue(connection, paths: ["/a.jpg"])
                 let job = try #require(try JobQueue.claim(connection, workerID: "w", backends: ["discerner"], limit: 1, leaseSeconds: 60).first)
-                try JobQueue.complete(connection, job: job, workerID: "w", result: JobResult(
-                    analysis: .init(rawResponseJSON: "{}"),
-                    preparation: .init(originalBytes: 1, originalWidth: 1, originalHeight: 1, originalFormat: "jpeg", sentBytes: 1, sentWidth: 1,
-                                       sentHeight: 1, sentFormat: "jpeg", jpegQuality: nil, encodeCount: 0, passedThrough: true, milliseconds: 1),
-                    analyzeMilliseconds: 1))
+                try JobQueue.complete(
+                    connection, job: job, workerID: "w",
+                    result: JobResult(
+                        analysis: .init(rawResponseJSON: "{}"),
+                        preparation: .init(
+                            originalBytes: 1, originalWidth: 1, originalHeight: 1, originalFormat: "jpeg", sentBytes: 1, sentWidth: 1,
+                            sentHeight: 1, sentFormat: "jpeg", jpegQuality: nil, encodeCount: 0, passedThrough: true, milliseconds: 1),
+                        analyzeMilliseconds: 1))
                 do {
                     try connection.query("UPDATE discern.jobs SET state = 'available' WHERE id = $1", [job.id])
                     return nil
@@ -131,8 +143,10 @@ struct OperatorInputTests {
             }
             #expect(error?.sqlState == "23514")
             #expect(error?.message.contains("already succeeded") == true && error?.message.contains("discern.enqueue") == true)
-            let row = try #require(try await database.rows(
-                "SELECT j.state, (SELECT count(*) FROM discern.results) AS results FROM discern.jobs j").first)
+            let row = try #require(
+                try await database.rows(
+                    "SELECT j.state, (SELECT count(*) FROM discern.results) AS results FROM discern.jobs j"
+                ).first)
             #expect(try row.string("state") == "succeeded" && row.int("results") == 1)
         }
     }
@@ -188,28 +202,50 @@ struct OperatorInputTests {
                     }
                 }
             }
-            #expect(try await refusal("discern_enqueue", "INSERT INTO discern.jobs (image_path, state, finished_at) VALUES ('/done.jpg', 'succeeded', now())") == "42501",
-                    "a finished job that never ran")
-            #expect(try await refusal("discern_enqueue", """
-                INSERT INTO discern.jobs (image_path, state, lease_owner, lease_expires_at) VALUES ('/stuck.jpg', 'running', 'x', 'infinity')
-                """) == "42501", "a running job no rescuer would ever take back")
-            #expect(try await refusal("discern_enqueue", "INSERT INTO discern.jobs (image_path, attempts, error_history) VALUES ('/h.jpg', 0, '[]')") == "42501")
-            #expect(try await refusal("discern_enqueue", """
-                INSERT INTO discern.jobs (image_path, params) VALUES ('/big.jpg', jsonb_build_object('x', repeat('a', 70000)))
-                """) == "23514", "params over 64 KB")
-            #expect(try await refusal("discern_enqueue", "SELECT discern.enqueue('/fine.jpg', run_at => now(), priority => 2::smallint, max_attempts => 3)") == nil)
+            #expect(
+                try await refusal(
+                    "discern_enqueue", "INSERT INTO discern.jobs (image_path, state, finished_at) VALUES ('/done.jpg', 'succeeded', now())")
+                    == "42501",
+                "a finished job that never ran")
+            #expect(
+                try await refusal(
+                    "discern_enqueue",
+                    """
+                    INSERT INTO discern.jobs (image_path, state, lease_owner, lease_expires_at) VALUES ('/stuck.jpg', 'running', 'x', 'infinity')
+                    """) == "42501", "a running job no rescuer would ever take back")
+            #expect(
+                try await refusal("discern_enqueue", "INSERT INTO discern.jobs (image_path, attempts, error_history) VALUES ('/h.jpg', 0, '[]')")
+                    == "42501")
+            #expect(
+                try await refusal(
+                    "discern_enqueue",
+                    """
+                    INSERT INTO discern.jobs (image_path, params) VALUES ('/big.jpg', jsonb_build_object('x', repeat('a', 70000)))
+                    """) == "23514", "params over 64 KB")
+            #expect(
+                try await refusal(
+                    "discern_enqueue", "SELECT discern.enqueue('/fine.jpg', run_at => now(), priority => 2::smallint, max_attempts => 3)") == nil)
             // OOTO enrolments and deletions change the service's records: discern_enroll only.
-            #expect(try await refusal("discern_enqueue", #"SELECT discern.enqueue('/f.jpg', backend => 'ooto', action => 'delete', params => '{"templateId": "anyone"}')"#) == "42501")
-            #expect(try await refusal("discern_enqueue", #"SELECT discern.enqueue_many(ARRAY['/f.jpg'], backend => 'ooto', action => 'enroll')"#) == "42501")
+            #expect(
+                try await refusal(
+                    "discern_enqueue",
+                    #"SELECT discern.enqueue('/f.jpg', backend => 'ooto', action => 'delete', params => '{"templateId": "anyone"}')"#) == "42501")
+            #expect(
+                try await refusal("discern_enqueue", #"SELECT discern.enqueue_many(ARRAY['/f.jpg'], backend => 'ooto', action => 'enroll')"#)
+                    == "42501")
             #expect(try await refusal("discern_enqueue", "SELECT discern.enqueue('/f.jpg', backend => 'ooto', action => 'identify')") == nil)
             // Pausing a service stops every worker: operators (discern_worker) only.
             #expect(try await refusal("discern_enqueue", "SELECT discern.pause('discerner')") == "42501")
             #expect(try await refusal("discern_reader", "SELECT discern.resume('discerner')") == "42501")
             #expect(try await refusal("discern_reader", "SELECT count(*) FROM discern.paused_backends") == nil)
-            #expect(try await refusal("discern_enqueue", "INSERT INTO discern.operator_actions (actor, action, scope) VALUES ('x', 'retry', 'forged')") == "42501")
+            #expect(
+                try await refusal("discern_enqueue", "INSERT INTO discern.operator_actions (actor, action, scope) VALUES ('x', 'retry', 'forged')")
+                    == "42501")
             let enroller = "enroller_\(UUID().uuidString.prefix(8).lowercased())"
             _ = try await database.rows("CREATE ROLE \(enroller) IN ROLE discern_enqueue, discern_enroll")
-            #expect(try await refusal(enroller, #"SELECT discern.enqueue('/f.jpg', backend => 'ooto', action => 'delete', params => '{"templateId": "t1"}')"#) == nil)
+            #expect(
+                try await refusal(
+                    enroller, #"SELECT discern.enqueue('/f.jpg', backend => 'ooto', action => 'delete', params => '{"templateId": "t1"}')"#) == nil)
             _ = try await database.rows("DROP ROLE \(enroller)")
 
             let claimed = try await database.withConnection { connection -> Int in

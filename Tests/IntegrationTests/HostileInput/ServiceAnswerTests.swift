@@ -30,9 +30,16 @@ struct ServiceAnswerTests {
                 try await Self.jobs(1, into: conninfo, folder: folder, backend: "ooto", action: "identify")
                 try await TestSimulator.with { simulator in
                     for _ in 0..<3 {
-                        await simulator.scripted.enqueue("discerner.analyze", .init(status: 200, json: #"{"success": true, "analysis_result": {"statusCode": "inf", "body": {}}}"#))
-                        await simulator.scripted.enqueue("landmark.predict", .init(status: 200, json: #"{"predictions": [{"label": "st_anne", "confidence": 0.9, "rank": 1e300}], "inferenceTimeMs": "nan"}"#))
-                        await simulator.scripted.enqueue("ooto.identify", .init(status: 422, json: #"{"result": {"status": "error", "code": 1e300, "info": "x"}}"#))
+                        await simulator.scripted.enqueue(
+                            "discerner.analyze", .init(status: 200, json: #"{"success": true, "analysis_result": {"statusCode": "inf", "body": {}}}"#)
+                        )
+                        await simulator.scripted.enqueue(
+                            "landmark.predict",
+                            .init(
+                                status: 200,
+                                json: #"{"predictions": [{"label": "st_anne", "confidence": 0.9, "rank": 1e300}], "inferenceTimeMs": "nan"}"#))
+                        await simulator.scripted.enqueue(
+                            "ooto.identify", .init(status: 422, json: #"{"result": {"status": "error", "code": 1e300, "info": "x"}}"#))
                     }
                     let backends = try SimulatedBackends.all(simulator, tries: 1)
                     let summary = try await TestWorker.drain(conninfo, simulator: simulator, backends: backends)
@@ -52,17 +59,23 @@ struct ServiceAnswerTests {
             try await TestFolder.with { folder in
                 try await Self.jobs(4, into: conninfo, folder: folder)
                 try await TestSimulator.with { simulator in
-                    await simulator.scripted.enqueue("discerner.analyze", .init(status: 200, json: """
-                        {"success": true, "analysis_result": {"statusCode": 200, "body": {"analysis_complete": true,
-                         "entities": [{"type": "commercial_vehicle:van", "operator": "UP\\u0000S", "identifiers": ["fleet:1\\u00002"], "confidence": 0.9,
-                                       "properties": {"note": "nul \\u0000 here"}}],
-                         "processing_metadata": {"response_format_version": "3.0"}}}}
-                        """))
+                    await simulator.scripted.enqueue(
+                        "discerner.analyze",
+                        .init(
+                            status: 200,
+                            json: """
+                                {"success": true, "analysis_result": {"statusCode": 200, "body": {"analysis_complete": true,
+                                 "entities": [{"type": "commercial_vehicle:van", "operator": "UP\\u0000S", "identifiers": ["fleet:1\\u00002"], "confidence": 0.9,
+                                               "properties": {"note": "nul \\u0000 here"}}],
+                                 "processing_metadata": {"response_format_version": "3.0"}}}}
+                                """))
                     let summary = try await TestWorker.drain(conninfo, simulator: simulator)
                     #expect(summary.succeeded == 4)
                 }
-                let row = try #require(try await Database(conninfo: conninfo).rows(
-                    "SELECT operator, fleet_id FROM discern.results WHERE operator LIKE 'UP%'").first)
+                let row = try #require(
+                    try await Database(conninfo: conninfo).rows(
+                        "SELECT operator, fleet_id FROM discern.results WHERE operator LIKE 'UP%'"
+                    ).first)
                 #expect(try row.optionalString("operator") == "UPS" && row.optionalString("fleet_id") == "12")
             }
         }
@@ -75,11 +88,13 @@ struct ServiceAnswerTests {
             }
             let writer = OutcomeWriter(database: database, workerID: "w", backoff: Backoff(), logger: Logger(label: "t"))
             func result(_ confidence: Double) -> JobResult {
-                JobResult(analysis: .init(confidence: confidence, rawResponseJSON: "{}"),
-                          preparation: .init(originalBytes: 1, originalWidth: 1, originalHeight: 1, originalFormat: "jpeg", sentBytes: 1,
-                                             sentWidth: 1, sentHeight: 1, sentFormat: "jpeg", jpegQuality: nil, encodeCount: 0,
-                                             passedThrough: true, milliseconds: 1),
-                          analyzeMilliseconds: 1)
+                JobResult(
+                    analysis: .init(confidence: confidence, rawResponseJSON: "{}"),
+                    preparation: .init(
+                        originalBytes: 1, originalWidth: 1, originalHeight: 1, originalFormat: "jpeg", sentBytes: 1,
+                        sentWidth: 1, sentHeight: 1, sentFormat: "jpeg", jpegQuality: nil, encodeCount: 0,
+                        passedThrough: true, milliseconds: 1),
+                    analyzeMilliseconds: 1)
             }
             let written = await writer.complete([(jobs[0], result(0.5)), (jobs[1], result(7)), (jobs[2], result(0.25))])
             guard case .stored = written[jobs[0].id], case .refused(let failure) = written[jobs[1].id], case .stored = written[jobs[2].id] else {
@@ -109,13 +124,21 @@ struct ServiceAnswerTests {
                 try await Self.jobs(1, into: conninfo, folder: folder)
                 try await TestSimulator.with { simulator in
                     let now = Self.amzNow()
-                    let forged = "\(simulator.baseURL)/discern-sim/uploads/x.jpg?X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Credential=AKIADISCERNSIMULATOR%2F\(now.prefix(8))%2Fus-east-1%2Fs3%2Faws4_request&X-Amz-Date=\(now)&X-Amz-Expires=900&X-Amz-SignedHeaders=content-type%3Bhost&X-Amz-Signature=deadbeef0123456789signaturevalue"
-                    await simulator.scripted.enqueue("discerner.upload-url", .init(status: 200, json:
-                        #"{"upload_url": "\#(forged)", "image_key": "uploads/x.jpg", "bucket_name": "discern-sim", "expires_in": 900, "content_type": "image/jpg"}"#))
+                    let forged =
+                        "\(simulator.baseURL)/discern-sim/uploads/x.jpg?X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Credential=AKIADISCERNSIMULATOR%2F\(now.prefix(8))%2Fus-east-1%2Fs3%2Faws4_request&X-Amz-Date=\(now)&X-Amz-Expires=900&X-Amz-SignedHeaders=content-type%3Bhost&X-Amz-Signature=deadbeef0123456789signaturevalue"
+                    await simulator.scripted.enqueue(
+                        "discerner.upload-url",
+                        .init(
+                            status: 200,
+                            json:
+                                #"{"upload_url": "\#(forged)", "image_key": "uploads/x.jpg", "bucket_name": "discern-sim", "expires_in": 900, "content_type": "image/jpg"}"#
+                        ))
                     _ = try await TestWorker.drain(conninfo, simulator: simulator)
                 }
-                let job = try #require(try await Database(conninfo: conninfo).rows(
-                    "SELECT state, error_kind, last_error, error_history::text AS history FROM discern.jobs").first)
+                let job = try #require(
+                    try await Database(conninfo: conninfo).rows(
+                        "SELECT state, error_kind, last_error, error_history::text AS history FROM discern.jobs"
+                    ).first)
                 #expect(try job.string("state") == "dead" && job.optionalString("error_kind") == "upload_rejected")
                 let text = try (job.optionalString("last_error") ?? "") + job.string("history")
                 #expect(text.contains("SignatureDoesNotMatch"))
@@ -124,17 +147,27 @@ struct ServiceAnswerTests {
         }
     }
 
-    @Test("an upload URL leading into this network (another host over http, a loopback address, a name for one) is never contacted: the job ends dead, naming the host")
+    @Test(
+        "an upload URL leading into this network (another host over http, a loopback address, a name for one) is never contacted: the job ends dead, naming the host"
+    )
     func uploadURLsIntoTheNetwork() async throws {
         let trap = try ConnectionTrap()
         try await TestDatabase.with { conninfo in
             try await TestFolder.with { folder in
                 try await Self.jobs(3, into: conninfo, folder: folder)
                 try await TestSimulator.with { simulator in
-                    for url in ["https://\(trap.address):\(trap.port)/discern-sim/uploads/x.jpg", "http://\(trap.address):\(trap.port)/discern-sim/uploads/x.jpg",
-                                "https://localhost:\(trap.port)/discern-sim/uploads/x.jpg"] {
-                        await simulator.scripted.enqueue("discerner.upload-url", .init(status: 200, json:
-                            #"{"upload_url": "\#(url)?X-Amz-SignedHeaders=host", "image_key": "uploads/x.jpg", "bucket_name": "discern-sim", "content_type": "image/jpg"}"#))
+                    for url in [
+                        "https://\(trap.address):\(trap.port)/discern-sim/uploads/x.jpg",
+                        "http://\(trap.address):\(trap.port)/discern-sim/uploads/x.jpg",
+                        "https://localhost:\(trap.port)/discern-sim/uploads/x.jpg"
+                    ] {
+                        await simulator.scripted.enqueue(
+                            "discerner.upload-url",
+                            .init(
+                                status: 200,
+                                json:
+                                    #"{"upload_url": "\#(url)?X-Amz-SignedHeaders=host", "image_key": "uploads/x.jpg", "bucket_name": "discern-sim", "content_type": "image/jpg"}"#
+                            ))
                     }
                     _ = try await TestWorker.drain(conninfo, simulator: simulator)
                 }
@@ -162,15 +195,23 @@ struct ServiceAnswerTests {
         try await TestSimulator.with { simulator in
             let discerner = try SimulatedBackends.backend(DiscernerBackend.self, simulator)
             let long = String(repeating: "A", count: 5 << 20)
-            await simulator.scripted.enqueue("discerner.analyze", .init(status: 200, json: """
-                {"success": true, "analysis_result": {"statusCode": 200, "body": {"entities": [{"type": "\(long):\\u001b[2J\\r", "operator": "\(long)", "confidence": 0.5}]}}}
-                """))
+            await simulator.scripted.enqueue(
+                "discerner.analyze",
+                .init(
+                    status: 200,
+                    json: """
+                        {"success": true, "analysis_result": {"statusCode": 200, "body": {"entities": [{"type": "\(long):\\u001b[2J\\r", "operator": "\(long)", "confidence": 0.5}]}}}
+                        """))
             let error = try #require(await discerner.outcome(try Uploads.photo(seed: 76), "analyze").error)
             #expect(error.kind == "response_too_large", "a 10 MB answer is over the 4 MiB cap")
             let short = String(repeating: "B", count: 100_000)
-            await simulator.scripted.enqueue("discerner.analyze", .init(status: 200, json: """
-                {"success": true, "analysis_result": {"statusCode": 200, "body": {"entities": [{"type": "\(short)", "operator": "\(short)", "confidence": 0.5}]}}}
-                """))
+            await simulator.scripted.enqueue(
+                "discerner.analyze",
+                .init(
+                    status: 200,
+                    json: """
+                        {"success": true, "analysis_result": {"statusCode": 200, "body": {"entities": [{"type": "\(short)", "operator": "\(short)", "confidence": 0.5}]}}}
+                        """))
             try await Task.sleep(for: .seconds(1.1))
             let analysis = try #require(await discerner.outcome(try Uploads.photo(seed: 77), "analyze").value)
             #expect((analysis.category?.count ?? 0) <= 129 && (analysis.serviceOperator?.count ?? 0) <= 513)

@@ -14,7 +14,9 @@ import Testing
 struct BucketTests {
     static let roots = "s3://fleet/night/"
 
-    @Test("2,000 photos in a bucket: enqueue s3:// pages past 1,000 keys and adds each once; two workers that share no folder drain them, one result each; a rerun of the enqueue adds none")
+    @Test(
+        "2,000 photos in a bucket: enqueue s3:// pages past 1,000 keys and adds each once; two workers that share no folder drain them, one result each; a rerun of the enqueue adds none"
+    )
     func nightFromABucket() async throws {
         try await SeaweedServer.with { s3 in
             try await TestDatabase.with { conninfo in
@@ -29,9 +31,10 @@ struct BucketTests {
                             // Each its own temporary folder: nothing on disk is shared.
                             let own = folder.appendingPathComponent("worker-\(index)")
                             try FileManager.default.createDirectory(at: own, withIntermediateDirectories: true)
-                            return try WorkerProcess(conninfo: conninfo, simulatorURL: simulator.baseURL, logFolder: folder,
-                                                     arguments: ["--drain", "--path-root", Self.roots],
-                                                     environment: environment.merging(["TMPDIR": own.path]) { $1 })
+                            return try WorkerProcess(
+                                conninfo: conninfo, simulatorURL: simulator.baseURL, logFolder: folder,
+                                arguments: ["--drain", "--path-root", Self.roots],
+                                environment: environment.merging(["TMPDIR": own.path]) { $1 })
                         }
                         for worker in workers { _ = await worker.waitForExit(seconds: 900) }
                         let statuses = workers.map(\.exitStatus)
@@ -46,7 +49,9 @@ struct BucketTests {
         }
     }
 
-    @Test("an object deleted after enqueue ends dead naming its key; an empty one is refused from its HEAD; one outside the allowed prefix ends dead as a trust-boundary refusal; the others succeed; a bucket that does not exist stops enqueue with one line")
+    @Test(
+        "an object deleted after enqueue ends dead naming its key; an empty one is refused from its HEAD; one outside the allowed prefix ends dead as a trust-boundary refusal; the others succeed; a bucket that does not exist stops enqueue with one line"
+    )
     func missingAndOutside() async throws {
         try await SeaweedServer.with { s3 in
             try await TestDatabase.with { conninfo in
@@ -61,36 +66,53 @@ struct BucketTests {
                     try Data().write(to: empty)
                     try await s3.tool(["put", "fleet", "night/", empty.path])
                     try await Database(conninfo: conninfo).withConnection { try $0.query("SELECT discern.enqueue('s3://fleet/night/empty.jpg')") }
-                    let nowhere = try await Self.discern(["enqueue", "s3://no-such-bucket/night/", "--database-url", conninfo],
-                                                         s3.environment().merging(["DISCERN_PATH_ROOTS": "s3://no-such-bucket/"]) { $1 })
-                    #expect(nowhere.status == 64 && nowhere.output.contains("no-such-bucket") && nowhere.output.split(separator: "\n").count <= 2,
-                            "\(nowhere.status): \(nowhere.output)")
+                    let nowhere = try await Self.discern(
+                        ["enqueue", "s3://no-such-bucket/night/", "--database-url", conninfo],
+                        s3.environment().merging(["DISCERN_PATH_ROOTS": "s3://no-such-bucket/"]) { $1 })
+                    #expect(
+                        nowhere.status == 64 && nowhere.output.contains("no-such-bucket") && nowhere.output.split(separator: "\n").count <= 2,
+                        "\(nowhere.status): \(nowhere.output)")
                     try await Database(conninfo: conninfo).withConnection { connection in
                         try connection.query("SELECT discern.enqueue('s3://fleet/private/photo-0.jpg')")
                     }
                     try await Self.unthrottle(conninfo)
                     try await TestSimulator.with(.unthrottled) { simulator in
-                        let worker = try WorkerProcess(conninfo: conninfo, simulatorURL: simulator.baseURL, logFolder: folder,
-                                                       arguments: ["--drain", "--path-root", Self.roots], environment: environment)
+                        let worker = try WorkerProcess(
+                            conninfo: conninfo, simulatorURL: simulator.baseURL, logFolder: folder,
+                            arguments: ["--drain", "--path-root", Self.roots], environment: environment)
                         _ = await worker.waitForExit(seconds: 600)
-                        #expect(worker.exitStatus == 1, "some jobs died: exit 1, not \(String(describing: worker.exitStatus)): \(worker.output.suffix(1500))")
+                        #expect(
+                            worker.exitStatus == 1,
+                            "some jobs died: exit 1, not \(String(describing: worker.exitStatus)): \(worker.output.suffix(1500))")
                     }
-                    let rows = try await Database(conninfo: conninfo).rows("""
+                    let rows = try await Database(conninfo: conninfo).rows(
+                        """
                         SELECT image_path, state, coalesce(error_kind, '-') AS kind, coalesce(last_error, '') AS error FROM discern.jobs ORDER BY image_path
                         """)
-                    let outcome = Dictionary(uniqueKeysWithValues: try rows.map { (try $0.string("image_path"), (try $0.string("state"), try $0.string("kind"), try $0.string("error"))) })
+                    let outcome = Dictionary(
+                        uniqueKeysWithValues: try rows.map {
+                            (try $0.string("image_path"), (try $0.string("state"), try $0.string("kind"), try $0.string("error")))
+                        })
                     let deleted = outcome["s3://fleet/night/photo-1.jpg"], outside = outcome["s3://fleet/private/photo-0.jpg"]
-                    #expect(deleted?.0 == "dead" && deleted?.1 == "file_not_found" && deleted?.2.contains("night/photo-1.jpg") == true, "\(String(describing: deleted))")
+                    #expect(
+                        deleted?.0 == "dead" && deleted?.1 == "file_not_found" && deleted?.2.contains("night/photo-1.jpg") == true,
+                        "\(String(describing: deleted))")
                     #expect(outside?.0 == "dead" && outside?.1 == "path_not_allowed", "\(String(describing: outside))")
-                    #expect(outcome["s3://fleet/night/photo-0.jpg"]?.0 == "succeeded" && outcome["s3://fleet/night/photo-2.jpg"]?.0 == "succeeded", "\(outcome)")
+                    #expect(
+                        outcome["s3://fleet/night/photo-0.jpg"]?.0 == "succeeded" && outcome["s3://fleet/night/photo-2.jpg"]?.0 == "succeeded",
+                        "\(outcome)")
                     let nothing = outcome["s3://fleet/night/empty.jpg"]
-                    #expect(nothing?.0 == "dead" && nothing?.1 == "image_empty" && nothing?.2.contains("0 bytes") == true, "\(String(describing: nothing))")
+                    #expect(
+                        nothing?.0 == "dead" && nothing?.1 == "image_empty" && nothing?.2.contains("0 bytes") == true,
+                        "\(String(describing: nothing))")
                 }
             }
         }
     }
 
-    @Test("a wrong secret: no job ends dead, the breaker names the bucket and the access key id (never the secret); a worker with the right secret finishes the night without discern retry")
+    @Test(
+        "a wrong secret: no job ends dead, the breaker names the bucket and the access key id (never the secret); a worker with the right secret finishes the night without discern retry"
+    )
     func wrongSecret() async throws {
         try await SeaweedServer.with { s3 in
             try await TestDatabase.with { conninfo in
@@ -101,8 +123,9 @@ struct BucketTests {
                     try await Self.unthrottle(conninfo)
                     let wrong = "not-the-secret-\(UUID().uuidString)"
                     try await TestSimulator.with(.unthrottled) { simulator in
-                        let refused = try WorkerProcess(conninfo: conninfo, simulatorURL: simulator.baseURL, logFolder: folder,
-                                                        arguments: ["--path-root", Self.roots], environment: s3.environment(secret: wrong))
+                        let refused = try WorkerProcess(
+                            conninfo: conninfo, simulatorURL: simulator.baseURL, logFolder: folder,
+                            arguments: ["--path-root", Self.roots], environment: s3.environment(secret: wrong))
                         let tripped = try await ChaosJobs.eventually(seconds: 300) {
                             try await Database(conninfo: conninfo).rows("SELECT 1 FROM discern.service_breakers").count > 0
                         }
@@ -110,11 +133,14 @@ struct BucketTests {
                         let breaker = try await Database(conninfo: conninfo).rows("SELECT error_kind, last_error FROM discern.service_breakers").first
                         let said = try breaker?.optionalString("last_error") ?? ""
                         #expect(tripped, "the refusals tripped nothing: \(refused.output.suffix(1500))")
-                        #expect(try breaker?.optionalString("error_kind") == "object_store_refused" && said.contains("fleet") && said.contains(s3.accessKey), "\(said)")
+                        #expect(
+                            try breaker?.optionalString("error_kind") == "object_store_refused" && said.contains("fleet")
+                                && said.contains(s3.accessKey), "\(said)")
                         #expect(!said.contains(wrong) && !refused.output.contains(wrong), "the secret reached a message")
                         #expect(try await TestDatabase.census(conninfo).dead == 0, "a job ended dead for the credential's sake")
-                        let fixed = try WorkerProcess(conninfo: conninfo, simulatorURL: simulator.baseURL, logFolder: folder,
-                                                      arguments: ["--drain", "--path-root", Self.roots], environment: environment)
+                        let fixed = try WorkerProcess(
+                            conninfo: conninfo, simulatorURL: simulator.baseURL, logFolder: folder,
+                            arguments: ["--drain", "--path-root", Self.roots], environment: environment)
                         _ = await fixed.waitForExit(seconds: 600)
                         #expect(fixed.exitStatus == 0, "\(fixed.output.suffix(1500))")
                     }
@@ -125,21 +151,35 @@ struct BucketTests {
         }
     }
 
-    @Test("discern's upload to Image Discerner's bucket passes a real S3 server's signature check (a URL presigned by botocore, as the service signs them); a tampered signature is refused as the service's")
+    @Test(
+        "discern's upload to Image Discerner's bucket passes a real S3 server's signature check (a URL presigned by botocore, as the service signs them); a tampered signature is refused as the service's"
+    )
     func uploadMeetsARealS3() async throws {
         try await SeaweedServer.with { s3 in
             try await s3.tool(["mkbucket", "discerner-uploads"])
             try await TestSimulator.with { simulator in
                 let backend = try SimulatedBackends.backend(DiscernerBackend.self, simulator, extra: ["DISCERN_UPLOAD_ALLOWED_HOSTS": "127.0.0.1"])
                 let upload = try Uploads.photo(seed: 58)
-                let url = try await s3.tool(["presign-put", "discerner-uploads", "uploads/truck.jpg", "image/jpeg", "900"]).trimmingCharacters(in: .whitespacesAndNewlines)
-                await simulator.scripted.enqueue("discerner.upload-url", .init(status: 200, json:
-                    #"{"upload_url": "\#(url)", "image_key": "uploads/truck.jpg", "bucket_name": "discerner-uploads", "content_type": "image/jpeg"}"#))
-                await simulator.scripted.enqueue("discerner.analyze", .init(status: 200, json:
-                    #"{"success": true, "analysis_result": {"statusCode": 200, "body": {"entities": [{"type": "truck", "operator": "ACME", "confidence": 0.9}]}}}"#))
+                let url = try await s3.tool(["presign-put", "discerner-uploads", "uploads/truck.jpg", "image/jpeg", "900"]).trimmingCharacters(
+                    in: .whitespacesAndNewlines)
+                await simulator.scripted.enqueue(
+                    "discerner.upload-url",
+                    .init(
+                        status: 200,
+                        json:
+                            #"{"upload_url": "\#(url)", "image_key": "uploads/truck.jpg", "bucket_name": "discerner-uploads", "content_type": "image/jpeg"}"#
+                    ))
+                await simulator.scripted.enqueue(
+                    "discerner.analyze",
+                    .init(
+                        status: 200,
+                        json:
+                            #"{"success": true, "analysis_result": {"statusCode": 200, "body": {"entities": [{"type": "truck", "operator": "ACME", "confidence": 0.9}]}}}"#
+                    ))
                 let analysis = await backend.outcome(upload, "analyze")
                 #expect(analysis.error == nil, "\(String(describing: analysis.error))")
-                let stored = try await s3.tool(["head", "discerner-uploads", "uploads/truck.jpg"]).split(whereSeparator: \.isWhitespace).map(String.init)
+                let stored = try await s3.tool(["head", "discerner-uploads", "uploads/truck.jpg"]).split(whereSeparator: \.isWhitespace).map(
+                    String.init)
                 let sent = FileManager.default.temporaryDirectory.appendingPathComponent("discern-sent-\(UUID().uuidString.prefix(8))")
                 try upload.data.write(to: sent)
                 defer { try? FileManager.default.removeItem(at: sent) }
@@ -148,8 +188,13 @@ struct BucketTests {
 
                 let tampered = url.replacingOccurrences(of: #"X-Amz-Signature=([0-9a-f])"#, with: "X-Amz-Signature=0", options: .regularExpression)
                 let forged = tampered == url ? url.replacingOccurrences(of: "X-Amz-Signature=0", with: "X-Amz-Signature=1") : tampered
-                await simulator.scripted.enqueue("discerner.upload-url", .init(status: 200, json:
-                    #"{"upload_url": "\#(forged)", "image_key": "uploads/forged.jpg", "bucket_name": "discerner-uploads", "content_type": "image/jpeg"}"#))
+                await simulator.scripted.enqueue(
+                    "discerner.upload-url",
+                    .init(
+                        status: 200,
+                        json:
+                            #"{"upload_url": "\#(forged)", "image_key": "uploads/forged.jpg", "bucket_name": "discerner-uploads", "content_type": "image/jpeg"}"#
+                    ))
                 let refused = try #require(await backend.outcome(upload, "analyze").error)
                 #expect(refused.kind == "upload_rejected" && refused.message.contains("SignatureDoesNotMatch"), "\(refused.kind): \(refused.message)")
             }
@@ -169,7 +214,8 @@ struct BucketTests {
                 defer { try? FileManager.default.removeItem(at: file) }
                 let handle = try FileHandle(forWritingTo: file)
                 let refused = await #expect(throws: ObjectStorageError.self) {
-                    _ = try await s3.store().download(try #require(ObjectAddress("s3://fleet/big/photo-0.jpg")), to: handle.fileDescriptor, maxBytes: 100)
+                    _ = try await s3.store().download(
+                        try #require(ObjectAddress("s3://fleet/big/photo-0.jpg")), to: handle.fileDescriptor, maxBytes: 100)
                 }
                 try handle.close()
                 #expect(refused?.code == .tooLarge)
@@ -196,8 +242,11 @@ struct BucketTests {
                     let (console, port) = try await ConsoleTests.console(conninfo, folder, ["--path-root", Self.roots], environment: s3.environment())
                     defer { console.kill() }
                     let shown = await RawHTTP.get(port: port, path: "/thumbnails/jobs/\(ids[0])")
-                    #expect(shown.status == 200 && shown.headers["content-type"] == "image/jpeg", "\(shown.status) \(shown.headers) \(console.output.suffix(1000))")
-                    let again = await RawHTTP.get(port: port, path: "/thumbnails/jobs/\(ids[0])", headers: ["If-None-Match": shown.headers["etag"] ?? "-"])
+                    #expect(
+                        shown.status == 200 && shown.headers["content-type"] == "image/jpeg",
+                        "\(shown.status) \(shown.headers) \(console.output.suffix(1000))")
+                    let again = await RawHTTP.get(
+                        port: port, path: "/thumbnails/jobs/\(ids[0])", headers: ["If-None-Match": shown.headers["etag"] ?? "-"])
                     #expect(again.status == 304, "the browser's copy is still good: \(again.status)")
                     #expect(await RawHTTP.get(port: port, path: "/thumbnails/jobs/\(ids[1])").status == 404, "a photo outside the roots")
                 }

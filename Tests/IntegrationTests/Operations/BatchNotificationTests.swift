@@ -10,28 +10,34 @@ import Testing
 @Suite("Batch notifications")
 struct BatchNotificationTests {
     static func environment(_ receiver: WebhookReceiver, settleSeconds: Double = 0, extra: [String: String] = [:]) -> [String: String] {
-        ["DISCERN_NOTIFY_URLS": receiver.url, "DISCERN_NOTIFY_ALLOW_HOSTS": "127.0.0.1", "DISCERN_NOTIFY_SECRET": receiver.secret,
-         "DISCERN_NOTIFY_SETTLE_SECONDS": "\(settleSeconds)", "DISCERN_CONSOLE_PUBLIC_URL": "https://console.example.org/",
-         "DISCERN_NOTIFY_RETRY_SECONDS": "0.2", "DISCERN_NOTIFY_MAX_RETRY_SECONDS": "1"].merging(extra) { $1 }
+        [
+            "DISCERN_NOTIFY_URLS": receiver.url, "DISCERN_NOTIFY_ALLOW_HOSTS": "127.0.0.1", "DISCERN_NOTIFY_SECRET": receiver.secret,
+            "DISCERN_NOTIFY_SETTLE_SECONDS": "\(settleSeconds)", "DISCERN_CONSOLE_PUBLIC_URL": "https://console.example.org/",
+            "DISCERN_NOTIFY_RETRY_SECONDS": "0.2", "DISCERN_NOTIFY_MAX_RETRY_SECONDS": "1"
+        ].merging(extra) { $1 }
     }
 
     /// `discern batches wait NAME` and its exit status.
     static func wait(_ conninfo: String, _ name: String, _ extra: [String] = [], folder: URL) async throws -> Int32? {
-        let process = try WorkerProcess(conninfo: conninfo, simulatorURL: "", logFolder: folder,
-                                        arguments: ["wait", name, "--database-url", conninfo, "--every", "0.2"] + extra,
-                                        plainArguments: true, command: "batches")
+        let process = try WorkerProcess(
+            conninfo: conninfo, simulatorURL: "", logFolder: folder,
+            arguments: ["wait", name, "--database-url", conninfo, "--every", "0.2"] + extra,
+            plainArguments: true, command: "batches")
         await process.expectExit(seconds: 300)
         return process.exitStatus
     }
 
     static func deliveries(_ conninfo: String) async throws -> [(state: String, attempts: Int, destination: String, error: String?)] {
         try await Database(conninfo: conninfo, name: "test-deliveries").rows(
-            "SELECT state, attempts, destination, last_error FROM discern.notification_deliveries ORDER BY event_id").map {
+            "SELECT state, attempts, destination, last_error FROM discern.notification_deliveries ORDER BY event_id"
+        ).map {
             (try $0.string("state"), try $0.int("attempts"), try $0.string("destination"), try $0.optionalString("last_error"))
         }
     }
 
-    @Test("a batch drained by a real worker delivers one signed notification with its report and a link; the URL's token is in no log or row; batches wait exits 0")
+    @Test(
+        "a batch drained by a real worker delivers one signed notification with its report and a link; the URL's token is in no log or row; batches wait exits 0"
+    )
     func drainedBatchNotifies() async throws {
         try await TestDatabase.with { conninfo in
             try await TestFolder.with { folder in
@@ -40,8 +46,9 @@ struct BatchNotificationTests {
                 try await receiver.start()
                 let simulator = SimulatorProcess(folder: folder)
                 try await simulator.start(["--no-throughput-limits"])
-                let worker = try WorkerProcess(conninfo: conninfo, simulatorURL: simulator.baseURL, logFolder: folder,
-                                               arguments: ["--drain", "--log-level", "info"], environment: Self.environment(receiver, settleSeconds: 3600))
+                let worker = try WorkerProcess(
+                    conninfo: conninfo, simulatorURL: simulator.baseURL, logFolder: folder,
+                    arguments: ["--drain", "--log-level", "info"], environment: Self.environment(receiver, settleSeconds: 3600))
                 await worker.expectExit(seconds: 300)
                 await simulator.stop()
                 #expect(worker.exitStatus == 0, "\(worker.output.suffix(1500))")
@@ -79,8 +86,9 @@ struct BatchNotificationTests {
                 let receiver = try WebhookReceiver(folder: folder)  // not listening yet: connections refused
                 let simulator = SimulatorProcess(folder: folder)
                 try await simulator.start(["--no-throughput-limits"])
-                let worker = try WorkerProcess(conninfo: conninfo, simulatorURL: simulator.baseURL, logFolder: folder,
-                                               arguments: ["--log-level", "info"], environment: Self.environment(receiver))
+                let worker = try WorkerProcess(
+                    conninfo: conninfo, simulatorURL: simulator.baseURL, logFolder: folder,
+                    arguments: ["--log-level", "info"], environment: Self.environment(receiver))
                 defer { worker.kill() }
                 let failing = await ChaosJobs.eventually(seconds: 300) {
                     ((try? await Self.deliveries(conninfo)) ?? []).contains { $0.state == "pending" && $0.attempts >= 3 }
@@ -113,14 +121,16 @@ struct BatchNotificationTests {
                 try await simulator.start(["--no-throughput-limits"])
                 // This worker would wait an hour for the batch to settle: killed first, it never
                 // announces; what survives is the check its last completion committed.
-                let first = try WorkerProcess(conninfo: conninfo, simulatorURL: simulator.baseURL, logFolder: folder,
-                                              arguments: ["--log-level", "info"], environment: Self.environment(receiver, settleSeconds: 3600))
+                let first = try WorkerProcess(
+                    conninfo: conninfo, simulatorURL: simulator.baseURL, logFolder: folder,
+                    arguments: ["--log-level", "info"], environment: Self.environment(receiver, settleSeconds: 3600))
                 #expect(try await ChaosJobs.finished(conninfo, total: 20))
                 first.kill()
                 _ = await first.waitForExit(seconds: 60)
                 #expect(receiver.received.isEmpty)
-                let second = try WorkerProcess(conninfo: conninfo, simulatorURL: simulator.baseURL, logFolder: folder,
-                                               arguments: ["--drain", "--log-level", "info"], environment: Self.environment(receiver, settleSeconds: 3600))
+                let second = try WorkerProcess(
+                    conninfo: conninfo, simulatorURL: simulator.baseURL, logFolder: folder,
+                    arguments: ["--drain", "--log-level", "info"], environment: Self.environment(receiver, settleSeconds: 3600))
                 await second.expectExit(seconds: 300)
                 await simulator.stop()
                 #expect(receiver.received.count == 1, "\(receiver.received)\n\(second.output.suffix(1500))")

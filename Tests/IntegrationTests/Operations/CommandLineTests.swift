@@ -21,7 +21,8 @@ struct CommandLineTests {
                 try JobQueue.enqueue(connection, paths: ["/photos/other.jpg"], batch: "other")
             }
             // Three jobs died of a timeout, one of a rejected image, after two attempts each.
-            _ = try await database.rows("""
+            _ = try await database.rows(
+                """
                 UPDATE discern.jobs SET state = 'dead', attempts = 2, finished_at = now(),
                        error_kind = CASE WHEN id <= 3 THEN 'discerner_timeout' ELSE 'discerner_image_rejected' END,
                        last_error = 'the last try failed',
@@ -32,21 +33,25 @@ struct CommandLineTests {
             let db = ["--database-url", conninfo]
 
             let listed = try await Subprocess.run(Self.discern, ["jobs", "--state", "dead", "--format", "json"] + db)
-            let dead = try #require((try JSONSerialization.jsonObject(with: Data(listed.utf8)) as? [String: Any])?["items"] as? [[String: Any]], "\(listed)")
+            let dead = try #require(
+                (try JSONSerialization.jsonObject(with: Data(listed.utf8)) as? [String: Any])?["items"] as? [[String: Any]], "\(listed)")
             #expect(dead.count == 4)
             #expect(dead.first?["id"] as? Int == 4 && dead.first?["batch"] as? String == "night" && dead.first?["attempts"] as? Int == 2)
             let table = try await Subprocess.run(Self.discern, ["jobs", "--kind", "discerner_timeout"] + db)
             #expect(table.contains("img-3.jpg") && table.contains("2/5") && !table.contains("img-4.jpg"), "\(table)")
 
             let sheet = try await Subprocess.run(Self.discern, ["jobs", "show", "2"] + db)
-            #expect(sheet.contains("job 2: dead") && sheet.contains("errors (2):") && sheet.contains("#1 2026-11-22T01:00:00Z  discerner_timeout: no answer in 300 s"),
-                    "\(sheet)")
+            #expect(
+                sheet.contains("job 2: dead") && sheet.contains("errors (2):")
+                    && sheet.contains("#1 2026-11-22T01:00:00Z  discerner_timeout: no answer in 300 s"),
+                "\(sheet)")
             let missing = try await Subprocess.runWithStatus(Self.discern, ["jobs", "show", "999"] + db)
             #expect(missing.status == 64 && missing.output.contains("there is no job 999"), "\(missing.output)")
 
             let retried = try await Subprocess.run(Self.discern, ["retry", "--batch", "night", "--kind", "discerner_timeout"] + db)
             #expect(retried.contains("re-queued 3 job(s)"), "\(retried)")
-            let states = try await database.rows("SELECT id, state, attempts, jsonb_array_length(error_history) AS history FROM discern.jobs WHERE id <= 4 ORDER BY id")
+            let states = try await database.rows(
+                "SELECT id, state, attempts, jsonb_array_length(error_history) AS history FROM discern.jobs WHERE id <= 4 ORDER BY id")
             #expect(try states.map { try $0.string("state") } == ["available", "available", "available", "dead"])
             #expect(try states.first?.int("attempts") == 0 && states.first?.int("history") == 2, "attempts fresh, history kept")
 
@@ -67,7 +72,8 @@ struct CommandLineTests {
         try await TestDatabase.with { conninfo in
             let database = Database(conninfo: conninfo)
             try await database.withConnection { try JobQueue.enqueue($0, paths: ["/p/a.jpg", "/p/b.jpg"], batch: "night") }
-            _ = try await database.rows("""
+            _ = try await database.rows(
+                """
                 INSERT INTO discern.results (job_id, batch_id, image_path, backend, action, category, confidence, raw_response,
                     original_bytes, original_width, original_height, original_format, sent_bytes, sent_width, sent_height, sent_format,
                     passed_through, prepare_ms, analyze_ms)
@@ -82,7 +88,8 @@ struct CommandLineTests {
             #expect(document["workers"] as? [Any] != nil && document["unserved"] as? [[String: Any]] != nil)
 
             let results = try await Subprocess.run(Self.discern, ["results", "--batch", "night", "--format", "json"] + db)
-            let rows = try #require((try JSONSerialization.jsonObject(with: Data(results.utf8)) as? [String: Any])?["items"] as? [[String: Any]], "\(results)")
+            let rows = try #require(
+                (try JSONSerialization.jsonObject(with: Data(results.utf8)) as? [String: Any])?["items"] as? [[String: Any]], "\(results)")
             #expect(rows.count == 1 && rows.first?["category"] as? String == "vehicle:truck" && rows.first?["confidence"] as? Double == 0.875)
             #expect(rows.first?["raw_response"] == nil, "the raw answer stays out of listings")
             let otherBatch = try await Subprocess.run(Self.discern, ["results", "--batch", "day", "--format", "json"] + db)
@@ -95,27 +102,39 @@ struct CommandLineTests {
         try await TestDatabase.with(migrated: false) { conninfo in
             let status = try await Subprocess.runWithStatus(Self.discern, ["status", "--database-url", conninfo])
             #expect(status.status == 69 && status.output.contains("run `discern migrate`") && !status.output.contains("Error:"), "\(status.output)")
-            let work = try await Subprocess.runWithStatus(Self.discern, ["work", "--drain", "--database-url", conninfo, "--discerner-url", "http://127.0.0.1:9",
-                                                                        "--path-root", "/tmp"])
+            let work = try await Subprocess.runWithStatus(
+                Self.discern,
+                [
+                    "work", "--drain", "--database-url", conninfo, "--discerner-url", "http://127.0.0.1:9",
+                    "--path-root", "/tmp"
+                ])
             #expect(work.status == 69 && work.output.contains("no discern schema"), "\(work.output)")
         }
         let unreachable = "postgresql://discern@127.0.0.1:1/discern"
-        let work = try await Subprocess.runWithStatus(Self.discern, ["work", "--database-url", unreachable, "--discerner-url", "http://127.0.0.1:9",
-                                                                    "--path-root", "/tmp"])
+        let work = try await Subprocess.runWithStatus(
+            Self.discern,
+            [
+                "work", "--database-url", unreachable, "--discerner-url", "http://127.0.0.1:9",
+                "--path-root", "/tmp"
+            ])
         #expect(work.status == 69 && work.output.contains("check --database-url") && !work.output.contains("retrying"), "\(work.output)")
         #expect(work.output.split(separator: "\n").count == 2, "one error line and one hint: \(work.output)")
     }
 
     @Test("usage mistakes exit 64 with a message, never a raw PostgreSQL error")
     func usageMistakes() async throws {
-        for arguments in [["results", "--limit=-5"], ["status", "--watch", "--interval", "0"], ["jobs", "--state", "lost"],
-                          ["results", "--format", "yaml"], ["work", "--config", "/nonexistent/discern.conf"]] {
+        for arguments in [
+            ["results", "--limit=-5"], ["status", "--watch", "--interval", "0"], ["jobs", "--state", "lost"],
+            ["results", "--format", "yaml"], ["work", "--config", "/nonexistent/discern.conf"]
+        ] {
             let run = try await Subprocess.runWithStatus(Self.discern, arguments + ["--database-url", "postgresql://127.0.0.1:1/x"])
             #expect(run.status == 64, "\(arguments): \(run.output)")
             #expect(!run.output.contains("SQLSTATE") && !run.output.contains("connection"), "\(arguments): \(run.output)")
         }
         let help = try await Subprocess.run(Self.discern, ["enqueue", "--help"])
-        #expect(help.contains("--config <file>") && help.contains("(values: discerner, ooto,") && help.contains("azure-face, landmark, unissey; default: discerner)"), "\(help)")
+        #expect(
+            help.contains("--config <file>") && help.contains("(values: discerner, ooto,")
+                && help.contains("azure-face, landmark, unissey; default: discerner)"), "\(help)")
         let completion = try await Subprocess.run(Self.discern, ["--generate-completion-script", "bash"])
         #expect(completion.contains("azure-face") && completion.contains("retry"), "completions offer backends and commands")
     }
@@ -127,8 +146,9 @@ struct CommandLineTests {
         let start = try #require(readme.range(of: "<!-- discern-help:start -->\n```text\n"))
         let end = try #require(readme.range(of: "\n```\n<!-- discern-help:end -->"))
         let shown = String(readme[start.upperBound..<end.lowerBound])
-        #expect(shown == help.trimmingCharacters(in: .newlines),
-                "README.md is stale: replace its block with `COLUMNS=100 discern --help`")
+        #expect(
+            shown == help.trimmingCharacters(in: .newlines),
+            "README.md is stale: replace its block with `COLUMNS=100 discern --help`")
     }
 
     @Test("enqueue: --exclude '*/thumbs/*' leaves out a top-level thumbs/ too; a non-image named explicitly is refused")
@@ -143,7 +163,9 @@ struct CommandLineTests {
                 let db = ["--database-url", conninfo]
                 let enqueued = try await Subprocess.run(Self.discern, ["enqueue", folder.path, "--exclude", "*/thumbs/*", "--no-dedupe"] + db)
                 #expect(enqueued.contains("enqueued 2 job(s)"), "\(enqueued)")
-                let paths = try await Database(conninfo: conninfo).rows("SELECT image_path FROM discern.jobs ORDER BY image_path").map { try $0.string("image_path") }
+                let paths = try await Database(conninfo: conninfo).rows("SELECT image_path FROM discern.jobs ORDER BY image_path").map {
+                    try $0.string("image_path")
+                }
                 #expect(paths.map { URL(fileURLWithPath: $0).lastPathComponent } == ["a.jpg", "b.jpg"])
 
                 let notes = try folder.write(Data("shift notes".utf8), as: "notes.jpg")
@@ -160,8 +182,10 @@ struct CommandLineTests {
                 let good = try folder.write(try SampleImages.photo(width: 320, height: 240, seed: 7), as: "good.jpg")
                 let broken = try folder.write(Data([0xFF, 0xD8, 0xFF, 0xE0]) + Data(repeating: 0x41, count: 2000), as: "broken.jpg")
                 try await TestSimulator.with { simulator in
-                    let work = ["work", "--drain", "--database-url", conninfo, "--discerner-url", simulator.baseURL, "--path-root", folder.path,
-                                "--log-level", "error"]
+                    let work = [
+                        "work", "--drain", "--database-url", conninfo, "--discerner-url", simulator.baseURL, "--path-root", folder.path,
+                        "--log-level", "error"
+                    ]
                     try await Database(conninfo: conninfo).withConnection { try JobQueue.enqueue($0, paths: [good]) }
                     let clean = try await Subprocess.runWithStatus(Self.discern, work)
                     #expect(clean.status == 0 && clean.output.contains("succeeded: 1  dead: 0"), "\(clean.output)")

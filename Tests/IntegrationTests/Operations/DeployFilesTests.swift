@@ -15,7 +15,8 @@ struct DeployFilesTests {
         #expect(output.contains("ScaledObject discern-worker-ooto query runs as discern_reader: 0"), "\(output)")
         #expect(output.contains("systemd units: ok") && output.contains("discern-worker.service: exposure"), "\(output)")
         #expect(output.contains("SUCCESS: 12 rules found") && output.contains("SUCCESS"), "\(output)")
-        #expect(output.contains("ScaledObject discern-worker") && output.contains("Deployment discern-worker")
+        #expect(
+            output.contains("ScaledObject discern-worker") && output.contains("Deployment discern-worker")
                 && output.contains("CronJob discern-prune ok") && output.contains("TriggerAuthentication discern-postgres ok"), "\(output)")
     }
 

@@ -17,14 +17,18 @@ struct DocsTests {
     /// The README's layout table, from its heading to the next paragraph.
     static func layout() throws -> String {
         let readme = try read("README.md")
-        guard let start = readme.range(of: "## Layout"), let end = readme.range(of: "\nMore in", range: start.upperBound..<readme.endIndex) else { return "" }
+        guard let start = readme.range(of: "## Layout"), let end = readme.range(of: "\nMore in", range: start.upperBound..<readme.endIndex) else {
+            return ""
+        }
         return String(readme[start.upperBound..<end.lowerBound])
     }
 
     /// docs/design.md's map section.
     static func map() throws -> String {
         let design = try read("docs/design.md")
-        guard let start = design.range(of: "## The map"), let end = design.range(of: "\n## ", range: start.upperBound..<design.endIndex) else { return "" }
+        guard let start = design.range(of: "## The map"), let end = design.range(of: "\n## ", range: start.upperBound..<design.endIndex) else {
+            return ""
+        }
         return String(design[start.upperBound..<end.lowerBound])
     }
 
@@ -43,7 +47,8 @@ struct DocsTests {
         for document in try Self.documents() {
             let text = try Self.read(document)
             // Not inside a word or another address (cloud.google.com/vision/docs/...).
-            let pattern = try NSRegularExpression(pattern: "(?<![A-Za-z0-9_./-])(?:Sources|Tests|sql|scripts|bench|docs|deploy|Plugins|\\.ci)/[A-Za-z0-9_./*-]+")
+            let pattern = try NSRegularExpression(
+                pattern: "(?<![A-Za-z0-9_./-])(?:Sources|Tests|sql|scripts|bench|docs|deploy|Plugins|\\.ci)/[A-Za-z0-9_./*-]+")
             let found = pattern.matches(in: text, range: NSRange(text.startIndex..., in: text)).compactMap { Range($0.range, in: text) }
             let paths = found.map { range in
                 // A sentence's full stop is not the path's.
@@ -60,7 +65,9 @@ struct DocsTests {
         }
     }
 
-    @Test("every module under Sources/ and every test target is on the README's layout table and on docs/design.md's map; every build plugin on the table")
+    @Test(
+        "every module under Sources/ and every test target is on the README's layout table and on docs/design.md's map; every build plugin on the table"
+    )
     func modulesListed() throws {
         let layout = try Self.layout(), map = try Self.map()
         for (folder, drawn) in [("Sources", true), ("Tests", true), ("Plugins", false)] {
@@ -76,10 +83,15 @@ struct DocsTests {
         var citing: [String] = []
         for folder in ["Sources", "Tests", "scripts", "sql", "docs", "deploy", "bench", "Plugins"] {
             // Hidden folders (bench/.data, bench/.venv) hold generated data, not the repository's words.
-            guard let walk = FileManager.default.enumerator(at: Self.root.appendingPathComponent(folder), includingPropertiesForKeys: nil,
-                                                            options: [.skipsHiddenFiles]) else { continue }
-            for case let url as URL in walk where ["swift", "sql", "sh", "py", "md", "yml", "yaml", "service"].contains(url.pathExtension)
-                && url.lastPathComponent != "DocsTests.swift" {
+            guard
+                let walk = FileManager.default.enumerator(
+                    at: Self.root.appendingPathComponent(folder), includingPropertiesForKeys: nil,
+                    options: [.skipsHiddenFiles])
+            else { continue }
+            for case let url as URL in walk
+            where ["swift", "sql", "sh", "py", "md", "yml", "yaml", "service"].contains(url.pathExtension)
+                && url.lastPathComponent != "DocsTests.swift"
+            {
                 let text = (try? String(contentsOf: url, encoding: .utf8)) ?? ""
                 if text.contains("contracts.md") || text.contains("../shared/") { citing.append(url.path) }
             }
@@ -94,15 +106,18 @@ struct DocsTests {
         "AccessDenied", "Authorization", "BadArgument", "ExecutionAlreadyExists", "FaceNotFound", "Forwarded", "InvalidAccessKeyId",
         "InvalidImage", "InvalidImageSize", "Message", "Mutex", "NoSuchKey", "Origin", "PQexecParams", "PQprepare", "PersonGroupNotFound",
         "PersonGroupNotTrained", "PersonGroupTrainingNotFinished", "ReadOnlyMany", "ScaledObject", "Secure", "Sendable", "ServiceGroup",
-        "SignatureDoesNotMatch", "SignatureProvided", "SlowDown", "StringToSign", "Synchronization", "UnsupportedFeature",
+        "SignatureDoesNotMatch", "SignatureProvided", "SlowDown", "StringToSign", "Synchronization", "UnsupportedFeature"
     ]
 
     @Test("every type, member and source file the docs name in backticks exists: a doc outlives no rename")
     func docsNameWhatExists() throws {
         var code = "", files = Set<String>()
         for folder in ["Sources", "Tests", "Plugins", "bench"] {
-            guard let walk = FileManager.default.enumerator(at: Self.root.appendingPathComponent(folder), includingPropertiesForKeys: nil,
-                                                            options: [.skipsHiddenFiles]) else { continue }
+            guard
+                let walk = FileManager.default.enumerator(
+                    at: Self.root.appendingPathComponent(folder), includingPropertiesForKeys: nil,
+                    options: [.skipsHiddenFiles])
+            else { continue }
             for case let url as URL in walk where url.pathExtension == "swift" {
                 code += ((try? String(contentsOf: url, encoding: .utf8)) ?? "") + "\n"
                 files.insert(url.lastPathComponent)
@@ -112,7 +127,10 @@ struct DocsTests {
         let alerts = try Self.read("deploy/prometheus/discern-alerts.yml")
         func declared(_ pattern: String) -> Set<String> {
             let regex = try! NSRegularExpression(pattern: pattern)
-            return Set(regex.matches(in: code, range: NSRange(code.startIndex..., in: code)).compactMap { Range($0.range(at: 1), in: code).map { String(code[$0]) } })
+            return Set(
+                regex.matches(in: code, range: NSRange(code.startIndex..., in: code)).compactMap {
+                    Range($0.range(at: 1), in: code).map { String(code[$0]) }
+                })
         }
         let types = declared(#"\b(?:struct|class|enum|actor|protocol|typealias|extension)\s+([A-Z]\w*)"#)
         let members = declared(#"\b(?:func|let|var|case|init)\s+`?([A-Za-z_]\w*)"#)
@@ -125,7 +143,8 @@ struct DocsTests {
                 let name = String(text[range]), parts = name.split(separator: ".").map(String.init)
                 if name.hasSuffix(".swift") { if !files.contains(name) { missing.append("\(doc): \(name)") }; continue }
                 guard !Self.foreignNames.contains(parts[0]), !alerts.contains("alert: \(parts[0])") else { continue }
-                let known = (types.contains(parts[0]) || modules.contains(parts[0]))
+                let known =
+                    (types.contains(parts[0]) || modules.contains(parts[0]))
                     && parts.dropFirst().allSatisfy { members.contains($0) || types.contains($0) }
                 if !known { missing.append("\(doc): \(name)") }
             }

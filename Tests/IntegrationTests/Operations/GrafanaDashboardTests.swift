@@ -67,8 +67,9 @@ struct GrafanaDashboardTests {
         let inputs = try #require(object["__inputs"] as? [[String: Any]])
         #expect(Set(inputs.compactMap { $0["pluginId"] as? String }) == ["grafana-postgresql-datasource", "prometheus"])
         let variables = ((object["templating"] as? [String: Any])?["list"] as? [[String: Any]]) ?? []
-        let datasourceVariables = Dictionary(uniqueKeysWithValues: variables.filter { $0["type"] as? String == "datasource" }
-            .compactMap { variable in (variable["name"] as? String).map { ($0, variable["query"] as? String ?? "") } })
+        let datasourceVariables = Dictionary(
+            uniqueKeysWithValues: variables.filter { $0["type"] as? String == "datasource" }
+                .compactMap { variable in (variable["name"] as? String).map { ($0, variable["query"] as? String ?? "") } })
         #expect(datasourceVariables == ["postgres": "grafana-postgresql-datasource", "prometheus": "prometheus"])
         for variable in variables {
             let current = ((variable["current"] as? [String: Any])?["value"] as? String) ?? ""
@@ -86,8 +87,9 @@ struct GrafanaDashboardTests {
 
     @Test("every metric the Prometheus panels use is one discern exports")
     func metricNamesExist() throws {
-        let exported = try String(contentsOf: ChaosJobs.repository.appendingPathComponent("Sources/Observability/MetricHelp.swift"),
-                                  encoding: .utf8)
+        let exported = try String(
+            contentsOf: ChaosJobs.repository.appendingPathComponent("Sources/Observability/MetricHelp.swift"),
+            encoding: .utf8)
         let name = try Regex(#"discern_[a-z_]+"#)
         for (title, expression) in try Self.targets("expr") {
             for match in expression.matches(of: name) {

@@ -30,9 +30,11 @@ struct MonitoringTests {
         try await DatabaseChaosTests.withPrivateCluster { conninfo, cluster in
             try await TestFolder.with { folder in
                 try await TestSimulator.with(configuration) { simulator in
-                    let worker = try WorkerProcess(conninfo: conninfo, simulatorURL: simulator.baseURL, logFolder: folder, arguments: [
-                        "--metrics-port", "0", "--log-level", "notice", "--log-format", "json", "--lease-seconds", "3", "--grace-seconds", "20",
-                    ])
+                    let worker = try WorkerProcess(
+                        conninfo: conninfo, simulatorURL: simulator.baseURL, logFolder: folder,
+                        arguments: [
+                            "--metrics-port", "0", "--log-level", "notice", "--log-format", "json", "--lease-seconds", "3", "--grace-seconds", "20"
+                        ])
                     defer { worker.kill() }
                     let port = try #require(await worker.announcedMetricsPort(), "\(worker.output.suffix(500))")
                     #expect(await ChaosJobs.eventually(seconds: 300) { await Self.get(port, "/readyz").status == 200 })
@@ -50,9 +52,10 @@ struct MonitoringTests {
 
                     // A slow job in flight keeps the process in its grace period after SIGTERM.
                     try await ChaosJobs.enqueue(1, into: conninfo, folder: folder)
-                    #expect(await ChaosJobs.eventually(seconds: 300) {
-                        (try? await Database(conninfo: conninfo).rows("SELECT 1 FROM discern.jobs WHERE state = 'running'").count) == 1
-                    })
+                    #expect(
+                        await ChaosJobs.eventually(seconds: 300) {
+                            (try? await Database(conninfo: conninfo).rows("SELECT 1 FROM discern.jobs WHERE state = 'running'").count) == 1
+                        })
                     worker.terminate()
                     #expect(await ChaosJobs.eventually(seconds: 300) { await Self.get(port, "/readyz").status == 503 })
                     #expect(await Self.get(port, "/readyz").body.contains("shutting down"))
@@ -71,9 +74,12 @@ struct MonitoringTests {
                     let json = ["--metrics-port", "0", "--log-level", "notice", "--log-format", "json"]
                     let worker = try WorkerProcess(conninfo: conninfo, simulatorURL: simulator.baseURL, logFolder: folder, arguments: json)
                     defer { worker.kill() }
-                    let monitor = try WorkerProcess(conninfo: conninfo, simulatorURL: "", logFolder: folder,
-                                                    arguments: ["--database-url", conninfo, "--interval", "1", "--plan-until", Date().addingTimeInterval(3600).formatted(.iso8601)] + json,
-                                                    plainArguments: true, command: "monitor")
+                    let monitor = try WorkerProcess(
+                        conninfo: conninfo, simulatorURL: "", logFolder: folder,
+                        arguments: [
+                            "--database-url", conninfo, "--interval", "1", "--plan-until", Date().addingTimeInterval(3600).formatted(.iso8601)
+                        ] + json,
+                        plainArguments: true, command: "monitor")
                     defer { monitor.kill() }
                     let workerPort = try #require(await worker.announcedMetricsPort(), "\(worker.output.suffix(500))")
                     let monitorPort = try #require(await monitor.announcedMetricsPort(), "\(monitor.output.suffix(500))")
@@ -90,27 +96,34 @@ struct MonitoringTests {
                         #expect(await ChaosJobs.eventually(seconds: 300) { (try? await prometheus.query("sum(up)"))?.first.map(Self.value) == 2 })
                         let info = try await prometheus.query("discern_build_info")
                         #expect(info.contains { ($0["metric"] as? [String: String])?["version"] == "0.10.0" }, "\(info)")
-                        #expect(await ChaosJobs.eventually(seconds: 300) {
-                            (try? await prometheus.query(#"sum(discern_jobs_total{outcome="succeeded"})"#))?.first.map(Self.value) == 3
-                        })
+                        #expect(
+                            await ChaosJobs.eventually(seconds: 300) {
+                                (try? await prometheus.query(#"sum(discern_jobs_total{outcome="succeeded"})"#))?.first.map(Self.value) == 3
+                            })
                         let rules = try await prometheus.get("/api/v1/rules")
                         let groups = ((rules["data"] as? [String: Any])?["groups"] as? [[String: Any]]) ?? []
                         let loaded = groups.flatMap { ($0["rules"] as? [[String: Any]]) ?? [] }
-                        #expect(loaded.count == 12 && loaded.allSatisfy { $0["health"] as? String != "err" }, "\(loaded.map { ($0["name"] ?? "", $0["health"] ?? "", $0["lastError"] ?? "") })")
+                        #expect(
+                            loaded.count == 12 && loaded.allSatisfy { $0["health"] as? String != "err" },
+                            "\(loaded.map { ($0["name"] ?? "", $0["health"] ?? "", $0["lastError"] ?? "") })")
 
                         // Every worker gone, new jobs waiting: the monitor alone answers the alerts' question.
                         worker.terminate()
                         _ = await worker.waitForExit(seconds: 30)
                         try await ChaosJobs.enqueue(4, into: conninfo, folder: folder)
-                        let unserved = #"sum by (backend) (discern_queue_jobs{state="waiting"}) > 0 and sum by (backend) (discern_queue_live_workers) == 0"#
-                        #expect(await ChaosJobs.eventually(seconds: 300) {
-                            let result = (try? await prometheus.query(unserved)) ?? []
-                            return result.count == 1 && (result.first?["metric"] as? [String: String])?["backend"] == "discerner" && result.first.map(Self.value) == 4
-                        })
+                        let unserved =
+                            #"sum by (backend) (discern_queue_jobs{state="waiting"}) > 0 and sum by (backend) (discern_queue_live_workers) == 0"#
+                        #expect(
+                            await ChaosJobs.eventually(seconds: 300) {
+                                let result = (try? await prometheus.query(unserved)) ?? []
+                                return result.count == 1 && (result.first?["metric"] as? [String: String])?["backend"] == "discerner"
+                                    && result.first.map(Self.value) == 4
+                            })
                         // The night's forecast from the read model: with no worker, none of the 4 finishes in the window, never.
-                        #expect(await ChaosJobs.eventually(seconds: 300) {
-                            (try? await prometheus.query(#"discern_plan_unfinished_jobs{backend="discerner"}"#))?.first.map(Self.value) == 4
-                        })
+                        #expect(
+                            await ChaosJobs.eventually(seconds: 300) {
+                                (try? await prometheus.query(#"discern_plan_unfinished_jobs{backend="discerner"}"#))?.first.map(Self.value) == 4
+                            })
                         let late = try await prometheus.query(#"discern_plan_finish_seconds{backend="discerner",bound="late"}"#)
                         #expect(late.first.map(Self.value) == .infinity, "\(late)")
                     }
@@ -119,7 +132,9 @@ struct MonitoringTests {
         }
     }
 
-    @Test("the oldest transaction holding back vacuum is exported: a report left open, a write left uncommitted; gone once they end; unknown, not 0, when the owner cannot see other sessions")
+    @Test(
+        "the oldest transaction holding back vacuum is exported: a report left open, a write left uncommitted; gone once they end; unknown, not 0, when the owner cannot see other sessions"
+    )
     func oldestSnapshot() async throws {
         try await TestDatabase.with { conninfo in
             let reader = try await QueueReader(conninfo: conninfo, connections: 1, name: "test-monitor")

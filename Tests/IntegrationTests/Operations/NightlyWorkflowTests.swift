@@ -20,7 +20,8 @@ struct NightlyWorkflowTests {
                     try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
                     for index in 0..<count {
                         distinct += 1
-                        try SampleImages.photo(width: 640, height: 480, seed: 100 + distinct).write(to: dir.appendingPathComponent("img-\(index).jpg"))
+                        try SampleImages.photo(width: 640, height: 480, seed: 100 + distinct).write(
+                            to: dir.appendingPathComponent("img-\(index).jpg"))
                     }
                 }
                 // Thumbnails to leave out, a file that is not an image, and a copy under another name.
@@ -28,8 +29,9 @@ struct NightlyWorkflowTests {
                 try FileManager.default.createDirectory(at: thumbs, withIntermediateDirectories: true)
                 try SampleImages.photo(width: 64, height: 48, seed: 999).write(to: thumbs.appendingPathComponent("t.jpg"))
                 try Data("notes".utf8).write(to: root.appendingPathComponent("2026-11-22/readme.txt"))
-                try FileManager.default.copyItem(at: root.appendingPathComponent("2026-11-21/cam-1/img-0.jpg"),
-                                                 to: root.appendingPathComponent("2026-11-22/cam-1/copy-of-img-0.jpg"))
+                try FileManager.default.copyItem(
+                    at: root.appendingPathComponent("2026-11-21/cam-1/img-0.jpg"),
+                    to: root.appendingPathComponent("2026-11-22/cam-1/copy-of-img-0.jpg"))
 
                 let discern = try WorkerProcess.binary.path
                 let database = ["--database-url", conninfo]
@@ -39,13 +41,21 @@ struct NightlyWorkflowTests {
                 let second = try await Subprocess.run(discern, enqueue)
                 #expect(second.contains("enqueued 0 job(s)") && second.contains("skipped \(distinct + 1)"), "\(second)")
 
-                let onlyOneDay = try await Subprocess.run(discern, ["enqueue", root.path, "--include", "2026-11-21/*", "--no-dedupe",
-                                                                    "--batch", "rerun"] + database)
+                let onlyOneDay = try await Subprocess.run(
+                    discern,
+                    [
+                        "enqueue", root.path, "--include", "2026-11-21/*", "--no-dedupe",
+                        "--batch", "rerun"
+                    ] + database)
                 #expect(onlyOneDay.contains("enqueued 4 job(s)"), "--include picks one day's folder: \(onlyOneDay)")
 
                 try await TestSimulator.with { simulator in
-                    let drained = try await Subprocess.run(discern, ["work", "--drain", "--discerner-url", simulator.baseURL, "--path-root", folder.path,
-                                                                     "--log-level", "warning"] + database)
+                    let drained = try await Subprocess.run(
+                        discern,
+                        [
+                            "work", "--drain", "--discerner-url", simulator.baseURL, "--path-root", folder.path,
+                            "--log-level", "warning"
+                        ] + database)
                     #expect(drained.contains("succeeded: \(distinct + 4)"), "\(drained)")
                 }
 

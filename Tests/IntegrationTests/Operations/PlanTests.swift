@@ -16,7 +16,9 @@ struct PlanTests {
     /// guarantees: no job finishes sooner than forecast, no more fit in the window. Whether a
     /// worker keeps up with its limit is the machine's speed, not the forecast's truth (beside
     /// sixty other tests on 2 cores it misses slots); that is measured, not asserted.
-    @Test("at 120 analyses a minute, the plan forecasts the finish and what a window leaves over at the rate limit's pace, and the night is never ahead of it")
+    @Test(
+        "at 120 analyses a minute, the plan forecasts the finish and what a window leaves over at the rate limit's pace, and the night is never ahead of it"
+    )
     func forecastHolds() async throws {
         try await TestDatabase.with { conninfo in
             try await TestFolder.with { folder in
@@ -29,12 +31,14 @@ struct PlanTests {
                 }
                 try await TestSimulator.with(.unthrottled) { simulator in
                     // The worker is up, listening, before the night's jobs arrive.
-                    let worker = try WorkerProcess(conninfo: conninfo, simulatorURL: simulator.baseURL, logFolder: folder,
-                                                   arguments: ["--concurrency", "8"])
+                    let worker = try WorkerProcess(
+                        conninfo: conninfo, simulatorURL: simulator.baseURL, logFolder: folder,
+                        arguments: ["--concurrency", "8"])
                     defer { worker.kill() }
-                    #expect(await ChaosJobs.eventually(seconds: 300) {
-                        (try? await database.rows("SELECT count(*) AS n FROM discern.live_workers").first?.int("n")) == 1
-                    })
+                    #expect(
+                        await ChaosJobs.eventually(seconds: 300) {
+                            (try? await database.rows("SELECT count(*) AS n FROM discern.live_workers").first?.int("n")) == 1
+                        })
                     let jobs = 160, window = 40.0
                     let images = try (1...20).map { try folder.write(SampleImages.photo(width: 96, height: 64, seed: $0), as: "night-\($0).jpg") }
                     try await database.withConnection { connection in
@@ -42,8 +46,11 @@ struct PlanTests {
                     }
                     let start = Date()
                     let until = start.addingTimeInterval(window)
-                    let output = try await Subprocess.run(try WorkerProcess.binary.path, [
-                        "plan", "--database-url", conninfo, "--until", until.formatted(.iso8601), "--format", "json"])
+                    let output = try await Subprocess.run(
+                        try WorkerProcess.binary.path,
+                        [
+                            "plan", "--database-url", conninfo, "--until", until.formatted(.iso8601), "--format", "json"
+                        ])
                     let decoder = JSONDecoder()
                     decoder.keyDecodingStrategy = .convertFromSnakeCase
                     let plan = try decoder.decode(Plan.self, from: Data(output.utf8))
@@ -55,9 +62,11 @@ struct PlanTests {
                     let late = try #require(service.finishLate.flatMap { try? Date($0, strategy: .iso8601) })
                     let willNotFinish = try #require(service.willNotFinish)
                     #expect(late >= early)
-                    #expect(service.leftOver.first?.batch == "night" && service.leftOver.map(\.jobs).reduce(0, +) == willNotFinish, "\(service.leftOver)")
+                    #expect(
+                        service.leftOver.first?.batch == "night" && service.leftOver.map(\.jobs).reduce(0, +) == willNotFinish, "\(service.leftOver)")
                     let calls = Double(service.waiting + service.running) * (service.callsPerJob ?? 1) * (service.attemptsPerJob ?? 1)
-                    #expect(abs((service.costForecast ?? 0) - calls * 0.002) < 0.006, "\(String(describing: service.costForecast)) for \(calls) calls")
+                    #expect(
+                        abs((service.costForecast ?? 0) - calls * 0.002) < 0.006, "\(String(describing: service.costForecast)) for \(calls) calls")
 
                     // The plan's figures: the jobs queued when it was made, at two a second.
                     let queued = Double(service.waiting + service.running)
@@ -65,27 +74,35 @@ struct PlanTests {
                     #expect(abs(forecast - queued / 2) <= 0.1 * queued / 2, "forecast \(forecast) s for \(queued) jobs at 120 a minute")
                     let windowLeft = until.timeIntervalSince(planned)
                     let expectedLeft = max(0, queued - 2 * windowLeft)
-                    #expect(abs(Double(willNotFinish) - expectedLeft) <= 0.1 * expectedLeft + 2,
-                            "\(willNotFinish) will not finish; \(queued) queued, \(windowLeft) s of window at 2 a second")
+                    #expect(
+                        abs(Double(willNotFinish) - expectedLeft) <= 0.1 * expectedLeft + 2,
+                        "\(willNotFinish) will not finish; \(queued) queued, \(windowLeft) s of window at 2 a second")
 
                     // The night against the plan, read from the jobs' own finish times once all are
                     // done (so a test process starved for seconds reads the same figures).
                     #expect(await ChaosJobs.eventually(seconds: 600) { await count("state = 'succeeded'") == jobs }, "\(worker.output.suffix(800))")
-                    let times = try #require(try await database.rows("""
-                        SELECT extract(epoch FROM max(finished_at))::float8 AS last,
-                               count(*) FILTER (WHERE finished_at > $1::timestamptz)::bigint AS after_close
-                        FROM discern.jobs
-                        """, [until.formatted(.iso8601)]).first)
+                    let times = try #require(
+                        try await database.rows(
+                            """
+                            SELECT extract(epoch FROM max(finished_at))::float8 AS last,
+                                   count(*) FILTER (WHERE finished_at > $1::timestamptz)::bigint AS after_close
+                            FROM discern.jobs
+                            """, [until.formatted(.iso8601)]
+                        ).first)
                     let real = try #require(try times.optionalDouble("last")) - planned.timeIntervalSince1970
                     let leftAtClose = try times.int("after_close")
                     #expect(real >= 0.9 * forecast, "finished \(real) s after the plan, forecast \(forecast) s: the rate limit was not kept")
-                    #expect(Double(leftAtClose) >= 0.9 * Double(willNotFinish),
-                            "forecast \(willNotFinish) will not finish in the window; only \(leftAtClose) did not: the rate limit was not kept")
+                    #expect(
+                        Double(leftAtClose) >= 0.9 * Double(willNotFinish),
+                        "forecast \(willNotFinish) will not finish in the window; only \(leftAtClose) did not: the rate limit was not kept")
                     #expect(await count("state = 'dead'") == 0)
                     // Every analysis and upload URL took a slot: billed, and priced.
                     let after = try await Subprocess.run(try WorkerProcess.binary.path, ["plan", "--database-url", conninfo, "--format", "json"])
-                    #expect(try decoder.decode(Plan.self, from: Data(after.utf8)).services.isEmpty, "nothing is queued any more: \(after.prefix(300))")
-                    let billed = try await database.rows("SELECT coalesce(sum(calls), 0)::bigint AS n FROM discern.billed_calls WHERE backend = 'discerner'").first?.int("n")
+                    #expect(
+                        try decoder.decode(Plan.self, from: Data(after.utf8)).services.isEmpty, "nothing is queued any more: \(after.prefix(300))")
+                    let billed = try await database.rows(
+                        "SELECT coalesce(sum(calls), 0)::bigint AS n FROM discern.billed_calls WHERE backend = 'discerner'"
+                    ).first?.int("n")
                     #expect((billed ?? 0) >= 2 * jobs, "\(String(describing: billed)) billed calls for \(jobs) jobs")
                 }
             }
@@ -103,11 +120,13 @@ struct PlanTests {
                     _ = try JobQueue.enqueue(connection, paths: (0..<300).map { images[$0 % 4] }, batch: "archive-2019", priority: 5)
                 }
                 _ = try await database.rows("UPDATE discern.rate_limits SET per_minute = 30 WHERE key = 'discerner:analyze'")
-                _ = try await database.rows("""
+                _ = try await database.rows(
+                    """
                     INSERT INTO discern.service_budgets (backend, price_per_call, cap_calls, cap_period) VALUES ('discerner', 0.0015, 50000, 'month')
                     """)
                 // A live worker, as its heartbeat leaves it: the plan counts who serves what.
-                _ = try await database.rows("""
+                _ = try await database.rows(
+                    """
                     INSERT INTO discern.workers (id, host, pid, version, backends, heartbeat_seconds) VALUES ('w1', 'night-1', 4242, 'test', ARRAY['discerner'], 3600)
                     """)
                 let (console, port) = try await ConsoleTests.console(conninfo, folder)
@@ -115,11 +134,12 @@ struct PlanTests {
                 let until = Date().addingTimeInterval(30 * 60).formatted(.iso8601)
                 let tour = try await BrowserSession.run([
                     .go("http://127.0.0.1:\(port)/plan?until=\(until)"), .text,
-                    .screenshot(BrowserSession.screenshots.appendingPathComponent("plan.png").path),
+                    .screenshot(BrowserSession.screenshots.appendingPathComponent("plan.png").path)
                 ])
                 let text = tour.steps[1].text ?? ""
                 // 1,200 jobs at 30 a minute: 900 fit in 30 minutes, the 300 of priority 5 do not.
-                #expect(text.contains("rate limit discerner:analyze") && text.contains("30.0") && text.contains("archive-2019"), "\(text.prefix(1500))")
+                #expect(
+                    text.contains("rate limit discerner:analyze") && text.contains("30.0") && text.contains("archive-2019"), "\(text.prefix(1500))")
                 #expect(text.contains("will not finish") && text.contains("300"), "\(text.prefix(1500))")
                 #expect(text.contains("1.80"), "the cost forecast: 1,200 calls at 0.0015: \(text.prefix(1500))")
             }

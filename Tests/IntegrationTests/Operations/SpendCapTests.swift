@@ -17,7 +17,8 @@ struct SpendCapTests {
                 let jobs = 40, cap = 41
                 // Limits far from binding (slots leased 25 at a time), so the cap is what binds.
                 _ = try await database.rows("UPDATE discern.rate_limits SET per_minute = 6000, burst = 50")
-                _ = try await database.rows("""
+                _ = try await database.rows(
+                    """
                     INSERT INTO discern.service_budgets (backend, price_per_call, cap_calls, cap_period) VALUES ('discerner', 0.01, $1, 'day')
                     """, [cap])
                 let images = try (1...10).map { try folder.write(SampleImages.photo(width: 96, height: 64, seed: 40 + $0), as: "cap-\($0).jpg") }
@@ -34,13 +35,17 @@ struct SpendCapTests {
                     defer { workers.forEach { $0.kill() } }
                     // Each job is two billed calls (an upload URL, an analysis): the cap stops them half way.
                     let stopped = await ChaosJobs.eventually(seconds: 120) {
-                        let paused = (try? await database.rows("SELECT count(*) AS n FROM discern.paused_backends WHERE paused_by = 'spend cap'").first?.int("n")) == 1
+                        let paused =
+                            (try? await database.rows("SELECT count(*) AS n FROM discern.paused_backends WHERE paused_by = 'spend cap'").first?.int(
+                                "n")) == 1
                         let running = await count("state = 'running'")
                         return paused && running == 0
                     }
                     #expect(stopped, "\(workers[0].output.suffix(600))")
                     try await Task.sleep(for: .seconds(2))
-                    let billed = try await database.rows("SELECT coalesce(sum(calls), 0)::bigint AS n FROM discern.billed_calls WHERE backend = 'discerner'").first?.int("n") ?? -1
+                    let billed =
+                        try await database.rows("SELECT coalesce(sum(calls), 0)::bigint AS n FROM discern.billed_calls WHERE backend = 'discerner'")
+                        .first?.int("n") ?? -1
                     let reached = await simulator.stats.callCount("discerner")
                     #expect(billed <= cap && reached <= billed, "billed \(billed), the service saw \(reached), cap \(cap)")
                     #expect(reached >= cap - 2 * 3 * 8, "the cap, not something else, stopped them: \(reached) calls")

@@ -28,7 +28,9 @@ struct TraceTests {
         return receiver.received
     }
 
-    @Test("with OTEL_EXPORTER_OTLP_ENDPOINT set, each job's spans from enqueue to complete form one trace in the messaging conventions, and the service is sent its traceparent")
+    @Test(
+        "with OTEL_EXPORTER_OTLP_ENDPOINT set, each job's spans from enqueue to complete form one trace in the messaging conventions, and the service is sent its traceparent"
+    )
     func oneTracePerJob() async throws {
         try await TestDatabase.with { conninfo in
             try await TestFolder.with { folder in
@@ -39,20 +41,23 @@ struct TraceTests {
                 try await receiver.start()
                 let tracing = ["OTEL_EXPORTER_OTLP_ENDPOINT": "http://127.0.0.1:\(receiver.port)", "OTEL_BSP_SCHEDULE_DELAY": "200"]
 
-                let enqueue = try WorkerProcess(conninfo: conninfo, simulatorURL: "", logFolder: folder,
-                                                arguments: [photos.path, "--database-url", conninfo], environment: tracing,
-                                                plainArguments: true, command: "enqueue")
+                let enqueue = try WorkerProcess(
+                    conninfo: conninfo, simulatorURL: "", logFolder: folder,
+                    arguments: [photos.path, "--database-url", conninfo], environment: tracing,
+                    plainArguments: true, command: "enqueue")
                 #expect(await enqueue.expectExit(seconds: 300) && enqueue.exitStatus == 0, "\(enqueue.output.suffix(1500))")
                 let simulator = SimulatorProcess(folder: folder)
                 try await simulator.start(["--no-throughput-limits"])
-                let worker = try WorkerProcess(conninfo: conninfo, simulatorURL: simulator.baseURL, logFolder: folder,
-                                               arguments: ["--drain"], environment: tracing)
+                let worker = try WorkerProcess(
+                    conninfo: conninfo, simulatorURL: simulator.baseURL, logFolder: folder,
+                    arguments: ["--drain"], environment: tracing)
                 #expect(await worker.expectExit(seconds: 300) && worker.exitStatus == 0, "\(worker.output.suffix(1500))")
                 let headers = (await simulator.stats())?["traceparents"] as? [String: [String]] ?? [:]
                 await simulator.stop()
 
                 let jobs = try await Database(conninfo: conninfo, name: "test-traces").rows(
-                    "SELECT id, state, traceparent FROM discern.jobs ORDER BY id").map {
+                    "SELECT id, state, traceparent FROM discern.jobs ORDER BY id"
+                ).map {
                     (id: try $0.int("id"), state: try $0.string("state"), traceparent: try $0.optionalString("traceparent"))
                 }
                 #expect(jobs.count == 3 && jobs.allSatisfy { $0.state == "succeeded" })
@@ -67,16 +72,21 @@ struct TraceTests {
                         let found = trace.filter {
                             $0["name"] as? String == name && (parent == nil || $0["parent_span_id"] as? String == parent?["span_id"] as? String)
                         }
-                        try #require(found.count == 1, "job \(job.id): \(found.count) spans named '\(name)' in its trace: \(trace.map { $0["name"] ?? "" })")
+                        try #require(
+                            found.count == 1, "job \(job.id): \(found.count) spans named '\(name)' in its trace: \(trace.map { $0["name"] ?? "" })")
                         return found[0]
                     }
                     let enqueued = try one("enqueue discerner")
-                    let process = try #require(trace.first {
-                        $0["name"] as? String == "process discerner" && ($0["attributes"] as? [String: Any])?["discern.outcome"] as? String == "succeeded"
-                    }, "job \(job.id): no process span that succeeded: \(trace)")
+                    let process = try #require(
+                        trace.first {
+                            $0["name"] as? String == "process discerner"
+                                && ($0["attributes"] as? [String: Any])?["discern.outcome"] as? String == "succeeded"
+                        }, "job \(job.id): no process span that succeeded: \(trace)")
                     let prepare = try one("prepare", under: process), analyze = try one("analyze discerner", under: process)
                     let complete = try one("complete discerner", under: process), upload = try one("upload", under: analyze)
-                    #expect(enqueued["span_id"] as? String == String(traceparent.split(separator: "-")[2]), "the stored traceparent names the enqueue span")
+                    #expect(
+                        enqueued["span_id"] as? String == String(traceparent.split(separator: "-")[2]),
+                        "the stored traceparent names the enqueue span")
                     #expect(enqueued["kind"] as? String == "SPAN_KIND_PRODUCER" && process["kind"] as? String == "SPAN_KIND_CONSUMER")
                     // The journey's shape: enqueue → process → (prepare, analyze → calls, complete).
                     #expect(process["parent_span_id"] as? String == enqueued["span_id"] as? String)
@@ -87,8 +97,10 @@ struct TraceTests {
                     #expect(answered.count >= 2, "upload-url and analyze, each a client span under analyze: \(calls)")
                     for span in [enqueued, process, complete] {
                         let attributes = span["attributes"] as? [String: Any] ?? [:]
-                        #expect(attributes["messaging.system"] as? String == "discern" && attributes["messaging.destination.name"] as? String == "discerner",
-                                "\(span["name"] ?? ""): \(attributes)")
+                        #expect(
+                            attributes["messaging.system"] as? String == "discern"
+                                && attributes["messaging.destination.name"] as? String == "discerner",
+                            "\(span["name"] ?? ""): \(attributes)")
                         #expect(span["service"] as? String == "discern")
                     }
                     #expect((process["attributes"] as? [String: Any])?["messaging.operation.type"] as? String == "process")
@@ -99,13 +111,15 @@ struct TraceTests {
                     // its span's traceparent (a call that never reached it, none).
                     let sent = Set((headers["discern-job-\(job.id)"] ?? []).map { String($0.split(separator: "-")[2]) })
                     let spanIDs = Set(trace.filter { $0["name"] as? String == "POST" }.compactMap { $0["span_id"] as? String })
-                    #expect(Set(answered.compactMap { $0["span_id"] as? String }).isSubset(of: sent) && sent.isSubset(of: spanIDs),
-                            "traceparent headers of job \(job.id): \(sent)")
+                    #expect(
+                        Set(answered.compactMap { $0["span_id"] as? String }).isSubset(of: sent) && sent.isSubset(of: spanIDs),
+                        "traceparent headers of job \(job.id): \(sent)")
                 }
                 // What a person looks a job up by, to find its trace.
                 let first = try #require(jobs.first)
-                let sheet = try WorkerProcess(conninfo: conninfo, simulatorURL: "", logFolder: folder,
-                                              arguments: ["show", "\(first.id)", "--database-url", conninfo], plainArguments: true, command: "jobs")
+                let sheet = try WorkerProcess(
+                    conninfo: conninfo, simulatorURL: "", logFolder: folder,
+                    arguments: ["show", "\(first.id)", "--database-url", conninfo], plainArguments: true, command: "jobs")
                 #expect(await sheet.expectExit(seconds: 120) && sheet.exitStatus == 0)
                 let traceID = first.traceparent.map { String($0.split(separator: "-")[1]) } ?? "?"
                 #expect(sheet.output.contains("trace:       \(traceID)"), "\(sheet.output)")
@@ -132,13 +146,16 @@ struct TraceTests {
             "00-\(hex32)-\(hex16)-01-", "00-\(hex32)-\(hex16)--1", "00--\(hex32.dropFirst())-\(hex16)-01", "00-\(hex32)-\(hex16)-1",
             "00-\(hex32)-\(hex16)-012", " 0-\(hex32)-\(hex16)-01", "00-\(hex32)-\(hex16)-0\n", "00-\(hex32.dropLast(2))é-\(hex16)-01",
             "00_\(hex32)-\(hex16)-01", "00-\(hex32)_\(hex16)-01", "00-\(hex32)-\(hex16)_01", String(repeating: "-", count: 55),
-            "00-\(String(repeating: "-", count: 32))-\(hex16)-01", "",
+            "00-\(String(repeating: "-", count: 32))-\(hex16)-01", ""
         ]
         try await TestDatabase.with { conninfo in
             let database = Database(conninfo: conninfo, name: "test-traceparent-check")
             for candidate in candidates {
-                let old = try #require(try await database.rows(
-                    "SELECT $1::text ~ '^[0-9a-f]{2}-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}$' AS matches", [candidate]).first).bool("matches")
+                let old = try #require(
+                    try await database.rows(
+                        "SELECT $1::text ~ '^[0-9a-f]{2}-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}$' AS matches", [candidate]
+                    ).first
+                ).bool("matches")
                 let accepted: Bool
                 do {
                     _ = try await database.rows("INSERT INTO discern.jobs (image_path, traceparent) VALUES ('/t.jpg', $1)", [candidate])
@@ -164,19 +181,22 @@ struct TraceTests {
                 let retried = "00-\(String(repeating: "c3", count: 16))-\(String(repeating: "d4", count: 8))-01"
                 let database = Database(conninfo: conninfo, name: "test-traces")
                 // A first attempt, and one whose first attempt was spent already (a retry).
-                _ = try await database.rows("""
+                _ = try await database.rows(
+                    """
                     INSERT INTO discern.jobs (backend, action, image_path, traceparent, attempts)
                     VALUES ('discerner', 'analyze', $1, $2, 0), ('discerner', 'analyze', $1, $3, 1)
                     """, [photo, first, retried])
                 // A malformed one is refused by name, not dropped later.
                 await #expect(throws: (any Error).self) {
-                    _ = try await database.rows("INSERT INTO discern.jobs (backend, action, image_path, traceparent) VALUES ('discerner', 'analyze', $1, 'not-a-trace')",
-                                                [photo])
+                    _ = try await database.rows(
+                        "INSERT INTO discern.jobs (backend, action, image_path, traceparent) VALUES ('discerner', 'analyze', $1, 'not-a-trace')",
+                        [photo])
                 }
                 let simulator = SimulatorProcess(folder: folder)
                 try await simulator.start(["--no-throughput-limits"])
-                let worker = try WorkerProcess(conninfo: conninfo, simulatorURL: simulator.baseURL, logFolder: folder,
-                                               arguments: ["--drain"], environment: ["OTEL_EXPORTER_OTLP_ENDPOINT": "http://127.0.0.1:\(receiver.port)"])
+                let worker = try WorkerProcess(
+                    conninfo: conninfo, simulatorURL: simulator.baseURL, logFolder: folder,
+                    arguments: ["--drain"], environment: ["OTEL_EXPORTER_OTLP_ENDPOINT": "http://127.0.0.1:\(receiver.port)"])
                 #expect(await worker.expectExit(seconds: 300) && worker.exitStatus == 0, "\(worker.output.suffix(1500))")
                 await simulator.stop()
                 let processes = await Self.spans(receiver, completions: 2).filter { $0["name"] as? String == "process discerner" }
@@ -184,10 +204,12 @@ struct TraceTests {
                 let continued = processes.filter { $0["trace_id"] as? String == String(repeating: "a1", count: 16) }
                 #expect(continued.count == 1 && continued.first?["parent_span_id"] as? String == String(repeating: "b2", count: 8))
                 let retry = try #require(processes.first { $0["trace_id"] as? String != String(repeating: "a1", count: 16) })
-                #expect(retry["trace_id"] as? String != String(repeating: "c3", count: 16) && retry["parent_span_id"] as? String == "",
-                        "a retry's trace is its own")
+                #expect(
+                    retry["trace_id"] as? String != String(repeating: "c3", count: 16) && retry["parent_span_id"] as? String == "",
+                    "a retry's trace is its own")
                 let links = retry["links"] as? [[String: Any]] ?? []
-                #expect(links.count == 1 && links.first?["trace_id"] as? String == String(repeating: "c3", count: 16)
+                #expect(
+                    links.count == 1 && links.first?["trace_id"] as? String == String(repeating: "c3", count: 16)
                         && links.first?["span_id"] as? String == String(repeating: "d4", count: 8), "\(links)")
                 await receiver.stop()
             }

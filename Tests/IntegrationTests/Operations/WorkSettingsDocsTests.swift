@@ -52,14 +52,17 @@ struct WorkSettingsDocsTests {
         }
         for row in rows {
             guard let flag = row.flag?.components(separatedBy: " ")[0], flag.hasPrefix("--") else { continue }
-            let text = try #require(help[flag == "--no-progress" ? "--progress" : flag] ?? help[flag],
-                                    "docs/configuration.md names \(flag), which discern work does not take")
+            let text = try #require(
+                help[flag == "--no-progress" ? "--progress" : flag] ?? help[flag],
+                "docs/configuration.md names \(flag), which discern work does not take")
             if let variable = row.variable {
                 #expect(text.contains("$\(variable)"), "\(flag)'s help does not name \(variable): \(text)")
             }
             if Double(row.defaultValue) != nil {
-                #expect(text.contains("else \(row.defaultValue).") || text.contains("Default: \(row.defaultValue).") || text.contains("(default: \(row.defaultValue))"),
-                        "\(flag): docs say the default is \(row.defaultValue); its help says: \(text)")
+                #expect(
+                    text.contains("else \(row.defaultValue).") || text.contains("Default: \(row.defaultValue).")
+                        || text.contains("(default: \(row.defaultValue))"),
+                    "\(flag): docs say the default is \(row.defaultValue); its help says: \(text)")
             }
         }
     }
@@ -72,8 +75,10 @@ struct WorkSettingsDocsTests {
                 try "DISCERN_LEASE_SECONDS=12\nDISCERN_CONCURRENCY=99\n".write(to: file, atomically: true, encoding: .utf8)
                 let (status, output) = try await Subprocess.runWithStatus(
                     try WorkerProcess.binary.path,
-                    ["work", "--drain", "--database-url", conninfo, "--discerner-url", "http://127.0.0.1:9", "--path-root", folder.path,
-                     "--config", file.path, "--concurrency", "3", "--log-level", "info", "--no-progress"],
+                    [
+                        "work", "--drain", "--database-url", conninfo, "--discerner-url", "http://127.0.0.1:9", "--path-root", folder.path,
+                        "--config", file.path, "--concurrency", "3", "--log-level", "info", "--no-progress"
+                    ],
                     environment: ["DISCERN_PREPARE_THREADS": "1", "DISCERN_MAX_MB_IN_FLIGHT": "77", "DISCERN_CONCURRENCY": "98"])
                 #expect(status == 0, "\(output)")
                 let ready = try #require(output.split(separator: "\n").first { $0.contains("worker ready") }, "\(output)")

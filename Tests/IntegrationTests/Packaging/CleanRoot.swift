@@ -30,9 +30,13 @@ struct CleanRoot {
     @discardableResult
     func run(_ command: [String], environment: [String: String] = [:]) async throws -> (status: Int32, output: String) {
         let assignments = environment.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
-        return try await Subprocess.runWithStatus("/bin/bash", [Packaging.script("in-root.sh"), folder.path, "/usr/bin/env", "-i",
-                                                                 "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
-                                                                 "DEBIAN_FRONTEND=noninteractive", "LANG=C.UTF-8"] + assignments + command)
+        return try await Subprocess.runWithStatus(
+            "/bin/bash",
+            [
+                Packaging.script("in-root.sh"), folder.path, "/usr/bin/env", "-i",
+                "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
+                "DEBIAN_FRONTEND=noninteractive", "LANG=C.UTF-8"
+            ] + assignments + command)
     }
 
     /// `apt-get install` of a .deb from the host, with the dependencies it names, from Debian's mirror.
@@ -42,7 +46,8 @@ struct CleanRoot {
         try FileManager.default.copyItem(at: deb, to: path(inside))
         let update = try await run(["apt-get", "-o", "Acquire::Retries=3", "update", "-q"])
         guard update.status == 0 else { return update }
-        return try await run(["apt-get", "-o", "Acquire::Retries=3", "install", "-y", "-q", "--no-install-recommends"] + (reinstall ? ["--reinstall"] : []) + [inside])
+        return try await run(
+            ["apt-get", "-o", "Acquire::Retries=3", "install", "-y", "-q", "--no-install-recommends"] + (reinstall ? ["--reinstall"] : []) + [inside])
     }
 }
 
@@ -58,7 +63,8 @@ enum Packaging {
     static var binary: URL {
         get throws {
             guard let path = ProcessInfo.processInfo.environment["DISCERN_PACKAGE_BINARY"], FileManager.default.isExecutableFile(atPath: path) else {
-                throw TestSetupError("DISCERN_PACKAGE_BINARY is not set: run the tests with scripts/test.sh, which builds discern with --static-swift-stdlib")
+                throw TestSetupError(
+                    "DISCERN_PACKAGE_BINARY is not set: run the tests with scripts/test.sh, which builds discern with --static-swift-stdlib")
             }
             return URL(fileURLWithPath: path)
         }

@@ -11,7 +11,9 @@ import Testing
 /// about a hundred packages from Debian's mirror.
 @Suite("Packaging: the .deb and the image, installed and run", .serialized)
 struct PackageTests {
-    @Test("the .deb passes lintian, installs with apt on a clean Debian 12 without Swift, and there migrates and drains 200 photos against this machine's PostgreSQL and simulator; its units verify; an upgrade keeps the edited conffile")
+    @Test(
+        "the .deb passes lintian, installs with apt on a clean Debian 12 without Swift, and there migrates and drains 200 photos against this machine's PostgreSQL and simulator; its units verify; an upgrade keeps the edited conffile"
+    )
     func debOnCleanDebian() async throws {
         try Packaging.requireRoot()
         try await TestFolder.with { folder in
@@ -29,7 +31,9 @@ struct PackageTests {
                 let libraries = try #require(report["libraries"] as? [String: String])
                 for (library, package) in [("libvips", "libvips42"), ("libpq", "libpq5"), ("libcurl", "libcurl4")] {
                     let debian = try await root.run(["dpkg-query", "-W", "-f=${Version}", package]).output
-                    #expect(debian.hasPrefix(libraries[library] ?? "?"), "\(library) says \(libraries[library] ?? "nothing"); Debian's \(package) is \(debian)")
+                    #expect(
+                        debian.hasPrefix(libraries[library] ?? "?"),
+                        "\(library) says \(libraries[library] ?? "nothing"); Debian's \(package) is \(debian)")
                 }
                 #expect(try await root.run(["getent", "passwd", "discern"]).status == 0, "no discern user")
                 let attributes = try FileManager.default.attributesOfItem(atPath: root.path("/etc/discern/worker.env").path)
@@ -37,9 +41,13 @@ struct PackageTests {
                 let group = try await root.run(["stat", "-c", "%U:%G", "/etc/discern/worker.env"]).output
                 #expect(group.trimmingCharacters(in: .whitespacesAndNewlines) == "root:discern", "\(group)")
 
-                let verify = try await Subprocess.runWithStatus("/usr/bin/systemd-analyze", ["verify", "--root=\(root.folder.path)",
-                    "discern-worker.service", "discern-monitor.service", "discern-nightly.service", "discern-nightly.timer",
-                    "discern-prune.service", "discern-prune.timer"])
+                let verify = try await Subprocess.runWithStatus(
+                    "/usr/bin/systemd-analyze",
+                    [
+                        "verify", "--root=\(root.folder.path)",
+                        "discern-worker.service", "discern-monitor.service", "discern-nightly.service", "discern-nightly.timer",
+                        "discern-prune.service", "discern-prune.timer"
+                    ])
                 #expect(verify.status == 0, "systemd-analyze verify: \(verify.output)")
 
                 try await Self.drain(200, photos: root.path("/srv/photos"), batch: "package-test") { command, environment in
@@ -48,7 +56,8 @@ struct PackageTests {
 
                 // An upgrade (here the same package again) never overwrites what the administrator wrote.
                 let settings = root.path("/etc/discern/worker.env")
-                try (try String(contentsOf: settings, encoding: .utf8) + "DISCERN_LOG_LEVEL=debug\n").write(to: settings, atomically: false, encoding: .utf8)
+                try (try String(contentsOf: settings, encoding: .utf8) + "DISCERN_LOG_LEVEL=debug\n").write(
+                    to: settings, atomically: false, encoding: .utf8)
                 let again = try await root.install(deb, reinstall: true)
                 #expect(again.status == 0, "reinstall: \(again.output.suffix(2000))")
                 #expect(try String(contentsOf: settings, encoding: .utf8).contains("DISCERN_LOG_LEVEL=debug"), "the edited conffile was overwritten")
@@ -56,7 +65,8 @@ struct PackageTests {
         }
     }
 
-    @Test("the OCI image, built from that .deb on Debian bookworm-slim with its labels, runs discern version and drains 50 photos as the discern user")
+    @Test(
+        "the OCI image, built from that .deb on Debian bookworm-slim with its labels, runs discern version and drains 50 photos as the discern user")
     func imageDrains() async throws {
         try Packaging.requireRoot()
         try await TestFolder.with { folder in
@@ -69,7 +79,8 @@ struct PackageTests {
             let labels = try await Subprocess.run("/usr/bin/buildah", ["inspect", "--type", "image", "--format", "{{.OCIv1.Config.Labels}}", image])
             #expect(labels.contains("org.opencontainers.image.version:\(version)"), "\(labels)")
             #expect(labels.contains("org.opencontainers.image.revision"), "\(labels)")
-            let container = try await Subprocess.run("/usr/bin/buildah", ["from", "--pull=never", image]).trimmingCharacters(in: .whitespacesAndNewlines)
+            let container = try await Subprocess.run("/usr/bin/buildah", ["from", "--pull=never", image]).trimmingCharacters(
+                in: .whitespacesAndNewlines)
             do {
                 try await Self.run(container: container, version: version, folder: folder)
             } catch {
@@ -82,25 +93,31 @@ struct PackageTests {
     }
 
     private static func run(container: String, version: String, folder: URL) async throws {
-            let photos = folder.appendingPathComponent("photos")
-            try FileManager.default.createDirectory(at: photos, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
-            func inImage(_ command: [String], _ environment: [String: String]) async throws -> (status: Int32, output: String) {
-                try await Subprocess.runWithStatus("/usr/bin/buildah", ["run", "--isolation", "chroot", "-v", "\(photos.path):/srv/photos:ro", container,
-                                                                        "--", "/usr/bin/env"] + environment.map { "\($0.key)=\($0.value)" } + command)
-            }
-            let report = try await inImage(["discern", "version", "--format", "json"], [:])
-            let reported = report.status == 0 ? try Packaging.versionReport(report.output)["version"] as? String : nil
-            #expect(reported == version, "\(report.output)")
-            let user = try await inImage(["id", "-un"], [:])
-            #expect(user.output.trimmingCharacters(in: .whitespacesAndNewlines) == "discern", "runs as \(user.output)")
-            try await Self.drain(50, photos: photos, batch: "image-test", inImage)
+        let photos = folder.appendingPathComponent("photos")
+        try FileManager.default.createDirectory(at: photos, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
+        func inImage(_ command: [String], _ environment: [String: String]) async throws -> (status: Int32, output: String) {
+            try await Subprocess.runWithStatus(
+                "/usr/bin/buildah",
+                [
+                    "run", "--isolation", "chroot", "-v", "\(photos.path):/srv/photos:ro", container,
+                    "--", "/usr/bin/env"
+                ] + environment.map { "\($0.key)=\($0.value)" } + command)
+        }
+        let report = try await inImage(["discern", "version", "--format", "json"], [:])
+        let reported = report.status == 0 ? try Packaging.versionReport(report.output)["version"] as? String : nil
+        #expect(reported == version, "\(report.output)")
+        let user = try await inImage(["id", "-un"], [:])
+        #expect(user.output.trimmingCharacters(in: .whitespacesAndNewlines) == "discern", "runs as \(user.output)")
+        try await Self.drain(50, photos: photos, batch: "image-test", inImage)
     }
 
     /// Migrates a fresh database from `run`'s discern, puts `count` photos in `photos` (the
     /// host's side of /srv/photos), enqueues them and drains them against the simulator: every
     /// one succeeds once.
-    static func drain(_ count: Int, photos: URL, batch: String,
-                      _ run: ([String], [String: String]) async throws -> (status: Int32, output: String)) async throws {
+    static func drain(
+        _ count: Int, photos: URL, batch: String,
+        _ run: ([String], [String: String]) async throws -> (status: Int32, output: String)
+    ) async throws {
         try await TestDatabase.with(migrated: false) { conninfo in
             let migrate = try await run(["discern", "migrate", "--database-url", conninfo], [:])
             try #require(migrate.status == 0, "discern migrate: \(migrate.output)")
@@ -112,10 +129,15 @@ struct PackageTests {
             let enqueue = try await run(["discern", "enqueue", "/srv/photos", "--database-url", conninfo, "--batch", batch], roots)
             try #require(enqueue.status == 0, "discern enqueue: \(enqueue.output)")
             // The contract's 50 analyses a minute would stretch the drain to minutes.
-            try await Database(conninfo: conninfo).withConnection { try $0.query("UPDATE discern.rate_limits SET per_minute = 1000000, burst = 10000") }
+            try await Database(conninfo: conninfo).withConnection {
+                try $0.query("UPDATE discern.rate_limits SET per_minute = 1000000, burst = 10000")
+            }
             try await TestSimulator.with(.unthrottled) { simulator in
-                let work = try await run(["discern", "work", "--drain", "--database-url", conninfo, "--discerner-url", simulator.baseURL,
-                                          "--log-level", "warning"], roots)
+                let work = try await run(
+                    [
+                        "discern", "work", "--drain", "--database-url", conninfo, "--discerner-url", simulator.baseURL,
+                        "--log-level", "warning"
+                    ], roots)
                 #expect(work.status == 0, "discern work --drain: \(work.output.suffix(3000))")
             }
             let census = try await TestDatabase.census(conninfo)

@@ -24,7 +24,9 @@ struct UpgradeTests {
     static let jobs = 600
     static let workerArguments = ["--concurrency", "4", "--log-level", "warning"]
 
-    @Test("the previous release's workers beside this release's migrate: no error in their logs, a fresh old worker starts, every job succeeds once, none dead")
+    @Test(
+        "the previous release's workers beside this release's migrate: no error in their logs, a fresh old worker starts, every job succeeds once, none dead"
+    )
     func migrateBesideOldWorkers() async throws {
         let old = try Self.previous
         var configuration = SimulatorConfiguration.unthrottled
@@ -39,7 +41,8 @@ struct UpgradeTests {
                 try await ChaosJobs.enqueue(Self.jobs, into: conninfo, folder: folder)
                 try await TestSimulator.with(configuration) { simulator in
                     var oldWorkers = try (0..<2).map { _ in
-                        try WorkerProcess(conninfo: conninfo, simulatorURL: simulator.baseURL, logFolder: folder, arguments: Self.workerArguments, binary: old)
+                        try WorkerProcess(
+                            conninfo: conninfo, simulatorURL: simulator.baseURL, logFolder: folder, arguments: Self.workerArguments, binary: old)
                     }
                     let started = try await ChaosJobs.eventually(seconds: 300) { try await TestDatabase.census(conninfo).running >= 2 }
                     try #require(started, "the previous release's workers did not start working")
@@ -51,8 +54,10 @@ struct UpgradeTests {
                     let oldCarryOn = try await ChaosJobs.eventually(seconds: 300) { try await TestDatabase.census(conninfo).succeeded >= before + 50 }
                     #expect(oldCarryOn, "the previous release's workers stopped completing after the migration")
 
-                    oldWorkers.append(try WorkerProcess(conninfo: conninfo, simulatorURL: simulator.baseURL, logFolder: folder,
-                                                        arguments: Self.workerArguments, binary: old))
+                    oldWorkers.append(
+                        try WorkerProcess(
+                            conninfo: conninfo, simulatorURL: simulator.baseURL, logFolder: folder,
+                            arguments: Self.workerArguments, binary: old))
                     let newWorkers = try (0..<2).map { _ in
                         try WorkerProcess(conninfo: conninfo, simulatorURL: simulator.baseURL, logFolder: folder, arguments: Self.workerArguments)
                     }
@@ -65,8 +70,11 @@ struct UpgradeTests {
                     await WorkerProcess.stopAll(newWorkers)
 
                     let census = try await TestDatabase.census(conninfo)
-                    let story = ChaosJobs.FailureStory(facts: "\(census)\n\(try await ChaosJobs.unfinishedJobs(conninfo))", folder: folder, test: "upgrade")
-                    #expect(freshOldRan, "a fresh worker of the previous release did not stay up after the migration: \(oldWorkers.last?.output.suffix(2000) ?? "")")
+                    let story = ChaosJobs.FailureStory(
+                        facts: "\(census)\n\(try await ChaosJobs.unfinishedJobs(conninfo))", folder: folder, test: "upgrade")
+                    #expect(
+                        freshOldRan,
+                        "a fresh worker of the previous release did not stay up after the migration: \(oldWorkers.last?.output.suffix(2000) ?? "")")
                     for worker in oldWorkers {
                         let errors = worker.output.split(separator: "\n").filter { $0.contains("level=error") || $0.hasPrefix("error:") }
                         #expect(errors.isEmpty, "the previous release's worker logged errors: \(errors.prefix(5))")
@@ -97,7 +105,9 @@ struct UpgradeTests {
         }
     }
 
-    @Test("migrate --status exits 1 while migrations are pending; the SQL of migrate --sql, applied with psql, leaves nothing pending and a worker may start")
+    @Test(
+        "migrate --status exits 1 while migrations are pending; the SQL of migrate --sql, applied with psql, leaves nothing pending and a worker may start"
+    )
     func sqlForDatabaseAdministrators() async throws {
         try await TestDatabase.with(migrated: false) { conninfo in
             try await TestFolder.with { folder in
@@ -107,7 +117,8 @@ struct UpgradeTests {
                 let sql = try await Subprocess.run(binary, ["migrate", "--sql", "--database-url", conninfo])
                 let file = folder.appendingPathComponent("migrate.sql")
                 try sql.write(to: file, atomically: true, encoding: .utf8)
-                let applied = try await Subprocess.runWithStatus("/usr/bin/psql", ["-X", "-q", "-v", "ON_ERROR_STOP=1", "-d", conninfo, "-f", file.path])
+                let applied = try await Subprocess.runWithStatus(
+                    "/usr/bin/psql", ["-X", "-q", "-v", "ON_ERROR_STOP=1", "-d", conninfo, "-f", file.path])
                 #expect(applied.status == 0, "psql: \(applied.output.suffix(2000))")
                 let after = try await Subprocess.runWithStatus(binary, ["migrate", "--status", "--database-url", conninfo])
                 #expect(after.status == 0 && after.output.contains("up to date"), "\(after.output)")
@@ -120,7 +131,8 @@ struct UpgradeTests {
 
     static func workersWithPresence(_ conninfo: String) async throws -> Int {
         try await Database(conninfo: conninfo).withConnection { connection in
-            try connection.query("SELECT count(*) AS n FROM discern.workers WHERE presence_key IS NOT NULL AND stopped_at IS NULL").first?.int("n") ?? 0
+            try connection.query("SELECT count(*) AS n FROM discern.workers WHERE presence_key IS NOT NULL AND stopped_at IS NULL").first?.int("n")
+                ?? 0
         }
     }
 }

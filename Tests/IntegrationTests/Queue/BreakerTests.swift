@@ -21,24 +21,29 @@ struct BreakerTests {
             try await run { try JobQueue.claim($0, workerID: worker, backends: ["discerner", "landmark"], limit: limit, leaseSeconds: 60) }
         }
         func trip(_ worker: String, probeAfter: Double) async throws -> Bool {
-            try await run { try Breakers.trip($0, backend: "discerner", workerID: worker, kind: "network", error: "refused", probeAfterSeconds: probeAfter) }
+            try await run {
+                try Breakers.trip($0, backend: "discerner", workerID: worker, kind: "network", error: "refused", probeAfterSeconds: probeAfter)
+            }
         }
         func probeFailed(_ worker: String, _ job: Job, firstDelay: Double = 5, maxDelay: Double = 120) async throws -> Breakers.ProbeFailure? {
             try await run {
-                try Breakers.probeFailed($0, backend: "discerner", workerID: worker, jobID: job.id, kind: "network", error: "refused again",
-                                         firstDelay: firstDelay, maxDelay: maxDelay)
+                try Breakers.probeFailed(
+                    $0, backend: "discerner", workerID: worker, jobID: job.id, kind: "network", error: "refused again",
+                    firstDelay: firstDelay, maxDelay: maxDelay)
             }
         }
         func giveBack(_ worker: String, _ job: Job, after: Double = 0) async throws -> Bool {
             try await run {
-                try JobQueue.giveBack($0, job: job, workerID: worker, failure: JobFailure(kind: "network", message: "refused", retryable: true),
-                                      afterSeconds: after)
+                try JobQueue.giveBack(
+                    $0, job: job, workerID: worker, failure: JobFailure(kind: "network", message: "refused", retryable: true),
+                    afterSeconds: after)
             }
         }
         func probeDue() async throws { _ = try await sql("UPDATE discern.service_breakers SET next_probe_at = now()") }
     }
 
-    @Test("a tripped service is claimed by no one but one probe at a time; a failed probe steps aside and waits longer; an answered one reopens claims")
+    @Test(
+        "a tripped service is claimed by no one but one probe at a time; a failed probe steps aside and waits longer; an answered one reopens claims")
     func probeAtATime() async throws {
         try await TestDatabase.with { conninfo in
             let session = Session(conninfo)
@@ -57,7 +62,9 @@ struct BreakerTests {
             let first = try #require(probe.first)
 
             let reported = try #require(try await session.probeFailed("w1", first, firstDelay: 5, maxDelay: 10))
-            #expect(reported.nextProbeSeconds > 8.9 && reported.nextProbeSeconds < 11.1, "after a failed probe the next waits the longest delay, ±10 %: \(reported)")
+            #expect(
+                reported.nextProbeSeconds > 8.9 && reported.nextProbeSeconds < 11.1,
+                "after a failed probe the next waits the longest delay, ±10 %: \(reported)")
             #expect(reported.jobFailedBefore == 0)
             #expect(try await session.giveBack("w1", first, after: reported.nextProbeSeconds))
             #expect(try await session.probeFailed("w1", first) == nil, "a stale report changes nothing")
@@ -66,17 +73,24 @@ struct BreakerTests {
             _ = try await session.sql("UPDATE discern.jobs SET priority = -5, run_at = now() WHERE id = $1", [first.id])
             let next = try await session.claim("w2")
             #expect(next.count == 1 && next.first?.isProbe == true && next.first?.id != first.id, "the next probe tries another photo: \(next)")
-            let moved = try await session.sql("SELECT extract(epoch FROM next_probe_at - now())::float8 AS s FROM discern.service_breakers").first?.optionalDouble("s")
+            let moved = try await session.sql("SELECT extract(epoch FROM next_probe_at - now())::float8 AS s FROM discern.service_breakers").first?
+                .optionalDouble("s")
             #expect((moved ?? 0) > 50, "a probe under way moves the next one past its lease: \(String(describing: moved))")
 
             #expect(try await session.run { try Breakers.close($0, backend: "discerner", by: "w2", why: "a probe was answered") })
             #expect(try await session.claim("w1").count == 5, "claims resume at once: every job but the probe under way")
-            let log = try await session.sql("SELECT action, scope FROM discern.operator_actions ORDER BY id").map { "\(try $0.string("action")): \(try $0.string("scope"))" }
-            #expect(log.count == 2 && log.first?.hasPrefix("unavailable: service discerner") == true && log.last?.contains("1 failed probe(s)") == true, "\(log)")
+            let log = try await session.sql("SELECT action, scope FROM discern.operator_actions ORDER BY id").map {
+                "\(try $0.string("action")): \(try $0.string("scope"))"
+            }
+            #expect(
+                log.count == 2 && log.first?.hasPrefix("unavailable: service discerner") == true && log.last?.contains("1 failed probe(s)") == true,
+                "\(log)")
         }
     }
 
-    @Test("a photo that keeps failing as the probe is tried again only once every other has failed as often, and says how often; with no job to probe the next probe moves on; workers of earlier releases claim through claim_jobs")
+    @Test(
+        "a photo that keeps failing as the probe is tried again only once every other has failed as often, and says how often; with no job to probe the next probe moves on; workers of earlier releases claim through claim_jobs"
+    )
     func probeRotation() async throws {
         try await TestDatabase.with { conninfo in
             let session = Session(conninfo)
@@ -133,9 +147,12 @@ struct BreakerTests {
                 let job = try #require(try await session.claim("w1").first)
                 #expect(try await session.giveBack("w1", job))
             }
-            let row = try #require(try await session.sql("""
-                SELECT state, attempts, jsonb_array_length(error_history) AS n, error_history->0->>'counted' AS counted FROM discern.jobs
-                """).first)
+            let row = try #require(
+                try await session.sql(
+                    """
+                    SELECT state, attempts, jsonb_array_length(error_history) AS n, error_history->0->>'counted' AS counted FROM discern.jobs
+                    """
+                ).first)
             #expect(try row.string("state") == "available" && row.int("attempts") == 0, "twenty outages' give-backs cost no attempt")
             #expect(try row.int("n") == 20 && row.optionalString("counted") == "false")
         }
@@ -152,7 +169,8 @@ struct BreakerTests {
             let told = JobFailure(kind: "http_429", message: "Too Many Requests", retryable: true, retryAfterSeconds: 3600)
             #expect(try await session.run { try JobQueue.giveBack($0, job: job, workerID: "w1", failure: told, afterSeconds: 0) })
             // From the moment it was given back (updated_at), whenever this test reads it.
-            let wait = try await session.sql("SELECT extract(epoch FROM run_at - updated_at)::float8 AS s FROM discern.jobs").first?.optionalDouble("s")
+            let wait = try await session.sql("SELECT extract(epoch FROM run_at - updated_at)::float8 AS s FROM discern.jobs").first?.optionalDouble(
+                "s")
             #expect((wait ?? 0) >= 3600, "claimable again only after the service's hour: \(String(describing: wait))")
             #expect(try await session.claim("w2").isEmpty)
         }

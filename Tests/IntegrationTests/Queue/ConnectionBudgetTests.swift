@@ -21,23 +21,26 @@ struct ConnectionBudgetTests {
                 try await TestSimulator.with(configuration) { simulator in
                     let observer = Database(conninfo: conninfo, name: "test-observer")
                     _ = try await observer.rows("SELECT 1")
-                    let worker = try WorkerProcess(conninfo: conninfo, simulatorURL: simulator.baseURL, logFolder: folder,
-                                                   arguments: ["--drain", "--concurrency", "16", "--no-progress"])
+                    let worker = try WorkerProcess(
+                        conninfo: conninfo, simulatorURL: simulator.baseURL, logFolder: folder,
+                        arguments: ["--drain", "--concurrency", "16", "--no-progress"])
                     // Every client connection to this database but the test's own. Set-up connections are named
                     // test-* too, so one still closing when the worker starts is not the worker's; autovacuum
                     // workers (backend_type 'autovacuum worker', no application name) are the server's own.
                     var most: [String] = []
                     var released = false
                     while worker.isRunning {
-                        let seen = try await observer.rows("""
+                        let seen = try await observer.rows(
+                            """
                             SELECT pid, application_name AS name, state, backend_start, left(query, 80) AS query FROM pg_stat_activity
                             WHERE datname = current_database() AND pid <> pg_backend_pid() AND backend_type = 'client backend'
                               AND application_name NOT LIKE 'test-%'
                             ORDER BY backend_start
-                            """).map { row in
-                                "\(try row.int("pid")) \(try row.optionalString("name") ?? "-") [\(try row.optionalString("state") ?? "-")] "
-                                    + "since \(try row.optionalString("backend_start") ?? "-"): \(try row.optionalString("query") ?? "")"
-                            }
+                            """
+                        ).map { row in
+                            "\(try row.int("pid")) \(try row.optionalString("name") ?? "-") [\(try row.optionalString("state") ?? "-")] "
+                                + "since \(try row.optionalString("backend_start") ?? "-"): \(try row.optionalString("query") ?? "")"
+                        }
                         if seen.count > most.count { most = seen }
                         // Held, the worker has claimed, listens and beats: from here it writes too.
                         if !released && seen.count >= 2 {
@@ -47,8 +50,9 @@ struct ConnectionBudgetTests {
                         try await Task.sleep(for: .milliseconds(20))
                     }
                     #expect(worker.exitStatus == 0, "\(worker.output.suffix(2000))")
-                    #expect(most.count >= 2 && most.count <= 3,
-                            "the worker held \(most.count) connections at once:\n\(most.joined(separator: "\n"))\n\(worker.output.suffix(2000))")
+                    #expect(
+                        most.count >= 2 && most.count <= 3,
+                        "the worker held \(most.count) connections at once:\n\(most.joined(separator: "\n"))\n\(worker.output.suffix(2000))")
                     #expect(try await TestDatabase.census(conninfo) == QueueCensus(succeeded: 300, results: 300, jobsWithOneResult: 300))
                 }
             }
@@ -74,12 +78,15 @@ struct ConnectionBudgetTests {
                 try await TestFolder.with { folder in
                     try await ChaosJobs.enqueue(400, into: conninfo, folder: folder)
                     try await TestSimulator.with(.unthrottled) { simulator in
-                        let common = ["--drain", "--pool-mode", "transaction", "--concurrency", "8", "--poll-seconds", "0.5", "--no-progress",
-                                      "--log-format", "json", "--log-level", "info"]
+                        let common = [
+                            "--drain", "--pool-mode", "transaction", "--concurrency", "8", "--poll-seconds", "0.5", "--no-progress",
+                            "--log-format", "json", "--log-level", "info"
+                        ]
                         let workers = try [
-                            WorkerProcess(conninfo: pooled, simulatorURL: simulator.baseURL, logFolder: folder,
-                                          arguments: common + ["--listen-database-url", conninfo]),
-                            WorkerProcess(conninfo: pooled, simulatorURL: simulator.baseURL, logFolder: folder, arguments: common),
+                            WorkerProcess(
+                                conninfo: pooled, simulatorURL: simulator.baseURL, logFolder: folder,
+                                arguments: common + ["--listen-database-url", conninfo]),
+                            WorkerProcess(conninfo: pooled, simulatorURL: simulator.baseURL, logFolder: folder, arguments: common)
                         ]
                         for worker in workers {
                             await worker.expectExit(seconds: 600)

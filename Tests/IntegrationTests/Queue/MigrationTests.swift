@@ -51,7 +51,8 @@ struct MigrationTests {
             #expect(again == Migrator.Applied(versions: [], files: ["functions/claim_jobs.sql"]))
 
             // Left by a discern that carries a later migration: this one does not put its own back.
-            _ = try await database.rows("UPDATE discern.schema_repeatables SET checksum = 'newer', schema_version = $1 WHERE file = 'views/queue_depth.sql'", [newest + 1])
+            _ = try await database.rows(
+                "UPDATE discern.schema_repeatables SET checksum = 'newer', schema_version = $1 WHERE file = 'views/queue_depth.sql'", [newest + 1])
             try await database.withConnection { try Migrator.requireCurrent($0) }
             #expect(try await database.withConnection { try Migrator.migrate($0) }.isEmpty)
         }
@@ -62,13 +63,17 @@ struct MigrationTests {
         try await TestDatabase.with(migrated: false) { conninfo in
             let database = Database(conninfo: conninfo)
             _ = try await database.rows("CREATE SCHEMA discern")
-            _ = try await database.rows("CREATE TABLE discern.schema_migrations (version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())")
+            _ = try await database.rows(
+                "CREATE TABLE discern.schema_migrations (version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())"
+            )
             _ = try await database.rows("INSERT INTO discern.schema_migrations (version, name) SELECT v, 'old' FROM generate_series(1, 20) v")
             do {
                 try await database.withConnection { try Migrator.migrate($0) }
                 Issue.record("an older schema was migrated")
             } catch let error as QueueError {
-                #expect(error.message.contains("version 20, older than the oldest this discern upgrades (25)") && error.message.contains("a624b03"), "\(error.message)")
+                #expect(
+                    error.message.contains("version 20, older than the oldest this discern upgrades (25)") && error.message.contains("a624b03"),
+                    "\(error.message)")
             }
         }
     }
@@ -78,7 +83,8 @@ struct MigrationTests {
         let root = ChaosJobs.repository.appendingPathComponent("sql")
         var onDisk: [String: String] = [:]
         for case let url as URL in FileManager.default.enumerator(at: root, includingPropertiesForKeys: nil)! where url.pathExtension == "sql" {
-            onDisk[String(url.standardizedFileURL.path.dropFirst(root.standardizedFileURL.path.count + 1))] = try String(contentsOf: url, encoding: .utf8)
+            onDisk[String(url.standardizedFileURL.path.dropFirst(root.standardizedFileURL.path.count + 1))] = try String(
+                contentsOf: url, encoding: .utf8)
         }
         #expect(onDisk.keys.sorted() == Schema.files.keys.sorted())
         for (path, text) in onDisk { #expect(Schema.files[path] == text, "\(path)") }
@@ -100,12 +106,14 @@ struct MigrationTests {
     }
 
     static func schemaFingerprint(_ database: Database) async throws -> [String] {
-        try await database.rows("""
+        try await database.rows(
+            """
             SELECT c.relname || ':' || c.relkind::text AS object FROM pg_class c
             JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = 'discern'
             UNION ALL
             SELECT p.proname FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace WHERE n.nspname = 'discern'
             ORDER BY 1
-            """).map { try $0.string("object") }
+            """
+        ).map { try $0.string("object") }
     }
 }

@@ -49,7 +49,8 @@ struct QueueTests {
     @Test("the claim never compiles its statements with JIT, however long the queue")
     func claimRunsWithoutJIT() async throws {
         try await TestDatabase.with { conninfo in
-            let rows = try await Database(conninfo: conninfo).rows("""
+            let rows = try await Database(conninfo: conninfo).rows(
+                """
                 SELECT 'jit=off' = ANY(coalesce(p.proconfig, '{}')) AS jit_off
                 FROM pg_proc p WHERE p.pronamespace = 'discern'::regnamespace AND p.proname = 'claim'
                 """)
@@ -65,12 +66,15 @@ struct QueueTests {
             let (first, second) = try await database.withConnection { connection in
                 try JobQueue.enqueue(connection, paths: ["/images/a.jpg"])
                 let job = try #require(try JobQueue.claim(connection, workerID: "w", backends: ["discerner"], limit: 1, leaseSeconds: 60).first)
-                return (try JobQueue.complete(connection, job: job, workerID: "w", result: Self.sampleResult),
-                        try JobQueue.complete(connection, job: job, workerID: "w", result: Self.sampleResult))
+                return (
+                    try JobQueue.complete(connection, job: job, workerID: "w", result: Self.sampleResult),
+                    try JobQueue.complete(connection, job: job, workerID: "w", result: Self.sampleResult)
+                )
             }
             #expect(first)
             #expect(!second)
-            let rows = try await database.rows("SELECT count(*) AS n, min(j.state) AS state FROM discern.results r JOIN discern.jobs j ON j.id = r.job_id")
+            let rows = try await database.rows(
+                "SELECT count(*) AS n, min(j.state) AS state FROM discern.results r JOIN discern.jobs j ON j.id = r.job_id")
             #expect(try rows.first?.int("n") == 1)
             #expect(try rows.first?.string("state") == "succeeded")
         }
@@ -83,8 +87,10 @@ struct QueueTests {
                 try JobQueue.enqueue(connection, paths: ["/images/ordinary.jpg"], priority: 5)
                 try JobQueue.enqueue(connection, paths: (1...30).map { "/images/urgent-\($0).jpg" }, priority: 0)
                 func claim(limit: Int, oldestFirst: Int) throws -> [String] {
-                    try JobQueue.claim(connection, workerID: "w", backends: ["discerner"], limit: limit, leaseSeconds: 60,
-                                       oldestFirst: oldestFirst).map(\.imagePath)
+                    try JobQueue.claim(
+                        connection, workerID: "w", backends: ["discerner"], limit: limit, leaseSeconds: 60,
+                        oldestFirst: oldestFirst
+                    ).map(\.imagePath)
                 }
                 let byPriority = try claim(limit: 5, oldestFirst: 0)
                 #expect(!byPriority.contains("/images/ordinary.jpg"), "without oldestFirst the order is the priorities'")
@@ -124,7 +130,8 @@ struct QueueTests {
             let database = Database(conninfo: conninfo)
             try await database.withConnection { connection in
                 try JobQueue.enqueue(connection, paths: ["/images/a.jpg", "/images/b.jpg"])
-                try WorkerRegistry.register(connection, .init(id: "live", host: "h", pid: 1, version: "t", backends: ["discerner"], heartbeatSeconds: 10))
+                try WorkerRegistry.register(
+                    connection, .init(id: "live", host: "h", pid: 1, version: "t", backends: ["discerner"], heartbeatSeconds: 10))
                 let jobs = try JobQueue.claim(connection, workerID: "live", backends: ["discerner"], limit: 2, leaseSeconds: 60)
                 #expect(jobs.count == 2)
                 // One lease it did not renew (a claim whose answer it never got, in a failover).
@@ -139,22 +146,26 @@ struct QueueTests {
         }
     }
 
-    @Test("a crash costs the jobs beside it nothing, nor a job alone by chance; a job whose workers keep crashing runs alone, and ends dead as worker_crashed only after 3 crashes while its file was being prepared")
+    @Test(
+        "a crash costs the jobs beside it nothing, nor a job alone by chance; a job whose workers keep crashing runs alone, and ends dead as worker_crashed only after 3 crashes while its file was being prepared"
+    )
     func crashesAreAttributed() async throws {
         try await TestDatabase.with { conninfo in
             let database = Database(conninfo: conninfo)
             try await database.withConnection { connection in
                 try JobQueue.enqueue(connection, paths: ["/images/poison.jpg", "/images/a.jpg", "/images/b.jpg"])
                 func claim(_ worker: String, holdingNothing: Bool = false, limit: Int = 3) throws -> [Job] {
-                    try JobQueue.claim(connection, workerID: worker, backends: ["discerner"], limit: limit, leaseSeconds: 60,
-                                       holdingNothing: holdingNothing)
+                    try JobQueue.claim(
+                        connection, workerID: worker, backends: ["discerner"], limit: limit, leaseSeconds: 60,
+                        holdingNothing: holdingNothing)
                 }
                 func crash(_ worker: String) throws -> Int {
                     try connection.query("UPDATE discern.jobs SET lease_expires_at = now() - interval '1 second' WHERE lease_owner = $1", [worker])
                     return try JobQueue.rescue(connection).rescued
                 }
                 func counts(_ id: Int) throws -> [Int] {
-                    let row = try #require(try connection.query("SELECT attempts, shared_crashes, solo_crashes FROM discern.jobs WHERE id = $1", [id]).first)
+                    let row = try #require(
+                        try connection.query("SELECT attempts, shared_crashes, solo_crashes FROM discern.jobs WHERE id = $1", [id]).first)
                     return [try row.int("attempts"), try row.int("shared_crashes"), try row.int("solo_crashes")]
                 }
                 // Two crashes with all three jobs in hand, and one with a job alone by chance (the
@@ -170,7 +181,8 @@ struct QueueTests {
                 #expect(try claim("w3", limit: 2).count == 2)
                 #expect(try crash("w3") == 2)
                 let afterShared = try connection.query("SELECT attempts, shared_crashes, solo_crashes, state FROM discern.jobs ORDER BY id")
-                #expect(try afterShared.map { [try $0.int("attempts"), try $0.int("shared_crashes"), try $0.int("solo_crashes")] }
+                #expect(
+                    try afterShared.map { [try $0.int("attempts"), try $0.int("shared_crashes"), try $0.int("solo_crashes")] }
                         == Array(repeating: [0, 3, 0], count: 3))
                 #expect(try afterShared.allSatisfy { try $0.string("state") == "available" })
                 // Now they are suspects: a worker with jobs in hand gets none, one holding nothing gets one, alone.
@@ -199,8 +211,11 @@ struct QueueTests {
                         _ = try crash("idle\(round)")
                     }
                 }
-                let dead = try #require(try connection.query("SELECT state, error_kind, last_error, solo_crashes FROM discern.jobs WHERE id = $1",
-                                                             [suspect]).first)
+                let dead = try #require(
+                    try connection.query(
+                        "SELECT state, error_kind, last_error, solo_crashes FROM discern.jobs WHERE id = $1",
+                        [suspect]
+                    ).first)
                 #expect(try dead.string("state") == "dead" && dead.optionalString("error_kind") == "worker_crashed")
                 #expect(try dead.string("last_error").contains("3 times while preparing this file alone"))
                 // discern.retry gives it a fresh start.
@@ -210,13 +225,16 @@ struct QueueTests {
         }
     }
 
-    @Test("after a new database server, a worker not heard from since keeps its jobs while it may still be reconnecting (30 s, or three of its beats); one that beat since is judged at once")
+    @Test(
+        "after a new database server, a worker not heard from since keeps its jobs while it may still be reconnecting (30 s, or three of its beats); one that beat since is judged at once"
+    )
     func newServerAwaitsItsWorkers() async throws {
         try await TestDatabase.with { conninfo in
             try await Database(conninfo: conninfo).withConnection { connection in
                 try JobQueue.enqueue(connection, paths: ["/images/a.jpg", "/images/b.jpg"])
                 for worker in ["before", "since"] {
-                    try WorkerRegistry.register(connection, .init(id: worker, host: "h", pid: 1, version: "t", backends: ["discerner"], heartbeatSeconds: 2))
+                    try WorkerRegistry.register(
+                        connection, .init(id: worker, host: "h", pid: 1, version: "t", backends: ["discerner"], heartbeatSeconds: 2))
                     #expect(try JobQueue.claim(connection, workerID: worker, backends: ["discerner"], limit: 1, leaseSeconds: 6).count == 1)
                 }
                 // The server was first seen 10 s ago: "before" last beat 20 s ago, "since" 7 s ago, each
@@ -228,7 +246,10 @@ struct QueueTests {
                 let first = try JobQueue.rescue(connection, rescuer: "other")
                 #expect(first.rescued == 1 && first.awaitedWorkers == 1, "\(first)")
                 #expect((15...20).contains(first.awaitedSeconds ?? 0), "\(first)")
-                #expect(try connection.query("SELECT lease_owner FROM discern.jobs WHERE state = 'running'").map { try $0.string("lease_owner") } == ["before"])
+                #expect(
+                    try connection.query("SELECT lease_owner FROM discern.jobs WHERE state = 'running'").map { try $0.string("lease_owner") } == [
+                        "before"
+                    ])
                 // Its time to reconnect is over: taken for gone.
                 try connection.query("UPDATE discern.database_epoch SET first_seen_at = now() - interval '31 seconds'")
                 let second = try JobQueue.rescue(connection, rescuer: "other")
@@ -256,7 +277,8 @@ struct QueueTests {
                 return try JobQueue.heartbeat(connection, jobIDs: jobs.map(\.id), workerID: "w", leaseSeconds: 600)
             }
             #expect(kept == Set(jobs.map(\.id)), "a held job is still the worker's")
-            let leases = try await queue.rows("""
+            let leases = try await queue.rows(
+                """
                 SELECT id, lease_expires_at > now() + interval '5 minutes' AS renewed FROM discern.jobs ORDER BY id
                 """)
             #expect(try leases.map { try $0.bool("renewed") } == [false, true])
@@ -273,32 +295,41 @@ struct QueueTests {
             let database = Database(conninfo: conninfo)
             let (states, attempts) = try await database.withConnection { connection -> ([FailureOutcome], [Int]) in
                 try connection.query("SELECT discern.enqueue('/images/a.jpg', max_attempts => 3)")
-                let refusal = JobFailure(kind: "discerner_start_collision", message: "ExecutionAlreadyExists " + String(repeating: "x", count: 3000),
-                                         retryable: true, countsAsAttempt: false)
+                let refusal = JobFailure(
+                    kind: "discerner_start_collision", message: "ExecutionAlreadyExists " + String(repeating: "x", count: 3000),
+                    retryable: true, countsAsAttempt: false)
                 var states: [FailureOutcome] = [], attempts: [Int] = []
                 for _ in 0..<13 {
-                    guard let job = try JobQueue.claim(connection, workerID: "w", backends: ["discerner"], limit: 1, leaseSeconds: 60).first else { break }
+                    guard let job = try JobQueue.claim(connection, workerID: "w", backends: ["discerner"], limit: 1, leaseSeconds: 60).first else {
+                        break
+                    }
                     attempts.append(job.attempt)
-                    states.append(try JobQueue.fail(connection, job: job, workerID: "w", failure: refusal, backoff: Backoff(baseSeconds: 0, maxSeconds: 0)))
+                    states.append(
+                        try JobQueue.fail(connection, job: job, workerID: "w", failure: refusal, backoff: Backoff(baseSeconds: 0, maxSeconds: 0)))
                 }
                 return (states, attempts)
             }
             #expect(attempts == Array(repeating: 1, count: 11) + [2, 3], "10 given back, then each one counts")
             #expect(states == Array(repeating: .retryScheduled, count: 12) + [.dead])
-            let job = try #require(try await database.rows("""
-                SELECT given_back, last_error, jsonb_array_length(error_history) AS entries,
-                       (SELECT max(length(e->>'error')) FROM jsonb_array_elements(error_history) e) AS longest
-                FROM discern.jobs
-                """).first)
+            let job = try #require(
+                try await database.rows(
+                    """
+                    SELECT given_back, last_error, jsonb_array_length(error_history) AS entries,
+                           (SELECT max(length(e->>'error')) FROM jsonb_array_elements(error_history) e) AS longest
+                    FROM discern.jobs
+                    """
+                ).first)
             #expect(try job.int("given_back") == 10)
             #expect(try job.string("last_error").contains("the service kept refusing"))
             #expect(try job.int("entries") == 13 && job.int("longest") == 500)
             // However often it is started over, the history keeps its last 100 entries.
-            let kept = try await database.rows("""
+            let kept = try await database.rows(
+                """
                 SELECT jsonb_array_length(h) AS n, h->99->>'attempt' AS last FROM (
                     SELECT discern.history_with(coalesce(jsonb_agg(jsonb_build_object('attempt', i, 'error', 'e')), '[]'), jsonb_build_object('attempt', 150, 'error', 'e')) AS h
                     FROM generate_series(1, 149) i) AS x
-                """).first
+                """
+            ).first
             #expect(try kept?.int("n") == 100 && kept?.string("last") == "150")
         }
     }
@@ -309,13 +340,18 @@ struct QueueTests {
             let database = Database(conninfo: conninfo)
             let waits = try await database.withConnection { connection -> [Double] in
                 try connection.query("SELECT discern.enqueue('/images/a.jpg', max_attempts => 1)")
-                let outage = JobFailure(kind: "http_5xx", message: "analyze answered HTTP 503 (its last attempt: given back)", retryable: true,
-                                        countsAsAttempt: false, waitsLongerEachTime: true)
+                let outage = JobFailure(
+                    kind: "http_5xx", message: "analyze answered HTTP 503 (its last attempt: given back)", retryable: true,
+                    countsAsAttempt: false, waitsLongerEachTime: true)
                 var waits: [Double] = []
                 for _ in 0..<10 {
-                    guard let job = try JobQueue.claim(connection, workerID: "w", backends: ["discerner"], limit: 1, leaseSeconds: 60).first else { break }
+                    guard let job = try JobQueue.claim(connection, workerID: "w", backends: ["discerner"], limit: 1, leaseSeconds: 60).first else {
+                        break
+                    }
                     // Backoff without jitter: 30 s for this attempt, 600 s at most.
-                    #expect(try JobQueue.fail(connection, job: job, workerID: "w", failure: outage, backoff: Backoff(baseSeconds: 30, maxSeconds: 600)) == .retryScheduled)
+                    #expect(
+                        try JobQueue.fail(connection, job: job, workerID: "w", failure: outage, backoff: Backoff(baseSeconds: 30, maxSeconds: 600))
+                            == .retryScheduled)
                     let row = try #require(try connection.query("SELECT extract(epoch FROM run_at - now())::float8 AS wait FROM discern.jobs").first)
                     waits.append(try row.optionalDouble("wait") ?? -1)
                     try connection.query("UPDATE discern.jobs SET run_at = now()")
@@ -333,15 +369,18 @@ struct QueueTests {
         }
     }
 
-    @Test("past its ten give-backs, a service failure on a last attempt counts only once the service has completed another photo since, or after about a day: a night's outage ends no photo")
+    @Test(
+        "past its ten give-backs, a service failure on a last attempt counts only once the service has completed another photo since, or after about a day: a night's outage ends no photo"
+    )
     func outageEndsNoPhoto() async throws {
         try await TestDatabase.with { conninfo in
             let database = Database(conninfo: conninfo)
             try await database.withConnection { connection in
                 try connection.query("SELECT discern.enqueue('/images/a.jpg', max_attempts => 1)")
                 try connection.query("UPDATE discern.jobs SET given_back = 10")
-                let outage = JobFailure(kind: "http_5xx", message: "analyze answered HTTP 503 (its last attempt: given back)", retryable: true,
-                                        countsAsAttempt: false, waitsLongerEachTime: true)
+                let outage = JobFailure(
+                    kind: "http_5xx", message: "analyze answered HTTP 503 (its last attempt: given back)", retryable: true,
+                    countsAsAttempt: false, waitsLongerEachTime: true)
                 let backoff = Backoff(baseSeconds: 30, maxSeconds: 600)
                 func failAgain() throws -> FailureOutcome {
                     try connection.query("UPDATE discern.jobs SET run_at = now() WHERE image_path = '/images/a.jpg'")
@@ -351,8 +390,10 @@ struct QueueTests {
                 }
                 // The service is away for everyone: however many more times, the job waits, the longest wait each time.
                 for _ in 0..<5 { #expect(try failAgain() == .retryScheduled) }
-                let waiting = try #require(try connection.query(
-                    "SELECT state, attempts, given_back, extract(epoch FROM run_at - now())::float8 AS wait FROM discern.jobs").first)
+                let waiting = try #require(
+                    try connection.query(
+                        "SELECT state, attempts, given_back, extract(epoch FROM run_at - now())::float8 AS wait FROM discern.jobs"
+                    ).first)
                 #expect(try waiting.string("state") == "available" && waiting.int("attempts") == 0 && waiting.int("given_back") == 15)
                 #expect((try waiting.optionalDouble("wait") ?? 0) > 590)
                 // Another photo gets through: the service works, so this photo's next failure is its own.
@@ -361,7 +402,10 @@ struct QueueTests {
                 #expect(other.imagePath == "/images/b.jpg")
                 #expect(try JobQueue.complete(connection, job: other, workerID: "w", result: Self.sampleResult))
                 #expect(try failAgain() == .dead)
-                let dead = try #require(try connection.query("SELECT last_error, error_history->-1->>'counted' AS counted FROM discern.jobs WHERE image_path = '/images/a.jpg'").first)
+                let dead = try #require(
+                    try connection.query(
+                        "SELECT last_error, error_history->-1->>'counted' AS counted FROM discern.jobs WHERE image_path = '/images/a.jpg'"
+                    ).first)
                 #expect(try dead.string("last_error").contains("other photos of this service succeeded since this one last failed"))
                 #expect(try dead.string("counted") == "true")
                 // With nothing to show the service works (the last photo of a queue), it still ends, after about a day.
@@ -411,10 +455,12 @@ struct QueueOperationsTests {
     func operations() async throws {
         try await TestDatabase.with { conninfo in
             let database = Database(conninfo: conninfo)
-            let added = try await database.rows("""
+            let added = try await database.rows(
+                """
                 SELECT discern.enqueue_many(ARRAY['/a.jpg', '/b.jpg', '/c.jpg', '/d.jpg'], batch => 'night',
                                             unique_keys => ARRAY['ka', 'kb', 'kc', 'kd']) AS n
-                """).first?.int("n")
+                """
+            ).first?.int("n")
             #expect(added == 4)
             let duplicate = try await database.rows("SELECT discern.enqueue_many(ARRAY['/a2.jpg'], unique_keys => ARRAY['ka']) AS n").first?.int("n")
             #expect(duplicate == 0, "a unique key already queued is skipped")
@@ -422,10 +468,14 @@ struct QueueOperationsTests {
             try await database.withConnection { connection in
                 let jobs = try JobQueue.claim(connection, workerID: "w", backends: ["discerner"], limit: 3, leaseSeconds: 60)
                 try JobQueue.complete(connection, job: jobs[0], workerID: "w", result: QueueTests.sampleResult)
-                try JobQueue.fail(connection, job: jobs[1], workerID: "w", failure: JobFailure(kind: "image_undecodable", message: "bad", retryable: false))
-                try JobQueue.fail(connection, job: jobs[2], workerID: "w", failure: JobFailure(kind: "image_undecodable", message: "bad", retryable: false))
+                try JobQueue.fail(
+                    connection, job: jobs[1], workerID: "w", failure: JobFailure(kind: "image_undecodable", message: "bad", retryable: false))
+                try JobQueue.fail(
+                    connection, job: jobs[2], workerID: "w", failure: JobFailure(kind: "image_undecodable", message: "bad", retryable: false))
             }
-            #expect(try await database.rows("SELECT discern.cancel(ARRAY(SELECT id FROM discern.jobs WHERE state = 'available')) AS n").first?.int("n") == 1)
+            #expect(
+                try await database.rows("SELECT discern.cancel(ARRAY(SELECT id FROM discern.jobs WHERE state = 'available')) AS n").first?.int("n")
+                    == 1)
             let progress = try #require(try await database.rows("SELECT * FROM discern.batch_progress WHERE name = 'night'").first)
             #expect(try progress.int("succeeded") == 1 && progress.int("dead") == 2 && progress.int("cancelled") == 1)
             #expect(try await database.rows("SELECT jobs FROM discern.errors_by_kind WHERE error_kind = 'image_undecodable'").first?.int("jobs") == 2)
@@ -433,10 +483,13 @@ struct QueueOperationsTests {
             #expect(try await database.rows("SELECT discern.retry_batch('night') AS n").first?.int("n") == 2)
             #expect(try await database.rows("SELECT count(*) AS n FROM discern.jobs WHERE state = 'available' AND attempts = 0").first?.int("n") == 2)
 
-            try await database.withConnection { try $0.query("UPDATE discern.jobs SET finished_at = now() - interval '40 days' WHERE finished_at IS NOT NULL") }
+            try await database.withConnection {
+                try $0.query("UPDATE discern.jobs SET finished_at = now() - interval '40 days' WHERE finished_at IS NOT NULL")
+            }
             #expect(try await database.rows("SELECT discern.prune('30 days') AS n").first?.int("n") == 2)
-            #expect(try await database.rows("SELECT count(*) AS n FROM discern.results WHERE job_id IS NULL").first?.int("n") == 1,
-                    "the result of a pruned job stays")
+            #expect(
+                try await database.rows("SELECT count(*) AS n FROM discern.results WHERE job_id IS NULL").first?.int("n") == 1,
+                "the result of a pruned job stays")
         }
     }
 
@@ -454,12 +507,15 @@ struct QueueOperationsTests {
             #expect(try await database.rows("SELECT count(*) AS n FROM discern.jobs").first?.int("n") == 0, "the job is pruned")
             #expect(try await database.rows("SELECT count(*) AS n FROM discern.results WHERE unique_key = 'ka'").first?.int("n") == 1)
 
-            let viaSQL = try await database.rows("""
+            let viaSQL = try await database.rows(
+                """
                 SELECT discern.enqueue_many(ARRAY['/a-again.jpg', '/new.jpg'], unique_keys => ARRAY['ka', 'knew']) AS n
-                """).first?.int("n")
+                """
+            ).first?.int("n")
             let viaCLI = try await database.withConnection { connection in
-                try JobQueue.enqueue(connection, files: [EnqueuedFile(path: "/a-third.jpg", uniqueKey: "ka"), EnqueuedFile(path: "/other.jpg", uniqueKey: "kother")],
-                                     backend: "discerner")
+                try JobQueue.enqueue(
+                    connection, files: [EnqueuedFile(path: "/a-third.jpg", uniqueKey: "ka"), EnqueuedFile(path: "/other.jpg", uniqueKey: "kother")],
+                    backend: "discerner")
             }
             #expect(viaSQL == 1 && viaCLI == 1, "each added only the new content: \(String(describing: viaSQL)), \(viaCLI)")
             let queued = try await database.rows("SELECT image_path FROM discern.jobs ORDER BY id").map { try $0.string("image_path") }
@@ -481,8 +537,10 @@ struct QueueOperationsTests {
             await listener.stop()
             let gone = await ChaosJobs.eventually(seconds: 120) {
                 (try? await Database(conninfo: conninfo).withConnection {
-                    try $0.query("SELECT count(*) AS n FROM pg_stat_activity WHERE application_name = 'discern-listen' AND datname = current_database()")
-                        .first?.int("n")
+                    try $0.query(
+                        "SELECT count(*) AS n FROM pg_stat_activity WHERE application_name = 'discern-listen' AND datname = current_database()"
+                    )
+                    .first?.int("n")
                 }) == 0
             }
             #expect(gone, "the listener's connection is closed once stop returns")

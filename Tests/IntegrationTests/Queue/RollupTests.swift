@@ -11,35 +11,49 @@ import Testing
 struct RollupTests {
     /// Every figure a view derives from a roll-up, next to the same figure counted from the tables.
     static let comparisons: [(what: String, view: String, truth: String)] = [
-        ("jobs by backend and state",
-         "SELECT backend, state, jobs FROM discern.queue_depth ORDER BY 1, 2",
-         "SELECT backend, state, count(*) AS jobs FROM discern.jobs GROUP BY 1, 2 ORDER BY 1, 2"),
-        ("results per batch",
-         "SELECT batch_id, backend, outcome, results, api_calls, original_bytes, sent_bytes, passed_through FROM discern.results_per_batch ORDER BY 1, 2, 3",
-         """
-         SELECT batch_id, backend, coalesce(outcome, 'unknown') AS outcome, count(*) AS results, sum(api_calls) AS api_calls,
-                sum(original_bytes) AS original_bytes, sum(sent_bytes) AS sent_bytes, count(*) FILTER (WHERE passed_through) AS passed_through
-         FROM discern.results WHERE batch_id IS NOT NULL GROUP BY 1, 2, 3 ORDER BY 1, 2, 3
-         """),
-        ("results per minute",
-         "SELECT minute, backend, results, original_bytes, sent_bytes, round(analyze_ms_sum) AS ms FROM discern.results_per_minute ORDER BY 1, 2",
-         """
-         SELECT date_trunc('minute', created_at) AS minute, backend, count(*) AS results, sum(original_bytes) AS original_bytes,
-                sum(sent_bytes) AS sent_bytes, round(sum(analyze_ms)) AS ms
-         FROM discern.results GROUP BY 1, 2 ORDER BY 1, 2
-         """),
-        ("results per hour by category and operator",
-         "SELECT hour, category, operator, results FROM discern.results_per_hour ORDER BY 1, 2, 3",
-         "SELECT date_trunc('hour', created_at) AS hour, category, operator, count(*) AS results FROM discern.results GROUP BY 1, 2, 3 ORDER BY 1, 2, 3"),
-        ("outcomes by backend",
-         "SELECT backend, outcome, results, round(avg_confidence::numeric, 6) AS c FROM discern.outcomes_by_backend ORDER BY 1, 2",
-         "SELECT backend, coalesce(outcome, 'unknown') AS outcome, count(*) AS results, round(avg(confidence)::numeric, 6) AS c FROM discern.results GROUP BY 1, 2 ORDER BY 1, 2"),
-        ("results by confidence band and day (migration 0021)",
-         "SELECT day, backend, band, results FROM discern.result_bands ORDER BY 1, 2, 3",
-         "SELECT (created_at AT TIME ZONE 'UTC')::date AS day, backend, CASE WHEN confidence IS NULL THEN -1 ELSE least(floor(confidence * 10), 9)::smallint END AS band, count(*) AS results FROM discern.results GROUP BY 1, 2, 3 ORDER BY 1, 2, 3"),
-        ("results by confidence band and batch (migration 0021)",
-         "SELECT batch_id, backend, band, results FROM discern.result_bands_by_batch ORDER BY 1, 2, 3",
-         "SELECT batch_id, backend, CASE WHEN confidence IS NULL THEN -1 ELSE least(floor(confidence * 10), 9)::smallint END AS band, count(*) AS results FROM discern.results WHERE batch_id IS NOT NULL GROUP BY 1, 2, 3 ORDER BY 1, 2, 3"),
+        (
+            "jobs by backend and state",
+            "SELECT backend, state, jobs FROM discern.queue_depth ORDER BY 1, 2",
+            "SELECT backend, state, count(*) AS jobs FROM discern.jobs GROUP BY 1, 2 ORDER BY 1, 2"
+        ),
+        (
+            "results per batch",
+            "SELECT batch_id, backend, outcome, results, api_calls, original_bytes, sent_bytes, passed_through FROM discern.results_per_batch ORDER BY 1, 2, 3",
+            """
+            SELECT batch_id, backend, coalesce(outcome, 'unknown') AS outcome, count(*) AS results, sum(api_calls) AS api_calls,
+                   sum(original_bytes) AS original_bytes, sum(sent_bytes) AS sent_bytes, count(*) FILTER (WHERE passed_through) AS passed_through
+            FROM discern.results WHERE batch_id IS NOT NULL GROUP BY 1, 2, 3 ORDER BY 1, 2, 3
+            """
+        ),
+        (
+            "results per minute",
+            "SELECT minute, backend, results, original_bytes, sent_bytes, round(analyze_ms_sum) AS ms FROM discern.results_per_minute ORDER BY 1, 2",
+            """
+            SELECT date_trunc('minute', created_at) AS minute, backend, count(*) AS results, sum(original_bytes) AS original_bytes,
+                   sum(sent_bytes) AS sent_bytes, round(sum(analyze_ms)) AS ms
+            FROM discern.results GROUP BY 1, 2 ORDER BY 1, 2
+            """
+        ),
+        (
+            "results per hour by category and operator",
+            "SELECT hour, category, operator, results FROM discern.results_per_hour ORDER BY 1, 2, 3",
+            "SELECT date_trunc('hour', created_at) AS hour, category, operator, count(*) AS results FROM discern.results GROUP BY 1, 2, 3 ORDER BY 1, 2, 3"
+        ),
+        (
+            "outcomes by backend",
+            "SELECT backend, outcome, results, round(avg_confidence::numeric, 6) AS c FROM discern.outcomes_by_backend ORDER BY 1, 2",
+            "SELECT backend, coalesce(outcome, 'unknown') AS outcome, count(*) AS results, round(avg(confidence)::numeric, 6) AS c FROM discern.results GROUP BY 1, 2 ORDER BY 1, 2"
+        ),
+        (
+            "results by confidence band and day (migration 0021)",
+            "SELECT day, backend, band, results FROM discern.result_bands ORDER BY 1, 2, 3",
+            "SELECT (created_at AT TIME ZONE 'UTC')::date AS day, backend, CASE WHEN confidence IS NULL THEN -1 ELSE least(floor(confidence * 10), 9)::smallint END AS band, count(*) AS results FROM discern.results GROUP BY 1, 2, 3 ORDER BY 1, 2, 3"
+        ),
+        (
+            "results by confidence band and batch (migration 0021)",
+            "SELECT batch_id, backend, band, results FROM discern.result_bands_by_batch ORDER BY 1, 2, 3",
+            "SELECT batch_id, backend, CASE WHEN confidence IS NULL THEN -1 ELSE least(floor(confidence * 10), 9)::smallint END AS band, count(*) AS results FROM discern.results WHERE batch_id IS NOT NULL GROUP BY 1, 2, 3 ORDER BY 1, 2, 3"
+        )
     ]
 
     static func text(_ database: Database, _ sql: String) async throws -> String {
@@ -66,16 +80,25 @@ struct RollupTests {
                 try JobQueue.enqueue(connection, paths: paths, batch: "night")
                 let jobs = try JobQueue.claim(connection, workerID: "w", backends: ["discerner"], limit: 6, leaseSeconds: 60)
                 let results = jobs.prefix(4).enumerated().map { index, job in
-                    (job.id, CompletionTests.result(category: index == 0 ? nil : "truck", confidence: index == 1 ? nil : 0.5 + 0.1 * Double(index),
-                                                    identifiers: [], raw: "{}", quality: 80))
+                    (
+                        job.id,
+                        CompletionTests.result(
+                            category: index == 0 ? nil : "truck", confidence: index == 1 ? nil : 0.5 + 0.1 * Double(index),
+                            identifiers: [], raw: "{}", quality: 80)
+                    )
                 }
                 _ = try JobQueue.complete(connection, workerID: "w", results: Array(results))
             }
-            _ = try await database.rows("UPDATE discern.jobs SET state = 'dead', error_kind = 'timeout', last_error = 'slow', finished_at = now(), lease_owner = NULL, lease_expires_at = NULL WHERE image_path = '/night/5.jpg'")
+            _ = try await database.rows(
+                "UPDATE discern.jobs SET state = 'dead', error_kind = 'timeout', last_error = 'slow', finished_at = now(), lease_owner = NULL, lease_expires_at = NULL WHERE image_path = '/night/5.jpg'"
+            )
             try await Self.expectExact(database, "before any roll-up")
             #expect(try await Self.rollUp(database) > 0)
             try await Self.expectExact(database, "after a roll-up")
-            #expect(try await database.rows("SELECT (SELECT count(*) FROM discern.pending_job_events) + (SELECT count(*) FROM discern.pending_result_events) AS n").first?.int("n") == 0)
+            #expect(
+                try await database.rows(
+                    "SELECT (SELECT count(*) FROM discern.pending_job_events) + (SELECT count(*) FROM discern.pending_result_events) AS n"
+                ).first?.int("n") == 0)
 
             _ = try await database.rows("SELECT discern.retry_batch('night')")
             _ = try await database.rows("DELETE FROM discern.jobs WHERE image_path = '/night/1.jpg'")
@@ -96,9 +119,11 @@ struct RollupTests {
             let open = try Connection(conninfo: conninfo)
             _ = try open.query("BEGIN")
             let jobs = try JobQueue.claim(open, workerID: "w", backends: ["discerner"], limit: 2, leaseSeconds: 60)
-            _ = try JobQueue.complete(open, workerID: "w", results: jobs.map {
-                ($0.id, CompletionTests.result(category: "van", confidence: 0.9, identifiers: [], raw: "{}", quality: nil))
-            })
+            _ = try JobQueue.complete(
+                open, workerID: "w",
+                results: jobs.map {
+                    ($0.id, CompletionTests.result(category: "van", confidence: 0.9, identifiers: [], raw: "{}", quality: nil))
+                })
             #expect(try await Self.rollUp(database) == 0, "nothing committed yet")
             _ = try open.query("COMMIT")
             try await Self.expectExact(database, "committed after the roll-up began")
@@ -121,18 +146,24 @@ struct RollupTests {
             try await database.withConnection { connection in
                 try JobQueue.enqueue(connection, paths: ["/old.jpg", "/new.jpg"], batch: "b")
                 let jobs = try JobQueue.claim(connection, workerID: "w", backends: ["discerner"], limit: 2, leaseSeconds: 60)
-                _ = try JobQueue.complete(connection, workerID: "w", results: jobs.map {
-                    ($0.id, CompletionTests.result(category: "van", confidence: 0.9, identifiers: [], raw: "{}", quality: nil))
-                })
+                _ = try JobQueue.complete(
+                    connection, workerID: "w",
+                    results: jobs.map {
+                        ($0.id, CompletionTests.result(category: "van", confidence: 0.9, identifiers: [], raw: "{}", quality: nil))
+                    })
             }
             _ = try await Self.rollUp(database)
             _ = try await database.rows("UPDATE discern.results SET created_at = now() - interval '400 days' WHERE image_path = '/old.jpg'")
             let before = try await Self.text(database, "SELECT * FROM discern.results_per_batch")
-            let output = try await Subprocess.run(try WorkerProcess.binary.path, ["prune", "--days", "0", "--results-days", "365"],
-                                                 environment: ["DISCERN_DATABASE_URL": conninfo])
+            let output = try await Subprocess.run(
+                try WorkerProcess.binary.path, ["prune", "--days", "0", "--results-days", "365"],
+                environment: ["DISCERN_DATABASE_URL": conninfo])
             #expect(output.contains("pruned 2 finished job(s) older than 0 day(s) and 1 result(s) older than 365 day(s)"), "\(output)")
             #expect(try await database.rows("SELECT image_path FROM discern.results").map { try $0.string("image_path") } == ["/new.jpg"])
-            #expect(try await database.rows("SELECT count(*)::int AS n FROM discern.entities e LEFT JOIN discern.results r ON r.id = e.result_id WHERE r.id IS NULL").first?.int("n") == 0)
+            #expect(
+                try await database.rows(
+                    "SELECT count(*)::int AS n FROM discern.entities e LEFT JOIN discern.results r ON r.id = e.result_id WHERE r.id IS NULL"
+                ).first?.int("n") == 0)
             #expect(try await Self.text(database, "SELECT * FROM discern.results_per_batch") == before, "what was produced stays counted")
         }
     }

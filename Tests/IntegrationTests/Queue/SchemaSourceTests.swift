@@ -13,21 +13,28 @@ import Testing
 struct SchemaSourceTests {
     static let sql = ChaosJobs.repository.appendingPathComponent("sql")
 
-    @Test("the services, the jobs table's backend check and the rate_limits rows agree: a new service's folder and line fail here until its migration is written")
+    @Test(
+        "the services, the jobs table's backend check and the rate_limits rows agree: a new service's folder and line fail here until its migration is written"
+    )
     func servicesAgreeWithSchema() async throws {
         try await TestDatabase.with { conninfo in
             let database = Database(conninfo: conninfo, name: "test-services")
-            let check = try #require(try await database.rows(
-                "SELECT pg_get_constraintdef(oid) AS def FROM pg_constraint WHERE conname = 'jobs_backend_check'").first?.string("def"))
+            let check = try #require(
+                try await database.rows(
+                    "SELECT pg_get_constraintdef(oid) AS def FROM pg_constraint WHERE conname = 'jobs_backend_check'"
+                ).first?.string("def"))
             let allowed = check.split(separator: "'").enumerated().filter { $0.offset % 2 == 1 }.map { String($0.element) }
-            #expect(Set(allowed) == Set(Services.names), "jobs_backend_check allows \(allowed.sorted()); Services.all names \(Services.names.sorted())")
+            #expect(
+                Set(allowed) == Set(Services.names), "jobs_backend_check allows \(allowed.sorted()); Services.all names \(Services.names.sorted())")
             let seeded = try await database.rows("SELECT key FROM discern.rate_limits").map { try $0.string("key") }
             let keys = Set(Services.all.flatMap(\.rateLimitKeys))
             #expect(Set(seeded).isSubset(of: keys), "rate_limits rows no service takes a slot from: \(Set(seeded).subtracting(keys).sorted())")
         }
     }
 
-    @Test("a database made by the last release (migrations 1-25, with jobs in it) upgrades to what a fresh install is: the same schema, privileges and sql/schema.sql, its rows kept")
+    @Test(
+        "a database made by the last release (migrations 1-25, with jobs in it) upgrades to what a fresh install is: the same schema, privileges and sql/schema.sql, its rows kept"
+    )
     func upgradeEqualsFresh() async throws {
         try await TestDatabase.with { fresh in
             // The fresh install ran first: it made the roles the release's dump grants to.
@@ -44,12 +51,15 @@ struct SchemaSourceTests {
                 }
                 #expect(try await Self.privileges(upgraded) == (try await Self.privileges(fresh)))
 
-                let generated = try await Subprocess.run("/bin/bash", [ChaosJobs.repository.appendingPathComponent("scripts/schema.sh").path, upgraded])
+                let generated = try await Subprocess.run(
+                    "/bin/bash", [ChaosJobs.repository.appendingPathComponent("scripts/schema.sh").path, upgraded])
                 let committed = try String(contentsOf: Self.sql.appendingPathComponent("schema.sql"), encoding: .utf8)
                 if generated != committed {
                     let written = ChaosJobs.repository.appendingPathComponent(".build/schema.sql")
                     try generated.write(to: written, atomically: true, encoding: .utf8)
-                    Issue.record("sql/schema.sql is not what a migrated database holds: \(written.path) is; if the change is meant, copy it over:\n\(try await Self.diff(committed, generated).prefix(3000))")
+                    Issue.record(
+                        "sql/schema.sql is not what a migrated database holds: \(written.path) is; if the change is meant, copy it over:\n\(try await Self.diff(committed, generated).prefix(3000))"
+                    )
                 }
 
                 let kept = try await Database(conninfo: upgraded).rows("SELECT state, count(*) AS n FROM discern.jobs GROUP BY state ORDER BY state")
@@ -61,19 +71,28 @@ struct SchemaSourceTests {
         }
     }
 
-    @Test("each function and view of the live schema is written in exactly one file under sql/ (functions/NAME.sql, views/NAME.sql), with the triggers that call it; migrations and schema.sql define none")
+    @Test(
+        "each function and view of the live schema is written in exactly one file under sql/ (functions/NAME.sql, views/NAME.sql), with the triggers that call it; migrations and schema.sql define none"
+    )
     func oneFilePerDefinition() async throws {
         try await TestDatabase.with { conninfo in
             let database = Database(conninfo: conninfo)
-            let functions = try await database.rows("SELECT proname AS name FROM pg_proc WHERE pronamespace = 'discern'::regnamespace ORDER BY 1").map { try $0.string("name") }
-            let views = try await database.rows("SELECT viewname AS name FROM pg_views WHERE schemaname = 'discern' ORDER BY 1").map { try $0.string("name") }
-            let triggers = try await database.rows("""
+            let functions = try await database.rows("SELECT proname AS name FROM pg_proc WHERE pronamespace = 'discern'::regnamespace ORDER BY 1").map
+            { try $0.string("name") }
+            let views = try await database.rows("SELECT viewname AS name FROM pg_views WHERE schemaname = 'discern' ORDER BY 1").map {
+                try $0.string("name")
+            }
+            let triggers = try await database.rows(
+                """
                 SELECT t.tgname AS name, p.proname AS function FROM pg_trigger t JOIN pg_proc p ON p.oid = t.tgfoid
                 JOIN pg_class c ON c.oid = t.tgrelid WHERE NOT t.tgisinternal AND c.relnamespace = 'discern'::regnamespace
-                """).map { (try $0.string("name"), try $0.string("function")) }
+                """
+            ).map { (try $0.string("name"), try $0.string("function")) }
             let files = Schema.files
             func defining(_ kind: String, _ name: String) -> [String] {
-                files.filter { $0.value.range(of: "CREATE (OR REPLACE )?\(kind) discern\\.\(name)\\b", options: [.regularExpression, .caseInsensitive]) != nil }.keys.sorted()
+                files.filter {
+                    $0.value.range(of: "CREATE (OR REPLACE )?\(kind) discern\\.\(name)\\b", options: [.regularExpression, .caseInsensitive]) != nil
+                }.keys.sorted()
             }
             for name in functions { #expect(defining("FUNCTION", name) == ["functions/\(name).sql"], "\(name)") }
             for name in views { #expect(defining("VIEW", name) == ["views/\(name).sql"], "\(name)") }
@@ -109,7 +128,8 @@ struct SchemaSourceTests {
     }
 
     static func privileges(_ conninfo: String) async throws -> [String] {
-        try await Database(conninfo: conninfo).rows("""
+        try await Database(conninfo: conninfo).rows(
+            """
             SELECT kind || ' ' || object || ' ' || coalesce(nullif(a.grantee, 0)::regrole::text, 'PUBLIC') || ' ' || a.privilege_type AS line
             FROM (SELECT 'relation' AS kind, c.relname::text AS object, c.relacl AS acl FROM pg_class c WHERE c.relnamespace = 'discern'::regnamespace
                   UNION ALL SELECT 'column', c.relname || '.' || a.attname, a.attacl FROM pg_attribute a JOIN pg_class c ON c.oid = a.attrelid
@@ -120,7 +140,8 @@ struct SchemaSourceTests {
                             WHERE d.defaclnamespace = 'discern'::regnamespace) o
             CROSS JOIN LATERAL aclexplode(o.acl) a
             ORDER BY 1
-            """).map { try $0.string("line") }
+            """
+        ).map { try $0.string("line") }
     }
 
     static func diff(_ a: String, _ b: String) async throws -> String {
@@ -129,6 +150,8 @@ struct SchemaSourceTests {
         defer { try? FileManager.default.removeItem(at: folder) }
         try a.write(to: folder.appendingPathComponent("a"), atomically: true, encoding: .utf8)
         try b.write(to: folder.appendingPathComponent("b"), atomically: true, encoding: .utf8)
-        return try await Subprocess.runWithStatus("/usr/bin/diff", ["-u", folder.appendingPathComponent("a").path, folder.appendingPathComponent("b").path]).output
+        return try await Subprocess.runWithStatus(
+            "/usr/bin/diff", ["-u", folder.appendingPathComponent("a").path, folder.appendingPathComponent("b").path]
+        ).output
     }
 }

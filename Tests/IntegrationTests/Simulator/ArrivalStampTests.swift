@@ -18,16 +18,20 @@ struct ArrivalStampTests {
             let port = try #require(URLComponents(string: simulator.baseURL)?.port)
             // Its only event loop held: no connection is accepted and no byte read until let go.
             let held = Signal(latched: true), letGo = DispatchSemaphore(value: 0)
-            group.next().execute { held.signal(); letGo.wait() }
+            group.next().execute {
+                held.signal(); letGo.wait()
+            }
             await held.wait()
             var sends: [(before: Date, after: Date)] = [], answers: [Task<RawHTTP.Answer, Never>] = []
             for _ in 0..<4 {
                 let sent = Signal(latched: true), before = Date()
                 // Answered only once all four are sent: however slow a loaded machine makes that
                 // (the 60 s default once ran out), 600 s only guards against a hang.
-                answers.append(Task {
-                    await RawHTTP.post(port: port, path: "/landmark/api/prediction/predict", body: "x", answerWithinSeconds: 600, onSent: { sent.signal() })
-                })
+                answers.append(
+                    Task {
+                        await RawHTTP.post(
+                            port: port, path: "/landmark/api/prediction/predict", body: "x", answerWithinSeconds: 600, onSent: { sent.signal() })
+                    })
                 await sent.wait()
                 sends.append((before, Date()))
                 // Spaced, as a client keeping a rate limit sends them.
@@ -40,8 +44,9 @@ struct ArrivalStampTests {
             try #require(calls.count == sends.count)
             for (call, send) in zip(calls, sends) {
                 // The kernel counts in ticks of a few milliseconds: 20 ms of resolution either side.
-                #expect(call.arrived >= send.before.addingTimeInterval(-0.02) && call.arrived <= send.after.addingTimeInterval(0.02),
-                        "stamped \(call.arrived.timeIntervalSince(send.before)) s after it was sent")
+                #expect(
+                    call.arrived >= send.before.addingTimeInterval(-0.02) && call.arrived <= send.after.addingTimeInterval(0.02),
+                    "stamped \(call.arrived.timeIntervalSince(send.before)) s after it was sent")
                 #expect(call.arrived.addingTimeInterval(call.delay) >= letGoAt, "read only once the loop was let go")
             }
             #expect(await simulator.stats.maxCalls("landmark", within: 0.1) == 1, "sent 0.2 s apart, counted apart")

@@ -20,12 +20,16 @@ struct BotocoreCrossCheckTests {
             "ContentType": content_type, "ServerSideEncryption": "AES256"}, ExpiresIn=int(expires)))
         """
 
-    static func botocoreURL(_ simulator: RunningSimulator, _ configuration: SimulatorConfiguration,
-                            key: String, contentType: String = "image/jpg", expires: Int = 900) async throws -> String {
-        let output = try await Subprocess.run("/usr/bin/env", [
-            "python3", "-c", presignScript, simulator.baseURL, configuration.accessKeyID, configuration.secretAccessKey,
-            configuration.bucket, key, contentType, String(expires),
-        ])
+    static func botocoreURL(
+        _ simulator: RunningSimulator, _ configuration: SimulatorConfiguration,
+        key: String, contentType: String = "image/jpg", expires: Int = 900
+    ) async throws -> String {
+        let output = try await Subprocess.run(
+            "/usr/bin/env",
+            [
+                "python3", "-c", presignScript, simulator.baseURL, configuration.accessKeyID, configuration.secretAccessKey,
+                configuration.bucket, key, contentType, String(expires)
+            ])
         return output.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
@@ -68,4 +72,3 @@ struct BotocoreCrossCheckTests {
         }
     }
 }
-

@@ -18,7 +18,8 @@ struct PresignedUploadTests {
     }
 
     static func grant(_ simulator: RunningSimulator, fileExtension: String = "jpg") async throws -> Grant {
-        let response = try await http.send(.json(url: "\(simulator.baseURL)/upload-url", body: Data(#"{"file_extension": "\#(fileExtension)"}"#.utf8)))
+        let response = try await http.send(
+            .json(url: "\(simulator.baseURL)/upload-url", body: Data(#"{"file_extension": "\#(fileExtension)"}"#.utf8)))
         #expect(response.status == 200)
         let object = try #require(try JSONSerialization.jsonObject(with: response.body) as? [String: Any])
         return Grant(url: try #require(object["upload_url"] as? String), contentType: try #require(object["content_type"] as? String))
@@ -96,8 +97,10 @@ struct PresignedUploadTests {
             #expect(missing.status == 400)
             #expect(missing.bodySnippet.contains("Missing required fields: image_key, bucket_name"))
 
-            let absent = try await Self.http.send(.json(url: "\(simulator.baseURL)/analyze",
-                                                        body: Data(#"{"image_key": "uploads/none.jpg", "bucket_name": "discern-sim"}"#.utf8)))
+            let absent = try await Self.http.send(
+                .json(
+                    url: "\(simulator.baseURL)/analyze",
+                    body: Data(#"{"image_key": "uploads/none.jpg", "bucket_name": "discern-sim"}"#.utf8)))
             #expect(absent.status == 500, "a missing object surfaces as a failed execution, not a 404")
         }
     }
@@ -114,8 +117,10 @@ struct PresignedUploadTests {
                 let grant = try await Self.grant(simulator)
                 #expect(try await Self.put(grant.url, contentType: grant.contentType, body: image).status == 200)
                 let key = try #require(URLComponents(string: grant.url)?.path.split(separator: "/", maxSplits: 1).last.map(String.init))
-                let response = try await Self.http.send(.json(url: "\(simulator.baseURL)/analyze",
-                                                              body: Data(#"{"image_key": "\#(key)", "bucket_name": "discern-sim"}"#.utf8)))
+                let response = try await Self.http.send(
+                    .json(
+                        url: "\(simulator.baseURL)/analyze",
+                        body: Data(#"{"image_key": "\#(key)", "bucket_name": "discern-sim"}"#.utf8)))
                 #expect(response.status == 200)
                 let top = try #require(try JSONSerialization.jsonObject(with: response.body) as? [String: Any])
                 let body = try #require((top["analysis_result"] as? [String: Any])?["body"] as? [String: Any])

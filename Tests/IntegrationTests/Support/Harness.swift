@@ -19,11 +19,14 @@ enum TestSimulator {
 /// Runs a draining worker against a simulator, as `discern work --drain` does.
 enum TestWorker {
     @discardableResult
-    static func drain(_ conninfo: String, simulator: RunningSimulator, backends: [any AnalysisBackend]? = nil,
-                      logger: Logger = Logger(label: "test") { _ in SwiftLogNoOpLogHandler() },
-                      configure: (inout WorkerConfiguration) -> Void = { _ in }) async throws -> WorkerSummary {
-        var configuration = WorkerConfiguration(pathRoots: try TestFolder.roots, concurrency: 4, prepareThreads: 2, pollIntervalSeconds: 0.1,
-                                                drain: true, backoff: Backoff(baseSeconds: 0.05, maxSeconds: 0.2))
+    static func drain(
+        _ conninfo: String, simulator: RunningSimulator, backends: [any AnalysisBackend]? = nil,
+        logger: Logger = Logger(label: "test") { _ in SwiftLogNoOpLogHandler() },
+        configure: (inout WorkerConfiguration) -> Void = { _ in }
+    ) async throws -> WorkerSummary {
+        var configuration = WorkerConfiguration(
+            pathRoots: try TestFolder.roots, concurrency: 4, prepareThreads: 2, pollIntervalSeconds: 0.1,
+            drain: true, backoff: Backoff(baseSeconds: 0.05, maxSeconds: 0.2))
         configure(&configuration)
         // The shared rate limits in PostgreSQL, as `discern work` uses them.
         let gate = PostgresRateGate(conninfo: conninfo, logger: logger)

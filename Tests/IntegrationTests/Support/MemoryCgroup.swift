@@ -21,7 +21,9 @@ final class MemoryCgroup: @unchecked Sendable {
             guard (try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false)) != nil else { continue }
             let v2 = hierarchy.limitFiles.contains("memory.max")
             let limit = folder + (v2 ? "/memory.max" : "/memory.limit_in_bytes")
-            guard FileManager.default.fileExists(atPath: limit), (try? "\(limitBytes)".write(toFile: limit, atomically: false, encoding: .utf8)) != nil else {
+            guard FileManager.default.fileExists(atPath: limit),
+                (try? "\(limitBytes)".write(toFile: limit, atomically: false, encoding: .utf8)) != nil
+            else {
                 rmdir(folder)
                 continue
             }
@@ -44,7 +46,9 @@ final class MemoryCgroup: @unchecked Sendable {
     }
 
     /// The most memory it held, in bytes (nil where the kernel does not say).
-    var peakBytes: Int? { (try? String(contentsOfFile: peakFile, encoding: .utf8)).flatMap { Int($0.trimmingCharacters(in: .whitespacesAndNewlines)) } }
+    var peakBytes: Int? {
+        (try? String(contentsOfFile: peakFile, encoding: .utf8)).flatMap { Int($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
+    }
 
     /// Removes it; its processes must have exited.
     func remove() { rmdir(folder) }

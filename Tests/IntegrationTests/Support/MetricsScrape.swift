@@ -27,7 +27,8 @@ enum PrometheusText {
                 }
             }
             guard matching.allSatisfy({ labels[$0.key] == $0.value }),
-                  let value = line.split(separator: " ").last.flatMap({ Double($0) }) else { continue }
+                let value = line.split(separator: " ").last.flatMap({ Double($0) })
+            else { continue }
             total += value
         }
         return total

@@ -21,20 +21,20 @@ enum PgBouncer {
         // trust: the test cluster trusts local connections; PgBouncer still wants the user listed.
         try "\"\(user)\" \"\"\n".write(to: folder.appendingPathComponent("users.txt"), atomically: true, encoding: .utf8)
         try """
-            [databases]
-            * = host=\(host) port=\(port)
-            [pgbouncer]
-            listen_addr = 127.0.0.1
-            listen_port = \(listenPort)
-            unix_socket_dir =
-            auth_type = trust
-            auth_file = \(folder.path)/users.txt
-            pool_mode = transaction
-            default_pool_size = \(poolSize)
-            max_client_conn = 500
-            logfile = \(folder.path)/pgbouncer.log
-            pidfile = \(folder.path)/pgbouncer.pid
-            """.write(to: folder.appendingPathComponent("pgbouncer.ini"), atomically: true, encoding: .utf8)
+        [databases]
+        * = host=\(host) port=\(port)
+        [pgbouncer]
+        listen_addr = 127.0.0.1
+        listen_port = \(listenPort)
+        unix_socket_dir =
+        auth_type = trust
+        auth_file = \(folder.path)/users.txt
+        pool_mode = transaction
+        default_pool_size = \(poolSize)
+        max_client_conn = 500
+        logfile = \(folder.path)/pgbouncer.log
+        pidfile = \(folder.path)/pgbouncer.pid
+        """.write(to: folder.appendingPathComponent("pgbouncer.ini"), atomically: true, encoding: .utf8)
         let asRoot = getuid() == 0
         let command = asRoot ? "/usr/sbin/runuser" : binary
         let prefix = asRoot ? ["-u", "postgres", "--", binary] : []
@@ -47,7 +47,8 @@ enum PgBouncer {
         _ = try await Subprocess.run(command, prefix + ["-d", folder.appendingPathComponent("pgbouncer.ini").path])
         defer {
             if let pid = try? String(contentsOf: folder.appendingPathComponent("pgbouncer.pid"), encoding: .utf8),
-               let number = Int32(pid.trimmingCharacters(in: .whitespacesAndNewlines)) {
+                let number = Int32(pid.trimmingCharacters(in: .whitespacesAndNewlines))
+            {
                 kill(number, SIGTERM)
             }
         }

@@ -29,19 +29,23 @@ enum PrometheusServer {
         let jobs = targets.sorted { $0.key < $1.key }.map { job, port in
             "  - job_name: \(job)\n    static_configs:\n      - targets: [\"127.0.0.1:\(port)\"]"
         }.joined(separator: "\n")
-        try Data("""
+        try Data(
+            """
             global:
               scrape_interval: 1s
               evaluation_interval: 1s
             rule_files: ["\(rules)"]
             scrape_configs:
             \(jobs)
-            """.utf8).write(to: folder.appendingPathComponent("prometheus.yml"))
+            """.utf8
+        ).write(to: folder.appendingPathComponent("prometheus.yml"))
         let port = try FreePort.pick()
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/prometheus")
-        process.arguments = ["--config.file=\(folder.path)/prometheus.yml", "--storage.tsdb.path=\(folder.path)/data",
-                             "--web.listen-address=127.0.0.1:\(port)", "--log.level=warn"]
+        process.arguments = [
+            "--config.file=\(folder.path)/prometheus.yml", "--storage.tsdb.path=\(folder.path)/data",
+            "--web.listen-address=127.0.0.1:\(port)", "--log.level=warn"
+        ]
         let log = FileHandle(forWritingAtPath: "/dev/null")
         process.standardOutput = log
         process.standardError = log
@@ -51,7 +55,9 @@ enum PrometheusServer {
             process.waitUntilExit()
         }
         let running = Running(url: "http://127.0.0.1:\(port)", http: CurlHTTPClient(configuration: .init(threads: 1)))
-        let started = await ChaosJobs.eventually(seconds: 120) { (try? await running.get("/api/v1/status/buildinfo"))?["status"] as? String == "success" }
+        let started = await ChaosJobs.eventually(seconds: 120) {
+            (try? await running.get("/api/v1/status/buildinfo"))?["status"] as? String == "success"
+        }
         guard started else { throw TestSetupError("prometheus did not start on port \(port)") }
         return try await body(running)
     }

@@ -21,15 +21,20 @@ enum RawHTTP {
 
     /// `onSent` hears when the request has been written to the socket, before the answer.
     /// `answerWithinSeconds`: how long the answer may take once sent, a guard against a hang.
-    static func post(port: Int, path: String, body: String, from source: String = "127.0.0.1", headers: [String: String] = [:],
-                     answerWithinSeconds: Int = 60, onSent: @escaping @Sendable () -> Void = {}) async -> Answer {
-        await send(port: port, request: "POST \(path) HTTP/1.1\r\n", body: body, source: source,
-                   headers: headers.merging(["Content-Type": "application/x-www-form-urlencoded"]) { $1 },
-                   answerWithinSeconds: answerWithinSeconds, onSent: onSent)
+    static func post(
+        port: Int, path: String, body: String, from source: String = "127.0.0.1", headers: [String: String] = [:],
+        answerWithinSeconds: Int = 60, onSent: @escaping @Sendable () -> Void = {}
+    ) async -> Answer {
+        await send(
+            port: port, request: "POST \(path) HTTP/1.1\r\n", body: body, source: source,
+            headers: headers.merging(["Content-Type": "application/x-www-form-urlencoded"]) { $1 },
+            answerWithinSeconds: answerWithinSeconds, onSent: onSent)
     }
 
-    private static func send(port: Int, request: String, body: String?, source: String, headers: [String: String],
-                             answerWithinSeconds: Int = 60, onSent: @escaping @Sendable () -> Void = {}) async -> Answer {
+    private static func send(
+        port: Int, request: String, body: String?, source: String, headers: [String: String],
+        answerWithinSeconds: Int = 60, onSent: @escaping @Sendable () -> Void = {}
+    ) async -> Answer {
         // A Host given in `headers` replaces the default (a DNS-rebinding page sends its own name).
         var text = request + (headers.keys.contains("Host") ? "" : "Host: 127.0.0.1:\(port)\r\n") + "Connection: close\r\n"
         for (name, value) in headers { text += "\(name): \(value)\r\n" }
@@ -38,7 +43,8 @@ enum RawHTTP {
         let message = text
         return await withCheckedContinuation { continuation in
             Thread.detachNewThread {
-                continuation.resume(returning: exchange(message, port: port, source: source, answerWithinSeconds: answerWithinSeconds, onSent: onSent))
+                continuation.resume(
+                    returning: exchange(message, port: port, source: source, answerWithinSeconds: answerWithinSeconds, onSent: onSent))
             }
         }
     }

@@ -31,14 +31,18 @@ final class ScriptServer: @unchecked Sendable {
         let urlFile = folder.appendingPathComponent("\(script)-\(UUID().uuidString.prefix(8)).url")
         let process = Process()
         process.executableURL = URL(fileURLWithPath: python)
-        process.arguments = [ChaosJobs.repository.appendingPathComponent("scripts/\(script)").path,
-                             "--port", "\(port)", "--url-file", urlFile.path, "--log", log.path] + arguments
+        process.arguments =
+            [
+                ChaosJobs.repository.appendingPathComponent("scripts/\(script)").path,
+                "--port", "\(port)", "--url-file", urlFile.path, "--log", log.path
+            ] + arguments
         process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         process.standardOutput = FileHandle.nullDevice
         try process.run()
         self.process = process
         guard await ChaosJobs.eventually(seconds: 120, { FileManager.default.fileExists(atPath: urlFile.path) || !process.isRunning }),
-              process.isRunning else {
+            process.isRunning
+        else {
             throw TestSetupError("scripts/\(script) did not start on port \(port)")
         }
     }

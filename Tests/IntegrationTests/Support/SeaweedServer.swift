@@ -32,20 +32,28 @@ struct SeaweedServer {
 
     /// The variables a discern process reads the store from; `secret` to give it another.
     func environment(secret: String? = nil) -> [String: String] {
-        ["AWS_ACCESS_KEY_ID": accessKey, "AWS_SECRET_ACCESS_KEY": secret ?? secretKey, "AWS_REGION": "us-east-1",
-         "AWS_ENDPOINT_URL_S3": endpoint]
+        [
+            "AWS_ACCESS_KEY_ID": accessKey, "AWS_SECRET_ACCESS_KEY": secret ?? secretKey, "AWS_REGION": "us-east-1",
+            "AWS_ENDPOINT_URL_S3": endpoint
+        ]
     }
 
     /// scripts/s3_tool.py's command against this server; its output.
     @discardableResult
     func tool(_ arguments: [String]) async throws -> String {
-        try await Subprocess.run("/usr/bin/env", ["python3", ChaosJobs.repository.appendingPathComponent("scripts/s3_tool.py").path,
-                                                  "--endpoint", endpoint, "--key", accessKey, "--secret", secretKey] + arguments)
+        try await Subprocess.run(
+            "/usr/bin/env",
+            [
+                "python3", ChaosJobs.repository.appendingPathComponent("scripts/s3_tool.py").path,
+                "--endpoint", endpoint, "--key", accessKey, "--secret", secretKey
+            ] + arguments)
     }
 
     /// discern's own client of this server.
     func store(secret: String? = nil) -> ObjectStore {
-        ObjectStore(settings: StoreSettings(endpoint: URL(string: endpoint) ?? URL(fileURLWithPath: "/"), region: "us-east-1", addressing: .path,
-                                            accessKeyID: accessKey, secretAccessKey: secret ?? secretKey))
+        ObjectStore(
+            settings: StoreSettings(
+                endpoint: URL(string: endpoint) ?? URL(fileURLWithPath: "/"), region: "us-east-1", addressing: .path,
+                accessKeyID: accessKey, secretAccessKey: secret ?? secretKey))
     }
 }

@@ -20,16 +20,18 @@ final class SimulatorProcess: @unchecked Sendable {
     /// time; returns once it listens.
     func start(_ arguments: [String] = []) async throws {
         let urlFile = folder.appendingPathComponent("simulator-\(UUID().uuidString.prefix(8)).url")
-        let started = try WorkerProcess(conninfo: "", simulatorURL: "", logFolder: folder,
-                                        arguments: ["--port", "\(port)", "--url-file", urlFile.path, "--log-level", "warning"] + arguments,
-                                        environment: ["DISCERN_SIM_SECRET_ACCESS_KEY": secret], plainArguments: true, command: "simulate")
+        let started = try WorkerProcess(
+            conninfo: "", simulatorURL: "", logFolder: folder,
+            arguments: ["--port", "\(port)", "--url-file", urlFile.path, "--log-level", "warning"] + arguments,
+            environment: ["DISCERN_SIM_SECRET_ACCESS_KEY": secret], plainArguments: true, command: "simulate")
         process = started
         // Waits for what it means: the simulator wrote its address once it listened.
         let listening = await ChaosJobs.eventually(seconds: 120) {
             FileManager.default.fileExists(atPath: urlFile.path) || !started.isRunning
         }
         guard listening, let url = try? String(contentsOf: urlFile, encoding: .utf8),
-              let bound = URLComponents(string: url.trimmingCharacters(in: .whitespacesAndNewlines))?.port else {
+            let bound = URLComponents(string: url.trimmingCharacters(in: .whitespacesAndNewlines))?.port
+        else {
             throw TestSetupError("the simulator did not start: \(started.output.suffix(800))")
         }
         port = bound

@@ -7,13 +7,17 @@ enum Subprocess {
     /// - Parameters:
     ///   - environment: set (or, with an empty value, emptied) on top of this process's.
     ///   - allowFailure: return the output of a failed run instead of throwing.
-    static func run(_ executable: String, _ arguments: [String], environment: [String: String] = [:],
-                    allowFailure: Bool = false) async throws -> String {
+    static func run(
+        _ executable: String, _ arguments: [String], environment: [String: String] = [:],
+        allowFailure: Bool = false
+    ) async throws -> String {
         try await runWithStatus(executable, arguments, environment: environment, allowFailure: allowFailure).output
     }
 
-    static func runWithStatus(_ executable: String, _ arguments: [String], environment: [String: String] = [:],
-                              allowFailure: Bool = true) async throws -> (status: Int32, output: String) {
+    static func runWithStatus(
+        _ executable: String, _ arguments: [String], environment: [String: String] = [:],
+        allowFailure: Bool = true
+    ) async throws -> (status: Int32, output: String) {
         let output = FileManager.default.temporaryDirectory.appendingPathComponent("discern-subprocess-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: output) }
         let variables = ProcessInfo.processInfo.environment.merging(environment) { $1 }.map { "\($0.key)=\($0.value)" }

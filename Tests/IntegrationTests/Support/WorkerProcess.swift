@@ -24,15 +24,20 @@ final class WorkerProcess: @unchecked Sendable {
     /// - Parameter cgroup: a cgroup folder the process starts in (`MemoryCgroup`), from its first
     ///   instruction: a shell joins it, then becomes discern.
     /// - Parameter binary: another discern than the one built with the tests (an earlier release).
-    init(conninfo: String, simulatorURL: String, logFolder: URL, arguments: [String] = [], environment: [String: String] = [:],
-         plainArguments: Bool = false, command: String = "work", cgroup: String? = nil, binary: URL? = nil) throws {
+    init(
+        conninfo: String, simulatorURL: String, logFolder: URL, arguments: [String] = [], environment: [String: String] = [:],
+        plainArguments: Bool = false, command: String = "work", cgroup: String? = nil, binary: URL? = nil
+    ) throws {
         log = logFolder.appendingPathComponent("worker-\(UUID().uuidString.prefix(8)).log")
         FileManager.default.createFile(atPath: log.path, contents: nil)
-        let discernArguments = plainArguments ? [command] + arguments
+        let discernArguments =
+            plainArguments
+            ? [command] + arguments
             : ["work", "--database-url", conninfo, "--discerner-url", simulatorURL, "--log-level", "warning"] + arguments
         if let cgroup {
             process.executableURL = URL(fileURLWithPath: "/bin/sh")
-            process.arguments = ["-c", #"echo $$ > "$1/cgroup.procs" && shift && exec "$@""#, "sh", cgroup, try binary?.path ?? Self.binary.path] + discernArguments
+            process.arguments =
+                ["-c", #"echo $$ > "$1/cgroup.procs" && shift && exec "$@""#, "sh", cgroup, try binary?.path ?? Self.binary.path] + discernArguments
         } else {
             process.executableURL = try binary ?? Self.binary
             process.arguments = discernArguments
@@ -91,14 +96,17 @@ final class WorkerProcess: @unchecked Sendable {
     @discardableResult
     func expectExit(seconds: Double, sourceLocation: SourceLocation = #_sourceLocation) async -> Bool {
         if await waitForExit(seconds: seconds) { return true }
-        Issue.record("the worker (pid \(pid)) had not exited after \(Int(seconds)) s; its log ends:\n\(output.suffix(4000))",
-                     sourceLocation: sourceLocation)
+        Issue.record(
+            "the worker (pid \(pid)) had not exited after \(Int(seconds)) s; its log ends:\n\(output.suffix(4000))",
+            sourceLocation: sourceLocation)
         return false
     }
 
     /// SIGTERM to each (and SIGCONT, for one a failed test left paused), then waits for all of them to exit.
     static func stopAll(_ workers: [WorkerProcess]) async {
-        workers.forEach { $0.terminate(); $0.resume() }
+        workers.forEach {
+            $0.terminate(); $0.resume()
+        }
         for worker in workers { _ = await worker.waitForExit(seconds: 10) }
     }
 
@@ -123,16 +131,20 @@ struct QueueCensus: Equatable, CustomStringConvertible {
 
 extension TestDatabase {
     static func census(_ conninfo: String) async throws -> QueueCensus {
-        let row = try #require(try await Postgres.Database(conninfo: conninfo, name: "test-census").rows("""
-            SELECT count(*) FILTER (WHERE state = 'succeeded') AS succeeded,
-                   count(*) FILTER (WHERE state = 'dead') AS dead,
-                   count(*) FILTER (WHERE state = 'running') AS running,
-                   count(*) FILTER (WHERE state = 'available') AS available,
-                   (SELECT count(*) FROM discern.results) AS results,
-                   (SELECT count(*) FROM (SELECT job_id FROM discern.results GROUP BY job_id HAVING count(*) = 1) AS one) AS one
-            FROM discern.jobs
-            """).first)
-        return QueueCensus(succeeded: try row.int("succeeded"), dead: try row.int("dead"), running: try row.int("running"),
-                           available: try row.int("available"), results: try row.int("results"), jobsWithOneResult: try row.int("one"))
+        let row = try #require(
+            try await Postgres.Database(conninfo: conninfo, name: "test-census").rows(
+                """
+                SELECT count(*) FILTER (WHERE state = 'succeeded') AS succeeded,
+                       count(*) FILTER (WHERE state = 'dead') AS dead,
+                       count(*) FILTER (WHERE state = 'running') AS running,
+                       count(*) FILTER (WHERE state = 'available') AS available,
+                       (SELECT count(*) FROM discern.results) AS results,
+                       (SELECT count(*) FROM (SELECT job_id FROM discern.results GROUP BY job_id HAVING count(*) = 1) AS one) AS one
+                FROM discern.jobs
+                """
+            ).first)
+        return QueueCensus(
+            succeeded: try row.int("succeeded"), dead: try row.int("dead"), running: try row.int("running"),
+            available: try row.int("available"), results: try row.int("results"), jobsWithOneResult: try row.int("one"))
     }
 }

@@ -25,9 +25,10 @@ struct BlockingAuditTests {
                 try await TestSimulator.with(.unthrottled) { simulator in
                     var environment = simulator.workerEnvironment
                     environment["DISCERN_AUDIT_BLOCKING"] = "1"
-                    let worker = try WorkerProcess(conninfo: conninfo, simulatorURL: simulator.baseURL, logFolder: folder,
-                                                   arguments: ["--drain", "--log-level", "info", "--poll-seconds", "0.2"],
-                                                   environment: environment)
+                    let worker = try WorkerProcess(
+                        conninfo: conninfo, simulatorURL: simulator.baseURL, logFolder: folder,
+                        arguments: ["--drain", "--log-level", "info", "--poll-seconds", "0.2"],
+                        environment: environment)
                     await worker.expectExit(seconds: 600)
                     // 1: the drained run ended with a dead job (the broken file), as documented.
                     #expect(worker.exitStatus == 1, "\(worker.output.suffix(1500))")

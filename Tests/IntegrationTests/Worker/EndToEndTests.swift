@@ -25,7 +25,8 @@ struct EndToEndTests {
                 #expect(summary.succeeded == 3)
                 #expect(summary.dead == 0)
 
-                let rows = try await database.rows("""
+                let rows = try await database.rows(
+                    """
                     SELECT j.state, count(r.id) AS results, max(r.operator) AS operator, max(r.confidence) AS confidence,
                            bool_and(r.passed_through) AS passed_through, max(r.raw_response->>'success') AS success
                     FROM discern.jobs j LEFT JOIN discern.results r ON r.job_id = j.id
@@ -63,7 +64,7 @@ struct EndToEndTests {
                     (text, "image_unsupported_format", "not an image discern accepts"),
                     (corrupt, "image_undecodable", "cannot be decoded"),
                     (empty, "image_empty", "empty"),
-                    (missing, "file_not_found", "does not exist"),
+                    (missing, "file_not_found", "does not exist")
                 ]
                 for (path, kind, phrase) in expectations {
                     let row = try #require(byPath[path])
@@ -90,8 +91,10 @@ struct EndToEndTests {
 
                 let summary = try await TestSimulator.with { try await TestWorker.drain(conninfo, simulator: $0) }
                 #expect(summary.succeeded == 1)
-                let row = try #require(try await database.rows(
-                    "SELECT original_bytes, sent_bytes, sent_format, passed_through, encode_count FROM discern.results").first)
+                let row = try #require(
+                    try await database.rows(
+                        "SELECT original_bytes, sent_bytes, sent_format, passed_through, encode_count FROM discern.results"
+                    ).first)
                 #expect(try row.int("original_bytes") == large.count)
                 #expect(try row.int("sent_bytes") <= 10_000_000)
                 #expect(try row.string("sent_format") == "jpeg")
@@ -116,7 +119,8 @@ struct EndToEndTests {
                 try await TestSimulator.with(configuration) { simulator in
                     try await TestWorker.drain(conninfo, simulator: simulator, logger: logs.logger())
                 }
-                let row = try #require(try await database.rows("SELECT state, error_kind, last_error, error_history::text AS history FROM discern.jobs").first)
+                let row = try #require(
+                    try await database.rows("SELECT state, error_kind, last_error, error_history::text AS history FROM discern.jobs").first)
                 #expect(try row.string("state") == "dead")
                 #expect(try row.string("error_kind") == "upload_url_expired")
                 let stored = try row.string("last_error") + (try row.string("history"))

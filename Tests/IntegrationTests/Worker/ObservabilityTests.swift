@@ -18,14 +18,17 @@ struct ObservabilityTests {
             try await TestFolder.with { folder in
                 try await ChaosJobs.enqueue(60, into: conninfo, folder: folder)
                 try await TestSimulator.with(configuration) { simulator in
-                    let worker = try WorkerProcess(conninfo: conninfo, simulatorURL: simulator.baseURL, logFolder: folder, arguments: [
-                        "--metrics-port", "0", "--log-level", "notice", "--log-format", "json", "--concurrency", "4", "--poll-seconds", "0.2",
-                    ])
+                    let worker = try WorkerProcess(
+                        conninfo: conninfo, simulatorURL: simulator.baseURL, logFolder: folder,
+                        arguments: [
+                            "--metrics-port", "0", "--log-level", "notice", "--log-format", "json", "--concurrency", "4", "--poll-seconds", "0.2"
+                        ])
                     let metricsPort = try #require(await worker.announcedMetricsPort(), "no metrics port in the log: \(worker.output.suffix(500))")
                     let http = CurlHTTPClient(configuration: .init(threads: 1))
                     var text = ""
                     let scraped = try await ChaosJobs.eventually(seconds: 300) {
-                        let response = try await http.send(HTTPRequest(method: "GET", url: "http://127.0.0.1:\(metricsPort)/metrics", timeoutSeconds: 5))
+                        let response = try await http.send(
+                            HTTPRequest(method: "GET", url: "http://127.0.0.1:\(metricsPort)/metrics", timeoutSeconds: 5))
                         text = String(decoding: response.body, as: UTF8.self)
                         return Self.value(of: "discern_jobs_total", with: #"outcome="succeeded""#, in: text) >= 2
                     }
@@ -60,16 +63,19 @@ struct ObservabilityTests {
                 try await ChaosJobs.enqueue(5, into: conninfo, folder: folder)
                 try await TestSimulator.with(.unthrottled) { simulator in
                     let file = folder.appendingPathComponent("discern.conf")
-                    try Data("""
+                    try Data(
+                        """
                         # discern settings
                         DISCERN_DATABASE_URL=\(conninfo)
                         DISCERN_DISCERNER_URL="\(simulator.baseURL)"
                         DISCERN_LOG_LEVEL=warning
                         DISCERN_CONCURRENCY=not-a-number-but-overridden
-                        """.utf8).write(to: file)
-                    let worker = try WorkerProcess(conninfo: conninfo, simulatorURL: simulator.baseURL, logFolder: folder,
-                                                   arguments: ["--config", file.path, "--drain", "--concurrency", "2"],
-                                                   plainArguments: true)
+                        """.utf8
+                    ).write(to: file)
+                    let worker = try WorkerProcess(
+                        conninfo: conninfo, simulatorURL: simulator.baseURL, logFolder: folder,
+                        arguments: ["--config", file.path, "--drain", "--concurrency", "2"],
+                        plainArguments: true)
                     await worker.expectExit(seconds: 300)
                     #expect(worker.exitStatus == 0, "\(worker.output.suffix(500))")
                     #expect(try await TestDatabase.census(conninfo).succeeded == 5)

@@ -13,7 +13,9 @@ import Worker
 /// never ended.
 @Suite("A job its worker lost track of")
 struct OrphanedJobTests {
-    @Test("its lease expired, the worker's own rescuer puts it back (the attempt counted) and the worker runs it; jobs it holds, and other workers', are left be")
+    @Test(
+        "its lease expired, the worker's own rescuer puts it back (the attempt counted) and the worker runs it; jobs it holds, and other workers', are left be"
+    )
     func releasedAndRun() async throws {
         try await TestDatabase.with { conninfo in
             try await TestFolder.with { folder in
@@ -29,16 +31,19 @@ struct OrphanedJobTests {
                     #expect(try JobQueue.releaseOrphans(connection, workerID: "holder", holding: [jobs[2].id]) == [jobs[0].id])
                     #expect(try JobQueue.releaseOrphans(connection, workerID: "holder", holding: []) == [jobs[2].id])
                     // Lost on its last attempt: dead, saying what to do.
-                    try connection.query("""
+                    try connection.query(
+                        """
                         UPDATE discern.jobs SET state = 'running', attempts = max_attempts, lease_owner = 'holder',
                                                 lease_expires_at = now() - interval '1 second' WHERE id = $1
                         """, [jobs[2].id])
                     #expect(try JobQueue.releaseOrphans(connection, workerID: "holder", holding: []) == [jobs[2].id])
-                    let dead = try #require(try connection.query("SELECT state, error_kind, last_error FROM discern.jobs WHERE id = $1", [jobs[2].id]).first)
+                    let dead = try #require(
+                        try connection.query("SELECT state, error_kind, last_error FROM discern.jobs WHERE id = $1", [jobs[2].id]).first)
                     #expect(try dead.string("state") == "dead" && dead.string("error_kind") == "outcome_unrecorded")
                     #expect(try dead.string("last_error").contains("discern retry"))
                     // Put back as a job the worker lost: running, leased to it, the lease expired.
-                    try connection.query("""
+                    try connection.query(
+                        """
                         UPDATE discern.jobs SET state = 'running', attempts = 1, lease_owner = 'holder', lease_expires_at = now() - interval '1 second'
                         WHERE id = $1
                         """, [jobs[0].id])
@@ -66,7 +71,8 @@ struct OrphanedJobTests {
                     }
                 }
                 #expect(summary?.succeeded == 1, "the worker never ran the job it lost track of")
-                let row = try #require(try await database.rows("SELECT state, attempts, error_history::text AS history FROM discern.jobs WHERE id = $1", [orphan]).first)
+                let row = try #require(
+                    try await database.rows("SELECT state, attempts, error_history::text AS history FROM discern.jobs WHERE id = $1", [orphan]).first)
                 // The lost attempt counts (it ran, and may have paid for a call): a job whose
                 // outcome can never be written ends dead rather than run for ever.
                 #expect(try row.string("state") == "succeeded" && row.int("attempts") == 2)

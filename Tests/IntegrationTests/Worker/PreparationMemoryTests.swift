@@ -14,9 +14,11 @@ import Testing
 /// and six at once weighed on the whole suite's timing-bound tests.
 @Suite("Memory: a photo's reservation covers its preparation", .serialized)
 struct PreparationMemoryTests {
-    @Test("the peak memory of `discern prepare`, above an idle one, is within the photo's reservation", arguments: [
-        (".gif", false), (".heic", false), (".heic", true), (".heic[bitdepth=10]", false), (".webp", true), (".webp", false),
-    ])
+    @Test(
+        "the peak memory of `discern prepare`, above an idle one, is within the photo's reservation",
+        arguments: [
+            (".gif", false), (".heic", false), (".heic", true), (".heic[bitdepth=10]", false), (".webp", true), (".webp", false)
+        ])
     func reservationCoversPreparation(suffix: String, alpha: Bool) async throws {
         try await TestFolder.with { folder in
             let name = "photo" + (suffix.split(separator: "[").first.map(String.init) ?? suffix)
@@ -28,7 +30,9 @@ struct PreparationMemoryTests {
             let baseline = try await PeakMemory.of(binary, ["prepare", idle.path, "-o", folder.appendingPathComponent("idle.jpg").path])
             let peak = try await PeakMemory.of(binary, ["prepare", photo.path, "-o", folder.appendingPathComponent("out.jpg").path])
             let held = peak - baseline
-            print("memory: preparing a 4000x3000 \(suffix)\(alpha ? " with alpha" : ""): \(held >> 20) MB above an idle prepare, \(reserved >> 20) MB reserved")
+            print(
+                "memory: preparing a 4000x3000 \(suffix)\(alpha ? " with alpha" : ""): \(held >> 20) MB above an idle prepare, \(reserved >> 20) MB reserved"
+            )
             #expect(held <= reserved, "\(suffix): preparing held \(held >> 20) MB, \(reserved >> 20) MB reserved")
         }
     }

@@ -38,7 +38,9 @@ struct AdaptiveConcurrencyTests {
     func waitsForASlot() async {
         let limit = AdaptiveConcurrency(maximum: 1)
         await limit.acquire()
-        let waiter = Task { await limit.acquire(); return true }
+        let waiter = Task {
+            await limit.acquire(); return true
+        }
         try? await Task.sleep(for: .milliseconds(50))
         #expect(await limit.inFlightCalls == 1)
         await limit.release(.answered(seconds: 0.01))

@@ -47,9 +47,11 @@ struct BackendEnvironmentTests {
         let file = version.appendingPathComponent("DISCERN_OOTO_APP_KEY")
         try Data("k8s-secret-value".utf8).write(to: file)
         #expect(chown(file.path, getuid(), getegid()) == 0)
-        try FileManager.default.createSymbolicLink(atPath: folder.appendingPathComponent("..data").path, withDestinationPath: version.lastPathComponent)
-        try FileManager.default.createSymbolicLink(atPath: folder.appendingPathComponent("DISCERN_OOTO_APP_KEY").path,
-                                                   withDestinationPath: "..data/DISCERN_OOTO_APP_KEY")
+        try FileManager.default.createSymbolicLink(
+            atPath: folder.appendingPathComponent("..data").path, withDestinationPath: version.lastPathComponent)
+        try FileManager.default.createSymbolicLink(
+            atPath: folder.appendingPathComponent("DISCERN_OOTO_APP_KEY").path,
+            withDestinationPath: "..data/DISCERN_OOTO_APP_KEY")
         let environment = BackendEnvironment(["DISCERN_CREDENTIALS_DIR": folder.path])
 
         try FileManager.default.setAttributes([.posixPermissions: 0o440], ofItemAtPath: file.path)
@@ -72,7 +74,7 @@ struct BackendEnvironmentTests {
             ["DISCERN_OOTO_URL": "http://x", "DISCERN_OOTO_APP_ID": "a", "DISCERN_OOTO_APP_KEY": "b", "DISCERN_OOTO_CHECK_LIVENESS": "maybe"],
             ["DISCERN_AZURE_FACE_ENDPOINT": "http://x", "DISCERN_AZURE_FACE_KEY": "k", "DISCERN_AZURE_FACE_RECOGNITION_MODEL": "recognition_9"],
             ["DISCERN_AZURE_FACE_ENDPOINT": "http://x", "DISCERN_AZURE_FACE_KEY": "k", "DISCERN_AZURE_FACE_PERSON_GROUP": "../../admin"],
-            ["DISCERN_DISCERNER_URL": "http://x", "DISCERN_DISCERNER_MAX_BYTES": "-5"],
+            ["DISCERN_DISCERNER_URL": "http://x", "DISCERN_DISCERNER_MAX_BYTES": "-5"]
         ]
         for variables in bad {
             let problem = #expect(throws: BackendError.self) {

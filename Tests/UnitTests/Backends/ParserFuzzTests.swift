@@ -24,27 +24,27 @@ struct ParserFuzzTests {
         #"{"success": true, "execution_name": "analysis-1", "analysis_result": {"statusCode": 200, "body": {"analysis_complete": true, "timestamp": "t", "entities": [{"type": "commercial_vehicle:tractor_trailer", "operator": "FedEx", "identifiers": ["fleet:FX1234", "license_plate:california:ABC123"], "confidence": 0.89, "properties": {}}, {"type": "cargo_container", "operator": "MSC", "identifiers": ["container_id:MSCU7654321"], "confidence": 0.92, "properties": {"size_code": "20G1"}}], "processing_metadata": {"response_format_version": "3.0"}}}}"#,
         #"{"success": true, "analysis_result": {"statusCode": 200, "body": {"analysis_complete": true, "primary_subject": {"category": "commercial_vehicle", "subcategory": "van", "operator": "UPS", "fleet_id": "1Z2345", "confidence": 0.9, "additional_details": {"license_plate": "AB1", "text_identifiers": ["UPS"], "description": "d"}}, "processing_metadata": {"response_format_version": "2.0"}}}}"#,
         #"{"success": false, "error": "Step Functions execution failed", "execution_arn": "a", "cause": "GCP Vision REST classification failed: 400 Client Error"}"#,
-        #"{"error": "Failed to start analysis: An error occurred (ExecutionAlreadyExists)"}"#,
+        #"{"error": "Failed to start analysis: An error occurred (ExecutionAlreadyExists)"}"#
     ]
     static let azureSeeds = [
         #"[{"faceId": "f1", "faceRectangle": {"top": 1, "left": 2, "width": 3, "height": 4}}]"#,
         #"[{"faceId": "f1", "candidates": [{"personId": "p", "confidence": 0.95}, {"personId": "q", "confidence": 0.2}]}]"#,
         #"{"error": {"code": "429", "message": "Rate limit is exceeded. Try again in 26 seconds."}}"#,
-        #"{"error": {"code": "PersonGroupTrainingNotFinished", "message": "training"}}"#,
+        #"{"error": {"code": "PersonGroupTrainingNotFinished", "message": "training"}}"#
     ]
     static let ootoSeeds = [
         #"{"transactionId": "t", "result": {"search": {"templateId": "alice", "similarity": 0.97}, "box": {"x": 1, "y": 2, "w": 3, "h": 4}, "landmarks": [[1, 2]]}}"#,
         #"{"transactionId": "t", "result": {"templateId": "alice", "similarity": 0.9, "face": {"liveness": {"score": 0.9, "fine": true}}}}"#,
         #"{"transactionId": "t", "result": {"enroll": {"templateId": "bob"}, "quality": {"score": 0.8}}}"#,
-        #"{"transactionId": "t", "result": {"status": "error", "code": 5, "info": "No faces found"}}"#,
+        #"{"transactionId": "t", "result": {"status": "error", "code": 5, "info": "No faces found"}}"#
     ]
     static let landmarkSeeds = [
         #"{"predictions": [{"label": "gate_of_dawn", "confidence": 0.8, "rank": 1}, {"label": "st_anne", "confidence": 0.1, "rank": 2}, {"label": "three_crosses", "confidence": 0.05, "rank": 3}], "inferenceTimeMs": 40}"#,
-        #"{"error": "An error occurred during prediction", "details": "cannot identify image file"}"#,
+        #"{"error": "An error occurred during prediction", "details": "cannot identify image file"}"#
     ]
     static let unisseySeeds = [
         #"{"is_genuine": true, "details": {"injection": {"selfie": {"trust_score": 0.93}}}, "metadata_received": true}"#,
-        #"{"message": "selfie is required"}"#,
+        #"{"message": "selfie is required"}"#
     ]
 
     @Test("Image Discerner's answers and failures")
@@ -96,16 +96,20 @@ struct ParserFuzzTests {
 
     @Test("S3 error documents, Retry-After, upload URLs")
     func envelopes() {
-        let seeds = [#"<?xml version="1.0"?><Error><Code>AccessDenied</Code><Message>Request has expired</Message><SignatureProvided>abc</SignatureProvided></Error>"#,
-                     "https://b.s3.amazonaws.com/k.jpg?X-Amz-SignedHeaders=content-type%3Bhost%3Bx-amz-server-side-encryption&X-Amz-Signature=ab",
-                     "Rate limit is exceeded. Try again in 26 seconds."]
+        let seeds = [
+            #"<?xml version="1.0"?><Error><Code>AccessDenied</Code><Message>Request has expired</Message><SignatureProvided>abc</SignatureProvided></Error>"#,
+            "https://b.s3.amazonaws.com/k.jpg?X-Amz-SignedHeaders=content-type%3Bhost%3Bx-amz-server-side-encryption&X-Amz-Signature=ab",
+            "Rate limit is exceeded. Try again in 26 seconds."
+        ]
         fuzz(seeds, salt: 6) { response in
             let document = S3ErrorDocument(response.body)
             #expect((document.code?.count ?? 0) <= 4096)
             if let seconds = RetryAfter.seconds(response) { #expect(seconds.isFinite && (0...3600).contains(seconds)) }
-            _ = try? UploadGrant(url: String(decoding: response.body, as: UTF8.self), imageKey: "k", bucket: "b", contentType: "image/jpg",
-                                 destinations: .init(serviceURL: response.status % 2 == 0 ? "http://127.0.0.1:8080" : "https://api.example.org",
-                                                     allowedHosts: []))
+            _ = try? UploadGrant(
+                url: String(decoding: response.body, as: UTF8.self), imageKey: "k", bucket: "b", contentType: "image/jpg",
+                destinations: .init(
+                    serviceURL: response.status % 2 == 0 ? "http://127.0.0.1:8080" : "https://api.example.org",
+                    allowedHosts: []))
         }
     }
 
@@ -166,8 +170,10 @@ struct ParserFuzzTests {
     /// JSON storable.
     static func check(_ analysis: Analysis) {
         if let confidence = analysis.confidence { #expect(confidence.isFinite && (0...1).contains(confidence)) }
-        for text in [analysis.category, analysis.subcategory, analysis.serviceOperator, analysis.fleetID, analysis.licensePlate,
-                     analysis.outcome, analysis.subjectID].compactMap({ $0 }) {
+        for text in [
+            analysis.category, analysis.subcategory, analysis.serviceOperator, analysis.fleetID, analysis.licensePlate,
+            analysis.outcome, analysis.subjectID
+        ].compactMap({ $0 }) {
             #expect(text.count <= 1025)
         }
         #expect(analysis.entities.count <= 100)
@@ -175,18 +181,23 @@ struct ParserFuzzTests {
             if let confidence = entity.confidence { #expect(confidence.isFinite && (0...1).contains(confidence)) }
         }
         #expect((try? JSONSerialization.jsonObject(with: Data(analysis.detailsJSON.utf8))) is [String: Any])
-        #expect(!StoredJSON.needsCleaning(StoredJSON.storable(analysis.rawResponseJSON)) || StoredJSON.storable(analysis.rawResponseJSON).first == "\"")
+        #expect(
+            !StoredJSON.needsCleaning(StoredJSON.storable(analysis.rawResponseJSON)) || StoredJSON.storable(analysis.rawResponseJSON).first == "\"")
     }
 }
 
 /// Mutations of a document: bytes flipped, cut, repeated; values swapped for hostile ones.
 enum Mutator {
-    static let hostileScalars = ["inf", "-inf", "nan", "NaN", "1e308", "1e400", "-1", "0", "2", "99999999999999999999", "1.5", "",
-                                 "\u{0}", "\u{1B}[2J\r", "true", "null", "3600", "Mon, 01 Jan 1990 00:00:00 GMT", "  7  "]
-    static let hostileValues = ["\"inf\"", "\"nan\"", "1e308", "-1e308", "123456789012345678901234567890", "-1", "2", "1.0000001",
-                                "true", "false", "null", "\"\"", "\"\\u0000\"", "\"\\u001b[2J\\r\"", "[]", "{}", "[[[[[[[[[[]]]]]]]]]]",
-                                "\"" + String(repeating: "A", count: 5000) + "\"", "\"fleet:\"", "\"license_plate:::\"", "\":\"",
-                                "{\"statusCode\": \"inf\"}", "[1, \"x\", null, {}]", "0.5", "\"0.5\"", "\"3.0\"", "\"2\""]
+    static let hostileScalars = [
+        "inf", "-inf", "nan", "NaN", "1e308", "1e400", "-1", "0", "2", "99999999999999999999", "1.5", "",
+        "\u{0}", "\u{1B}[2J\r", "true", "null", "3600", "Mon, 01 Jan 1990 00:00:00 GMT", "  7  "
+    ]
+    static let hostileValues = [
+        "\"inf\"", "\"nan\"", "1e308", "-1e308", "123456789012345678901234567890", "-1", "2", "1.0000001",
+        "true", "false", "null", "\"\"", "\"\\u0000\"", "\"\\u001b[2J\\r\"", "[]", "{}", "[[[[[[[[[[]]]]]]]]]]",
+        "\"" + String(repeating: "A", count: 5000) + "\"", "\"fleet:\"", "\"license_plate:::\"", "\":\"",
+        "{\"statusCode\": \"inf\"}", "[1, \"x\", null, {}]", "0.5", "\"0.5\"", "\"3.0\"", "\"2\""
+    ]
 
     static func mutateBytes(_ seed: Data, _ random: inout SplitMix64) -> Data {
         var bytes = Array(seed)
@@ -226,10 +237,13 @@ enum Mutator {
         case 2: return String(Double(random.below(2000)) / 1000)
         case 3: return "[" + (0..<random.below(4)).map { _ in randomJSON(&random, depth: depth + 1) }.joined(separator: ",") + "]"
         default:
-            let keys = ["success", "analysis_result", "statusCode", "body", "entities", "type", "identifiers", "confidence", "operator",
-                        "processing_metadata", "response_format_version", "predictions", "label", "rank", "result", "search", "templateId",
-                        "similarity", "code", "info", "error", "faceId", "candidates", "is_genuine", "details", "primary_subject"]
-            return "{" + (0..<random.below(5)).map { _ in "\"\(keys[random.below(keys.count)])\": \(randomJSON(&random, depth: depth + 1))" }
+            let keys = [
+                "success", "analysis_result", "statusCode", "body", "entities", "type", "identifiers", "confidence", "operator",
+                "processing_metadata", "response_format_version", "predictions", "label", "rank", "result", "search", "templateId",
+                "similarity", "code", "info", "error", "faceId", "candidates", "is_genuine", "details", "primary_subject"
+            ]
+            return "{"
+                + (0..<random.below(5)).map { _ in "\"\(keys[random.below(keys.count)])\": \(randomJSON(&random, depth: depth + 1))" }
                 .joined(separator: ",") + "}"
         }
     }

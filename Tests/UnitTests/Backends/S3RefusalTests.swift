@@ -17,8 +17,10 @@ struct S3RefusalTests {
             let error = Self.refusal(status, code)
             #expect(error.code == .network && error.isRetryable && error.serviceSignal == .down, "\(code)")
         }
-        for (status, code, message) in [(400, "ExpiredToken", "The provided token has expired."), (403, "RequestTimeTooSkewed", "skew"),
-                                        (403, "AccessDenied", "Request has expired")] {
+        for (status, code, message) in [
+            (400, "ExpiredToken", "The provided token has expired."), (403, "RequestTimeTooSkewed", "skew"),
+            (403, "AccessDenied", "Request has expired")
+        ] {
             let error = Self.refusal(status, code, message)
             #expect(error.code == .uploadExpired && error.isRetryable, "\(code)")
         }

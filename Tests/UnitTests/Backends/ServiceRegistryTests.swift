@@ -12,7 +12,7 @@ struct ServiceRegistryTests {
     static let everything: [String: String] = [
         "DISCERN_DISCERNER_URL": "http://127.0.0.1:9", "DISCERN_OOTO_URL": "http://127.0.0.1:9", "DISCERN_OOTO_APP_ID": "a",
         "DISCERN_OOTO_APP_KEY": "k", "DISCERN_AZURE_FACE_ENDPOINT": "http://127.0.0.1:9", "DISCERN_AZURE_FACE_KEY": "k",
-        "DISCERN_LANDMARK_URL": "http://127.0.0.1:9", "DISCERN_UNISSEY_URL": "http://127.0.0.1:9", "DISCERN_UNISSEY_API_KEY": "k",
+        "DISCERN_LANDMARK_URL": "http://127.0.0.1:9", "DISCERN_UNISSEY_URL": "http://127.0.0.1:9", "DISCERN_UNISSEY_API_KEY": "k"
     ]
 
     @Test("a worker with every URL set builds one backend per service, in the registry's order, each named as listed")

@@ -6,7 +6,9 @@ import Testing
 /// refusal means it is up, this side's limits say nothing.
 @Suite("Service signal")
 struct ServiceSignalTests {
-    @Test("reset connections, timeouts, 5xx, a 429 beyond its wait and a garbled answer that may read right next time say the service is down; refused, DNS and TLS that it was not even reached")
+    @Test(
+        "reset connections, timeouts, 5xx, a 429 beyond its wait and a garbled answer that may read right next time say the service is down; refused, DNS and TLS that it was not even reached"
+    )
     func down() {
         for code: HTTPError.Code in [.transport, .timeout] {
             #expect(BackendError.transport(HTTPError(code, "x"), during: "analyze").serviceSignal == .down, "\(code)")
@@ -24,8 +26,10 @@ struct ServiceSignalTests {
         for code: BackendError.Code in [.clientError, .inputRejected, .authFailed, .serviceIncompatible, .uploadRejected] {
             #expect(BackendError(code, "x").serviceSignal == .up, "\(code)")
         }
-        for code: BackendError.Code in [.notStarted, .slotMissed, .capReached, .cancelled, .rateLimiterUnavailable, .misconfigured, .badParams,
-                                        .destinationRefused] {
+        for code: BackendError.Code in [
+            .notStarted, .slotMissed, .capReached, .cancelled, .rateLimiterUnavailable, .misconfigured, .badParams,
+            .destinationRefused
+        ] {
             #expect(BackendError(code, "x").serviceSignal == .unknown, "\(code)")
         }
     }

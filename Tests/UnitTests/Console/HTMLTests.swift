@@ -11,7 +11,8 @@ struct HTMLTests {
     @Test("text interpolated into markup is escaped, quotes included; markup interpolated stays markup")
     func escapesUnlessMarkup() {
         let link: HTML = "<a href=\"/jobs?batch=\(Self.hostile)\">\(Self.hostile)</a>"
-        #expect(link.markup == "<a href=\"/jobs?batch=&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt; &amp; &quot;quoted&quot;\">"
+        #expect(
+            link.markup == "<a href=\"/jobs?batch=&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt; &amp; &quot;quoted&quot;\">"
                 + "&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt; &amp; &quot;quoted&quot;</a>")
         let row: HTML = "<td>\(link)</td>"
         #expect(row.markup == "<td>" + link.markup + "</td>", "HTML goes in as it is, never escaped twice")

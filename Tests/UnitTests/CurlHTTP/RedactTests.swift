@@ -3,7 +3,8 @@ import Testing
 
 @Suite("Redaction")
 struct RedactTests {
-    let presigned = "https://bucket.s3.amazonaws.com/uploads/a.jpg?X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Credential=AKIA%2F20261122%2Fus-east-1%2Fs3%2Faws4_request&X-Amz-Signature=abc123"
+    let presigned =
+        "https://bucket.s3.amazonaws.com/uploads/a.jpg?X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Credential=AKIA%2F20261122%2Fus-east-1%2Fs3%2Faws4_request&X-Amz-Signature=abc123"
 
     @Test("a URL loses its query string")
     func url() {

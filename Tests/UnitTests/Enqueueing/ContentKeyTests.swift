@@ -12,7 +12,8 @@ struct ContentKeyTests {
         let enrol = ContentKey(backend: "ooto", action: "enroll", paramsJSON: #"{"templateId": "t-1"}"#).key(sha256: hex)
         #expect(enrol.hasPrefix("sha256:\(hex):ooto:enroll:") && enrol.count == "sha256:\(hex):ooto:enroll:".count + 16)
         #expect(enrol != ContentKey(backend: "ooto", action: "enroll", paramsJSON: #"{"templateId": "t-2"}"#).key(sha256: hex))
-        #expect(ContentKey(backend: "landmark", action: "predict", paramsJSON: "{}").key(sha256: hex)
+        #expect(
+            ContentKey(backend: "landmark", action: "predict", paramsJSON: "{}").key(sha256: hex)
                 != ContentKey(backend: "discerner", action: "analyze", paramsJSON: "{}").key(sha256: hex))
     }
 }

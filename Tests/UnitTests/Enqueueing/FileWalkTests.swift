@@ -104,7 +104,9 @@ struct FileWalkTests {
         try handle.truncate(atOffset: 1 << 40)
         try handle.close()
         let roots = try PathRoots([folder.path])
-        let digests = try await ContentHasher.sha256([photo.path, giant.path], roots: roots, threads: 2, maxBytes: ImagePolicy().maxSourceBytes) { _ in }
+        let digests = try await ContentHasher.sha256([photo.path, giant.path], roots: roots, threads: 2, maxBytes: ImagePolicy().maxSourceBytes) {
+            _ in
+        }
         guard case .success = digests[0], case .failure(let skipped) = digests[1] else { Issue.record("\(digests)"); return }
         #expect(skipped.description.contains("1099511627776 bytes") && skipped.description.contains("limit"), "\(skipped)")
         #expect(throws: ImagingError.self) { try PerceptualHash.of(try roots.open(giant.path)) }

@@ -51,13 +51,15 @@ struct ImagePreparerTests {
         #expect(prepared.height == 200)
     }
 
-    @Test("bad input is a clear, permanent error", arguments: [
-        (Data(), ImagingError.Code.empty),
-        (Data("hello, this is text named .jpg".utf8), .unsupportedFormat),
-        (Data("%PDF-1.7\n".utf8), .unsupportedFormat),
-        (Data("<svg xmlns=\"http://www.w3.org/2000/svg\"/>".utf8), .unsupportedFormat),
-        (Data([0xFF, 0xD8, 0xFF, 0xE0]) + Data(repeating: 0, count: 100), .undecodable),
-    ])
+    @Test(
+        "bad input is a clear, permanent error",
+        arguments: [
+            (Data(), ImagingError.Code.empty),
+            (Data("hello, this is text named .jpg".utf8), .unsupportedFormat),
+            (Data("%PDF-1.7\n".utf8), .unsupportedFormat),
+            (Data("<svg xmlns=\"http://www.w3.org/2000/svg\"/>".utf8), .unsupportedFormat),
+            (Data([0xFF, 0xD8, 0xFF, 0xE0]) + Data(repeating: 0, count: 100), .undecodable)
+        ])
     func badInput(data: Data, code: ImagingError.Code) throws {
         let error = try #require(throws: ImagingError.self) { try preparer.prepare(data) }
         #expect(error.code == code)
@@ -86,16 +88,18 @@ struct ImagePreparerTests {
 
 @Suite("Format sniffing")
 struct ImageFormatTests {
-    @Test("formats are recognised from their first bytes", arguments: [
-        ([0xFF, 0xD8, 0xFF, 0xDB], ImageFormat?.some(.jpeg)),
-        ([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A], .png),
-        (Array("GIF89a".utf8), .gif),
-        (Array("RIFF".utf8) + [0, 0, 0, 0] + Array("WEBP".utf8), .webp),
-        ([0x49, 0x49, 0x2A, 0x00], .tiff),
-        ([0, 0, 0, 24] + Array("ftypheic".utf8), .heif),
-        (Array("BM".utf8) + [0, 0], nil),
-        (Array("<?xml".utf8), nil),
-    ] as [([UInt8], ImageFormat?)])
+    @Test(
+        "formats are recognised from their first bytes",
+        arguments: [
+            ([0xFF, 0xD8, 0xFF, 0xDB], ImageFormat?.some(.jpeg)),
+            ([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A], .png),
+            (Array("GIF89a".utf8), .gif),
+            (Array("RIFF".utf8) + [0, 0, 0, 0] + Array("WEBP".utf8), .webp),
+            ([0x49, 0x49, 0x2A, 0x00], .tiff),
+            ([0, 0, 0, 24] + Array("ftypheic".utf8), .heif),
+            (Array("BM".utf8) + [0, 0], nil),
+            (Array("<?xml".utf8), nil)
+        ] as [([UInt8], ImageFormat?)])
     func sniff(bytes: [UInt8], expected: ImageFormat?) {
         #expect(ImageFormat.sniff(bytes) == expected)
     }
@@ -110,8 +114,10 @@ struct FilePreparationTests {
         defer { try? FileManager.default.removeItem(at: folder.deletingLastPathComponent()) }
         var policy = ImagePolicy.discerner
         policy.maxDimension = 600
-        for (name, data) in [("small[1].jpg", try SampleImages.photo(width: 500, height: 400, seed: 3)),
-                             ("large]", try SampleImages.photo(width: 1200, height: 800, seed: 4))] {
+        for (name, data) in [
+            ("small[1].jpg", try SampleImages.photo(width: 500, height: 400, seed: 3)),
+            ("large]", try SampleImages.photo(width: 1200, height: 800, seed: 4))
+        ] {
             let file = folder.appendingPathComponent(name)
             try data.write(to: file)
             let fromFile = try ImagePreparer(policy: policy).prepare(path: file.path)
@@ -131,18 +137,22 @@ struct FilePreparationTests {
 
 @Suite("Shrink-on-load box")
 struct ShrinkOnLoadTests {
-    @Test("JPEG takes a free 1/2, 1/4 or 1/8 decode when it lands within 10 % under the limit", arguments: [
-        (8000, ImageFormat.jpeg, 4000), (6000, .jpeg, 4096), (4096, .jpeg, 4096), (3000, .jpeg, 3000),
-        (16000, .jpeg, 4000), (8000, .png, 4096), (7999, .jpeg, 4000),
-    ])
+    @Test(
+        "JPEG takes a free 1/2, 1/4 or 1/8 decode when it lands within 10 % under the limit",
+        arguments: [
+            (8000, ImageFormat.jpeg, 4000), (6000, .jpeg, 4096), (4096, .jpeg, 4096), (3000, .jpeg, 3000),
+            (16000, .jpeg, 4000), (8000, .png, 4096), (7999, .jpeg, 4000)
+        ])
     func box(longest: Int, format: ImageFormat, expected: Int) {
         #expect(ImagePreparer.shrinkOnLoadBox(longest: longest, format: format, maxDimension: 4096) == expected)
     }
 
-    @Test("with a floor, an image re-encoded anyway is decoded at the smallest free scale that keeps the floor", arguments: [
-        (4000, ImageFormat.jpeg, 2000), (3000, .jpeg, 3000), (6000, .jpeg, 3000), (8000, .jpeg, 2000), (16000, .jpeg, 2000),
-        (4000, .png, 4000), (20000, .png, 4096),
-    ])
+    @Test(
+        "with a floor, an image re-encoded anyway is decoded at the smallest free scale that keeps the floor",
+        arguments: [
+            (4000, ImageFormat.jpeg, 2000), (3000, .jpeg, 3000), (6000, .jpeg, 3000), (8000, .jpeg, 2000), (16000, .jpeg, 2000),
+            (4000, .png, 4000), (20000, .png, 4096)
+        ])
     func boxWithFloor(longest: Int, format: ImageFormat, expected: Int) {
         #expect(ImagePreparer.shrinkOnLoadBox(longest: longest, format: format, maxDimension: 4096, floor: 1600) == expected)
     }
@@ -157,9 +167,11 @@ struct ShrinkOnLoadTests {
         #expect(prepared.width == 1600 && prepared.height == 1200, "1/2 scale is the smallest at or over the 1600 px floor")
     }
 
-    @Test("libjpeg's scale for a box: the largest whose result still covers it", arguments: [
-        (6000, 3000, 2), (8000, 2000, 4), (4000, 500, 8), (6000, 4096, 1), (5000, 2500, 2), (4001, 2001, 2),
-    ])
+    @Test(
+        "libjpeg's scale for a box: the largest whose result still covers it",
+        arguments: [
+            (6000, 3000, 2), (8000, 2000, 4), (4000, 500, 8), (6000, 4096, 1), (5000, 2500, 2), (4001, 2001, 2)
+        ])
     func jpegShrink(longest: Int, box: Int, expected: Int) {
         #expect(ImagePreparer.jpegShrink(longest: longest, box: box) == expected)
     }
@@ -173,7 +185,9 @@ struct ShrinkOnLoadTests {
         try SampleImages.photo(width: 1600, height: 1200, seed: 2).write(to: small)
         try SampleImages.photo(width: 6400, height: 4800, seed: 3).write(to: large)
         let smallFile = try OpenedFile.named(small.path), largeFile = try OpenedFile.named(large.path)
-        #expect(try ImagePreparer(policy: .discerner).memoryEstimate(file: smallFile) == smallFile.size + (1 << 20), "sent as it is: its bytes and the read window")
+        #expect(
+            try ImagePreparer(policy: .discerner).memoryEstimate(file: smallFile) == smallFile.size + (1 << 20),
+            "sent as it is: its bytes and the read window")
         // 6400x4800 over 4096 px: decoded at 1/4, 1600x1200, three bytes a pixel, the encoder's
         // output (at most that again), libvips' buffers and the window: 28 MB, not the 75 MB
         // (4 bytes a pixel at 4096 px, plus twice the budget) reserved before.

@@ -11,9 +11,10 @@ struct ResultColumnsTests {
     func columnsLineUp() {
         let result = JobResult(
             analysis: .init(rawResponseJSON: "{}"),
-            preparation: .init(originalBytes: 1, originalWidth: 1, originalHeight: 1, originalFormat: "jpeg", sentBytes: 1,
-                               sentWidth: 1, sentHeight: 1, sentFormat: "jpeg", jpegQuality: nil, encodeCount: 0,
-                               passedThrough: true, milliseconds: 0),
+            preparation: .init(
+                originalBytes: 1, originalWidth: 1, originalHeight: 1, originalFormat: "jpeg", sentBytes: 1,
+                sentWidth: 1, sentHeight: 1, sentFormat: "jpeg", jpegQuality: nil, encodeCount: 0,
+                passedThrough: true, milliseconds: 0),
             analyzeMilliseconds: 0)
         let parameters = ResultColumns.all.parameters([(jobID: 7, result: result), (jobID: 8, result: result)])
         #expect(parameters.count == ResultColumns.names.count)

@@ -8,9 +8,11 @@ struct ObjectStorageTests {
     func addresses() {
         #expect(ObjectAddress("s3://fleet-uploads/cameras/2026-11-27/truck 17.jpg")?.key == "cameras/2026-11-27/truck 17.jpg")
         #expect(ObjectAddress("s3://fleet/a//b/../c.jpg")?.key == "a//b/../c.jpg", "keys are names, not paths")
-        for bad in ["s3://fleet", "s3://fleet/", "s3://Fleet/x.jpg", "s3://fl/x.jpg", "s3://-fleet/x.jpg", "s3://169.254.169.254:80/x",
-                    "s3://fleet_uploads/x.jpg", "s3:/fleet/x.jpg", "/photos/x.jpg", "s3://fleet/" + String(repeating: "k", count: 1025),
-                    "s3://fleet/x\u{0}.jpg", "s3://user@fleet/x.jpg"] {
+        for bad in [
+            "s3://fleet", "s3://fleet/", "s3://Fleet/x.jpg", "s3://fl/x.jpg", "s3://-fleet/x.jpg", "s3://169.254.169.254:80/x",
+            "s3://fleet_uploads/x.jpg", "s3:/fleet/x.jpg", "/photos/x.jpg", "s3://fleet/" + String(repeating: "k", count: 1025),
+            "s3://fleet/x\u{0}.jpg", "s3://user@fleet/x.jpg"
+        ] {
             #expect(ObjectAddress(bad) == nil, "\(bad)")
         }
     }
@@ -30,38 +32,52 @@ struct ObjectStorageTests {
 
     @Test("the signature of AWS's own SigV4 example for S3 (GET /test.txt with a Range header, 24 May 2013)")
     func awsExample() throws {
-        let settings = StoreSettings(endpoint: try #require(URL(string: "https://s3.amazonaws.com")), region: "us-east-1", addressing: .virtual,
-                                     accessKeyID: "AKIAIOSFODNN7EXAMPLE", secretAccessKey: "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY")
-        let headers = RequestSigner(settings: settings).headers(method: "GET", host: "examplebucket.s3.amazonaws.com", path: "/test.txt",
-                                                                query: [], extra: [("Range", "bytes=0-9")],
-                                                                at: Date(timeIntervalSince1970: 1_369_353_600))
+        let settings = StoreSettings(
+            endpoint: try #require(URL(string: "https://s3.amazonaws.com")), region: "us-east-1", addressing: .virtual,
+            accessKeyID: "AKIAIOSFODNN7EXAMPLE", secretAccessKey: "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY")
+        let headers = RequestSigner(settings: settings).headers(
+            method: "GET", host: "examplebucket.s3.amazonaws.com", path: "/test.txt",
+            query: [], extra: [("Range", "bytes=0-9")],
+            at: Date(timeIntervalSince1970: 1_369_353_600))
         let authorization = headers.first { $0.0 == "Authorization" }?.1
-        #expect(authorization == "AWS4-HMAC-SHA256 Credential=AKIAIOSFODNN7EXAMPLE/20130524/us-east-1/s3/aws4_request, "
-                + "SignedHeaders=host;range;x-amz-content-sha256;x-amz-date, Signature=f0e8bdb87c964420e857bd35b5d6ed310bd44f0170aba48dd91039c6036bdb41")
+        #expect(
+            authorization == "AWS4-HMAC-SHA256 Credential=AKIAIOSFODNN7EXAMPLE/20130524/us-east-1/s3/aws4_request, "
+                + "SignedHeaders=host;range;x-amz-content-sha256;x-amz-date, Signature=f0e8bdb87c964420e857bd35b5d6ed310bd44f0170aba48dd91039c6036bdb41"
+        )
     }
 
     @Test("a listing page: keys with sizes and ETags, entities decoded, the continuation token; garbage and half-documents are refused")
     func listings() throws {
-        let page = try StoreAnswers.listPage(Data("""
-            <?xml version="1.0" encoding="UTF-8"?>
-            <ListBucketResult xmlns="http://s3.amazonaws.com/doc/2006-03-01/"><Name>fleet</Name><IsTruncated>true</IsTruncated>
-            <Contents><Key>night/a&amp;b &lt;1&gt;.jpg</Key><Size>2048</Size><ETag>&quot;9b2cf535f27731c974343645a3985328&quot;</ETag></Contents>
-            <Contents><Key>night/c.jpg</Key><Size>0</Size><ETag>"x-2"</ETag><Owner><ID>o</ID></Owner></Contents>
-            <NextContinuationToken>night/c.jpg</NextContinuationToken></ListBucketResult>
-            """.utf8))
-        #expect(page.entries == [.init(key: "night/a&b <1>.jpg", size: 2048, etag: "9b2cf535f27731c974343645a3985328"),
-                                 .init(key: "night/c.jpg", size: 0, etag: "x-2")])
+        let page = try StoreAnswers.listPage(
+            Data(
+                """
+                <?xml version="1.0" encoding="UTF-8"?>
+                <ListBucketResult xmlns="http://s3.amazonaws.com/doc/2006-03-01/"><Name>fleet</Name><IsTruncated>true</IsTruncated>
+                <Contents><Key>night/a&amp;b &lt;1&gt;.jpg</Key><Size>2048</Size><ETag>&quot;9b2cf535f27731c974343645a3985328&quot;</ETag></Contents>
+                <Contents><Key>night/c.jpg</Key><Size>0</Size><ETag>"x-2"</ETag><Owner><ID>o</ID></Owner></Contents>
+                <NextContinuationToken>night/c.jpg</NextContinuationToken></ListBucketResult>
+                """.utf8))
+        #expect(
+            page.entries == [
+                .init(key: "night/a&b <1>.jpg", size: 2048, etag: "9b2cf535f27731c974343645a3985328"),
+                .init(key: "night/c.jpg", size: 0, etag: "x-2")
+            ])
         #expect(page.nextToken == "night/c.jpg")
-        for bad in ["not xml", "<Error><Code>AccessDenied</Code></Error>", "<ListBucketResult><Contents><Key>k</Key></Contents></ListBucketResult>",
-                    "<ListBucketResult><IsTruncated>true</IsTruncated></ListBucketResult>",
-                    "<ListBucketResult><Contents><Key>k</Key><Size>-1</Size></Contents></ListBucketResult>"] {
+        for bad in [
+            "not xml", "<Error><Code>AccessDenied</Code></Error>", "<ListBucketResult><Contents><Key>k</Key></Contents></ListBucketResult>",
+            "<ListBucketResult><IsTruncated>true</IsTruncated></ListBucketResult>",
+            "<ListBucketResult><Contents><Key>k</Key><Size>-1</Size></Contents></ListBucketResult>"
+        ] {
             #expect(throws: ObjectStorageError.self, "\(bad)") { _ = try StoreAnswers.listPage(Data(bad.utf8)) }
         }
     }
 
     @Test("an error answer: its code and message, or nothing from a body that is not one")
     func errors() {
-        let said = StoreAnswers.error(Data("<Error><Code>SignatureDoesNotMatch</Code><Message>The request signature we calculated does not match</Message><StringToSign>AWS4-HMAC-SHA256...</StringToSign></Error>".utf8))
+        let said = StoreAnswers.error(
+            Data(
+                "<Error><Code>SignatureDoesNotMatch</Code><Message>The request signature we calculated does not match</Message><StringToSign>AWS4-HMAC-SHA256...</StringToSign></Error>"
+                    .utf8))
         #expect(said?.code == "SignatureDoesNotMatch" && said?.message.hasPrefix("The request signature") == true)
         #expect(StoreAnswers.error(Data()) == nil && StoreAnswers.error(Data("<html>502</html>".utf8)) == nil)
     }

@@ -6,14 +6,15 @@ struct BinaryArrayTests {
     @Test("array_send's layout: header, dimension, then length-prefixed elements; NULL is length -1")
     func layout() throws {
         let bytes = try #require(BinaryArray<Int32>([7, nil]).postgresBinary)
-        #expect(bytes == [
-            0, 0, 0, 1,  // one dimension
-            0, 0, 0, 1,  // has NULLs
-            0, 0, 0, 23,  // int4
-            0, 0, 0, 2, 0, 0, 0, 1,  // two elements, lower bound 1
-            0, 0, 0, 4, 0, 0, 0, 7,  // 7
-            0xff, 0xff, 0xff, 0xff,  // NULL
-        ])
+        #expect(
+            bytes == [
+                0, 0, 0, 1,  // one dimension
+                0, 0, 0, 1,  // has NULLs
+                0, 0, 0, 23,  // int4
+                0, 0, 0, 2, 0, 0, 0, 1,  // two elements, lower bound 1
+                0, 0, 0, 4, 0, 0, 0, 7,  // 7
+                0xff, 0xff, 0xff, 0xff  // NULL
+            ])
     }
 
     @Test("an empty array has no dimension")

@@ -20,7 +20,8 @@ struct TraceSwitchTests {
     @Test("off, a span is nothing: no traceparent, no link, and the work runs as it is")
     func offCostsNothing() async {
         #expect(!Traces.isOn)
-        let traced = Traces.begin("process discerner", parent: .remote(traceparent: "00-\(String(repeating: "a", count: 32))-\(String(repeating: "b", count: 16))-01"))
+        let traced = Traces.begin(
+            "process discerner", parent: .remote(traceparent: "00-\(String(repeating: "a", count: 32))-\(String(repeating: "b", count: 16))-01"))
         #expect(traced.traceparent == nil)
         traced.link(to: "00-\(String(repeating: "c", count: 32))-\(String(repeating: "d", count: 16))-01")
         traced.end()

@@ -58,12 +58,15 @@ struct FailureRegistryTests {
 
     @Test("the worker and the console agree on every preparation failure: what the worker retries, the console never blames on the file")
     func workerAndConsoleAgree() {
-        let codes: [ImagingError.Code] = [.empty, .unsupportedFormat, .undecodable, .truncated, .tooManyPixels, .sourceTooLarge, .tooSmall,
-                                          .cannotFit, .unreadable, .processingFailed, .pathNotAllowed, .fileNotFound, .notRegularFile]
+        let codes: [ImagingError.Code] = [
+            .empty, .unsupportedFormat, .undecodable, .truncated, .tooManyPixels, .sourceTooLarge, .tooSmall,
+            .cannotFit, .unreadable, .processingFailed, .pathNotAllowed, .fileNotFound, .notRegularFile
+        ]
         for code in codes {
             let kind = FailureKind.named(code.rawValue)
             #expect(kind != nil, "\(code) is not in the registry")
-            let failure = FilePreparation.failure(ImagingError(code, "x"), path: "/photos/a.jpg", attempt: 2, maxAttempts: 5, truncatedRetrySeconds: 300)
+            let failure = FilePreparation.failure(
+                ImagingError(code, "x"), path: "/photos/a.jpg", attempt: 2, maxAttempts: 5, truncatedRetrySeconds: 300)
             let consoleBlamesFile = JobPage.fileIsTheProblem(code.rawValue)
             #expect(consoleBlamesFile == (kind?.fault == .file), "\(code)")
             if failure.isRetryable { #expect(!consoleBlamesFile, "the worker retries \(code), the console says retrying will not help") }
@@ -76,7 +79,8 @@ struct FailureRegistryTests {
 
     @Test("the registry's attempt rule is what the worker does with a file it could not read: the last attempt is given back")
     func attemptRuleApplied() {
-        let last = FilePreparation.failure(ImagingError(.unreadable, "Input/output error"), path: "/p", attempt: 5, maxAttempts: 5, truncatedRetrySeconds: 1)
+        let last = FilePreparation.failure(
+            ImagingError(.unreadable, "Input/output error"), path: "/p", attempt: 5, maxAttempts: 5, truncatedRetrySeconds: 1)
         #expect(FailureKind.imageUnreadable.attempt == .lastGivenBack && !last.countsAsAttempt && last.waitsLongerEachTime)
         let truncated = FilePreparation.failure(ImagingError(.truncated, "cut"), path: "/p", attempt: 2, maxAttempts: 5, truncatedRetrySeconds: 1)
         #expect(FailureKind.imageTruncated.retry == .once && !truncated.isRetryable)
@@ -94,12 +98,16 @@ struct FailureRegistryTests {
         #expect(Array(rows) == expected, "docs/design.md, \"Errors\", should read:\n\(expected.joined(separator: "\n"))")
     }
 
-    @Test("a service's failure is retried, and tells the breaker, as its kind's row says: an answer this release cannot read is not asked again, a garbled one is")
+    @Test(
+        "a service's failure is retried, and tells the breaker, as its kind's row says: an answer this release cannot read is not asked again, a garbled one is"
+    )
     func serviceFailuresFollowTheirRows() {
-        let codes: [BackendError.Code] = [.rateLimited, .serverError, .clientError, .network, .tlsFailed, .timeout, .uploadExpired, .uploadRejected,
-                                          .destinationRefused, .analysisFailed, .badResponse, .serviceIncompatible, .unsupportedAction, .badParams,
-                                          .authFailed, .inputRejected, .rateLimiterUnavailable, .misconfigured, .notStarted, .responseTooLarge,
-                                          .slotMissed, .cancelled, .capReached, .internalError]
+        let codes: [BackendError.Code] = [
+            .rateLimited, .serverError, .clientError, .network, .tlsFailed, .timeout, .uploadExpired, .uploadRejected,
+            .destinationRefused, .analysisFailed, .badResponse, .serviceIncompatible, .unsupportedAction, .badParams,
+            .authFailed, .inputRejected, .rateLimiterUnavailable, .misconfigured, .notStarted, .responseTooLarge,
+            .slotMissed, .cancelled, .capReached, .internalError
+        ]
         for code in codes {
             let row = FailureKind.named(code.rawValue)
             #expect(row != nil, "\(code) is not in the registry")

@@ -33,7 +33,8 @@ struct LeasedSlotsTests {
         #expect(RateSlot.maxLateness == .milliseconds(200))
     }
 
-    @Test("a lease's slots lie between the round trip's start and end: never sent before its end, never kept past its start plus the lateness allowed")
+    @Test(
+        "a lease's slots lie between the round trip's start and end: never sent before its end, never kept past its start plus the lateness allowed")
     func slotsWithinTheRoundTrip() {
         let asked = ContinuousClock.now
         let lease = RateLimits.Lease(firstWait: -0.25, spacing: 0.25, granted: 3)

@@ -40,39 +40,48 @@ struct CgroupMemoryTests {
 
     @Test("systemd's MemoryMax= on the unit, no namespace: the unit's memory.max, not the root's")
     func systemdUnitV2() {
-        let limit = CgroupMemory.limit(membership: "0::/system.slice/discern-worker.service\n", mountinfo: Self.v2Mount, read: Self.files([
-            "/sys/fs/cgroup/system.slice/discern-worker.service/memory.max": "268435456\n",
-            "/sys/fs/cgroup/system.slice/discern-worker.service/memory.high": "max\n",
-            "/sys/fs/cgroup/system.slice/memory.max": "max\n",
-        ]))
+        let limit = CgroupMemory.limit(
+            membership: "0::/system.slice/discern-worker.service\n", mountinfo: Self.v2Mount,
+            read: Self.files([
+                "/sys/fs/cgroup/system.slice/discern-worker.service/memory.max": "268435456\n",
+                "/sys/fs/cgroup/system.slice/discern-worker.service/memory.high": "max\n",
+                "/sys/fs/cgroup/system.slice/memory.max": "max\n"
+            ]))
         #expect(limit == CgroupMemory(bytes: 268_435_456, file: "/sys/fs/cgroup/system.slice/discern-worker.service/memory.max"))
     }
 
     @Test("the tightest of the ancestors' limits, memory.high included")
     func tightestAncestor() {
-        let limit = CgroupMemory.limit(membership: "0::/workers.slice/night/worker-3\n", mountinfo: Self.v2Mount, read: Self.files([
-            "/sys/fs/cgroup/workers.slice/night/worker-3/memory.max": "max",
-            "/sys/fs/cgroup/workers.slice/night/memory.high": "536870912",
-            "/sys/fs/cgroup/workers.slice/memory.max": "1073741824",
-        ]))
+        let limit = CgroupMemory.limit(
+            membership: "0::/workers.slice/night/worker-3\n", mountinfo: Self.v2Mount,
+            read: Self.files([
+                "/sys/fs/cgroup/workers.slice/night/worker-3/memory.max": "max",
+                "/sys/fs/cgroup/workers.slice/night/memory.high": "536870912",
+                "/sys/fs/cgroup/workers.slice/memory.max": "1073741824"
+            ]))
         #expect(limit == CgroupMemory(bytes: 536_870_912, file: "/sys/fs/cgroup/workers.slice/night/memory.high"))
     }
 
     @Test("cgroup v1, a container without a namespace: memory.limit_in_bytes at the process's path")
     func containerV1() {
         let membership = "9:name=systemd:/\n4:memory:/process_api/a43dd8\n1:cpu:/\n0::/\n"
-        let limit = CgroupMemory.limit(membership: membership, mountinfo: Self.v1Mounts, read: Self.files([
-            "/sys/fs/cgroup/memory/process_api/a43dd8/memory.limit_in_bytes": "268435456\n",
-            "/sys/fs/cgroup/memory/process_api/memory.limit_in_bytes": "9223372036854771712\n",
-            "/sys/fs/cgroup/memory/memory.limit_in_bytes": "9223372036854771712\n",
-        ]))
+        let limit = CgroupMemory.limit(
+            membership: membership, mountinfo: Self.v1Mounts,
+            read: Self.files([
+                "/sys/fs/cgroup/memory/process_api/a43dd8/memory.limit_in_bytes": "268435456\n",
+                "/sys/fs/cgroup/memory/process_api/memory.limit_in_bytes": "9223372036854771712\n",
+                "/sys/fs/cgroup/memory/memory.limit_in_bytes": "9223372036854771712\n"
+            ]))
         #expect(limit?.bytes == 268_435_456 && limit?.file == "/sys/fs/cgroup/memory/process_api/a43dd8/memory.limit_in_bytes")
     }
 
     @Test("a container with a namespace sees its own cgroup as the root; no limit anywhere is none")
     func namespacedAndUnlimited() {
-        let namespaced = CgroupMemory.limit(membership: "0::/\n", mountinfo: Self.v2Mount, read: Self.files([
-            "/sys/fs/cgroup/memory.max": "402653184\n"]))
+        let namespaced = CgroupMemory.limit(
+            membership: "0::/\n", mountinfo: Self.v2Mount,
+            read: Self.files([
+                "/sys/fs/cgroup/memory.max": "402653184\n"
+            ]))
         #expect(namespaced?.bytes == 402_653_184)
         #expect(CgroupMemory.limit(membership: "0::/user.slice\n", mountinfo: Self.v2Mount, read: Self.files([:])) == nil)
     }

@@ -15,7 +15,9 @@ struct PreparationFailureTests {
     func systemErrorsAreWeather() {
         #expect(ImagingError.isSystemFailure("VipsJpeg: Input/output error"))
         #expect(ImagingError.isSystemFailure("unix error: Stale file handle"))
-        #expect(ImagingError.isSystemFailure("vips__file_open_write: unable to open file \"/tmp/vips-0.v\" for writing\nunix error: No space left on device"))
+        #expect(
+            ImagingError.isSystemFailure(
+                "vips__file_open_write: unable to open file \"/tmp/vips-0.v\" for writing\nunix error: No space left on device"))
         #expect(!ImagingError.isSystemFailure("VipsJpeg: Corrupt JPEG data: premature end of data segment"))
         #expect(!ImagingError.isSystemFailure("Not a JPEG file: starts with 0x42 0x42"))
     }

@@ -24,7 +24,7 @@ struct DiscernerScene {
         ("USPS", "commercial_vehicle:step_van", ""),
         ("FedEx", "commercial_vehicle:tractor_trailer", "FX"),
         ("DHL", "commercial_vehicle:panel_truck", "DHL"),
-        ("Amazon", "commercial_vehicle:van", "AMZ"),
+        ("Amazon", "commercial_vehicle:van", "AMZ")
     ]
     private static let jurisdictions = ["california", "texas", "oregon", "unknown"]
     private static let lines: [(operator: String, prefix: String)] = [("MSC", "MSCU"), ("Maersk", "MSKU"), ("Evergreen", "EGHU")]
@@ -38,25 +38,35 @@ struct DiscernerScene {
             things = [Thing(type: "unknown", serviceOperator: nil, identifiers: [], confidence: 0, properties: [:])]
         case 2:  // an aircraft
             let tail = "N\(100 + number(4) % 900)" + String(UnicodeScalar(UInt8(65 + Int(digest[9]) % 26)))
-            things = [Thing(type: "commercial_vehicle:jet_aircraft", serviceOperator: "FedEx", identifiers: ["tail_id:\(tail)"],
-                            confidence: confidence(2, from: 0.7), properties: [:])]
+            things = [
+                Thing(
+                    type: "commercial_vehicle:jet_aircraft", serviceOperator: "FedEx", identifiers: ["tail_id:\(tail)"],
+                    confidence: confidence(2, from: 0.7), properties: [:])
+            ]
         default:
             let vehicle = Self.vehicles[Int(digest[1]) % Self.vehicles.count]
             // USPS numbers its vans with seven digits; the others use a prefix and four.
-            let fleet = vehicle.fleetPrefix.isEmpty ? String(format: "%07d", number(4) % 10_000_000)
-                                                    : vehicle.fleetPrefix + String(format: "%04d", number(4) % 10_000)
+            let fleet =
+                vehicle.fleetPrefix.isEmpty
+                ? String(format: "%07d", number(4) % 10_000_000)
+                : vehicle.fleetPrefix + String(format: "%04d", number(4) % 10_000)
             let letters = String((0..<3).map { Character(UnicodeScalar(UInt8(65 + Int(digest[8 + $0]) % 26))) })
             let plate = letters + String(format: "%04d", (number(12) / 7) % 10_000)
             let jurisdiction = Self.jurisdictions[Int(digest[11]) % Self.jurisdictions.count]
-            var scene = [Thing(type: vehicle.type, serviceOperator: vehicle.operator,
-                               identifiers: ["fleet:\(fleet)", "license_plate:\(jurisdiction):\(plate)"],
-                               confidence: confidence(2, from: 0.8), properties: [:])]
+            var scene = [
+                Thing(
+                    type: vehicle.type, serviceOperator: vehicle.operator,
+                    identifiers: ["fleet:\(fleet)", "license_plate:\(jurisdiction):\(plate)"],
+                    confidence: confidence(2, from: 0.8), properties: [:])
+            ]
             // One image in eight also shows a container behind the vehicle, less surely.
             if digest[3] % 8 == 0 {
                 let line = Self.lines[Int(digest[5]) % Self.lines.count]
-                scene.append(Thing(type: "cargo_container", serviceOperator: line.operator,
-                                   identifiers: ["container_id:\(line.prefix)\(String(format: "%07d", number(16) % 10_000_000))"],
-                                   confidence: min(confidence(6, from: 0.5), scene[0].confidence - 0.01), properties: ["size_code": "45G1"]))
+                scene.append(
+                    Thing(
+                        type: "cargo_container", serviceOperator: line.operator,
+                        identifiers: ["container_id:\(line.prefix)\(String(format: "%07d", number(16) % 10_000_000))"],
+                        confidence: min(confidence(6, from: 0.5), scene[0].confidence - 0.01), properties: ["size_code": "45G1"]))
             }
             things = scene
         }
@@ -67,10 +77,12 @@ struct DiscernerScene {
             "analysis_complete": true,
             "timestamp": ISO8601DateFormatter().string(from: Date()),
             "entities": things.map { thing -> [String: Any] in
-                ["type": thing.type, "operator": thing.serviceOperator ?? NSNull(), "identifiers": thing.identifiers,
-                 "confidence": thing.confidence, "properties": thing.properties]
+                [
+                    "type": thing.type, "operator": thing.serviceOperator ?? NSNull(), "identifiers": thing.identifiers,
+                    "confidence": thing.confidence, "properties": thing.properties
+                ]
             },
-            "processing_metadata": metadata(imageKey: imageKey, milliseconds: processingMilliseconds, version: "3.0"),
+            "processing_metadata": metadata(imageKey: imageKey, milliseconds: processingMilliseconds, version: "3.0")
         ]
     }
 
@@ -92,17 +104,20 @@ struct DiscernerScene {
                 "additional_details": [
                     "license_plate": plate ?? NSNull(),
                     "text_identifiers": thing.identifiers.map { $0.split(separator: ":").last.map(String.init) ?? $0 },
-                    "description": known ? "\(thing.serviceOperator ?? "unmarked") \(parts.last ?? "") (\(width)x\(height) image)"
-                                         : "No recognisable vehicle or subject (\(width)x\(height) image).",
-                ] as [String: Any],
+                    "description": known
+                        ? "\(thing.serviceOperator ?? "unmarked") \(parts.last ?? "") (\(width)x\(height) image)"
+                        : "No recognisable vehicle or subject (\(width)x\(height) image)."
+                ] as [String: Any]
             ] as [String: Any],
             "detailed_analysis": ["image_width": width, "image_height": height, "simulated": true],
-            "processing_metadata": metadata(imageKey: imageKey, milliseconds: processingMilliseconds, version: "2.0"),
+            "processing_metadata": metadata(imageKey: imageKey, milliseconds: processingMilliseconds, version: "2.0")
         ]
     }
 
     private func metadata(imageKey: String, milliseconds: Int, version: String) -> [String: Any] {
-        ["total_processing_time_ms": milliseconds, "classification_provider": "simulator", "text_provider": "simulator",
-         "image_key": "processed/\(imageKey)", "response_format_version": version]
+        [
+            "total_processing_time_ms": milliseconds, "classification_provider": "simulator", "text_provider": "simulator",
+            "image_key": "processed/\(imageKey)", "response_format_version": version
+        ]
     }
 }

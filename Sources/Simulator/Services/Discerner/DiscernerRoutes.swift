@@ -45,7 +45,8 @@ struct DiscernerRoutes: Sendable {
     /// API Gateway's throttling answer, when a documented limit is on and exceeded.
     private func throttled(_ route: String, limit: Int, _ request: Request) async -> Response? {
         guard configuration.throughputLimits,
-              let wait = await windows.admit(route, limit: limit, per: 60, at: request.arrival(configuration)) else { return nil }
+            let wait = await windows.admit(route, limit: limit, per: 60, at: request.arrival(configuration))
+        else { return nil }
         await faults.stats.recordRefusal("discerner.\(route).429")
         var response = Reply.json(.tooManyRequests, ["message": "Too Many Requests"])
         response.headers[.retryAfter] = "\(Int(wait.rounded(.up)))"
@@ -72,10 +73,12 @@ struct DiscernerRoutes: Sendable {
             method: "PUT", scheme: base?.scheme ?? "http", host: host, path: "/\(configuration.bucket)/\(key)",
             headers: ["content-type": contentType, "host": host, "x-amz-server-side-encryption": "AES256"],
             expires: configuration.presignExpirySeconds, at: signedAt)
-        return Reply.json(.ok, [
-            "upload_url": url, "image_key": key, "bucket_name": configuration.bucket,
-            "expires_in": configuration.presignExpirySeconds, "content_type": contentType,
-        ])
+        return Reply.json(
+            .ok,
+            [
+                "upload_url": url, "image_key": key, "bucket_name": configuration.bucket,
+                "expires_in": configuration.presignExpirySeconds, "content_type": contentType
+            ])
     }
 
     private func putObject(_ request: Request) async throws -> Response {
@@ -88,7 +91,8 @@ struct DiscernerRoutes: Sendable {
                 method: request.method.rawValue, path: request.uri.path, rawQuery: request.uri.query ?? "",
                 headers: headers, now: configuration.clock())
         } catch {
-            await faults.stats.recordRefusal(error.code == "AccessDenied" && error.message.contains("not signed") ? "s3.unsigned_header" : "s3.refused")
+            await faults.stats.recordRefusal(
+                error.code == "AccessDenied" && error.message.contains("not signed") ? "s3.unsigned_header" : "s3.refused")
             return Reply.s3Error(.forbidden, code: error.code, message: error.message, extra: error.extraElements)
         }
         var request = request
@@ -104,11 +108,14 @@ struct DiscernerRoutes: Sendable {
         let body = try await request.collectBody(upTo: 64 * 1024)
         let fields = Reply.jsonObject(body)
         guard let imageKey = fields?["image_key"] as? String, let bucket = fields?["bucket_name"] as? String,
-              !imageKey.isEmpty, !bucket.isEmpty else {
-            return Reply.json(.badRequest, [
-                "error": "Missing required fields: image_key, bucket_name",
-                "example": ["image_key": "images/truck-photo.jpg", "bucket_name": configuration.bucket],
-            ])
+            !imageKey.isEmpty, !bucket.isEmpty
+        else {
+            return Reply.json(
+                .badRequest,
+                [
+                    "error": "Missing required fields: image_key, bucket_name",
+                    "example": ["image_key": "images/truck-photo.jpg", "bucket_name": configuration.bucket]
+                ])
         }
         // The handler names the workflow after the current second, then starts it (the second the
         // call arrived: a simulator held up by its own load must not see collisions a client did not cause).
@@ -117,9 +124,12 @@ struct DiscernerRoutes: Sendable {
         let arn = "arn:aws:states:\(configuration.region):000000000000:execution:image-discerner:\(execution)"
         if configuration.throughputLimits, !(await executions.claim(execution, at: started)) {
             await faults.stats.recordRefusal("discerner.start_collision")
-            return Reply.json(.internalServerError, [
-                "error": "Failed to start analysis: An error occurred (ExecutionAlreadyExists) when calling the StartExecution operation: Execution Already Exists: '\(arn)'",
-            ])
+            return Reply.json(
+                .internalServerError,
+                [
+                    "error":
+                        "Failed to start analysis: An error occurred (ExecutionAlreadyExists) when calling the StartExecution operation: Execution Already Exists: '\(arn)'"
+                ])
         }
         if configuration.faults.analyzeDelaySeconds > 0 {
             try await Task.sleep(for: .seconds(configuration.faults.analyzeDelaySeconds))
@@ -127,27 +137,38 @@ struct DiscernerRoutes: Sendable {
         await hold.pass(correlationID: request.header("X-Correlation-ID"))
         // Like the real service, a missing object is not a 404: the workflow fails.
         guard bucket == configuration.bucket, let object = await store.get(imageKey) else {
-            return failedExecution(arn, cause: "Failed to read image: An error occurred (NoSuchKey) when calling the GetObject operation: The specified key does not exist.")
+            return failedExecution(
+                arn,
+                cause: "Failed to read image: An error occurred (NoSuchKey) when calling the GetObject operation: The specified key does not exist.")
         }
         // The vision step sends the image base64-encoded inside a JSON request to Google Cloud
         // Vision, which refuses requests over its limit with a 400.
         let visionRequestBytes = (object.data.count + 2) / 3 * 4 + Self.visionRequestOverhead
         guard visionRequestBytes <= configuration.visionRequestLimit else {
             await faults.stats.recordRefusal("discerner.vision_rejected")
-            return failedExecution(arn, cause: "GCP Vision REST classification failed: 400 Client Error: Bad Request for url: https://vision.googleapis.com/v1/images:annotate (request payload size \(visionRequestBytes) exceeds the limit: \(configuration.visionRequestLimit) bytes)")
+            return failedExecution(
+                arn,
+                cause:
+                    "GCP Vision REST classification failed: 400 Client Error: Bad Request for url: https://vision.googleapis.com/v1/images:annotate (request payload size \(visionRequestBytes) exceeds the limit: \(configuration.visionRequestLimit) bytes)"
+            )
         }
         guard let facts = await SimulatedImage.inspect(object.data, on: decoder)?.facts else {
-            return failedExecution(arn, cause: "GCP Vision REST classification failed: 400 Client Error: Bad Request for url: https://vision.googleapis.com/v1/images:annotate (Bad image data)")
+            return failedExecution(
+                arn,
+                cause:
+                    "GCP Vision REST classification failed: 400 Client Error: Bad Request for url: https://vision.googleapis.com/v1/images:annotate (Bad image data)"
+            )
         }
         let scene = DiscernerScene(image: object.data)
         let milliseconds = 6000 + Int(SimulatedImage.fraction(of: SimulatedImage.seed(of: object.data), 41) * 4000)
-        let answer = configuration.discernerResponseFormat.hasPrefix("2")
+        let answer =
+            configuration.discernerResponseFormat.hasPrefix("2")
             ? scene.formatTwo(imageKey: imageKey, processingMilliseconds: milliseconds, width: facts.width, height: facts.height)
             : scene.formatThree(imageKey: imageKey, processingMilliseconds: milliseconds)
         let reply = Reply.jsonData([
             "success": true, "execution_arn": arn, "execution_name": execution,
             "analysis_result": ["statusCode": 200, "body": answer],
-            "processing_time_seconds": 8,
+            "processing_time_seconds": 8
         ])
         if configuration.recordsAnswers {
             await faults.stats.recordAnswer(correlationID: request.header("X-Correlation-ID"), .init(body: reply, imageBytes: object.data.count))
@@ -160,14 +181,17 @@ struct DiscernerRoutes: Sendable {
     static let visionRequestOverhead = 160
 
     private func failedExecution(_ arn: String, cause: String) -> Response {
-        Reply.json(.internalServerError, [
-            "success": false, "error": "Step Functions execution failed", "execution_arn": arn, "cause": cause,
-        ])
+        Reply.json(
+            .internalServerError,
+            [
+                "success": false, "error": "Step Functions execution failed", "execution_arn": arn, "cause": cause
+            ])
     }
 
     private var signer: SigV4 {
-        SigV4(accessKeyID: configuration.accessKeyID, secretAccessKey: configuration.secretAccessKey,
-              region: configuration.region)
+        SigV4(
+            accessKeyID: configuration.accessKeyID, secretAccessKey: configuration.secretAccessKey,
+            region: configuration.region)
     }
 }
 

@@ -51,9 +51,12 @@ struct PresignedRequestVerifier: Sendable {
         func value(_ name: String) -> String? { query.first { $0.0 == name }?.1 }
 
         guard let algorithm = value("X-Amz-Algorithm"), let credential = value("X-Amz-Credential"),
-              let amzDate = value("X-Amz-Date"), let expiresText = value("X-Amz-Expires"),
-              let signedHeaderList = value("X-Amz-SignedHeaders"), let signature = value("X-Amz-Signature") else {
-            throw .accessDenied("Query-string authentication requires the X-Amz-Algorithm, X-Amz-Credential, X-Amz-Signature, X-Amz-Date, X-Amz-SignedHeaders, and X-Amz-Expires parameters.")
+            let amzDate = value("X-Amz-Date"), let expiresText = value("X-Amz-Expires"),
+            let signedHeaderList = value("X-Amz-SignedHeaders"), let signature = value("X-Amz-Signature")
+        else {
+            throw .accessDenied(
+                "Query-string authentication requires the X-Amz-Algorithm, X-Amz-Credential, X-Amz-Signature, X-Amz-Date, X-Amz-SignedHeaders, and X-Amz-Expires parameters."
+            )
         }
         guard algorithm == "AWS4-HMAC-SHA256" else {
             throw .authorizationQueryParametersError("X-Amz-Algorithm only supports \"AWS4-HMAC-SHA256\"")
@@ -64,7 +67,8 @@ struct PresignedRequestVerifier: Sendable {
         }
         guard scopeParts[0] == signer.accessKeyID else { throw .invalidAccessKey }
         guard let signedAt = SigV4.parseAmzDate(amzDate), let expires = Int(expiresText), (1...604_800).contains(expires),
-              String(amzDate.prefix(8)) == scopeParts[1], scopeParts[2] == signer.region, scopeParts[3] == signer.service else {
+            String(amzDate.prefix(8)) == scopeParts[1], scopeParts[2] == signer.region, scopeParts[3] == signer.service
+        else {
             throw .authorizationQueryParametersError("X-Amz-Date, X-Amz-Expires or the credential scope is malformed.")
         }
         guard now <= signedAt.addingTimeInterval(Double(expires)) else { throw .accessDenied("Request has expired") }
@@ -80,11 +84,13 @@ struct PresignedRequestVerifier: Sendable {
             throw .accessDenied("There were headers present in the request which were not signed (\(unsigned.sorted().joined(separator: ", ")))")
         }
         let canonicalPath = SigV4.encode(QueryString.percentDecode(path), keepSlash: true)
-        let canonical = SigV4.canonicalRequest(method: method, path: canonicalPath, query: query,
-                                               headers: headers, signedHeaders: signedHeaders)
+        let canonical = SigV4.canonicalRequest(
+            method: method, path: canonicalPath, query: query,
+            headers: headers, signedHeaders: signedHeaders)
         let expected = signer.sign(canonical, amzDate: amzDate, scope: scopeParts[1...].joined(separator: "/"))
         guard constantTimeEqual(expected, signature.lowercased()) else {
-            throw .signatureDoesNotMatch(provided: signature, stringToSign: "AWS4-HMAC-SHA256\n\(amzDate)\n\(scopeParts[1...].joined(separator: "/"))")
+            throw .signatureDoesNotMatch(
+                provided: signature, stringToSign: "AWS4-HMAC-SHA256\n\(amzDate)\n\(scopeParts[1...].joined(separator: "/"))")
         }
     }
 

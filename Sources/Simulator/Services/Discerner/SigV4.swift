@@ -19,8 +19,10 @@ public struct SigV4: Sendable {
 
     /// A presigned URL for `method` on `path` (already URI-encoded), signing the given headers
     /// (names lower-case, `host` included).
-    public func presign(method: String, scheme: String, host: String, path: String,
-                        headers: [String: String], expires: Int, at date: Date) -> String {
+    public func presign(
+        method: String, scheme: String, host: String, path: String,
+        headers: [String: String], expires: Int, at date: Date
+    ) -> String {
         let amzDate = SigV4.amzDate(date)
         let scope = "\(amzDate.prefix(8))/\(region)/\(service)/aws4_request"
         let signedHeaders = headers.keys.map { $0.lowercased() }.sorted()
@@ -29,10 +31,11 @@ public struct SigV4: Sendable {
             ("X-Amz-Credential", "\(accessKeyID)/\(scope)"),
             ("X-Amz-Date", amzDate),
             ("X-Amz-Expires", String(expires)),
-            ("X-Amz-SignedHeaders", signedHeaders.joined(separator: ";")),
+            ("X-Amz-SignedHeaders", signedHeaders.joined(separator: ";"))
         ]
-        let canonical = SigV4.canonicalRequest(method: method, path: path, query: query,
-                                               headers: headers, signedHeaders: signedHeaders)
+        let canonical = SigV4.canonicalRequest(
+            method: method, path: path, query: query,
+            headers: headers, signedHeaders: signedHeaders)
         let signature = sign(canonical, amzDate: amzDate, scope: scope)
         let queryString = (query + [("X-Amz-Signature", signature)])
             .map { "\(SigV4.encode($0.0))=\(SigV4.encode($0.1))" }.joined(separator: "&")
@@ -43,7 +46,7 @@ public struct SigV4: Sendable {
     func sign(_ canonicalRequest: String, amzDate: String, scope: String) -> String {
         let stringToSign = [
             "AWS4-HMAC-SHA256", amzDate, scope,
-            SHA256.hash(data: Data(canonicalRequest.utf8)).hex,
+            SHA256.hash(data: Data(canonicalRequest.utf8)).hex
         ].joined(separator: "\n")
         var key = SymmetricKey(data: Data("AWS4\(secretAccessKey)".utf8))
         for part in [String(amzDate.prefix(8)), region, service, "aws4_request"] {
@@ -52,9 +55,12 @@ public struct SigV4: Sendable {
         return Data(HMAC<SHA256>.authenticationCode(for: Data(stringToSign.utf8), using: key)).hex
     }
 
-    static func canonicalRequest(method: String, path: String, query: [(String, String)],
-                                 headers: [String: String], signedHeaders: [String]) -> String {
-        let encoded: [(name: String, value: String)] = query
+    static func canonicalRequest(
+        method: String, path: String, query: [(String, String)],
+        headers: [String: String], signedHeaders: [String]
+    ) -> String {
+        let encoded: [(name: String, value: String)] =
+            query
             .filter { $0.0 != "X-Amz-Signature" }
             .map { (name: encode($0.0), value: encode($0.1)) }
         let sorted = encoded.sorted { $0.name == $1.name ? $0.value < $1.value : $0.name < $1.name }
@@ -90,8 +96,8 @@ public struct SigV4: Sendable {
         for byte in text.utf8 {
             switch byte {
             case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
-                 UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "_"),
-                 UInt8(ascii: "."), UInt8(ascii: "~"):
+                UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "_"),
+                UInt8(ascii: "."), UInt8(ascii: "~"):
                 out.append(Character(UnicodeScalar(byte)))
             case UInt8(ascii: "/") where keepSlash:
                 out.append("/")
