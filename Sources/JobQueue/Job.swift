@@ -14,7 +14,7 @@ public struct Job: Sendable, Equatable {
     public let attempt: Int
     public let maxAttempts: Int
     /// Its workers stopped while it ran beside other jobs often enough that it may be what
-    /// crashes them (migration 0014): the worker runs it alone, claiming nothing else meanwhile.
+    /// crashes them: the worker runs it alone, claiming nothing else meanwhile.
     public let runsAlone: Bool
     /// Claimed as the probe of a service found unavailable (discern.service_breakers): one try,
     /// whose answer closes the service's breaker or keeps it open.

@@ -1,6 +1,6 @@
 import Postgres
 
-/// Who did what through discern (migration 0025): written in the transaction of the action
+/// Who did what through discern: written in the transaction of the action
 /// itself, so an action and its record stand or fall together.
 public enum OperatorLog {
     /// The jobs named when an action changed at most this many; beyond, its scope says what.

@@ -47,9 +47,8 @@ enum QueueSQL {
                    i.original_bytes, i.original_width, i.original_height, i.original_format,
                    i.sent_bytes, i.sent_width, i.sent_height, i.sent_format,
                    i.jpeg_quality, i.encode_count, i.passed_through, i.prepare_ms, i.analyze_ms,
-                   -- The audit pick (migration 0021), made here rather than by the row trigger:
-                   -- an inlined hash instead of a PL/pgSQL call per result (inlined since
-                   -- migration 0022: before, it ran as a SQL function call per result). With only
+                   -- The audit pick, made here rather than by the row trigger:
+                   -- an inlined hash instead of a function call per result. With only
                    -- the '*' setting (the default) its rate and seed are read once per statement.
                    CASE WHEN (SELECT count(*) FROM discern.audit_settings WHERE backend <> '*') = 0
                         THEN discern.audit_pick(done.id, coalesce((SELECT rate FROM discern.audit_settings WHERE backend = '*'), 0),
@@ -75,7 +74,7 @@ enum QueueSQL {
     /// Schedules a retry, or ends the job dead, and appends the attempt to its history. An
     /// attempt that did not count ($7 false: the service could not start it, through no fault of
     /// the job) is given back, so it never uses up the job's attempts: \(maxGivenBack) times at
-    /// most (migration 0016); after that it counts, so a service that refuses forever cannot
+    /// most; after that it counts, so a service that refuses forever cannot
     /// keep a job alive forever. A give-back that waits longer each time ($8: the service failed
     /// on the job's last attempt) waits the backoff ($4) doubled for each give-back before,
     /// up to the backoff's longest ($9): 10 of them span about an hour, not four minutes. Past
@@ -122,7 +121,7 @@ enum QueueSQL {
         RETURNING j.state
         """
 
-    /// Attempts a job gets back at most (`fail`); the same 10 as migration 0016 says.
+    /// Attempts a job gets back at most (`fail`); the same 10 as `jobs.given_back`'s comment says.
     static let maxGivenBack = 10
     /// Give-backs of a last attempt the service (or the system) failed, after which it counts
     /// even with no sign the service works: 10 over about an hour, then 140 at most 10 minutes
@@ -328,7 +327,7 @@ enum QueueSQL {
 
     /// Moves the files COPY put in `discern_enqueue` into the queue, skipping keys already
     /// taken by a job (the unique index) or by a result: the rule `discern.enqueue_many` keeps
-    /// too (migration 0020). One statement: one wake-up.
+    /// too. One statement: one wake-up.
     /// A near-duplicate waits behind every other job (the largest priority).
     static let enqueueStaged = """
         INSERT INTO discern.jobs (batch_id, backend, action, image_path, priority, unique_key, params, perceptual_hash, near_duplicate_of,

@@ -1,9 +1,9 @@
 import Postgres
 
-/// The shared rate-limit schedules (`discern.rate_limits`, migration 0005).
+/// The shared rate-limit schedules (`discern.rate_limits`).
 public enum RateLimits {
     /// Consecutive slots of `key`, as many as the limit allows in a quarter of a second, at most
-    /// `wanted` (migration 0018): slot i is `firstWait + i x spacing` seconds from now (free at
+    /// `wanted`: slot i is `firstWait + i x spacing` seconds from now (free at
     /// once when negative). nil when no limit is set for `key`.
     public struct Lease: Sendable {
         public let firstWait: Double

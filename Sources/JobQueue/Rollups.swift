@@ -1,6 +1,6 @@
 import Postgres
 
-/// The roll-ups dashboards, `status`, reports and the console read (migration 0011): triggers
+/// The roll-ups dashboards, `status`, reports and the console read: triggers
 /// note each change in small pending tables; rolling up moves what has committed into the
 /// per-minute, per-hour and per-batch tables. The views are exact either way; rolling up keeps
 /// the pending part small, so they stay cheap.

@@ -65,7 +65,7 @@ public struct BatchSummary: Codable, Sendable {
         return Double(done) / seconds * 60
     }
 
-    /// The summary itself comes from discern.batch_summary (migration 0009), which keeps the
+    /// The summary itself comes from discern.batch_summary, which keeps the
     /// summaries of finished batches until they change, and a running batch's for 10 s.
     static let sql = """
         SELECT coalesce(json_agg(jsonb_build_object('id', b.id, 'name', b.name, 'created_at', b.created_at, 'finishing_seconds',

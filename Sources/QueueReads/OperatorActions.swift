@@ -1,6 +1,6 @@
 import Foundation
 
-/// One thing a person did through discern (discern.operator_actions, migration 0025).
+/// One thing a person did through discern (discern.operator_actions).
 public struct OperatorAction: Codable, Sendable {
     public let id: Int
     public let at: String

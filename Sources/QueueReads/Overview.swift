@@ -4,7 +4,7 @@ import Foundation
 /// cancelled: those that finished in the last 24 hours), succeeded jobs in the last full minute
 /// and the last hour, finished jobs per hour, live workers, backends waiting with no worker, rate
 /// limits and what waits on them, dead jobs by kind. Every part reads a partial index or a
-/// roll-up (migration 0011), never every job.
+/// roll-up, never every job.
 public struct Overview: Codable, Sendable {
     public struct StateCount: Codable, Sendable { public let backend: String; public let state: String; public let jobs: Int }
     public struct Hour: Codable, Sendable { public let hour: String; public let succeeded: Int; public let dead: Int }

@@ -1,7 +1,7 @@
 import Foundation
 import Postgres
 
-/// How right the service is, measured from audit reviews only (migration 0021): per backend and
+/// How right the service is, measured from audit reviews only: per backend and
 /// field, accuracy with its 95 % Wilson interval, by confidence band (a tenth wide), and the
 /// kinds of error. With the results written in the same period by band, it says which review
 /// threshold keeps the errors left after review under a target (`recommendation`). The
@@ -68,7 +68,7 @@ public struct Quality: Codable, Sendable {
     }
 
     /// $1 batch name, $2 since (timestamp), $3 backend. Every part reads the audit sample's
-    /// partial index or the band roll-ups (migration 0021), never every result.
+    /// partial index or the band roll-ups, never every result.
     static let sql = """
         WITH chosen AS (SELECT id FROM discern.batches WHERE name = $1),
         audited AS (

@@ -1,7 +1,7 @@
 import Foundation
 
 /// The review page: two queues kept apart. The audit queue holds the uniform random sample of
-/// results (migration 0021) nobody has reviewed, newest first (which of the sample a person
+/// results nobody has reviewed, newest first (which of the sample a person
 /// reviews does not bias it; the newest keep the figures current): measured accuracy comes
 /// from it alone. The low-confidence queue holds the least confident results not reviewed yet: it
 /// catches errors, but as a sample it is biased by construction.

@@ -1,7 +1,7 @@
 import Foundation
 
 /// The console's /workers: each worker of the last day, live or stopped, what it holds now
-/// (running jobs leased to it) and since when. From discern.workers (migration 0007) and the
+/// (running jobs leased to it) and since when. From discern.workers and the
 /// running jobs' leases, never every job.
 public struct WorkerList: Codable, Sendable {
     public struct Worker: Codable, Sendable {

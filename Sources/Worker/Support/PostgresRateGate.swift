@@ -9,7 +9,7 @@ import Synchronization
 /// (sql/functions/take_rate_tokens.sql). Each call to a limited service takes the next free moment of its key
 /// and waits until then, once: no polling, however many workers wait.
 ///
-/// A statement per call was the cost even of limits far from binding (migration 0018): a worker
+/// A statement per call was the cost even of limits far from binding: a worker
 /// now takes as many consecutive slots at once as the limit allows in a quarter of a second
 /// (one, for a limit that binds) and hands them to its own calls in order; a slot it cannot use
 /// in time is dropped, never given to a later call. A key with no limit row is remembered as

@@ -4,7 +4,7 @@ import Postgres
 import TestFixtures
 import Testing
 
-/// discern.batch_summary (migration 0009) keeps a finished batch's summary and must never show
+/// discern.batch_summary keeps a finished batch's summary and must never show
 /// it once the batch has changed: a retry, jobs added, jobs pruned. A running batch's summary
 /// is kept for 10 s.
 @Suite("Batch summaries")

@@ -4,7 +4,7 @@ import Postgres
 import TestFixtures
 import Testing
 
-/// The roll-ups of migration 0011 must say exactly what the tables say, whether or not a
+/// The roll-ups must say exactly what the tables say, whether or not a
 /// roll-up ran, whatever happened in between: completions, deaths, retries, deletes, and
 /// transactions still open while a roll-up runs.
 @Suite("Roll-ups")
@@ -45,12 +45,12 @@ struct RollupTests {
             "SELECT backend, coalesce(outcome, 'unknown') AS outcome, count(*) AS results, round(avg(confidence)::numeric, 6) AS c FROM discern.results GROUP BY 1, 2 ORDER BY 1, 2"
         ),
         (
-            "results by confidence band and day (migration 0021)",
+            "results by confidence band and day",
             "SELECT day, backend, band, results FROM discern.result_bands ORDER BY 1, 2, 3",
             "SELECT (created_at AT TIME ZONE 'UTC')::date AS day, backend, CASE WHEN confidence IS NULL THEN -1 ELSE least(floor(confidence * 10), 9)::smallint END AS band, count(*) AS results FROM discern.results GROUP BY 1, 2, 3 ORDER BY 1, 2, 3"
         ),
         (
-            "results by confidence band and batch (migration 0021)",
+            "results by confidence band and batch",
             "SELECT batch_id, backend, band, results FROM discern.result_bands_by_batch ORDER BY 1, 2, 3",
             "SELECT batch_id, backend, CASE WHEN confidence IS NULL THEN -1 ELSE least(floor(confidence * 10), 9)::smallint END AS band, count(*) AS results FROM discern.results WHERE batch_id IS NOT NULL GROUP BY 1, 2, 3 ORDER BY 1, 2, 3"
         )
