@@ -287,10 +287,10 @@ enum QueueSQL {
             FROM judged WHERE j.id = judged.id
             RETURNING j.id
         )
-        SELECT (SELECT count(*) FROM rescued)::integer AS rescued,
-               (SELECT count(*) FROM awaited a
-                WHERE EXISTS (SELECT 1 FROM discern.jobs j WHERE j.state = 'running' AND j.lease_owner = a.owner))::integer AS awaited,
-               (SELECT extract(epoch FROM max(until) - now()) FROM awaited)::double precision AS awaited_seconds
+        SELECT (SELECT count(*) FROM rescued)::integer AS rescued, count(*)::integer AS awaited,
+               extract(epoch FROM max(a.until) - now())::double precision AS awaited_seconds
+        FROM awaited a
+        WHERE EXISTS (SELECT 1 FROM discern.jobs j WHERE j.state = 'running' AND j.lease_owner = a.owner)
         """
 
     /// Seconds a worker not heard from since a restart or failover has to reconnect before its
