@@ -216,7 +216,8 @@ enum QueueSQL {
     /// How a crash counts: a job whose worker stopped while preparing its file alone (its own id
     /// in `preparing_by`, which only a worker running a suspect writes) spends the attempt and
     /// counts a solo crash; the third ends it dead as `worker_crashed`, as does an attempt that
-    /// was its last. Any other crash gives the attempt back and counts a shared crash.
+    /// was its last. Any other crash gives the attempt back and counts a shared crash, as does
+    /// one whose worker was last heard from before a restart or failover (the outage's doing).
     /// Returns the jobs rescued, and the workers awaited that hold jobs, with the seconds left.
     static let rescue = """
         WITH epoch AS (
@@ -226,32 +227,33 @@ enum QueueSQL {
             WHERE locktype = 'advisory' AND classid = \(WorkerRegistry.presenceNamespace) AND objsubid = 2 AND granted
               AND database = (SELECT oid FROM pg_database WHERE datname = current_database())
         ), silent AS (
-            SELECT w.id AS owner, 'session' AS why, w.last_heartbeat_at, w.heartbeat_seconds FROM discern.workers w
+            SELECT w.id AS owner, 'session' AS why, w.last_heartbeat_at, w.heartbeat_seconds, w.stopped_at FROM discern.workers w
             WHERE w.presence_key IS NOT NULL AND w.id IS DISTINCT FROM $1
               AND w.last_heartbeat_at < now() - make_interval(secs => 2 * w.heartbeat_seconds)
               AND w.presence_key::bigint NOT IN (SELECT key FROM held)
             UNION ALL
-            SELECT w.id, 'heartbeat', w.last_heartbeat_at, w.heartbeat_seconds FROM discern.workers w
+            SELECT w.id, 'heartbeat', w.last_heartbeat_at, w.heartbeat_seconds, w.stopped_at FROM discern.workers w
             WHERE w.presence_key IS NULL AND w.id IS DISTINCT FROM $1
               AND w.last_heartbeat_at < now() - make_interval(secs => 3 * w.heartbeat_seconds)
         ), awaited AS (
             SELECT s.owner, epoch.since + make_interval(secs => greatest(\(reconnectSeconds), 3 * s.heartbeat_seconds)) AS until
             FROM silent s, epoch
-            WHERE s.last_heartbeat_at < epoch.since
+            WHERE s.stopped_at IS NULL AND s.last_heartbeat_at < epoch.since
               AND now() < epoch.since + make_interval(secs => greatest(\(reconnectSeconds), 3 * s.heartbeat_seconds))
         ), gone AS (
-            SELECT owner, why FROM silent WHERE owner NOT IN (SELECT owner FROM awaited)
+            SELECT owner, why, last_heartbeat_at >= coalesce((SELECT since FROM epoch), '-infinity') AS heard_since
+            FROM silent WHERE owner NOT IN (SELECT owner FROM awaited)
             UNION ALL
-            SELECT expired.lease_owner, 'unregistered' FROM (
+            SELECT expired.lease_owner, 'unregistered', false FROM (
                 SELECT lease_owner FROM discern.jobs WHERE state = 'running' AND lease_expires_at < now()
                   AND lease_owner IS DISTINCT FROM $1 FOR UPDATE SKIP LOCKED
             ) AS expired
             WHERE NOT EXISTS (SELECT 1 FROM discern.workers w WHERE w.id = expired.lease_owner AND w.stopped_at IS NULL)
         ), stopped AS (
-            SELECT DISTINCT ON (owner) owner, why FROM gone ORDER BY owner, why
+            SELECT DISTINCT ON (owner) owner, why, heard_since FROM gone ORDER BY owner, why
         ), lost AS (
             SELECT j.id, j.solo_crashes, j.attempts, j.max_attempts, stopped.why,
-                   j.preparing_by IS NOT DISTINCT FROM j.lease_owner AS preparing_alone,
+                   stopped.heard_since AND j.preparing_by IS NOT DISTINCT FROM j.lease_owner AS preparing_alone,
                    (SELECT count(*) FROM discern.jobs o WHERE o.state = 'running' AND o.lease_owner = j.lease_owner) AS held
             FROM discern.jobs j JOIN stopped ON stopped.owner = j.lease_owner
             WHERE j.state = 'running'

@@ -126,7 +126,7 @@ BEGIN
     END IF;
     RETURN QUERY
     UPDATE discern.jobs AS j
-    SET state = 'running', attempts = j.attempts + 1, lease_owner = worker,
+    SET state = 'running', attempts = j.attempts + 1, lease_owner = worker, preparing_by = NULL,
         lease_expires_at = now() + make_interval(secs => lease_seconds), updated_at = now()
     WHERE j.id = ANY(chosen)
     RETURNING j.id, j.batch_id, j.backend, j.action, j.image_path, j.params::text,

@@ -32,12 +32,16 @@ struct JobExecution: Sendable {
             return .givenBack(job, nil, afterSeconds: 0)
         }
         // A suspect's file is marked while it is read and prepared: a crash then is the file's.
-        let marked = job.runsAlone ? await suspects.preparing(job) : false
+        if job.runsAlone { await suspects.preparing(job) }
         let stage = await prepareFile(job, for: backend.input(for: job.action))
-        if marked { await suspects.prepared(job) }
+        // A mark that could not be cleared would blame the file for a crash during the call.
+        let cleared = job.runsAlone ? await suspects.prepared(job) : true
         switch stage {
         case .ended(let outcome):
             return outcome
+        case .prepared(let prepared) where !cleared:
+            await hold(-prepared.upload.data.count)
+            return .handBack(job)
         case .prepared(let prepared):
             // What stays reserved now is what is sent, until it has been.
             let outcome = await call(backend, job, prepared)

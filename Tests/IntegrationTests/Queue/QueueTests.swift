@@ -154,13 +154,19 @@ struct QueueTests {
             let database = Database(conninfo: conninfo)
             try await database.withConnection { connection in
                 try JobQueue.enqueue(connection, paths: ["/images/poison.jpg", "/images/a.jpg", "/images/b.jpg"])
+                // The server has answered for a day: every worker was heard from since.
+                _ = try JobQueue.rescue(connection)
+                try connection.query("UPDATE discern.database_epoch SET first_seen_at = now() - interval '1 day'")
                 func claim(_ worker: String, holdingNothing: Bool = false, limit: Int = 3) throws -> [Job] {
-                    try JobQueue.claim(
+                    try WorkerRegistry.register(
+                        connection, .init(id: worker, host: "h", pid: 1, version: "t", backends: ["discerner"], heartbeatSeconds: 2))
+                    return try JobQueue.claim(
                         connection, workerID: worker, backends: ["discerner"], limit: limit, leaseSeconds: 60,
                         holdingNothing: holdingNothing)
                 }
+                // A registered worker gone silent for more than three of its beats.
                 func crash(_ worker: String) throws -> Int {
-                    try connection.query("UPDATE discern.jobs SET lease_expires_at = now() - interval '1 second' WHERE lease_owner = $1", [worker])
+                    try connection.query("UPDATE discern.workers SET last_heartbeat_at = now() - interval '10 seconds' WHERE id = $1", [worker])
                     return try JobQueue.rescue(connection).rescued
                 }
                 func counts(_ id: Int) throws -> [Int] {
@@ -226,16 +232,25 @@ struct QueueTests {
     }
 
     @Test(
-        "after a new database server, a worker not heard from since keeps its jobs while it may still be reconnecting (30 s, or three of its beats); one that beat since is judged at once"
+        "after a new database server, a worker not heard from since keeps its jobs while it may still be reconnecting (30 s, or three of its beats), and its death then is not its file's; one that beat since is judged at once"
     )
     func newServerAwaitsItsWorkers() async throws {
         try await TestDatabase.with { conninfo in
             try await Database(conninfo: conninfo).withConnection { connection in
                 try JobQueue.enqueue(connection, paths: ["/images/a.jpg", "/images/b.jpg"])
+                var held: [String: Int] = [:]
                 for worker in ["before", "since"] {
                     try WorkerRegistry.register(
                         connection, .init(id: worker, host: "h", pid: 1, version: "t", backends: ["discerner"], heartbeatSeconds: 2))
-                    #expect(try JobQueue.claim(connection, workerID: worker, backends: ["discerner"], limit: 1, leaseSeconds: 6).count == 1)
+                    let job = try #require(try JobQueue.claim(connection, workerID: worker, backends: ["discerner"], limit: 1, leaseSeconds: 6).first)
+                    // Each was preparing its file alone when it went silent.
+                    try JobQueue.markPreparingAlone(connection, jobID: job.id, workerID: worker, preparing: true)
+                    held[worker] = job.id
+                }
+                func counts(_ worker: String) throws -> [Int] {
+                    let row = try #require(
+                        try connection.query("SELECT attempts, shared_crashes, solo_crashes FROM discern.jobs WHERE id = $1", [held[worker]]).first)
+                    return [try row.int("attempts"), try row.int("shared_crashes"), try row.int("solo_crashes")]
                 }
                 // The server was first seen 10 s ago: "before" last beat 20 s ago, "since" 7 s ago, each
                 // now silent for more than three beats.
@@ -245,15 +260,14 @@ struct QueueTests {
                 try connection.query("UPDATE discern.workers SET last_heartbeat_at = now() - interval '7 seconds' WHERE id = 'since'")
                 let first = try JobQueue.rescue(connection, rescuer: "other")
                 #expect(first.rescued == 1 && first.awaitedWorkers == 1, "\(first)")
-                #expect((15...20).contains(first.awaitedSeconds ?? 0), "\(first)")
-                #expect(
-                    try connection.query("SELECT lease_owner FROM discern.jobs WHERE state = 'running'").map { try $0.string("lease_owner") } == [
-                        "before"
-                    ])
-                // Its time to reconnect is over: taken for gone.
+                #expect((0.1...20).contains(first.awaitedSeconds ?? 0), "\(first)")
+                #expect(try counts("since") == [1, 0, 1], "a worker heard from since died preparing its file: the file's crash")
+                // Its time to reconnect is over: taken for gone, and its death counted as the outage's.
                 try connection.query("UPDATE discern.database_epoch SET first_seen_at = now() - interval '31 seconds'")
+                try connection.query("UPDATE discern.workers SET last_heartbeat_at = now() - interval '40 seconds' WHERE id = 'before'")
                 let second = try JobQueue.rescue(connection, rescuer: "other")
                 #expect(second.rescued == 1 && second.awaitedWorkers == 0 && second.awaitedSeconds == nil, "\(second)")
+                #expect(try counts("before") == [0, 1, 0], "a worker not heard from since the restart was blamed on its file")
             }
         }
     }

@@ -40,23 +40,29 @@ enum TestDatabase {
 
     private static let template = Template()
 
-    /// The migrated database the others copy, made by the first test that asks.
+    /// The migrated database the others copy, made once: the tests that ask meanwhile wait for
+    /// the same making (an actor alone would let each of them in at its first `await`).
     private actor Template {
-        private var made: String?
+        private var making: Task<String, any Error>?
 
         func name(server: String) async throws -> String {
-            if let made { return made }
-            let name = "discern_template_\(UUID().uuidString.prefix(8).lowercased())"
-            try await TestDatabase.administer(Database(conninfo: server, name: "test-admin")) { try $0.query("CREATE DATABASE \(name)") }
-            try await Self.migrate(TestDatabase.replacingDatabase(in: server, with: name))
-            made = name
-            return name
+            if let making { return try await making.value }
+            let making = Task { try await Self.make(server: server) }
+            self.making = making
+            return try await making.value
         }
 
-        /// Its connection is closed when this returns: a database being copied must have none.
-        private static func migrate(_ conninfo: String) async throws {
-            let migrating = Database(conninfo: conninfo, name: "test-migrate")
-            try await migrating.withConnection { _ = try Migrator.migrate($0) }
+        private static func make(server: String) async throws -> String {
+            let name = "discern_template_\(UUID().uuidString.prefix(8).lowercased())"
+            let admin = Database(conninfo: server, name: "test-admin")
+            try await TestDatabase.administer(admin) { try $0.query("CREATE DATABASE \(name)") }
+            try await Database(conninfo: TestDatabase.replacingDatabase(in: server, with: name), name: "test-migrate")
+                .withConnection { _ = try Migrator.migrate($0) }
+            // A database being copied must have no session: the migration's ends now, not when its handle goes.
+            try await TestDatabase.administer(admin) {
+                try $0.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()", [name])
+            }
+            return name
         }
     }
 
@@ -65,14 +71,14 @@ enum TestDatabase {
     }
 
     /// A statement of the harness's own, tried again while the cluster is slow to take a
-    /// connection (hundreds of tests start at once on two busy cores): the tests are about
-    /// discern, not about the harness's first connection.
+    /// connection (hundreds of tests start at once on two busy cores), or while a session on
+    /// the template is still ending (55006): the tests are about discern, not the harness.
     static func administer(_ admin: Database, _ statement: @escaping @Sendable (Connection) throws -> Void) async throws {
         var pause = 0.5
         for attempt in 1... {
             do {
                 return try await admin.withConnection { try statement($0) }
-            } catch let error as PostgresError where error.code == .connectionFailed && attempt < 6 {
+            } catch let error as PostgresError where (error.code == .connectionFailed || error.sqlState == "55006") && attempt < 6 {
                 try await Task.sleep(for: .seconds(pause))
                 pause *= 2
             }
