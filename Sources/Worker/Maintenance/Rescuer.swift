@@ -50,7 +50,7 @@ struct Rescuer: Service {
                 if round.awaitedWorkers > 0, !awaiting {
                     logger.notice(
                         "the database server is new (a restart or a failover): the jobs of workers not heard from since wait while they reconnect",
-                        metadata: ["workers": "\(round.awaitedWorkers)", "seconds": "\(Int((round.awaitedSeconds ?? 0).rounded(.up)))"])
+                        metadata: ["workers": "\(round.awaitedWorkers)", "seconds": "\((round.awaitedSeconds ?? 0).rounded(.up))"])
                 } else if round.awaitedWorkers == 0, awaiting || quietUntil != nil {
                     logger.notice("live workers had time to reconnect: rescuing again", metadata: ["jobs": "\(round.rescued)"])
                 }
