@@ -236,10 +236,12 @@ enum QueueSQL {
             WHERE w.presence_key IS NULL AND w.id IS DISTINCT FROM $1
               AND w.last_heartbeat_at < now() - make_interval(secs => 3 * w.heartbeat_seconds)
         ), awaited AS (
-            SELECT s.owner, epoch.since + make_interval(secs => greatest(\(reconnectSeconds), 3 * s.heartbeat_seconds)) AS until
-            FROM silent s, epoch
-            WHERE s.stopped_at IS NULL AND s.last_heartbeat_at < epoch.since
-              AND now() < epoch.since + make_interval(secs => greatest(\(reconnectSeconds), 3 * s.heartbeat_seconds))
+            SELECT owner, until FROM (
+                SELECT s.owner, s.stopped_at, s.last_heartbeat_at, epoch.since,
+                       epoch.since + make_interval(secs => greatest(\(reconnectSeconds), 3 * s.heartbeat_seconds)) AS until
+                FROM silent s, epoch
+            ) AS w
+            WHERE stopped_at IS NULL AND last_heartbeat_at < since AND now() < until
         ), gone AS (
             SELECT owner, why, last_heartbeat_at >= coalesce((SELECT since FROM epoch), '-infinity') AS heard_since
             FROM silent WHERE owner NOT IN (SELECT owner FROM awaited)

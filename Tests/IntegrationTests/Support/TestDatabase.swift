@@ -45,19 +45,25 @@ enum TestDatabase {
     private actor Template {
         private var making: Task<String, any Error>?
 
+        /// A making that failed is forgotten: the next test tries again, rather than every later
+        /// one failing on one slow moment of the cluster.
         func name(server: String) async throws -> String {
-            if let making { return try await making.value }
-            let making = Task { try await Self.make(server: server) }
+            let making = self.making ?? Task { try await Self.make(server: server) }
             self.making = making
-            return try await making.value
+            do {
+                return try await making.value
+            } catch {
+                if self.making == making { self.making = nil }
+                throw error
+            }
         }
 
         private static func make(server: String) async throws -> String {
             let name = "discern_template_\(UUID().uuidString.prefix(8).lowercased())"
             let admin = Database(conninfo: server, name: "test-admin")
             try await TestDatabase.administer(admin) { try $0.query("CREATE DATABASE \(name)") }
-            try await Database(conninfo: TestDatabase.replacingDatabase(in: server, with: name), name: "test-migrate")
-                .withConnection { _ = try Migrator.migrate($0) }
+            let migrating = Database(conninfo: TestDatabase.replacingDatabase(in: server, with: name), name: "test-migrate")
+            try await TestDatabase.administer(migrating) { _ = try Migrator.migrate($0) }
             // A database being copied must have no session: the migration's ends now, not when its handle goes.
             try await TestDatabase.administer(admin) {
                 try $0.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()", [name])
