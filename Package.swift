@@ -53,8 +53,8 @@ let package = Package(
         // all a new migration or function takes.
         .target(
             name: "SQLSchema", path: "sql",
-            exclude: ["schema.sql", "grants.sql", "migrations", "functions", "views"],
-            sources: ["Schema.swift"],
+            exclude: ["schema.sql", "grants.sql", "migrations", "functions", "views", "queries"],
+            sources: ["Schema.swift", "Queries.swift"],
             swiftSettings: swiftSettings,
             plugins: ["BundleSQL"]
         ),
@@ -80,7 +80,7 @@ let package = Package(
         .target(name: "JobQueue", dependencies: ["Postgres", "SQLSchema", "AnalysisModel", "ErrorCodes"], swiftSettings: swiftSettings),
         // The read model: one Codable view and one SQL document per question (overview, batches,
         // a batch's report, results, jobs, one job, failures, review), for the console and the CLI.
-        .target(name: "QueueReads", dependencies: ["Postgres"], swiftSettings: swiftSettings),
+        .target(name: "QueueReads", dependencies: ["Postgres", "SQLSchema"], swiftSettings: swiftSettings),
         // Job files opened safely (under the path roots, no symlink followed, read through the
         // descriptor) and told apart by their first bytes: no libvips.
         .target(name: "MediaFiles", dependencies: ["CFileShim", "ErrorCodes"], swiftSettings: swiftSettings),

@@ -8,6 +8,8 @@ import Postgres
 struct BatchColumn<Row>: Sendable {
     let name: String
     let sqlType: String
+    /// The type it is stored as when that is not `sqlType` (a text[] sent as its literal).
+    var storedType: String? = nil
     let values: @Sendable ([Row]) -> any PostgresEncodable
 
     static func text(_ name: String, _ value: @escaping @Sendable (Row) -> String?) -> Self {
@@ -17,7 +19,7 @@ struct BatchColumn<Row>: Sendable {
     /// A text[] per row. Rows' arrays differ in length, which a two-dimensional array cannot
     /// hold: each row's goes as an array literal, cast back in the statement.
     static func textArray(_ name: String, _ value: @escaping @Sendable (Row) -> [String]) -> Self {
-        Self(name: name, sqlType: "text") { rows in BinaryArray(rows.map { value($0).map(StoredText.clean).postgresText }) }
+        Self(name: name, sqlType: "text", storedType: "text[]") { rows in BinaryArray(rows.map { value($0).map(StoredText.clean).postgresText }) }
     }
 
     static func json(_ name: String, _ value: @escaping @Sendable (Row) -> String) -> Self {
@@ -53,6 +55,16 @@ extension Array {
     func unnest<Row>(firstParameter: Int, alias: String) -> String where Element == BatchColumn<Row> {
         let arrays = enumerated().map { "$\($0.offset + firstParameter)::\($0.element.sqlType)[]" }.joined(separator: ", ")
         return "unnest(\(arrays)) AS \(alias)(\(map(\.name).joined(separator: ", ")))"
+    }
+
+    /// The columns' names, and their values read from `alias` (cast to the stored type), without
+    /// `job_id`, which ties a row to its job and is not stored as itself.
+    func storedNames<Row>() -> String where Element == BatchColumn<Row> {
+        filter { $0.name != "job_id" }.map(\.name).joined(separator: ", ")
+    }
+
+    func storedValues<Row>(from alias: String) -> String where Element == BatchColumn<Row> {
+        filter { $0.name != "job_id" }.map { "\(alias).\($0.name)" + ($0.storedType.map { "::\($0)" } ?? "") }.joined(separator: ", ")
     }
 
     func parameters<Row>(_ rows: [Row]) -> [any PostgresEncodable] where Element == BatchColumn<Row> {

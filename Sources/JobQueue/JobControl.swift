@@ -1,5 +1,6 @@
 import Foundation
 import Postgres
+import SQLSchema
 
 /// Operators' hands on jobs: re-queue dead ones, cancel unfinished ones, delete finished failures,
 /// chosen by id or by filters (discern.matching_jobs, as the jobs list). Each goes through
@@ -138,7 +139,7 @@ public enum JobControl {
             done AS (SELECT \(action.function)(ids) AS n, ids FROM chosen),
             logged AS (
                 INSERT INTO discern.operator_actions (actor, action, scope, jobs, job_ids, batch_id)
-                SELECT $9, $10, $11, n, CASE WHEN cardinality(ids) <= \(OperatorLog.namedJobs) THEN ids END,
+                SELECT $9, $10, $11, n, CASE WHEN cardinality(ids) <= \(QueueConstants.namedJobs) THEN ids END,
                        (SELECT id FROM discern.batches WHERE name = $2)
                 FROM done WHERE n > 0 AND $13)
             SELECT n FROM done

@@ -1,5 +1,6 @@
 import ErrorCodes
 import Postgres
+import SQLSchema
 
 /// The queue's operations. Each takes a `Connection` and blocks, so callers run them on the
 /// connection's dedicated thread (`Database.withConnection`).
@@ -14,7 +15,7 @@ public enum JobQueue {
         oldestFirst: Int = 0, holdingNothing: Bool = false
     ) throws -> [Job] {
         let rows = try connection.query(
-            prepared: QueueSQL.claim,
+            prepared: Queries.Jobs.claim,
             [
                 workerID, limit, leaseSeconds, backends, holdingNothing,
                 min(max(0, oldestFirst), limit)
@@ -37,7 +38,7 @@ public enum JobQueue {
         let parameters: [(any PostgresEncodable)?] =
             [workerID] + ResultColumns.all.parameters(entries)
             + EntityColumns.all.parameters(EntityColumns.rows(entries))
-        return Set(try connection.query(prepared: QueueSQL.complete, parameters).map { try $0.int("job_id") })
+        return Set(try connection.query(prepared: ResultColumns.completion, parameters).map { try $0.int("job_id") })
     }
 
     /// Records a failed attempt: a retry after `backoff` (at least the service's Retry-After),
@@ -49,7 +50,7 @@ public enum JobQueue {
     ) throws -> FailureOutcome {
         let delay = backoff.delay(afterAttempt: job.attempt, retryAfter: failure.retryAfterSeconds)
         let rows = try connection.query(
-            prepared: QueueSQL.fail,
+            prepared: Queries.Jobs.fail,
             [
                 job.id, workerID, failure.isRetryable, delay, failure.kind, String(failure.message.prefix(2000)), failure.countsAsAttempt,
                 failure.waitsLongerEachTime, backoff.maxSeconds
@@ -61,7 +62,7 @@ public enum JobQueue {
     /// Extends the leases of the given jobs; returns the ids still ours.
     public static func heartbeat(_ connection: Connection, jobIDs: [Int], workerID: String, leaseSeconds: Double) throws -> Set<Int> {
         guard !jobIDs.isEmpty else { return [] }
-        let rows = try connection.query(prepared: QueueSQL.heartbeat, [jobIDs, workerID, leaseSeconds])
+        let rows = try connection.query(prepared: Queries.Jobs.heartbeat, [jobIDs, workerID, leaseSeconds])
         return Set(try rows.map { try $0.int("id") })
     }
 
@@ -72,14 +73,14 @@ public enum JobQueue {
     /// for a job it let go: without this, such a job (its outcome left unwritten, or a bug that
     /// lost it) stayed running for as long as the worker lived.
     public static func releaseOrphans(_ connection: Connection, workerID: String, holding: [Int]) throws -> [Int] {
-        try connection.query(prepared: QueueSQL.releaseOrphans, [workerID, holding, FailureKind.outcomeUnrecorded.code]).map { try $0.int("id") }
+        try connection.query(prepared: Queries.Jobs.releaseOrphans, [workerID, holding, FailureKind.outcomeUnrecorded.code]).map { try $0.int("id") }
     }
 
     /// The W3C traceparents stored with these jobs (migration 0033), by job: read after a claim
     /// while tracing is on, so the claim itself never pays for them.
     public static func traceparents(_ connection: Connection, of jobIDs: [Int]) throws -> [Int: String] {
         guard !jobIDs.isEmpty else { return [:] }
-        let rows = try connection.query(prepared: QueueSQL.traceparents, [jobIDs])
+        let rows = try connection.query(prepared: Queries.Jobs.traceparents, [jobIDs])
         return try Dictionary(rows.map { (try $0.int("id"), try $0.string("traceparent")) }) { first, _ in first }
     }
 
@@ -87,7 +88,7 @@ public enum JobQueue {
     @discardableResult
     public static func release(_ connection: Connection, jobIDs: [Int], workerID: String) throws -> Int {
         guard !jobIDs.isEmpty else { return 0 }
-        return try connection.query(prepared: QueueSQL.release, [jobIDs, workerID]).count
+        return try connection.query(prepared: Queries.Jobs.release, [jobIDs, workerID]).count
     }
 
     /// Gives a running job back while its service is unavailable: attempt not counted, claimable
@@ -98,7 +99,7 @@ public enum JobQueue {
     public static func giveBack(_ connection: Connection, job: Job, workerID: String, failure: JobFailure?, afterSeconds: Double = 0) throws -> Bool {
         let delay = max(0, min(max(afterSeconds, failure?.retryAfterSeconds ?? 0), 86_400))
         return try connection.query(
-            prepared: QueueSQL.giveBack,
+            prepared: Queries.Jobs.giveBack,
             [
                 job.id, workerID, delay, failure?.kind,
                 failure.map { String($0.message.prefix(2000)) }, job.isProbe
@@ -115,14 +116,14 @@ public enum JobQueue {
         try connection.query("SELECT pg_notify($1, '')", [changesChannel])
     }
 
-    /// Rescues the jobs of workers that are gone (`QueueSQL.rescue` says how that is known),
+    /// Rescues the jobs of workers that are gone (`Queries.Jobs.rescue`, sql/queries/jobs.sql, says how that is known),
     /// except those of `rescuer` (the worker asking, alive by asking; nil for a maintenance
     /// task). The server is recorded first when it is new (a restart, a crash recovery, a
     /// failover): its workers are then awaited while they reconnect.
     @discardableResult
     public static func rescue(_ connection: Connection, rescuer: String? = nil) throws -> RescueRound {
         try noteDatabaseServer(connection)
-        let row = try connection.query(prepared: QueueSQL.rescue, [rescuer, FailureKind.workerCrashed.code, FailureKind.leaseExpired.code]).first
+        let row = try connection.query(prepared: Queries.Jobs.rescue, [rescuer, FailureKind.workerCrashed.code, FailureKind.leaseExpired.code]).first
         return RescueRound(
             rescued: try row?.int("rescued") ?? 0, awaitedWorkers: try row?.int("awaited") ?? 0,
             awaitedSeconds: try row?.optionalDouble("awaited_seconds"))
@@ -144,14 +145,14 @@ public enum JobQueue {
     /// server makes every session new, and for a while after a live worker's lock may be
     /// missing only because it has not reconnected yet. Written only when it changed.
     static func noteDatabaseServer(_ connection: Connection) throws {
-        if try connection.query(prepared: QueueSQL.databaseEpoch).first?.bool("same") == true { return }
-        try connection.query(QueueSQL.newDatabaseEpoch)
+        if try connection.query(prepared: Queries.Jobs.databaseEpoch).first?.bool("same") == true { return }
+        try connection.query(Queries.Jobs.newDatabaseEpoch)
     }
 
     /// Marks the file of `job`, which runs alone, as being prepared by `workerID` (a crash now is
     /// the file's doing), or clears the mark once it is prepared.
     public static func markPreparingAlone(_ connection: Connection, jobID: Int, workerID: String, preparing: Bool) throws {
-        try connection.query(prepared: preparing ? QueueSQL.markPreparing : QueueSQL.clearPreparing, [jobID, workerID])
+        try connection.query(prepared: preparing ? Queries.Jobs.markPreparing : Queries.Jobs.clearPreparing, [jobID, workerID])
     }
 
     /// Enqueues one job per file in one transaction, streamed in with COPY. A file with a unique
@@ -174,14 +175,14 @@ public enum JobQueue {
                 "COPY discern_enqueue (image_path, unique_key, perceptual_hash, near_duplicate_of, traceparent) FROM STDIN",
                 rows: files.lazy.map { [$0.path, $0.uniqueKey, $0.perceptualHash.map(String.init), $0.nearDuplicateOf, $0.traceparent] })
             let batchID = try batch.map { try connection.query("SELECT discern.batch_id($1) AS id", [$0]).first?.int("id") } ?? nil
-            return try connection.query(QueueSQL.enqueueStaged, [batchID, backend, action, priority, paramsJSON]).affected
+            return try connection.query(Queries.Jobs.enqueueStaged, [batchID, backend, action, priority, paramsJSON]).affected
         }
     }
 
     /// Whether a job that must run alone (`Job.runsAlone`) has waited `seconds` or more for a
     /// worker holding nothing.
     public static func aloneJobWaiting(_ connection: Connection, backends: [String], forSeconds seconds: Double) throws -> Bool {
-        try connection.query(prepared: QueueSQL.aloneJobWaiting, [backends, seconds]).first?.bool("waiting") ?? false
+        try connection.query(prepared: Queries.Jobs.aloneJobWaiting, [backends, seconds]).first?.bool("waiting") ?? false
     }
 
     /// What could still produce work, for `work --drain`.
@@ -193,7 +194,7 @@ public enum JobQueue {
     }
 
     public static func pendingWork(_ connection: Connection, backends: [String]) throws -> PendingWork {
-        guard let row = try connection.query(QueueSQL.pendingWork, [backends]).first else { return PendingWork(ready: 0, retrying: 0, running: 0) }
+        guard let row = try connection.query(Queries.Jobs.pendingWork, [backends]).first else { return PendingWork(ready: 0, retrying: 0, running: 0) }
         return PendingWork(ready: try row.int("ready"), retrying: try row.int("retrying"), running: try row.int("running"))
     }
 

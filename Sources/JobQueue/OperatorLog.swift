@@ -1,11 +1,9 @@
 import Postgres
+import SQLSchema
 
 /// Who did what through discern: written in the transaction of the action
 /// itself, so an action and its record stand or fall together.
 public enum OperatorLog {
-    /// The jobs named when an action changed at most this many; beyond, its scope says what.
-    static let namedJobs = 1000
-
     public static func record(
         _ connection: Connection, actor: String, action: String, scope: String, jobs: Int,
         jobIDs: [Int64] = [], batch: String? = nil
@@ -17,7 +15,7 @@ public enum OperatorLog {
             """,
             [
                 String(actor.prefix(200)), action, String(scope.prefix(1000)), jobs,
-                jobIDs.isEmpty || jobIDs.count > namedJobs ? nil : jobIDs, batch
+                jobIDs.isEmpty || jobIDs.count > QueueConstants.namedJobs ? nil : jobIDs, batch
             ])
     }
 }

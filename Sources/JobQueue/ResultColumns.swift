@@ -1,9 +1,10 @@
 import AnalysisModel
 import Foundation
 import Postgres
+import SQLSchema
 
 /// The columns of `discern.results` a completion writes, and of `discern.entities` beside them,
-/// as `QueueSQL.complete` expands them.
+/// declared once: `statement` fills them into `Queries.Jobs.complete`.
 enum ResultColumns {
     typealias Entry = (jobID: Int, result: JobResult)
     typealias Column = BatchColumn<Entry>
@@ -40,6 +41,18 @@ enum ResultColumns {
     ]
 
     static let names = all.map(\.name)
+
+    /// `Queries.Jobs.complete` with these columns and `EntityColumns`, in parameter order.
+    static let completion = Queries.fill(
+        Queries.Jobs.complete,
+        [
+            "result_rows": all.unnest(firstParameter: 2, alias: "r"),
+            "result_columns": all.storedNames(),
+            "result_values": all.storedValues(from: "i"),
+            "entity_rows": EntityColumns.all.unnest(firstParameter: 2 + all.count, alias: "e"),
+            "entity_columns": EntityColumns.all.storedNames(),
+            "entity_values": EntityColumns.all.storedValues(from: "e")
+        ])
 }
 
 /// The entities of a batch of results, one row per entity, tied to their result by job id.

@@ -1,11 +1,12 @@
 import Postgres
+import SQLSchema
 
 /// The workers' registry (`discern.workers`): who works, for which backends, and whether they
 /// are alive: by the advisory lock their session holds (`presenceNamespace`, their
 /// `presence_key`), or, for a worker that holds none, by their heartbeats.
 public enum WorkerRegistry {
-    /// The advisory locks' first key ("disc"): the second is the worker's `presence_key`.
-    public static let presenceNamespace: Int32 = 0x6469_7363
+    /// The advisory locks' first key: the second is the worker's `presence_key`.
+    public static let presenceNamespace = QueueConstants.presenceNamespace
     public struct Entry: Sendable {
         public let id: String
         public let host: String

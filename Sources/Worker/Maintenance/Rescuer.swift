@@ -5,7 +5,7 @@ import Postgres
 import ServiceLifecycle
 
 /// Hands back other workers' jobs once those workers are gone: PostgreSQL knows at once when a
-/// worker's session ends (`QueueSQL.rescue`), so a rescuer acts on its first round, however
+/// worker's session ends (`Queries.Jobs.rescue`), so a rescuer acts on its first round, however
 /// short-lived the fleet around it is (a crash loop, pods that never pass their probes). Any
 /// worker may rescue; many rescuers do not wait on each other. Never its own worker's jobs in
 /// hand: a job it took back from itself could run twice in it. Its own jobs no longer in hand

@@ -1,0 +1,319 @@
+-- discern.jobs, as workers claim, renew, finish, hand back and rescue them (JobQueue.JobQueue).
+
+-- name: claim
+-- Picks claimable jobs without waiting on rows other workers hold, then leases them:
+-- `discern.claim` (sql/functions/claim.sql, which says what is picked and why it is a function:
+-- its plans are made once per session). `$5`: the worker holds nothing, so it may take a job
+-- that must run alone; `$6`: how many to take oldest-first (`FairShare`).
+SELECT * FROM discern.claim($1, $2, $3, $4::text[], $5, $6);
+
+-- name: complete
+-- Marks jobs succeeded and writes their results and the results' entities in one
+-- statement, so all happen or none does; one call completes one job or a whole batch.
+-- Guarded by state and lease owner: a job rescued from us writes nothing. $2... are the
+-- results' columns as arrays, then the entities': `ResultColumns` and `EntityColumns` declare
+-- them once and fill in `{{result_rows}}` and the other column lists.
+--
+-- Why it is written this way (each measured with bench/queue): typed arrays in binary
+-- format expanded with `unnest`, not a JSON document, which the server parsed twice; the
+-- jobs are found by id through the primary key, not among every running job of every
+-- worker through the lease index (`COLLATE "C"` compares exactly as before, but stops the
+-- planner from proving the lease index's `state = 'running'` and choosing it: estimated
+-- from an idle queue it looks empty, and under load it holds every worker's jobs).
+WITH input AS (
+    SELECT * FROM {{result_rows}}
+), done AS (
+    UPDATE discern.jobs AS j
+    SET state = 'succeeded', finished_at = now(), updated_at = now(),
+        lease_owner = NULL, lease_expires_at = NULL, error_kind = NULL, last_error = NULL
+    WHERE j.id = ANY($2::bigint[]) AND j.state = 'running' COLLATE "C" AND j.lease_owner = $1
+    RETURNING j.id, j.batch_id, j.image_path, j.backend, j.action, j.unique_key
+), stored AS (
+    INSERT INTO discern.results (job_id, batch_id, image_path, backend, action, unique_key, {{result_columns}}, audit)
+    SELECT done.id, done.batch_id, done.image_path, done.backend, done.action, done.unique_key, {{result_values}},
+           -- The audit pick, made here rather than by the row trigger:
+           -- an inlined hash instead of a function call per result. With only
+           -- the '*' setting (the default) its rate and seed are read once per statement.
+           CASE WHEN (SELECT count(*) FROM discern.audit_settings WHERE backend <> '*') = 0
+                THEN discern.audit_pick(done.id, coalesce((SELECT rate FROM discern.audit_settings WHERE backend = '*'), 0),
+                                        coalesce((SELECT seed FROM discern.audit_settings WHERE backend = '*'), 0))
+                ELSE coalesce((SELECT discern.audit_pick(done.id, a.rate, a.seed) FROM discern.audit_settings a
+                               WHERE a.backend IN (done.backend, '*') ORDER BY a.backend = '*' LIMIT 1), false) END
+    FROM done JOIN input AS i ON i.job_id = done.id
+    ON CONFLICT (job_id) DO NOTHING
+    RETURNING id, job_id
+), stored_entities AS (
+    INSERT INTO discern.entities (result_id, {{entity_columns}})
+    SELECT stored.id, {{entity_values}}
+    FROM stored JOIN {{entity_rows}}
+         ON e.job_id = stored.job_id
+)
+SELECT job_id FROM stored;
+
+-- name: fail
+-- Schedules a retry, or ends the job dead, and appends the attempt to its history. An
+-- attempt that did not count ($7 false: the service could not start it, through no fault of
+-- the job) is given back, so it never uses up the job's attempts: {{max_given_back}} times at
+-- most; after that it counts, so a service that refuses forever cannot
+-- keep a job alive forever. A give-back that waits longer each time ($8: the service failed
+-- on the job's last attempt) waits the backoff ($4) doubled for each give-back before,
+-- up to the backoff's longest ($9): 10 of them span about an hour, not four minutes. Past
+-- 10, such a failure counts only if the service completed another of its jobs since this
+-- one last failed (then it is this photo the service fails on), or after
+-- {{outage_give_backs}} give-backs, about a day at 10 minutes apart: an outage of a night ends no
+-- photo, and a photo the service always fails on, with nothing else to show the service
+-- works (the last of a queue, the only probes of a breaker), still ends.
+UPDATE discern.jobs AS j
+SET state = CASE WHEN $3::boolean AND j.attempts - x.refund < j.max_attempts THEN 'available' ELSE 'dead' END,
+    attempts = j.attempts - x.refund,
+    given_back = least(j.given_back + x.refund, 30000),
+    run_at = CASE WHEN $3::boolean AND j.attempts - x.refund < j.max_attempts
+                  THEN now() + make_interval(secs => CASE WHEN $8::boolean AND x.refund = 1
+                      THEN greatest($4::double precision, least($9::double precision, $4::double precision * power(2, least(x.given_back, 20))))
+                      ELSE $4::double precision END)
+                  ELSE j.run_at END,
+    finished_at = CASE WHEN $3::boolean AND j.attempts - x.refund < j.max_attempts THEN NULL ELSE now() END,
+    error_kind = $5,
+    last_error = CASE WHEN $8::boolean AND x.refund = 1
+                      THEN $6 || format(' (given back, not spent: %s time(s) so far)', j.given_back + 1)
+                      WHEN $8::boolean AND x.kept_refusing AND x.given_back >= {{outage_give_backs}}
+                      THEN $6 || format(' (given back %s times over about a day: now the attempt counts; '
+                                        'discern retry once what failed it is mended)', j.given_back)
+                      WHEN $8::boolean AND x.kept_refusing
+                      THEN $6 || format(' (other photos of this service succeeded since this one last failed, '
+                                        'after %s give-backs: now the attempt counts)', j.given_back)
+                      WHEN x.kept_refusing
+                      THEN $6 || format(' (the service kept refusing: %s attempts were given back before, now they count)', j.given_back)
+                      ELSE $6 END,
+    lease_owner = NULL, lease_expires_at = NULL, updated_at = now(),
+    error_history = discern.history_with(j.error_history, jsonb_build_object(
+        'attempt', j.attempts, 'at', now(), 'kind', $5::text, 'error', $6::text, 'counted', x.refund = 0))
+FROM (SELECT CASE WHEN y.counts THEN 0 ELSE 1 END AS refund, NOT $7::boolean AND y.counts AS kept_refusing, y.given_back
+      FROM (SELECT g.given_back, CASE WHEN $7::boolean THEN true
+                                      WHEN g.given_back < {{max_given_back}} THEN false
+                                      WHEN NOT $8::boolean OR g.given_back >= {{outage_give_backs}} THEN true
+                                      ELSE EXISTS (SELECT 1 FROM discern.jobs s
+                                                   WHERE s.finished_at > coalesce((g.error_history->-1->>'at')::timestamptz, g.created_at)
+                                                     AND s.state = 'succeeded' AND s.backend = g.backend AND s.id <> g.id) END AS counts
+            FROM discern.jobs g WHERE g.id = $1) AS y) AS x
+WHERE j.id = $1 AND j.state = 'running' AND j.lease_owner = $2
+RETURNING j.state;
+
+-- name: releaseOrphans
+-- A worker's own running jobs it no longer holds (`$2`: the ones it does), their leases
+-- expired. The attempt counts (it ran, and may have paid for a call), so a job whose outcome
+-- can never be written ends dead after its attempts rather than run for ever; its history
+-- says so. A row locked meanwhile (its outcome being written) is not waited for.
+UPDATE discern.jobs AS j
+SET state = CASE WHEN j.attempts < j.max_attempts THEN 'available' ELSE 'dead' END,
+    run_at = CASE WHEN j.attempts < j.max_attempts THEN now() ELSE j.run_at END,
+    finished_at = CASE WHEN j.attempts < j.max_attempts THEN NULL ELSE now() END,
+    error_kind = $3::text, last_error = m.message,
+    lease_owner = NULL, lease_expires_at = NULL, updated_at = now(),
+    error_history = discern.history_with(j.error_history, jsonb_build_object(
+        'attempt', j.attempts, 'at', now(), 'kind', $3::text, 'error', m.message, 'counted', true))
+FROM (SELECT id FROM discern.jobs
+      WHERE state = 'running' AND lease_owner = $1 AND lease_expires_at < now() AND NOT (id = ANY($2::bigint[]))
+      FOR UPDATE SKIP LOCKED) AS o,
+     (SELECT 'the worker ran this attempt but could not record what came of it (its log says why: a permission, '
+             || 'a schema not migrated); the attempt counts, and once none is left the job is dead: fix that, then discern retry' AS message) AS m
+WHERE j.id = o.id AND j.state = 'running' AND j.lease_owner = $1
+RETURNING j.id;
+
+-- name: traceparents
+SELECT id, traceparent FROM discern.jobs WHERE id = ANY($1::bigint[]) AND traceparent IS NOT NULL;
+
+-- name: release
+-- Hands jobs back untouched (shutdown after the grace period): the attempt is not counted.
+UPDATE discern.jobs
+SET state = 'available', attempts = greatest(attempts - 1, 0), run_at = now(),
+    lease_owner = NULL, lease_expires_at = NULL, updated_at = now()
+WHERE id = ANY($1::bigint[]) AND state = 'running' AND lease_owner = $2
+RETURNING id;
+
+-- name: giveBack
+-- Gives a job back because its service is unavailable (the breaker): not the job's fault,
+-- so the attempt is not counted and no given-back allowance is spent (however long the
+-- outage, the job keeps all its attempts); its history says why it waited, and whether it
+-- was the probe ($6: a probe is chosen among jobs that failed as one least often). `$3`
+-- seconds before it may be claimed again.
+UPDATE discern.jobs AS j
+SET state = 'available', attempts = greatest(j.attempts - 1, 0), run_at = now() + make_interval(secs => $3::double precision),
+    lease_owner = NULL, lease_expires_at = NULL, updated_at = now(),
+    error_history = CASE WHEN $4::text IS NULL THEN j.error_history ELSE discern.history_with(j.error_history, jsonb_build_object(
+        'attempt', j.attempts, 'at', now(), 'kind', $4::text, 'error', $5::text, 'counted', false, 'probe', $6::boolean)) END
+WHERE j.id = $1 AND j.state = 'running' AND j.lease_owner = $2
+RETURNING j.id;
+
+-- name: heartbeat
+-- Renews the leases of the worker's jobs and returns those still its own. A job row locked
+-- by another statement is not waited for (SKIP LOCKED): the worker's own completion of it
+-- may be held up (a slow disk, a lock on results), and a heartbeat waiting behind it would
+-- stall everything else on the queue connection, claims included, while the leases of all
+-- its other jobs ran out. A locked job still counts as the worker's (read without a lock);
+-- its lease is renewed at the next beat.
+WITH mine AS (
+    SELECT id FROM discern.jobs WHERE id = ANY($1::bigint[]) AND state = 'running' AND lease_owner = $2
+), renewed AS (
+    UPDATE discern.jobs AS j
+    SET lease_expires_at = now() + make_interval(secs => $3), updated_at = now()
+    FROM (SELECT id FROM discern.jobs WHERE id IN (SELECT id FROM mine) FOR UPDATE SKIP LOCKED) AS free
+    WHERE j.id = free.id AND j.state = 'running' AND j.lease_owner = $2
+    RETURNING j.id
+)
+SELECT id FROM mine;
+
+-- name: rescue
+-- Hands back the jobs of workers that are gone, whatever the rest of the fleet is doing:
+-- - `session`: a worker whose session held its lock (`WorkerRegistry.presenceNamespace`)
+-- and no longer does, and that missed two heartbeats (a live worker reconnecting its
+-- session keeps beating meanwhile). PostgreSQL ends the session with the process, so a
+-- SIGKILLed worker's jobs run again within about two beats;
+-- - `heartbeat`: a worker that holds no lock (an older release, a transaction pooler) and
+-- missed three heartbeats;
+-- - `unregistered`: an expired lease whose owner stopped or is not registered at all.
+-- A worker whose session holds its lock is alive however late its heartbeat (a process
+-- starved of CPU): a lease it did not know it held is its own rescuer's to release
+-- (`releaseOrphans`). A rescuer never takes its own worker for gone (`$1`). After a restart
+-- or failover every session is new: a worker not heard from since the server was first seen
+-- (`databaseEpoch`) is awaited for `reconnectSeconds`, or three of its heartbeats if longer,
+-- before the first two rules judge it. SKIP LOCKED lets many rescuers run at once, and
+-- leaves alone a row a statement still holds (its worker's own completion).
+--
+-- How a crash counts: a job whose worker stopped while preparing its file alone (its own id
+-- in `preparing_by`, which only a worker running a suspect writes) spends the attempt and
+-- counts a solo crash; the third ends it dead as `worker_crashed`, as does an attempt that
+-- was its last. Any other crash gives the attempt back and counts a shared crash, as does
+-- one whose worker was last heard from before a restart or failover (the outage's doing).
+-- Returns the jobs rescued, and the workers awaited that hold jobs, with the seconds left.
+WITH epoch AS (
+    SELECT max(first_seen_at) AS since FROM discern.database_epoch
+), held AS (
+    SELECT objid::bigint AS key FROM pg_locks
+    WHERE locktype = 'advisory' AND classid = {{presence_namespace}} AND objsubid = 2 AND granted
+      AND database = (SELECT oid FROM pg_database WHERE datname = current_database())
+), silent AS (
+    SELECT w.id AS owner, 'session' AS why, w.last_heartbeat_at, w.heartbeat_seconds, w.stopped_at FROM discern.workers w
+    WHERE w.presence_key IS NOT NULL AND w.id IS DISTINCT FROM $1
+      AND w.last_heartbeat_at < now() - make_interval(secs => 2 * w.heartbeat_seconds)
+      AND w.presence_key::bigint NOT IN (SELECT key FROM held)
+    UNION ALL
+    SELECT w.id, 'heartbeat', w.last_heartbeat_at, w.heartbeat_seconds, w.stopped_at FROM discern.workers w
+    WHERE w.presence_key IS NULL AND w.id IS DISTINCT FROM $1
+      AND w.last_heartbeat_at < now() - make_interval(secs => 3 * w.heartbeat_seconds)
+), awaited AS (
+    SELECT owner, until FROM (
+        SELECT s.owner, s.stopped_at, s.last_heartbeat_at, epoch.since,
+               epoch.since + make_interval(secs => greatest({{reconnect_seconds}}, 3 * s.heartbeat_seconds)) AS until
+        FROM silent s, epoch
+    ) AS w
+    WHERE stopped_at IS NULL AND last_heartbeat_at < since AND now() < until
+), gone AS (
+    SELECT owner, why, last_heartbeat_at >= coalesce((SELECT since FROM epoch), '-infinity') AS heard_since
+    FROM silent WHERE owner NOT IN (SELECT owner FROM awaited)
+    UNION ALL
+    SELECT expired.lease_owner, 'unregistered', false FROM (
+        SELECT lease_owner FROM discern.jobs WHERE state = 'running' AND lease_expires_at < now()
+          AND lease_owner IS DISTINCT FROM $1 FOR UPDATE SKIP LOCKED
+    ) AS expired
+    WHERE NOT EXISTS (SELECT 1 FROM discern.workers w WHERE w.id = expired.lease_owner AND w.stopped_at IS NULL)
+), stopped AS (
+    SELECT DISTINCT ON (owner) owner, why, heard_since FROM gone ORDER BY owner, why
+), lost AS (
+    SELECT j.id, j.solo_crashes, j.attempts, j.max_attempts, stopped.why,
+           stopped.heard_since AND j.preparing_by IS NOT DISTINCT FROM j.lease_owner AS preparing_alone,
+           (SELECT count(*) FROM discern.jobs o WHERE o.state = 'running' AND o.lease_owner = j.lease_owner) AS held
+    FROM discern.jobs j JOIN stopped ON stopped.owner = j.lease_owner
+    WHERE j.state = 'running'
+    FOR UPDATE OF j SKIP LOCKED
+), judged AS (
+    SELECT id, held, why, preparing_alone AS counted,
+           preparing_alone AND (solo_crashes + 1 >= {{solo_crashes_before_dead}} OR attempts >= max_attempts) AS dies,
+           preparing_alone AND solo_crashes + 1 >= {{solo_crashes_before_dead}} AS crashes_it
+    FROM lost
+), rescued AS (
+    UPDATE discern.jobs AS j
+    SET state = CASE WHEN judged.dies THEN 'dead' ELSE 'available' END,
+        finished_at = CASE WHEN judged.dies THEN now() ELSE NULL END,
+        attempts = CASE WHEN judged.counted THEN j.attempts ELSE greatest(j.attempts - 1, 0) END,
+        shared_crashes = j.shared_crashes + CASE WHEN judged.counted THEN 0 ELSE 1 END,
+        solo_crashes = j.solo_crashes + CASE WHEN judged.counted THEN 1 ELSE 0 END,
+        error_kind = CASE WHEN judged.crashes_it THEN $2::text ELSE $3::text END,
+        last_error = CASE
+            WHEN judged.crashes_it THEN format('the worker stopped (crashed, was killed or ran out of memory) %s times while preparing this file alone: '
+                'the file likely crashes discern; inspect it, then discern.retry', j.solo_crashes + 1)
+            WHEN judged.counted THEN 'the worker stopped while preparing this file alone (it crashed, was killed or ran out of memory); the attempt counts'
+            ELSE format('the worker holding this job and %s other(s) stopped (it crashed, hung or lost its database connection), '
+                'not while preparing this file alone; the job was handed back, the attempt not counted', judged.held - 1)
+        END,
+        error_history = discern.history_with(j.error_history, jsonb_build_object(
+            'attempt', j.attempts, 'at', now(), 'kind', CASE WHEN judged.crashes_it THEN $2::text ELSE $3::text END,
+            'error', format(CASE judged.why
+                WHEN 'session' THEN 'worker %s is gone (its database session ended: it crashed, was killed or lost its connection) holding %s job(s)'
+                WHEN 'heartbeat' THEN 'worker %s missed three heartbeats holding %s job(s)'
+                ELSE 'worker %s stopped or is no longer registered, and its lease expired, holding %s job(s)' END,
+                j.lease_owner, judged.held), 'counted', judged.counted)),
+        preparing_by = NULL, lease_owner = NULL, lease_expires_at = NULL, updated_at = now()
+    FROM judged WHERE j.id = judged.id
+    RETURNING j.id
+)
+SELECT (SELECT count(*) FROM rescued)::integer AS rescued, count(*)::integer AS awaited,
+       extract(epoch FROM max(a.until) - now())::double precision AS awaited_seconds
+FROM awaited a
+WHERE EXISTS (SELECT 1 FROM discern.jobs j WHERE j.state = 'running' AND j.lease_owner = a.owner);
+
+-- name: markPreparing
+-- Marks a suspect's file as being prepared by its worker, alone (`rescue` counts a crash
+-- then against the file), and clears the mark once it is prepared. Guarded by the lease.
+UPDATE discern.jobs SET preparing_by = $2 WHERE id = $1 AND state = 'running' AND lease_owner = $2;
+
+-- name: clearPreparing
+UPDATE discern.jobs SET preparing_by = NULL WHERE id = $1 AND lease_owner = $2 AND preparing_by = $2;
+
+-- name: databaseEpoch
+-- Whether the server rescuers last recorded is still the one answering.
+SELECT server_started_at = pg_postmaster_start_time()
+           AND stats_reset_at IS NOT DISTINCT FROM pg_stat_get_bgwriter_stat_reset_time() AS same
+FROM discern.database_epoch;
+
+-- name: newDatabaseEpoch
+-- Records a server not seen before; of rescuers seeing it at once, the first one's time
+-- stands. The very first record has nothing to compare with: the server's own start (or
+-- crash recovery) stands for when it was first seen.
+INSERT INTO discern.database_epoch AS e (server_started_at, stats_reset_at, first_seen_at)
+VALUES (pg_postmaster_start_time(), pg_stat_get_bgwriter_stat_reset_time(),
+        greatest(pg_postmaster_start_time(), pg_stat_get_bgwriter_stat_reset_time()))
+ON CONFLICT (only_row) DO UPDATE SET server_started_at = excluded.server_started_at,
+    stats_reset_at = excluded.stats_reset_at, first_seen_at = now()
+WHERE (e.server_started_at, e.stats_reset_at) IS DISTINCT FROM (excluded.server_started_at, excluded.stats_reset_at);
+
+-- name: enqueueStaged
+-- Moves the files COPY put in `discern_enqueue` into the queue, skipping keys already
+-- taken by a job (the unique index) or by a result: the rule `discern.enqueue_many` keeps
+-- too. One statement: one wake-up.
+-- A near-duplicate waits behind every other job (the largest priority).
+INSERT INTO discern.jobs (batch_id, backend, action, image_path, priority, unique_key, params, perceptual_hash, near_duplicate_of,
+                          traceparent)
+SELECT $1::bigint, $2, $3, s.image_path, CASE WHEN s.near_duplicate_of IS NULL THEN $4::smallint ELSE 32767 END,
+       s.unique_key, $5::jsonb, s.perceptual_hash, s.near_duplicate_of, s.traceparent
+FROM discern_enqueue s
+WHERE s.unique_key IS NULL
+   OR NOT EXISTS (SELECT 1 FROM discern.results r WHERE r.unique_key = s.unique_key)
+ON CONFLICT DO NOTHING;
+
+-- name: aloneJobWaiting
+-- A job that must run alone, claimable for a while already (the rescue that made it one set
+-- `updated_at`), read from its own small index.
+SELECT EXISTS (
+    SELECT 1 FROM discern.jobs
+    WHERE state = 'available' AND shared_crashes >= {{crashes_before_alone}} AND backend = ANY($1::text[])
+      AND run_at <= now() AND updated_at < now() - make_interval(secs => $2::double precision)
+) AS waiting;
+
+-- name: pendingWork
+-- Jobs that may still produce work: claimable now, retrying later, or running somewhere.
+SELECT count(*) FILTER (WHERE state = 'available' AND run_at <= now()) AS ready,
+       count(*) FILTER (WHERE state = 'available' AND run_at > now() AND (attempts > 0 OR error_kind IS NOT NULL)) AS retrying,
+       count(*) FILTER (WHERE state = 'running') AS running
+FROM discern.jobs
+WHERE state IN ('available', 'running') AND backend = ANY($1::text[]);
