@@ -13,9 +13,9 @@ bash scripts/install-deps.sh --test
 # The module map holds before anything is built (docs/design.md, "The map").
 bash scripts/check-layers.sh
 # The code is as swift-format writes it (.swift-format: 150 columns); `swift format format -i
-# -r Sources Tests Package.swift` makes it so.
-if ! swift format lint --strict --recursive Sources Tests Package.swift; then
-    echo "not formatted: run swift format format -i -r Sources Tests Package.swift" >&2
+# -r Sources Tests Plugins sql Package.swift` makes it so.
+if ! swift format lint --strict --recursive Sources Tests Plugins sql Package.swift; then
+    echo "not formatted: run swift format format -i -r Sources Tests Plugins sql Package.swift" >&2
     exit 1
 fi
 

@@ -16,11 +16,11 @@ public enum Queries {
     }
 
     /// `statement` with each `{{key}}` replaced by its value; every placeholder must be given,
-    /// so a statement never reaches the server half-filled.
+    /// so a statement never reaches the server half-filled (a value may hold `{{` itself).
     public static func fill(_ statement: String, _ values: [String: String]) -> String {
-        let filled = values.reduce(statement) { $0.replacingOccurrences(of: "{{\($1.key)}}", with: $1.value) }
-        precondition(!filled.contains("{{"), "a statement was sent with a placeholder not filled: \(filled.prefix(200))")
-        return filled
+        let wanted = Set(statement.matches(of: /\{\{([a-z_]+)\}\}/).map { String($0.1) })
+        precondition(wanted == Set(values.keys), "a statement's placeholders \(wanted.sorted()) are not the values given \(values.keys.sorted())")
+        return values.reduce(statement) { $0.replacingOccurrences(of: "{{\($1.key)}}", with: $1.value) }
     }
 }
 
@@ -45,6 +45,11 @@ public enum QueueConstants {
     public static let presenceNamespace: Int32 = 0x6469_7363
     /// Jobs an operator's action names one by one in its record; more are only counted.
     public static let namedJobs = 1000
+    /// The advisory lock discern's migrations hold (arbitrary but fixed): `migrate` and the
+    /// script of `migrate --sql` take the same one.
+    public static let migrationLockKey: Int64 = 0x6469_7363_6572_6E00
+    /// How long a migration step waits for a lock before it lets go (and `migrate` tries again).
+    public static let migrationLockTimeoutSeconds = 5
 
     static let byName: [String: String] = [
         "crashes_before_alone": String(crashesBeforeAlone),
@@ -53,6 +58,8 @@ public enum QueueConstants {
         "outage_give_backs": String(outageGiveBacks),
         "reconnect_seconds": String(reconnectSeconds),
         "presence_namespace": String(presenceNamespace),
-        "named_jobs": String(namedJobs)
+        "named_jobs": String(namedJobs),
+        "migration_lock_key": String(migrationLockKey),
+        "migration_lock_timeout_seconds": String(migrationLockTimeoutSeconds)
     ]
 }

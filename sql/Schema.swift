@@ -21,10 +21,13 @@ public enum Schema {
         try bundled.filter { $0.path.hasPrefix("migrations/") }.map { path, text in
             let stem = String(path.dropFirst("migrations/".count).dropLast(".sql".count))
             guard let underscore = stem.firstIndex(of: "_"), let version = Int(stem[..<underscore]), version > baselineVersion else {
-                throw CocoaError(.fileReadCorruptFile, userInfo: [NSLocalizedDescriptionKey: "\(path) is not named NNNN_description.sql with NNNN above \(baselineVersion)"])
+                throw CocoaError(
+                    .fileReadCorruptFile,
+                    userInfo: [NSLocalizedDescriptionKey: "\(path) is not named NNNN_description.sql with NNNN above \(baselineVersion)"])
             }
-            return Migration(version: version, name: String(stem[stem.index(after: underscore)...]), sql: text,
-                             breaking: text.split(separator: "\n").contains { $0.hasPrefix(Migration.breakingMark) })
+            return Migration(
+                version: version, name: String(stem[stem.index(after: underscore)...]), sql: text,
+                breaking: text.split(separator: "\n").contains { $0.hasPrefix(Migration.breakingMark) })
         }.sorted { $0.version < $1.version }
     }
 
@@ -35,7 +38,9 @@ public enum Schema {
         var all = order.flatMap { folder, kind in
             bundled.filter { $0.path.hasPrefix(folder) }.map { Repeatable(kind: kind, path: $0.path, sql: $0.text) }
         }
-        if let grants = bundled.first(where: { $0.path == "grants.sql" }) { all.append(Repeatable(kind: .grants, path: grants.path, sql: grants.text)) }
+        if let grants = bundled.first(where: { $0.path == "grants.sql" }) {
+            all.append(Repeatable(kind: .grants, path: grants.path, sql: grants.text))
+        }
         return all
     }
 

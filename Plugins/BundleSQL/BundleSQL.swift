@@ -15,11 +15,13 @@ struct BundleSQL: BuildToolPlugin {
         files.sort { $0.path < $1.path }
         let output = context.pluginWorkDirectoryURL.appending(path: "BundledSQL.swift")
         let relative = files.map { String($0.path.dropFirst(root.path.count + 1)) }
-        return [.buildCommand(
-            displayName: "Bundling \(files.count) SQL files",
-            executable: try context.tool(named: "SQLBundler").url,
-            arguments: [root.path, output.path] + relative,
-            inputFiles: files,
-            outputFiles: [output])]
+        return [
+            .buildCommand(
+                displayName: "Bundling \(files.count) SQL files",
+                executable: try context.tool(named: "SQLBundler").url,
+                arguments: [root.path, output.path] + relative,
+                inputFiles: files,
+                outputFiles: [output])
+        ]
     }
 }

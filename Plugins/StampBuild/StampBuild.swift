@@ -19,10 +19,12 @@ struct StampBuild: BuildToolPlugin {
             mkdir -p "$(dirname "$2")"
             [ "$(cat "$2" 2>/dev/null)" = "$line" ] || printf '%s\\n' "$line" > "$2"
             """
-        return [.prebuildCommand(
-            displayName: "Stamping the build with its commit",
-            executable: URL(fileURLWithPath: "/bin/sh"),
-            arguments: ["-c", script, "stamp", context.package.directoryURL.path, file],
-            outputFilesDirectory: output)]
+        return [
+            .prebuildCommand(
+                displayName: "Stamping the build with its commit",
+                executable: URL(fileURLWithPath: "/bin/sh"),
+                arguments: ["-c", script, "stamp", context.package.directoryURL.path, file],
+                outputFilesDirectory: output)
+        ]
     }
 }

@@ -1,4 +1,5 @@
 import Postgres
+import SQLSchema
 
 /// The breakers shared by every worker (`discern.service_breakers`, migration 0030): a service
 /// found unavailable has a row until a probe it answers, or `discern resume`, closes it.
@@ -11,7 +12,7 @@ public enum Breakers {
         probeAfterSeconds: Double
     ) throws -> Bool {
         try connection.query(
-            "SELECT discern.trip_breaker($1, $2, $3, $4, $5) AS opened",
+            Queries.Breakers.trip,
             [backend, workerID, kind, String(error.prefix(1000)), probeAfterSeconds]
         ).first?.bool("opened") ?? false
     }
@@ -33,7 +34,7 @@ public enum Breakers {
     ) throws -> ProbeFailure? {
         guard
             let row = try connection.query(
-                "SELECT * FROM discern.breaker_probe_failed($1, $2, $3, $4, $5, $6, $7)",
+                Queries.Breakers.probeFailed,
                 [backend, workerID, jobID, kind, String(error.prefix(1000)), firstDelay, maxDelay]
             ).first
         else { return nil }
@@ -44,18 +45,14 @@ public enum Breakers {
     /// when it was open.
     @discardableResult
     public static func close(_ connection: Connection, backend: String, by: String, why: String) throws -> Bool {
-        try connection.query("SELECT discern.close_breaker($1, $2, $3) AS closed", [backend, String(by.prefix(200)), why])
+        try connection.query(Queries.Breakers.close, [backend, String(by.prefix(200)), why])
             .first?.bool("closed") ?? false
     }
 
     /// Which of `backends` are unavailable now, each with the seconds until its next probe may
     /// go (0 when due).
     public static func open(_ connection: Connection, backends: [String]) throws -> [String: Double] {
-        let rows = try connection.query(
-            prepared: """
-                SELECT backend, greatest(0, extract(epoch FROM next_probe_at - now()))::float8 AS probe_in
-                FROM discern.service_breakers WHERE backend = ANY($1::text[])
-                """, [backends])
+        let rows = try connection.query(prepared: Queries.Breakers.open, [backends])
         return Dictionary(try rows.map { (try $0.string("backend"), try $0.optionalDouble("probe_in") ?? 0) }, uniquingKeysWith: { $1 })
     }
 }

@@ -67,11 +67,6 @@ public enum JobControl {
         }
     }
 
-    private static let matching = """
-        FROM discern.matching_jobs($5, $2, $3, $4, $6, $7::date, $8::date) j
-        WHERE ($1::bigint[] IS NULL OR j.id = ANY($1))
-        """
-
     /// What an operator does to jobs: each action's SQL function and the states it changes.
     public enum BulkAction: String, Sendable {
         /// Re-queues dead jobs with a fresh set of attempts (a cancelled job too, when named by
@@ -101,22 +96,6 @@ public enum JobControl {
             case .delete: nil
             }
         }
-
-        fileprivate var function: String {
-            switch self {
-            case .retry: "discern.retry"
-            case .cancel: "discern.cancel"
-            case .delete: "discern.delete_jobs"
-            }
-        }
-
-        fileprivate var states: String {
-            switch self {
-            case .retry: "(j.state = 'dead' OR ($1::bigint[] IS NOT NULL AND j.state = 'cancelled'))"
-            case .cancel: "j.state IN ('available', 'running')"
-            case .delete: "j.state IN ('dead', 'cancelled')"
-            }
-        }
     }
 
     /// `action` over the selection in one statement (jobs named by id), recorded `by` whom
@@ -133,17 +112,7 @@ public enum JobControl {
     ) throws -> Int {
         guard !selection.isEmpty else { return 0 }
         return try connection.query(
-            """
-            WITH chosen AS (SELECT coalesce(array_agg(c.id), '{}') AS ids FROM (
-                                SELECT j.id \(matching) AND \(action.states) ORDER BY j.id LIMIT $12) c),
-            done AS (SELECT \(action.function)(ids) AS n, ids FROM chosen),
-            logged AS (
-                INSERT INTO discern.operator_actions (actor, action, scope, jobs, job_ids, batch_id)
-                SELECT $9, $10, $11, n, CASE WHEN cardinality(ids) <= \(QueueConstants.namedJobs) THEN ids END,
-                       (SELECT id FROM discern.batches WHERE name = $2)
-                FROM done WHERE n > 0 AND $13)
-            SELECT n FROM done
-            """, selection.parameters + [String(actor.prefix(200)), action.rawValue, selection.scope, limit, logged]
+            Queries.JobControl.apply, selection.parameters + [String(actor.prefix(200)), action.rawValue, selection.scope, limit, logged]
         ).first?.int("n") ?? 0
     }
 
@@ -184,7 +153,7 @@ public enum JobControl {
     public static func states(_ connection: Connection, _ selection: Selection) throws -> [String: Int] {
         guard !selection.isEmpty else { return [:] }
         var states: [String: Int] = [:]
-        for row in try connection.query("SELECT j.state, count(*) AS n \(matching) GROUP BY j.state", selection.parameters) {
+        for row in try connection.query(Queries.JobControl.statesMatching, selection.parameters) {
             states[try row.string("state")] = try row.int("n")
         }
         return states

@@ -66,14 +66,14 @@ public enum JobQueue {
         return Set(try rows.map { try $0.int("id") })
     }
 
-    /// Returns to the queue the running jobs leased to `workerID` whose leases expired although it
-    /// no longer holds them (`holding`: the ones it does), the attempt counted (dead once none is
-    /// left); returns their ids.
+    /// Fails the running jobs leased to `workerID` whose leases expired although it no longer
+    /// holds them (`holding`: the ones it does): the attempt is spent (dead once none is left);
+    /// returns their ids.
     /// Another worker's rescuer never takes a live worker's jobs, and this worker renews no lease
     /// for a job it let go: without this, such a job (its outcome left unwritten, or a bug that
     /// lost it) stayed running for as long as the worker lived.
-    public static func releaseOrphans(_ connection: Connection, workerID: String, holding: [Int]) throws -> [Int] {
-        try connection.query(prepared: Queries.Jobs.releaseOrphans, [workerID, holding, FailureKind.outcomeUnrecorded.code]).map { try $0.int("id") }
+    public static func failOrphans(_ connection: Connection, workerID: String, holding: [Int]) throws -> [Int] {
+        try connection.query(prepared: Queries.Jobs.failOrphans, [workerID, holding, FailureKind.outcomeUnrecorded.code]).map { try $0.int("id") }
     }
 
     /// The W3C traceparents stored with these jobs (migration 0033), by job: read after a claim
@@ -84,22 +84,24 @@ public enum JobQueue {
         return try Dictionary(rows.map { (try $0.int("id"), try $0.string("traceparent")) }) { first, _ in first }
     }
 
-    /// Returns running jobs to the queue without counting the attempt; returns how many.
+    /// Hands running jobs back at once (the worker stops): the attempt is not spent; returns how many.
     @discardableResult
-    public static func release(_ connection: Connection, jobIDs: [Int], workerID: String) throws -> Int {
+    public static func handBack(_ connection: Connection, jobIDs: [Int], workerID: String) throws -> Int {
         guard !jobIDs.isEmpty else { return 0 }
-        return try connection.query(prepared: Queries.Jobs.release, [jobIDs, workerID]).count
+        return try connection.query(prepared: Queries.Jobs.handBack, [jobIDs, workerID]).count
     }
 
-    /// Gives a running job back while its service is unavailable: attempt not counted, claimable
+    /// Hands a running job back while its service is unavailable: attempt not spent, claimable
     /// again in `afterSeconds`, and never before the service's Retry-After (a breaker closed a
     /// second later must not send the job straight back to a service that asked it to wait);
     /// `failure` (what the call said) goes into its history. False when the lease was no longer ours.
     @discardableResult
-    public static func giveBack(_ connection: Connection, job: Job, workerID: String, failure: JobFailure?, afterSeconds: Double = 0) throws -> Bool {
+    public static func handBackLater(
+        _ connection: Connection, job: Job, workerID: String, failure: JobFailure?, afterSeconds: Double = 0
+    ) throws -> Bool {
         let delay = max(0, min(max(afterSeconds, failure?.retryAfterSeconds ?? 0), 86_400))
         return try connection.query(
-            prepared: Queries.Jobs.giveBack,
+            prepared: Queries.Jobs.handBackLater,
             [
                 job.id, workerID, delay, failure?.kind,
                 failure.map { String($0.message.prefix(2000)) }, job.isProbe
@@ -110,10 +112,15 @@ public enum JobQueue {
     /// Where the console listens for changes its pages show (sql/functions/notify_change.sql).
     public static let changesChannel = "discern_changes"
 
-    /// Tells listening consoles that jobs changed (a worker's outcomes): a statement of its own,
-    /// never inside a completion's transaction (a NOTIFY serialises the commits that send it).
+    /// Tells listening consoles that jobs changed (a worker's outcomes), outside any completion's
+    /// transaction.
     public static func announceChanges(_ connection: Connection) throws {
-        try connection.query("SELECT pg_notify($1, '')", [changesChannel])
+        try connection.query(Queries.Workers.announceChanges, [changesChannel])
+    }
+
+    /// Asks the database for nothing: throws when it does not answer.
+    public static func ping(_ connection: Connection) throws {
+        try connection.query(Queries.Workers.ping)
     }
 
     /// Rescues the jobs of workers that are gone (`Queries.Jobs.rescue`, sql/queries/jobs.sql, says how that is known),
@@ -165,16 +172,11 @@ public enum JobQueue {
         paramsJSON: String = "{}"
     ) throws -> Int {
         try connection.transaction { connection in
-            try connection.query(
-                """
-                CREATE TEMP TABLE discern_enqueue (image_path text NOT NULL, unique_key text, perceptual_hash bigint, near_duplicate_of text,
-                                                   traceparent text)
-                ON COMMIT DROP
-                """)
+            try connection.query(Queries.Enqueue.createStaging)
             try connection.copyIn(
-                "COPY discern_enqueue (image_path, unique_key, perceptual_hash, near_duplicate_of, traceparent) FROM STDIN",
+                Queries.Enqueue.copyStaging,
                 rows: files.lazy.map { [$0.path, $0.uniqueKey, $0.perceptualHash.map(String.init), $0.nearDuplicateOf, $0.traceparent] })
-            let batchID = try batch.map { try connection.query("SELECT discern.batch_id($1) AS id", [$0]).first?.int("id") } ?? nil
+            let batchID = try batch.map { try connection.query(Queries.Enqueue.batchID, [$0]).first?.int("id") } ?? nil
             return try connection.query(Queries.Jobs.enqueueStaged, [batchID, backend, action, priority, paramsJSON]).affected
         }
     }
@@ -194,7 +196,9 @@ public enum JobQueue {
     }
 
     public static func pendingWork(_ connection: Connection, backends: [String]) throws -> PendingWork {
-        guard let row = try connection.query(Queries.Jobs.pendingWork, [backends]).first else { return PendingWork(ready: 0, retrying: 0, running: 0) }
+        guard let row = try connection.query(Queries.Jobs.pendingWork, [backends]).first else {
+            return PendingWork(ready: 0, retrying: 0, running: 0)
+        }
         return PendingWork(ready: try row.int("ready"), retrying: try row.int("retrying"), running: try row.int("running"))
     }
 

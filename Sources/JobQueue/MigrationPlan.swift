@@ -20,21 +20,7 @@ public struct MigrationPlan: Sendable {
     }
 
     /// The schema's bookkeeping, made or completed before anything else (idempotent).
-    public static let bootstrap = Step(
-        title: "discern's bookkeeping tables",
-        sql: """
-            CREATE SCHEMA IF NOT EXISTS discern;
-            CREATE TABLE IF NOT EXISTS discern.schema_migrations (
-                version integer PRIMARY KEY,
-                name text NOT NULL,
-                applied_at timestamptz NOT NULL DEFAULT now());
-            ALTER TABLE discern.schema_migrations ADD COLUMN IF NOT EXISTS breaking boolean NOT NULL DEFAULT false;
-            CREATE TABLE IF NOT EXISTS discern.schema_repeatables (
-                file text PRIMARY KEY,
-                checksum text NOT NULL,
-                schema_version integer NOT NULL,
-                applied_at timestamptz NOT NULL DEFAULT now());
-            """)
+    public static let bootstrap = Step(title: "discern's bookkeeping tables", sql: Queries.Migrations.bootstrap + ";")
 
     /// The migrations and the function, view and grants files to apply, in order.
     public let steps: [Step]
@@ -48,7 +34,7 @@ public struct MigrationPlan: Sendable {
     /// Reads the database's state. A database with no discern schema gets sql/schema.sql.
     public static func read(_ connection: Connection) throws -> MigrationPlan {
         let migrations = try Migrator.bundledMigrations()
-        let present = try connection.query("SELECT to_regclass('discern.schema_migrations') IS NOT NULL AS present").first?.bool("present") ?? false
+        let present = try connection.query(Queries.Migrations.migrationsPresent).first?.bool("present") ?? false
         let applied = present ? try appliedMigrations(connection) : [:]
         if applied.isEmpty {
             let everything = Schema.repeatables
@@ -83,21 +69,15 @@ public struct MigrationPlan: Sendable {
         return
             ([
                 "-- discern migrate --sql: apply with psql -v ON_ERROR_STOP=1 as the schema's owner",
-                "SELECT pg_advisory_lock(\(Migrator.lockKey));"
+                Queries.Migrations.scriptLock + ";"
             ]
-            + all.map { "-- \($0.title)\nBEGIN;\nSET LOCAL lock_timeout = '\(Migrator.lockTimeoutSeconds)s';\n\($0.sql)\nCOMMIT;" }
-            + ["SELECT pg_advisory_unlock(\(Migrator.lockKey));"]).joined(separator: "\n\n") + "\n"
+            + all.map { "-- \($0.title)\nBEGIN;\n\(Queries.Migrations.scriptLockTimeout);\n\($0.sql)\nCOMMIT;" }
+            + [Queries.Migrations.scriptUnlock + ";"]).joined(separator: "\n\n") + "\n"
     }
 
     private static func appliedMigrations(_ connection: Connection) throws -> [Int: (name: String, breaking: Bool)] {
-        let hasBreaking =
-            try connection.query(
-                """
-                SELECT EXISTS (SELECT 1 FROM pg_attribute WHERE attrelid = 'discern.schema_migrations'::regclass
-                               AND attname = 'breaking' AND NOT attisdropped) AS has
-                """
-            ).first?.bool("has") ?? false
-        let rows = try connection.query("SELECT version, name, \(hasBreaking ? "breaking" : "false AS breaking") FROM discern.schema_migrations")
+        let hasBreaking = try connection.query(Queries.Migrations.hasBreakingColumn).first?.bool("has") ?? false
+        let rows = try connection.query(hasBreaking ? Queries.Migrations.applied : Queries.Migrations.appliedBeforeBreaking)
         return Dictionary(
             try rows.map { (try $0.int("version"), (try $0.string("name"), try $0.bool("breaking"))) }, uniquingKeysWith: { first, _ in first })
     }
@@ -107,13 +87,7 @@ public struct MigrationPlan: Sendable {
     static func staleRepeatables(_ connection: Connection, newest: Int) throws -> [Repeatable] {
         let all = Schema.repeatables
         let stale = Set(
-            try connection.query(
-                """
-                SELECT u.file FROM unnest($1::text[], $2::text[]) AS u(file, sql)
-                LEFT JOIN discern.schema_repeatables r ON r.file = u.file
-                WHERE r.checksum IS DISTINCT FROM md5(u.sql) AND coalesce(r.schema_version, 0) <= $3
-                """, [all.map(\.path), all.map(\.sql), newest]
-            ).map { try $0.string("file") })
+            try connection.query(Queries.Migrations.staleRepeatables, [all.map(\.path), all.map(\.sql), newest]).map { try $0.string("file") })
         return all.filter { stale.contains($0.path) }
     }
 
@@ -122,22 +96,18 @@ public struct MigrationPlan: Sendable {
         let versions =
             Array(1...Schema.baselineVersion).map { "(\($0), 'sql/schema.sql', false)" }
             + migrations.map { "(\($0.version), 'sql/schema.sql', \($0.breaking))" }
-        return Step(
-            title: "the fresh schema (sql/schema.sql)",
-            sql: Schema.freshSchema + """
-
-                INSERT INTO discern.schema_migrations (version, name, breaking) VALUES
-                \(versions.joined(separator: ",\n"));
-                """)
+        return Step(title: "the fresh schema (sql/schema.sql)", sql: Schema.freshSchema + "\n" + recorded(versions))
     }
 
     private static func step(_ migration: Migration) -> Step {
         Step(
             title: "migration \(migration.version) (\(migration.name))\(migration.breaking ? ", breaking" : "")",
-            sql: migration.sql + """
+            sql: migration.sql + "\n" + recorded(["(\(migration.version), \(SQLText.literal(migration.name)), \(migration.breaking))"]))
+    }
 
-                INSERT INTO discern.schema_migrations (version, name, breaking) VALUES (\(migration.version), \(SQLText.literal(migration.name)), \(migration.breaking));
-                """)
+    /// The statement of a script recording migrations as applied, each `(version, name, breaking)`.
+    private static func recorded(_ rows: [String]) -> String {
+        Queries.fill(Queries.Migrations.recordMigrations, ["rows": rows.joined(separator: ",\n")]) + ";"
     }
 
     /// Functions first (their triggers with them, bodies unchecked, as pg_dump restores them),
@@ -149,12 +119,8 @@ public struct MigrationPlan: Sendable {
         let record = ordered.map { "(\(SQLText.literal($0.path)), md5(\(SQLText.literal($0.sql))), \(newest))" }
         return Step(
             title: "the functions, views and grants of sql/",
-            sql: (["SET LOCAL check_function_bodies = off;"] + ordered.map(\.sql) + [
-                """
-                INSERT INTO discern.schema_repeatables (file, checksum, schema_version) VALUES
-                \(record.joined(separator: ",\n"))
-                ON CONFLICT (file) DO UPDATE SET checksum = excluded.checksum, schema_version = excluded.schema_version, applied_at = now();
-                """
+            sql: ([Queries.Migrations.uncheckedFunctionBodies + ";"] + ordered.map(\.sql) + [
+                Queries.fill(Queries.Migrations.recordRepeatables, ["rows": record.joined(separator: ",\n")]) + ";"
             ]).joined(separator: "\n"))
     }
 }

@@ -13,9 +13,9 @@ import SQLSchema
 /// so migrating never queues the workers behind it for long; a deadlock is tried again too.
 public enum Migrator {
     /// Arbitrary but fixed: the advisory lock key discern's migrations hold.
-    static let lockKey: Int64 = 0x6469_7363_6572_6E00
+    static let lockKey = QueueConstants.migrationLockKey
     /// How long a step waits for a lock before it lets go and tries again.
-    static let lockTimeoutSeconds = 5
+    static let lockTimeoutSeconds = QueueConstants.migrationLockTimeoutSeconds
     /// Tries of a step that met a lock or a deadlock: about two minutes of live traffic.
     static let stepAttempts = 20
 
@@ -42,8 +42,8 @@ public enum Migrator {
     public static func migrate(_ connection: Connection, waiting: (String) -> Void = { _ in }) throws -> Applied {
         // Already current: nothing to lock or create, so a role without DDL rights may run it.
         if (try? requireCurrent(connection)) != nil { return Applied() }
-        try connection.query("SELECT pg_advisory_lock($1)", [lockKey])
-        defer { _ = try? connection.query("SELECT pg_advisory_unlock($1)", [lockKey]) }
+        try connection.query(Queries.Migrations.lock, [lockKey])
+        defer { _ = try? connection.query(Queries.Migrations.unlock, [lockKey]) }
         try run(MigrationPlan.bootstrap, connection, waiting: waiting)
         let plan = try MigrationPlan.read(connection)
         for step in plan.steps { try run(step, connection, waiting: waiting) }
@@ -60,12 +60,7 @@ public enum Migrator {
     /// checks once at start, so either is one clear line, not a failing loop. A newer schema
     /// without a breaking migration is fine: migrations add.
     public static func requireCurrent(_ connection: Connection) throws {
-        let present =
-            try connection.query(
-                """
-                SELECT to_regclass('discern.schema_migrations') IS NOT NULL AND to_regclass('discern.schema_repeatables') IS NOT NULL AS present
-                """
-            ).first?.bool("present") ?? false
+        let present = try connection.query(Queries.Migrations.bookkeepingPresent).first?.bool("present") ?? false
         guard present else {
             throw QueueError(
                 .schemaNotMigrated,
@@ -111,7 +106,7 @@ public enum Migrator {
         while true {
             do {
                 return try connection.transaction { connection in
-                    try connection.query("SELECT set_config('lock_timeout', $1, true)", ["\(lockTimeoutSeconds)s"])
+                    try connection.query(Queries.Migrations.lockTimeout, ["\(lockTimeoutSeconds)s"])
                     try connection.executeScript(step.sql)
                 }
             } catch let error as PostgresError where (error.sqlState == "55P03" || error.sqlState == "40P01") && attempt < stepAttempts {

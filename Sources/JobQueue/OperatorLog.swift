@@ -9,10 +9,7 @@ public enum OperatorLog {
         jobIDs: [Int64] = [], batch: String? = nil
     ) throws {
         try connection.query(
-            """
-            INSERT INTO discern.operator_actions (actor, action, scope, jobs, job_ids, batch_id)
-            VALUES ($1, $2, $3, $4, $5, (SELECT id FROM discern.batches WHERE name = $6))
-            """,
+            Queries.OperatorLog.record,
             [
                 String(actor.prefix(200)), action, String(scope.prefix(1000)), jobs,
                 jobIDs.isEmpty || jobIDs.count > QueueConstants.namedJobs ? nil : jobIDs, batch

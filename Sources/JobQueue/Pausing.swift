@@ -1,4 +1,5 @@
 import Postgres
+import SQLSchema
 
 /// Pausing a service: workers stop claiming its jobs at their next claim (discern.claim
 /// skips it), jobs in flight finish, nothing is cancelled. Migration 0023.
@@ -7,11 +8,7 @@ public enum Pausing {
     /// Recorded `by` whom (discern.operator_actions) in the same statement, when it changed anything.
     public static func pause(_ connection: Connection, backend: String, by: String, reason: String? = nil) throws -> Bool {
         try connection.query(
-            """
-            WITH done AS (SELECT discern.pause($1, $2, $3) AS changed),
-            logged AS (INSERT INTO discern.operator_actions (actor, action, scope) SELECT $2, 'pause', $4 FROM done WHERE changed)
-            SELECT changed FROM done
-            """,
+            Queries.Pausing.pause,
             [
                 backend, String(by.prefix(200)), reason.map { String($0.prefix(500)) },
                 "service \(backend)" + (reason.map { ": \($0.prefix(500))" } ?? "")
@@ -21,12 +18,6 @@ public enum Pausing {
 
     /// True when the service was paused and runs again (the listening workers are woken).
     public static func resume(_ connection: Connection, backend: String, by: String) throws -> Bool {
-        try connection.query(
-            """
-            WITH done AS (SELECT discern.resume($1) AS changed),
-            logged AS (INSERT INTO discern.operator_actions (actor, action, scope) SELECT $2, 'resume', $3 FROM done WHERE changed)
-            SELECT changed FROM done
-            """, [backend, String(by.prefix(200)), "service \(backend)"]
-        ).first?.bool("changed") ?? false
+        try connection.query(Queries.Pausing.resume, [backend, String(by.prefix(200)), "service \(backend)"]).first?.bool("changed") ?? false
     }
 }

@@ -1,4 +1,5 @@
 import Postgres
+import SQLSchema
 
 /// Deleting what has finished, one chunk per call (`discern prune`, docs/sql.md). Each call is
 /// one short transaction that skips locked rows, so workers never wait for it.
@@ -12,11 +13,11 @@ public enum Pruning {
 
     /// Deletes at most `chunk` rows older than `days` days; returns how many it deleted.
     public static func chunk(_ connection: Connection, _ target: Target, olderThanDays days: Int, chunk: Int) throws -> Int {
-        let sql =
+        let statement =
             switch target {
-            case .jobs: "SELECT discern.prune($1::interval, $2) AS deleted"
-            case .results: "SELECT discern.prune_results($1::interval, $2) AS deleted"
+            case .jobs: Queries.Pruning.jobs
+            case .results: Queries.Pruning.results
             }
-        return try connection.query(sql, ["\(days) days", chunk]).first?.int("deleted") ?? 0
+        return try connection.query(statement, ["\(days) days", chunk]).first?.int("deleted") ?? 0
     }
 }

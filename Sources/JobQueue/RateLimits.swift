@@ -1,4 +1,5 @@
 import Postgres
+import SQLSchema
 
 /// The shared rate-limit schedules (`discern.rate_limits`).
 public enum RateLimits {
@@ -21,7 +22,7 @@ public enum RateLimits {
     }
 
     public static func lease(_ connection: Connection, key: String, wanted: Int) throws -> Lease? {
-        guard let row = try connection.query(prepared: "SELECT * FROM discern.take_rate_tokens($1, $2)", [key, wanted]).first else { return nil }
+        guard let row = try connection.query(prepared: Queries.RateLimits.lease, [key, wanted]).first else { return nil }
         return Lease(
             firstWait: try row.optionalDouble("first_wait") ?? 0, spacing: try row.optionalDouble("spacing") ?? 0,
             granted: max(0, try row.int("granted")))
@@ -30,16 +31,16 @@ public enum RateLimits {
     /// Lets services whose spent cap has room again be claimed (sql/functions/lift_spent_caps.sql).
     @discardableResult
     public static func liftSpentCaps(_ connection: Connection) throws -> Int {
-        try connection.query("SELECT discern.lift_spent_caps() AS n").first?.int("n") ?? 0
+        try connection.query(Queries.RateLimits.liftSpentCaps).first?.int("n") ?? 0
     }
 
     /// A slot of `key` whose call never left: off the service's billed calls of the day.
     public static func returnSlot(_ connection: Connection, key: String) throws {
-        try connection.query("SELECT discern.return_rate_token($1)", [key])
+        try connection.query(Queries.RateLimits.returnSlot, [key])
     }
 
     /// The service answered 429: push the schedule back (by `retryAfterSeconds` when it said).
     public static func rateLimited(_ connection: Connection, key: String, retryAfterSeconds: Double?) throws {
-        try connection.query("SELECT discern.rate_limited($1, $2)", [key, retryAfterSeconds.map { min(max($0, 0), 3600) }])
+        try connection.query(Queries.RateLimits.rateLimited, [key, retryAfterSeconds.map { min(max($0, 0), 3600) }])
     }
 }

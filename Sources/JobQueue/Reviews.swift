@@ -1,4 +1,5 @@
 import Postgres
+import SQLSchema
 
 /// A person's verdict on one result.
 public struct Correction: Sendable, Equatable {
@@ -45,19 +46,8 @@ public enum Reviews {
     /// Records the verdict, with who and when; false when the result does not exist.
     public static func record(_ connection: Connection, _ correction: Correction) throws -> Bool {
         let corrected = correction.verdict == .corrected
-        // The verdict and its line in discern.operator_actions, in one statement.
         return try connection.query(
-            """
-            WITH added AS (
-                INSERT INTO discern.corrections (result_id, confirmed, verdict, operator, fleet_id, license_plate, category, corrected_by)
-                SELECT id, $2, $3, $4, $5, $6, $7, $8 FROM discern.results WHERE id = $1
-                RETURNING result_id),
-            logged AS (
-                INSERT INTO discern.operator_actions (actor, action, scope, jobs, job_ids, batch_id)
-                SELECT $8, 'review', 'result ' || r.id || ': ' || $3, 1, CASE WHEN r.job_id IS NOT NULL THEN ARRAY[r.job_id] END, r.batch_id
-                FROM added a JOIN discern.results r ON r.id = a.result_id)
-            SELECT count(*) AS n FROM added
-            """,
+            Queries.Reviews.record,
             [
                 correction.resultID, correction.verdict == .confirmed, correction.verdict.rawValue,
                 corrected ? correction.operatorName : nil, corrected ? correction.fleetID : nil,

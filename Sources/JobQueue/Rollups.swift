@@ -1,4 +1,5 @@
 import Postgres
+import SQLSchema
 
 /// The roll-ups dashboards, `status`, reports and the console read: triggers
 /// note each change in small pending tables; rolling up moves what has committed into the
@@ -9,6 +10,6 @@ public enum Rollups {
     /// rolling up at this moment (it moves them).
     @discardableResult
     public static func rollUp(_ connection: Connection) throws -> Int {
-        try connection.query(prepared: "SELECT discern.roll_up() AS moved").first?.int("moved") ?? 0
+        try connection.query(prepared: Queries.Rollups.rollUp).first?.int("moved") ?? 0
     }
 }

@@ -30,13 +30,7 @@ public enum WorkerRegistry {
     @discardableResult
     public static func register(_ connection: Connection, _ entry: Entry, presence: Bool = false) throws -> Int32? {
         let key = try connection.query(
-            """
-            INSERT INTO discern.workers (id, host, pid, version, backends, heartbeat_seconds, presence_key)
-            VALUES ($1, $2, $3, $4, $5::text[], $6, CASE WHEN $7::boolean THEN nextval('discern.worker_presence_keys')::integer END)
-            ON CONFLICT (id) DO UPDATE SET last_heartbeat_at = now(), stopped_at = NULL,
-                presence_key = CASE WHEN $7::boolean THEN coalesce(discern.workers.presence_key, excluded.presence_key) END
-            RETURNING presence_key
-            """, [entry.id, entry.host, entry.pid, entry.version, entry.backends, entry.heartbeatSeconds, presence]
+            Queries.Workers.register, [entry.id, entry.host, entry.pid, entry.version, entry.backends, entry.heartbeatSeconds, presence]
         ).first?.optionalInt("presence_key")
         return key.flatMap { Int32(exactly: $0) }
     }
@@ -50,24 +44,17 @@ public enum WorkerRegistry {
         _ connection: Connection, workerID: String, jobIDs: [Int], leaseSeconds: Double,
         finished: Int = 0, perMinute: Double? = nil
     ) throws -> Set<Int> {
-        try connection.query(
-            prepared: """
-                UPDATE discern.workers SET last_heartbeat_at = now(), stopped_at = NULL, jobs_finished = $2, jobs_per_minute = $3 WHERE id = $1
-                """, [workerID, finished, perMinute])
+        try connection.query(prepared: Queries.Workers.heartbeat, [workerID, finished, perMinute])
         return try JobQueue.heartbeat(connection, jobIDs: jobIDs, workerID: workerID, leaseSeconds: leaseSeconds)
     }
 
     public static func stopped(_ connection: Connection, workerID: String) throws {
-        try connection.query("UPDATE discern.workers SET stopped_at = now() WHERE id = $1", [workerID])
+        try connection.query(Queries.Workers.stopped, [workerID])
     }
 
     /// Forgets workers stopped or silent for more than a day.
     @discardableResult
     public static func forgetOld(_ connection: Connection) throws -> Int {
-        try connection.query(
-            """
-            DELETE FROM discern.workers WHERE coalesce(stopped_at, last_heartbeat_at) < now() - interval '1 day'
-            """
-        ).affected
+        try connection.query(Queries.Workers.forgetOld).affected
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import SQLSchema
 
 /// Page 2: the newest batches with progress, rate, ETA, outcomes, top errors and bytes saved.
 public struct BatchSummary: Codable, Sendable {
@@ -64,31 +65,6 @@ public struct BatchSummary: Codable, Sendable {
         guard let seconds = finishingSeconds, seconds > 0 else { return nil }
         return Double(done) / seconds * 60
     }
-
-    /// The summary itself comes from discern.batch_summary, which keeps the
-    /// summaries of finished batches until they change, and a running batch's for 10 s.
-    static let sql = """
-        SELECT coalesce(json_agg(jsonb_build_object('id', b.id, 'name', b.name, 'created_at', b.created_at, 'finishing_seconds',
-                                     extract(epoch FROM (s.doc ->> 'last_finished_at')::timestamptz - (s.doc ->> 'first_finished_at')::timestamptz))
-                                 || jsonb_build_object('no_live_worker', w.none, 'notification', n.doc)
-                                 || s.doc ORDER BY b.created_at DESC, b.id DESC), '[]') AS doc
-        FROM (SELECT id, name, created_at FROM discern.batches
-              WHERE ($1::text IS NULL OR name = $1)
-                AND ($3::bigint IS NULL OR (created_at, id) < (SELECT o.created_at, o.id FROM discern.batches o WHERE o.id = $3))
-              ORDER BY created_at DESC, id DESC LIMIT $2) b
-        CROSS JOIN LATERAL (SELECT discern.batch_summary(b.id) AS doc) s
-        CROSS JOIN (SELECT NOT EXISTS (SELECT 1 FROM discern.live_workers) AS none) w
-        LEFT JOIN LATERAL (
-            SELECT jsonb_build_object('announced_at', e.created_at,
-                                      'delivered', count(d.event_id) FILTER (WHERE d.state = 'delivered'),
-                                      'pending', count(d.event_id) FILTER (WHERE d.state = 'pending'),
-                                      'failed', count(d.event_id) FILTER (WHERE d.state = 'failed'),
-                                      'last_error', (array_agg(d.last_error ORDER BY d.next_attempt_at DESC) FILTER (WHERE d.state <> 'delivered'))[1]) AS doc
-            FROM (SELECT id, created_at FROM discern.batch_events WHERE batch_id = b.id AND NOT report ? 'before_notifications'
-                  ORDER BY id DESC LIMIT 1) e
-            LEFT JOIN discern.notification_deliveries d ON d.event_id = e.id
-            GROUP BY e.id, e.created_at) n ON true
-        """
 }
 
 /// Where one batch stands, read fresh (no cached summary): for `discern batches wait`.
@@ -98,27 +74,17 @@ public struct BatchState: Codable, Sendable {
     public let waiting: Int
     public let dead: Int
     public var isFinished: Bool { waiting == 0 }
-
-    /// Whether anything is left is one look at the batch's index; the dead are counted from
-    /// their own partial index, the jobs only once it is done.
-    static let sql = """
-        SELECT jsonb_build_object('name', b.name, 'waiting', w.n, 'dead', (SELECT count(*) FROM discern.jobs j WHERE j.batch_id = b.id AND j.state = 'dead'),
-                                  'jobs', CASE WHEN w.n = 0 THEN (SELECT count(*) FROM discern.jobs j WHERE j.batch_id = b.id) ELSE -1 END) AS doc
-        FROM discern.batches b
-        CROSS JOIN LATERAL (SELECT count(*) AS n FROM (SELECT 1 FROM discern.jobs j WHERE j.batch_id = b.id AND j.state IN ('available', 'running') LIMIT 1) x) w
-        WHERE b.name = $1
-        """
 }
 
 extension QueueReader {
     /// Throws `ReadError.notFound` when there is no batch of that name.
     public func batchState(named name: String) async throws -> BatchState {
-        try await document(BatchState.self, BatchState.sql, [name])
+        try await document(BatchState.self, Queries.Batches.state, [name])
     }
 
     /// The newest `limit` batches, or those older than the batch `before` (keyset pages).
     public func batches(named name: String? = nil, before: Int? = nil, limit: Int = BatchSummary.pageSize) async throws -> [BatchSummary] {
-        try await document([BatchSummary].self, BatchSummary.sql, [name, limit, before])
+        try await document([BatchSummary].self, Queries.Batches.summaries, [name, limit, before])
     }
 }
 

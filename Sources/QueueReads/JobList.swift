@@ -1,5 +1,6 @@
 import Foundation
 import Postgres
+import SQLSchema
 
 /// Jobs, newest first, filtered by state, batch, error kind, service, file name or day:
 /// `discern jobs` and the console's jobs page. Keyset pages (`before` the last id shown), never
@@ -63,20 +64,6 @@ public struct JobFilter: Sendable, Equatable {
     var parameters: [(any PostgresEncodable)?] {
         [state, batch, errorKind, backend, file, Self.day(fromDay), Self.day(toDay), before, min(max(limit, 1), 10_000)]
     }
-
-    /// The last error is cut to 500 characters, as on the failures page: `jobs show` has it whole.
-    /// One row more than the page is read, to know whether an older page holds anything.
-    static let sql = """
-        WITH page AS (
-          SELECT j.id, j.state, j.backend, j.action, b.name AS batch, j.image_path, j.attempts, j.max_attempts, j.priority,
-                 j.error_kind, left(j.last_error, 500) AS last_error, j.run_at, j.created_at, j.updated_at, j.finished_at
-          FROM discern.matching_jobs($1, $2, $3, $4, $5, $6::date, $7::date) j LEFT JOIN discern.batches b ON b.id = j.batch_id
-          WHERE ($8::bigint IS NULL OR j.id < $8)
-          ORDER BY j.id DESC LIMIT $9::bigint + 1)
-        SELECT json_build_object(
-          'items', coalesce((SELECT json_agg(x ORDER BY x.id DESC) FROM (SELECT * FROM page ORDER BY id DESC LIMIT $9::bigint) x), '[]'),
-          'has_older', (SELECT count(*) FROM page) > $9::bigint) AS doc
-        """
 }
 
 extension JobList {
@@ -86,6 +73,6 @@ extension JobList {
 
 extension QueueReader {
     public func jobs(_ filter: JobFilter) async throws -> JobList {
-        try await document(JobList.self, JobFilter.sql, filter.parameters)
+        try await document(JobList.self, Queries.JobList.page, filter.parameters)
     }
 }

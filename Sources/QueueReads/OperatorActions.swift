@@ -1,4 +1,5 @@
 import Foundation
+import SQLSchema
 
 /// One thing a person did through discern (discern.operator_actions).
 public struct OperatorAction: Codable, Sendable {
@@ -15,17 +16,10 @@ public struct OperatorAction: Codable, Sendable {
 public struct OperatorLogPage: Codable, Sendable {
     public let items: [OperatorAction]
     public static let pageSize = 100
-
-    static let sql = """
-        SELECT json_build_object('items', coalesce(json_agg(x ORDER BY x.at DESC, x.id DESC), '[]')) AS doc FROM (
-          SELECT id, at, actor, action, scope, jobs FROM discern.operator_actions
-          WHERE $1::bigint IS NULL OR (at, id) < (SELECT o.at, o.id FROM discern.operator_actions o WHERE o.id = $1)
-          ORDER BY at DESC, id DESC LIMIT $2) x
-        """
 }
 
 extension QueueReader {
     public func operatorLog(before: Int? = nil) async throws -> OperatorLogPage {
-        try await document(OperatorLogPage.self, OperatorLogPage.sql, [before, OperatorLogPage.pageSize])
+        try await document(OperatorLogPage.self, Queries.OperatorActionsPage.page, [before, OperatorLogPage.pageSize])
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Postgres
+import SQLSchema
 import Synchronization
 
 /// The read model's way to PostgreSQL, for the console and the CLI alike: a few connections,
@@ -16,7 +17,7 @@ public final class QueueReader: Sendable {
     public init(conninfo: String, connections count: Int = 4, name: String = "discern-console") async throws {
         connections = (0..<max(1, count)).map { Database(conninfo: conninfo, name: "\(name)-\($0)") }
         canReadRawAnswers = try await connections[0].withConnection { connection in
-            try connection.query("SELECT has_column_privilege('discern.results', 'raw_response', 'SELECT') AS ok").first?.bool("ok") ?? false
+            try connection.query(Queries.QueueReader.canReadRawAnswers).first?.bool("ok") ?? false
         }
     }
 
@@ -40,7 +41,7 @@ public final class QueueReader: Sendable {
     func reading<T: Sendable>(_ body: @escaping @Sendable (Connection) throws -> T) async throws -> T {
         try await database.withConnection { connection in
             try connection.reading { connection in
-                try connection.query("SELECT set_config('statement_timeout', $1, true)", [Self.statementTimeout])
+                try connection.query(Queries.QueueReader.statementTimeout, [Self.statementTimeout])
                 return try body(connection)
             }
         }
@@ -51,7 +52,7 @@ public final class QueueReader: Sendable {
     public func transaction<T: Sendable>(_ body: @escaping @Sendable (Connection) throws -> T) async throws -> T {
         try await database.withConnection { connection in
             try connection.transaction { connection in
-                try connection.query("SELECT set_config('statement_timeout', $1, true)", [Self.statementTimeout])
+                try connection.query(Queries.QueueReader.statementTimeout, [Self.statementTimeout])
                 return try body(connection)
             }
         }
@@ -95,19 +96,19 @@ extension QueueReader {
     /// The original file of a result, for its thumbnail.
     public func imagePath(resultID: Int) async throws -> String? {
         try await database.withConnection { connection in
-            try connection.query("SELECT image_path FROM discern.results WHERE id = $1", [resultID]).first?.string("image_path")
+            try connection.query(Queries.QueueReader.resultImagePath, [resultID]).first?.string("image_path")
         }
     }
 
     /// PostgreSQL answers (the console's /healthz).
     public func isReachable() async -> Bool {
-        (try? await database.withConnection { try $0.query("SELECT 1") }) != nil
+        (try? await database.withConnection { try $0.query(Queries.QueueReader.ping) }) != nil
     }
 
     /// The file of a job with no result (waiting, dead of a service's error), for its thumbnail.
     public func imagePath(jobID: Int) async throws -> String? {
         try await database.withConnection { connection in
-            try connection.query("SELECT image_path FROM discern.jobs WHERE id = $1", [jobID]).first?.string("image_path")
+            try connection.query(Queries.QueueReader.jobImagePath, [jobID]).first?.string("image_path")
         }
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Postgres
+import SQLSchema
 
 /// Page 3: results as cards, newest first, filtered, a page at a time by keyset (`before` the
 /// last id shown), never OFFSET: page 1,000 costs what page 1 costs.
@@ -33,6 +34,11 @@ public struct ResultPage: Codable, Sendable {
             r.id, r.job_id, b.name AS batch, r.image_path, r.backend, r.action, r.outcome, r.subject_id, r.category, r.operator,
             r.fleet_id, r.license_plate, r.confidence, r.original_bytes, r.sent_bytes, r.passed_through, r.created_at
             """
+
+        /// `Queries.Results.page` with these columns.
+        static let resultPage = Queries.fill(Queries.Results.page, ["card_columns": columns])
+        /// `Queries.Review.queue` with these columns.
+        static let reviewQueue = Queries.fill(Queries.Review.queue, ["card_columns": columns])
     }
 
     public let items: [Card]
@@ -76,25 +82,10 @@ public struct ResultFilter: Sendable, Equatable {
         }
         return pattern + "%"
     }
-
-    static let sql = """
-        SELECT json_build_object('items', coalesce(json_agg(x ORDER BY x.id DESC), '[]')) AS doc FROM (
-          SELECT \(ResultPage.Card.columns)
-          FROM discern.results r LEFT JOIN discern.batches b ON b.id = r.batch_id
-          WHERE ($1::bigint IS NULL OR r.id < $1)
-            AND ($2::text IS NULL OR r.batch_id = (SELECT id FROM discern.batches WHERE name = $2))
-            AND ($3::text IS NULL OR r.backend = $3)
-            AND ($4::text IS NULL OR r.outcome = $4)
-            AND ($5::text IS NULL OR lower(r.operator) = lower($5))
-            AND ($6::text IS NULL OR r.license_plate ILIKE $6 OR r.fleet_id ILIKE $6)
-            AND ($7::float8 IS NULL OR r.confidence >= $7) AND ($8::float8 IS NULL OR r.confidence <= $8)
-            AND ($9::date IS NULL OR r.created_at >= $9::date) AND ($10::date IS NULL OR r.created_at < $10::date + 1)
-          ORDER BY r.id DESC LIMIT $11) x
-        """
 }
 
 extension QueueReader {
     public func results(_ filter: ResultFilter) async throws -> ResultPage {
-        try await document(ResultPage.self, ResultFilter.sql, filter.parameters)
+        try await document(ResultPage.self, ResultPage.Card.resultPage, filter.parameters)
     }
 }

@@ -96,13 +96,13 @@ public struct WorkerSummary: Sendable, Equatable {
     public var dead = 0
     /// Finished after the lease was taken away: the work was discarded.
     public var leaseLost = 0
-    /// Given back unfinished when the worker stopped (attempt not counted).
+    /// Handed back unfinished when the worker stopped (attempt not counted).
     public var handedBack = 0
-    /// Given back because their service was unavailable (attempt not counted).
-    public var givenBack = 0
+    /// Handed back after a wait because their service was unavailable (attempt not counted).
+    public var handedBackLater = 0
 
     /// Every outcome counted so far (what the change announcer watches move).
-    public var outcomes: Int { succeeded + retryScheduled + dead + leaseLost + handedBack + givenBack }
+    public var outcomes: Int { succeeded + retryScheduled + dead + leaseLost + handedBack + handedBackLater }
 
     public init() {}
 }

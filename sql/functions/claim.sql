@@ -1,4 +1,4 @@
--- The worker's claim (QueueSQL.claim; discern.claim_jobs is its older form): leases up to `wanted` jobs of its backends, paused ones
+-- The worker's claim (claim of sql/queries/jobs.sql; discern.claim_jobs is its older form): leases up to `wanted` jobs of its backends, paused ones
 -- skipped. A suspect (3 shared crashes) goes only to a worker holding nothing, and alone;
 -- `oldest_first` jobs are the oldest waiting whatever their priority (FairShare), taken only when
 -- the oldest has a worse priority than the best; the rest go by priority, each backend read from

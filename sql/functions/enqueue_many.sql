@@ -1,7 +1,7 @@
 -- Bulk enqueue from psql: one job per path, all with the same backend, action, params and batch,
 -- in one statement (one wake-up of the workers). Returns how many jobs were added. A path whose
 -- unique key is taken by a job (the unique index) or by a result (even of a pruned job) is
--- skipped: the dedupe rule `discern enqueue` keeps too (QueueSQL.enqueueStaged).
+-- skipped: the dedupe rule `discern enqueue` keeps too (enqueueStaged of sql/queries/jobs.sql).
 CREATE OR REPLACE FUNCTION discern.enqueue_many(
     image_paths  text[],
     backend      text DEFAULT 'discerner',

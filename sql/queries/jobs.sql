@@ -99,7 +99,7 @@ FROM (SELECT CASE WHEN y.counts THEN 0 ELSE 1 END AS refund, NOT $7::boolean AND
 WHERE j.id = $1 AND j.state = 'running' AND j.lease_owner = $2
 RETURNING j.state;
 
--- name: releaseOrphans
+-- name: failOrphans
 -- A worker's own running jobs it no longer holds (`$2`: the ones it does), their leases
 -- expired. The attempt counts (it ran, and may have paid for a call), so a job whose outcome
 -- can never be written ends dead after its attempts rather than run for ever; its history
@@ -123,7 +123,7 @@ RETURNING j.id;
 -- name: traceparents
 SELECT id, traceparent FROM discern.jobs WHERE id = ANY($1::bigint[]) AND traceparent IS NOT NULL;
 
--- name: release
+-- name: handBack
 -- Hands jobs back untouched (shutdown after the grace period): the attempt is not counted.
 UPDATE discern.jobs
 SET state = 'available', attempts = greatest(attempts - 1, 0), run_at = now(),
@@ -131,8 +131,8 @@ SET state = 'available', attempts = greatest(attempts - 1, 0), run_at = now(),
 WHERE id = ANY($1::bigint[]) AND state = 'running' AND lease_owner = $2
 RETURNING id;
 
--- name: giveBack
--- Gives a job back because its service is unavailable (the breaker): not the job's fault,
+-- name: handBackLater
+-- Hands a job back because its service is unavailable (the breaker): not the job's fault,
 -- so the attempt is not counted and no given-back allowance is spent (however long the
 -- outage, the job keeps all its attempts); its history says why it waited, and whether it
 -- was the probe ($6: a probe is chosen among jobs that failed as one least often). `$3`
@@ -174,7 +174,7 @@ SELECT id FROM mine;
 -- - `unregistered`: an expired lease whose owner stopped or is not registered at all.
 -- A worker whose session holds its lock is alive however late its heartbeat (a process
 -- starved of CPU): a lease it did not know it held is its own rescuer's to release
--- (`releaseOrphans`). A rescuer never takes its own worker for gone (`$1`). After a restart
+-- (`failOrphans`). A rescuer never takes its own worker for gone (`$1`). After a restart
 -- or failover every session is new: a worker not heard from since the server was first seen
 -- (`databaseEpoch`) is awaited for `reconnectSeconds`, or three of its heartbeats if longer,
 -- before the first two rules judge it. SKIP LOCKED lets many rescuers run at once, and

@@ -103,7 +103,7 @@ final class ServiceBreakers: Sendable {
     /// What becomes of an attempt that failed for the service's reasons.
     enum Verdict: Sendable, Equatable {
         /// The service is down: the job goes back uncounted, claimable again in so many seconds.
-        case givenBack(afterSeconds: Double)
+        case handBackLater(afterSeconds: Double)
         /// The attempt counts, with this failure (a failure rate the per-job retries are for, or
         /// a photo that failed as the probe again and again).
         case counts(JobFailure)
@@ -128,14 +128,14 @@ final class ServiceBreakers: Sendable {
             let entry = known[job.backend]!
             return (entry.window.isTripped(by: settings), entry.open)
         }
-        if open { return .givenBack(afterSeconds: 0) }
+        if open { return .handBackLater(afterSeconds: 0) }
         if tripped {
             await trip(job.backend, failure)
-            return .givenBack(afterSeconds: 0)
+            return .handBackLater(afterSeconds: 0)
         }
         // Another worker may have found it down already: one look, on a failure only.
         await refresh([job.backend])
-        if isOpen(job.backend) { return .givenBack(afterSeconds: 0) }
+        if isOpen(job.backend) { return .handBackLater(afterSeconds: 0) }
         return .counts(job.attempt >= job.maxAttempts ? Self.lastAttemptKept(failure) : failure)
     }
 
@@ -201,12 +201,12 @@ final class ServiceBreakers: Sendable {
         } catch {
             // The database away too: the next claim's probe comes when it is back.
             learn(backend, open: true, probeIn: settings.firstProbeSeconds)
-            return .givenBack(afterSeconds: settings.firstProbeSeconds)
+            return .handBackLater(afterSeconds: settings.firstProbeSeconds)
         }
         guard let reported else {
             // Closed meanwhile (or not our probe any more): look, rather than guess.
             await refresh([backend])
-            return isOpen(backend) ? .givenBack(afterSeconds: 0) : .counts(failure)
+            return isOpen(backend) ? .handBackLater(afterSeconds: 0) : .counts(failure)
         }
         logger.notice(
             "probe failed; the service is still unavailable",
@@ -223,7 +223,7 @@ final class ServiceBreakers: Sendable {
                         + "each time after every other waiting photo had been tried"))
         }
         // The probe's job steps aside until the next probe, which then tries another photo.
-        return .givenBack(afterSeconds: reported.nextProbeSeconds)
+        return .handBackLater(afterSeconds: reported.nextProbeSeconds)
     }
 
     private func learn(_ backend: String, open: Bool, probeIn: Double? = nil, ifLearnedBefore moment: ContinuousClock.Instant? = nil) {

@@ -63,8 +63,8 @@ struct Completer: Service {
             case .abandoned(let job):
                 logger.notice("job abandoned: its lease was lost (cancelled or rescued); its work was discarded", metadata: ["job": "\(job.id)"])
                 await letGo(job) { .leaseLost }
-            case .givenBack(let job, let failure, let after):
-                await letGo(job) { await writer.giveBack(job, failure, afterSeconds: after) ? .givenBack : .leaseLost }
+            case .handBackLater(let job, let failure, let after):
+                await letGo(job) { await writer.handBackLater(job, failure, afterSeconds: after) ? .handedBackLater : .leaseLost }
             }
         }
         if !handBacks.isEmpty {

@@ -70,12 +70,12 @@ struct OutcomeWriter: Sendable {
 
     /// Gives a job back while its service is unavailable, attempt not counted; false when it was
     /// no longer ours, or the database stayed away (its lease then runs out and it runs again).
-    func giveBack(_ job: Job, _ failure: JobFailure?, afterSeconds: Double) async -> Bool {
+    func handBackLater(_ job: Job, _ failure: JobFailure?, afterSeconds: Double) async -> Bool {
         let workerID = self.workerID
         do {
             return try await Retrying.database(logger: logger, "give a job back", attempts: .max) {
                 try await self.database.withConnection {
-                    try JobQueue.giveBack($0, job: job, workerID: workerID, failure: failure, afterSeconds: afterSeconds)
+                    try JobQueue.handBackLater($0, job: job, workerID: workerID, failure: failure, afterSeconds: afterSeconds)
                 }
             }
         } catch {
@@ -89,7 +89,7 @@ struct OutcomeWriter: Sendable {
         let workerID = self.workerID
         do {
             return try await Retrying.database(logger: logger, "hand jobs back", attempts: .max) {
-                try await self.database.withConnection { try JobQueue.release($0, jobIDs: ids, workerID: workerID) }
+                try await self.database.withConnection { try JobQueue.handBack($0, jobIDs: ids, workerID: workerID) }
             }
         } catch {
             logger.error("could not hand jobs back; they return when their leases expire", metadata: ["error": "\(error)"])

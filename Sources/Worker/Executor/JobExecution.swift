@@ -29,7 +29,7 @@ struct JobExecution: Sendable {
         guard breakers.allows(job) else {
             // No photo is prepared for a service known to be down.
             await inFlight.prepared(job.id)
-            return .givenBack(job, nil, afterSeconds: 0)
+            return .handBackLater(job, nil, afterSeconds: 0)
         }
         // A suspect's file is marked while it is read and prepared: a crash then is the file's.
         if job.runsAlone { await suspects.preparing(job) }
@@ -71,7 +71,7 @@ struct JobExecution: Sendable {
             // trouble, not the photo's; the breaker holds the jobs while it lasts.
             await inFlight.prepared(job.id)
             switch await breakers.failed(job, failure, unreachable: failure.kind == FailureKind.objectStoreUnavailable.code) {
-            case .givenBack(let after): return .ended(.givenBack(job, failure, afterSeconds: after))
+            case .handBackLater(let after): return .ended(.handBackLater(job, failure, afterSeconds: after))
             case .counts(let counted): return .ended(.failed(job, counted))
             }
         case .failure(let failure):
@@ -121,7 +121,7 @@ struct JobExecution: Sendable {
         // Abandoned or stopping while it waited for a slot: call nobody.
         guard !Task.isCancelled else { return .handBack(job) }
         // Found down while it waited for a slot: call nobody either.
-        guard breakers.allows(job) else { return .givenBack(job, nil, afterSeconds: 0) }
+        guard breakers.allows(job) else { return .handBackLater(job, nil, afterSeconds: 0) }
         let started = ContinuousClock.now
         do {
             let request = AnalysisRequest(
@@ -147,7 +147,7 @@ struct JobExecution: Sendable {
             case .down, .unreachable:
                 // The service's trouble, not the photo's: while it is down the job keeps its attempts.
                 switch await breakers.failed(job, failure, unreachable: error.serviceSignal == .unreachable) {
-                case .givenBack(let after): return .givenBack(job, failure, afterSeconds: after)
+                case .handBackLater(let after): return .handBackLater(job, failure, afterSeconds: after)
                 case .counts(let counted): return .failed(job, counted)
                 }
             case .up:

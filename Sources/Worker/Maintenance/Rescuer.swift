@@ -33,7 +33,7 @@ struct Rescuer: Service {
             let forget = rounds % 360 == 0
             do {
                 if databaseWasAway {
-                    try await database.withConnection { _ = try $0.query("SELECT 1") }
+                    try await database.withConnection { try JobQueue.ping($0) }
                     databaseWasAway = false
                     quietUntil = .now + .seconds(quietSeconds)
                     logger.notice(
@@ -56,7 +56,7 @@ struct Rescuer: Service {
                 }
                 (awaiting, quietUntil) = (round.awaitedWorkers > 0, nil)
                 if round.rescued > 0 { logger.notice("handed back jobs of stopped workers", metadata: ["jobs": "\(round.rescued)"]) }
-                try await releaseOrphans()
+                try await failOrphans()
             } catch {
                 databaseWasAway = databaseWasAway || (error as? PostgresError)?.isRetryable ?? false
                 logger.warning("rescue failed; will try again", metadata: ["error": "\(error)"])
@@ -67,9 +67,9 @@ struct Rescuer: Service {
     /// This worker's running jobs it no longer holds, their leases expired: back to the queue.
     /// What it holds (and what it let go with an outcome still being written) is read first, so
     /// a job claimed meanwhile has a fresh lease and is left be.
-    private func releaseOrphans() async throws {
+    private func failOrphans() async throws {
         let holding = await inFlight.accountedFor, workerID = self.workerID
-        let released = try await database.withConnection { try JobQueue.releaseOrphans($0, workerID: workerID, holding: holding) }
+        let released = try await database.withConnection { try JobQueue.failOrphans($0, workerID: workerID, holding: holding) }
         if !released.isEmpty {
             logger.warning(
                 "handed back jobs this worker no longer held, their leases expired: they run again",

@@ -6,12 +6,13 @@ actor Tally {
         case retryScheduled = "retry_scheduled"
         /// The lease was no longer ours when the outcome was written: nothing was.
         case leaseLost = "lease_lost"
-        /// Given back unfinished at shutdown, attempt not counted.
+        /// Handed back unfinished at shutdown, attempt not counted.
         case handedBack = "handed_back"
         /// The database stayed away: the job runs again when its lease expires.
         case notRecorded = "not_recorded"
-        /// Its service was unavailable: given back, attempt not counted.
-        case givenBack = "given_back"
+        /// Its service was unavailable: handed back after a wait, attempt not counted (the
+        /// label is the one dashboards have read since 0.5).
+        case handedBackLater = "given_back"
     }
 
     private(set) var summary = WorkerSummary()
@@ -23,7 +24,7 @@ actor Tally {
         case .dead: summary.dead += jobs
         case .leaseLost, .notRecorded: summary.leaseLost += jobs
         case .handedBack: summary.handedBack += jobs
-        case .givenBack: summary.givenBack += jobs
+        case .handedBackLater: summary.handedBackLater += jobs
         }
     }
 }

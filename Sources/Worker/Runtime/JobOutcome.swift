@@ -13,11 +13,11 @@ enum JobOutcome: Sendable {
     case abandoned(Job)
     /// Its service is unavailable (`ServiceBreakers`): back to the queue, attempt not counted,
     /// claimable again in `afterSeconds`; `failure` is what its call said, if it made one.
-    case givenBack(Job, JobFailure?, afterSeconds: Double)
+    case handBackLater(Job, JobFailure?, afterSeconds: Double)
 
     var job: Job {
         switch self {
-        case .succeeded(let job, _, _, _), .failed(let job, _), .handBack(let job), .abandoned(let job), .givenBack(let job, _, _): job
+        case .succeeded(let job, _, _, _), .failed(let job, _), .handBack(let job), .abandoned(let job), .handBackLater(let job, _, _): job
         }
     }
 }

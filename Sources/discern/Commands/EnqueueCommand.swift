@@ -25,12 +25,12 @@ struct EnqueueCommand: AsyncParsableCommand {
     )
     var paths: [String]
 
-    @Option(help: "The analysis service.")
+    @Option(name: [.customLong("service"), .customLong("backend")], help: ArgumentHelp("The analysis service.", valueName: "service"))
     var backend: BackendChoice = .discerner
 
     @Option(
         help: ArgumentHelp(
-            "The backend's action (\(Services.all.filter { $0.actions.count > 1 || $0.actions != ["analyze"] }.map { "\($0.name): \($0.actions.joined(separator: ", "))" }.joined(separator: "; "))). Default: the backend's main action."
+            "The service's action (\(Services.all.filter { $0.actions.count > 1 || $0.actions != ["analyze"] }.map { "\($0.name): \($0.actions.joined(separator: ", "))" }.joined(separator: "; "))). Default: the service's main action."
         ))
     var action: String = "analyze"
 

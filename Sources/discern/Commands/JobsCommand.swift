@@ -37,7 +37,7 @@ struct JobsList: AsyncParsableCommand {
         if format == .json { return try JSONOutput.printView(list) }
         print(
             TextTable.render(
-                headers: ["job", "state", "backend", "batch", "tries", "file", "error_kind", "updated"],
+                headers: ["job", "state", "service", "batch", "tries", "file", "error_kind", "updated"],
                 rows: list.items.map { job in
                     [
                         "\(job.id)", job.state, job.backend, job.batch ?? "-", "\(job.attempts)/\(job.maxAttempts)", ViewText.file(job.imagePath),

@@ -13,7 +13,7 @@ struct PauseCommand: AsyncParsableCommand {
     )
 
     @OptionGroup var database: DatabaseOptions
-    @Argument(help: "The service.")
+    @Argument(help: ArgumentHelp("The service.", valueName: "service"))
     var backend: BackendChoice
     @Option(help: "Why, for the Overview and discern status (at most 500 characters).")
     var reason: String?
@@ -37,7 +37,7 @@ struct ResumeCommand: AsyncParsableCommand {
         abstract: "Let workers claim a paused service's jobs again.")
 
     @OptionGroup var database: DatabaseOptions
-    @Argument(help: "The service.")
+    @Argument(help: ArgumentHelp("The service.", valueName: "service"))
     var backend: BackendChoice
 
     func run() async throws {

@@ -18,7 +18,9 @@ struct PrepareCommand: AsyncParsableCommand {
     @Option(name: .shortAndLong, help: "Write the prepared image here (a folder when preparing several).")
     var output: String?
 
-    @Option(help: "Whose image policy (a service that takes videos gets them as they are: it has none).")
+    @Option(
+        name: [.customLong("service"), .customLong("backend")],
+        help: ArgumentHelp("Whose image policy (a service that takes videos gets them as they are: it has none).", valueName: "service"))
     var backend: ImageBackendChoice = .discerner
 
     @Option(help: "Override the policy's byte budget.")

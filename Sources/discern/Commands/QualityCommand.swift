@@ -12,7 +12,9 @@ struct QualityCommand: AsyncParsableCommand {
 
     @OptionGroup var database: DatabaseOptions
 
-    @Option(help: "Only this service (default: the one with the largest audit sample).")
+    @Option(
+        name: [.customLong("service"), .customLong("backend")],
+        help: ArgumentHelp("Only this service (default: the one with the largest audit sample).", valueName: "service"))
     var backend: BackendChoice?
 
     @Option(help: "Only results of this batch.")

@@ -10,7 +10,7 @@ struct ResultsCommand: AsyncParsableCommand {
     @Option(help: "How many results, newest first.")
     var limit: Int = 20
 
-    @Option(help: "Only this service's results.")
+    @Option(name: [.customLong("service"), .customLong("backend")], help: ArgumentHelp("Only this service's results.", valueName: "service"))
     var backend: BackendChoice?
 
     @Option(help: "Only results of this batch.")

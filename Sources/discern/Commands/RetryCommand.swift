@@ -10,7 +10,7 @@ struct JobFilterOptions: ParsableArguments {
     @Option(help: "Only jobs whose last error is of this kind (as `discern status` lists them), e.g. http_5xx.")
     var kind: String?
 
-    @Option(help: "Only jobs of this service.")
+    @Option(name: [.customLong("service"), .customLong("backend")], help: ArgumentHelp("Only jobs of this service.", valueName: "service"))
     var backend: BackendChoice?
 
     @Option(help: "Only jobs whose file name starts with this, case aside (IMG_12 finds /photos/IMG_1234.jpg).")

@@ -24,9 +24,11 @@ struct WorkCommand: AsyncParsableCommand {
     var drain = false
 
     @Option(
-        name: .customLong("backend"),
+        name: [.customLong("service"), .customLong("backend")],
         help:
-            "Serve only this service (repeatable), e.g. one Deployment per service. Default: $DISCERN_BACKENDS (comma-separated), else every service configured."
+            ArgumentHelp(
+                "Serve only this service (repeatable), e.g. one Deployment per service. Default: $DISCERN_SERVICES (comma-separated), else every service configured.",
+                valueName: "service")
     )
     var servedBackends: [BackendChoice] = []
 
@@ -116,7 +118,7 @@ struct WorkCommand: AsyncParsableCommand {
         print(
             "succeeded: \(result.succeeded)  dead: \(result.dead)  retry scheduled: \(result.retryScheduled)  lease lost: \(result.leaseLost)"
                 + (result.handedBack > 0 ? "  handed back: \(result.handedBack)" : "")
-                + (result.givenBack > 0 ? "  given back while a service was down: \(result.givenBack)" : ""))
+                + (result.handedBackLater > 0 ? "  handed back while a service was down: \(result.handedBackLater)" : ""))
         // A drained run is a batch job: its exit status tells a script or systemd whether
         // everything went through (`discern jobs --state dead` lists what did not).
         if drain && result.dead > 0 { throw ExitCode(ExitStatus.someJobsDead) }

@@ -150,13 +150,15 @@ extension WorkCommand {
         return settings
     }
 
-    /// Every configured service, or the ones --backend / DISCERN_BACKENDS name (each must be configured).
+    /// Every configured service, or the ones --service / DISCERN_SERVICES name (each must be
+    /// configured). DISCERN_BACKENDS and --backend, the names before 0.11, still work.
     func chosenBackends(_ environment: BackendEnvironment, gate: PostgresRateGate, concurrency: Int) throws -> [any AnalysisBackend] {
         var chosen = servedBackends.map(\.rawValue)
-        if chosen.isEmpty, let list = Setting.present("DISCERN_BACKENDS") {
+        let variable = ["DISCERN_SERVICES", "DISCERN_BACKENDS"].first { Setting.present($0) != nil }
+        if chosen.isEmpty, let variable, let list = Setting.present(variable) {
             chosen = list.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
             if let unknown = chosen.first(where: { BackendChoice(rawValue: $0) == nil }) {
-                throw SettingError("DISCERN_BACKENDS names '\(unknown)'; services are \(Services.names.joined(separator: ", "))")
+                throw SettingError("\(variable) names '\(unknown)'; services are \(Services.names.joined(separator: ", "))")
             }
         }
         if let missing = chosen.first(where: { !environment.configuredBackendNames.contains($0) }) {

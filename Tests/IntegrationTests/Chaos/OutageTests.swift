@@ -194,7 +194,7 @@ struct OutageTests {
                     #expect(try trips.first?.int("n") == 0, "the breaker tripped on a 20 % failure rate")
                     let faults = await simulator.stats.faultCount("5xx")
                     #expect(faults > 20, "the simulator failed too few calls to mean anything")
-                    #expect(summary.givenBack == 0 && summary.dead == 0, "\(summary)")
+                    #expect(summary.handedBackLater == 0 && summary.dead == 0, "\(summary)")
                     let census = try await TestDatabase.census(conninfo)
                     #expect(census == QueueCensus(succeeded: 150, results: 150, jobsWithOneResult: 150))
                 }
@@ -225,7 +225,7 @@ struct OutageTests {
                     let observer = Database(conninfo: conninfo, name: "test-refused")
                     let trips = try await observer.rows("SELECT count(*) AS n FROM discern.operator_actions WHERE action = 'unavailable'")
                     #expect(try trips.first?.int("n") == 0, "a photo's refusal tripped the breaker")
-                    #expect(summary.dead == 6 && summary.succeeded == 6 && summary.givenBack == 0, "\(summary)")
+                    #expect(summary.dead == 6 && summary.succeeded == 6 && summary.handedBackLater == 0, "\(summary)")
                     let kinds = try await observer.rows("SELECT DISTINCT error_kind FROM discern.jobs WHERE state = 'dead' ORDER BY 1")
                     #expect(try kinds.map { try $0.string("error_kind") } == ["discerner_image_rejected", "http_4xx"])
                 }

@@ -24,10 +24,10 @@ struct ReadModelTests {
                     (["batches"], "/api/batches"),
                     (["report", "--batch", "night-2026-11-22"], "/api/report?batch=night-2026-11-22"),
                     (["results", "--limit", "48"], "/api/results"),
-                    (["results", "--backend", "discerner", "--limit", "3"], "/api/results?backend=discerner&limit=3"),
+                    (["results", "--service", "discerner", "--limit", "3"], "/api/results?backend=discerner&limit=3"),
                     (["quality"], "/api/quality"),
                     (
-                        ["quality", "--field", "operator", "--target", "0.1", "--backend", "discerner"],
+                        ["quality", "--field", "operator", "--target", "0.1", "--service", "discerner"],
                         "/api/quality?field=operator&target=0.1&backend=discerner"
                     )
                 ]

@@ -112,7 +112,7 @@ struct DocsTests {
     @Test("every type, member and source file the docs name in backticks exists: a doc outlives no rename")
     func docsNameWhatExists() throws {
         var code = "", files = Set<String>()
-        for folder in ["Sources", "Tests", "Plugins", "bench"] {
+        for folder in ["Sources", "Tests", "Plugins", "bench", "sql"] {
             guard
                 let walk = FileManager.default.enumerator(
                     at: Self.root.appendingPathComponent(folder), includingPropertiesForKeys: nil,

@@ -32,9 +32,9 @@ struct BreakerTests {
                     firstDelay: firstDelay, maxDelay: maxDelay)
             }
         }
-        func giveBack(_ worker: String, _ job: Job, after: Double = 0) async throws -> Bool {
+        func handBackLater(_ worker: String, _ job: Job, after: Double = 0) async throws -> Bool {
             try await run {
-                try JobQueue.giveBack(
+                try JobQueue.handBackLater(
                     $0, job: job, workerID: worker, failure: JobFailure(kind: "network", message: "refused", retryable: true),
                     afterSeconds: after)
             }
@@ -66,7 +66,7 @@ struct BreakerTests {
                 reported.nextProbeSeconds > 8.9 && reported.nextProbeSeconds < 11.1,
                 "after a failed probe the next waits the longest delay, ±10 %: \(reported)")
             #expect(reported.jobFailedBefore == 0)
-            #expect(try await session.giveBack("w1", first, after: reported.nextProbeSeconds))
+            #expect(try await session.handBackLater("w1", first, after: reported.nextProbeSeconds))
             #expect(try await session.probeFailed("w1", first) == nil, "a stale report changes nothing")
             try await session.probeDue()
             // The failed probe's photo came first by every other measure: the next probe is another one.
@@ -103,7 +103,7 @@ struct BreakerTests {
                 probed.append(probe.id)
                 let reported = try #require(try await session.probeFailed("w1", probe, firstDelay: 1, maxDelay: 2))
                 failedBefore.append(reported.jobFailedBefore)
-                _ = try await session.giveBack("w1", probe)
+                _ = try await session.handBackLater("w1", probe)
             }
             #expect(Set(probed.prefix(2)).count == 2 && probed[2] == probed[0] && probed[3] == probed[1], "in turns: \(probed)")
             #expect(failedBefore == [0, 0, 1, 1, 2])
@@ -145,7 +145,7 @@ struct BreakerTests {
             try await session.run { try JobQueue.enqueue($0, paths: ["/photos/1.jpg"]) }
             for _ in 0..<20 {
                 let job = try #require(try await session.claim("w1").first)
-                #expect(try await session.giveBack("w1", job))
+                #expect(try await session.handBackLater("w1", job))
             }
             let row = try #require(
                 try await session.sql(
@@ -167,7 +167,7 @@ struct BreakerTests {
             // An hour, so that the claim below comes before it however slow the machine: with
             // 30 s, a run under the whole suite's load claimed it 30 s on, as it should have.
             let told = JobFailure(kind: "http_429", message: "Too Many Requests", retryable: true, retryAfterSeconds: 3600)
-            #expect(try await session.run { try JobQueue.giveBack($0, job: job, workerID: "w1", failure: told, afterSeconds: 0) })
+            #expect(try await session.run { try JobQueue.handBackLater($0, job: job, workerID: "w1", failure: told, afterSeconds: 0) })
             // From the moment it was given back (updated_at), whenever this test reads it.
             let wait = try await session.sql("SELECT extract(epoch FROM run_at - updated_at)::float8 AS s FROM discern.jobs").first?.optionalDouble(
                 "s")

@@ -78,7 +78,7 @@ struct MigrationTests {
         }
     }
 
-    @Test("every .sql file under sql/ is compiled into the binary, byte for byte")
+    @Test("every .sql file of the schema under sql/ is compiled into the binary, byte for byte; every file of sql/queries/ as statements")
     func everyFileBundled() throws {
         let root = ChaosJobs.repository.appendingPathComponent("sql")
         var onDisk: [String: String] = [:]
@@ -86,6 +86,9 @@ struct MigrationTests {
             onDisk[String(url.standardizedFileURL.path.dropFirst(root.standardizedFileURL.path.count + 1))] = try String(
                 contentsOf: url, encoding: .utf8)
         }
+        let queries = onDisk.keys.filter { $0.hasPrefix("queries/") }
+        #expect(Set(queries) == Set(Queries.all.map(\.file)), "a queries file without a statement, or one not compiled in")
+        for path in queries { onDisk[path] = nil }
         #expect(onDisk.keys.sorted() == Schema.files.keys.sorted())
         for (path, text) in onDisk { #expect(Schema.files[path] == text, "\(path)") }
     }

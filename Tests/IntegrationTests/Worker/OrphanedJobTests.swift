@@ -28,15 +28,15 @@ struct OrphanedJobTests {
                     try connection.query("UPDATE discern.jobs SET lease_expires_at = now() - interval '1 second'")
                     // One held by another worker, one this worker still holds: neither is its to release.
                     try connection.query("UPDATE discern.jobs SET lease_owner = 'someone-else' WHERE id = $1", [jobs[1].id])
-                    #expect(try JobQueue.releaseOrphans(connection, workerID: "holder", holding: [jobs[2].id]) == [jobs[0].id])
-                    #expect(try JobQueue.releaseOrphans(connection, workerID: "holder", holding: []) == [jobs[2].id])
+                    #expect(try JobQueue.failOrphans(connection, workerID: "holder", holding: [jobs[2].id]) == [jobs[0].id])
+                    #expect(try JobQueue.failOrphans(connection, workerID: "holder", holding: []) == [jobs[2].id])
                     // Lost on its last attempt: dead, saying what to do.
                     try connection.query(
                         """
                         UPDATE discern.jobs SET state = 'running', attempts = max_attempts, lease_owner = 'holder',
                                                 lease_expires_at = now() - interval '1 second' WHERE id = $1
                         """, [jobs[2].id])
-                    #expect(try JobQueue.releaseOrphans(connection, workerID: "holder", holding: []) == [jobs[2].id])
+                    #expect(try JobQueue.failOrphans(connection, workerID: "holder", holding: []) == [jobs[2].id])
                     let dead = try #require(
                         try connection.query("SELECT state, error_kind, last_error FROM discern.jobs WHERE id = $1", [jobs[2].id]).first)
                     #expect(try dead.string("state") == "dead" && dead.string("error_kind") == "outcome_unrecorded")

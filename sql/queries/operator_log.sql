@@ -1,0 +1,7 @@
+-- discern.operator_actions: who did what through discern, written in the transaction of the action itself (JobQueue.OperatorLog).
+
+-- name: record
+-- One line of the log: the jobs it names one by one (`$5`, at most {{named_jobs}}; NULL when
+-- more), and its batch by name (`$6`).
+INSERT INTO discern.operator_actions (actor, action, scope, jobs, job_ids, batch_id)
+VALUES ($1, $2, $3, $4, $5, (SELECT id FROM discern.batches WHERE name = $6));

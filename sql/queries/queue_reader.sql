@@ -1,0 +1,22 @@
+-- discern.results, discern.jobs: the read model's own statements, its session's timeout, the thumbnails' files and the health check (QueueReads.QueueReader).
+
+-- name: canReadRawAnswers
+-- Whether this role may read the services' raw answers (the reader role may not).
+SELECT has_column_privilege('discern.results', 'raw_response', 'SELECT') AS ok;
+
+-- name: statementTimeout
+-- Sets the statement timeout `$1` for this transaction only (`SET LOCAL`), so it works through
+-- a transaction pooler too.
+SELECT set_config('statement_timeout', $1, true);
+
+-- name: resultImagePath
+-- The original file of the result `$1`, for its thumbnail.
+SELECT image_path FROM discern.results WHERE id = $1;
+
+-- name: ping
+-- PostgreSQL answers (the console's /healthz).
+SELECT 1;
+
+-- name: jobImagePath
+-- The file of the job `$1`, for its thumbnail.
+SELECT image_path FROM discern.jobs WHERE id = $1;

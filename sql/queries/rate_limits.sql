@@ -1,0 +1,18 @@
+-- discern.rate_limits, discern.service_budgets: the shared rate-limit schedules and spend caps, through their functions (JobQueue.RateLimits).
+
+-- name: lease
+-- Takes up to `$2` consecutive slots of the limit `$1` (sql/functions/take_rate_tokens.sql):
+-- no row when no limit is set for it.
+SELECT * FROM discern.take_rate_tokens($1, $2);
+
+-- name: liftSpentCaps
+-- Lets services whose spent cap has room again be claimed (sql/functions/lift_spent_caps.sql).
+SELECT discern.lift_spent_caps() AS n;
+
+-- name: returnSlot
+-- A slot whose call never left: off the service's billed calls of the day.
+SELECT discern.return_rate_token($1);
+
+-- name: rateLimited
+-- The service answered 429: its schedule is pushed back (by `$2` seconds when it said).
+SELECT discern.rate_limited($1, $2);

@@ -1,0 +1,32 @@
+-- discern.workers: the workers' registry, and what a worker says to the server beside its jobs (JobQueue.WorkerRegistry, JobQueue.JobQueue).
+
+-- name: register
+-- Registers a worker, or registers it again; with `$7`, hands out the key of the presence lock
+-- its session is to hold (the same one again for a worker registering again).
+INSERT INTO discern.workers (id, host, pid, version, backends, heartbeat_seconds, presence_key)
+VALUES ($1, $2, $3, $4, $5::text[], $6, CASE WHEN $7::boolean THEN nextval('discern.worker_presence_keys')::integer END)
+ON CONFLICT (id) DO UPDATE SET last_heartbeat_at = now(), stopped_at = NULL,
+    presence_key = CASE WHEN $7::boolean THEN coalesce(discern.workers.presence_key, excluded.presence_key) END
+RETURNING presence_key;
+
+-- name: heartbeat
+-- Renews a worker's heartbeat, with the jobs it finished since it started and how many a
+-- minute lately (the console's /workers).
+UPDATE discern.workers SET last_heartbeat_at = now(), stopped_at = NULL, jobs_finished = $2, jobs_per_minute = $3 WHERE id = $1;
+
+-- name: stopped
+-- Marks a worker stopped.
+UPDATE discern.workers SET stopped_at = now() WHERE id = $1;
+
+-- name: forgetOld
+-- Forgets workers stopped or silent for more than a day.
+DELETE FROM discern.workers WHERE coalesce(stopped_at, last_heartbeat_at) < now() - interval '1 day';
+
+-- name: announceChanges
+-- Tells listening consoles that jobs changed, on the channel `$1`: a statement of its own,
+-- never inside a completion's transaction (a NOTIFY serialises the commits that send it).
+SELECT pg_notify($1, '');
+
+-- name: ping
+-- Whether the database answers at all (a rescuer's check that it is back).
+SELECT 1;
