@@ -32,6 +32,9 @@ public enum QueueConstants {
     public static let crashesBeforeAlone = 3
     /// Crashes while preparing its file alone after which a job is dead as `worker_crashed`.
     public static let soloCrashesBeforeDead = 3
+    /// Shared crashes after which a job is dead as `worker_crashed` all the same: all but the
+    /// first `crashesBeforeAlone` of them with the job alone on its worker, its file prepared.
+    public static let sharedCrashesBeforeDead = 20
     /// Attempts a job gets back at most when its service could not start them (`jobs.given_back`).
     public static let maxGivenBack = 10
     /// Give-backs of a last attempt the service (or the system) failed, after which it counts
@@ -54,6 +57,7 @@ public enum QueueConstants {
     static let byName: [String: String] = [
         "crashes_before_alone": String(crashesBeforeAlone),
         "solo_crashes_before_dead": String(soloCrashesBeforeDead),
+        "shared_crashes_before_dead": String(sharedCrashesBeforeDead),
         "max_given_back": String(maxGivenBack),
         "outage_give_backs": String(outageGiveBacks),
         "reconnect_seconds": String(reconnectSeconds),

@@ -58,7 +58,7 @@ func statements(of path: String, _ source: String) -> [Statement] {
         } else if trimmed.hasPrefix("--") {
             // Comments before the first statement head the file; right after a name, they document it.
             if var last = found.popLast() {
-                if last.lines.isEmpty { last.documentation.append(String(trimmed.dropFirst(2).drop { $0 == " " })) }
+                if last.lines.isEmpty { last.documentation.append(String(trimmed.dropFirst(trimmed.hasPrefix("-- ") ? 3 : 2))) }
                 found.append(last)
             }
         } else if var last = found.popLast() {

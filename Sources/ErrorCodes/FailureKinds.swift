@@ -104,8 +104,8 @@ extension FailureKind {
         "bad_params", .job, retry: .never,
         "The job's params are missing or wrong for its service: fix them, then retry.")
     public static let authFailed = FailureKind(
-        "auth_failed", .system, retry: .never, breaker: .up,
-        "The service refused discern's credentials: fix the service's key, then discern retry.")
+        "auth_failed", .system, retry: .yes, attempt: .heldByBreaker, breaker: .down,
+        "The service refused discern's credentials (HTTP 401 or 403): fix the service's key; the jobs wait for it.")
     public static let inputRejected = FailureKind(
         "input_rejected", .file, retry: .never, breaker: .up,
         "The service refused this photo: its message says why.")
@@ -222,7 +222,8 @@ extension FailureKind {
         "The worker holding the job stopped (it crashed, hung or lost its database): the job went back to the queue.")
     public static let workerCrashed = FailureKind(
         "worker_crashed", .file, retry: .never,
-        "The worker stopped three times while preparing this file alone: the file likely crashes discern; inspect it, then retry.")
+        "The worker stopped three times while preparing this file alone, or twenty times holding it: the file likely crashes discern; inspect it, then retry."
+    )
 
     /// Every kind, in the order above.
     public static let all: [FailureKind] = [

@@ -185,6 +185,9 @@ SELECT id FROM mine;
 -- counts a solo crash; the third ends it dead as `worker_crashed`, as does an attempt that
 -- was its last. Any other crash gives the attempt back and counts a shared crash, as does
 -- one whose worker was last heard from before a restart or failover (the outage's doing).
+-- The {{shared_crashes_before_dead}}th shared crash ends the job dead as `worker_crashed` too:
+-- from the fourth on, it ran alone, so a file that kills its worker after it is prepared (its
+-- upload, the service's answer) ends rather than take down a worker a time for ever.
 -- Returns the jobs rescued, and the workers awaited that hold jobs, with the seconds left.
 WITH epoch AS (
     SELECT max(first_seen_at) AS since FROM discern.database_epoch
@@ -220,7 +223,7 @@ WITH epoch AS (
 ), stopped AS (
     SELECT DISTINCT ON (owner) owner, why, heard_since FROM gone ORDER BY owner, why
 ), lost AS (
-    SELECT j.id, j.solo_crashes, j.attempts, j.max_attempts, stopped.why,
+    SELECT j.id, j.solo_crashes, j.shared_crashes, j.attempts, j.max_attempts, stopped.why, stopped.heard_since,
            stopped.heard_since AND j.preparing_by IS NOT DISTINCT FROM j.lease_owner AS preparing_alone,
            (SELECT count(*) FROM discern.jobs o WHERE o.state = 'running' AND o.lease_owner = j.lease_owner) AS held
     FROM discern.jobs j JOIN stopped ON stopped.owner = j.lease_owner
@@ -228,9 +231,10 @@ WITH epoch AS (
     FOR UPDATE OF j SKIP LOCKED
 ), judged AS (
     SELECT id, held, why, preparing_alone AS counted,
-           preparing_alone AND (solo_crashes + 1 >= {{solo_crashes_before_dead}} OR attempts >= max_attempts) AS dies,
-           preparing_alone AND solo_crashes + 1 >= {{solo_crashes_before_dead}} AS crashes_it
-    FROM lost
+           preparing_alone AND (solo_crashes + 1 >= {{solo_crashes_before_dead}} OR attempts >= max_attempts) OR too_often AS dies,
+           preparing_alone AND solo_crashes + 1 >= {{solo_crashes_before_dead}} OR too_often AS crashes_it,
+           too_often
+    FROM (SELECT *, NOT preparing_alone AND heard_since AND shared_crashes + 1 >= {{shared_crashes_before_dead}} AS too_often FROM lost) AS l
 ), rescued AS (
     UPDATE discern.jobs AS j
     SET state = CASE WHEN judged.dies THEN 'dead' ELSE 'available' END,
@@ -240,6 +244,9 @@ WITH epoch AS (
         solo_crashes = j.solo_crashes + CASE WHEN judged.counted THEN 1 ELSE 0 END,
         error_kind = CASE WHEN judged.crashes_it THEN $2::text ELSE $3::text END,
         last_error = CASE
+            WHEN judged.too_often THEN format('the worker stopped (crashed, was killed or ran out of memory) %s times holding this job, '
+                'the last %s of them holding it alone after its file was prepared: its upload or the service''s answer likely '
+                'crashes discern; inspect it, then discern.retry', j.shared_crashes + j.solo_crashes + 1, j.shared_crashes + 1 - {{crashes_before_alone}})
             WHEN judged.crashes_it THEN format('the worker stopped (crashed, was killed or ran out of memory) %s times while preparing this file alone: '
                 'the file likely crashes discern; inspect it, then discern.retry', j.solo_crashes + 1)
             WHEN judged.counted THEN 'the worker stopped while preparing this file alone (it crashed, was killed or ran out of memory); the attempt counts'

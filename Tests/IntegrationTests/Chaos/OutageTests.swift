@@ -1,6 +1,7 @@
 import Foundation
 import JobQueue
 import Postgres
+import SampleImages
 import Simulator
 import TestFixtures
 import Testing
@@ -8,8 +9,8 @@ import Worker
 
 /// The service away for minutes, as a night meets it: real worker processes, the simulator as a
 /// process that is killed and brought back. The phases last `OutageSettings.phaseSeconds`
-/// (DISCERN_TEST_OUTAGE_SECONDS; 600 is the ten minutes of issue 40); everything else waits on
-/// events, never on the clock.
+/// (DISCERN_TEST_OUTAGE_SECONDS; 600 for a ten-minute outage); everything else waits on events,
+/// never on the clock.
 @Suite("Chaos: the service away for minutes")
 struct OutageTests {
     @Test(
@@ -176,6 +177,44 @@ struct OutageTests {
                 #expect(tripped && probed && census.dead == 0, "\(explained)")
                 #expect(try waiting.string("state") != "dead" && waiting.int("attempts") < 5, "\(explained)")
                 #expect(done && census == QueueCensus(succeeded: 1, results: 1, jobsWithOneResult: 1), "\(explained)")
+            }
+        }
+    }
+
+    @Test(
+        "a service refusing discern's key (HTTP 401) holds the jobs behind its breaker, named auth_failed, never the key; none ends dead, and a worker with the right key finishes them without discern retry"
+    )
+    func refusedKeyHoldsTheJobs() async throws {
+        try await TestDatabase.with { conninfo in
+            try await TestFolder.with { folder in
+                let photos = try (1...6).map { try folder.write(SampleImages.photo(width: 320, height: 256, seed: $0), as: "face-\($0).jpg") }
+                try await Database(conninfo: conninfo, name: "test-keys-enqueue").withConnection { connection in
+                    try JobQueue.enqueue(connection, paths: photos, backend: "ooto", action: "identify", batch: "keys")
+                    try connection.query("UPDATE discern.rate_limits SET per_minute = 1000000, burst = 10000")
+                }
+                try await TestSimulator.with(.unthrottled) { simulator in
+                    let wrong = "not-the-key-\(UUID().uuidString)"
+                    let refused = try WorkerProcess(
+                        conninfo: conninfo, simulatorURL: simulator.baseURL, logFolder: folder, arguments: ["--service", "ooto"],
+                        environment: simulator.workerEnvironment.merging(["DISCERN_OOTO_APP_KEY": wrong]) { $1 })
+                    let observer = Database(conninfo: conninfo, name: "test-keys")
+                    let tripped = try await ChaosJobs.eventually(seconds: 300) {
+                        try await observer.rows("SELECT 1 FROM discern.service_breakers WHERE backend = 'ooto'").count > 0
+                    }
+                    await WorkerProcess.stopAll([refused])
+                    let breaker = try await observer.rows("SELECT error_kind, last_error FROM discern.service_breakers").first
+                    let said = try breaker?.optionalString("last_error") ?? ""
+                    #expect(tripped, "the refusals tripped nothing: \(refused.output.suffix(1500))")
+                    #expect(try breaker?.optionalString("error_kind") == "auth_failed", "\(said)")
+                    #expect(!said.contains(wrong) && !refused.output.contains(wrong), "the key reached a message")
+                    #expect(try await TestDatabase.census(conninfo).dead == 0, "a job ended dead for the key's sake")
+                    let fixed = try WorkerProcess(
+                        conninfo: conninfo, simulatorURL: simulator.baseURL, logFolder: folder, arguments: ["--service", "ooto", "--drain"],
+                        environment: simulator.workerEnvironment)
+                    #expect(await fixed.expectExit(seconds: 600) && fixed.exitStatus == 0, "\(fixed.output.suffix(1500))")
+                }
+                let census = try await TestDatabase.census(conninfo)
+                #expect(census == QueueCensus(succeeded: 6, results: 6, jobsWithOneResult: 6), "\(census)")
             }
         }
     }

@@ -2,6 +2,7 @@ import AnalysisModel
 import JobQueue
 import Postgres
 import Foundation
+import SQLSchema
 import TestFixtures
 import Testing
 
@@ -43,7 +44,7 @@ struct QueueTests {
     }
 
     /// With millions waiting, the claim's generic plan (its LIMIT unknown) is costed past
-    /// jit_above_cost, and compiling took 12 of a claim's 14 ms (bench/RESULTS.md, Queue). What
+    /// jit_above_cost, and compiling it costs most of the claim (bench/RESULTS.md, Queue). What
     /// JIT does inside a PL/pgSQL function shows in no EXPLAIN a test can read, so this checks the
     /// setting that keeps it off (discern.claim_jobs, the older form, runs through it).
     @Test("the claim never compiles its statements with JIT, however long the queue")
@@ -227,6 +228,49 @@ struct QueueTests {
                 // discern.retry gives it a fresh start.
                 try connection.query("SELECT discern.retry(ARRAY[$1::bigint])", [suspect])
                 #expect(try counts(suspect) == [0, 0, 0])
+            }
+        }
+    }
+
+    @Test(
+        "a job whose worker keeps dying after its file is prepared, alone, ends dead as worker_crashed at its 20th shared crash; a death during an outage does not bring it there"
+    )
+    func crashingAfterPreparationEnds() async throws {
+        try await TestDatabase.with { conninfo in
+            try await Database(conninfo: conninfo).withConnection { connection in
+                try JobQueue.enqueue(connection, paths: ["/images/answer-kills.jpg"])
+                _ = try JobQueue.rescue(connection)
+                let limit = QueueConstants.sharedCrashesBeforeDead
+                try connection.query("UPDATE discern.jobs SET shared_crashes = $1", [limit - 2])
+                func claimAndDie(_ worker: String) throws -> Job {
+                    try WorkerRegistry.register(
+                        connection, .init(id: worker, host: "h", pid: 1, version: "t", backends: ["discerner"], heartbeatSeconds: 2))
+                    let job = try #require(
+                        try JobQueue.claim(
+                            connection, workerID: worker, backends: ["discerner"], limit: 1, leaseSeconds: 60, holdingNothing: true
+                        ).first)
+                    try connection.query("UPDATE discern.workers SET last_heartbeat_at = now() - interval '10 seconds' WHERE id = $1", [worker])
+                    return job
+                }
+                func state() throws -> (state: String, kind: String?, error: String, shared: Int) {
+                    let row = try #require(try connection.query("SELECT state, error_kind, last_error, shared_crashes FROM discern.jobs").first)
+                    return (
+                        try row.string("state"), try row.optionalString("error_kind"), try row.string("last_error"), try row.int("shared_crashes")
+                    )
+                }
+                // Its worker last beat before the server it now finds was first seen: the outage's doing.
+                #expect(try claimAndDie("before-outage").runsAlone)
+                try connection.query("UPDATE discern.workers SET last_heartbeat_at = now() - interval '50 seconds' WHERE id = 'before-outage'")
+                try connection.query("UPDATE discern.database_epoch SET first_seen_at = now() - interval '40 seconds'")
+                #expect(try JobQueue.rescue(connection).rescued == 1)
+                #expect(try state().state == "available" && state().shared == limit - 1)
+                // Heard from since: the 20th crash, none while its file was being prepared, ends it.
+                try connection.query("UPDATE discern.database_epoch SET first_seen_at = now() - interval '1 day'")
+                _ = try claimAndDie("after-preparing")
+                #expect(try JobQueue.rescue(connection).rescued == 1)
+                let dead = try state()
+                #expect(dead.state == "dead" && dead.kind == "worker_crashed" && dead.shared == limit, "\(dead)")
+                #expect(dead.error.contains("\(limit) times holding this job"), "\(dead.error)")
             }
         }
     }

@@ -7,7 +7,7 @@ import Testing
 @Suite("Service signal")
 struct ServiceSignalTests {
     @Test(
-        "reset connections, timeouts, 5xx, a 429 beyond its wait and a garbled answer that may read right next time say the service is down; refused, DNS and TLS that it was not even reached"
+        "reset connections, timeouts, 5xx, a 429 beyond its wait, a garbled answer that may read right next time and a refused credential say the service is down (for us); refused, DNS and TLS that it was not even reached"
     )
     func down() {
         for code: HTTPError.Code in [.transport, .timeout] {
@@ -16,14 +16,14 @@ struct ServiceSignalTests {
         for code: HTTPError.Code in [.connectFailed, .tls] {
             #expect(BackendError.transport(HTTPError(code, "x"), during: "analyze").serviceSignal == .unreachable, "\(code)")
         }
-        for code: BackendError.Code in [.serverError, .rateLimited, .analysisFailed, .badResponse, .responseTooLarge] {
+        for code: BackendError.Code in [.serverError, .rateLimited, .analysisFailed, .badResponse, .responseTooLarge, .authFailed] {
             #expect(BackendError(code, "x").serviceSignal == .down, "\(code)")
         }
     }
 
     @Test("a photo's refusal and an answer this version cannot read say it is up; this side's limits and settings say nothing")
     func upOrUnknown() {
-        for code: BackendError.Code in [.clientError, .inputRejected, .authFailed, .serviceIncompatible, .uploadRejected] {
+        for code: BackendError.Code in [.clientError, .inputRejected, .serviceIncompatible, .uploadRejected] {
             #expect(BackendError(code, "x").serviceSignal == .up, "\(code)")
         }
         for code: BackendError.Code in [
