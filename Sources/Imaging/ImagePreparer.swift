@@ -70,7 +70,8 @@ public struct ImagePreparer: Sendable {
         let pixels = (Double(source.width) * scale).rounded(.up) * (Double(source.height) * scale).rounded(.up)
         let decoded = Int(min(pixels * 3, Double(Int32.max)))
         // A progressive JPEG is decoded from coefficients held for the whole picture at full
-        // size: a 48 MP one took 352 MB to prepare against 73 MB for the same photo sequential.
+        // size, whatever the scale: several times what the same photo holds sequential
+        // (docs/decisions/0002-memory-by-decoder.md).
         let coefficients = format == .jpeg ? try JPEGStructure.progressiveCoefficientBytes(input.window(size: 16 << 10)) : 0
         let whole = Int(min(Double(source.width) * Double(source.height) * Self.wholePictureBytesPerPixel(source), Double(Int32.max)))
         return whole + decoded + min(decoded, 2 * policy.maxBytes) + coefficients + Self.libvipsWorkingBytes + ByteWindow.windowSize
@@ -80,10 +81,9 @@ public struct ImagePreparer: Sendable {
     /// pixel. JPEG, PNG and TIFF stream, a few lines at a time (0). GIF: libnsgif's RGBA canvas
     /// and libvips' copy of the frame (8). HEIF: libheif's planes, then the interleaved picture:
     /// twice its samples (6 for RGB, 8 with alpha, twice that at 10 bits and more). WebP: libwebp's
-    /// RGBA picture and libvips' copies of it (10, with room over the most measured). Measured
-    /// above an idle `discern prepare` at 4000x3000 (`PreparationMemoryTests`): GIF 91 MB, HEIF
-    /// 77 MB (97 with alpha, 142 at 10 bits), WebP 119 MB (135 with alpha); all were reserved
-    /// 54 MB before, and now 145, 122 (145, 191) and 168 MB.
+    /// RGBA picture and libvips' copies of it (10, with room over the most measured).
+    /// `PreparationMemoryTests` checks that each covers what preparing a 4000x3000 picture of its
+    /// format holds (docs/decisions/0002-memory-by-decoder.md).
     static func wholePictureBytesPerPixel(_ source: SourceFacts) -> Double {
         switch source.format {
         case .jpeg, .png, .tiff: 0

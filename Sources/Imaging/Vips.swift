@@ -19,9 +19,9 @@ public enum Vips {
         vips_cache_set_max(0)
         vips_cache_set_max_mem(0)
         // Threads per image operation: libvips' default (one per core) unless
-        // DISCERN_VIPS_CONCURRENCY says otherwise. Measured in bench/prepare: with images in
-        // flight on every core, 1 and 2 are within noise of each other; for one image at a time
-        // the default is 1.6x faster.
+        // DISCERN_VIPS_CONCURRENCY says otherwise. With images in flight on every core, one
+        // thread or two make no difference; one image at a time runs much faster on every core
+        // (docs/decisions/0003-libvips-settings.md).
         if let wanted = ProcessInfo.processInfo.environment["DISCERN_VIPS_CONCURRENCY"].flatMap(Int.init), wanted > 0 {
             vips_concurrency_set(Int32(min(wanted, 1024)))
         }
@@ -34,8 +34,8 @@ public enum Vips {
     /// sharp issue #3677), so with it on every pipeline build and drop is serialised
     /// (`VipsBuildLock`). Off by default: the usual preparation resizes nothing (a JPEG is decoded
     /// at the 1/2ⁿ scale it is sent at; a PNG within the limit keeps its size), so ORC gains nothing
-    /// there (measured: 0.102-0.110 CPU s per image off, 0.103-0.111 on, bench/RESULTS.md) and no
-    /// process-wide lock need sit on the hot path. `DISCERN_VIPS_ORC=1` turns it on, with the lock.
+    /// there (bench/RESULTS.md: within noise) and no process-wide lock need sit on the hot path.
+    /// `DISCERN_VIPS_ORC=1` turns it on, with the lock (docs/decisions/0003-libvips-settings.md).
     static let vectorEnabled = ProcessInfo.processInfo.environment["DISCERN_VIPS_ORC"] == "1"
 
     /// Starts libvips once; later calls return the first outcome.

@@ -18,7 +18,7 @@ public final class NotificationListener: Sendable {
     private let stopped = LockedFlag()
     private let ended = Signal(latched: true)
     /// Written once by `stop`: ends a wait for notifications, or a pause between connection
-    /// attempts, at once (a poll timeout alone held every worker's exit up to a second).
+    /// attempts, at once (a poll timeout alone would hold every worker's exit up to a second).
     private let wakeUp = WakeUpPipe()
 
     /// - Parameter channels: fixed identifiers from code (letters and underscores), never input:

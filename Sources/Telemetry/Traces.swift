@@ -4,7 +4,8 @@ import Tracing
 /// OpenTelemetry traces of a job's journey (docs/tracing.md), spoken through
 /// swift-distributed-tracing so that any tracer can receive them. Off unless the executable
 /// started one (`start`): while off, each helper here costs one atomic load, binds no task-local
-/// and makes no span, so the hot path is what it was (bench/RESULTS.md, "Tracing off and on").
+/// and makes no span, so the hot path costs what it does without tracing (bench/RESULTS.md,
+/// "Tracing off and on").
 public enum Traces {
     private static let on = Atomic<Bool>(false)
 

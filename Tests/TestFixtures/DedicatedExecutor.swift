@@ -3,9 +3,9 @@ import Foundation
 /// Threads of their own for what a test runs in its own process as a stand-in for another
 /// process: the simulator, a worker. Swift's cooperative pool has one thread per core, and test
 /// bodies do blocking work on it (generating photos with libvips, preparing them, waiting on
-/// subprocesses); beside sixty tests on 2 cores that held both threads long enough for an
-/// in-process simulator to answer nothing for a minute (a call timed out at 60 s), which a
-/// service in a process of its own never does. A task that prefers this executor
+/// subprocesses); beside sixty tests on 2 cores that can hold both threads long enough for an
+/// in-process simulator to answer nothing for a minute, which a service in a process of its own
+/// never does. A task that prefers this executor
 /// (`withTaskExecutorPreference`), with its child tasks and the default actors it calls, runs here.
 public final class DedicatedExecutor: TaskExecutor, @unchecked Sendable {
     private let condition = NSCondition()

@@ -167,7 +167,8 @@ struct Conversation {
             // Latency is compared per rate-limit key: a fixed name per endpoint. A call without
             // one (the PUT to storage: its time follows the photo's size, not the service's load)
             // only counts as answered. Keyed by the step, which names the photo's key, a figure
-            // per upload was kept for the life of the process (18 MB over a 100,000-job soak).
+            // per upload would be kept for the life of the process
+            // (docs/decisions/0007-latency-per-endpoint.md).
             await caller.concurrency.release(.answered(seconds: seconds), endpoint: limitKey)
         }
         return response

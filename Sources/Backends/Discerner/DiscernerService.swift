@@ -62,8 +62,8 @@ extension ImagePolicy {
     /// limited to 10,485,760 bytes: base64 makes 3 bytes 4, so at most 7,864,320 raw bytes, less
     /// the request's own JSON. 7,800,000 leaves 85 KB for that (docs/backends.md). An image that
     /// must be re-encoded may shrink by a free JPEG decode scale down to 1,600 px: Vision asks
-    /// 1024 x 768 for text detection, the service's finest need (bench/RESULTS.md, "Discerner
-    /// policy": 20 % less CPU, 46 % fewer bytes than fitting 4096 px).
+    /// 1024 x 768 for text detection, the service's finest need. The floor costs less CPU and
+    /// sends fewer bytes than fitting 4096 px (bench/RESULTS.md, "Discerner policy").
     public static let discerner: ImagePolicy = {
         var policy = ImagePolicy(maxBytes: discernerMaxBytes)
         policy.transformFloor = 1600

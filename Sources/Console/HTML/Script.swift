@@ -104,8 +104,8 @@ enum Script {
             }).then(function (html) {
               var fresh = html && new DOMParser().parseFromString(html, 'text/html');
               var freshMain = fresh && fresh.querySelector('main');
-              // Ticked or typed while the page was fetched: what the operator did stays, the
-              // change is shown once they are done (a slow console once lost a tick that way).
+              // Ticked or typed while the page was fetched, however slow the console: what the
+              // operator did stays, and the change is shown once they are done.
               if (freshMain && (editing || paused)) {
                 pending = true;
               } else if (freshMain) {

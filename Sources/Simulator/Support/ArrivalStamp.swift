@@ -9,9 +9,9 @@ import NIOHTTPTypes
 ///
 /// The server can read a request long after it arrived: an event loop held up by a loaded
 /// machine, or a new connection left in the accept queue while the tasks that take connections
-/// (Swift's cooperative pool, or the test process's shared simulator threads) are busy. Calls
-/// that came spaced were then stamped together, and a client that kept a rate limit looked as
-/// if it broke it (RateLimitTests: five calls "within 1 ms", read together after such a wait).
+/// (Swift's cooperative pool, or the test process's shared simulator threads) are busy. Stamped
+/// when read, calls that came spaced would be stamped together, and a client that keeps a rate
+/// limit would look as if it broke it (docs/decisions/0006-rate-slot-timing.md).
 /// So the arrival is the kernel's: now, less how long ago the connection last received data
 /// (TCP_INFO's `tcpi_last_data_recv`, in milliseconds). That is the head's own arrival for any
 /// request whose body followed it at once (discern sends no `Expect: 100-continue`); where no

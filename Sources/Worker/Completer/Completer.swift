@@ -19,8 +19,8 @@ struct Completer: Service {
     let logger: Logger
 
     /// How long a small batch waits for more before it is written. A statement's fixed cost
-    /// (its plan's start-up, its triggers) is shared by more jobs: 9 % less of the machine's
-    /// CPU per no-op job (bench/peer/runtime_ab.py, 4 rounds); a lone job is written 1 ms later.
+    /// (its plan's start-up, its triggers) is shared by more jobs, for a lone job written 1 ms
+    /// later (docs/decisions/0008-completer-batches.md).
     static let linger: Duration = .milliseconds(1)
 
     func run() async {
@@ -44,10 +44,9 @@ struct Completer: Service {
 
     /// A job whose outcome may put it back in the queue (a retry, a hand-back) leaves this
     /// worker's hands before that is written, never after: once written, this worker's own
-    /// producer may claim it again at once, and finding it still held here it took the new claim
-    /// for a run already under way. Nobody then ran the job or renewed its lease, and with a
-    /// single worker (whose rescuer never takes back its own jobs) it stayed running for ever:
-    /// a test hung 25 minutes under the flake finder (issue 41). Succeeded ones never come back.
+    /// producer may claim it again at once, and a job still held here would be taken for a run
+    /// under way, then run by nobody (docs/decisions/0004-jobs-a-worker-lets-go.md). Succeeded
+    /// ones never come back.
     private func record(_ batch: [JobOutcome]) async {
         var results: [(job: Job, result: JobResult)] = [], handBacks: [Job] = []
         await inFlight.writing(batch.map(\.job.id))
@@ -99,8 +98,7 @@ struct Completer: Service {
     }
 
     /// Jobs whose results were stored, settled together: one hop to each actor and one count
-    /// per backend for the whole batch, where each job took its own hops and metric lookups
-    /// and built its log metadata whether it was logged or not (perf of a no-op worker).
+    /// per backend for the whole batch, not a hop, a metric lookup and log metadata per job.
     private func finishSucceeded(_ succeeded: [(job: Job, result: JobResult)]) async {
         guard !succeeded.isEmpty else { return }
         await inFlight.finished(succeeded.map(\.job.id))

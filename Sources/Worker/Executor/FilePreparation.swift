@@ -141,8 +141,8 @@ struct FilePreparation: Sendable {
     }
 
     /// The worker stopped before the photo was read or prepared: the job goes back to the queue,
-    /// its attempt not counted (`JobExecution` hands it back). A shutdown no longer waits for
-    /// every photo queued for the pool to be prepared, and then thrown away.
+    /// its attempt not counted (`JobExecution` hands it back): a shutdown never waits for the
+    /// photos queued for the pool to be prepared only to be thrown away.
     static func cancelled(_ path: String) -> JobFailure {
         JobFailure(.cancelled, message: "\(path): the worker stopped before preparing it", countsAsAttempt: false)
     }

@@ -5,8 +5,7 @@ import ServiceLifecycle
 
 /// Tells the console's live pages that this worker's jobs finished, failed or went back: at most
 /// once a second, when its outcomes moved, on a statement of its own. Inside the completion's
-/// transaction a NOTIFY serialises every worker's commits (the queue ran at 0.88x the rate:
-/// bench/RESULTS.md, Queue A/B).
+/// transaction a NOTIFY serialises every worker's commits (bench/RESULTS.md, Queue A/B).
 struct ChangeAnnouncer: Service {
     let database: Database
     let tally: Tally

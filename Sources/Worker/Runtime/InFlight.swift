@@ -20,8 +20,7 @@ actor InFlight {
     }
 
     private var tickets: [Int: Ticket] = [:]
-    /// Kept with the tickets so `room` need not look through every one (a generic search of the
-    /// dictionary was 3 % of a no-op worker's CPU).
+    /// Kept with the tickets so `room`, asked before every claim, need not look through every one.
     private var preparingCount = 0, outcomeCount = 0
     /// Held jobs that must run alone (`Job.runsAlone`).
     private var aloneJobs: Set<Int> = []
@@ -118,7 +117,7 @@ actor InFlight {
     /// to wait for one), so no job holds a lease for long behind a saturated stage. None while a
     /// job that must run alone is held (`Job.runsAlone`).
     /// When preparing costs next to nothing, a claim may fill the whole pipeline at once: a
-    /// claim of two no-op jobs at a time left a worker waiting on claims (bench/scale). A job
+    /// claim of two no-op jobs at a time leaves a worker waiting on claims (bench/scale). A job
     /// whose outcome waits to be written takes no room in the stages, so claims and writes
     /// overlap; the completer's backlog is bounded by `maxUnwritten` instead.
     func room(prepareQueue: Int, concurrency: Int, maxUnwritten: Int) -> Int {

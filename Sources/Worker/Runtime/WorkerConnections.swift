@@ -5,8 +5,8 @@ import Postgres
 ///   1. `queue`: claims, heartbeats and lease renewals, rescue, depth samples and rate-limit
 ///      slots. Short statements, one at a time; a rate-limit wait sleeps without holding it.
 ///   2. `writes`: completions, batched, and the dashboards' roll-ups: the only connection that
-///      carries result rows, so a slow write never delays a claim or a heartbeat (a worker's
-///      first roll-up, after an enqueue of 50,000 jobs, held its first claim back 0.1 s).
+///      carries result rows, so a slow write (a roll-up after a large enqueue) never delays a
+///      claim or a heartbeat.
 ///   3. LISTEN on `listenConninfo`, idle until a job is enqueued.
 /// Behind a transaction-mode pooler (`PoolMode.transaction`: PgBouncer before 1.21 keeps
 /// neither prepared statements nor LISTEN across transactions) statements are not prepared,

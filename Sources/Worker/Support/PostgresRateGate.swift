@@ -9,11 +9,11 @@ import Synchronization
 /// (sql/functions/take_rate_tokens.sql). Each call to a limited service takes the next free moment of its key
 /// and waits until then, once: no polling, however many workers wait.
 ///
-/// A statement per call was the cost even of limits far from binding: a worker
-/// now takes as many consecutive slots at once as the limit allows in a quarter of a second
-/// (one, for a limit that binds) and hands them to its own calls in order; a slot it cannot use
-/// in time is dropped, never given to a later call. A key with no limit row is remembered as
-/// such for 10 s and costs no statement at all.
+/// So that a limit far from binding costs no statement per call, a worker takes as many
+/// consecutive slots at once as the limit allows in a quarter of a second (one, for a limit that
+/// binds) and hands them to its own calls in order; a slot it cannot use in time is dropped,
+/// never given to a later call. A key with no limit row is remembered as such for 10 s and costs
+/// no statement at all (docs/decisions/0005-leased-rate-slots.md).
 public final class PostgresRateGate: RateGate {
     private let database: Database
     private let logger: Logger
@@ -44,10 +44,10 @@ public final class PostgresRateGate: RateGate {
     /// the earliest plus `RateSlot.maxLateness` (never later). A round trip longer than that
     /// allowance, a process or a server stalled by a loaded machine, leaves slots it cannot keep
     /// on either side: the call takes a new one (`slotMissed`, no attempt spent). Measured from
-    /// the round trip's start only, as it was, a PostgreSQL backend that ran the statement a
-    /// second late made calls a second early: fifteen calls in two seconds under a limit of
-    /// fourteen (RateLimitTests, under the whole suite's load). The wait for the slot happens
-    /// where the call is sent (`RateSlot`).
+    /// the round trip's start only, a slot chosen by a backend that ran the statement a second
+    /// late would send its call a second early, over the limit
+    /// (docs/decisions/0006-rate-slot-timing.md). The wait for the slot happens where the call
+    /// is sent (`RateSlot`).
     public func acquire(_ key: String) async throws(BackendError) -> RateSlot {
         let now = ContinuousClock.now
         if let until = unlimited.withLock({ $0[key] }), until > now { return .anytime }
@@ -143,8 +143,8 @@ public final class PostgresRateGate: RateGate {
 }
 
 /// One key's leased slots, earliest first: taken from the front, so a call costs O(1) under the
-/// lock every caller of the key shares. (It was a filter of the whole lease per call, with a
-/// Double-to-Duration conversion per slot: most of a no-op worker's CPU at concurrency 128.)
+/// lock every caller of the key shares, however many calls wait on it
+/// (docs/decisions/0005-leased-rate-slots.md).
 struct LeasedSlots {
     private var slots: [RateSlot] = []
     private var head = 0

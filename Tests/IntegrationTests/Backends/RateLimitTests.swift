@@ -30,13 +30,13 @@ struct RateLimitTests {
                         "SELECT extract(epoch FROM next_at - clock_timestamp())::float8 AS s FROM discern.rate_limits WHERE key = $1", [key]
                     ).first
                 ).optionalDouble("s") ?? -1
-            // 10 s, plus a slot's spacing for each refused call; 50 x 10 s stacked was 500 s more.
+            // 10 s, plus a slot's spacing for each refused call; 50 x 10 s stacked would be 500 s more.
             #expect(ahead > 9 && ahead <= 10 + 50 * spacing + 1, "next_at is \(ahead) s ahead (spacing \(spacing) s)")
         }
     }
 
-    /// A loaded worker wakes past its slots: each missed slot was counted as a billed call, so
-    /// under the whole suite with busy cores a 41-call cap was spent with no job done.
+    /// A loaded worker wakes past its slots: counted as billed calls, missed slots would spend a
+    /// cap with no job done.
     @Test("slots whose calls could not leave in time are not billed calls: a spend cap is not spent by them")
     func missedSlotsAreNotBilled() async throws {
         try await TestDatabase.with { conninfo in

@@ -39,7 +39,7 @@ enum ChaosJobs {
 
     /// What a chaos test says when an expectation fails: the facts, and where the worker logs
     /// were kept. The logs are copied only when the text is read, which a passing `#expect`
-    /// never does (built eagerly, every passing run had kept its logs: 243 folders in a day).
+    /// never does (built eagerly, it would keep every passing run's logs too).
     struct FailureStory: CustomStringConvertible {
         let facts: String
         let folder: URL
@@ -60,7 +60,7 @@ enum ChaosJobs {
 
     /// Polls until the jobs' count of finished (succeeded or dead) reaches `total`; gives up
     /// only once it has not moved for `stallSeconds`. A drain's length is the machine's business
-    /// (beside sixty tests on 2 cores it once took three times as long): what a test asserts is
+    /// (beside sixty tests on 2 cores it can take three times as long): what a test asserts is
     /// that it ends, not how soon.
     static func finished(_ conninfo: String, total: Int, stallSeconds: Double = 180) async throws -> Bool {
         var last = -1, movedAt = Date()

@@ -5,8 +5,8 @@ import Simulator
 import TestFixtures
 import Testing
 
-/// The database's weather in the middle of a night (issue 40): a failover to a promoted standby,
-/// a disk that fills up. Real worker processes; they wait and carry on by themselves.
+/// The database's weather in the middle of a night: a failover to a promoted standby, a disk that
+/// fills up. Real worker processes; they wait and carry on by themselves.
 @Suite("Chaos: the database's weather")
 struct DatabaseWeatherTests {
     static let workerArguments = ["--lease-seconds", "3", "--poll-seconds", "0.5", "--concurrency", "4", "--log-level", "notice"]

@@ -140,8 +140,8 @@ struct WorkerChaosTests {
     }
 
     /// journald restarting, or a log shipper gone, leaves a worker writing its log lines into a
-    /// pipe nobody reads: each write fails (EPIPE). Before, SIGPIPE (and Foundation's trap on a
-    /// failed write) killed the worker with its jobs in hand.
+    /// pipe nobody reads: each write fails (EPIPE). Left to SIGPIPE (or Foundation's trap on a
+    /// failed write), the worker would die with its jobs in hand.
     @Test("a worker whose log pipe loses its reader drains on: every job succeeds once, exit status 0")
     func logReaderGone() async throws {
         try await TestDatabase.with { conninfo in
@@ -163,11 +163,10 @@ struct WorkerChaosTests {
         }
     }
 
-    /// Every step waits on the one before, never on the clock (issue 41): the simulator holds
-    /// each analysis, so jobs are in flight when the SIGTERM lands, however slow the machine;
-    /// once the worker says it stopped claiming, the test releases them and they finish within
-    /// the grace period. (Before, the analyses took 0.5 s: a test process starved for 20 s by
-    /// sixty others saw its first analysis only after the worker had done all 100 jobs.)
+    /// Every step waits on the one before, never on the clock: the simulator holds each analysis,
+    /// so jobs are in flight when the SIGTERM lands, however slow the machine; once the worker
+    /// says it stopped claiming, the test releases them and they finish within the grace period
+    /// (docs/decisions/0009-tests-wait-on-events.md).
     @Test("SIGTERM: jobs in flight finish within the grace period and the worker exits cleanly")
     func sigtermFinishesInFlight() async throws {
         try await TestDatabase.with { conninfo in
@@ -206,8 +205,8 @@ struct WorkerChaosTests {
     @Test("SIGTERM with a short grace period: unfinished jobs are handed back, attempt not counted")
     func sigtermHandsBack() async throws {
         var configuration = SimulatorConfiguration.unthrottled
-        // No analysis finishes before the SIGTERM, however slow the machine: with 5 s, a starved
-        // run saw 4 jobs succeed between "4 running" and the signal taking effect.
+        // No analysis finishes before the SIGTERM, however slow the machine: on a starved one,
+        // seconds pass between "4 running" and the signal taking effect.
         configuration.faults.analyzeDelaySeconds = 3600
         try await TestDatabase.with { conninfo in
             try await TestFolder.with { folder in

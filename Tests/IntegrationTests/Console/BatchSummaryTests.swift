@@ -43,7 +43,7 @@ struct BatchSummaryTests {
             var now = try await summary()
             #expect(now.available == 3 && now.stored == 1, "a running batch is counted and kept for 10 s")
 
-            // Within its 10 s, however slow the machine: a starved run once spent more than 10 s
+            // Within its 10 s, however slow the machine: a starved run can spend more than 10 s
             // between these two reads (a test of the rule, not of the machine's speed).
             _ = try await database.rows("UPDATE discern.batch_summaries SET computed_at = now() + interval '1 hour'")
             try await finishAll()

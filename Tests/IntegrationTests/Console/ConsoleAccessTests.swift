@@ -2,8 +2,8 @@ import Foundation
 import Postgres
 import Testing
 
-/// The console against an attacker one step inside (issue 22): a web page the operator visits
-/// (DNS rebinding), a proxy on the same host, any local process, a stolen cookie.
+/// The console against an attacker one step inside: a web page the operator visits (DNS rebinding),
+/// a proxy on the same host, any local process, a stolen cookie.
 @Suite("Console access")
 struct ConsoleAccessTests {
     @Test("only its own host names are served; any proxy header makes a request remote; photos are cached nowhere")

@@ -2,8 +2,8 @@ import Foundation
 import Postgres
 import Testing
 
-/// Who may act in the console (issue 42): viewer, operator and admin, by their own tokens and
-/// behind a reverse proxy whose users are mapped to roles.
+/// Who may act in the console: viewer, operator and admin, by their own tokens and behind a reverse
+/// proxy whose users are mapped to roles.
 @Suite("Console roles")
 struct ConsoleRolesTests {
     struct Tokens {

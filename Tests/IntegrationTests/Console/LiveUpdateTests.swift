@@ -20,7 +20,7 @@ struct LiveUpdateTests {
                 let ready = folder.appendingPathComponent("browser-ready")
                 // The page is opened and marked before any worker runs; the mark is gone if it reloads.
                 // It waits for the job's success to show, 600 s only as a hang guard: under the
-                // whole suite with busy cores, 90 s ran out twice with the job still running.
+                // whole suite with busy cores, the job can still be running after 90 s.
                 let browser = Task {
                     try await BrowserSession.run([
                         .go("http://127.0.0.1:\(port)/jobs/\(id)"), .eval("window.discernMark = 'not reloaded'"), .text, .signal(ready.path),
@@ -49,14 +49,14 @@ struct LiveUpdateTests {
             try await TestFolder.with { folder in
                 try await ChaosJobs.enqueue(1, into: conninfo, folder: folder, batch: "events")
                 // No refresh on the clock: only the cancel may send an event, however long the
-                // steps take on a starved machine (the 30 s default once fired inside the quiet
-                // window, issue 41).
+                // steps take on a starved machine (the 30 s default can fire inside the quiet
+                // window).
                 let (console, port) = try await ConsoleTests.console(conninfo, folder, ["--refresh-seconds", "86400"])
                 defer { console.kill() }
                 // Once the console listens (its first look counts as a change), curl holds the
                 // stream open; once it is open a job is cancelled, and once its event came the
                 // stream stays quiet for 3 s more. Each step waits for the one before, however
-                // slow the machine (a fixed 6 s stream once ended before a starved console spoke).
+                // slow the machine (a stream of fixed length can end before a starved console speaks).
                 let database = Database(conninfo: conninfo)
                 #expect(
                     await ChaosJobs.eventually(seconds: 300) {

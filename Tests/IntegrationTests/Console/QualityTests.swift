@@ -5,7 +5,7 @@ import QueueReads
 import TestFixtures
 import Testing
 
-/// Measured accuracy against a known truth (issue 25). A population of plates is written with
+/// Measured accuracy against a known truth. A population of plates is written with
 /// a known chance of being read right in each confidence band; the audit sample (picked by
 /// the schema when each result is written) is reviewed with the truth. The data are fixed
 /// (hashes of fixed seeds): the same every run.

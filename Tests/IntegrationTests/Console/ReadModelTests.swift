@@ -3,7 +3,7 @@ import Postgres
 import Testing
 
 /// One read model, every rendering: each CLI command's `--format json` is the console's `/api/`
-/// twin, figure for figure, and its table shows those figures (issue 24).
+/// twin, figure for figure, and its table shows those figures.
 @Suite("Read model")
 struct ReadModelTests {
     @Test("status, jobs, jobs show, batches, report, results and quality print what /api/ answers on the same database")

@@ -6,7 +6,7 @@ import Testing
 
 /// Every stored value is what the service said about that job's photo: no value in another
 /// column, no answer under another job, under concurrency, SIGKILLs and the one-by-one writes
-/// that follow a batch PostgreSQL refused (issue 26).
+/// that follow a batch PostgreSQL refused.
 @Suite("Fidelity: stored results")
 struct StoredResultFidelityTests {
     @Test("every column of every result and entity row is what the simulator answered for that job: 3 workers, SIGKILLs, refused batches")

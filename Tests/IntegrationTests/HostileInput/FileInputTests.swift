@@ -10,8 +10,8 @@ import TestFixtures
 import Testing
 import Worker
 
-/// Files no worker should send, or should not send whole (issue 13): paths outside the roots,
-/// files cut short, "videos" that are not, metadata.
+/// Files no worker should send, or should not send whole: paths outside the roots, files cut short,
+/// "videos" that are not, metadata.
 @Suite("Hostile input: files and paths")
 struct FileInputTests {
     @Test("a half-written JPEG or PNG is image_truncated, tried once more later, then dead; nothing half-grey is sent")
@@ -51,8 +51,8 @@ struct FileInputTests {
                     async let drained = TestWorker.drain(conninfo, simulator: simulator) { $0.truncatedRetrySeconds = 3600 }
                     // What is asserted is the order: truncated first, the whole file on the retry.
                     // The test waits for the first failure however long the worker takes to get to it
-                    // (over 10 s once beside every suite), writes the whole file, and only then brings
-                    // the retry forward: a starved test once wrote it after a 3 s retry had come.
+                    // beside every other suite, writes the whole file, and only then brings the retry
+                    // forward: a retry on a timer could come before a starved test has written it.
                     let failedOnce = try await ChaosJobs.eventually(seconds: 300) {
                         try await database.rows("SELECT error_kind FROM discern.jobs").first?.optionalString("error_kind") == "image_truncated"
                     }
@@ -136,10 +136,9 @@ struct FileInputTests {
         }
     }
 
-    /// Issue 22: a 210 MB PNG dropped in the folder took 453-465 MB to prepare (the file read
-    /// whole and copied twice before libvips saw it); two at once killed a 512 MiB pod. Measured
-    /// here (debug build): 884 MB peak before, 126 MB after (a worker preparing small photos:
-    /// 73 MB). What is asserted is far from both: the worker stays under 200 MB.
+    /// A 210 MB PNG dropped in the folder is walked through a window and reserved by its pixels,
+    /// never read whole: two at once must fit a small pod. What is asserted leaves room over what
+    /// a worker preparing small photos holds: it stays under 200 MB (docs/decisions/0001-byte-window.md).
     @Test("two 210 MB PNGs prepared at once: memory is reserved by pixels within --max-mb-in-flight, not taken by file size")
     func largeFilesStayWithinTheBudget() async throws {
         try await TestDatabase.with { conninfo in

@@ -6,8 +6,8 @@ import SampleImages
 import TestFixtures
 import Testing
 
-/// What an operator (or a row someone wrote) can hand discern (issue 13): flags, settings,
-/// names and paths that end up on a terminal or in SQL, a job moved back by hand, roles.
+/// What an operator (or a row someone wrote) can hand discern: flags, settings, names and paths
+/// that end up on a terminal or in SQL, a job moved back by hand, roles.
 @Suite("Hostile input: operators, settings and the schema")
 struct OperatorInputTests {
     @Test(
@@ -189,7 +189,7 @@ struct OperatorInputTests {
             #expect(try await !denied("discern_reader", "SELECT discern.batch_summary(id) FROM discern.batches"))
             #expect(try await denied("discern_enqueue", "SELECT discern.batch_summary(1)"))
 
-            // Issue 22: the enqueuer creates a new available job and nothing else.
+            // The enqueuer creates a new available job and nothing else.
             func refusal(_ role: String, _ sql: String) async throws -> String? {
                 try await database.withConnection { connection -> String? in
                     try connection.query("SET ROLE \(role)")

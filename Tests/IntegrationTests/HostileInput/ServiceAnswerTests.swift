@@ -12,8 +12,8 @@ import Testing
 
 @testable import Worker
 
-/// Answers no service should give, given anyway (issue 13): none crashes a worker, poisons a
-/// batch, fills its memory or leaks a signature.
+/// Answers no service should give, given anyway: none crashes a worker, poisons a batch, fills its
+/// memory or leaks a signature.
 @Suite("Hostile input: service answers")
 struct ServiceAnswerTests {
     static func jobs(_ count: Int, into conninfo: String, folder: URL, backend: String = "discerner", action: String = "analyze") async throws {

@@ -2,7 +2,7 @@ import Foundation
 import Postgres
 import Testing
 
-/// The morning after (issue 42): a batch that ends tells people, exactly once, signed, however
+/// The morning after: a batch that ends tells people, exactly once, signed, however
 /// the night went, and a script can wait for it. Real workers, a real receiver on loopback that
 /// checks signatures with its own code (scripts/webhook-receiver.py), real PostgreSQL. Every
 /// wait is on an event (a row, a request received, a process exiting); the retry pauses come

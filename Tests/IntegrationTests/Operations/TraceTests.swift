@@ -4,7 +4,7 @@ import SampleImages
 import TestFixtures
 import Testing
 
-/// The morning after (issue 42): with the standard `OTEL_*` variables set, each job's journey
+/// The morning after: with the standard `OTEL_*` variables set, each job's journey
 /// arrives as one trace over real OTLP/HTTP, decoded by the OpenTelemetry project's own Python
 /// classes (scripts/otlp-receiver.py), apart from discern's exporter. Real `discern enqueue` and
 /// `discern work` processes, the simulator as a process, real PostgreSQL. Every wait is on an

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// `discern work --help` and docs/configuration.md's worker table say the same (issue 44): every
+/// `discern work --help` and docs/configuration.md's worker table say the same: every
 /// flag of the one is a row of the other, and a row naming both a variable and a flag has a flag
 /// whose help names that variable and, where the row's default is a number, that default. A
 /// setting is declared once (docs/design.md, "Settings") and documented once; this keeps the two

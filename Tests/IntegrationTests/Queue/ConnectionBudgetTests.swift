@@ -15,7 +15,7 @@ struct ConnectionBudgetTests {
             try await TestFolder.with { folder in
                 try await ChaosJobs.enqueue(300, into: conninfo, folder: folder)
                 // The analyses wait until the worker has been seen with its connections open: on a
-                // loaded machine it drained all 300 before the observer's first look (it "held 0").
+                // loaded machine it can drain all 300 before the observer's first look (it "held 0").
                 var configuration = SimulatorConfiguration.unthrottled
                 configuration.faults.holdAnalyses = true
                 try await TestSimulator.with(configuration) { simulator in

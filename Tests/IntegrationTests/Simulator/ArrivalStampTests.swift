@@ -26,7 +26,7 @@ struct ArrivalStampTests {
             for _ in 0..<4 {
                 let sent = Signal(latched: true), before = Date()
                 // Answered only once all four are sent: however slow a loaded machine makes that
-                // (the 60 s default once ran out), 600 s only guards against a hang.
+                // (past the 60 s default), 600 s only guards against a hang.
                 answers.append(
                     Task {
                         await RawHTTP.post(

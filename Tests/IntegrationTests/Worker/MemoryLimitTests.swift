@@ -6,8 +6,8 @@ import TestFixtures
 import Testing
 
 /// A worker under a memory limit set on its own cgroup, not the root's: what systemd's
-/// `MemoryMax=` does, or a container runtime without a cgroup namespace. It used to read the
-/// root's limit, budget a quarter of the machine and be OOM-killed on 48 MP photos (issue 40).
+/// `MemoryMax=` does, or a container runtime without a cgroup namespace. A worker that read the
+/// root's limit would budget a quarter of the machine and be OOM-killed on 48 MP photos.
 @Suite("Memory: the limit of the worker's own cgroup")
 struct MemoryLimitTests {
     @Test("in a 256 MB cgroup with 48 MP PNGs and JPEGs queued: never OOM-killed, every job succeeds, the limit and where it was found are logged")

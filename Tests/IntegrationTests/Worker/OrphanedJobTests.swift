@@ -6,11 +6,10 @@ import TestFixtures
 import Testing
 import Worker
 
-/// A job leased to a live worker that no longer holds it: its outcome could not be written, or a
-/// bug lost it (issue 41: a retried job stranded in `running` for 25 minutes). No other worker's
-/// rescuer takes a live worker's jobs, and the worker renews no lease for a job it let go, so
-/// before this the job stayed running for as long as the worker lived, and a draining worker
-/// never ended.
+/// A job leased to a live worker that does not hold it: its outcome could not be written, or a
+/// bug lost it. No other worker's rescuer takes a live worker's jobs, and the worker renews no
+/// lease for a job it let go, so only the worker's own rescuer can put it back; without that it
+/// stays running as long as the worker lives (docs/decisions/0004-jobs-a-worker-lets-go.md).
 @Suite("A job its worker lost track of")
 struct OrphanedJobTests {
     @Test(

@@ -8,10 +8,10 @@ import Testing
 /// What the worker reserves from its memory budget before preparing a photo
 /// (`ImagePreparer.memoryEstimate`) must cover what preparing it holds: a reservation too low
 /// lets several such photos be prepared at once past a container's memory limit. GIF, HEIF and
-/// WebP decoders hold the whole picture at full size, whatever size it is sent at; they were
-/// reserved as if they streamed (54 MB for 6000x4000, against 123-282 MB measured).
+/// WebP decoders hold the whole picture at full size, whatever size it is sent at: a
+/// reservation made as if they streamed covers a fraction of what they hold.
 /// One case at a time: each encodes a 12 MP photo (HEIF through x265) and runs two processes,
-/// and six at once weighed on the whole suite's timing-bound tests.
+/// and six at once weigh on the whole suite's timing-bound tests.
 @Suite("Memory: a photo's reservation covers its preparation", .serialized)
 struct PreparationMemoryTests {
     @Test(

@@ -6,8 +6,9 @@ import Testing
 
 /// A worker starved of CPU beats late; another worker's rescuer takes it for stopped and hands
 /// its job back; its own producer claims that job again while the first run is still under way.
-/// Found in the suite under load: the job ran twice in one worker, the second run's abandonment
-/// wait replaced the first's, the first's task hung, and the worker's cancellation never ended.
+/// Were the second claim run too, the job would run twice in one worker: the second run's
+/// abandonment wait would replace the first's, and neither the first's task nor the worker's
+/// cancellation would ever end (docs/decisions/0004-jobs-a-worker-lets-go.md).
 @Suite("A job claimed again by the worker still running it")
 struct ReclaimedJobTests {
     @Test("the run under way keeps it: the second claim is not run, and both abandonment waits end")

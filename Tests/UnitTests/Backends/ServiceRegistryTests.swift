@@ -4,8 +4,8 @@ import Testing
 
 @testable import Backends
 
-/// The registry is the one list of services: the backends a worker builds, the variables it
-/// reads and the docs all agree with it (issue 24).
+/// The registry is the one list of services: the backends a worker builds, the variables it reads
+/// and the docs all agree with it.
 @Suite("Service registry")
 struct ServiceRegistryTests {
     /// Every variable of every service set, with a value each accepts.

@@ -2,8 +2,8 @@ import Testing
 
 @testable import Console
 
-/// The console's markup is escaped by construction: whatever goes into a page from outside is
-/// text unless it is HTML itself (issue 34).
+/// The console's markup is escaped by construction: whatever goes into a page from outside is text
+/// unless it is HTML itself.
 @Suite("Console HTML")
 struct HTMLTests {
     static let hostile = "<script>alert('x')</script> & \"quoted\""

@@ -2,7 +2,7 @@ import Enqueueing
 import Testing
 
 /// The dedupe rule's key: unchanged in form, since the keys already in the database must still
-/// match (issue 34 moved the rule from the CLI into Enqueueing).
+/// match.
 @Suite("Content key")
 struct ContentKeyTests {
     @Test("content, backend, action and params make the key; empty params add nothing")

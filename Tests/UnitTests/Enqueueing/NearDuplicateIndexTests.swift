@@ -2,7 +2,7 @@ import Enqueueing
 import Testing
 
 /// The index must give exactly the verdicts of comparing each photo with every one kept before it
-/// (the search `discern enqueue --near-duplicates last` made until issue 44), only faster.
+/// (a full scan), only faster.
 @Suite("Near-duplicate index")
 struct NearDuplicateIndexTests {
     @Test("the same first match as a full scan, for copies 0 to 12 bits away and for distinct hashes", arguments: [10, 3, 0])

@@ -189,8 +189,8 @@ struct ShrinkOnLoadTests {
             try ImagePreparer(policy: .discerner).memoryEstimate(file: smallFile) == smallFile.size + (1 << 20),
             "sent as it is: its bytes and the read window")
         // 6400x4800 over 4096 px: decoded at 1/4, 1600x1200, three bytes a pixel, the encoder's
-        // output (at most that again), libvips' buffers and the window: 28 MB, not the 75 MB
-        // (4 bytes a pixel at 4096 px, plus twice the budget) reserved before.
+        // output (at most that again), libvips' buffers and the window: 28 MB, not the 75 MB of
+        // 4 bytes a pixel at 4096 px plus twice the budget.
         let decoded = 1600 * 1200 * 3
         #expect(try ImagePreparer(policy: .discerner).memoryEstimate(file: largeFile) == 2 * decoded + ImagePreparer.libvipsWorkingBytes + (1 << 20))
     }

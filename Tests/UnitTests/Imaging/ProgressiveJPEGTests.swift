@@ -2,8 +2,8 @@ import Testing
 @testable import Imaging
 
 /// A progressive JPEG holds its coefficients for the whole picture while it decodes, at any
-/// scale: a 48 MP one took 352 MB to prepare against 73 MB sequential. The memory the worker
-/// reserves for it says so.
+/// scale: several times what the same photo holds sequential. The memory the worker reserves
+/// for it says so.
 @Suite("Progressive JPEG memory")
 struct ProgressiveJPEGTests {
     /// SOI, a JFIF segment, then a frame header of `marker` for 8000x6000 with three components
