@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The flake finder: runs the README's test command again and again and says which tests failed
-# how often (issue 41: one test red in two runs, only under the whole suite's load). Run it
+# how often (a test red in one run of two shows only under the whole suite's load). Run it
 # before resolving anything that touches processes, timing or shutdown.
 #   scripts/test-loop.sh [RUNS] [--keep-going] [--hog] [--hogs N] [-- swift test arguments]
 # --hog keeps every core busy beside the tests (one busy process per core, as a loaded CI

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The chaos and fidelity tests under ThreadSanitizer (issue 26), in a build folder of their own
+# The chaos and fidelity tests under ThreadSanitizer, in a build folder of their own
 # (.build-tsan): the test process and every worker process it starts are instrumented, and each
 # process that finds something writes its report to $DISCERN_TSAN_DIR/report.<pid>.
 # Known false positive: Synchronization.Mutex on Linux locks with a futex TSan cannot see, so a
