@@ -102,8 +102,10 @@ struct Conversation {
                     continue
                 }
                 let wait = max(pause * Double.random(in: 0.5...1), error.retryAfterSeconds ?? 0)
-                // A spend cap does not lift within a call: the job goes back to wait for it.
-                guard error.isRetryable, error.code != .capReached, tried < policy.tries, idempotent || error.code == .rateLimited,
+                // A spend cap does not lift within a call, nor a refused key: the job goes back to
+                // wait for it (the breaker holds the jobs of a key refused).
+                guard error.isRetryable, error.code != .capReached, error.code != .authFailed, tried < policy.tries,
+                    idempotent || error.code == .rateLimited,
                     wait <= policy.maxInlineWaitSeconds, !Task.isCancelled, mayRetry()
                 else { throw error }
                 do { try await Task.sleep(for: .seconds(wait)) } catch { throw BackendError.cancelled(during: step) }

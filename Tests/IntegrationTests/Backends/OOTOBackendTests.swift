@@ -69,14 +69,19 @@ struct OOTOBackendTests {
         }
     }
 
-    @Test("wrong credentials fail at once and are never echoed; 5xx and garbage are retryable")
+    @Test(
+        "wrong credentials fail at once, are never echoed, and say the service is down for us (the job waits for the key); 5xx and garbage are retryable"
+    )
     func authAndTransientFailures() async throws {
         try await TestSimulator.with { simulator in
             let photo = try Uploads.photo(seed: 8)
-            let wrong = try SimulatedBackends.backend(OOTOBackend.self, simulator, extra: ["DISCERN_OOTO_APP_KEY": "not-the-key-8c1d"])
+            let wrong = try SimulatedBackends.backend(
+                OOTOBackend.self, simulator, tries: 3, extra: ["DISCERN_OOTO_APP_KEY": "not-the-key-8c1d"])
+            let callsBefore = await simulator.stats.callCount("ooto")
             let refused = try #require(await wrong.outcome(photo, "identify").error)
+            #expect(await simulator.stats.callCount("ooto") == callsBefore + 1, "a refused key is not asked again within the call")
             #expect(refused.kind == "auth_failed")
-            #expect(!refused.isRetryable)
+            #expect(refused.isRetryable && refused.serviceSignal == .down)
             #expect(!refused.message.contains("not-the-key-8c1d"))
 
             let ooto = try SimulatedBackends.backend(OOTOBackend.self, simulator)
