@@ -4,7 +4,7 @@ import Postgres
 import SQLSchema
 
 /// The columns of `discern.results` a completion writes, and of `discern.entities` beside them,
-/// declared once: `statement` fills them into `Queries.Jobs.complete`.
+/// declared once: `completion` fills them into `Queries.Jobs.complete`.
 enum ResultColumns {
     typealias Entry = (jobID: Int, result: JobResult)
     typealias Column = BatchColumn<Entry>
