@@ -101,8 +101,5 @@ public struct WorkerSummary: Sendable, Equatable {
     /// Handed back after a wait because their service was unavailable (attempt not counted).
     public var handedBackLater = 0
 
-    /// Every outcome counted so far (what the change announcer watches move).
-    public var outcomes: Int { succeeded + retryScheduled + dead + leaseLost + handedBack + handedBackLater }
-
     public init() {}
 }

@@ -1,9 +1,9 @@
 -- Tells the console's live pages that something they show changed: jobs deleted, a worker
 -- starting or stopping, an operator's action. `discern console` LISTENs on 'discern_changes' (and
 -- on 'discern_jobs', which enqueues and retries send) and pushes an event to open pages, which
--- fetch themselves again. Jobs that finish are announced by their worker, at most once a second
--- and outside the completion's transaction (ChangeAnnouncer), and a cancel by discern.cancel:
--- a NOTIFY in every claim or completion serialises the commits of every worker (the queue ran at
+-- fetch themselves again. Jobs a worker claims, finishes or rescues are announced by it, at most
+-- once a second and outside the claim's or completion's transaction (ChangeAnnouncer), and a
+-- cancel by discern.cancel: a NOTIFY in every claim or completion serialises the commits of every worker (the queue ran at
 -- 0.88x, bench/RESULTS.md). PostgreSQL folds one transaction's identical notifications into one.
 CREATE OR REPLACE FUNCTION discern.notify_change() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN

@@ -3,20 +3,21 @@ import Observability
 import Postgres
 import ServiceLifecycle
 
-/// Tells the console's live pages that this worker's jobs finished, failed or went back: at most
-/// once a second, when its outcomes moved, on a statement of its own. Inside the completion's
-/// transaction a NOTIFY serialises every worker's commits (bench/RESULTS.md, Queue A/B).
+/// Tells the console's live pages (and the tests, which wait on the same channel) that this
+/// worker claimed, finished, failed, handed back or rescued jobs: at most once a second, when
+/// those moved, on a statement of its own. Inside a claim's or a completion's transaction a
+/// NOTIFY serialises every worker's commits (bench/RESULTS.md, Queue A/B).
 struct ChangeAnnouncer: Service {
     let database: Database
     let tally: Tally
 
     func run() async {
-        var announced = await tally.summary.outcomes
+        var announced = await tally.changes
         await Periodic.run(every: 1) {
-            let outcomes = await tally.summary.outcomes
-            guard outcomes != announced else { return }
+            let changes = await tally.changes
+            guard changes != announced else { return }
             // A failed announcement is not retried: the console's own safety net shows it.
-            if (try? await database.withConnection { try JobQueue.announceChanges($0) }) != nil { announced = outcomes }
+            if (try? await database.withConnection { try JobQueue.announceChanges($0) }) != nil { announced = changes }
         }
     }
 }

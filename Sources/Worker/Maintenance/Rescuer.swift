@@ -20,6 +20,7 @@ struct Rescuer: Service {
     let database: Database
     let workerID: String
     let inFlight: InFlight
+    let tally: Tally
     let intervalSeconds: Double
     let logger: Logger
     var quietSeconds: Double { 3 * intervalSeconds }
@@ -55,7 +56,10 @@ struct Rescuer: Service {
                     logger.notice("live workers had time to reconnect: rescuing again", metadata: ["jobs": "\(round.rescued)"])
                 }
                 (awaiting, quietUntil) = (round.awaitedWorkers > 0, nil)
-                if round.rescued > 0 { logger.notice("handed back jobs of stopped workers", metadata: ["jobs": "\(round.rescued)"]) }
+                if round.rescued > 0 {
+                    await tally.rescued(round.rescued)
+                    logger.notice("handed back jobs of stopped workers", metadata: ["jobs": "\(round.rescued)"])
+                }
                 try await failOrphans()
             } catch {
                 databaseWasAway = databaseWasAway || (error as? PostgresError)?.isRetryable ?? false
@@ -71,6 +75,7 @@ struct Rescuer: Service {
         let holding = await inFlight.accountedFor, workerID = self.workerID
         let released = try await database.withConnection { try JobQueue.failOrphans($0, workerID: workerID, holding: holding) }
         if !released.isEmpty {
+            await tally.rescued(released.count)
             logger.warning(
                 "handed back jobs this worker no longer held, their leases expired: they run again",
                 metadata: ["jobs": "\(released)"])

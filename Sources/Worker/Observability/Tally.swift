@@ -16,8 +16,14 @@ actor Tally {
     }
 
     private(set) var summary = WorkerSummary()
+    /// Jobs claimed, given an outcome or rescued so far: what the change announcer watches move.
+    private(set) var changes = 0
+
+    func claimed(_ jobs: Int) { changes += jobs }
+    func rescued(_ jobs: Int) { changes += jobs }
 
     func count(_ jobs: Int, as outcome: Outcome) {
+        changes += jobs
         switch outcome {
         case .succeeded: summary.succeeded += jobs
         case .retryScheduled: summary.retryScheduled += jobs

@@ -18,6 +18,7 @@ struct Producer: Service {
     let outbox: Mailbox<Job>
     let breakers: ServiceBreakers
     let traces: JobTraces
+    let tally: Tally
     let wakeup: Signal
     let health: Health
     let logger: Logger
@@ -83,6 +84,7 @@ struct Producer: Service {
         share.record(claimed: jobs.count)
         if !jobs.isEmpty {
             health.databaseReached()
+            await tally.claimed(jobs.count)
             let (fresh, running) = await inFlight.claimed(jobs)
             if !running.isEmpty {
                 logger.notice(

@@ -92,10 +92,10 @@ public final class WorkerRuntime: Sendable {
             executor: Executor(inbox: jobs, outbox: outcomes, execution: execution, abandonments: abandonments, traces: traces),
             producer: Producer(
                 claims: queue, configuration: configuration, backends: names, inFlight: inFlight, outbox: jobs,
-                breakers: breakers, traces: traces, wakeup: wakeup, health: health, logger: logger),
+                breakers: breakers, traces: traces, tally: tally, wakeup: wakeup, health: health, logger: logger),
             rescuer: Rescuer(
-                database: queue, workerID: configuration.workerID, inFlight: inFlight, intervalSeconds: configuration.heartbeatSeconds, logger: logger
-            ),
+                database: queue, workerID: configuration.workerID, inFlight: inFlight, tally: tally,
+                intervalSeconds: configuration.heartbeatSeconds, logger: logger),
             breakerWatch: BreakerWatch(breakers: breakers, backends: names),
             sampler: DepthSampler(database: queue),
             rollUp: RollUp(database: writes, intervalSeconds: configuration.heartbeatSeconds, logger: logger),
