@@ -7,7 +7,7 @@ import TestFixtures
 import Testing
 
 /// Azure Face over real HTTP against the simulator: detect + identify, every documented error.
-@Suite("Azure Face backend")
+@Suite("Azure Face backend", .integrationTimeLimit)
 struct AzureFaceBackendTests {
     @Test("a candidate above the threshold is a match, one at or below it is not, [] is no face")
     func identifyOutcomes() async throws {

@@ -9,7 +9,7 @@ import Testing
 
 /// Image Discerner over real HTTP against the simulator: both response formats, every
 /// documented failure and how it is classified.
-@Suite("Image Discerner backend")
+@Suite("Image Discerner backend", .integrationTimeLimit)
 struct DiscernerBackendTests {
     @Test("format 3.0 (entities) fills the same columns as format 2.0 for the same image")
     func bothFormats() async throws {

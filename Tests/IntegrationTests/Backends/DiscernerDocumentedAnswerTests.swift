@@ -8,7 +8,7 @@ import Testing
 
 /// The service's documented answers, verbatim, read and stored: what a dashboard finds in
 /// `discern.results` and `discern.entities` for each.
-@Suite("Image Discerner: documented answers to stored columns")
+@Suite("Image Discerner: documented answers to stored columns", .integrationTimeLimit)
 struct DiscernerDocumentedAnswerTests {
     struct Example: Sendable, CustomTestStringConvertible {
         var name: String

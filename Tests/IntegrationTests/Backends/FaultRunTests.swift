@@ -36,7 +36,7 @@ enum MixedJobs {
     }
 }
 
-@Suite("Fault run")
+@Suite("Fault run", .integrationTimeLimit)
 struct FaultRunTests {
     @Test("500 jobs over all five services through 5xx, 429, timeouts, garbage and expired URLs: all succeed, Retry-After kept")
     func faultRun() async throws {

@@ -6,7 +6,7 @@ import Simulator
 import TestFixtures
 import Testing
 
-@Suite("Landmark and Unissey backends")
+@Suite("Landmark and Unissey backends", .integrationTimeLimit)
 struct LandmarkUnisseyTests {
     @Test("landmark: the top 3 kept in rank order; unsure under the threshold; documented errors")
     func landmark() async throws {

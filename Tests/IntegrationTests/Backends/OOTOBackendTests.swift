@@ -8,7 +8,7 @@ import TestFixtures
 import Testing
 
 /// OOTO over real HTTP against the simulator: both response shapes, every documented code.
-@Suite("OOTO backend")
+@Suite("OOTO backend", .integrationTimeLimit)
 struct OOTOBackendTests {
     @Test("enrol, identify the same face as a match, a stranger as no match, then delete", arguments: [false, true])
     func enrolIdentifyDelete(flatShape: Bool) async throws {

@@ -12,7 +12,7 @@ import Synchronization
 import Worker
 
 /// The token bucket in PostgreSQL holds a limit across separate worker processes.
-@Suite("Shared rate limits")
+@Suite("Shared rate limits", .integrationTimeLimit)
 struct RateLimitTests {
     @Test("many calls refused at once with the same Retry-After push the schedule to it from now, not once each")
     func retryAfterDoesNotStack() async throws {
@@ -85,7 +85,7 @@ struct RateLimitTests {
                             conninfo: conninfo, simulatorURL: "", logFolder: folder,
                             arguments: ["--drain", "--concurrency", "8", "--poll-seconds", "0.2"], environment: environment)
                     }
-                    for worker in workers { await worker.expectExit(seconds: 300) }
+                    for worker in workers { await worker.expectExit() }
                     for worker in workers {
                         #expect(
                             worker.exitStatus == 0, "the worker exited with \(String(describing: worker.exitStatus)): \(worker.output.suffix(1500))")

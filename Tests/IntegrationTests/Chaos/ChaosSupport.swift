@@ -58,29 +58,14 @@ enum ChaosJobs {
         return kept.path
     }
 
-    /// Polls until the jobs' count of finished (succeeded or dead) reaches `total`; gives up
-    /// only once it has not moved for `stallSeconds`. A drain's length is the machine's business
-    /// (beside sixty tests on 2 cores it can take three times as long): what a test asserts is
-    /// that it ends, not how soon.
-    static func finished(_ conninfo: String, total: Int, stallSeconds: Double = 180) async throws -> Bool {
-        var last = -1, movedAt = Date()
-        while true {
+    /// Waits until the jobs' count of finished (succeeded or dead) reaches `total`, looking at
+    /// each announcement. A drain's length is the machine's business (beside sixty tests on 2
+    /// cores it can take three times as long): what a test asserts is that it ends, within the
+    /// test's time limit.
+    static func finished(_ conninfo: String, total: Int) async throws -> Bool {
+        try await Announcements.until(conninfo) {
             let census = try await TestDatabase.census(conninfo)
-            let finished = census.succeeded + census.dead
-            if finished >= total { return true }
-            if finished != last { (last, movedAt) = (finished, Date()) }
-            if Date().timeIntervalSince(movedAt) > stallSeconds { return false }
-            try? await Task.sleep(for: .milliseconds(200))
+            return census.succeeded + census.dead >= total
         }
-    }
-
-    /// Polls until `condition` holds or `seconds` pass; returns whether it held.
-    static func eventually(seconds: Double, _ condition: () async throws -> Bool) async rethrows -> Bool {
-        let deadline = Date().addingTimeInterval(seconds)
-        while Date() < deadline {
-            if try await condition() { return true }
-            try? await Task.sleep(for: .milliseconds(200))
-        }
-        return try await condition()
     }
 }

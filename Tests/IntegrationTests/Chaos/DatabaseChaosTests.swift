@@ -6,7 +6,7 @@ import TestFixtures
 import Testing
 
 /// The database goes away under the workers: they reconnect and finish, losing nothing.
-@Suite("Chaos: database")
+@Suite("Chaos: database", .integrationTimeLimit)
 struct DatabaseChaosTests {
     static let workerArguments = ["--lease-seconds", "3", "--poll-seconds", "0.2", "--concurrency", "4"]
 
@@ -43,10 +43,10 @@ struct DatabaseChaosTests {
                     let workers = try (0..<3).map { _ in
                         try WorkerProcess(conninfo: conninfo, simulatorURL: simulator.baseURL, logFolder: folder, arguments: Self.workerArguments)
                     }
-                    _ = try await ChaosJobs.eventually(seconds: 300) { try await TestDatabase.census(conninfo).succeeded >= 50 }
+                    _ = try await Announcements.until(conninfo) { try await TestDatabase.census(conninfo).succeeded >= 50 }
                     let script = ChaosJobs.repository.appendingPathComponent("scripts/postgres.sh").path
                     _ = try await Subprocess.run("/bin/bash", [script, "restart", clusterFolder.path, "immediate"])
-                    let done = try await ChaosJobs.eventually(seconds: 600) {
+                    let done = try await Announcements.until(conninfo) {
                         (try? await TestDatabase.census(conninfo)).map { $0.succeeded + $0.dead == 400 } ?? false
                     }
                     let died = workers.filter { !$0.isRunning }
@@ -80,7 +80,7 @@ struct DatabaseChaosTests {
                     let killer = Database(conninfo: conninfo, name: "test-killer")
                     var terminated = 0
                     var released = false
-                    let done = try await ChaosJobs.eventually(seconds: 600) {
+                    let done = try await Poll.until {
                         terminated += try await killer.rows(
                             """
                             SELECT pg_terminate_backend(pid) AS gone FROM pg_stat_activity

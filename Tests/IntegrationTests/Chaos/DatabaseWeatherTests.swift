@@ -7,7 +7,7 @@ import Testing
 
 /// The database's weather in the middle of a night: a failover to a promoted standby, a disk that
 /// fills up. Real worker processes; they wait and carry on by themselves.
-@Suite("Chaos: the database's weather")
+@Suite("Chaos: the database's weather", .integrationTimeLimit)
 struct DatabaseWeatherTests {
     static let workerArguments = ["--lease-seconds", "3", "--poll-seconds", "0.5", "--concurrency", "4", "--log-level", "notice"]
     static var script: String { ChaosJobs.repository.appendingPathComponent("scripts/postgres.sh").path }
@@ -32,11 +32,11 @@ struct DatabaseWeatherTests {
                         let workers = try (0..<3).map { _ in
                             try WorkerProcess(conninfo: conninfo, simulatorURL: simulator.baseURL, logFolder: folder, arguments: Self.workerArguments)
                         }
-                        _ = try await ChaosJobs.eventually(seconds: 120) { try await TestDatabase.census(conninfo).running >= 3 }
+                        _ = try await Announcements.until(conninfo) { try await TestDatabase.census(conninfo).running >= 3 }
                         _ = try await Subprocess.run("/bin/bash", [Self.script, "stop", primaryFolder.path, "immediate"])
                         await simulator.releaseAnalyses()
                         _ = try await Subprocess.run("/bin/bash", [Self.script, "promote", standbyFolder.path])
-                        let done = try await ChaosJobs.eventually(seconds: 300) {
+                        let done = try await Announcements.until(conninfo) {
                             (try? await TestDatabase.census(conninfo)).map { $0.succeeded + $0.dead == 400 } ?? false
                         }
                         let died = workers.filter { !$0.isRunning }
@@ -103,11 +103,9 @@ struct DatabaseWeatherTests {
                 try await simulator.start(["--no-throughput-limits"])
                 let worker = try WorkerProcess(
                     conninfo: conninfo, simulatorURL: simulator.baseURL, logFolder: folder, arguments: Self.workerArguments)
-                let met = await ChaosJobs.eventually(seconds: 300) {
-                    worker.output.contains("55P03") || worker.output.contains("could not write results")
-                }
+                let met = await worker.logged { $0.contains("55P03") || $0.contains("could not write results") }
                 try holder.query("COMMIT")
-                let done = await ChaosJobs.eventually(seconds: 300) {
+                let done = await Announcements.until(conninfo) {
                     (try? await TestDatabase.census(conninfo)).map { $0.succeeded + $0.dead == 40 } ?? false
                 }
                 let calls = await simulator.calls("discerner.analyze")
@@ -149,18 +147,18 @@ struct DatabaseWeatherTests {
                         let workers = try (0..<2).map { _ in
                             try WorkerProcess(conninfo: url, simulatorURL: simulator.baseURL, logFolder: folder, arguments: Self.workerArguments)
                         }
-                        _ = await ChaosJobs.eventually(seconds: 120) { (try? await TestDatabase.census(url))?.running ?? 0 >= 2 }
+                        _ = await Announcements.until(url) { (try? await TestDatabase.census(url))?.running ?? 0 >= 2 }
                         await disk.fill()
                         // Waits for what it means: the server met the full disk.
-                        let met = await ChaosJobs.eventually(seconds: 120) { disk.serverLog(cluster).contains("No space left on device") }
+                        let met = await Poll.until { disk.serverLog(cluster).contains("No space left on device") }
                         // Now the jobs in hand finish, and their outcomes meet it.
                         await simulator.releaseAnalyses()
-                        _ = await ChaosJobs.eventually(seconds: 120) { workers.contains { $0.output.contains("No space left on device") } }
+                        _ = await Poll.until { workers.contains { $0.output.contains("No space left on device") } }
                         try await Task.sleep(for: .seconds(DatabaseWeather.fullDiskSeconds))
                         disk.free()
                         // A supervisor (systemd's Restart=, Kubernetes) starts PostgreSQL again if it stopped.
                         _ = try? await Subprocess.run("/bin/bash", [Self.script, "resume", cluster.path])
-                        let done = await ChaosJobs.eventually(seconds: 300) {
+                        let done = await Announcements.until(url) {
                             (try? await TestDatabase.census(url)).map { $0.succeeded + $0.dead == 600 } ?? false
                         }
                         let died = workers.filter { !$0.isRunning }

@@ -11,7 +11,7 @@ import Worker
 /// process that is killed and brought back. The phases last `OutageSettings.phaseSeconds`
 /// (DISCERN_TEST_OUTAGE_SECONDS; 600 for a ten-minute outage); everything else waits on events,
 /// never on the clock.
-@Suite("Chaos: the service away for minutes")
+@Suite("Chaos: the service away for minutes", .integrationTimeLimit)
 struct OutageTests {
     @Test(
         "refused for a phase, then 5xx to everything for a phase, while 3 workers drain a batch with photos arriving: no job dies, the failing service gets only the probes, the first probe after its return reopens claims, the batch finishes"
@@ -46,14 +46,14 @@ struct OutageTests {
                 }
 
                 try await check(
-                    try await ChaosJobs.eventually(seconds: 180) { try await TestDatabase.census(conninfo).succeeded >= 10 },
+                    try await Announcements.until(conninfo) { try await TestDatabase.census(conninfo).succeeded >= 10 },
                     "the workers did not get going")
 
                 // Refused: nothing listens on the service's port.
                 let callsAtStart = await Self.calls(workers)
                 await simulator.stop()
-                guard try await check(try await ChaosJobs.eventually(seconds: 180) { try await breakerOpen() }, "no breaker tripped") else { return }
-                let everyoneKnows = await ChaosJobs.eventually(seconds: 120) {
+                guard try await check(try await Announcements.until(conninfo) { try await breakerOpen() }, "no breaker tripped") else { return }
+                let everyoneKnows = await Poll.until {
                     var open = 0.0
                     for worker in workers { open += await worker.metric("discern_breaker_open", ["backend": "discerner"]) ?? 0 }
                     return open == Double(workers.count)
@@ -70,7 +70,7 @@ struct OutageTests {
                 #expect(stillOpen, "the breaker closed while every call failed")
 
                 // Back. Between probes, so that none is in flight across the return.
-                _ = try await ChaosJobs.eventually(seconds: breaker.maxProbeSeconds + 60) {
+                _ = try await Announcements.until(conninfo) {
                     try await observer.rows(
                         """
                         SELECT 1 FROM discern.service_breakers b
@@ -90,7 +90,7 @@ struct OutageTests {
                     ).first?.int("probes_failed") ?? -1
                 guard
                     try await check(
-                        try await ChaosJobs.eventually(seconds: breaker.maxProbeSeconds + 120) { try await !breakerOpen() },
+                        try await Announcements.until(conninfo) { try await !breakerOpen() },
                         "the breaker did not close after the service came back")
                 else { return }
                 let closed =
@@ -101,7 +101,7 @@ struct OutageTests {
                     ).first?.string("scope") ?? "-"
                 await arrivals.stop()
                 let total = try await observer.rows("SELECT count(*) AS n FROM discern.jobs").first?.int("n") ?? 0
-                let drained = try await ChaosJobs.eventually(seconds: 600) { try await TestDatabase.census(conninfo).succeeded == total }
+                let drained = try await Announcements.until(conninfo) { try await TestDatabase.census(conninfo).succeeded == total }
                 await WorkerProcess.stopAll(workers)
                 await simulator.stop()
 
@@ -155,20 +155,20 @@ struct OutageTests {
                     conninfo: conninfo, simulatorURL: simulator.baseURL, logFolder: folder,
                     arguments: ["--log-level", "notice", "--poll-seconds", "1"])
                 let observer = Database(conninfo: conninfo, name: "test-lone")
-                let tripped = try await ChaosJobs.eventually(seconds: 300) {
+                let tripped = try await Announcements.until(conninfo) {
                     let breakers = try await observer.rows("SELECT 1 FROM discern.service_breakers").count
                     let dead = try await TestDatabase.census(conninfo).dead
                     return breakers > 0 || dead > 0
                 }
                 // The lone job is every probe: refused, none may count, however many fail (the
                 // third would count were the failure one a photo could cause).
-                let probed = try await ChaosJobs.eventually(seconds: 300) {
+                let probed = try await Announcements.until(conninfo) {
                     let failed = try await observer.rows("SELECT probes_failed FROM discern.service_breakers").first?.int("probes_failed") ?? 0
                     return try await TestDatabase.census(conninfo).dead > 0 || failed >= 4
                 }
                 let waiting = try #require(try await observer.rows("SELECT state, attempts FROM discern.jobs").first)
                 try await simulator.start(OutageSettings.healthy)
-                let done = try await ChaosJobs.eventually(seconds: 300) { try await TestDatabase.census(conninfo).succeeded == 1 }
+                let done = try await Announcements.until(conninfo) { try await TestDatabase.census(conninfo).succeeded == 1 }
                 await WorkerProcess.stopAll([worker])
                 await simulator.stop()
                 let census = try await TestDatabase.census(conninfo)
@@ -198,7 +198,7 @@ struct OutageTests {
                         conninfo: conninfo, simulatorURL: simulator.baseURL, logFolder: folder, arguments: ["--service", "ooto"],
                         environment: simulator.workerEnvironment.merging(["DISCERN_OOTO_APP_KEY": wrong]) { $1 })
                     let observer = Database(conninfo: conninfo, name: "test-keys")
-                    let tripped = try await ChaosJobs.eventually(seconds: 300) {
+                    let tripped = try await Announcements.until(conninfo) {
                         try await observer.rows("SELECT 1 FROM discern.service_breakers WHERE backend = 'ooto'").count > 0
                     }
                     await WorkerProcess.stopAll([refused])
@@ -211,7 +211,7 @@ struct OutageTests {
                     let fixed = try WorkerProcess(
                         conninfo: conninfo, simulatorURL: simulator.baseURL, logFolder: folder, arguments: ["--service", "ooto", "--drain"],
                         environment: simulator.workerEnvironment)
-                    #expect(await fixed.expectExit(seconds: 600) && fixed.exitStatus == 0, "\(fixed.output.suffix(1500))")
+                    #expect(await fixed.expectExit() && fixed.exitStatus == 0, "\(fixed.output.suffix(1500))")
                 }
                 let census = try await TestDatabase.census(conninfo)
                 #expect(census == QueueCensus(succeeded: 6, results: 6, jobsWithOneResult: 6), "\(census)")

@@ -8,7 +8,7 @@ import Testing
 /// Recovery with the shipped settings (30 s leases renewed every 10 s, each worker's session
 /// holding its lock): a crashed worker's jobs run again whatever the rest of the fleet does, and
 /// no live worker's job is ever taken, across restarts and failovers.
-@Suite("Chaos: recovery with default settings")
+@Suite("Chaos: recovery with default settings", .integrationTimeLimit)
 struct RecoveryTests {
     /// A fleet under a supervisor that restarts crashed workers at once: no worker lives long
     /// enough to wait for anything, so rescue must not depend on a survivor. Every analysis is
@@ -32,7 +32,7 @@ struct RecoveryTests {
                         guard let census = try? await TestDatabase.census(conninfo) else { return false }
                         return census.succeeded + census.dead == 300
                     }
-                    let holding = try await ChaosJobs.eventually(seconds: 300) { try await Self.pidHoldingJobs(conninfo) != nil }
+                    let holding = try await Announcements.until(conninfo) { try await Self.pidHoldingJobs(conninfo) != nil }
                     try #require(holding, "no worker took a job")
                     var kills = 0, restarted = false, ended = false
                     let script = ChaosJobs.repository.appendingPathComponent("scripts/postgres.sh").path
@@ -82,7 +82,7 @@ struct RecoveryTests {
                     let first = try WorkerProcess(
                         conninfo: conninfo, simulatorURL: simulator.baseURL, logFolder: folder,
                         arguments: ["--lease-seconds", "600"])
-                    let claimed = try await ChaosJobs.eventually(seconds: 300) { try await TestDatabase.census(conninfo).running == 4 }
+                    let claimed = try await Announcements.until(conninfo) { try await TestDatabase.census(conninfo).running == 4 }
                     #expect(claimed)
                     let owner = try await Self.runningOwner(conninfo)
                     first.kill()
@@ -90,7 +90,7 @@ struct RecoveryTests {
                     let restarted = try WorkerProcess(
                         conninfo: conninfo, simulatorURL: simulator.baseURL, logFolder: folder,
                         arguments: ["--lease-seconds", "600"])
-                    let back = try await ChaosJobs.eventually(seconds: 600) { try await Self.jobs(notHeldBy: owner, conninfo) == 4 }
+                    let back = try await Announcements.until(conninfo) { try await Self.jobs(notHeldBy: owner, conninfo) == 4 }
                     let seconds = Date().timeIntervalSince(killed)
                     await simulator.releaseAnalyses()
                     await WorkerProcess.stopAll([restarted])
@@ -137,7 +137,7 @@ struct RecoveryTests {
                 let conninfo = try DatabaseWeatherTests.multiHost(primaryURL, standbyURL)
                 try await Self.outageWithLiveWorkers(conninfo: conninfo, test: "failover-live-workers") { workers in
                     // Nothing the workers did is lost with the primary: the standby has it all.
-                    _ = try await ChaosJobs.eventually(seconds: 300) { try await TestDatabase.census(standbyURL).running == Self.heldJobs }
+                    _ = try await Poll.until { try await TestDatabase.census(standbyURL).running == Self.heldJobs }
                     _ = try await Subprocess.run("/bin/bash", [DatabaseWeatherTests.script, "stop", primaryFolder.path, "immediate"])
                     try await Self.silenced(workers)
                     _ = try await Subprocess.run("/bin/bash", [DatabaseWeatherTests.script, "promote", standbyFolder.path])
@@ -163,7 +163,7 @@ struct RecoveryTests {
                 let workers = try (0..<2).map { _ in
                     try WorkerProcess(conninfo: conninfo, simulatorURL: simulator.baseURL, logFolder: folder, arguments: quickBeats)
                 }
-                let held = try await ChaosJobs.eventually(seconds: 300) {
+                let held = try await Announcements.until(conninfo) {
                     let locks = try await Self.presenceLocks(conninfo)
                     return try await TestDatabase.census(conninfo).running == heldJobs && locks == workers.count
                 }
@@ -171,12 +171,12 @@ struct RecoveryTests {
                 try await outage(workers)
                 let newcomer = try WorkerProcess(conninfo: conninfo, simulatorURL: simulator.baseURL, logFolder: folder, arguments: quickBeats)
                 // The newcomer sees the frozen workers' jobs and waits; once they are back, it rescues again.
-                let waited = await ChaosJobs.eventually(seconds: 300) { newcomer.output.contains("the database server is new") }
+                let waited = await newcomer.logged("the database server is new")
                 workers.forEach { $0.resume() }
-                let rescuedAfter = await ChaosJobs.eventually(seconds: 300) { newcomer.output.contains("rescuing again") }
+                let rescuedAfter = await newcomer.logged("rescuing again")
                 let stillHeld = try await TestDatabase.census(conninfo).running
                 await simulator.releaseAnalyses()
-                let done = await ChaosJobs.eventually(seconds: 600) {
+                let done = await Announcements.until(conninfo) {
                     (try? await TestDatabase.census(conninfo)).map { $0.succeeded + $0.dead == heldJobs } ?? false
                 }
                 await WorkerProcess.stopAll(workers + [newcomer])
@@ -203,8 +203,9 @@ struct RecoveryTests {
     /// by more than the rescue rule allows), then freezes them: they cannot reconnect until the
     /// test resumes them, as workers on a starved machine would be slow to.
     static func silenced(_ workers: [WorkerProcess]) async throws {
-        let missed = await ChaosJobs.eventually(seconds: 300) {
-            workers.allSatisfy { $0.output.components(separatedBy: "heartbeat failed").count > 3 }
+        var missed = true
+        for worker in workers where !(await worker.logged(where: { $0.components(separatedBy: "heartbeat failed").count > 3 })) {
+            missed = false
         }
         try #require(missed, "the workers did not miss three heartbeats")
         workers.forEach { $0.pause() }

@@ -6,7 +6,7 @@ import TestFixtures
 import Testing
 
 /// Real worker processes, real signals, real PostgreSQL: nothing is lost or done twice.
-@Suite("Chaos: worker processes")
+@Suite("Chaos: worker processes", .integrationTimeLimit)
 struct WorkerChaosTests {
     static let fastLeases = ["--lease-seconds", "2", "--poll-seconds", "0.2", "--concurrency", "4", "--log-level", "notice"]
 
@@ -28,7 +28,7 @@ struct WorkerChaosTests {
                         let victim = Int.random(in: 0..<workers.count)
                         if kills < 6 {
                             let pid = workers[victim].pid
-                            _ = try await ChaosJobs.eventually(seconds: 300) { try await Self.holdsJobs(pid: pid, conninfo) }
+                            _ = try await Announcements.until(conninfo) { try await Self.holdsJobs(pid: pid, conninfo) }
                         } else {
                             try await Task.sleep(for: .milliseconds(Int.random(in: 200...600)))
                         }
@@ -177,9 +177,9 @@ struct WorkerChaosTests {
                 let worker = try WorkerProcess(
                     conninfo: conninfo, simulatorURL: simulator.baseURL, logFolder: folder,
                     arguments: ["--concurrency", "8", "--grace-seconds", "\(Self.grace)", "--log-level", "info"])
-                let inFlight = await ChaosJobs.eventually(seconds: 300) { await simulator.calls("discerner.analyze") > 0 }
+                let inFlight = await Poll.until { await simulator.calls("discerner.analyze") > 0 }
                 worker.terminate()
-                let stopped = await ChaosJobs.eventually(seconds: 300) { worker.output.contains("stopping: no more claims") }
+                let stopped = await worker.logged("stopping: no more claims")
                 let released = await simulator.releaseAnalyses()
                 let exited = await worker.waitForExit(seconds: Self.grace + 60)
                 await simulator.stop()
@@ -215,9 +215,9 @@ struct WorkerChaosTests {
                     let worker = try WorkerProcess(
                         conninfo: conninfo, simulatorURL: simulator.baseURL, logFolder: folder,
                         arguments: ["--concurrency", "4", "--grace-seconds", "0.5"])
-                    _ = try await ChaosJobs.eventually(seconds: 300) { try await TestDatabase.census(conninfo).running >= 4 }
+                    _ = try await Announcements.until(conninfo) { try await TestDatabase.census(conninfo).running >= 4 }
                     worker.terminate()
-                    await worker.expectExit(seconds: 90)
+                    await worker.expectExit()
                     let census = try await TestDatabase.census(conninfo)
                     #expect(census.running == 0 && census.available == 20, "\(census)")
                     let attempts = try await Database(conninfo: conninfo).rows("SELECT max(attempts) AS n FROM discern.jobs")

@@ -5,7 +5,7 @@ import Testing
 
 /// Every page as axe-core (Deque's accessibility rules, the engine behind Lighthouse's audit)
 /// judges it in a real Chromium: no serious or critical violation.
-@Suite("Console: accessibility")
+@Suite("Console: accessibility", .integrationTimeLimit)
 struct AccessibilityTests {
     @Test("axe-core finds no serious or critical violation on any page, on a desktop and on a 390 px phone, where no page scrolls sideways")
     func noSeriousViolation() async throws {

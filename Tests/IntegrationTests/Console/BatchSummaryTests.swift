@@ -7,7 +7,7 @@ import Testing
 /// discern.batch_summary keeps a finished batch's summary and must never show
 /// it once the batch has changed: a retry, jobs added, jobs pruned. A running batch's summary
 /// is kept for 10 s.
-@Suite("Batch summaries")
+@Suite("Batch summaries", .integrationTimeLimit)
 struct BatchSummaryTests {
     @Test("a finished batch's summary is kept, and forgotten when a job is retried, added or deleted; a running one's for 10 s")
     func summariesFollowEveryChange() async throws {

@@ -7,7 +7,7 @@ import Testing
 
 /// What an operator does with many jobs at once: filter, tick, or act on everything the filter
 /// matches after a page that says how many.
-@Suite("Console: filters and bulk actions")
+@Suite("Console: filters and bulk actions", .integrationTimeLimit)
 struct BulkActionsTests {
     @Test(
         "in Chromium: a filter and 'retry all matching' retry exactly the jobs it matches, after a confirmation; ticked jobs are cancelled and no other"

@@ -4,7 +4,7 @@ import Testing
 
 /// The console against an attacker one step inside: a web page the operator visits (DNS rebinding),
 /// a proxy on the same host, any local process, a stolen cookie.
-@Suite("Console access")
+@Suite("Console access", .integrationTimeLimit)
 struct ConsoleAccessTests {
     @Test("only its own host names are served; any proxy header makes a request remote; photos are cached nowhere")
     func hostsAndProxies() async throws {

@@ -4,7 +4,7 @@ import Testing
 
 /// Who may act in the console: viewer, operator and admin, by their own tokens and behind a reverse
 /// proxy whose users are mapped to roles.
-@Suite("Console roles")
+@Suite("Console roles", .integrationTimeLimit)
 struct ConsoleRolesTests {
     struct Tokens {
         let admin = "admin-\(UUID().uuidString)", operatorToken = "operator-\(UUID().uuidString)", viewer = "viewer-\(UUID().uuidString)"
@@ -137,7 +137,7 @@ struct ConsoleRolesTests {
 
                 // Every refusal is in the console's log, with who tried.
                 #expect(
-                    await ChaosJobs.eventually(seconds: 30) { console.output.components(separatedBy: "console action refused").count - 1 == 10 },
+                    await console.logged { $0.components(separatedBy: "console action refused").count - 1 == 10 },
                     "\(console.output.suffix(2000))")
                 #expect(
                     console.output.contains("\"user\":\"carol\"") && console.output.contains("\"user\":\"viewer token\""),

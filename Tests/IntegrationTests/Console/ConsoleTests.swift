@@ -8,7 +8,7 @@ import Testing
 
 /// `discern console` as a person meets it: a real headless Chromium against a running console
 /// on a database a real worker filled (docs/console.md shows the screenshots this saves).
-@Suite("Console")
+@Suite("Console", .integrationTimeLimit)
 struct ConsoleTests {
     /// A night's batch: good photos, a corrupt file (dead for good), and a photo whose job died
     /// of a service timeout (retry fixes it); one result's operator is markup.

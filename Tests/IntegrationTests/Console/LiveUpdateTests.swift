@@ -6,7 +6,7 @@ import Testing
 
 /// An operator leaves a page open through the night: what it shows follows the queue, pushed
 /// by the console (server-sent events fed by PostgreSQL's NOTIFY), without a reload.
-@Suite("Console: live pages")
+@Suite("Console: live pages", .integrationTimeLimit)
 struct LiveUpdateTests {
     @Test("in Chromium, with a real worker: an open job page shows the job succeed without reloading")
     func pageFollowsTheJob() async throws {
@@ -28,7 +28,7 @@ struct LiveUpdateTests {
                     ])
                 }
                 #expect(
-                    await ChaosJobs.eventually(seconds: 300) { FileManager.default.fileExists(atPath: ready.path) }, "the browser opened the page")
+                    await Poll.until { FileManager.default.fileExists(atPath: ready.path) }, "the browser opened the page")
                 try await TestSimulator.with(.unthrottled) { simulator in
                     let worker = try WorkerProcess(
                         conninfo: conninfo, simulatorURL: simulator.baseURL, logFolder: folder, arguments: ["--concurrency", "2"])
@@ -59,7 +59,7 @@ struct LiveUpdateTests {
                 // slow the machine (a stream of fixed length can end before a starved console speaks).
                 let database = Database(conninfo: conninfo)
                 #expect(
-                    await ChaosJobs.eventually(seconds: 300) {
+                    await Poll.until {
                         (try? await database.rows(
                             """
                             SELECT count(*) AS n FROM pg_stat_activity
@@ -75,9 +75,9 @@ struct LiveUpdateTests {
                 try curl.run()
                 defer { if curl.isRunning { curl.terminate() } }
                 let read = { (try? String(contentsOf: received, encoding: .utf8)) ?? "" }
-                #expect(await ChaosJobs.eventually(seconds: 300) { read().contains("retry: 3000") }, "the stream opened")
+                #expect(await Poll.until { read().contains("retry: 3000") }, "the stream opened")
                 _ = try await database.rows("SELECT discern.cancel(ARRAY(SELECT id FROM discern.jobs))")
-                #expect(await ChaosJobs.eventually(seconds: 300) { read().contains("event: change") }, "a change was sent")
+                #expect(await Poll.until { read().contains("event: change") }, "a change was sent")
                 try await Task.sleep(for: .seconds(3))
                 curl.terminate()
                 let output = read()

@@ -6,7 +6,7 @@ import TestFixtures
 import Testing
 
 /// An operator opening the console when nothing moves must be told why, at once.
-@Suite("Console: why nothing moves")
+@Suite("Console: why nothing moves", .integrationTimeLimit)
 struct NothingMovesTests {
     @Test("in Chromium: jobs wait and no worker lives: the Overview raises the alarm, a batch shows no ETA; a batch cancelled whole says so")
     func noLiveWorker() async throws {

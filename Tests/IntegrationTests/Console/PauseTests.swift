@@ -6,7 +6,7 @@ import Testing
 
 /// An operator stops a service's work for a while (a quota spent, the service down) without
 /// cancelling anything, and starts it again.
-@Suite("Console: pause and resume a service")
+@Suite("Console: pause and resume a service", .integrationTimeLimit)
 struct PauseTests {
     @Test(
         "in Chromium, with a real worker: Pause stops its claims within a second while jobs in flight finish; Resume starts them again; who paused it shows"
@@ -29,7 +29,7 @@ struct PauseTests {
                         conninfo: conninfo, simulatorURL: simulator.baseURL, logFolder: folder,
                         arguments: ["--concurrency", "2"])
                     defer { worker.kill() }
-                    #expect(await ChaosJobs.eventually(seconds: 300) { await count("attempts > 0") >= 2 })
+                    #expect(await Announcements.until(conninfo) { await count("attempts > 0") >= 2 })
                     let (console, port) = try await ConsoleTests.console(conninfo, folder)
                     defer { console.kill() }
                     let base = "http://127.0.0.1:\(port)"
@@ -44,7 +44,7 @@ struct PauseTests {
                     try await Task.sleep(for: .seconds(2))
                     #expect(await count("attempts > 0") == claimedAtPause, "no job is claimed a second after the pause")
                     #expect(claimedAtPause < 40, "the pause came while jobs waited")
-                    #expect(await ChaosJobs.eventually(seconds: 300) { await count("state = 'running'") == 0 }, "jobs in flight finish")
+                    #expect(await Announcements.until(conninfo) { await count("state = 'running'") == 0 }, "jobs in flight finish")
                     #expect(await count("state IN ('dead', 'cancelled')") == 0)
                     let text = paused.steps[2].text ?? ""
                     #expect(
@@ -60,10 +60,10 @@ struct PauseTests {
                     #expect(status.contains("paused: discerner by local"), "\(status)")
 
                     _ = try await BrowserSession.run([.go(base + "/"), .click("form[action=\"/actions/resume\"] button"), .text])
-                    #expect(await ChaosJobs.eventually(seconds: 300) { await count("state = 'succeeded'") == 40 }, "\(worker.output.suffix(800))")
+                    #expect(await Announcements.until(conninfo) { await count("state = 'succeeded'") == 40 }, "\(worker.output.suffix(800))")
                     // Its pace, from its heartbeats: every job it finished, at a rate above nothing.
                     #expect(
-                        await ChaosJobs.eventually(seconds: 300) {
+                        await Poll.until {
                             (try? await database.rows("SELECT jobs_finished AS n FROM discern.workers WHERE jobs_per_minute > 0").first?.int("n"))
                                 == 40
                         }, "the workers page counts what the worker finished")

@@ -9,7 +9,7 @@ import Testing
 /// a known chance of being read right in each confidence band; the audit sample (picked by
 /// the schema when each result is written) is reviewed with the truth. The data are fixed
 /// (hashes of fixed seeds): the same every run.
-@Suite("Quality: audit sample and measured accuracy")
+@Suite("Quality: audit sample and measured accuracy", .integrationTimeLimit)
 struct QualityTests {
     /// The chance the service reads a plate right at `confidence`: from 55 % to 99 %.
     static let rightChance = "(0.55 + 0.44 * confidence)"

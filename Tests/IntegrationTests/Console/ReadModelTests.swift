@@ -4,7 +4,7 @@ import Testing
 
 /// One read model, every rendering: each CLI command's `--format json` is the console's `/api/`
 /// twin, figure for figure, and its table shows those figures.
-@Suite("Read model")
+@Suite("Read model", .integrationTimeLimit)
 struct ReadModelTests {
     @Test("status, jobs, jobs show, batches, report, results and quality print what /api/ answers on the same database")
     func cliMatchesAPI() async throws {

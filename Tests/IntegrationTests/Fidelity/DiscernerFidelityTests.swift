@@ -15,7 +15,7 @@ import Worker
 
 /// Image Discerner as deployed (docs/backends.md, "Image Discerner"): what its handler code does, not only its docs,
 /// and discern coping with it. The simulator runs with the service's real limits.
-@Suite("Fidelity: Image Discerner")
+@Suite("Fidelity: Image Discerner", .integrationTimeLimit)
 struct DiscernerFidelityTests {
     static let http = CurlHTTPClient()
 

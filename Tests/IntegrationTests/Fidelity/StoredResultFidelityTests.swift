@@ -7,7 +7,7 @@ import Testing
 /// Every stored value is what the service said about that job's photo: no value in another
 /// column, no answer under another job, under concurrency, SIGKILLs and the one-by-one writes
 /// that follow a batch PostgreSQL refused.
-@Suite("Fidelity: stored results")
+@Suite("Fidelity: stored results", .integrationTimeLimit)
 struct StoredResultFidelityTests {
     @Test("every column of every result and entity row is what the simulator answered for that job: 3 workers, SIGKILLs, refused batches")
     func storedAsAnswered() async throws {
@@ -47,7 +47,7 @@ struct StoredResultFidelityTests {
                     var workers = try (0..<3).map { _ in
                         try WorkerProcess(conninfo: conninfo, simulatorURL: simulator.baseURL, logFolder: folder, arguments: arguments)
                     }
-                    let answered = await ChaosJobs.eventually(seconds: 300) {
+                    let answered = await Poll.until {
                         for id in first where await simulator.stats.answers(for: "discern-job-\(id)").isEmpty { return false }
                         return true
                     }
@@ -66,7 +66,7 @@ struct StoredResultFidelityTests {
                         workers[victim] = try WorkerProcess(
                             conninfo: conninfo, simulatorURL: simulator.baseURL, logFolder: folder, arguments: arguments)
                     }
-                    let done = try await ChaosJobs.eventually(seconds: 300) {
+                    let done = try await Announcements.until(conninfo) {
                         let census = try await TestDatabase.census(conninfo)
                         return census.succeeded + census.dead == 300
                     }

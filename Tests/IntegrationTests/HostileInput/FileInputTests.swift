@@ -12,7 +12,7 @@ import Worker
 
 /// Files no worker should send, or should not send whole: paths outside the roots, files cut short,
 /// "videos" that are not, metadata.
-@Suite("Hostile input: files and paths")
+@Suite("Hostile input: files and paths", .integrationTimeLimit)
 struct FileInputTests {
     @Test("a half-written JPEG or PNG is image_truncated, tried once more later, then dead; nothing half-grey is sent")
     func truncatedFiles() async throws {
@@ -53,7 +53,7 @@ struct FileInputTests {
                     // The test waits for the first failure however long the worker takes to get to it
                     // beside every other suite, writes the whole file, and only then brings the retry
                     // forward: a retry on a timer could come before a starved test has written it.
-                    let failedOnce = try await ChaosJobs.eventually(seconds: 300) {
+                    let failedOnce = try await Announcements.until(conninfo) {
                         try await database.rows("SELECT error_kind FROM discern.jobs").first?.optionalString("error_kind") == "image_truncated"
                     }
                     #expect(failedOnce)

@@ -8,7 +8,7 @@ import Testing
 
 /// What an operator (or a row someone wrote) can hand discern: flags, settings, names and paths
 /// that end up on a terminal or in SQL, a job moved back by hand, roles.
-@Suite("Hostile input: operators, settings and the schema")
+@Suite("Hostile input: operators, settings and the schema", .integrationTimeLimit)
 struct OperatorInputTests {
     @Test(
         "every flag and setting is checked: one line, exit status 64, nothing wrapped around or ignored",
@@ -90,7 +90,7 @@ struct OperatorInputTests {
                 let worker = try WorkerProcess(
                     conninfo: conninfo, simulatorURL: "http://127.0.0.1:9", logFolder: folder,
                     arguments: ["--drain", "--log-level", "info"])
-                await worker.expectExit(seconds: 300)
+                await worker.expectExit()
                 #expect(worker.output.contains("job failed"), "\(worker.output.suffix(500))")
                 #expect(!worker.output.contains("\u{1B}") && !worker.output.contains("\r"), "\(worker.output.debugDescription.suffix(800))")
             }

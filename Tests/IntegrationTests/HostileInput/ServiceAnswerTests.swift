@@ -14,7 +14,7 @@ import Testing
 
 /// Answers no service should give, given anyway: none crashes a worker, poisons a batch, fills its
 /// memory or leaks a signature.
-@Suite("Hostile input: service answers")
+@Suite("Hostile input: service answers", .integrationTimeLimit)
 struct ServiceAnswerTests {
     static func jobs(_ count: Int, into conninfo: String, folder: URL, backend: String = "discerner", action: String = "analyze") async throws {
         let paths = try (1...count).map { try folder.write(SampleImages.photo(width: 320, height: 240, seed: 70 + $0), as: "h\($0).jpg") }

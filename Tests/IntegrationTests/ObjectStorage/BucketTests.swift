@@ -10,7 +10,7 @@ import Testing
 /// Photos where fleets keep them: a real S3 server (SeaweedFS) with SigV4 enforced, discern's
 /// enqueue listing a prefix, workers with no shared folder reading the objects, and discern's
 /// own upload to Image Discerner's bucket checked by a real S3 server, not only by our verifier.
-@Suite("Photos in a bucket (SeaweedFS, SigV4 enforced)")
+@Suite("Photos in a bucket (SeaweedFS, SigV4 enforced)", .integrationTimeLimit)
 struct BucketTests {
     static let roots = "s3://fleet/night/"
 
@@ -36,7 +36,7 @@ struct BucketTests {
                                 arguments: ["--drain", "--path-root", Self.roots],
                                 environment: environment.merging(["TMPDIR": own.path]) { $1 })
                         }
-                        for worker in workers { _ = await worker.waitForExit(seconds: 900) }
+                        for worker in workers { _ = await worker.waitForExit() }
                         let statuses = workers.map(\.exitStatus)
                         #expect(statuses == [0, 0], "exit statuses \(statuses): \(workers.map { $0.output.suffix(1500) })")
                     }
@@ -80,7 +80,7 @@ struct BucketTests {
                         let worker = try WorkerProcess(
                             conninfo: conninfo, simulatorURL: simulator.baseURL, logFolder: folder,
                             arguments: ["--drain", "--path-root", Self.roots], environment: environment)
-                        _ = await worker.waitForExit(seconds: 600)
+                        _ = await worker.waitForExit()
                         #expect(
                             worker.exitStatus == 1,
                             "some jobs died: exit 1, not \(String(describing: worker.exitStatus)): \(worker.output.suffix(1500))")
@@ -126,7 +126,7 @@ struct BucketTests {
                         let refused = try WorkerProcess(
                             conninfo: conninfo, simulatorURL: simulator.baseURL, logFolder: folder,
                             arguments: ["--path-root", Self.roots], environment: s3.environment(secret: wrong))
-                        let tripped = try await ChaosJobs.eventually(seconds: 300) {
+                        let tripped = try await Announcements.until(conninfo) {
                             try await Database(conninfo: conninfo).rows("SELECT 1 FROM discern.service_breakers").count > 0
                         }
                         await WorkerProcess.stopAll([refused])
@@ -141,7 +141,7 @@ struct BucketTests {
                         let fixed = try WorkerProcess(
                             conninfo: conninfo, simulatorURL: simulator.baseURL, logFolder: folder,
                             arguments: ["--drain", "--path-root", Self.roots], environment: environment)
-                        _ = await fixed.waitForExit(seconds: 600)
+                        _ = await fixed.waitForExit()
                         #expect(fixed.exitStatus == 0, "\(fixed.output.suffix(1500))")
                     }
                     let census = try await TestDatabase.census(conninfo)

@@ -7,7 +7,7 @@ import Testing
 /// checks signatures with its own code (scripts/webhook-receiver.py), real PostgreSQL. Every
 /// wait is on an event (a row, a request received, a process exiting); the retry pauses come
 /// from the settings, so a receiver down "for minutes" is a few failed tries here.
-@Suite("Batch notifications")
+@Suite("Batch notifications", .integrationTimeLimit)
 struct BatchNotificationTests {
     static func environment(_ receiver: WebhookReceiver, settleSeconds: Double = 0, extra: [String: String] = [:]) -> [String: String] {
         [
@@ -23,7 +23,7 @@ struct BatchNotificationTests {
             conninfo: conninfo, simulatorURL: "", logFolder: folder,
             arguments: ["wait", name, "--database-url", conninfo, "--every", "0.2"] + extra,
             plainArguments: true, command: "batches")
-        await process.expectExit(seconds: 300)
+        await process.expectExit()
         return process.exitStatus
     }
 
@@ -49,7 +49,7 @@ struct BatchNotificationTests {
                 let worker = try WorkerProcess(
                     conninfo: conninfo, simulatorURL: simulator.baseURL, logFolder: folder,
                     arguments: ["--drain", "--log-level", "info"], environment: Self.environment(receiver, settleSeconds: 3600))
-                await worker.expectExit(seconds: 300)
+                await worker.expectExit()
                 await simulator.stop()
                 #expect(worker.exitStatus == 0, "\(worker.output.suffix(1500))")
                 // Settling would take an hour: the drained worker announced on its way out.
@@ -90,14 +90,14 @@ struct BatchNotificationTests {
                     conninfo: conninfo, simulatorURL: simulator.baseURL, logFolder: folder,
                     arguments: ["--log-level", "info"], environment: Self.environment(receiver))
                 defer { worker.kill() }
-                let failing = await ChaosJobs.eventually(seconds: 300) {
+                let failing = await Poll.until {
                     ((try? await Self.deliveries(conninfo)) ?? []).contains { $0.state == "pending" && $0.attempts >= 3 }
                 }
                 #expect(failing, "three tries failed while the receiver was away: \(worker.output.suffix(1500))")
                 let error = try await Self.deliveries(conninfo).first?.error ?? ""
                 #expect(error.contains("was not reached") && !error.contains(WebhookReceiver.token), "\(error)")
                 try await receiver.start()
-                let delivered = await ChaosJobs.eventually(seconds: 300) {
+                let delivered = await Poll.until {
                     ((try? await Self.deliveries(conninfo)) ?? []).map(\.state) == ["delivered"]
                 }
                 #expect(delivered, "\(worker.output.suffix(1500))")
@@ -126,12 +126,12 @@ struct BatchNotificationTests {
                     arguments: ["--log-level", "info"], environment: Self.environment(receiver, settleSeconds: 3600))
                 #expect(try await ChaosJobs.finished(conninfo, total: 20))
                 first.kill()
-                _ = await first.waitForExit(seconds: 60)
+                _ = await first.waitForExit()
                 #expect(receiver.received.isEmpty)
                 let second = try WorkerProcess(
                     conninfo: conninfo, simulatorURL: simulator.baseURL, logFolder: folder,
                     arguments: ["--drain", "--log-level", "info"], environment: Self.environment(receiver, settleSeconds: 3600))
-                await second.expectExit(seconds: 300)
+                await second.expectExit()
                 await simulator.stop()
                 #expect(receiver.received.count == 1, "\(receiver.received)\n\(second.output.suffix(1500))")
                 #expect(try await Self.deliveries(conninfo).map(\.state) == ["delivered"])
@@ -150,7 +150,7 @@ struct BatchNotificationTests {
                 let simulator = SimulatorProcess(folder: folder)
                 try await simulator.start(["--no-throughput-limits"])
                 let worker = try WorkerProcess(conninfo: conninfo, simulatorURL: simulator.baseURL, logFolder: folder, arguments: ["--drain"])
-                await worker.expectExit(seconds: 300)
+                await worker.expectExit()
                 await simulator.stop()
                 #expect(try await Self.wait(conninfo, "with-dead", folder: folder) == 1)
                 _ = try await database.rows("SELECT discern.enqueue($1, batch => 'still-open')", [folder.appendingPathComponent("later.jpg").path])

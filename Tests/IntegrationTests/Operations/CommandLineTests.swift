@@ -8,7 +8,7 @@ import Testing
 
 /// The operator's CLI, run as the built binary: job listing and control, JSON output, exit
 /// statuses, and one clear line for the mistakes people make (docs/operations.md).
-@Suite("Command line")
+@Suite("Command line", .integrationTimeLimit)
 struct CommandLineTests {
     static var discern: String { get throws { try WorkerProcess.binary.path } }
 

@@ -4,7 +4,7 @@ import Testing
 /// deploy/ as CI checks it: systemd units through `systemd-analyze verify` and `security` (3.0 or
 /// lower), the alerting rules through promtool, the rendered Kubernetes manifests through the
 /// Kubernetes schemas (strict) and KEDA resources through their CRD schemas and documented fields.
-@Suite("Deploy files")
+@Suite("Deploy files", .integrationTimeLimit)
 struct DeployFilesTests {
     @Test("systemd units verify and are sandboxed, alert rules pass promtool, every rendered manifest passes its schema")
     func deployFilesValidate() async throws {

@@ -5,7 +5,7 @@ import Testing
 /// docs/ and deploy/README.md name exists, every module (and test target, and build plugin) is
 /// on the README's layout table and on the design's map, and the layout table names every
 /// folder at the top and every part of sql/, so a row cannot outlive the tree it describes.
-@Suite("Docs against the tree")
+@Suite("Docs against the tree", .integrationTimeLimit)
 struct DocsTests {
     static let root = ChaosJobs.repository
     static func read(_ path: String) throws -> String { try String(contentsOf: root.appendingPathComponent(path), encoding: .utf8) }

@@ -6,7 +6,7 @@ import TestFixtures
 import Testing
 
 /// deploy/grafana's dashboard against the real, migrated schema with some results in it.
-@Suite("Grafana dashboard")
+@Suite("Grafana dashboard", .integrationTimeLimit)
 struct GrafanaDashboardTests {
     static let dashboard = ChaosJobs.repository.appendingPathComponent("deploy/grafana/discern-dashboard.json")
 

@@ -9,7 +9,7 @@ import Testing
 
 /// What operations watch: the probes of a real worker process, a real Prometheus scraping a
 /// worker and the queue monitor with the shipped alerting rules, and promtool on the metrics.
-@Suite("Monitoring")
+@Suite("Monitoring", .integrationTimeLimit)
 struct MonitoringTests {
     static let http = CurlHTTPClient(configuration: .init(threads: 1))
 
@@ -37,29 +37,29 @@ struct MonitoringTests {
                         ])
                     defer { worker.kill() }
                     let port = try #require(await worker.announcedMetricsPort(), "\(worker.output.suffix(500))")
-                    #expect(await ChaosJobs.eventually(seconds: 300) { await Self.get(port, "/readyz").status == 200 })
+                    #expect(await Poll.until { await Self.get(port, "/readyz").status == 200 })
                     #expect(await Self.get(port, "/healthz").status == 200)
 
                     let script = ChaosJobs.repository.appendingPathComponent("scripts/postgres.sh").path
                     _ = try await Subprocess.run("/bin/bash", [script, "stop", cluster.path])
-                    #expect(await ChaosJobs.eventually(seconds: 300) { await Self.get(port, "/readyz").status == 503 })
+                    #expect(await Poll.until { await Self.get(port, "/readyz").status == 503 })
                     let down = await Self.get(port, "/readyz")
                     #expect(down.body.contains("PostgreSQL"), "the probe says why: \(down.body)")
                     #expect(await Self.get(port, "/healthz").status == 200, "a database outage is not a reason to restart the worker")
 
                     _ = try await Subprocess.run("/bin/bash", [script, "resume", cluster.path])
-                    #expect(await ChaosJobs.eventually(seconds: 300) { await Self.get(port, "/readyz").status == 200 })
+                    #expect(await Poll.until { await Self.get(port, "/readyz").status == 200 })
 
                     // A slow job in flight keeps the process in its grace period after SIGTERM.
                     try await ChaosJobs.enqueue(1, into: conninfo, folder: folder)
                     #expect(
-                        await ChaosJobs.eventually(seconds: 300) {
+                        await Announcements.until(conninfo) {
                             (try? await Database(conninfo: conninfo).rows("SELECT 1 FROM discern.jobs WHERE state = 'running'").count) == 1
                         })
                     worker.terminate()
-                    #expect(await ChaosJobs.eventually(seconds: 300) { await Self.get(port, "/readyz").status == 503 })
+                    #expect(await Poll.until { await Self.get(port, "/readyz").status == 503 })
                     #expect(await Self.get(port, "/readyz").body.contains("shutting down"))
-                    await worker.expectExit(seconds: 300)
+                    await worker.expectExit()
                 }
             }
         }
@@ -85,7 +85,7 @@ struct MonitoringTests {
                     let monitorPort = try #require(await monitor.announcedMetricsPort(), "\(monitor.output.suffix(500))")
 
                     for port in [workerPort, monitorPort] {
-                        _ = await ChaosJobs.eventually(seconds: 120) { await Self.get(port, "/metrics").body.contains("discern_queue_") }
+                        _ = await Poll.until { await Self.get(port, "/metrics").body.contains("discern_queue_") }
                         let file = folder.appendingPathComponent("metrics-\(port).txt")
                         try Data(await Self.get(port, "/metrics").body.utf8).write(to: file)
                         let lint = try await Subprocess.runWithStatus("/bin/bash", ["-c", "promtool check metrics < '\(file.path)'"])
@@ -93,11 +93,11 @@ struct MonitoringTests {
                     }
 
                     try await PrometheusServer.with(targets: ["discern-worker": workerPort, "discern-monitor": monitorPort]) { prometheus in
-                        #expect(await ChaosJobs.eventually(seconds: 300) { (try? await prometheus.query("sum(up)"))?.first.map(Self.value) == 2 })
+                        #expect(await Poll.until { (try? await prometheus.query("sum(up)"))?.first.map(Self.value) == 2 })
                         let info = try await prometheus.query("discern_build_info")
                         #expect(info.contains { ($0["metric"] as? [String: String])?["version"] == "0.10.0" }, "\(info)")
                         #expect(
-                            await ChaosJobs.eventually(seconds: 300) {
+                            await Poll.until {
                                 (try? await prometheus.query(#"sum(discern_jobs_total{outcome="succeeded"})"#))?.first.map(Self.value) == 3
                             })
                         let rules = try await prometheus.get("/api/v1/rules")
@@ -109,19 +109,19 @@ struct MonitoringTests {
 
                         // Every worker gone, new jobs waiting: the monitor alone answers the alerts' question.
                         worker.terminate()
-                        _ = await worker.waitForExit(seconds: 30)
+                        _ = await worker.waitForExit()
                         try await ChaosJobs.enqueue(4, into: conninfo, folder: folder)
                         let unserved =
                             #"sum by (backend) (discern_queue_jobs{state="waiting"}) > 0 and sum by (backend) (discern_queue_live_workers) == 0"#
                         #expect(
-                            await ChaosJobs.eventually(seconds: 300) {
+                            await Poll.until {
                                 let result = (try? await prometheus.query(unserved)) ?? []
                                 return result.count == 1 && (result.first?["metric"] as? [String: String])?["backend"] == "discerner"
                                     && result.first.map(Self.value) == 4
                             })
                         // The night's forecast from the read model: with no worker, none of the 4 finishes in the window, never.
                         #expect(
-                            await ChaosJobs.eventually(seconds: 300) {
+                            await Poll.until {
                                 (try? await prometheus.query(#"discern_plan_unfinished_jobs{backend="discerner"}"#))?.first.map(Self.value) == 4
                             })
                         let late = try await prometheus.query(#"discern_plan_finish_seconds{backend="discerner",bound="late"}"#)

@@ -6,7 +6,7 @@ import TestFixtures
 import Testing
 
 /// A quota spent on photos already seen is spent twice: near-duplicates go last.
-@Suite("Near-duplicates")
+@Suite("Near-duplicates", .integrationTimeLimit)
 struct NearDuplicateTests {
     @Test(
         "planted copies (resized, recompressed, 4 % cropped) wait behind every distinct photo, none of which is taken for a copy; the report counts the calls saved"
@@ -54,7 +54,7 @@ struct NearDuplicateTests {
                         conninfo: conninfo, simulatorURL: simulator.baseURL, logFolder: folder,
                         arguments: ["--concurrency", "1", "--drain"])
                     defer { worker.kill() }
-                    await worker.expectExit(seconds: 600)
+                    await worker.expectExit()
                 }
                 let order = try await database.rows(
                     """

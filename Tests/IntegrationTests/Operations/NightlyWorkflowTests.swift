@@ -7,7 +7,7 @@ import Testing
 
 /// The nightly workflow as operations run it, with the real `discern` binary: enqueue a dated
 /// folder tree (globs, content dedupe), enqueue it again, drain, report, prune, enqueue again.
-@Suite("Nightly workflow")
+@Suite("Nightly workflow", .integrationTimeLimit)
 struct NightlyWorkflowTests {
     @Test("enqueue twice (the second adds nothing), drain, report; after pruning, analysed files stay skipped")
     func nightly() async throws {

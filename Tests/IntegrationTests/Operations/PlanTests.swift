@@ -9,7 +9,7 @@ import Testing
 
 /// The night's plan against what the night does: a real worker, the simulator, the shared rate
 /// limit as the binding constraint.
-@Suite("The night's plan")
+@Suite("The night's plan", .integrationTimeLimit)
 struct PlanTests {
     /// What a forecast can promise is what binds the pace: the rate limit. So the test checks the
     /// plan's figures against that limit, and the night against the plan on the side the limit
@@ -36,7 +36,7 @@ struct PlanTests {
                         arguments: ["--concurrency", "8"])
                     defer { worker.kill() }
                     #expect(
-                        await ChaosJobs.eventually(seconds: 300) {
+                        await Announcements.until(conninfo) {
                             (try? await database.rows("SELECT count(*) AS n FROM discern.live_workers").first?.int("n")) == 1
                         })
                     let jobs = 160, window = 40.0
@@ -80,7 +80,7 @@ struct PlanTests {
 
                     // The night against the plan, read from the jobs' own finish times once all are
                     // done (so a test process starved for seconds reads the same figures).
-                    #expect(await ChaosJobs.eventually(seconds: 600) { await count("state = 'succeeded'") == jobs }, "\(worker.output.suffix(800))")
+                    #expect(await Announcements.until(conninfo) { await count("state = 'succeeded'") == jobs }, "\(worker.output.suffix(800))")
                     let times = try #require(
                         try await database.rows(
                             """

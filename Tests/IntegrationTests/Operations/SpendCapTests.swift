@@ -7,7 +7,7 @@ import TestFixtures
 import Testing
 
 /// A spend cap holds the way a rate limit does: across every worker, counted where calls leave.
-@Suite("Spend caps")
+@Suite("Spend caps", .integrationTimeLimit)
 struct SpendCapTests {
     @Test("three workers racing never send one billed call over the cap; jobs wait, none dies or is lost; the cap shows; raised, the jobs finish")
     func capHoldsAcrossWorkers() async throws {
@@ -34,7 +34,7 @@ struct SpendCapTests {
                     }
                     defer { workers.forEach { $0.kill() } }
                     // Each job is two billed calls (an upload URL, an analysis): the cap stops them half way.
-                    let stopped = await ChaosJobs.eventually(seconds: 120) {
+                    let stopped = await Announcements.until(conninfo) {
                         let paused =
                             (try? await database.rows("SELECT count(*) AS n FROM discern.paused_backends WHERE paused_by = 'spend cap'").first?.int(
                                 "n")) == 1
@@ -58,7 +58,7 @@ struct SpendCapTests {
 
                     // More budget: the pause lifts itself, every job finishes, still never over.
                     _ = try await database.rows("UPDATE discern.service_budgets SET cap_calls = 1000 WHERE backend = 'discerner'")
-                    let finished = await ChaosJobs.eventually(seconds: 600) { await count("state = 'succeeded'") == jobs }
+                    let finished = await Announcements.until(conninfo) { await count("state = 'succeeded'") == jobs }
                     let done = await count("state = 'succeeded'")
                     #expect(finished, "\(done) of \(jobs)")
                     #expect(await count("state = 'dead'") == 0)

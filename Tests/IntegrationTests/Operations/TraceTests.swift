@@ -9,7 +9,7 @@ import Testing
 /// classes (scripts/otlp-receiver.py), apart from discern's exporter. Real `discern enqueue` and
 /// `discern work` processes, the simulator as a process, real PostgreSQL. Every wait is on an
 /// event: a process exiting, spans arriving.
-@Suite("Traces")
+@Suite("Traces", .integrationTimeLimit)
 struct TraceTests {
     /// The receiver, run by the Python that has `opentelemetry-proto` (scripts/install-deps.sh
     /// installs it with pip): the one on PATH, resolved to its real executable so no shim stands
@@ -22,7 +22,7 @@ struct TraceTests {
     /// Spans by trace, once the completions of `jobs` jobs have arrived (the exporter sends in
     /// batches, and `finish` flushes the last before the process exits).
     static func spans(_ receiver: ScriptServer, completions jobs: Int) async -> [[String: Any]] {
-        _ = await ChaosJobs.eventually(seconds: 120) {
+        _ = await Poll.until {
             receiver.received.count { ($0["name"] as? String)?.hasPrefix("complete ") == true } >= jobs
         }
         return receiver.received
@@ -45,13 +45,13 @@ struct TraceTests {
                     conninfo: conninfo, simulatorURL: "", logFolder: folder,
                     arguments: [photos.path, "--database-url", conninfo], environment: tracing,
                     plainArguments: true, command: "enqueue")
-                #expect(await enqueue.expectExit(seconds: 300) && enqueue.exitStatus == 0, "\(enqueue.output.suffix(1500))")
+                #expect(await enqueue.expectExit() && enqueue.exitStatus == 0, "\(enqueue.output.suffix(1500))")
                 let simulator = SimulatorProcess(folder: folder)
                 try await simulator.start(["--no-throughput-limits"])
                 let worker = try WorkerProcess(
                     conninfo: conninfo, simulatorURL: simulator.baseURL, logFolder: folder,
                     arguments: ["--drain"], environment: tracing)
-                #expect(await worker.expectExit(seconds: 300) && worker.exitStatus == 0, "\(worker.output.suffix(1500))")
+                #expect(await worker.expectExit() && worker.exitStatus == 0, "\(worker.output.suffix(1500))")
                 let headers = (await simulator.stats())?["traceparents"] as? [String: [String]] ?? [:]
                 await simulator.stop()
 
@@ -120,7 +120,7 @@ struct TraceTests {
                 let sheet = try WorkerProcess(
                     conninfo: conninfo, simulatorURL: "", logFolder: folder,
                     arguments: ["show", "\(first.id)", "--database-url", conninfo], plainArguments: true, command: "jobs")
-                #expect(await sheet.expectExit(seconds: 120) && sheet.exitStatus == 0)
+                #expect(await sheet.expectExit() && sheet.exitStatus == 0)
                 let traceID = first.traceparent.map { String($0.split(separator: "-")[1]) } ?? "?"
                 #expect(sheet.output.contains("trace:       \(traceID)"), "\(sheet.output)")
                 // Claims are batches: each says how many it took and links to their traces.
@@ -197,7 +197,7 @@ struct TraceTests {
                 let worker = try WorkerProcess(
                     conninfo: conninfo, simulatorURL: simulator.baseURL, logFolder: folder,
                     arguments: ["--drain"], environment: ["OTEL_EXPORTER_OTLP_ENDPOINT": "http://127.0.0.1:\(receiver.port)"])
-                #expect(await worker.expectExit(seconds: 300) && worker.exitStatus == 0, "\(worker.output.suffix(1500))")
+                #expect(await worker.expectExit() && worker.exitStatus == 0, "\(worker.output.suffix(1500))")
                 await simulator.stop()
                 let processes = await Self.spans(receiver, completions: 2).filter { $0["name"] as? String == "process discerner" }
                 try #require(processes.count == 2, "\(processes)")

@@ -6,7 +6,7 @@ import Testing
 /// whose help names that variable and, where the row's default is a number, that default. A
 /// setting is declared once (docs/design.md, "Settings") and documented once; this keeps the two
 /// from drifting apart.
-@Suite("Worker settings: help and docs")
+@Suite("Worker settings: help and docs", .integrationTimeLimit)
 struct WorkSettingsDocsTests {
     struct Row { let variable: String?; let flag: String?; let defaultValue: String }
 

@@ -9,7 +9,7 @@ import Testing
 /// has no Swift, and the OCI image built from that .deb, each run against this machine's
 /// PostgreSQL and the simulator. One at a time: each unpacks a root file system and installs
 /// about a hundred packages from Debian's mirror.
-@Suite("Packaging: the .deb and the image, installed and run", .serialized)
+@Suite("Packaging: the .deb and the image, installed and run", .serialized, .integrationTimeLimit)
 struct PackageTests {
     @Test(
         "the .deb passes lintian, installs with apt on a clean Debian 12 without Swift, and there migrates and drains 200 photos against this machine's PostgreSQL and simulator; its units verify; an upgrade keeps the edited conffile"

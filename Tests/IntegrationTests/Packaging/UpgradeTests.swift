@@ -10,7 +10,7 @@ import Testing
 /// release still starts (a rollout scales up before it replaces), this release's workers join,
 /// the old ones stop. The previous release is the one CHANGELOG.md names, built from its commit
 /// by scripts/test.sh (DISCERN_PREVIOUS_BINARY).
-@Suite("Upgrades beside live workers")
+@Suite("Upgrades beside live workers", .integrationTimeLimit)
 struct UpgradeTests {
     static var previous: URL {
         get throws {
@@ -44,14 +44,14 @@ struct UpgradeTests {
                         try WorkerProcess(
                             conninfo: conninfo, simulatorURL: simulator.baseURL, logFolder: folder, arguments: Self.workerArguments, binary: old)
                     }
-                    let started = try await ChaosJobs.eventually(seconds: 300) { try await TestDatabase.census(conninfo).running >= 2 }
+                    let started = try await Poll.until { try await TestDatabase.census(conninfo).running >= 2 }
                     try #require(started, "the previous release's workers did not start working")
 
                     let migrate = try await Subprocess.runWithStatus(try WorkerProcess.binary.path, ["migrate", "--database-url", conninfo])
                     #expect(migrate.status == 0, "this release's migrate beside them: \(migrate.output)")
                     let before = try await TestDatabase.census(conninfo).succeeded
                     await simulator.releaseAnalyses()
-                    let oldCarryOn = try await ChaosJobs.eventually(seconds: 300) { try await TestDatabase.census(conninfo).succeeded >= before + 50 }
+                    let oldCarryOn = try await Announcements.until(conninfo) { try await TestDatabase.census(conninfo).succeeded >= before + 50 }
                     #expect(oldCarryOn, "the previous release's workers stopped completing after the migration")
 
                     oldWorkers.append(
@@ -62,7 +62,7 @@ struct UpgradeTests {
                         try WorkerProcess(conninfo: conninfo, simulatorURL: simulator.baseURL, logFolder: folder, arguments: Self.workerArguments)
                     }
                     // The new ones are up (registered with their presence key) before the old ones go.
-                    let newUp = try await ChaosJobs.eventually(seconds: 300) { try await Self.workersWithPresence(conninfo) == newWorkers.count }
+                    let newUp = try await Announcements.until(conninfo) { try await Self.workersWithPresence(conninfo) == newWorkers.count }
                     #expect(newUp, "this release's workers did not register")
                     let freshOldRan = oldWorkers.last?.isRunning ?? false
                     await WorkerProcess.stopAll(oldWorkers)
@@ -95,7 +95,7 @@ struct UpgradeTests {
                     try connection.query("INSERT INTO discern.schema_migrations (version, name, breaking) VALUES (9999, 'from_the_future', true)")
                 }
                 let worker = try WorkerProcess(conninfo: conninfo, simulatorURL: "http://127.0.0.1:9", logFolder: folder)
-                let exited = await worker.waitForExit(seconds: 300)
+                let exited = await worker.waitForExit()
                 #expect(exited && worker.exitStatus == 76, "exit \(String(describing: worker.exitStatus)): \(worker.output)")
                 let lines = worker.output.split(separator: "\n").filter { $0.hasPrefix("error:") }
                 #expect(lines.count == 1 && lines[0].contains("9999") && lines[0].contains("upgrade discern"), "\(worker.output)")

@@ -6,7 +6,7 @@ import Testing
 
 /// The breakers' SQL (migration 0030, sql/functions): what claims skip, who probes, who closes.
 /// Statements run on the connection's thread; what they return is judged here, in the test.
-@Suite("Breakers")
+@Suite("Breakers", .integrationTimeLimit)
 struct BreakerTests {
     /// One connection's statements, awaited.
     struct Session {

@@ -5,7 +5,7 @@ import Postgres
 import TestFixtures
 import Testing
 
-@Suite("Batched completion")
+@Suite("Batched completion", .integrationTimeLimit)
 struct CompletionTests {
     static let awkward = "plate \"AB\\12\"\n\ttab \u{01} ü 🚚 {x,y} NULL"
 

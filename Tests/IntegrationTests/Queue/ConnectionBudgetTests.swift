@@ -7,7 +7,7 @@ import Testing
 /// A worker holds three connections at most (WorkerConnections), and runs behind Debian's
 /// PgBouncer 1.18 in transaction mode: no named prepared statements, LISTEN over a direct URL
 /// or polling.
-@Suite("Connection budget")
+@Suite("Connection budget", .integrationTimeLimit)
 struct ConnectionBudgetTests {
     @Test("one worker at concurrency 16 never holds more than 3 connections")
     func threeConnectionsAtMost() async throws {
@@ -89,7 +89,7 @@ struct ConnectionBudgetTests {
                             WorkerProcess(conninfo: pooled, simulatorURL: simulator.baseURL, logFolder: folder, arguments: common)
                         ]
                         for worker in workers {
-                            await worker.expectExit(seconds: 600)
+                            await worker.expectExit()
                             #expect(worker.exitStatus == 0, "\(worker.output.suffix(2000))")
                             #expect(!worker.output.contains("prepared statement"), "\(worker.output.suffix(2000))")
                         }

@@ -5,7 +5,7 @@ import SQLSchema
 import TestFixtures
 import Testing
 
-@Suite("Migrations")
+@Suite("Migrations", .integrationTimeLimit)
 struct MigrationTests {
     static var everyVersion: [Int] { Array(1...Schema.baselineVersion) + ((try? Schema.migrations()) ?? []).map(\.version) }
 

@@ -10,7 +10,7 @@ import Testing
 /// sql/queries/ is the one home of the statements discern sends (docs/sql.md, "Where the
 /// statements live"): each one is checked against the schema, none is written in Swift, and the
 /// numbers both sides use come from `QueueConstants`.
-@Suite("Queries")
+@Suite("Queries", .integrationTimeLimit)
 struct QueriesTests {
     static let repository = ChaosJobs.repository
 

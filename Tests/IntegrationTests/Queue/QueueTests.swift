@@ -6,7 +6,7 @@ import SQLSchema
 import TestFixtures
 import Testing
 
-@Suite("Queue")
+@Suite("Queue", .integrationTimeLimit)
 struct QueueTests {
     static let sampleAnalysis = Analysis(category: "vehicle", serviceOperator: "UPS", rawResponseJSON: #"{"ok": true}"#)
     static let samplePreparation = JobResult.Preparation(
@@ -507,7 +507,7 @@ struct QueueTests {
     }
 }
 
-@Suite("Queue operations in SQL")
+@Suite("Queue operations in SQL", .integrationTimeLimit)
 struct QueueOperationsTests {
     @Test("retry, retry_batch, cancel, enqueue_many with unique keys, and prune keep the results")
     func operations() async throws {
@@ -586,14 +586,14 @@ struct QueueOperationsTests {
         try await TestDatabase.with { conninfo in
             let heard = Heard()
             let listener = NotificationListener(conninfo: conninfo, channel: "discern_jobs") { heard.ring() }
-            #expect(await ChaosJobs.eventually(seconds: 300) { heard.count > 0 }, "the listener connected")
+            #expect(await Poll.until { heard.count > 0 }, "the listener connected")
             let before = heard.count
             try await Database(conninfo: conninfo).withConnection { try $0.query("INSERT INTO discern.jobs (image_path) VALUES ('/x.jpg')") }
-            #expect(await ChaosJobs.eventually(seconds: 300) { heard.count > before })
+            #expect(await Poll.until { heard.count > before })
             // Stopping waits for the thread, which closes its connection as it ends: then its
             // backend goes (a moment later, as the server notices the client left).
             await listener.stop()
-            let gone = await ChaosJobs.eventually(seconds: 120) {
+            let gone = await Poll.until {
                 (try? await Database(conninfo: conninfo).withConnection {
                     try $0.query(
                         "SELECT count(*) AS n FROM pg_stat_activity WHERE application_name = 'discern-listen' AND datname = current_database()"

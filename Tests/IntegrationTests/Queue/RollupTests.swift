@@ -7,7 +7,7 @@ import Testing
 /// The roll-ups must say exactly what the tables say, whether or not a
 /// roll-up ran, whatever happened in between: completions, deaths, retries, deletes, and
 /// transactions still open while a roll-up runs.
-@Suite("Roll-ups")
+@Suite("Roll-ups", .integrationTimeLimit)
 struct RollupTests {
     /// Every figure a view derives from a roll-up, next to the same figure counted from the tables.
     static let comparisons: [(what: String, view: String, truth: String)] = [

@@ -9,7 +9,7 @@ import Testing
 /// sql/ is the schema's source (docs/sql.md): a database made by the last release upgrades to
 /// exactly what a fresh install is, sql/schema.sql is what both hold, and each function and
 /// view is written in one file.
-@Suite("Schema source")
+@Suite("Schema source", .integrationTimeLimit)
 struct SchemaSourceTests {
     static let sql = ChaosJobs.repository.appendingPathComponent("sql")
 

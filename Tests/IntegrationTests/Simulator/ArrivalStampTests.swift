@@ -9,7 +9,7 @@ import Testing
 
 /// A service counts calls where they reach it. The simulator's stamp must say when a call
 /// arrived, however late its own loop, or the tasks that take new connections, got to read it.
-@Suite("Simulator: arrival stamps")
+@Suite("Simulator: arrival stamps", .integrationTimeLimit)
 struct ArrivalStampTests {
     @Test("calls sent spaced while the simulator reads nothing keep the moments they arrived, not the moment it read them all")
     func lateReadsKeepArrivals() async throws {

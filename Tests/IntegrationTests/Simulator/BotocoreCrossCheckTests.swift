@@ -5,7 +5,7 @@ import TestFixtures
 import Testing
 
 /// The simulator's SigV4 verifier against URLs from an independent signer: botocore.
-@Suite("Simulator: botocore cross-check")
+@Suite("Simulator: botocore cross-check", .integrationTimeLimit)
 struct BotocoreCrossCheckTests {
     static let presignScript = """
         import sys

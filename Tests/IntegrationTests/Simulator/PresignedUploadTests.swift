@@ -8,7 +8,7 @@ import TestFixtures
 import Testing
 
 /// The simulated S3 endpoint refuses what real S3 refuses.
-@Suite("Simulator: presigned uploads")
+@Suite("Simulator: presigned uploads", .integrationTimeLimit)
 struct PresignedUploadTests {
     static let http = CurlHTTPClient()
 

@@ -55,7 +55,7 @@ enum PrometheusServer {
             process.waitUntilExit()
         }
         let running = Running(url: "http://127.0.0.1:\(port)", http: CurlHTTPClient(configuration: .init(threads: 1)))
-        let started = await ChaosJobs.eventually(seconds: 120) {
+        let started = await Poll.until {
             (try? await running.get("/api/v1/status/buildinfo"))?["status"] as? String == "success"
         }
         guard started else { throw TestSetupError("prometheus did not start on port \(port)") }

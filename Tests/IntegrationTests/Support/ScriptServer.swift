@@ -40,7 +40,7 @@ final class ScriptServer: @unchecked Sendable {
         process.standardOutput = FileHandle.nullDevice
         try process.run()
         self.process = process
-        guard await ChaosJobs.eventually(seconds: 120, { FileManager.default.fileExists(atPath: urlFile.path) || !process.isRunning }),
+        guard await Poll.until({ FileManager.default.fileExists(atPath: urlFile.path) || !process.isRunning }),
             process.isRunning
         else {
             throw TestSetupError("scripts/\(script) did not start on port \(port)")

@@ -26,7 +26,7 @@ final class SimulatorProcess: @unchecked Sendable {
             environment: ["DISCERN_SIM_SECRET_ACCESS_KEY": secret], plainArguments: true, command: "simulate")
         process = started
         // Waits for what it means: the simulator wrote its address once it listened.
-        let listening = await ChaosJobs.eventually(seconds: 120) {
+        let listening = await Poll.until {
             FileManager.default.fileExists(atPath: urlFile.path) || !started.isRunning
         }
         guard listening, let url = try? String(contentsOf: urlFile, encoding: .utf8),
@@ -41,7 +41,7 @@ final class SimulatorProcess: @unchecked Sendable {
     func stop() async {
         guard let process else { return }
         process.kill()
-        _ = await process.waitForExit(seconds: 30)
+        _ = await process.waitForExit()
         self.process = nil
     }
 

@@ -1,11 +1,17 @@
-import Postgres
-import Testing
 import Foundation
+import Postgres
+import Synchronization
+import Testing
 
-/// A `discern work` process, as operations run it: the built binary, real signals.
+/// A `discern work` process, as operations run it: the built binary, real signals. Its output
+/// goes through a pipe into `log` (OutputCopier), so a test waits on the output itself (`logged`)
+/// and on the exit itself (`waitForExit`), never on a clock.
 final class WorkerProcess: @unchecked Sendable {
     private let process = Process()
     let log: URL
+    /// Moves with each chunk of output, when the process ends and when its output is all copied.
+    private let events = EventCount()
+    private let ends = Ends()
 
     static var binary: URL {
         get throws {
@@ -42,36 +48,65 @@ final class WorkerProcess: @unchecked Sendable {
             process.executableURL = try binary ?? Self.binary
             process.arguments = discernArguments
         }
-        let output = try FileHandle(forWritingTo: log)
         // Test files live under the temporary directory: the workers' path root.
         process.environment = ProcessInfo.processInfo.environment
             .merging(["DISCERN_PATH_ROOTS": FileManager.default.temporaryDirectory.path]) { $1 }
             .merging(environment) { $1 }
+        let output = Pipe()
         process.standardOutput = output
         process.standardError = output
-        try process.run()
+        let copier = OutputCopier(
+            from: output, into: try FileHandle(forWritingTo: log), onChunk: { [events] in events.bump() },
+            onEnd: { [events, ends] in
+                ends.state.withLock { $0.outputCopied = true }
+                events.bump()
+            })
+        process.terminationHandler = { [events, ends] _ in
+            ends.state.withLock { $0.terminated = true }
+            copier.childEnded()
+            events.bump()
+        }
+        do {
+            try process.run()
+        } catch {
+            copier.childEnded()
+            throw error
+        }
     }
 
     var isRunning: Bool { process.isRunning }
     var pid: Int32 { process.processIdentifier }
     var output: String { (try? String(contentsOf: log, encoding: .utf8)) ?? "" }
+    /// Ended, and all it wrote is in the log.
+    var hasExited: Bool { ends.state.withLock { $0.terminated && $0.outputCopied } }
     /// Its exit status; nil while it runs (Foundation traps on reading a running process's, which
     /// took the whole test process down once a worker outlived its test's deadline).
-    var exitStatus: Int32? { process.isRunning ? nil : process.terminationStatus }
+    var exitStatus: Int32? { hasExited ? process.terminationStatus : nil }
+
+    /// Waits for a line containing `text` in its output; false if it ended without one, or the
+    /// test's time limit cancelled the wait.
+    func logged(_ text: String) async -> Bool {
+        await logged { $0.contains(text) }
+    }
+
+    /// Waits until its output satisfies `condition`; false if it ended first, or the test's time
+    /// limit cancelled the wait.
+    func logged(where condition: (String) -> Bool) async -> Bool {
+        await events.until { condition(output) || hasExited } && condition(output)
+    }
 
     /// The port of the metrics endpoint, from the JSON log line announcing it (run the process
-    /// with `--metrics-port 0 --log-format json` and a log level of notice or lower).
-    func announcedMetricsPort(seconds: Double = 120, key: String = "metrics_port") async -> Int? {
-        let deadline = Date().addingTimeInterval(seconds)
-        while Date() < deadline {
-            let port = output.split(separator: "\n").lazy.compactMap { line -> Int? in
+    /// with `--metrics-port 0 --log-format json` and a log level of notice or lower); nil if it
+    /// ended without announcing one.
+    func announcedMetricsPort(key: String = "metrics_port") async -> Int? {
+        func announced() -> Int? {
+            output.split(separator: "\n").lazy.compactMap { line -> Int? in
                 guard let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: String] else { return nil }
                 return object[key].flatMap(Int.init)
             }.first
-            if let port { return port }
-            try? await Task.sleep(for: .milliseconds(100))
         }
-        return nil
+        _ = await events.until { announced() != nil || hasExited }
+        return announced()
     }
 
     func kill() { Foundation.kill(process.processIdentifier, SIGKILL) }
@@ -81,28 +116,39 @@ final class WorkerProcess: @unchecked Sendable {
     func pause() { Foundation.kill(process.processIdentifier, SIGSTOP) }
     func resume() { Foundation.kill(process.processIdentifier, SIGCONT) }
 
-    /// Waits for the process to end, up to `seconds`; true if it did.
-    func waitForExit(seconds: Double) async -> Bool {
-        let deadline = Date().addingTimeInterval(seconds)
-        while process.isRunning && Date() < deadline {
-            try? await Task.sleep(for: .milliseconds(50))
-        }
-        return !process.isRunning
+    /// Waits for the process to end; false if the test's time limit cancelled the wait.
+    func waitForExit() async -> Bool {
+        await events.until { hasExited }
     }
 
-    /// Waits for the process to end, up to `seconds`; when it does not, records an issue with the
-    /// end of its log (what it was doing then is the bug report: a run that fails once under load
-    /// cannot be asked again) and returns false.
+    /// Waits for the process to end, at most `seconds`, where that bound is what a test asserts
+    /// (a shutdown within its grace period) or a clean-up's patience. Waits even in a cancelled
+    /// test: a clean-up after a time limit still lets its workers go.
+    func waitForExit(seconds: Double) async -> Bool {
+        let deadline = ContinuousClock.now + .seconds(seconds)
+        let timer = Task { [events] in
+            try? await Task.sleep(until: deadline)
+            events.bump()
+        }
+        defer { timer.cancel() }
+        return await Task { [self] in await events.until { hasExited || ContinuousClock.now >= deadline } && hasExited }.value
+    }
+
+    /// Waits for the process to end; when the test's time limit ends the wait first, records an
+    /// issue with the end of its log (what it was doing then is the bug report: a run that fails
+    /// once under load cannot be asked again) and returns false.
     @discardableResult
-    func expectExit(seconds: Double, sourceLocation: SourceLocation = #_sourceLocation) async -> Bool {
-        if await waitForExit(seconds: seconds) { return true }
+    func expectExit(sourceLocation: SourceLocation = #_sourceLocation) async -> Bool {
+        if await waitForExit() { return true }
         Issue.record(
-            "the worker (pid \(pid)) had not exited after \(Int(seconds)) s; its log ends:\n\(output.suffix(4000))",
+            "the worker (pid \(pid)) had not exited when the test's time limit came; its log ends:\n\(output.suffix(4000))",
             sourceLocation: sourceLocation)
         return false
     }
 
-    /// SIGTERM to each (and SIGCONT, for one a failed test left paused), then waits for all of them to exit.
+    /// SIGTERM to each (and SIGCONT, for one a failed test left paused), then waits up to 10 s
+    /// for each to exit. One still finishing its jobs in hand is left to end on its own (a test
+    /// reads its exit status later); `deinit` kills what is left.
     static func stopAll(_ workers: [WorkerProcess]) async {
         workers.forEach {
             $0.terminate(); $0.resume()
@@ -112,6 +158,11 @@ final class WorkerProcess: @unchecked Sendable {
 
     deinit {
         if process.isRunning { kill() }
+    }
+
+    /// The process ended, and its output is all in the log: shared with the handlers that learn each.
+    private final class Ends: Sendable {
+        let state = Mutex((terminated: false, outputCopied: false))
     }
 }
 

@@ -9,7 +9,7 @@ import Testing
 /// The rule "no blocking C call on Swift's cooperative pool", checked on a real worker process:
 /// with DISCERN_AUDIT_BLOCKING=1 every libpq, libcurl and libvips entry point stops the process if
 /// it runs on any thread but discern's own.
-@Suite("Blocking-call audit")
+@Suite("Blocking-call audit", .integrationTimeLimit)
 struct BlockingAuditTests {
     @Test("a worker with the audit on processes every kind of job across all five services and exits cleanly")
     func workerKeepsBlockingCallsOffThePool() async throws {
@@ -29,7 +29,7 @@ struct BlockingAuditTests {
                         conninfo: conninfo, simulatorURL: simulator.baseURL, logFolder: folder,
                         arguments: ["--drain", "--log-level", "info", "--poll-seconds", "0.2"],
                         environment: environment)
-                    await worker.expectExit(seconds: 600)
+                    await worker.expectExit()
                     // 1: the drained run ended with a dead job (the broken file), as documented.
                     #expect(worker.exitStatus == 1, "\(worker.output.suffix(1500))")
                     #expect(worker.output.contains("blocking_call_audit=on"), "the audit was not active")

@@ -8,7 +8,7 @@ import Testing
 import Worker
 
 /// A job in PostgreSQL becomes a result row: real PostgreSQL, libvips, libcurl and the simulator.
-@Suite("Worker end to end")
+@Suite("Worker end to end", .integrationTimeLimit)
 struct EndToEndTests {
     @Test("jobs from the CLI path, discern.enqueue() and a plain INSERT all end with one result each")
     func everyWayInYieldsAResult() async throws {

@@ -8,7 +8,7 @@ import Testing
 /// A worker under a memory limit set on its own cgroup, not the root's: what systemd's
 /// `MemoryMax=` does, or a container runtime without a cgroup namespace. A worker that read the
 /// root's limit would budget a quarter of the machine and be OOM-killed on 48 MP photos.
-@Suite("Memory: the limit of the worker's own cgroup")
+@Suite("Memory: the limit of the worker's own cgroup", .integrationTimeLimit)
 struct MemoryLimitTests {
     @Test("in a 256 MB cgroup with 48 MP PNGs and JPEGs queued: never OOM-killed, every job succeeds, the limit and where it was found are logged")
     func fitsItsCgroup() async throws {
@@ -38,7 +38,7 @@ struct MemoryLimitTests {
                     let worker = try WorkerProcess(
                         conninfo: conninfo, simulatorURL: simulator.baseURL, logFolder: folder,
                         arguments: ["--drain", "--log-level", "info", "--no-progress"], cgroup: cgroup.folder)
-                    let exited = await worker.waitForExit(seconds: 600)
+                    let exited = await worker.waitForExit()
                     let census = try await TestDatabase.census(conninfo)
                     let budget = worker.output.split(separator: "\n").first { $0.contains("memory budget") }.map(String.init) ?? "-"
                     print(

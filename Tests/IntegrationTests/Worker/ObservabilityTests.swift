@@ -8,7 +8,7 @@ import TestFixtures
 import Testing
 
 /// What a person and a dashboard see of a running `discern work` process.
-@Suite("Worker observability")
+@Suite("Worker observability", .integrationTimeLimit)
 struct ObservabilityTests {
     @Test("the metrics endpoint reports jobs, stages and in-flight counts; SIGTERM then leaves nothing running")
     func metricsEndpoint() async throws {
@@ -26,7 +26,7 @@ struct ObservabilityTests {
                     let metricsPort = try #require(await worker.announcedMetricsPort(), "no metrics port in the log: \(worker.output.suffix(500))")
                     let http = CurlHTTPClient(configuration: .init(threads: 1))
                     var text = ""
-                    let scraped = try await ChaosJobs.eventually(seconds: 300) {
+                    let scraped = try await Poll.until {
                         let response = try await http.send(
                             HTTPRequest(method: "GET", url: "http://127.0.0.1:\(metricsPort)/metrics", timeoutSeconds: 5))
                         text = String(decoding: response.body, as: UTF8.self)
@@ -40,7 +40,7 @@ struct ObservabilityTests {
                     #expect(text.contains("discern_bytes_total"))
 
                     worker.terminate()
-                    await worker.expectExit(seconds: 300)
+                    await worker.expectExit()
                     #expect(worker.exitStatus == 0, "\(worker.output.suffix(500))")
                     let census = try await TestDatabase.census(conninfo)
                     #expect(census.running == 0, "\(census)")
@@ -76,7 +76,7 @@ struct ObservabilityTests {
                         conninfo: conninfo, simulatorURL: simulator.baseURL, logFolder: folder,
                         arguments: ["--config", file.path, "--drain", "--concurrency", "2"],
                         plainArguments: true)
-                    await worker.expectExit(seconds: 300)
+                    await worker.expectExit()
                     #expect(worker.exitStatus == 0, "\(worker.output.suffix(500))")
                     #expect(try await TestDatabase.census(conninfo).succeeded == 5)
                 }

@@ -10,7 +10,7 @@ import Worker
 /// bug lost it. No other worker's rescuer takes a live worker's jobs, and the worker renews no
 /// lease for a job it let go, so only the worker's own rescuer can put it back; without that it
 /// stays running as long as the worker lives (docs/decisions/0004-jobs-a-worker-lets-go.md).
-@Suite("A job its worker lost track of")
+@Suite("A job its worker lost track of", .integrationTimeLimit)
 struct OrphanedJobTests {
     @Test(
         "its lease expired, the worker's own rescuer puts it back (the attempt counted) and the worker runs it; jobs it holds, and other workers', are left be"

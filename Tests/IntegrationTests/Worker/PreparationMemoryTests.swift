@@ -12,7 +12,7 @@ import Testing
 /// reservation made as if they streamed covers a fraction of what they hold.
 /// One case at a time: each encodes a 12 MP photo (HEIF through x265) and runs two processes,
 /// and six at once weigh on the whole suite's timing-bound tests.
-@Suite("Memory: a photo's reservation covers its preparation", .serialized)
+@Suite("Memory: a photo's reservation covers its preparation", .serialized, .integrationTimeLimit)
 struct PreparationMemoryTests {
     @Test(
         "the peak memory of `discern prepare`, above an idle one, is within the photo's reservation",

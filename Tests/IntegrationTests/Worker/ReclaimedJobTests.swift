@@ -9,7 +9,7 @@ import Testing
 /// Were the second claim run too, the job would run twice in one worker: the second run's
 /// abandonment wait would replace the first's, and neither the first's task nor the worker's
 /// cancellation would ever end (docs/decisions/0004-jobs-a-worker-lets-go.md).
-@Suite("A job claimed again by the worker still running it")
+@Suite("A job claimed again by the worker still running it", .integrationTimeLimit)
 struct ReclaimedJobTests {
     @Test("the run under way keeps it: the second claim is not run, and both abandonment waits end")
     func runsOnce() async throws {
