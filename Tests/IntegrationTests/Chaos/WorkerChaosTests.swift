@@ -87,26 +87,38 @@ struct WorkerChaosTests {
                     while Date() < deadline {
                         let census = try await TestDatabase.census(conninfo)
                         if census.succeeded + census.dead == 40 { break }
-                        let holder = try await observer.rows(
-                            """
-                            SELECT w.pid, j.shared_crashes >= 3 AS suspect, coalesce(j.preparing_by = j.lease_owner, false) AS preparing
-                            FROM discern.jobs j JOIN discern.workers w ON w.id = j.lease_owner
-                            WHERE j.id = $1 AND j.state = 'running'
-                            """, [poison]
-                        ).first
-                        if let holder, let pid = try holder.optionalInt("pid"),
+                        func holder() async throws -> Postgres.Row? {
+                            try await observer.rows(
+                                """
+                                SELECT w.pid, j.shared_crashes >= 3 AS suspect, coalesce(j.preparing_by = j.lease_owner, false) AS preparing
+                                FROM discern.jobs j JOIN discern.workers w ON w.id = j.lease_owner
+                                WHERE j.id = $1 AND j.state = 'running'
+                                """, [poison]
+                            ).first
+                        }
+                        if let seen = try await holder(), let pid = try seen.optionalInt("pid"),
                             let victim = workers.firstIndex(where: { $0.pid == Int32(pid) && $0.isRunning })
                         {
+                            // Frozen, the worker cannot set or clear its mark: what is read now is
+                            // where it dies (read before the freeze, the mark could be set between
+                            // the look and the kill, and the death miscounted here).
+                            workers[victim].pause()
+                            let frozen = try await holder()
+                            let stillHeld = try frozen?.optionalInt("pid") == pid
                             // Before it is a suspect, whenever its worker holds it; after, while its file
                             // is being prepared, or once it waits on its service (a moment missed).
-                            let preparing = try holder.bool("preparing")
-                            let due = !(try holder.bool("suspect")) || preparing ? true : await simulator.holdsAnalysis(of: poison)
+                            let preparing = try stillHeld && frozen?.bool("preparing") == true
+                            let suspect = try frozen?.bool("suspect") ?? true
+                            let waitsOnService = stillHeld && suspect && !preparing ? await simulator.holdsAnalysis(of: poison) : false
+                            let due = stillHeld && (!suspect || preparing || waitsOnService)
                             if due {
                                 workers[victim].kill()
                                 (kills, whilePreparing) = (kills + 1, whilePreparing + (preparing ? 1 : 0))
                                 workers[victim] = try WorkerProcess(
                                     conninfo: conninfo, simulatorURL: simulator.baseURL, logFolder: folder,
                                     arguments: Self.fastLeases)
+                            } else {
+                                workers[victim].resume()
                             }
                         }
                         try await Task.sleep(for: .milliseconds(20))
