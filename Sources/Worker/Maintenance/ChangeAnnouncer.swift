@@ -12,7 +12,8 @@ struct ChangeAnnouncer: Service {
     let tally: Tally
 
     func run() async {
-        var announced = await tally.changes
+        // From nothing, not from the count at start: a claim made before the first look is announced too.
+        var announced = 0
         await Periodic.run(every: 1) {
             let changes = await tally.changes
             guard changes != announced else { return }

@@ -163,7 +163,8 @@ struct RecoveryTests {
                 let workers = try (0..<2).map { _ in
                     try WorkerProcess(conninfo: conninfo, simulatorURL: simulator.baseURL, logFolder: folder, arguments: quickBeats)
                 }
-                let held = try await Announcements.until(conninfo) {
+                // Taking a presence lock announces nothing: polled.
+                let held = try await Poll.until {
                     let locks = try await Self.presenceLocks(conninfo)
                     return try await TestDatabase.census(conninfo).running == heldJobs && locks == workers.count
                 }

@@ -11,9 +11,9 @@ final class OutputCopier: Sendable {
 
     /// - Parameter onChunk: after each chunk is in the file.
     /// - Parameter onEnd: once everything the child wrote is in the file.
-    init(from pipe: Pipe, into file: FileHandle, onChunk: @escaping @Sendable () -> Void, onEnd: @escaping @Sendable () -> Void) {
+    init(from pipe: Pipe, into file: FileHandle, onChunk: @escaping @Sendable () -> Void, onEnd: @escaping @Sendable () -> Void) throws {
         var ends: [Int32] = [-1, -1]
-        _ = Glibc.pipe(&ends)
+        guard Glibc.pipe(&ends) == 0 else { throw TestSetupError("no pipe to wake the output copier: errno \(errno)") }
         (wakeRead, wakeWrite) = (ends[0], ends[1])
         // Only the child's stdout and stderr (dup2'd, without the flag) should hold the write end.
         for descriptor in ends + [pipe.fileHandleForReading.fileDescriptor, pipe.fileHandleForWriting.fileDescriptor] {

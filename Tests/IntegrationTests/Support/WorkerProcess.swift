@@ -55,7 +55,7 @@ final class WorkerProcess: @unchecked Sendable {
         let output = Pipe()
         process.standardOutput = output
         process.standardError = output
-        let copier = OutputCopier(
+        let copier = try OutputCopier(
             from: output, into: try FileHandle(forWritingTo: log), onChunk: { [events] in events.bump() },
             onEnd: { [events, ends] in
                 ends.state.withLock { $0.outputCopied = true }
