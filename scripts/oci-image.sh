@@ -22,10 +22,25 @@ fi
 # The previous build of this version, untagged by the new one, would stay behind as a nameless image.
 buildah rmi "discern:$version" >/dev/null 2>&1 || true
 context=$(mktemp -d)
-trap 'rm -rf "$context"' EXIT
+errors=$(mktemp)
+trap 'rm -rf "$context" "$errors"' EXIT
 cp "$deb" "$context/"
-buildah bud --quiet --isolation chroot --pull=never --layers=false --build-arg "VERSION=$version" --build-arg "REVISION=$revision" \
-    -f deploy/container/Containerfile -t "discern:$version" "$context" >/dev/null
+# buildah runs the RUN step by re-executing itself from a copy it seals in memory, and the
+# kernel now and then refuses that seal with EBUSY (5 copies in 3,000 on a busy machine here).
+# buildah then stops before the step starts: that failure, and only it, is built again.
+# --force-rm leaves no failed build's container behind.
+for attempt in 1 2 3; do
+    status=0
+    buildah bud --quiet --isolation chroot --pull=never --layers=false --force-rm \
+        --build-arg "VERSION=$version" --build-arg "REVISION=$revision" \
+        -f deploy/container/Containerfile -t "discern:$version" "$context" >/dev/null 2>"$errors" || status=$?
+    cat "$errors" >&2
+    [ "$status" -eq 0 ] && break
+    if [ "$attempt" -eq 3 ] || ! grep -q 'sealing memfd copy: Device or resource busy' "$errors"; then
+        exit "$status"
+    fi
+    echo "oci-image.sh: buildah could not seal its own copy; building again" >&2
+done
 rm -f "$out"
 buildah push --quiet "discern:$version" "oci-archive:$(realpath -m "$out"):discern:$version"
 echo "$out"

@@ -96,12 +96,7 @@ struct PackageTests {
         let photos = folder.appendingPathComponent("photos")
         try FileManager.default.createDirectory(at: photos, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
         func inImage(_ command: [String], _ environment: [String: String]) async throws -> (status: Int32, output: String) {
-            try await Subprocess.runWithStatus(
-                "/usr/bin/buildah",
-                [
-                    "run", "--isolation", "chroot", "-v", "\(photos.path):/srv/photos:ro", container,
-                    "--", "/usr/bin/env"
-                ] + environment.map { "\($0.key)=\($0.value)" } + command)
+            try await Buildah.run(container, command, environment: environment, volumes: [(photos.path, "/srv/photos")])
         }
         let report = try await inImage(["discern", "version", "--format", "json"], [:])
         let reported = report.status == 0 ? try Packaging.versionReport(report.output)["version"] as? String : nil
