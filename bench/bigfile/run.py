@@ -56,7 +56,7 @@ def main():
     section = f"""## Large files: memory by pixels, not by file size (bench/bigfile)
 
 {machine()}. A 211 MB PNG (8000x8800 RGB, stored deflate), release builds of this checkout and
-of {revision} (before issue 22), alternating, 3 rounds, median peak RSS (`/usr/bin/time -v`):
+of {revision}, alternating, 3 rounds, median peak RSS (`/usr/bin/time -v`):
 
 | build | `discern prepare` of one | a worker preparing two at once (`--prepare-threads 2 --max-mb-in-flight 64`) |
 |---|---|---|

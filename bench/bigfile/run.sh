@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Memory per image, by pixels and not by file size (issue 22): peak RSS of `discern prepare` on a
+# Memory per image, by pixels and not by file size: peak RSS of `discern prepare` on a
 # 211 MB PNG, and of a worker preparing two of them at once within --max-mb-in-flight 64, for
-# this checkout and for an earlier revision (default: ae6b042, the code before issue 22), built
+# this checkout and for an earlier revision (default: ae6b042, the code that still sized memory by file), built
 # in release mode side by side and run alternately, 3 rounds. Writes bench/RESULTS.md.
 #   bash bench/bigfile/run.sh [REVISION]
 set -euo pipefail

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# A bulk action over 100,000 matching jobs (issue 33): `discern retry --batch` (a thousand jobs a
+# A bulk action over 100,000 matching jobs: `discern retry --batch` (a thousand jobs a
 # transaction, JobControl.inChunks) beside one statement of discern.retry over the whole batch,
 # on a private cluster, each on a batch of its own. Prints both times. Not a test. About a minute.
 set -euo pipefail

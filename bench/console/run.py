@@ -150,7 +150,7 @@ def main():
             ("/review", "review page"), ("/api/review", "review API"),
             ("/quality", "quality page"), ("/api/quality", "quality API"),
             ("/quality?days=7&field=operator", "quality, last 7 days, operator"),
-            # The jobs page's filter form (issue 33): every field alone and together.
+            # The jobs page's filter form: every field alone and together.
             ("/jobs", "jobs, newest"), ("/jobs?state=dead", "jobs, dead"), ("/jobs?state=available", "jobs, waiting"),
             (f"/jobs?batch={last_batch}", "jobs of one batch"), (f"/jobs?batch={last_batch}&state=succeeded", "jobs of one batch, succeeded"),
             ("/jobs?kind=http_5xx", "jobs by error kind"), ("/jobs?backend=discerner&state=dead&kind=http_5xx", "jobs by service, state and kind"),

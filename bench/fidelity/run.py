@@ -1,4 +1,4 @@
-"""Fidelity benchmark (issue 12): three `discern work --drain` processes against the simulator in
+"""Fidelity benchmark: three `discern work --drain` processes against the simulator in
 its real-behaviour mode (one analysis start per second, the vision request limit, the documented
 per-minute limits), with the shipped rate limits in discern.rate_limits. Counts collisions,
 over-limit uploads and 429s, measures the achieved analyze rate against the configured one, and

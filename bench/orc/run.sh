@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The ORC question (issue 14): Debian bookworm's orc 0.4.33 compiles and frees its code without
+# Is ORC safe to turn on? Debian bookworm's orc 0.4.33 compiles and frees its code without
 # a lock, which crashed libvips resizes on several threads once (sharp #3677). ORC is off by
 # default; with DISCERN_VIPS_ORC=1 discern builds and frees pipelines under one lock
 # (Imaging/VipsBuildLock.swift). This stress run resizes large

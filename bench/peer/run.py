@@ -100,7 +100,7 @@ connecting); "whole process" times exec to exit, loading libvips and its librari
 {table}
 
 Median ratio: **{ratios[1]:.2f}x** over the peer's interval, {whole_ratios[1]:.2f}x over the whole process
-(issue 23's target: 1.5x).
+(the target: 1.5x).
 
 """
     write_section(section, "## Peer:")

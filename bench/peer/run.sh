@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# A no-op drain beside a peer's on the same PostgreSQL (issue 23): PgQueuer's own drain
+# A no-op drain beside a peer's on the same PostgreSQL: PgQueuer's own drain
 # benchmark (its tools/benchmark.py, from a checkout of its repository, with the pgqueuer
 # package from PyPI) against discern's real runtime with a no-op backend (bench/scale's
 # ScaleBench), alternating, 3 rounds, the same number of jobs. Nothing of PgQueuer is kept here:

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# What tracing costs the hot path (issue 42, docs/tracing.md), with bench/peer/runtime_ab.py:
+# What tracing costs the hot path (docs/tracing.md), with bench/peer/runtime_ab.py:
 #   1. an earlier build of the worker runtime against this checkout's, tracing off: what the
 #      span helpers cost when nobody traces (they should cost nothing measurable);
 #   2. this checkout's, tracing off, against the same binary with OTEL_EXPORTER_OTLP_ENDPOINT

@@ -35,11 +35,11 @@ IMAGES = int(os.environ.get("BENCH_IMAGES", "24" if QUICK else "120"))
 ROUNDS = int(os.environ.get("BENCH_ROUNDS", "1" if QUICK else "3"))
 SETS = os.environ.get("BENCH_SETS", "grain,camera").split(",")
 RESULTS = os.environ.get("BENCH_RESULTS", os.path.join(ROOT, "bench", "RESULTS.md"))
-# The stand-in Image Discerner answers each analyze after ANALYZE_SECONDS, as issue 32 measured it
-# (upload-url and the PUT answer at once); the slow service after SLOW_ANALYZE_SECONDS.
+# The stand-in Image Discerner answers each analyze after ANALYZE_SECONDS, standing in for the service's
+# own time (upload-url and the PUT answer at once); the slow service after SLOW_ANALYZE_SECONDS.
 ANALYZE_SECONDS, SLOW_ANALYZE_SECONDS, SLOW_IMAGES, THREADS = 0.3, 3.0, 16, 8
 # The pyvips pipeline again on Debian's libraries (DEBIAN_PYTHON), when run.sh made that venv: the
-# comparison on equal libraries, which issue 43's "CPU above its libraries' floor" asks for.
+# comparison on equal libraries: discern's CPU above what its libraries cost.
 SAME_LIBRARIES = "pyvips-debian"
 HEADINGS = ("## Worker runtime beside a pyvips pipeline (bench/runtime)", "## Worker runtime, end to end (bench/runtime)")
 KINDS = [("pass", "12 MP JPEG, passes through"), ("rotated", "12 MP JPEG, EXIF orientation 6"),
@@ -182,7 +182,7 @@ def section(versions, manifests, floors, results, slow, cores, debian_floors=Non
         f"Machine: {cores} cores ({cpu}), {platform.platform()}; discern {commit}{' with uncommitted changes' if dirty else ''} "
         f"({os.path.relpath(DISCERN, ROOT)}); pyvips {versions['pyvips']} with libvips {versions['libvips']} (pip's pyvips-binary). "
         f"Run: {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}.",
-        f"Simulator: each analyze answers after {ANALYZE_SECONDS:g} s (upload-url and the S3 PUT at once), as issue 32 measured; rate "
+        f"Simulator: each analyze answers after {ANALYZE_SECONDS:g} s (upload-url and the S3 PUT at once); rate "
         "limits lifted. PostgreSQL and the simulator run niced (19) on the same cores, standing in for other machines. "
         f"Each run on a fresh database. discern: `work --drain` at its defaults (no flags, no DISCERN_* tuning). pyvips: "
         f"bench/runtime/pyvips_pipeline.py, {THREADS} threads, the same policy (7,800,000 bytes, 4096 px, 1600 px floor). "

@@ -1,6 +1,6 @@
 """Where the machine's CPU went during a soak phase, to tell a slower discern from a busier machine
-(issue 40: p99 rose 30 % between two clean phases and nothing said whether the worker, PostgreSQL
-or the shared machine's neighbours had changed).
+(p99 once rose 30 % between two clean phases and nothing said whether the worker, PostgreSQL or
+the shared machine's neighbours had changed).
 
 Every sample reads cumulative CPU seconds from /proc: the worker, the PostgreSQL cluster (its
 postmaster, the children it reaped and the children alive), the simulator, this script, and the

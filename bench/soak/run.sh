@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# bench/soak: a night as a bench (issue 40): a worker at its defaults for hours at about 80 % of
+# bench/soak: a night as a bench: a worker at its defaults for hours at about 80 % of
 # its measured capacity, photos arriving, a service outage of several minutes, a transaction left
 # open, and the recoveries (bench/soak/soak.py says how). Builds discern in release mode, makes a
 # photo set with `discern samples`, starts a private PostgreSQL in bench/.data/soak-pg and writes

@@ -1,4 +1,4 @@
-"""bench/soak: a night as a bench (issue 40). One `discern work` at its defaults, photos arriving
+"""bench/soak: a night as a bench. One `discern work` at its defaults, photos arriving
 at about 80 % of what it was measured to take, and the night's weather in phases:
 
     clean-1     an hour as it should be
