@@ -36,6 +36,7 @@ extension Discern {
         var traces: TraceExport?
         do {
             let arguments = try ConfigurationFile.apply(arguments: Array(CommandLine.arguments.dropFirst()))
+            try Setting.checkLibraryVariables()
             var command = try parseAsRoot(arguments)
             // After the configuration file: it may set the OTEL_* variables too.
             traces = TraceExport.startIfWanted()

@@ -3,6 +3,7 @@ import Backends
 import Enqueueing
 import Foundation
 import Imaging
+import MediaFiles
 import ObjectStorage
 import Postgres
 
@@ -84,7 +85,7 @@ struct EnqueueCommand: AsyncParsableCommand {
         let objects = paths.filter(ObjectAddress.isObjectPath)
         let finder = FileFinder(
             extensions: backend.service.imagePolicy == nil ? FileFinder.videoExtensions : FileFinder.imageExtensions,
-            include: include, exclude: exclude, roots: objects.isEmpty ? try Setting.pathRoots(pathRoots) : nil)
+            include: include, exclude: exclude, roots: objects.isEmpty ? try folderRoots() : nil)
         let request = Enqueuer.Request(
             paths: paths, finder: finder, backend: backend.rawValue, action: action, paramsJSON: params,
             batch: batch, priority: priority, dedupe: dedupe, nearDuplicatesLast: nearDuplicates == .last,
@@ -126,8 +127,21 @@ struct EnqueueCommand: AsyncParsableCommand {
 }
 
 extension EnqueueCommand {
-    /// The s3:// prefixes to list, each inside the buckets the path roots allow (without s3://
-    /// roots, the prefixes named are their own roots, as folders are).
+    /// The folders files may be enqueued from: the path roots' folders; without any path root,
+    /// the folders named are their own roots. Roots that name only buckets allow no folder.
+    func folderRoots() throws -> PathRoots? {
+        let roots = try Setting.pathRoots(pathRoots)
+        guard roots != nil || !Setting.rootsGiven(pathRoots) else {
+            throw ValidationError(
+                "the path roots name no folder, so no worker would read \(paths.first.map { TerminalText.safe($0) } ?? "these files"): add its folder to DISCERN_PATH_ROOTS (or --path-root)"
+            )
+        }
+        return roots
+    }
+
+    /// The s3:// prefixes to list, each inside the buckets the path roots allow (without any
+    /// path root, the prefixes named are their own roots, as folders are; roots that name only
+    /// folders allow no bucket).
     func objectPrefixes(_ objects: [String]) throws -> [ObjectPrefix] {
         guard objects.count == paths.count else {
             throw ValidationError("give folders or s3:// prefixes, not both in one enqueue")
@@ -139,6 +153,11 @@ extension EnqueueCommand {
         let allowed = try Setting.objectRoots(pathRoots)
         return try objects.map { text in
             guard let prefix = ObjectPrefix(text) else { throw ValidationError("\(text) is not s3://bucket/prefix with a valid bucket name") }
+            guard !allowed.isEmpty || !Setting.rootsGiven(pathRoots) else {
+                throw ValidationError(
+                    "the path roots name no bucket, so no worker would read \(TerminalText.safe(text)): add s3://\(prefix.bucket)/ (or a prefix of it) to DISCERN_PATH_ROOTS (or --path-root)"
+                )
+            }
             guard allowed.isEmpty || allowed.contains(where: { $0.bucket == prefix.bucket && prefix.prefix.hasPrefix($0.prefix) }) else {
                 throw ValidationError("\(text) is not under the path roots (\(allowed.map(\.description).joined(separator: ", ")))")
             }

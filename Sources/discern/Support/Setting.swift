@@ -39,6 +39,10 @@ enum Setting {
         }
     }
 
+    /// Whether any path root is given, a folder or a bucket: a path of a kind with no root of
+    /// its own is then outside them (the workers, reading the same list, would refuse it).
+    static func rootsGiven(_ given: [String]) -> Bool { !rootEntries(given).isEmpty }
+
     /// The list split at its colons, but for the one in each `s3://`.
     private static func rootEntries(_ given: [String]) -> [String] {
         let listed = given.isEmpty ? (present("DISCERN_PATH_ROOTS").map { [$0] } ?? []) : given
@@ -67,6 +71,17 @@ enum Setting {
     /// 3600 rather than 3600.0.
     static func plain(_ number: Double) -> String {
         number == number.rounded() && abs(number) < 1e15 ? String(Int(number)) : String(number)
+    }
+
+    /// The variables libvips' setup reads on its own (Imaging/Vips.swift), checked as a knob is:
+    /// a wrong one stops the command with one line instead of being ignored.
+    static func checkLibraryVariables() throws {
+        if let text = present("DISCERN_VIPS_CONCURRENCY"), !(Int(text).map { (1...1024).contains($0) } ?? false) {
+            throw SettingError("DISCERN_VIPS_CONCURRENCY must be a whole number from 1 to 1024 (libvips threads per image), not \(text)")
+        }
+        if let text = present("DISCERN_VIPS_ORC"), !["0", "1"].contains(text) {
+            throw SettingError("DISCERN_VIPS_ORC must be 1 (ORC vector code on) or 0 (off), not \(text)")
+        }
     }
 
     static func present(_ name: String) -> String? {

@@ -111,7 +111,9 @@ struct FileInputTests {
         }
     }
 
-    @Test("a worker without path roots refuses to start and names the setting; enqueue skips symlinks out of its folder")
+    @Test(
+        "a worker without path roots refuses to start and names the setting; enqueue skips symlinks out of its folder and refuses a file, folder or bucket outside the roots"
+    )
     func rootsRequired() async throws {
         try await TestDatabase.with { conninfo in
             try await TestFolder.with { folder in
@@ -132,6 +134,17 @@ struct FileInputTests {
                     discern, ["enqueue", "/etc/hostname", "--database-url", conninfo, "--path-root", photos.path],
                     allowFailure: true)
                 #expect(outsideFile.contains("not under the path roots"), "\(outsideFile)")
+
+                // Roots of one kind only: a path of the other kind is refused here, not left to die
+                // as path_not_allowed in every worker.
+                let bucketOutside = try await Subprocess.runWithStatus(
+                    discern, ["enqueue", "s3://fleet/night/", "--database-url", conninfo], environment: ["DISCERN_PATH_ROOTS": photos.path])
+                #expect(
+                    bucketOutside.status == 64 && bucketOutside.output.contains("name no bucket") && bucketOutside.output.contains("s3://fleet/"),
+                    "\(bucketOutside)")
+                let folderOutside = try await Subprocess.runWithStatus(
+                    discern, ["enqueue", photos.path, "--database-url", conninfo], environment: ["DISCERN_PATH_ROOTS": "s3://fleet/night/"])
+                #expect(folderOutside.status == 64 && folderOutside.output.contains("name no folder"), "\(folderOutside)")
             }
         }
     }

@@ -131,6 +131,11 @@ struct CommandLineTests {
             #expect(run.status == 64, "\(arguments): \(run.output)")
             #expect(!run.output.contains("SQLSTATE") && !run.output.contains("connection"), "\(arguments): \(run.output)")
         }
+        // What libvips' setup reads on its own is checked as every other setting is.
+        for (name, value) in [("DISCERN_VIPS_CONCURRENCY", "abc"), ("DISCERN_VIPS_CONCURRENCY", "0"), ("DISCERN_VIPS_ORC", "yes")] {
+            let run = try await Subprocess.runWithStatus(Self.discern, ["version"], environment: [name: value])
+            #expect(run.status == 64 && run.output.contains(name) && run.output.split(separator: "\n").count == 1, "\(name)=\(value): \(run.output)")
+        }
         let help = try await Subprocess.run(Self.discern, ["enqueue", "--help"])
         #expect(
             help.contains("--config <file>") && help.contains("(values: discerner, ooto,")
