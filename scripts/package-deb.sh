@@ -63,7 +63,7 @@ cat > "$root/DEBIAN/conffiles" <<EOF
 /etc/discern/worker.env
 /etc/discern/monitor.env
 EOF
-install -m 0755 deploy/debian/postinst "$root/DEBIAN/postinst"
+install -m 0755 deploy/debian/postinst deploy/debian/prerm deploy/debian/postrm "$root/DEBIAN/"
 
 # What the binary links, as dpkg-shlibdeps finds it in the installed libraries' shlibs files.
 shlibs=$(cd "$work" && mkdir -p debian && printf 'Source: discern\n\nPackage: discern\nArchitecture: any\n' > debian/control \

@@ -78,6 +78,37 @@ enum Packaging {
         return URL(fileURLWithPath: path.trimmingCharacters(in: .whitespacesAndNewlines).split(separator: "\n").last.map(String.init) ?? "")
     }
 
+    /// What the installed units' `Documentation=` lines name (`man:discern-work(1)`,
+    /// `file:///usr/share/doc/...`) and the package does not ship (the clean root, slim as an
+    /// image's, keeps no man pages or docs: the package's own list is read).
+    static func missingDocumentation(in root: CleanRoot, package deb: URL) async throws -> [String] {
+        let shipped = Set(
+            try await Subprocess.run("/usr/bin/dpkg-deb", ["-c", deb.path]).split(separator: "\n")
+                .compactMap { $0.split(separator: " ").last.map { String($0.drop { $0 == "." }) } })
+        let units = root.path("/usr/lib/systemd/system")
+        let names = try FileManager.default.contentsOfDirectory(atPath: units.path).filter { $0.hasPrefix("discern-") }
+        var missing: [String] = []
+        for name in names {
+            let text = try String(contentsOf: units.appendingPathComponent(name), encoding: .utf8)
+            for line in text.split(separator: "\n") where line.hasPrefix("Documentation=") {
+                for entry in line.dropFirst("Documentation=".count).split(separator: " ").map(String.init) {
+                    let path: String
+                    if entry.hasPrefix("man:"), let open = entry.firstIndex(of: "("), entry.hasSuffix(")") {
+                        let page = entry[entry.index(entry.startIndex, offsetBy: 4)..<open]
+                        let section = entry[entry.index(after: open)..<entry.index(before: entry.endIndex)]
+                        path = "/usr/share/man/man\(section)/\(page).\(section).gz"
+                    } else if entry.hasPrefix("file://") {
+                        path = String(entry.dropFirst("file://".count))
+                    } else {
+                        continue
+                    }
+                    if !shipped.contains(path) { missing.append("\(entry) (\(name))") }
+                }
+            }
+        }
+        return missing
+    }
+
     /// `discern version --format json`, parsed.
     static func versionReport(_ json: String) throws -> [String: Any] {
         let start = try #require(json.firstIndex(of: "{"), "not JSON: \(json.suffix(500))")

@@ -12,7 +12,7 @@ import Testing
 @Suite("Packaging: the .deb and the image, installed and run", .serialized, .integrationTimeLimit)
 struct PackageTests {
     @Test(
-        "the .deb passes lintian, installs with apt on a clean Debian 12 without Swift, and there migrates and drains 200 photos against this machine's PostgreSQL and simulator; its units verify; an upgrade keeps the edited conffile"
+        "the .deb passes lintian, installs with apt on a clean Debian 12 without Swift, and there migrates and drains 200 photos against this machine's PostgreSQL and simulator; its units verify; an upgrade keeps the edited conffile; remove keeps it, purge takes it"
     )
     func debOnCleanDebian() async throws {
         try Packaging.requireRoot()
@@ -44,11 +44,15 @@ struct PackageTests {
                 let verify = try await Subprocess.runWithStatus(
                     "/usr/bin/systemd-analyze",
                     [
-                        "verify", "--root=\(root.folder.path)",
+                        "verify", "--man=no", "--root=\(root.folder.path)",
                         "discern-worker.service", "discern-monitor.service", "discern-nightly.service", "discern-nightly.timer",
                         "discern-prune.service", "discern-prune.timer"
                     ])
                 #expect(verify.status == 0, "systemd-analyze verify: \(verify.output)")
+                // verify would look for the man pages on this machine; the package's list is read.
+                for missing in try await Packaging.missingDocumentation(in: root, package: deb) {
+                    Issue.record("a unit's Documentation= names \(missing), which the package does not ship")
+                }
 
                 try await Self.drain(200, photos: root.path("/srv/photos"), batch: "package-test") { command, environment in
                     try await root.run(command, environment: environment)
@@ -61,6 +65,23 @@ struct PackageTests {
                 let again = try await root.install(deb, reinstall: true)
                 #expect(again.status == 0, "reinstall: \(again.output.suffix(2000))")
                 #expect(try String(contentsOf: settings, encoding: .utf8).contains("DISCERN_LOG_LEVEL=debug"), "the edited conffile was overwritten")
+
+                // Removal keeps the settings; a purge takes them and the link that enabled a unit.
+                let wants = root.path("/etc/systemd/system/multi-user.target.wants")
+                try FileManager.default.createDirectory(at: wants, withIntermediateDirectories: true)
+                try FileManager.default.createSymbolicLink(
+                    atPath: wants.appendingPathComponent("discern-worker.service").path,
+                    withDestinationPath: "/usr/lib/systemd/system/discern-worker.service")
+                let removed = try await root.run(["apt-get", "remove", "-y", "-q", "discern"])
+                #expect(removed.status == 0, "apt-get remove: \(removed.output.suffix(2000))")
+                #expect(!FileManager.default.fileExists(atPath: root.path("/usr/bin/discern").path), "remove left the binary")
+                #expect(FileManager.default.fileExists(atPath: settings.path), "remove took the settings")
+                let purged = try await root.run(["apt-get", "purge", "-y", "-q", "discern"])
+                #expect(purged.status == 0, "apt-get purge: \(purged.output.suffix(2000))")
+                #expect(!FileManager.default.fileExists(atPath: root.path("/etc/discern").path), "purge left /etc/discern")
+                #expect(
+                    (try? FileManager.default.destinationOfSymbolicLink(atPath: wants.appendingPathComponent("discern-worker.service").path)) == nil,
+                    "purge left the unit's enabling link")
             }
         }
     }
