@@ -132,7 +132,7 @@ extension EnqueueCommand {
     func folderRoots() throws -> PathRoots? {
         let roots = try Setting.pathRoots(pathRoots)
         guard roots != nil || !Setting.rootsGiven(pathRoots) else {
-            throw ValidationError(
+            throw SettingError(
                 "the path roots name no folder, so no worker would read \(paths.first.map { TerminalText.safe($0) } ?? "these files"): add its folder to DISCERN_PATH_ROOTS (or --path-root)"
             )
         }
@@ -154,12 +154,12 @@ extension EnqueueCommand {
         return try objects.map { text in
             guard let prefix = ObjectPrefix(text) else { throw ValidationError("\(text) is not s3://bucket/prefix with a valid bucket name") }
             guard !allowed.isEmpty || !Setting.rootsGiven(pathRoots) else {
-                throw ValidationError(
+                throw SettingError(
                     "the path roots name no bucket, so no worker would read \(TerminalText.safe(text)): add s3://\(prefix.bucket)/ (or a prefix of it) to DISCERN_PATH_ROOTS (or --path-root)"
                 )
             }
             guard allowed.isEmpty || allowed.contains(where: { $0.bucket == prefix.bucket && prefix.prefix.hasPrefix($0.prefix) }) else {
-                throw ValidationError("\(text) is not under the path roots (\(allowed.map(\.description).joined(separator: ", ")))")
+                throw SettingError("\(TerminalText.safe(text)) is not under the path roots (\(allowed.map(\.description).joined(separator: ", ")))")
             }
             return prefix
         }

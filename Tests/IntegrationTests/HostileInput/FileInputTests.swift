@@ -140,7 +140,8 @@ struct FileInputTests {
                 let bucketOutside = try await Subprocess.runWithStatus(
                     discern, ["enqueue", "s3://fleet/night/", "--database-url", conninfo], environment: ["DISCERN_PATH_ROOTS": photos.path])
                 #expect(
-                    bucketOutside.status == 64 && bucketOutside.output.contains("name no bucket") && bucketOutside.output.contains("s3://fleet/"),
+                    bucketOutside.status == 64 && bucketOutside.output.contains("name no bucket") && bucketOutside.output.contains("s3://fleet/")
+                        && bucketOutside.output.split(separator: "\n").count == 1,
                     "\(bucketOutside)")
                 let folderOutside = try await Subprocess.runWithStatus(
                     discern, ["enqueue", photos.path, "--database-url", conninfo], environment: ["DISCERN_PATH_ROOTS": "s3://fleet/night/"])

@@ -12,7 +12,7 @@ import Testing
 @Suite("Packaging: the .deb and the image, installed and run", .serialized, .integrationTimeLimit)
 struct PackageTests {
     @Test(
-        "the .deb passes lintian, installs with apt on a clean Debian 12 without Swift, and there migrates and drains 200 photos against this machine's PostgreSQL and simulator; its units verify; an upgrade keeps the edited conffile; remove keeps it, purge takes it"
+        "the .deb passes lintian, installs with apt on a clean Debian 12 without Swift, and there migrates and drains 200 photos against this machine's PostgreSQL and simulator; its units verify; the nightly unit's command enqueues yesterday; an upgrade keeps the edited conffile; remove keeps it, purge takes it"
     )
     func debOnCleanDebian() async throws {
         try Packaging.requireRoot()
@@ -57,6 +57,8 @@ struct PackageTests {
                 try await Self.drain(200, photos: root.path("/srv/photos"), batch: "package-test") { command, environment in
                     try await root.run(command, environment: environment)
                 }
+
+                try await Self.nightlyEnqueues(in: root)
 
                 // An upgrade (here the same package again) never overwrites what the administrator wrote.
                 let settings = root.path("/etc/discern/worker.env")
@@ -110,6 +112,34 @@ struct PackageTests {
             }
             _ = try? await Subprocess.run("/usr/bin/buildah", ["rm", container])
             _ = try? await Subprocess.run("/usr/bin/buildah", ["rmi", image])
+        }
+    }
+
+    /// The nightly unit's own command, as systemd runs it (its `%%` and `$$` unescaped), in the
+    /// root: yesterday's folder under DISCERN_PHOTO_ROOT (given with a trailing slash) becomes
+    /// the batch nightly-<day>, its thumbs/ left out.
+    static func nightlyEnqueues(in root: CleanRoot) async throws {
+        let unit = try String(contentsOf: root.path("/usr/lib/systemd/system/discern-nightly.service"), encoding: .utf8)
+        let line = try #require(unit.split(separator: "\n").first { $0.hasPrefix("ExecStart=/bin/sh -c '") })
+        let quoted = try #require(line.firstIndex(of: "'").map { line[line.index(after: $0)...].dropLast() })
+        let script = quoted.replacingOccurrences(of: "%%", with: "%").replacingOccurrences(of: "$$", with: "$")
+        try await TestDatabase.with { conninfo in
+            // Today's folder too: midnight may pass before the unit's line asks for yesterday.
+            let days = try await root.run(["/bin/sh", "-c", "date -d yesterday +%F; date +%F"]).output.split(separator: "\n")
+            for (index, day) in days.enumerated() {
+                for part in ["cam-1", "thumbs"] {
+                    let folder = root.path("/srv/nightly/\(day)/\(part)")
+                    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+                    try SampleImages.photo(width: 96, height: 64, seed: 700 + index * 2 + (part == "thumbs" ? 1 : 0))
+                        .write(to: folder.appendingPathComponent("photo.jpg"))
+                }
+            }
+            let environment = ["DISCERN_PHOTO_ROOT": "/srv/nightly/", "DISCERN_PATH_ROOTS": "/srv/nightly", "DISCERN_DATABASE_URL": conninfo]
+            let run = try await root.run(["/bin/sh", "-c", script], environment: environment)
+            #expect(
+                run.status == 0 && run.output.contains("enqueued 1 job(s)") && run.output.contains("in batch nightly-"), "\(script): \(run.output)")
+            let batches = try await Database(conninfo: conninfo).rows("SELECT name FROM discern.batches").map { try $0.string("name") }
+            #expect(batches.count == 1 && days.contains { batches.first == "nightly-\($0)" }, "\(batches)")
         }
     }
 
