@@ -86,9 +86,15 @@ let package = Package(
         .target(name: "MediaFiles", dependencies: ["CFileShim", "ErrorCodes"], swiftSettings: swiftSettings),
         .target(name: "Imaging", dependencies: ["CVips", "CVipsShim", "MediaFiles", "DedicatedThreads", "ErrorCodes"], swiftSettings: swiftSettings),
         .target(name: "CurlHTTP", dependencies: ["CCurl", "CCurlShim", "DedicatedThreads", "ErrorCodes"], swiftSettings: swiftSettings),
-        // Photos in S3-compatible buckets: SigV4-signed HEAD, GET into a file, ListObjectsV2.
+        // Photos in S3-compatible buckets: SigV4-signed HEAD, GET into a file, ListObjectsV2, with
+        // the credentials the AWS SDKs' default chain finds (keys, profiles, web identity, the
+        // container endpoint, IMDSv2).
         .target(
-            name: "ObjectStorage", dependencies: ["CurlHTTP", "ErrorCodes", .product(name: "Crypto", package: "swift-crypto")],
+            name: "ObjectStorage",
+            dependencies: [
+                "CurlHTTP", "DedicatedThreads", "ErrorCodes", .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log")
+            ],
             swiftSettings: swiftSettings),
         // discern enqueue's pipeline (Enqueuer): finding files under the path roots, keying them by
         // content, finding near-duplicates, staging and inserting them through JobQueue.

@@ -22,8 +22,9 @@ packages=(libvips-dev libpq-dev libcurl4-openssl-dev postgresql pkg-config pytho
 # systemd only for `systemd-analyze` of deploy/systemd in the tests; prometheus (with promtool)
 # for the alerting rules and a real scrape of a worker and the monitor; chromium for the
 # console's browser tests; pgbouncer for the transaction-pooling test; postgresql-contrib for
-# the extensions the benches read (pg_stat_statements).
-$tests && packages+=(postgresql-contrib python3-pip systemd prometheus chromium pgbouncer)
+# the extensions the benches read (pg_stat_statements); python3-cryptography for the service-account
+# tokens scripts/aws-standins.py signs (RS256), openssl for a private CA.
+$tests && packages+=(postgresql-contrib python3-pip systemd prometheus chromium pgbouncer python3-cryptography openssl)
 # A release, and the tests that install it as an operator would: dpkg-shlibdeps (dpkg-dev), lintian,
 # mmdebstrap (a clean Debian root), buildah (the OCI image), systemd-analyze (systemd).
 $release && packages+=(dpkg-dev lintian mmdebstrap buildah systemd)

@@ -31,10 +31,15 @@ class QuietHandler(BaseHTTPRequestHandler):
         self.wfile.write(payload)
 
 
-def serve(handler, port, url_file):
-    """Serves until killed; the URL is written atomically to `url_file` once it listens."""
+def serve(handler, port, url_file, on_listening=None, tls=None):
+    """Serves until killed; the URL is written atomically to `url_file` once it listens (after
+    `on_listening(url)`, if given, has run). With `tls` (an ssl.SSLContext), over https."""
     server = ThreadingHTTPServer(("127.0.0.1", port), handler)
-    url = f"http://127.0.0.1:{server.server_address[1]}"
+    if tls:
+        server.socket = tls.wrap_socket(server.socket, server_side=True)
+    url = f"{'https' if tls else 'http'}://127.0.0.1:{server.server_address[1]}"
+    if on_listening:
+        on_listening(url)
     if url_file:
         with open(url_file + ".part", "w") as handle:
             handle.write(url + "\n")

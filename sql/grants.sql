@@ -73,6 +73,8 @@ BEGIN
         GRANT SELECT (id) ON discern.jobs TO discern_enqueue;
         GRANT SELECT (id, name), INSERT ON discern.batches TO discern_enqueue;
         GRANT SELECT (unique_key) ON discern.results TO discern_enqueue;
+        -- Where an interrupted listing of a bucket's prefix stopped, to list on from there.
+        GRANT SELECT, INSERT, UPDATE, DELETE ON discern.listing_checkpoints TO discern_enqueue;
         GRANT EXECUTE ON FUNCTION discern.enqueue(text, text, text, jsonb, smallint, timestamptz, integer, text),
                                   discern.enqueue_many(text[], text, text, smallint, text, text[], jsonb),
                                   discern.batch_id(text) TO discern_enqueue;

@@ -154,6 +154,19 @@ CREATE TABLE discern.jobs (
 )
 WITH (fillfactor='80', autovacuum_vacuum_scale_factor='0.02', autovacuum_analyze_scale_factor='0.02', autovacuum_vacuum_cost_delay='1');
 
+CREATE TABLE discern.listing_checkpoints (
+    listing text NOT NULL,
+    after_key text NOT NULL,
+    listed bigint DEFAULT 0 NOT NULL,
+    added bigint DEFAULT 0 NOT NULL,
+    started_at timestamp with time zone DEFAULT now() NOT NULL,
+    updated_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT listing_checkpoints_added_check CHECK ((added >= 0)),
+    CONSTRAINT listing_checkpoints_after_key_check CHECK (((length(after_key) >= 1) AND (length(after_key) <= 1024))),
+    CONSTRAINT listing_checkpoints_listed_check CHECK ((listed >= 0)),
+    CONSTRAINT listing_checkpoints_listing_check CHECK (((length(listing) >= 1) AND (length(listing) <= 2000)))
+);
+
 CREATE TABLE discern.notification_deliveries (
     event_id bigint NOT NULL,
     destination text NOT NULL,
@@ -390,7 +403,13 @@ COMMENT ON COLUMN discern.jobs.shared_crashes IS 'Times a worker stopped (crash,
 
 COMMENT ON COLUMN discern.jobs.solo_crashes IS 'Times a worker stopped while preparing this job''s file alone; counted as attempts. At 3 the job is dead (worker_crashed).';
 
+COMMENT ON COLUMN discern.listing_checkpoints.after_key IS 'The last key of the last page enqueued: a resumed listing starts after it (ListObjectsV2 start-after).';
+
+COMMENT ON COLUMN discern.listing_checkpoints.listing IS 'The prefix listed (s3://bucket/prefix) and a digest of what the enqueue takes from it.';
+
 COMMENT ON COLUMN discern.workers.presence_key IS 'The advisory lock (1684632419, presence_key) the worker''s session holds while it runs; NULL: it holds none (a transaction pooler without a direct URL, or an older release) and is judged by its heartbeats.';
+
+COMMENT ON TABLE discern.listing_checkpoints IS 'Where an unfinished discern enqueue of an s3:// prefix stopped: a rerun of the same enqueue (same prefix, service, action, params, batch and filters) lists on after after_key. Deleted when the listing finishes.';
 
 ALTER TABLE discern.batch_events ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTITY (
     SEQUENCE NAME discern.batch_events_id_seq
@@ -519,6 +538,9 @@ ALTER TABLE ONLY discern.jobs
 
 ALTER TABLE discern.jobs
     ADD CONSTRAINT jobs_traceparent_w3c CHECK (((octet_length(traceparent) = 55) AND (traceparent ~ '^[0-9a-f-]+$'::text) AND (substr(traceparent, 3, 1) = '-'::text) AND (substr(traceparent, 36, 1) = '-'::text) AND (substr(traceparent, 53, 1) = '-'::text) AND (octet_length(replace(traceparent, '-'::text, ''::text)) = 52))) NOT VALID;
+
+ALTER TABLE ONLY discern.listing_checkpoints
+    ADD CONSTRAINT listing_checkpoints_pkey PRIMARY KEY (listing);
 
 ALTER TABLE ONLY discern.notification_deliveries
     ADD CONSTRAINT notification_deliveries_pkey PRIMARY KEY (event_id, destination);

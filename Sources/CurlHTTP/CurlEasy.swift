@@ -47,6 +47,11 @@ final class CurlEasy: @unchecked Sendable {
         // every option's result is checked.
         try set(CURLOPT_PROTOCOLS_STR, string: "http,https")
         try set(CURLOPT_URL, string: request.url)
+        // The path goes as written: libcurl would otherwise squash `/./` and `/../` in it, and an
+        // S3 key holding them would then be another object, under a signature that no longer
+        // matches.
+        try set(CURLOPT_PATH_AS_IS, long: 1)
+        if let caBundle = request.caBundle { try set(CURLOPT_CAINFO, string: caBundle) }
         try set(CURLOPT_CUSTOMREQUEST, string: request.method)
         try check(ccurlshim_setopt_callback(handle, CURLOPT_WRITEFUNCTION, ResponseSink.onBody), CURLOPT_WRITEFUNCTION)
         try set(CURLOPT_WRITEDATA, pointer: context)

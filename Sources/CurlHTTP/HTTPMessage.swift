@@ -50,6 +50,9 @@ public struct HTTPRequest: Sendable {
     /// writing, written from its current offset, up to `maxResponseBytes`. Any other answer's
     /// body (an error document) is kept in memory, up to 1 MiB.
     public var responseFile: Int32?
+    /// A PEM file of the CAs to trust for this request instead of the system's (a private CA
+    /// in front of an S3-compatible store: `AWS_CA_BUNDLE`).
+    public var caBundle: String?
 
     /// Every service discern calls answers a few kilobytes of JSON; 4 MiB is far above that.
     public static let defaultMaxResponseBytes = 4 << 20

@@ -19,4 +19,6 @@ extension ErrorCode where Owner == EnqueueError {
     public static let badPath = Self("enqueue_bad_path")
     /// A file found could not be opened as a regular file under the roots to hash it.
     public static let unreadable = Self("enqueue_unreadable")
+    /// The bucket's store did not answer a page of the listing, after its retries.
+    public static let storeUnavailable = Self("enqueue_store_unavailable")
 }

@@ -53,6 +53,14 @@ extension FailureKind {
         "bucket_not_found", .system, retry: .never,
         "The bucket does not exist at the store's endpoint (a wrong endpoint, region or DISCERN_PATH_ROOTS entry, or the bucket was removed): fix that, then discern retry --kind bucket_not_found."
     )
+    public static let objectArchived = FailureKind(
+        "object_archived", .file, retry: .never,
+        "The object is in an archive storage class (S3 Glacier Flexible Retrieval or Deep Archive, often moved there by a lifecycle rule) and cannot be read until it is restored: restore it (S3 RestoreObject), then discern retry --kind object_archived."
+    )
+    public static let objectRejected = FailureKind(
+        "object_rejected", .file, retry: .never,
+        "The object store refused to hand over this object as asked (its S3 error code says why: an object encrypted with a customer key, a request it does not take): fix the object or the store's setting, then retry."
+    )
     public static let objectStoreUnavailable = FailureKind(
         "object_store_unavailable", .service, retry: .yes, attempt: .heldByBreaker, breaker: .down,
         "The object store did not answer, or asked to slow down: retried with backoff; the jobs wait while it is away.")
@@ -229,7 +237,8 @@ extension FailureKind {
     public static let all: [FailureKind] = [
         imageEmpty, imageUnsupportedFormat, imageUndecodable, imageTruncated, imageTooManyPixels, imageSourceTooLarge,
         imageTooSmall, imageCannotFit, imageUnreadable, imageProcessingFailed, pathNotAllowed, fileNotFound,
-        fileNotRegular, objectStoreRefused, bucketNotFound, objectStoreUnavailable, http429, http5xx, http4xx, network, tlsFailed,
+        fileNotRegular, objectStoreRefused, bucketNotFound, objectArchived, objectRejected, objectStoreUnavailable, http429, http5xx, http4xx,
+        network, tlsFailed,
         timeout, uploadUrlExpired, uploadRejected, uploadDestinationRefused, analysisFailed, badResponse, serviceIncompatible,
         responseTooLarge, unsupportedAction, badParams, authFailed, inputRejected, rateLimiterUnavailable,
         misconfigured, notStarted, rateSlotMissed, cancelled, spendCapReached, discernerStartCollision,

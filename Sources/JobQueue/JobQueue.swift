@@ -172,13 +172,21 @@ public enum JobQueue {
         paramsJSON: String = "{}"
     ) throws -> Int {
         try connection.transaction { connection in
-            try connection.query(Queries.Enqueue.createStaging)
-            try connection.copyIn(
-                Queries.Enqueue.copyStaging,
-                rows: files.lazy.map { [$0.path, $0.uniqueKey, $0.perceptualHash.map(String.init), $0.nearDuplicateOf, $0.traceparent] })
-            let batchID = try batch.map { try connection.query(Queries.Enqueue.batchID, [$0]).first?.int("id") } ?? nil
-            return try connection.query(Queries.Jobs.enqueueStaged, [batchID, backend, action, priority, paramsJSON]).affected
+            try enqueueInTransaction(
+                connection, files: files, backend: backend, action: action, batch: batch, priority: priority, paramsJSON: paramsJSON)
         }
+    }
+
+    /// `enqueue`'s work inside a transaction the caller holds (and may write more in).
+    public static func enqueueInTransaction(
+        _ connection: Connection, files: [EnqueuedFile], backend: String, action: String, batch: String?, priority: Int, paramsJSON: String
+    ) throws -> Int {
+        try connection.query(Queries.Enqueue.createStaging)
+        try connection.copyIn(
+            Queries.Enqueue.copyStaging,
+            rows: files.lazy.map { [$0.path, $0.uniqueKey, $0.perceptualHash.map(String.init), $0.nearDuplicateOf, $0.traceparent] })
+        let batchID = try batch.map { try connection.query(Queries.Enqueue.batchID, [$0]).first?.int("id") } ?? nil
+        return try connection.query(Queries.Jobs.enqueueStaged, [batchID, backend, action, priority, paramsJSON]).affected
     }
 
     /// Whether a job that must run alone (`Job.runsAlone`) has waited `seconds` or more for a

@@ -31,9 +31,15 @@ extension ErrorCode where Owner == ObjectStorageError {
     public static let noSuchKey = Self("object_not_found")
     /// The bucket does not exist.
     public static let noSuchBucket = Self(FailureKind.bucketNotFound.code)
-    /// The credential was refused (AccessDenied, SignatureDoesNotMatch, InvalidAccessKeyId,
-    /// ExpiredToken): every object of the bucket will be too, until someone fixes it.
+    /// The credential was refused (AccessDenied, SignatureDoesNotMatch, InvalidAccessKeyId, a
+    /// session still refused once renewed), or its source would not hand one out: every
+    /// object of the bucket will be too, until someone fixes it.
     public static let refused = Self(FailureKind.objectStoreRefused.code)
+    /// In an archive storage class (Glacier Flexible Retrieval, Deep Archive), not restored.
+    public static let archived = Self(FailureKind.objectArchived.code)
+    /// Another 4xx, named by its S3 code: the store will not hand over this object as asked
+    /// (an SSE-C object, a key it does not take).
+    public static let rejected = Self(FailureKind.objectRejected.code)
     /// SlowDown, 5xx, a timeout, a lost connection: the store's weather.
     public static let unavailable = Self(FailureKind.objectStoreUnavailable.code)
     /// Larger than the caller accepts.
@@ -42,7 +48,8 @@ extension ErrorCode where Owner == ObjectStorageError {
     public static let empty = Self("object_empty")
     /// Outside the buckets and prefixes the reader may read: a trust-boundary refusal.
     public static let notAllowed = Self("object_not_allowed")
-    /// An answer that is not what S3 answers, or a setting that cannot be used.
+    /// An answer that is not what S3 answers, a setting that cannot be used, or a bucket in a
+    /// region it could not be asked in.
     public static let invalid = Self("object_store_invalid")
     /// The reader's task was cancelled (the worker stopping): nothing is known of the store.
     public static let cancelled = Self("object_read_cancelled")

@@ -1,5 +1,8 @@
 import CurlHTTP
+import DedicatedThreads
 import Foundation
+import Logging
+import Synchronization
 
 /// What a HEAD says of an object.
 public struct ObjectInfo: Sendable, Equatable {
@@ -10,96 +13,211 @@ public struct ObjectInfo: Sendable, Equatable {
 
 /// An S3-compatible store, spoken to over libcurl with SigV4-signed requests: HEAD an object,
 /// download it into a file, list a prefix (ListObjectsV2, a page at a time).
+///
+/// A request the store refuses for a reason the next one can fix is sent again, once for each
+/// reason (`StoreRefusal.Remedy`): credentials that ran out are fetched anew, a clock that is
+/// off is corrected from the store's `Date`, a bucket in another region is asked there (and
+/// remembered). The store's weather (SlowDown, 5xx, a lost connection) is waited out a few
+/// times with a growing, jittered wait; what lasts longer is the caller's to hold.
 public final class ObjectStore: Sendable {
     public let settings: StoreSettings
+    public let credentials: CredentialProvider
     private let http: CurlHTTPClient
-    private let signer: RequestSigner
+    private let clock: StoreClock
+    private let files: ThreadPool
+    /// Buckets found in another region than the settings' one: their region.
+    private let regions = Mutex<[String: String]>([:])
+    private let logger: Logger?
 
-    public init(settings: StoreSettings, http: CurlHTTPClient = CurlHTTPClient()) {
+    /// - Parameter logger: told what an operator should know (a clock that is off, a bucket in
+    ///   another region, credentials fetched); nothing is said without one.
+    public init(settings: StoreSettings, http: CurlHTTPClient = CurlHTTPClient(), logger: Logger? = nil) {
         self.settings = settings
         self.http = http
-        signer = RequestSigner(settings: settings)
+        self.logger = logger
+        clock = StoreClock()
+        files = ThreadPool(name: "discern-credentials", threads: 1)
+        credentials = CredentialProvider(
+            source: settings.credentials, clock: clock, fetcher: CredentialFetcher(http: http, caBundle: settings.caBundle, files: files),
+            logger: logger)
+    }
+
+    deinit { files.shutdown() }
+
+    /// How many times a request meets the store's weather before its failure is thrown.
+    public struct Patience: Sendable {
+        public let tries: Int
+        public let longestWaitSeconds: Double
+
+        /// A worker's read: a job that cannot wait is held by the breaker, not by a thread.
+        public static let read = Patience(tries: 3, longestWaitSeconds: 5)
+        /// A page of `discern enqueue`'s listing, which has nothing else to do meanwhile.
+        public static let listing = Patience(tries: 6, longestWaitSeconds: 20)
     }
 
     public func head(_ address: ObjectAddress) async throws(ObjectStorageError) -> ObjectInfo {
-        let response = try await send("HEAD", bucket: address.bucket, key: address.key, what: "\(address)")
+        let response = try await send(Exchange(method: "HEAD", bucket: address.bucket, key: address.key, what: "\(address)"))
         guard let size = response.header("Content-Length").flatMap(Int.init), size >= 0 else {
             throw ObjectStorageError(.invalid, "the store's answer to HEAD \(address) has no Content-Length")
         }
         return ObjectInfo(size: size, etag: Self.etag(response))
     }
 
-    /// Writes the object's bytes to `descriptor` (from its current offset); refuses one larger
-    /// than `maxBytes` without keeping what came. Returns what the store said of what it sent.
+    /// Writes the object's bytes to `descriptor` (from its current offset, again from there if
+    /// a try is cut short); refuses one larger than `maxBytes` without keeping what came.
+    /// Returns what the store said of what it sent.
     public func download(_ address: ObjectAddress, to descriptor: Int32, maxBytes: Int) async throws(ObjectStorageError) -> ObjectInfo {
-        let response = try await send("GET", bucket: address.bucket, key: address.key, what: "\(address)", file: descriptor, maxBytes: maxBytes)
+        var exchange = Exchange(method: "GET", bucket: address.bucket, key: address.key, what: "\(address)")
+        (exchange.file, exchange.maxBytes, exchange.timeoutSeconds) = (descriptor, maxBytes, 600)
+        let response = try await send(exchange)
         return ObjectInfo(size: response.fileBytes, etag: Self.etag(response))
     }
 
-    /// One page of the keys under `prefix`, 1,000 at most, after `token`'s page.
-    public func list(bucket: String, prefix: String, after token: String? = nil) async throws(ObjectStorageError) -> ListPage {
-        var query = [("list-type", "2"), ("prefix", prefix), ("max-keys", "1000")]
-        if let token { query.append(("continuation-token", token)) }
-        let response = try await send("GET", bucket: bucket, key: "", query: query, what: "s3://\(bucket)/\(prefix)", maxBytes: 16 << 20)
-        return try StoreAnswers.listPage(response.body)
+    /// One page of the keys under `prefix`, 1,000 at most, after `token`'s page (or after the key
+    /// `startAfter`, for a listing that resumes).
+    public func list(
+        bucket: String, prefix: String, after token: String? = nil, startAfter: String? = nil
+    ) async throws(ObjectStorageError) -> ListPage {
+        var exchange = Exchange(method: "GET", bucket: bucket, key: "", what: "s3://\(bucket)/\(prefix)")
+        exchange.query = [("list-type", "2"), ("prefix", prefix), ("max-keys", "1000"), ("encoding-type", "url")]
+        if let token {
+            exchange.query.append(("continuation-token", token))
+        } else if let startAfter {
+            exchange.query.append(("start-after", startAfter))
+        }
+        // Whether an archived object has been restored (and so can be read) is said only when asked.
+        exchange.headers = [("x-amz-optional-object-attributes", "RestoreStatus")]
+        (exchange.maxBytes, exchange.patience) = (16 << 20, .listing)
+        return try StoreAnswers.listPage(try await send(exchange).body)
     }
 
-    private func send(
-        _ method: String, bucket: String, key: String, query: [(String, String)] = [], what: String,
-        file: Int32? = nil, maxBytes: Int = 1 << 20
-    ) async throws(ObjectStorageError) -> HTTPResponse {
-        let (host, path) = location(bucket: bucket, key: key)
-        let headers = signer.headers(method: method, host: host, path: path, query: query)
-        let queryText = query.isEmpty ? "" : "?" + query.map { "\(RequestSigner.encode($0.0))=\(RequestSigner.encode($0.1))" }.joined(separator: "&")
+    /// The store's time less this host's, as far as the store has said (0 until it refuses a
+    /// signature for the difference).
+    public var clockCorrection: TimeInterval { clock.correction }
+
+    struct Exchange {
+        let method: String
+        let bucket: String
+        let key: String
+        let what: String
+        var query: [(String, String)] = []
+        var headers: [(String, String)] = []
+        var file: Int32?
+        var maxBytes = 1 << 20
+        var timeoutSeconds: Double = 60
+        var patience = Patience.read
+
+        init(method: String, bucket: String, key: String, what: String) {
+            (self.method, self.bucket, self.key, self.what) = (method, bucket, key, what)
+        }
+    }
+
+    private func send(_ exchange: Exchange) async throws(ObjectStorageError) -> HTTPResponse {
+        var weather = 0
+        var remedied: Set<StoreRefusal.Remedy.Kind> = []
+        let start = exchange.file.map { lseek($0, 0, SEEK_CUR) }
+        while true {
+            let used = try await credentials.credentials()
+            let region = regions.withLock { $0[exchange.bucket] } ?? settings.region
+            if let file = exchange.file, let start, start >= 0, weather > 0 {
+                // A try cut short left part of the body behind it.
+                _ = ftruncate(file, start)
+                _ = lseek(file, start, SEEK_SET)
+            }
+            let failure: (error: ObjectStorageError, remedy: StoreRefusal.Remedy?)
+            let signedAt = clock.now(), correctionUsed = clock.correction
+            do {
+                let response = try await http.send(request(exchange, credentials: used, region: region, at: signedAt))
+                if (200..<300).contains(response.status) { return response }
+                let judged = StoreRefusal.judge(
+                    response, method: exchange.method, what: exchange.what, bucket: exchange.bucket, used: used, region: region,
+                    source: credentials.source, now: signedAt)
+                failure = (judged.error, judged.remedy)
+            } catch let error as HTTPError where error.code == .responseTooLarge {
+                throw ObjectStorageError(.tooLarge, "\(exchange.what) is larger than \(exchange.maxBytes) bytes")
+            } catch let error as HTTPError where error.code == .cancelled {
+                throw ObjectStorageError(.cancelled, "\(exchange.method) \(exchange.what) was cancelled")
+            } catch let error as HTTPError where error.code == .tls {
+                throw ObjectStorageError(
+                    .unavailable,
+                    "\(exchange.method) \(exchange.what) failed: \(error) (a private CA: AWS_CA_BUNDLE names the PEM file to trust)")
+            } catch {
+                failure = (ObjectStorageError(.unavailable, "\(exchange.method) \(exchange.what) failed: \(error)"), .wait(retryAfter: nil))
+            }
+            guard let remedy = failure.remedy else { throw failure.error }
+            switch remedy {
+            case .wait(let retryAfter):
+                weather += 1
+                guard weather < exchange.patience.tries else { throw failure.error }
+                try await Self.pause(try: weather, retryAfter: retryAfter, longest: exchange.patience.longestWaitSeconds)
+                continue
+            case .fetchCredentials:
+                guard !remedied.contains(remedy.kind), credentials.refused(used) else { throw failure.error }
+            case .correctClock(let storeTime):
+                // Another request may have corrected the clock since this one was signed: then
+                // signing again helps as much.
+                if clock.correct(storeTime: storeTime) {
+                    logger?.warning(
+                        "this host's clock is off: bucket requests are signed in the store's time; set the clock right (NTP)",
+                        metadata: ["store_ahead_seconds": "\(String(format: "%.0f", clock.correction))", "bucket": "\(exchange.bucket)"])
+                }
+                guard !remedied.contains(remedy.kind), clock.correction != correctionUsed else { throw failure.error }
+            case .askRegion(let other):
+                guard !remedied.contains(remedy.kind), other != region else { throw failure.error }
+                let learnt = regions.withLock { known in
+                    defer { known[exchange.bucket] = other }
+                    return known[exchange.bucket] != other
+                }
+                if learnt {
+                    logger?.notice(
+                        "the bucket is in another region than AWS_REGION: asking it there",
+                        metadata: ["bucket": "\(exchange.bucket)", "region": "\(other)"])
+                }
+            }
+            remedied.insert(remedy.kind)
+        }
+    }
+
+    private func request(_ exchange: Exchange, credentials used: AWSCredentials, region: String, at moment: Date) -> HTTPRequest {
+        let (scheme, host, path) = location(bucket: exchange.bucket, key: exchange.key, region: region)
+        let signed = RequestSigner(credentials: used, region: region).headers(
+            method: exchange.method, host: host, path: path, query: exchange.query, extra: exchange.headers, at: moment)
+        let queryText =
+            exchange.query.isEmpty
+            ? "" : "?" + exchange.query.map { "\(RequestSigner.encode($0.0))=\(RequestSigner.encode($0.1))" }.joined(separator: "&")
         var request = HTTPRequest(
-            method: method, url: "\(settings.endpoint.scheme ?? "https")://\(host)\(path)\(queryText)",
-            headers: [HTTPHeader("Host", host)] + headers.map { HTTPHeader($0.0, $0.1) },
-            timeoutSeconds: file == nil ? 60 : 600, maxResponseBytes: maxBytes)
-        request.responseFile = file
-        let response: HTTPResponse
-        do {
-            response = try await http.send(request)
-        } catch let error as HTTPError where error.code == .responseTooLarge {
-            throw ObjectStorageError(.tooLarge, "\(what) is larger than \(maxBytes) bytes")
-        } catch let error as HTTPError where error.code == .cancelled {
-            throw ObjectStorageError(.cancelled, "\(method) \(what) was cancelled")
-        } catch {
-            throw ObjectStorageError(.unavailable, "\(method) \(what) failed: \(error)")
-        }
-        guard (200..<300).contains(response.status) else { throw refusal(response, method: method, what: what, bucket: bucket) }
-        return response
+            method: exchange.method, url: "\(scheme)://\(host)\(path)\(queryText)",
+            headers: [HTTPHeader("Host", host)] + signed.map { HTTPHeader($0.0, $0.1) },
+            timeoutSeconds: exchange.timeoutSeconds, maxResponseBytes: exchange.maxBytes)
+        request.responseFile = exchange.file
+        request.caBundle = settings.caBundle
+        return request
     }
 
-    /// Path style: endpoint/bucket/key; virtual host: bucket.endpoint/key.
-    private func location(bucket: String, key: String) -> (host: String, path: String) {
-        let base = settings.endpoint.host ?? "", port = settings.endpoint.port.map { ":\($0)" } ?? ""
-        let prefix = settings.endpoint.path.hasSuffix("/") ? String(settings.endpoint.path.dropLast()) : settings.endpoint.path
+    /// Path style: endpoint/bucket/key; virtual host: bucket.endpoint/key. A bucket whose name
+    /// has a dot is asked by path whatever the setting: `a.b.s3.amazonaws.com` is covered by no
+    /// certificate (the SDKs do the same). On AWS's own endpoint, the bucket's region's host.
+    func location(bucket: String, key: String, region: String) -> (scheme: String, host: String, path: String) {
+        let endpoint = settings.endpoint
+        let base = settings.endpointIsAWS && region != settings.region ? "s3.\(region).amazonaws.com" : (endpoint.host ?? "")
+        let port = endpoint.port.map { ":\($0)" } ?? ""
+        let prefix = endpoint.path.hasSuffix("/") ? String(endpoint.path.dropLast()) : endpoint.path
         let encodedKey = RequestSigner.encode(key, keepSlash: true)
-        switch settings.addressing {
-        case .path: return ("\(base)\(port)", "\(prefix)/\(bucket)/\(encodedKey)")
-        case .virtual: return ("\(bucket).\(base)\(port)", "\(prefix)/\(encodedKey)")
+        let scheme = endpoint.scheme ?? "https"
+        if settings.addressing == .virtual && !bucket.contains(".") {
+            return (scheme, "\(bucket).\(base)\(port)", "\(prefix)/\(encodedKey)")
         }
+        return (scheme, "\(base)\(port)", "\(prefix)/\(bucket)/\(encodedKey)")
     }
 
-    private func refusal(_ response: HTTPResponse, method: String, what: String, bucket: String) -> ObjectStorageError {
-        let document = StoreAnswers.error(response.body)
-        let code = document?.code ?? "HTTP \(response.status)"
-        let said = document.map { ": \($0.code) \($0.message)" } ?? " (HTTP \(response.status))"
-        let retryAfter = response.header("Retry-After").flatMap(Double.init)
-        switch (response.status, document?.code) {
-        case (_, "NoSuchKey"), (404, nil):
-            return ObjectStorageError(.noSuchKey, "\(what) is not in the bucket (deleted or renamed since it was enqueued?)\(said)", storeCode: code)
-        case (_, "NoSuchBucket"):
-            return ObjectStorageError(.noSuchBucket, "bucket \(bucket) does not exist at \(settings.endpoint.absoluteString)\(said)", storeCode: code)
-        case (401, _), (403, _):
-            return ObjectStorageError(
-                .refused,
-                "\(settings.endpoint.host ?? "the store") refused access key \(settings.accessKeyID) for bucket \(bucket)\(said): check the credential and the bucket's policy",
-                storeCode: code)
-        case (429, _), (500..., _), (_, "SlowDown"), (_, "RequestTimeout"), (_, "InternalError"):
-            return ObjectStorageError(.unavailable, "\(method) \(what)\(said)", storeCode: code, retryAfterSeconds: retryAfter)
-        default:
-            return ObjectStorageError(.invalid, "\(method) \(what) was refused\(said)", storeCode: code)
+    /// Full jitter over a doubling wait from 0.2 s, or the store's Retry-After, at most `longest`.
+    private static func pause(try count: Int, retryAfter: Double?, longest: Double) async throws(ObjectStorageError) {
+        let doubling = min(longest, 0.2 * Double(1 << min(count - 1, 10)))
+        let wait = min(longest, retryAfter ?? Double.random(in: doubling / 2...doubling))
+        do {
+            try await Task.sleep(for: .milliseconds(Int64((wait * 1000).rounded())))
+        } catch {
+            throw ObjectStorageError(.cancelled, "cancelled while waiting to ask the store again")
         }
     }
 

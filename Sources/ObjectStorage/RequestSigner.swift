@@ -5,7 +5,8 @@ import Foundation
 /// (method, path, sorted query, the signed headers, the payload's hash), signed with a key
 /// derived from the secret for the day, region and service.
 struct RequestSigner: Sendable {
-    let settings: StoreSettings
+    let credentials: AWSCredentials
+    let region: String
 
     /// SHA-256 of an empty payload: what every GET, HEAD and LIST sends.
     static let emptyPayloadHash = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
@@ -20,7 +21,7 @@ struct RequestSigner: Sendable {
         var signed =
             [("host", host), ("x-amz-content-sha256", Self.emptyPayloadHash), ("x-amz-date", amzDate)]
             + extra.map { ($0.0.lowercased(), $0.1.trimmingCharacters(in: .whitespaces)) }
-        if let token = settings.sessionToken { signed.append(("x-amz-security-token", token)) }
+        if let token = credentials.sessionToken { signed.append(("x-amz-security-token", token)) }
         signed.sort { $0.0 < $1.0 }
         let names = signed.map(\.0).joined(separator: ";")
         let canonical = [
@@ -28,15 +29,15 @@ struct RequestSigner: Sendable {
             query.map { (Self.encode($0.0), Self.encode($0.1)) }.sorted { $0 < $1 }.map { "\($0.0)=\($0.1)" }.joined(separator: "&"),
             signed.map { "\($0.0):\($0.1)\n" }.joined(), names, Self.emptyPayloadHash
         ].joined(separator: "\n")
-        let scope = "\(day)/\(settings.region)/s3/aws4_request"
+        let scope = "\(day)/\(region)/s3/aws4_request"
         let toSign = "AWS4-HMAC-SHA256\n\(amzDate)\n\(scope)\n\(Self.hex(SHA256.hash(data: Data(canonical.utf8))))"
-        var key = SymmetricKey(data: Data("AWS4\(settings.secretAccessKey)".utf8))
-        for part in [day, settings.region, "s3", "aws4_request"] {
+        var key = SymmetricKey(data: Data("AWS4\(credentials.secretAccessKey)".utf8))
+        for part in [day, region, "s3", "aws4_request"] {
             key = SymmetricKey(data: Data(HMAC<SHA256>.authenticationCode(for: Data(part.utf8), using: key)))
         }
         let signature = Self.hex(HMAC<SHA256>.authenticationCode(for: Data(toSign.utf8), using: key))
         return signed.filter { $0.0 != "host" }
-            + [("Authorization", "AWS4-HMAC-SHA256 Credential=\(settings.accessKeyID)/\(scope), SignedHeaders=\(names), Signature=\(signature)")]
+            + [("Authorization", "AWS4-HMAC-SHA256 Credential=\(credentials.accessKeyID)/\(scope), SignedHeaders=\(names), Signature=\(signature)")]
     }
 
     /// RFC 3986 percent-encoding of everything but the unreserved characters (and `/` in a

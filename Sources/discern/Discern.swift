@@ -12,7 +12,7 @@ struct Discern: AsyncParsableCommand {
         discussion: """
             Exit status: 0 all good; 1 the run finished but some jobs are dead (work --drain), or migrations are pending \
             (migrate --status); 64 a wrong flag, setting, configuration file or path; 69 PostgreSQL unreachable or not \
-            migrated; 70 an unexpected failure; 76 a newer release migrated the database with a breaking change: upgrade. \
+            migrated, or a bucket's store gone part way through an enqueue; 70 an unexpected failure; 76 a newer release migrated the database with a breaking change: upgrade. \
             Shell completions: discern --generate-completion-script bash|zsh|fish (docs/operations.md).
             """,
         // `--version` prints what `discern version` does.

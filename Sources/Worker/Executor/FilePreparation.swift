@@ -77,7 +77,7 @@ struct FilePreparation: Sendable {
                 JobFailure(
                     .pathNotAllowed,
                     message: "\(job.imagePath) is in object storage, and this worker reads no "
-                        + "bucket: give it AWS_ACCESS_KEY_ID and an s3:// entry in DISCERN_PATH_ROOTS"))
+                        + "bucket: give it an s3:// entry in DISCERN_PATH_ROOTS (and bucket credentials, docs/configuration.md)"))
         }
         let limit: Int
         switch input {
@@ -100,14 +100,17 @@ struct FilePreparation: Sendable {
         }
     }
 
-    /// What an object store's refusal makes of the attempt: a missing or empty object, one over
-    /// the limit or outside the allowed buckets is the photo's (dead); a missing bucket is the
+    /// What an object store's refusal makes of the attempt: a missing, empty or archived object,
+    /// one over the limit, refused by its own S3 code, or outside the allowed buckets is the
+    /// photo's (dead); a missing bucket is the
     /// system's, dead with a kind that says so; a refused credential or the store's weather is
     /// the system's too, which the breaker holds (`JobExecution`).
     static func failure(_ error: ObjectStorageError) -> JobFailure {
         switch error.code {
         case .noSuchKey: return JobFailure(.fileNotFound, message: error.message)
         case .noSuchBucket: return JobFailure(.bucketNotFound, message: error.message)
+        case .archived: return JobFailure(.objectArchived, message: error.message)
+        case .rejected: return JobFailure(.objectRejected, message: error.message)
         case .notAllowed: return JobFailure(.pathNotAllowed, message: error.message)
         case .empty: return JobFailure(.imageEmpty, message: error.message)
         case .tooLarge: return JobFailure(.imageSourceTooLarge, message: error.message)

@@ -63,8 +63,8 @@ struct ConsoleCommand: AsyncParsableCommand {
         }
         var (knobbed, _) = try Knobs.apply(self, to: ConsoleKnobs.Settings.defaults)
         knobbed.console.roots = roots ?? PathRoots(merging: [])
-        if !buckets.isEmpty, let store = try Setting.objectStore() {
-            knobbed.console.objects = ObjectReader(store: store, allowed: buckets)
+        if !buckets.isEmpty {
+            knobbed.console.objects = ObjectReader(store: try Setting.objectStore(), allowed: buckets)
         }
         var settings = knobbed.console
         do {

@@ -3,26 +3,35 @@ import Backends
 import Enqueueing
 import Foundation
 import Imaging
+import JobQueue
 import MediaFiles
 import ObjectStorage
 import Postgres
 
 struct EnqueueCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "enqueue", abstract: "Add a job for each image file given, searching folders recursively.",
+        commandName: "enqueue",
+        abstract: "Add a job for each image file given, searching folders recursively, or for each object under an s3:// prefix.",
         discussion: """
             By default each file's content is hashed (SHA-256): a file whose content already has a job waiting, \
-            running or succeeded for the same backend and action, or a result, is skipped, so enqueueing the same \
+            running or succeeded for the same service and action, or a result, is skipped, so enqueueing the same \
             folder twice adds nothing. Files are found, hashed and enqueued 10,000 at a time (COPY, one transaction \
             each): memory stays bounded, workers start on the first ones, and an interrupted run can be run again \
             to add what is missing.
+
+            s3://bucket/prefix/ lists the prefix in a bucket (the s3:// entries of the path roots say which; \
+            credentials as the AWS tools find them: docs/configuration.md, "Bucket credentials") and keys each \
+            object by its ETag and size, a page of 1,000 keys at a time. A run cut short is resumed by the same \
+            command, after the last page it enqueued (--from-start lists from the first key again). Objects in an \
+            archive storage class (Glacier Flexible Retrieval, Deep Archive) that are not restored are left out \
+            and counted.
             """)
 
     @OptionGroup var database: DatabaseOptions
 
     @Argument(
         help:
-            "Files or folders. Folders are searched recursively for .jpg .jpeg .png .webp .tif .tiff .heic .heif .gif files (for a service that takes videos: .mp4 .mov .webm .m4v)."
+            "Files or folders, or s3://bucket/prefix/ (not both in one run). Folders and prefixes are searched for .jpg .jpeg .png .webp .tif .tiff .heic .heif .gif files (for a service that takes videos: .mp4 .mov .webm .m4v)."
     )
     var paths: [String]
 
@@ -63,6 +72,9 @@ struct EnqueueCommand: AsyncParsableCommand {
         case off, last
     }
 
+    @Flag(help: "For s3:// prefixes: list from the first key, even where an interrupted run of the same enqueue stopped part way.")
+    var fromStart = false
+
     @Option(help: "Threads hashing files.")
     var hashThreads: Int = max(2, ProcessInfo.processInfo.activeProcessorCount)
 
@@ -97,13 +109,15 @@ struct EnqueueCommand: AsyncParsableCommand {
             if objects.isEmpty {
                 summary = try await Enqueuer(request).run(into: into) { progress.update($0) }
             } else {
-                for prefix in try objectPrefixes(objects) {
+                let prefixes = try objectPrefixes(objects), store = try Setting.objectStore()
+                for prefix in prefixes {
                     let done = summary.found
-                    let part = try await ObjectEnqueuer(store: try objectStore(), prefix: prefix, request: request).run(into: into) {
+                    let listing = try await ObjectEnqueuer(store: store, prefix: prefix, request: request, fromStart: fromStart).run(into: into) {
                         progress.update(done + $0)
                     }
-                    (summary.found, summary.added) = (summary.found + part.found, summary.added + part.added)
-                    summary.unreadable += part.unreadable
+                    (summary.found, summary.added) = (summary.found + listing.summary.found, summary.added + listing.summary.added)
+                    summary.unreadable += listing.summary.unreadable
+                    Self.describe(listing, of: prefix)
                 }
             }
         } catch let error as EnqueueError where !objects.isEmpty {
@@ -127,6 +141,22 @@ struct EnqueueCommand: AsyncParsableCommand {
 }
 
 extension EnqueueCommand {
+    /// What a prefix's listing did beside enqueueing: where it went on from, what it left in
+    /// the archive. On standard error, as the other notes of a run are.
+    static func describe(_ listing: ObjectEnqueuer.Listing, of prefix: ObjectPrefix) {
+        if let resumed = listing.resumed {
+            StandardError.writeLine(
+                "\(TerminalText.safe(prefix.description)): went on after \(TerminalText.safe(resumed.afterKey)), where a run \(resumed.ageSeconds) s ago "
+                    + "stopped (it had listed \(resumed.listed) object(s) and added \(resumed.added) job(s)); --from-start lists from the first key")
+        }
+        if let first = listing.firstArchived {
+            let classes = listing.archived.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
+            StandardError.writeLine(
+                "left out \(listing.archived.values.reduce(0, +)) object(s) in archive storage (\(TerminalText.safe(classes))), e.g. \(TerminalText.safe(first)): "
+                    + "restore them (S3 RestoreObject), then enqueue again")
+        }
+    }
+
     /// The folders files may be enqueued from: the path roots' folders; without any path root,
     /// the folders named are their own roots. Roots that name only buckets allow no folder.
     func folderRoots() throws -> PathRoots? {
@@ -165,11 +195,4 @@ extension EnqueueCommand {
         }
     }
 
-    func objectStore() throws -> ObjectStore {
-        guard let store = try Setting.objectStore() else {
-            throw ValidationError(
-                "listing s3:// prefixes needs AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (docs/configuration.md, \"Photos in S3\")")
-        }
-        return store
-    }
 }

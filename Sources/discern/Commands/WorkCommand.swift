@@ -53,8 +53,8 @@ struct WorkCommand: AsyncParsableCommand {
     var progress = true
 
     func run() async throws {
-        var settings = try self.settings()
         let logger = logging.makeLogger("discern.worker")
+        var settings = try self.settings(logger: logger)
         let registry = settings.metricsPort != nil ? MetricsServer.bootstrap(version: BuildInfo.version) : nil
         var variables = ProcessInfo.processInfo.environment
         if let primaryServiceURL { variables[Services.discerner.urlVariable] = primaryServiceURL }

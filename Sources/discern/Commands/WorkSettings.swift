@@ -1,6 +1,7 @@
 import ArgumentParser
 import Backends
 import Foundation
+import Logging
 import MediaFiles
 import ObjectStorage
 import Postgres
@@ -123,7 +124,7 @@ struct WorkKnobs: ParsableArguments {
 
 extension WorkCommand {
     /// Every setting, checked once: flags, then the environment (or --config), then the defaults.
-    func settings() throws -> WorkSettings {
+    func settings(logger: Logger) throws -> WorkSettings {
         let roots = try Setting.pathRoots(pathRoots), buckets = try Setting.objectRoots(pathRoots)
         guard roots != nil || !buckets.isEmpty else {
             throw SettingError(
@@ -135,11 +136,8 @@ extension WorkCommand {
         try BreakerKnobs.check(settings.worker.breaker)
         settings.worker.pathRoots = roots ?? PathRoots(merging: [])
         if !buckets.isEmpty {
-            guard let store = try Setting.objectStore() else {
-                throw SettingError(
-                    "the path roots name buckets (\(buckets.map(\.description).joined(separator: ", "))): reading them needs "
-                        + "AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (docs/configuration.md, \"Photos in S3\")")
-            }
+            let store = try Setting.objectStore(logger: logger)
+            logger.info("bucket credentials", metadata: ["source": "\(store.credentials.source)"])
             settings.worker.objects = ObjectReader(store: store, allowed: buckets)
         }
         settings.worker.drain = drain

@@ -11,7 +11,8 @@ enum ExitStatus {
     static let timedOut: Int32 = 2
     /// A flag, setting, configuration file or path given is wrong (EX_USAGE).
     static let usage: Int32 = 64
-    /// PostgreSQL cannot be reached, or its schema is missing or older than this binary (EX_UNAVAILABLE).
+    /// PostgreSQL cannot be reached, or its schema is missing or older than this binary; or a
+    /// bucket's store stopped answering part way through `discern enqueue` (EX_UNAVAILABLE).
     static let unavailable: Int32 = 69
     /// Anything else: an unexpected failure, worth a bug report (EX_SOFTWARE).
     static let software: Int32 = 70

@@ -11,6 +11,8 @@ enum FailureExit {
         switch error {
         case is ExitCode, is CleanExit:
             Discern.exit(withError: error)
+        case let error as EnqueueError where error.code == .storeUnavailable:
+            finish(ExitStatus.unavailable, "\(error)")
         case is SettingError, is EnqueueError:
             finish(ExitStatus.usage, "\(error)")
         case let error as QueueError where error.code == .schemaNotMigrated:

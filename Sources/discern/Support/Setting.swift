@@ -1,6 +1,7 @@
 import ArgumentParser
 import Backends
 import Foundation
+import Logging
 import MediaFiles
 import ObjectStorage
 
@@ -54,13 +55,13 @@ enum Setting {
         return entries.filter { !$0.isEmpty }
     }
 
-    /// The object store the AWS variables describe (the secret from the environment or its
-    /// 0600 file in the credentials folder); nil when AWS_ACCESS_KEY_ID is not set.
-    static func objectStore() throws -> ObjectStore? {
-        guard StoreSettings.isConfigured(environment) else { return nil }
+    /// The object store the AWS variables and files describe, with the first source of the
+    /// credential chain that is configured (docs/configuration.md, "Bucket credentials"); a
+    /// setting that cannot be used stops the command with one line.
+    static func objectStore(logger: Logger? = nil) throws -> ObjectStore {
         let variables = BackendEnvironment(environment)
         do {
-            return ObjectStore(settings: try StoreSettings(environment) { try variables.secret($0)?.plainText })
+            return ObjectStore(settings: try StoreSettings(environment) { try variables.secret($0)?.plainText }, logger: logger)
         } catch {
             throw SettingError(error.message)
         }

@@ -10,7 +10,9 @@ struct SeaweedServer {
     let accessKey: String
     let secretKey: String
 
-    static func with<T>(_ body: (SeaweedServer) async throws -> T) async throws -> T {
+    /// - Parameter issuer: an OIDC issuer's URL (`CredentialStandins`): its STS is on too, and
+    ///   trusts tokens that issuer signs for `CredentialStandins.roleARN` (scripts/seaweed.sh).
+    static func with<T>(issuer: String? = nil, _ body: (SeaweedServer) async throws -> T) async throws -> T {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("discern-seaweed-\(UUID().uuidString.prefix(8))")
         let script = ChaosJobs.repository.appendingPathComponent("scripts/seaweed.sh").path
         let stop = {
@@ -18,7 +20,7 @@ struct SeaweedServer {
             try? FileManager.default.removeItem(at: folder)
         }
         do {
-            let words = try await Subprocess.run("/bin/bash", [script, "start", folder.path])
+            let words = try await Subprocess.run("/bin/bash", [script, "start", folder.path] + (issuer.map { [$0] } ?? []))
                 .split(whereSeparator: \.isWhitespace).suffix(3).map(String.init)
             guard words.count == 3 else { throw TestSetupError("scripts/seaweed.sh start printed no endpoint") }
             let value = try await body(SeaweedServer(endpoint: words[0], accessKey: words[1], secretKey: words[2]))

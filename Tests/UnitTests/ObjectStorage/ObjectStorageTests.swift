@@ -32,10 +32,8 @@ struct ObjectStorageTests {
 
     @Test("the signature of AWS's own SigV4 example for S3 (GET /test.txt with a Range header, 24 May 2013)")
     func awsExample() throws {
-        let settings = StoreSettings(
-            endpoint: try #require(URL(string: "https://s3.amazonaws.com")), region: "us-east-1", addressing: .virtual,
-            accessKeyID: "AKIAIOSFODNN7EXAMPLE", secretAccessKey: "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY")
-        let headers = RequestSigner(settings: settings).headers(
+        let credentials = AWSCredentials(accessKeyID: "AKIAIOSFODNN7EXAMPLE", secretAccessKey: "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY")
+        let headers = RequestSigner(credentials: credentials, region: "us-east-1").headers(
             method: "GET", host: "examplebucket.s3.amazonaws.com", path: "/test.txt",
             query: [], extra: [("Range", "bytes=0-9")],
             at: Date(timeIntervalSince1970: 1_369_353_600))
@@ -80,5 +78,50 @@ struct ObjectStorageTests {
                     .utf8))
         #expect(said?.code == "SignatureDoesNotMatch" && said?.message.hasPrefix("The request signature") == true)
         #expect(StoreAnswers.error(Data()) == nil && StoreAnswers.error(Data("<html>502</html>".utf8)) == nil)
+    }
+}
+
+@Suite("Object storage: listings asked with encoding-type=url, and where a request goes")
+struct ListingAndAddressingTests {
+    @Test("keys arrive percent-encoded with + for a space, as S3 and SeaweedFS send them; control characters, %, + and non-ASCII come back exactly")
+    func encodedKeys() throws {
+        let page = try StoreAnswers.listPage(
+            Data(
+                """
+                <ListBucketResult><EncodingType>url</EncodingType><IsTruncated>false</IsTruncated>
+                <Contents><Key>k/a+b.jpg</Key><Size>1</Size><ETag>"e"</ETag></Contents>
+                <Contents><Key>k/a%2Bb.jpg</Key><Size>1</Size><ETag>"e"</ETag><StorageClass>GLACIER</StorageClass></Contents>
+                <Contents><Key>k/ctl%01%09.jpg</Key><Size>1</Size><ETag>"e"</ETag><StorageClass>DEEP_ARCHIVE</StorageClass>
+                <RestoreStatus><IsRestoreInProgress>false</IsRestoreInProgress><RestoreExpiryDate>2026-12-01T00:00:00.000Z</RestoreExpiryDate></RestoreStatus></Contents>
+                <Contents><Key>k/100%25-%C3%A9t%C3%A9;~&amp;=.jpg</Key><Size>1</Size><ETag>"e"</ETag><StorageClass>GLACIER_IR</StorageClass></Contents>
+                </ListBucketResult>
+                """.utf8))
+        #expect(page.entries.map(\.key) == ["k/a b.jpg", "k/a+b.jpg", "k/ctl\u{1}\t.jpg", "k/100%-été;~&=.jpg"])
+        #expect(page.entries.map(\.isArchived) == [false, true, false, false], "restored, and Instant Retrieval, read as any other")
+        #expect(throws: ObjectStorageError.self) {
+            _ = try StoreAnswers.listPage(
+                Data("<ListBucketResult><EncodingType>url</EncodingType><Contents><Key>k/%zz</Key><Size>1</Size></Contents></ListBucketResult>".utf8))
+        }
+        #expect(StoreAnswers.formDecoded("%C3%28") == nil, "not UTF-8")
+    }
+
+    @Test(
+        "virtual-host style on AWS, but by path for a bucket with a dot (no certificate covers it); a bucket found in another region is asked at that region's endpoint"
+    )
+    func addressing() throws {
+        let aws = ObjectStore(
+            settings: StoreSettings(
+                endpoint: try #require(URL(string: "https://s3.us-east-1.amazonaws.com")), region: "us-east-1", addressing: .virtual,
+                credentials: .keys(AWSCredentials(accessKeyID: "AKIA", secretAccessKey: "s"), from: "test"), endpointIsAWS: true))
+        #expect(aws.location(bucket: "fleet", key: "a b.jpg", region: "us-east-1") == ("https", "fleet.s3.us-east-1.amazonaws.com", "/a%20b.jpg"))
+        #expect(
+            aws.location(bucket: "fleet.photos", key: "x.jpg", region: "us-east-1") == ("https", "s3.us-east-1.amazonaws.com", "/fleet.photos/x.jpg"))
+        #expect(
+            aws.location(bucket: "fleet", key: "a/./b//c.jpg", region: "eu-west-1") == ("https", "fleet.s3.eu-west-1.amazonaws.com", "/a/./b//c.jpg"))
+        let own = ObjectStore(
+            settings: StoreSettings(
+                endpoint: try #require(URL(string: "http://minio.internal:9000")), region: "us-east-1", addressing: .path, accessKeyID: "AKIA",
+                secretAccessKey: "s"))
+        #expect(own.location(bucket: "fleet", key: "k.jpg", region: "eu-west-1") == ("http", "minio.internal:9000", "/fleet/k.jpg"))
     }
 }

@@ -1,0 +1,254 @@
+import Foundation
+import Postgres
+import SampleImages
+import Simulator
+import TestFixtures
+import Testing
+
+/// What a real bucket answers on its first night, beside the photos: archived objects, a bucket
+/// in another region, slow-downs, a clock that is off, keys named as people name files, a store
+/// behind a private CA. SeaweedFS judges signatures and keys; what it does not answer as AWS S3
+/// does is answered by `S3Front` in front of it.
+@Suite("A real bucket's answers (SeaweedFS, and AWS's answers where it differs)", .integrationTimeLimit)
+struct BucketAnswerTests {
+    @Test(
+        "an object archived after it was enqueued ends dead as object_archived and trips no breaker; enqueue leaves out and counts a Glacier object; a bucket in another region is followed there once; SlowDown is waited out"
+    )
+    func archivedRedirectedSlowedDown() async throws {
+        try await SeaweedServer.with { s3 in
+            try await TestDatabase.with { conninfo in
+                try await TestFolder.with { folder in
+                    try await BucketTests.upload(8, to: s3, prefix: "night/", folder: folder)
+                    let glacier = folder.appendingPathComponent("old.jpg")
+                    try SampleImages.photo(width: 96, height: 64, seed: 77).write(to: glacier)
+                    try await s3.tool(["put-as", "fleet", "night/old.jpg", glacier.path, "GLACIER"])
+                    let front = try await S3Front.start(upstream: s3.endpoint, in: folder)
+                    do {
+                        // The bucket is in eu-west-1; the workers are told us-east-1.
+                        try await front.control(["regions": ["fleet": "eu-west-1"], "region_answer": "redirect"])
+                        let environment = s3.environment().merging(["AWS_ENDPOINT_URL_S3": front.url, "DISCERN_PATH_ROOTS": FleetBucket.roots]) { $1 }
+                        let enqueue = try await BucketTests.discern(["enqueue", FleetBucket.roots, "--database-url", conninfo], environment)
+                        #expect(enqueue.status == 0 && enqueue.output.contains("enqueued 8 job(s)"), "\(enqueue.output)")
+                        #expect(enqueue.output.contains("left out 1 object(s) in archive storage (GLACIER 1)"), "\(enqueue.output)")
+                        // A lifecycle rule moves one to Glacier after it was enqueued; the store slows down twice.
+                        try await front.control([
+                            "archived": ["fleet/night/photo-3.jpg"], "weather": 2, "weather_code": "SlowDown", "region_answer": "malformed"
+                        ])
+                        try await BucketTests.unthrottle(conninfo)
+                        try await TestSimulator.with(.unthrottled) { simulator in
+                            let worker = try WorkerProcess(
+                                conninfo: conninfo, simulatorURL: simulator.baseURL, logFolder: folder,
+                                // A photo at a time: few requests leave before the first refusal.
+                                arguments: ["--drain", "--path-root", FleetBucket.roots, "--concurrency", "1", "--prepare-threads", "1"],
+                                environment: environment)
+                            _ = await worker.waitForExit()
+                            #expect(
+                                worker.exitStatus == 1,
+                                "one job dead: exit 1, not \(String(describing: worker.exitStatus)): \(worker.output.suffix(1500))")
+                        }
+                        let rows = try await Database(conninfo: conninfo).rows(
+                            "SELECT image_path, state, coalesce(error_kind, '-') AS kind, coalesce(last_error, '') AS error FROM discern.jobs")
+                        let dead = try rows.filter { try $0.string("state") == "dead" }.map {
+                            (path: try $0.string("image_path"), kind: try $0.string("kind"), error: try $0.string("error"))
+                        }
+                        #expect(dead.count == 1 && dead.first?.path == "s3://fleet/night/photo-3.jpg", "\(dead)")
+                        let error = dead.first?.error ?? ""
+                        #expect(
+                            dead.first?.kind == "object_archived" && error.contains("InvalidObjectState") && error.contains("restore"), "\(error)")
+                        #expect(
+                            try await Database(conninfo: conninfo).rows("SELECT 1 FROM discern.service_breakers").count == 0,
+                            "an archived photo tripped the breaker")
+                        let stats = try await front.stats()
+                        #expect(stats.archived == 1 && stats.weather == 2, "\(stats.statuses)")
+                        // The enqueue's first request, and the worker's first requests in flight
+                        // before the first answer came: each process remembers the bucket's
+                        // region after that (9 requests were sent in all).
+                        #expect((2...4).contains(stats.redirected), "asked in the wrong region \(stats.redirected) times")
+                        await front.stop()
+                    } catch {
+                        await front.stop()
+                        throw error
+                    }
+                    #expect(try await TestDatabase.census(conninfo).succeeded == 7)
+                }
+            }
+        }
+    }
+
+    @Test(
+        "a host whose clock is 20 minutes behind enqueues and drains a bucket: the signature is made in the store's time once it says RequestTimeTooSkewed"
+    )
+    func clockTwentyMinutesOff() async throws {
+        try await SeaweedServer.with { s3 in
+            try await TestDatabase.with { conninfo in
+                try await TestFolder.with { folder in
+                    try await BucketTests.upload(5, to: s3, prefix: "night/", folder: folder)
+                    // The processes' wall clock 20 minutes behind, their monotonic clocks true, as
+                    // on a host whose NTP stopped (scripts/skewed-clock.c).
+                    let skewed = s3.environment().merging([
+                        "DISCERN_PATH_ROOTS": FleetBucket.roots, "LD_PRELOAD": try await Self.skewedClock(in: folder), "DISCERN_SKEW_SECONDS": "-1200"
+                    ]) { $1 }
+                    let enqueue = try await BucketTests.discern(["enqueue", FleetBucket.roots, "--database-url", conninfo], skewed)
+                    #expect(enqueue.status == 0 && enqueue.output.contains("enqueued 5 job(s)"), "\(enqueue.output)")
+                    try await BucketTests.unthrottle(conninfo)
+                    try await TestSimulator.with(.unthrottled) { simulator in
+                        let worker = try WorkerProcess(
+                            conninfo: conninfo, simulatorURL: simulator.baseURL, logFolder: folder,
+                            arguments: ["--drain", "--path-root", FleetBucket.roots], environment: skewed)
+                        _ = await worker.waitForExit()
+                        #expect(worker.exitStatus == 0, "\(worker.output.suffix(1500))")
+                        #expect(
+                            worker.output.contains("this host's clock is off") && worker.output.contains("store_ahead_seconds=1200"),
+                            "\(worker.output.suffix(1500))")
+                    }
+                    #expect(try await TestDatabase.census(conninfo) == QueueCensus(succeeded: 5, results: 5, jobsWithOneResult: 5))
+                    // The store does refuse a signature 20 minutes off: botocore, under the same clock, is refused.
+                    let refused = try await Subprocess.runWithStatus(
+                        try Python.onPath(),
+                        [
+                            ChaosJobs.repository.appendingPathComponent("scripts/s3_tool.py").path, "--endpoint", s3.endpoint, "--key", s3.accessKey,
+                            "--secret", s3.secretKey, "head", "fleet", "night/photo-0.jpg"
+                        ], environment: skewed)
+                    #expect(
+                        refused.status != 0 && refused.output.contains("403"),
+                        "SeaweedFS took a signature 20 minutes off: the test proves nothing (\(refused.output.suffix(300)))")
+                }
+            }
+        }
+    }
+
+    static let peopleKeys = [
+        "night/odd/truck 17.jpg", "night/odd/a+b.jpg", "night/odd/100%.jpg", "night/odd/été-ü.jpg", "night/odd/x;y.jpg", "night/odd/~tilde.jpg",
+        "night/odd/a&b=c.jpg", "night/odd/bell\u{7}.jpg", "night/odd/tab\there.jpg"
+    ]
+    /// Keys SeaweedFS cannot hold (it refuses `/./` and folds `//`): the front holds them.
+    static let frontKeys = ["night/odd/a/./b.jpg", "night/odd/a//b.jpg"]
+
+    @Test(
+        "keys as people name files (space, +, %, non-ASCII, ;, ~, &, =, control characters, /./, //) are enqueued and analysed exactly once each, read back byte for byte; a control character does not stop the listing"
+    )
+    func keysAsPeopleNameThem() async throws {
+        try await SeaweedServer.with { s3 in
+            try await TestDatabase.with { conninfo in
+                try await TestFolder.with { folder in
+                    for (index, key) in Self.peopleKeys.enumerated() {
+                        let file = folder.appendingPathComponent("photo-\(index).jpg")
+                        try SampleImages.photo(width: 96, height: 64, seed: 300 + index).write(to: file)
+                        _ = try? await s3.tool(["mkbucket", "fleet"])
+                        try await s3.tool(["put-as", "fleet", key, file.path])
+                    }
+                    let front = try await S3Front.start(upstream: s3.endpoint, in: folder)
+                    do {
+                        let local = try Dictionary(
+                            uniqueKeysWithValues: Self.frontKeys.enumerated().map { index, key in
+                                ("fleet/\(key)", try SampleImages.photo(width: 96, height: 64, seed: 400 + index).base64EncodedString())
+                            })
+                        try await front.control(["local": local, "key_id": s3.accessKey, "secret": s3.secretKey])
+                        let environment = s3.environment().merging(["AWS_ENDPOINT_URL_S3": front.url, "DISCERN_PATH_ROOTS": FleetBucket.roots]) { $1 }
+                        let enqueue = try await BucketTests.discern(["enqueue", FleetBucket.roots, "--database-url", conninfo], environment)
+                        let all = Self.peopleKeys.count + Self.frontKeys.count
+                        #expect(enqueue.status == 0 && enqueue.output.contains("enqueued \(all) job(s)"), "\(enqueue.output)")
+                        try await BucketTests.unthrottle(conninfo)
+                        try await TestSimulator.with(.unthrottled) { simulator in
+                            let worker = try WorkerProcess(
+                                conninfo: conninfo, simulatorURL: simulator.baseURL, logFolder: folder,
+                                arguments: ["--drain", "--path-root", FleetBucket.roots], environment: environment)
+                            _ = await worker.waitForExit()
+                            #expect(worker.exitStatus == 0, "\(worker.output.suffix(2000))")
+                        }
+                        let paths = try await Database(conninfo: conninfo).rows("SELECT image_path, state FROM discern.jobs").map {
+                            (try $0.string("image_path"), try $0.string("state"))
+                        }
+                        #expect(
+                            Set(paths.map(\.0)) == Set((Self.peopleKeys + Self.frontKeys).map { "s3://fleet/\($0)" }) && paths.count == all,
+                            "\(paths)")
+                        #expect(paths.allSatisfy { $0.1 == "succeeded" }, "\(paths)")
+                        #expect(try await TestDatabase.census(conninfo) == QueueCensus(succeeded: all, results: all, jobsWithOneResult: all))
+                        let gets = try await front.stats().local_gets
+                        #expect(gets == Dictionary(uniqueKeysWithValues: Self.frontKeys.map { ("fleet/\($0)", 1) }), "the front served \(gets)")
+                        await front.stop()
+                    } catch {
+                        await front.stop()
+                        throw error
+                    }
+                }
+            }
+        }
+    }
+
+    @Test("a store behind a private CA: read with AWS_CA_BUNDLE naming it; without it, enqueue stops with one line that names the setting")
+    func privateCA() async throws {
+        try await SeaweedServer.with { s3 in
+            try await TestDatabase.with { conninfo in
+                try await TestFolder.with { folder in
+                    try await BucketTests.upload(3, to: s3, prefix: "night/", folder: folder)
+                    let (bundle, certificate) = try await Self.privateCA(in: folder)
+                    let front = try await S3Front.start(upstream: s3.endpoint, in: folder, certificate: certificate)
+                    do {
+                        let environment = s3.environment().merging(["AWS_ENDPOINT_URL_S3": front.url, "DISCERN_PATH_ROOTS": FleetBucket.roots]) { $1 }
+                        let untrusted = try await BucketTests.discern(["enqueue", FleetBucket.roots, "--database-url", conninfo], environment)
+                        #expect(
+                            untrusted.status == 69 && untrusted.output.contains("AWS_CA_BUNDLE")
+                                && untrusted.output.split(separator: "\n").count <= 2,
+                            "\(untrusted.status): \(untrusted.output)")
+                        let trusting = environment.merging(["AWS_CA_BUNDLE": bundle]) { $1 }
+                        let enqueue = try await BucketTests.discern(["enqueue", FleetBucket.roots, "--database-url", conninfo], trusting)
+                        #expect(enqueue.status == 0 && enqueue.output.contains("enqueued 3 job(s)"), "\(enqueue.output)")
+                        try await BucketTests.unthrottle(conninfo)
+                        try await TestSimulator.with(.unthrottled) { simulator in
+                            let worker = try WorkerProcess(
+                                conninfo: conninfo, simulatorURL: simulator.baseURL, logFolder: folder,
+                                arguments: ["--drain", "--path-root", FleetBucket.roots], environment: trusting)
+                            _ = await worker.waitForExit()
+                            #expect(worker.exitStatus == 0, "\(worker.output.suffix(1500))")
+                        }
+                        await front.stop()
+                    } catch {
+                        await front.stop()
+                        throw error
+                    }
+                    #expect(try await TestDatabase.census(conninfo) == QueueCensus(succeeded: 3, results: 3, jobsWithOneResult: 3))
+                }
+            }
+        }
+    }
+
+    /// scripts/skewed-clock.c built into `folder`: the library to preload.
+    static func skewedClock(in folder: URL) async throws -> String {
+        let library = folder.appendingPathComponent("skewed-clock.so").path
+        let source = ChaosJobs.repository.appendingPathComponent("scripts/skewed-clock.c").path
+        let compiler = ["clang", "cc", "gcc"].lazy.compactMap { name in
+            (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":").map { "\($0)/\(name)" }.first {
+                FileManager.default.isExecutableFile(atPath: $0)
+            }
+        }.first
+        guard let compiler else { throw TestSetupError("no C compiler on PATH to build scripts/skewed-clock.c") }
+        let built = try await Subprocess.runWithStatus(compiler, ["-shared", "-fPIC", "-o", library, source, "-ldl"])
+        guard built.status == 0 else { throw TestSetupError("\(compiler) scripts/skewed-clock.c: \(built.output)") }
+        return library
+    }
+
+    /// A CA of the test's own (openssl) and a certificate it signed for 127.0.0.1: the CA's PEM
+    /// file, and the server's certificate and key.
+    static func privateCA(in folder: URL) async throws -> (bundle: String, certificate: (cert: String, key: String)) {
+        let path = { (name: String) in folder.appendingPathComponent(name).path }
+        let extensions = path("san.cnf")
+        try Data("subjectAltName=IP:127.0.0.1\nbasicConstraints=CA:FALSE\n".utf8).write(to: URL(fileURLWithPath: extensions))
+        for arguments in [
+            [
+                "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", path("ca.key"), "-out", path("ca.pem"), "-days", "2", "-subj",
+                "/CN=discern test CA"
+            ],
+            ["req", "-newkey", "rsa:2048", "-nodes", "-keyout", path("store.key"), "-out", path("store.csr"), "-subj", "/CN=127.0.0.1"],
+            [
+                "x509", "-req", "-in", path("store.csr"), "-CA", path("ca.pem"), "-CAkey", path("ca.key"), "-CAcreateserial", "-out",
+                path("store.pem"),
+                "-days", "2", "-extfile", extensions
+            ]
+        ] {
+            let made = try await Subprocess.runWithStatus("/usr/bin/openssl", arguments)
+            guard made.status == 0 else { throw TestSetupError("openssl \(arguments.first ?? ""): \(made.output)") }
+        }
+        return (path("ca.pem"), (path("store.pem"), path("store.key")))
+    }
+}

@@ -1,0 +1,113 @@
+import Foundation
+import Postgres
+import Simulator
+import TestFixtures
+import Testing
+
+/// Buckets read with the credentials AWS and Kubernetes hand a workload, never a long-lived key:
+/// IRSA's web identity exchanged at a real STS (SeaweedFS's), EKS Pod Identity's agent and an
+/// instance role through IMDSv2 (stand-ins written from AWS's documentation, handing out what
+/// that STS minted). The S3 server judges every credential.
+@Suite("Bucket credentials as fleets get them (SeaweedFS's STS, IRSA, Pod Identity, IMDSv2)", .integrationTimeLimit)
+struct FleetCredentialTests {
+    @Test(
+        "web identity alone enqueues and drains a prefix; a token the STS refuses holds the jobs, and the hold names the source and its token file; the right token drains them, no retry needed"
+    )
+    func webIdentity() async throws {
+        try await FleetBucket.with(photos: 12) { fleet in
+            let irsa = fleet.environment(.webIdentity())
+            let enqueue = try await fleet.enqueue(irsa)
+            #expect(enqueue.status == 0 && enqueue.output.contains("enqueued 12 job(s)"), "\(enqueue.output)")
+            try await BucketTests.unthrottle(fleet.conninfo)
+            // Not a token the cluster's issuer signed: AssumeRoleWithWebIdentity refuses it.
+            let forged = fleet.folder.appendingPathComponent("forged-token")
+            let forgedText = "eyJhbGciOiJSUzI1NiIsImtpZCI6Im5vLXN1Y2gta2V5In0.eyJpc3MiOiJodHRwOi8vMTI3LjAuMC4yIn0.c2lnbmF0dXJl"
+            try Data(forgedText.utf8).write(to: forged)
+            try await TestSimulator.with(.unthrottled) { simulator in
+                let refused = try fleet.drain(fleet.environment(.webIdentity(tokenFile: forged.path)), simulator: simulator)
+                let tripped = try await Announcements.until(fleet.conninfo) {
+                    try await Database(conninfo: fleet.conninfo).rows("SELECT 1 FROM discern.service_breakers").count > 0
+                }
+                await WorkerProcess.stopAll(refused)
+                let breaker = try await Database(conninfo: fleet.conninfo).rows("SELECT error_kind, last_error FROM discern.service_breakers").first
+                let said = try breaker?.optionalString("last_error") ?? ""
+                #expect(tripped, "the refused token tripped nothing: \(refused.map { $0.output.suffix(1500) })")
+                #expect(
+                    try breaker?.optionalString("error_kind") == "object_store_refused" && said.contains("web identity")
+                        && said.contains(forged.path) && said.contains("AssumeRoleWithWebIdentity"), "\(said)")
+                #expect(!said.contains(forgedText) && !refused.contains { $0.output.contains(forgedText) }, "the token reached a message")
+                #expect(try await TestDatabase.census(fleet.conninfo).dead == 0, "a job ended dead for the credential's sake")
+                let fixed = try fleet.drain(irsa, simulator: simulator)
+                for worker in fixed { _ = await worker.waitForExit() }
+                #expect(fixed.map(\.exitStatus) == [0], "\(fixed.map { $0.output.suffix(1500) })")
+            }
+            #expect(try await TestDatabase.census(fleet.conninfo) == QueueCensus(succeeded: 12, results: 12, jobsWithOneResult: 12))
+            #expect(try await fleet.standins.stats().minted == 0, "the workers asked the STS themselves, not the stand-ins' endpoints")
+        }
+    }
+
+    @Test(
+        "an instance role through IMDSv2 alone, and EKS Pod Identity's agent alone, each enqueue and drain a prefix with what the STS minted",
+        arguments: [FleetBucket.Source.instanceMetadata, .podIdentity])
+    func endpointSource(_ source: FleetBucket.Source) async throws {
+        try await FleetBucket.with(photos: 6) { fleet in
+            let environment = fleet.environment(source)
+            let enqueue = try await fleet.enqueue(environment)
+            #expect(enqueue.status == 0 && enqueue.output.contains("enqueued 6 job(s)"), "\(source): \(enqueue.output)")
+            try await BucketTests.unthrottle(fleet.conninfo)
+            try await TestSimulator.with(.unthrottled) { simulator in
+                let workers = try fleet.drain(environment, simulator: simulator)
+                for worker in workers { _ = await worker.waitForExit() }
+                #expect(workers.map(\.exitStatus) == [0], "\(source): \(workers.map { $0.output.suffix(1500) })")
+            }
+            #expect(try await TestDatabase.census(fleet.conninfo) == QueueCensus(succeeded: 6, results: 6, jobsWithOneResult: 6), "\(source)")
+            let stats = try await fleet.standins.stats()
+            switch source {
+            case .instanceMetadata: #expect(stats.imds >= 2 && stats.tokens >= 2 && stats.container == 0, "\(stats)")
+            default: #expect(stats.container >= 2 && stats.imds == 0, "\(stats)")
+            }
+        }
+    }
+
+    @Test(
+        "credentials stated to last 40 s are fetched again before they run out, through a drain of half a minute; a session the store calls expired mid-drain is replaced; no job dies"
+    )
+    func expiringCredentials() async throws {
+        try await FleetBucket.with(photos: 30) { fleet in
+            try await fleet.standins.control(["stated_lifetime": 40])
+            let front = try await S3Front.start(upstream: fleet.s3.endpoint, in: fleet.folder)
+            do {
+                let environment = fleet.environment(.podIdentity, endpoint: front.url)
+                let enqueue = try await fleet.enqueue(environment)
+                #expect(enqueue.status == 0 && enqueue.output.contains("enqueued 30 job(s)"), "\(enqueue.output)")
+                // An analysis a second: the drain outlasts half a credential's life.
+                try await Database(conninfo: fleet.conninfo).withConnection {
+                    try $0.query("UPDATE discern.rate_limits SET per_minute = 60, burst = 1")
+                }
+                try await TestSimulator.with(.unthrottled) { simulator in
+                    // Two jobs at a time: the photos are read through the drain, not all at its start.
+                    let workers = try fleet.drain(environment, simulator: simulator, arguments: ["--concurrency", "2"])
+                    let halfway = try await Announcements.until(fleet.conninfo) { try await TestDatabase.census(fleet.conninfo).succeeded >= 15 }
+                    #expect(halfway)
+                    // Every session the store has seen so far is now expired, as AWS says it.
+                    try await front.control(["expire": true])
+                    for worker in workers { _ = await worker.waitForExit() }
+                    #expect(workers.map(\.exitStatus) == [0], "\(workers.map { $0.output.suffix(2000) })")
+                }
+                #expect(try await TestDatabase.census(fleet.conninfo) == QueueCensus(succeeded: 30, results: 30, jobsWithOneResult: 30))
+                let handed = try await fleet.standins.stats().handed
+                #expect(
+                    handed.count >= 3, "handed out \(handed.count) credential(s): the first, one before it ran out, one after the store refused it")
+                for (previous, next) in zip(handed, handed.dropFirst()) {
+                    #expect(next[0] < previous[1], "a credential stated to expire at \(previous[1]) was replaced only at \(next[0])")
+                }
+                let stats = try await front.stats()
+                #expect(stats.expired >= 1, "the store never refused a session: \(stats.statuses)")
+                await front.stop()
+            } catch {
+                await front.stop()
+                throw error
+            }
+        }
+    }
+}

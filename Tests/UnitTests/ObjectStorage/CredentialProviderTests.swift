@@ -1,0 +1,111 @@
+import Foundation
+@testable import ObjectStorage
+import Synchronization
+import Testing
+
+/// Temporary credentials, shared by every request of a process and fetched again before they
+/// run out, on a clock the test moves.
+@Suite("Bucket credentials: fetched once, shared, fetched again in time")
+struct CredentialProviderTests {
+    final class Stage: Sendable {
+        let moment = Mutex(Date(timeIntervalSince1970: 1_800_000_000))
+        let fetches = Mutex(0)
+        let failing = Mutex(false)
+        var now: Date { moment.withLock { $0 } }
+        func advance(_ seconds: TimeInterval) { moment.withLock { $0 += seconds } }
+
+        /// A provider whose every fetch hands out credentials lasting `lifetime` s from the
+        /// stage's now, named by their number.
+        func provider(lifetime: TimeInterval) -> CredentialProvider {
+            let source = CredentialSource.container(ContainerEndpoint(url: URL(string: "http://127.0.0.1/c")!, token: nil))
+            return CredentialProvider(source: source, clock: StoreClock(host: { self.now })) { () async throws(ObjectStorageError) in
+                if self.failing.withLock({ $0 }) { throw ObjectStorageError(.refused, "the agent refused the pod's token") }
+                let number = self.fetches.withLock { count in
+                    count += 1
+                    return count
+                }
+                try? await Task.sleep(for: .milliseconds(20))
+                return AWSCredentials(
+                    accessKeyID: "ASIA\(number)", secretAccessKey: "secret-\(number)", sessionToken: "token-\(number)-000000",
+                    expiration: self.now.addingTimeInterval(lifetime))
+            }
+        }
+    }
+
+    @Test("a hundred requests at once share one fetch")
+    func sharedFetch() async throws {
+        let stage = Stage()
+        let provider = stage.provider(lifetime: 3600)
+        let keys = try await withThrowingTaskGroup(of: String.self) { group in
+            for _ in 0..<100 { group.addTask { try await provider.credentials().accessKeyID } }
+            return try await group.reduce(into: Set<String>()) { $0.insert($1) }
+        }
+        #expect(keys == ["ASIA1"] && stage.fetches.withLock { $0 } == 1)
+    }
+
+    @Test(
+        "an hour's credentials serve until 10 minutes before they end, then are fetched again while the old ones still serve; a minute's are fetched again halfway"
+    )
+    func refreshInTime() async throws {
+        let stage = Stage()
+        let provider = stage.provider(lifetime: 3600)
+        #expect(try await provider.credentials().accessKeyID == "ASIA1")
+        stage.advance(49 * 60)
+        #expect(try await provider.credentials().accessKeyID == "ASIA1" && stage.fetches.withLock { $0 } == 1)
+        stage.advance(2 * 60)
+        // Past the refresh moment: the old ones still serve while the new ones are fetched.
+        #expect(try await provider.credentials().accessKeyID == "ASIA1")
+        try await Self.until { try await provider.credentials().accessKeyID == "ASIA2" }
+        #expect(stage.fetches.withLock { $0 } == 2)
+
+        let short = Stage()
+        let minute = short.provider(lifetime: 60)
+        _ = try await minute.credentials()
+        short.advance(29)
+        #expect(try await minute.credentials().accessKeyID == "ASIA1" && short.fetches.withLock { $0 } == 1)
+        short.advance(2)
+        _ = try await minute.credentials()
+        try await Self.until { try await minute.credentials().accessKeyID == "ASIA2" }
+        // In their last 15 s none are used: a request waits for new ones.
+        short.advance(50)
+        #expect(try await minute.credentials().accessKeyID == "ASIA3")
+    }
+
+    @Test("credentials the store refused are fetched again once; a fetch that fails is answered for 5 s without asking again, naming the source")
+    func refusedAndFailing() async throws {
+        let stage = Stage()
+        let provider = stage.provider(lifetime: 3600)
+        let first = try await provider.credentials()
+        #expect(provider.refused(first))
+        #expect(try await provider.credentials().accessKeyID == "ASIA2")
+        // A refusal of credentials already replaced changes nothing.
+        provider.refused(first)
+        #expect(try await provider.credentials().accessKeyID == "ASIA2" && stage.fetches.withLock { $0 } == 2)
+
+        stage.failing.withLock { $0 = true }
+        provider.refused(try await provider.credentials())
+        let failure = await #expect(throws: ObjectStorageError.self) { _ = try await provider.credentials() }
+        #expect(failure?.code == .refused && failure?.message.contains("container credentials endpoint http://127.0.0.1/c") == true)
+        stage.failing.withLock { $0 = false }
+        await #expect(throws: ObjectStorageError.self, "within 5 s the failure is answered again") { _ = try await provider.credentials() }
+        stage.advance(6)
+        #expect(try await provider.credentials().accessKeyID == "ASIA3")
+    }
+
+    @Test("long-lived keys are never fetched again, refused or not")
+    func longLivedKeys() async throws {
+        let keys = AWSCredentials(accessKeyID: "AKIASTATIC", secretAccessKey: "static-secret")
+        let provider = CredentialProvider(source: .keys(keys, from: "AWS_ACCESS_KEY_ID"), clock: StoreClock(), current: keys) { keys }
+        #expect(!provider.refused(keys))
+        #expect(try await provider.credentials() == keys)
+    }
+
+    /// Until the background fetch has landed (it takes 20 ms), 5 s at most.
+    static func until(_ condition: () async throws -> Bool) async throws {
+        for _ in 0..<500 {
+            if try await condition() { return }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        Issue.record("the condition never held")
+    }
+}
