@@ -8,14 +8,15 @@ a test asks, what AWS S3 answers and SeaweedFS does not:
     (SeaweedFS answers InvalidAccessKeyId to an expired session; AWS says ExpiredToken);
   - PermanentRedirect (301, x-amz-bucket-region) or AuthorizationHeaderMalformed (400, <Region>)
     to a request signed for another region than its bucket's;
-  - SlowDown (503) or InternalError (500) for the next N requests;
+  - SlowDown (503) or InternalError (500) for the next N requests (whose method and path hold
+    `weather_match`, when given: "continuation-token" for the pages after a listing's first);
   - objects under keys SeaweedFS cannot hold (it refuses `/./` and folds `//`), served from here
     after checking the request's SigV4 signature with botocore, and added to the listings
     SeaweedFS answers (at the end of a page that is not truncated: enough for a test's prefix).
 
     python3 scripts/s3-front.py --upstream URL [--cert PEM --key PEM] --url-file F --log F
     POST /__front/control  {"archived": ["bucket/key"], "expire": true, "regions": {"bucket": "eu-west-1"},
-                            "region_answer": "redirect"|"malformed", "weather": N, "weather_code": "SlowDown",
+                            "region_answer": "redirect"|"malformed", "weather": N, "weather_code": "SlowDown", "weather_match": "",
                             "local": {"bucket/key": "<base64>"}, "key_id": ID, "secret": SECRET}
     GET  /__front/stats    what it answered: {"requests", "statuses", "expired", "redirected", "archived",
                             "weather", "local_gets", "paths"}
@@ -39,7 +40,7 @@ from loopback_server import QuietHandler, arguments, serve
 
 lock = threading.RLock()
 state = {"archived": set(), "expire": False, "expired_keys": set(), "seen_keys": set(), "regions": {}, "region_answer": "redirect",
-         "weather": 0, "weather_code": "SlowDown", "local": {}, "key_id": None, "secret": None}
+         "weather": 0, "weather_code": "SlowDown", "weather_match": "", "local": {}, "key_id": None, "secret": None}
 stats = {"requests": 0, "statuses": {}, "expired": 0, "redirected": 0, "archived": 0, "weather": 0, "local_gets": {}, "paths": []}
 UPSTREAM = None
 
@@ -98,7 +99,7 @@ class Handler(QuietHandler):
                 state["archived"] = set(body["archived"])
             if body.get("expire"):
                 state["expired_keys"] |= state["seen_keys"]
-            for key in ("regions", "region_answer", "weather", "weather_code", "key_id", "secret"):
+            for key in ("regions", "region_answer", "weather", "weather_code", "weather_match", "key_id", "secret"):
                 if key in body:
                     state[key] = body[key]
             if "local" in body:
@@ -141,7 +142,7 @@ class Handler(QuietHandler):
                 state["seen_keys"].add(key_id)
             expired = key_id in state["expired_keys"]
             bucket_region = state["regions"].get(bucket)
-            weather = state["weather"] > 0
+            weather = state["weather"] > 0 and state["weather_match"] in f"{self.command} {self.path}"
             archived = self.command == "GET" and f"{bucket}/{key}" in state["archived"]
             local = state["local"].get(f"{bucket}/{key}") if key else None
             answer_style, weather_code = state["region_answer"], state["weather_code"]

@@ -76,10 +76,10 @@ public final class ObjectStore: Sendable {
     /// One page of the keys under `prefix`, 1,000 at most, after `token`'s page (or after the key
     /// `startAfter`, for a listing that resumes).
     public func list(
-        bucket: String, prefix: String, after token: String? = nil, startAfter: String? = nil
+        bucket: String, prefix: String, after token: String? = nil, startAfter: String? = nil, maxKeys: Int = 1000
     ) async throws(ObjectStorageError) -> ListPage {
         var exchange = Exchange(method: "GET", bucket: bucket, key: "", what: "s3://\(bucket)/\(prefix)")
-        exchange.query = [("list-type", "2"), ("prefix", prefix), ("max-keys", "1000"), ("encoding-type", "url")]
+        exchange.query = [("list-type", "2"), ("prefix", prefix), ("max-keys", String(min(max(maxKeys, 1), 1000))), ("encoding-type", "url")]
         if let token {
             exchange.query.append(("continuation-token", token))
         } else if let startAfter {

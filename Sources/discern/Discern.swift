@@ -21,7 +21,7 @@ struct Discern: AsyncParsableCommand {
             MigrateCommand.self, EnqueueCommand.self, WorkCommand.self, StatusCommand.self, JobsCommand.self, RetryCommand.self,
             CancelCommand.self, DeleteCommand.self, PlanCommand.self, PauseCommand.self, ResumeCommand.self, BatchesCommand.self, ResultsCommand.self,
             ReportCommand.self, QualityCommand.self, ConsoleCommand.self, MonitorCommand.self, PrepareCommand.self, PruneCommand.self,
-            SimulateCommand.self, SamplesCommand.self, VersionCommand.self
+            SimulateCommand.self, SamplesCommand.self, DoctorCommand.self, VersionCommand.self
         ])
 }
 

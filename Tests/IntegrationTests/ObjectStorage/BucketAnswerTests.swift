@@ -117,6 +117,46 @@ struct BucketAnswerTests {
         }
     }
 
+    @Test(
+        "an enqueue the store cuts short on its second page stops with where it got to (exit 69); run again, it goes on after that key: 1,100 jobs, none twice, even without dedupe"
+    )
+    func listingResumes() async throws {
+        try await SeaweedServer.with { s3 in
+            try await TestDatabase.with { conninfo in
+                try await TestFolder.with { folder in
+                    try await BucketTests.upload(1_100, to: s3, prefix: "night/", folder: folder)
+                    let front = try await S3Front.start(upstream: s3.endpoint, in: folder)
+                    do {
+                        let environment = s3.environment().merging(["AWS_ENDPOINT_URL_S3": front.url, "DISCERN_PATH_ROOTS": FleetBucket.roots]) { $1 }
+                        let arguments = ["enqueue", FleetBucket.roots, "--database-url", conninfo, "--batch", "night", "--no-dedupe"]
+                        // Every page after the first: the store's weather, longer than a page's retries.
+                        try await front.control(["weather": 100, "weather_code": "SlowDown", "weather_match": "continuation-token"])
+                        let cut = try await BucketTests.discern(arguments, environment)
+                        #expect(
+                            cut.status == 69 && cut.output.contains("run the same enqueue again") && cut.output.contains("SlowDown"),
+                            "\(cut.status): \(cut.output)")
+                        let first = try await Database(conninfo: conninfo).rows("SELECT count(*) AS n FROM discern.jobs").first?.int("n")
+                        #expect(first == 1_000, "the first page's jobs are in: \(String(describing: first))")
+                        try await front.control(["weather": 0])
+                        let resumed = try await BucketTests.discern(arguments, environment)
+                        #expect(
+                            resumed.status == 0 && resumed.output.contains("went on after night/") && resumed.output.contains("enqueued 100 job(s)"),
+                            "\(resumed.status): \(resumed.output)")
+                        let counts = try await Database(conninfo: conninfo).rows(
+                            "SELECT count(*) AS jobs, count(DISTINCT image_path) AS paths, (SELECT count(*) FROM discern.listing_checkpoints) AS left FROM discern.jobs"
+                        ).first
+                        #expect(try counts?.int("jobs") == 1_100 && counts?.int("paths") == 1_100, "jobs and paths: \(String(describing: counts))")
+                        #expect(try counts?.int("left") == 0, "a finished listing leaves no checkpoint")
+                        await front.stop()
+                    } catch {
+                        await front.stop()
+                        throw error
+                    }
+                }
+            }
+        }
+    }
+
     static let peopleKeys = [
         "night/odd/truck 17.jpg", "night/odd/a+b.jpg", "night/odd/100%.jpg", "night/odd/été-ü.jpg", "night/odd/x;y.jpg", "night/odd/~tilde.jpg",
         "night/odd/a&b=c.jpg", "night/odd/bell\u{7}.jpg", "night/odd/tab\there.jpg"

@@ -23,6 +23,16 @@ struct FleetCredentialTests {
             let forged = fleet.folder.appendingPathComponent("forged-token")
             let forgedText = "eyJhbGciOiJSUzI1NiIsImtpZCI6Im5vLXN1Y2gta2V5In0.eyJpc3MiOiJodHRwOi8vMTI3LjAuMC4yIn0.c2lnbmF0dXJl"
             try Data(forgedText.utf8).write(to: forged)
+            // What an operator runs in the pod first: the source named, fetched, a key listed.
+            let service = ["DISCERN_DISCERNER_URL": "http://127.0.0.1:9"]
+            let doctor = try await BucketTests.discern(["doctor", "--database-url", fleet.conninfo, "--format", "json"], irsa.merging(service) { $1 })
+            let said = try JSONSerialization.jsonObject(with: Data(doctor.output.utf8)) as? [String: Any]
+            #expect(doctor.status == 0 && said?["bucketCredentialKind"] as? String == "web-identity", "\(doctor.status): \(doctor.output)")
+            let sick = try await BucketTests.discern(
+                ["doctor", "--database-url", fleet.conninfo], fleet.environment(.webIdentity(tokenFile: forged.path)).merging(service) { $1 })
+            #expect(
+                sick.status == 1 && sick.output.contains("failed  bucket credentials") && sick.output.contains("AssumeRoleWithWebIdentity")
+                    && !sick.output.contains(forgedText), "\(sick.status): \(sick.output)")
             try await TestSimulator.with(.unthrottled) { simulator in
                 let refused = try fleet.drain(fleet.environment(.webIdentity(tokenFile: forged.path)), simulator: simulator)
                 let tripped = try await Announcements.until(fleet.conninfo) {

@@ -110,9 +110,10 @@ struct DocsTests {
     /// Names in the docs that are other systems' words, not discern's: HTTP and SQL, S3's,
     /// Azure's and Image Discerner's error codes, headers, Kubernetes kinds, libpq, Swift.
     static let foreignNames: Set<String> = [
-        "AccessDenied", "Authorization", "BadArgument", "ExecutionAlreadyExists", "FaceNotFound", "Forwarded", "InvalidAccessKeyId",
-        "InvalidImage", "InvalidImageSize", "Message", "Mutex", "NoSuchKey", "Origin", "PQexecParams", "PQprepare", "PersonGroupNotFound",
-        "PersonGroupNotTrained", "PersonGroupTrainingNotFinished", "ReadOnlyMany", "ScaledObject", "Secure", "Sendable", "ServiceGroup",
+        "AccessDenied", "Authorization", "AuthorizationHeaderMalformed", "BadArgument", "Date", "ExecutionAlreadyExists", "ExpiredToken",
+        "FaceNotFound", "Forwarded", "InvalidAccessKeyId", "InvalidImage", "InvalidImageSize", "InvalidObjectState", "InvalidToken", "Message",
+        "Mutex", "NoSuchKey", "Origin", "PQexecParams", "PQprepare", "PermanentRedirect", "PersonGroupNotFound", "PersonGroupNotTrained",
+        "PersonGroupTrainingNotFinished", "ReadOnlyMany", "RequestTimeTooSkewed", "ScaledObject", "Secure", "Sendable", "ServiceGroup",
         "SignatureDoesNotMatch", "SignatureProvided", "SlowDown", "StringToSign", "Synchronization", "UnsupportedFeature"
     ]
 

@@ -1,0 +1,128 @@
+import ArgumentParser
+import Backends
+import Foundation
+import JobQueue
+import MediaFiles
+import ObjectStorage
+import Postgres
+
+/// `discern doctor`: what a worker started here would use, each part tried: the database and
+/// its schema, the path roots, the buckets with the credential source the AWS chain picks
+/// (fetched, and a listing of each s3:// root tried with it), the services configured. For an
+/// operator inside a pod or on a new host, before the night starts: one line a check, the
+/// source named, never a secret.
+struct DoctorCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "doctor",
+        abstract:
+            "Check what a worker here would use: the database, the path roots, each bucket with its credentials (fetched and tried), the services.",
+        discussion: """
+            Exit status 0 when every check passed, 1 when one failed. Bucket credentials come from the first source \
+            of the AWS chain that is configured (docs/configuration.md, "Bucket credentials"): the check names it, \
+            fetches from it and lists one key under each s3:// path root with what it got.
+            """)
+
+    @OptionGroup var database: DatabaseOptions
+
+    @Option(name: .customLong("path-root"), help: "As `discern work` takes it (repeatable). Default: $DISCERN_PATH_ROOTS.")
+    var pathRoots: [String] = []
+
+    @Option(help: "text for people, json for scripts.")
+    var format: VersionFormat = .text
+
+    struct Check: Codable {
+        enum Status: String, Codable { case ok, warning, failed }
+        let check: String
+        let status: Status
+        let detail: String
+    }
+
+    struct Report: Codable {
+        var checks: [Check] = []
+        /// The credential source buckets are read with, when any s3:// root is given.
+        var bucketCredentials: String?
+        var bucketCredentialKind: String?
+    }
+
+    func run() async throws {
+        var report = Report()
+        report.checks.append(await databaseCheck())
+        do {
+            let folders = try Setting.pathRoots(pathRoots), buckets = try Setting.objectRoots(pathRoots)
+            for root in folders?.roots ?? [] {
+                report.checks.append(Check(check: "folder \(root.configured)", status: .ok, detail: "a folder here (\(root.resolved))"))
+            }
+            if folders == nil && buckets.isEmpty {
+                report.checks.append(Check(check: "path roots", status: .failed, detail: "none given: DISCERN_PATH_ROOTS or --path-root"))
+            }
+            if !buckets.isEmpty { await bucketChecks(buckets, into: &report) }
+        } catch {
+            report.checks.append(Check(check: "path roots", status: .failed, detail: "\(error)"))
+        }
+        let services = BackendEnvironment(Setting.environment).configuredBackendNames
+        report.checks.append(
+            Check(
+                check: "services", status: services.isEmpty ? .failed : .ok,
+                detail: services.isEmpty ? "none configured: set DISCERN_DISCERNER_URL (docs/backends.md)" : services.joined(separator: ", ")))
+        switch format {
+        case .text:
+            for check in report.checks {
+                print("\(check.status.rawValue.padding(toLength: 7, withPad: " ", startingAt: 0)) \(check.check): \(TerminalText.safe(check.detail))")
+            }
+        case .json:
+            try JSONOutput.print(String(decoding: try JSONEncoder().encode(report), as: UTF8.self))
+        }
+        if report.checks.contains(where: { $0.status == .failed }) { throw ExitCode(ExitStatus.someJobsDead) }
+    }
+
+    private func databaseCheck() async -> Check {
+        do {
+            let plan = try await Database(conninfo: database.conninfo, name: "discern-doctor").withConnection { try MigrationPlan.read($0) }
+            if plan.newer.contains(where: \.breaking) {
+                return Check(check: "database", status: .failed, detail: "a newer discern migrated it with a breaking change: upgrade this one")
+            }
+            guard plan.isEmpty else {
+                return Check(
+                    check: "database", status: .warning,
+                    detail:
+                        "reachable; schema \(plan.appliedVersion.map(String.init) ?? "missing"), this discern carries \(Migrator.schemaVersion): run discern migrate"
+                )
+            }
+            return Check(check: "database", status: .ok, detail: "reachable; schema \(Migrator.schemaVersion), up to date")
+        } catch {
+            return Check(check: "database", status: .failed, detail: "\(error)")
+        }
+    }
+
+    /// The source the chain picks, its credentials fetched, and one key listed under each root.
+    private func bucketChecks(_ buckets: [ObjectPrefix], into report: inout Report) async {
+        let store: ObjectStore
+        do {
+            store = try Setting.objectStore()
+        } catch {
+            report.checks.append(Check(check: "bucket credentials", status: .failed, detail: "\(error)"))
+            return
+        }
+        report.bucketCredentials = store.credentials.source.description
+        report.bucketCredentialKind = store.credentials.source.kind
+        do {
+            let credentials = try await store.credentials.credentials()
+            let lasts = credentials.expiration.map { " (expires in \(String(format: "%.0f", $0.timeIntervalSinceNow)) s)" } ?? ""
+            report.checks.append(
+                Check(
+                    check: "bucket credentials", status: .ok,
+                    detail: "\(store.credentials.source): access key \(credentials.accessKeyID)\(lasts); region \(store.settings.region)"))
+        } catch {
+            report.checks.append(Check(check: "bucket credentials", status: .failed, detail: error.message))
+            return
+        }
+        for root in buckets {
+            do {
+                let page = try await store.list(bucket: root.bucket, prefix: root.prefix, maxKeys: 1)
+                report.checks.append(Check(check: "bucket \(root)", status: .ok, detail: page.entries.isEmpty ? "listed: empty" : "listed"))
+            } catch {
+                report.checks.append(Check(check: "bucket \(root)", status: .failed, detail: error.message))
+            }
+        }
+    }
+}
