@@ -22,6 +22,12 @@ public struct AWSCredentials: Sendable, Equatable {
         if let sessionToken { Redact.remember(secret: sessionToken, slot: "s3-session-token") }
     }
 
+    /// Whether `text` can be a key id: it goes into every Authorization header, so a source
+    /// answering anything else (a line break, a space, a novel) is refused before it is used.
+    static func isKeyID(_ text: String) -> Bool {
+        (1...128).contains(text.utf8.count) && text.utf8.allSatisfy { (33...126).contains($0) && $0 != UInt8(ascii: "/") && $0 != UInt8(ascii: ",") }
+    }
+
     /// Whether the credentials were handed out for a while (a session token): a refusal of
     /// them may mean they have run out, and fetching new ones may help.
     public var isTemporary: Bool { sessionToken != nil || expiration != nil }

@@ -43,7 +43,9 @@ public struct ContainerEndpoint: Sendable, CustomStringConvertible {
         var headers: [HTTPHeader] = [HTTPHeader("Accept", "application/json")]
         switch token {
         case .file(let path):
-            headers.append(HTTPHeader("Authorization", try await fetcher.read(path, what: "the container authorization token file")))
+            let token = try await fetcher.read(path, what: "the container authorization token file")
+            Redact.remember(secret: token, slot: "container-authorization")
+            headers.append(HTTPHeader("Authorization", token))
         case .value(let value): headers.append(HTTPHeader("Authorization", value))
         case nil: break
         }

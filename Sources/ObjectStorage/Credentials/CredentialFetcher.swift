@@ -70,8 +70,8 @@ struct CredentialFetcher: Sendable {
         if let code = document.Code, code != "Success" {
             throw ObjectStorageError(.refused, "\(what) answered \(code)\(document.Message.map { ": \($0)" } ?? "")")
         }
-        guard let keyID = document.AccessKeyId, !keyID.isEmpty, let secret = document.SecretAccessKey, !secret.isEmpty else {
-            throw ObjectStorageError(.unavailable, "\(what) answered a credentials document without a key")
+        guard let keyID = document.AccessKeyId, AWSCredentials.isKeyID(keyID), let secret = document.SecretAccessKey, !secret.isEmpty else {
+            throw ObjectStorageError(.unavailable, "\(what) answered a credentials document without a usable key")
         }
         var expiration: Date?
         if let text = document.Expiration {

@@ -40,7 +40,8 @@ public struct WebIdentity: Sendable, CustomStringConvertible {
             let weather = response.status >= 500 || ["Throttling", "IDPCommunicationError", "ServiceUnavailable"].contains(code ?? "")
             throw ObjectStorageError(weather ? .unavailable : .refused, "\(what) answered \(said)", storeCode: code)
         }
-        guard readable, let keyID = reader.top["AccessKeyId"], let secret = reader.top["SecretAccessKey"], let session = reader.top["SessionToken"],
+        guard readable, let keyID = reader.top["AccessKeyId"], AWSCredentials.isKeyID(keyID), let secret = reader.top["SecretAccessKey"],
+            let session = reader.top["SessionToken"],
             let expiration = reader.top["Expiration"].flatMap(CredentialFetcher.instant)
         else {
             throw ObjectStorageError(.unavailable, "\(what) answered a document without credentials: \(StoreAnswers.snippet(response.body))")

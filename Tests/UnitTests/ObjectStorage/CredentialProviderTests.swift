@@ -109,3 +109,33 @@ struct CredentialProviderTests {
         Issue.record("the condition never held")
     }
 }
+
+@Suite("Bucket credentials: what a credentials endpoint answers")
+struct CredentialDocumentTests {
+    @Test(
+        "a credentials document is read as IMDS and the agents write it; garbage, a key id with a line break, a failed Code and a bad Expiration are refused"
+    )
+    func documents() throws {
+        let good = try CredentialFetcher.credentials(
+            Data(
+                #"{"Code": "Success", "AccessKeyId": "ASIAEXAMPLE", "SecretAccessKey": "s3cr3t-value", "Token": "tok-123456", "Expiration": "2026-11-29T02:16:22Z"}"#
+                    .utf8),
+            from: "test")
+        #expect(
+            good.accessKeyID == "ASIAEXAMPLE" && good.sessionToken == "tok-123456" && good.expiration == Date(timeIntervalSince1970: 1_795_918_582))
+        let fractional = try CredentialFetcher.credentials(
+            Data(#"{"AccessKeyId": "ASIAEXAMPLE", "SecretAccessKey": "s", "Token": "t", "Expiration": "2026-11-29T02:16:22.500+00:00"}"#.utf8),
+            from: "test")
+        #expect(fractional.expiration == Date(timeIntervalSince1970: 1_795_918_582.5))
+        for hostile in [
+            "not json", "{}", #"{"AccessKeyId": "AKIA\r\nX-Evil: 1", "SecretAccessKey": "s"}"#,
+            #"{"AccessKeyId": "AKIA EX", "SecretAccessKey": "s"}"#,
+            #"{"AccessKeyId": "ASIA", "SecretAccessKey": ""}"#, #"{"Code": "AssumeRoleUnauthorizedAccess", "Message": "no role"}"#,
+            #"{"AccessKeyId": "ASIA", "SecretAccessKey": "s", "Expiration": "tomorrow"}"#, String(repeating: "[", count: 100_000)
+        ] {
+            #expect(throws: ObjectStorageError.self, "\(hostile.prefix(60))") {
+                _ = try CredentialFetcher.credentials(Data(hostile.utf8), from: "test")
+            }
+        }
+    }
+}
