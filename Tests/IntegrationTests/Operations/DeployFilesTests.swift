@@ -18,6 +18,12 @@ struct DeployFilesTests {
         #expect(
             output.contains("ScaledObject discern-worker") && output.contains("Deployment discern-worker")
                 && output.contains("CronJob discern-prune ok") && output.contains("TriggerAuthentication discern-postgres ok"), "\(output)")
+        // The overlay for photos only in a bucket is rendered and checked too, and both nightly
+        // CronJobs' command lines enqueue yesterday under their photo root.
+        #expect(
+            output.contains("rendered deploy/kubernetes-bucket with kubectl kustomize")
+                && output.contains("runs: discern enqueue /srv/photos/") && output.contains("runs: discern enqueue s3://fleet-uploads/"),
+            "\(output)")
     }
 
     @Test("the README's run command installs what the main job needs and nothing only the tests use")
