@@ -1,8 +1,15 @@
-/// What this binary is: its release, the commit it was built from (stamped by the StampBuild
-/// plugin) and the Swift that compiled it.
+/// What this binary is: its version and release, the commit it was built from (stamped by the
+/// StampBuild plugin) and the Swift that compiled it.
 public enum BuildInfo {
-    /// The release (CHANGELOG.md names each, semantic versions).
-    public static let version = "0.10.0"
+    /// The version this build carries (scripts/build-version.sh): the release, CHANGELOG.md's
+    /// newest section, when built from the commit that section names or while it names none;
+    /// after that commit, the release, `+git`, the commit's committer time in UTC and the commit
+    /// (`0.10.0+git20261129.011500.99e50dd0a1b2`), which dpkg and apt place after the release
+    /// and before the next.
+    public static let version = buildVersion
+
+    /// The release this build is or builds on: `version` up to its `+`.
+    public static let release = buildRelease
 
     /// The commit of the source, `-modified` when tracked files differed from it, `unknown`
     /// when built outside a git checkout without `DISCERN_BUILD_COMMIT`.

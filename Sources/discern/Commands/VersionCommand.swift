@@ -47,6 +47,8 @@ struct VersionReport: Codable {
     }
 
     let version: String
+    /// The release `version` is, or builds on (`version` up to its `+`).
+    let release: String
     let commit: String
     let swift: String
     let libraries: Libraries
@@ -54,7 +56,7 @@ struct VersionReport: Codable {
 
     static var current: VersionReport {
         VersionReport(
-            version: BuildInfo.version, commit: BuildInfo.commit, swift: BuildInfo.swiftVersion,
+            version: BuildInfo.version, release: BuildInfo.release, commit: BuildInfo.commit, swift: BuildInfo.swiftVersion,
             libraries: Libraries(libvips: Vips.libraryVersion, libpq: Connection.libraryVersion, libcurl: CurlLibrary.version, tls: CurlLibrary.tls),
             schema: SchemaVersions(
                 carries: Migrator.schemaVersion, runsAgainstAtLeast: Migrator.schemaVersion, migratesFrom: Migrator.oldestMigratable))

@@ -174,4 +174,18 @@ struct DocsTests {
             #expect(Self.names(layout, part.replacingOccurrences(of: ".", with: "\\.")), "the README's layout table does not name sql/\(part)")
         }
     }
+
+    @Test("while CHANGELOG.md has an [Unreleased] section, its newest release names its commit (a Commit: line)")
+    func newestReleaseNamesItsCommit() throws {
+        // scripts/build-version.sh takes every build for the newest release while its section names
+        // no commit (the release being cut): left so after it, builds of later commits would too.
+        let sections = try Self.read("CHANGELOG.md").components(separatedBy: "\n## ").dropFirst()
+        guard sections.contains(where: { $0.hasPrefix("[Unreleased]") }),
+            let newest = sections.first(where: { $0.range(of: #"^\[\d+\.\d+\.\d+\]"#, options: .regularExpression) != nil })
+        else { return }
+        let heading = newest.prefix(while: { $0 != "\n" })
+        #expect(
+            newest.range(of: #"(?m)^Commit: [0-9a-f]{7,40}\b"#, options: .regularExpression) != nil,
+            "CHANGELOG.md has an [Unreleased] section, and its newest release (\(heading)) names no commit: add its Commit: line")
+    }
 }

@@ -95,7 +95,10 @@ struct MonitoringTests {
                     try await PrometheusServer.with(targets: ["discern-worker": workerPort, "discern-monitor": monitorPort]) { prometheus in
                         #expect(await Poll.until { (try? await prometheus.query("sum(up)"))?.first.map(Self.value) == 2 })
                         let info = try await prometheus.query("discern_build_info")
-                        #expect(info.contains { ($0["metric"] as? [String: String])?["version"] == "0.10.0" }, "\(info)")
+                        // The version the binary says it is: a release, or a build after one (0.10.0+git...).
+                        let built = try await Subprocess.run(try WorkerProcess.binary.path, ["version", "--format", "json"])
+                        let version = try #require(try Packaging.versionReport(built)["version"] as? String)
+                        #expect(info.contains { ($0["metric"] as? [String: String])?["version"] == version }, "\(version): \(info)")
                         #expect(
                             await Poll.until {
                                 (try? await prometheus.query(#"sum(discern_jobs_total{outcome="succeeded"})"#))?.first.map(Self.value) == 3

@@ -98,7 +98,8 @@ struct PackageTests {
             _ = try await Subprocess.run("/bin/bash", [Packaging.script("oci-image.sh"), deb.path, archive.path])
             #expect(FileManager.default.fileExists(atPath: archive.path), "no OCI archive")
             let version = try await Subprocess.run("/usr/bin/dpkg-deb", ["-f", deb.path, "Version"]).trimmingCharacters(in: .whitespacesAndNewlines)
-            let image = "discern:\(version)"
+            // A tag takes no +: a build after a release is tagged with _ in its place (scripts/oci-image.sh).
+            let image = "discern:\(version.replacingOccurrences(of: "+", with: "_"))"
             let labels = try await Subprocess.run("/usr/bin/buildah", ["inspect", "--type", "image", "--format", "{{.OCIv1.Config.Labels}}", image])
             #expect(labels.contains("org.opencontainers.image.version:\(version)"), "\(labels)")
             #expect(labels.contains("org.opencontainers.image.revision"), "\(labels)")

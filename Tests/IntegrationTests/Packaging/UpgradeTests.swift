@@ -61,8 +61,12 @@ struct UpgradeTests {
                     let newWorkers = try (0..<2).map { _ in
                         try WorkerProcess(conninfo: conninfo, simulatorURL: simulator.baseURL, logFolder: folder, arguments: Self.workerArguments)
                     }
-                    // The new ones are up (registered with their presence key) before the old ones go.
-                    let newUp = try await Announcements.until(conninfo) { try await Self.workersWithPresence(conninfo) == newWorkers.count }
+                    // The new ones are up (registered with their presence key) before the old ones go;
+                    // counted by their pids, as a previous release's workers may hold presence keys too.
+                    let newPids = newWorkers.map(\.pid)
+                    let newUp = try await Announcements.until(conninfo) {
+                        try await Self.workersWithPresence(conninfo, pids: newPids) == newPids.count
+                    }
                     #expect(newUp, "this release's workers did not register")
                     let freshOldRan = oldWorkers.last?.isRunning ?? false
                     await WorkerProcess.stopAll(oldWorkers)
@@ -129,10 +133,12 @@ struct UpgradeTests {
         }
     }
 
-    static func workersWithPresence(_ conninfo: String) async throws -> Int {
-        try await Database(conninfo: conninfo).withConnection { connection in
-            try connection.query("SELECT count(*) AS n FROM discern.workers WHERE presence_key IS NOT NULL AND stopped_at IS NULL").first?.int("n")
-                ?? 0
+    static func workersWithPresence(_ conninfo: String, pids: [Int32]) async throws -> Int {
+        let list = pids.map { String($0) }.joined(separator: ",")
+        return try await Database(conninfo: conninfo).withConnection { connection in
+            try connection.query(
+                "SELECT count(*) AS n FROM discern.workers WHERE presence_key IS NOT NULL AND stopped_at IS NULL AND pid = ANY('{\(list)}'::integer[])"
+            ).first?.int("n") ?? 0
         }
     }
 }
