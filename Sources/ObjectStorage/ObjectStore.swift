@@ -141,6 +141,9 @@ public final class ObjectStore: Sendable {
                 throw ObjectStorageError(
                     .unavailable,
                     "\(exchange.method) \(exchange.what) failed: \(error) (a private CA: AWS_CA_BUNDLE names the PEM file to trust)")
+            } catch let error as HTTPError where !error.isRetryable {
+                // A request that cannot be sent as it is (a malformed URL or header): asking again changes nothing.
+                throw ObjectStorageError(.unavailable, "\(exchange.method) \(exchange.what) could not be sent: \(error)")
             } catch {
                 failure = (ObjectStorageError(.unavailable, "\(exchange.method) \(exchange.what) failed: \(error)"), .wait(retryAfter: nil))
             }

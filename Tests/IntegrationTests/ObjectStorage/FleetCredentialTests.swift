@@ -85,8 +85,7 @@ struct FleetCredentialTests {
     func expiringCredentials() async throws {
         try await FleetBucket.with(photos: 30) { fleet in
             try await fleet.standins.control(["stated_lifetime": 40])
-            let front = try await S3Front.start(upstream: fleet.s3.endpoint, in: fleet.folder)
-            do {
+            try await S3Front.with(upstream: fleet.s3.endpoint, in: fleet.folder) { front in
                 let environment = fleet.environment(.podIdentity, endpoint: front.url)
                 let enqueue = try await fleet.enqueue(environment)
                 #expect(enqueue.status == 0 && enqueue.output.contains("enqueued 30 job(s)"), "\(enqueue.output)")
@@ -113,10 +112,6 @@ struct FleetCredentialTests {
                 }
                 let stats = try await front.stats()
                 #expect(stats.expired >= 1, "the store never refused a session: \(stats.statuses)")
-                await front.stop()
-            } catch {
-                await front.stop()
-                throw error
             }
         }
     }

@@ -31,11 +31,7 @@ final class CredentialStandins: Sendable {
     func stop() async { await server.stop() }
 
     /// Changes how the endpoints behave (`refuse`, `stated_lifetime`, `duration`, `sts`).
-    func control(_ settings: [String: Any]) async throws {
-        let body = String(decoding: try JSONSerialization.data(withJSONObject: settings), as: UTF8.self)
-        let answer = await RawHTTP.post(port: server.port, path: "/control", body: body)
-        guard answer.status == 200 else { throw TestSetupError("the credential stand-ins refused \(body): \(answer.status)") }
-    }
+    func control(_ settings: [String: Any]) async throws { try await server.post("/control", settings) }
 
     struct Stats: Decodable {
         let imds: Int
@@ -86,11 +82,23 @@ final class S3Front: Sendable {
 
     func stop() async { await server.stop() }
 
-    func control(_ settings: [String: Any]) async throws {
-        let body = String(decoding: try JSONSerialization.data(withJSONObject: settings), as: UTF8.self)
-        let answer = await RawHTTP.post(port: server.port, path: "/__front/control", body: body)
-        guard answer.status == 200 else { throw TestSetupError("the S3 front refused \(body): \(answer.status)") }
+    /// A front for `body`, stopped however it ends.
+    static func with<T>(
+        upstream: String, in folder: URL, certificate: (cert: String, key: String)? = nil, _ body: (S3Front) async throws -> T
+    ) async throws -> T {
+        let front = try await start(upstream: upstream, in: folder, certificate: certificate)
+        do {
+            let value = try await body(front)
+            await front.stop()
+            return value
+        } catch {
+            await front.stop()
+            throw error
+        }
     }
+
+    /// What it answers from now on (`archived`, `expire`, `regions`, `weather`, `local`, ...).
+    func control(_ settings: [String: Any]) async throws { try await server.post("/__front/control", settings) }
 
     struct Stats: Decodable {
         let requests: Int

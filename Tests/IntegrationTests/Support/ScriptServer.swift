@@ -57,6 +57,13 @@ final class ScriptServer: @unchecked Sendable {
         self.process = nil
     }
 
+    /// POSTs `settings` as JSON to `path`: a control endpoint of the server's, which must take it.
+    func post(_ path: String, _ settings: [String: Any]) async throws {
+        let body = String(decoding: try JSONSerialization.data(withJSONObject: settings), as: UTF8.self)
+        let answer = await RawHTTP.post(port: port, path: path, body: body)
+        guard answer.status == 200 else { throw TestSetupError("scripts/\(script) refused \(body) at \(path): HTTP \(answer.status)") }
+    }
+
     /// Every line of its log so far, oldest first.
     var received: [[String: Any]] {
         ((try? String(contentsOf: log, encoding: .utf8)) ?? "").split(separator: "\n").compactMap {
