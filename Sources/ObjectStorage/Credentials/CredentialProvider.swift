@@ -4,9 +4,11 @@ import Synchronization
 
 /// Hands every request of a process the credentials of one source, fetched once and shared by
 /// all its threads, and fetched again before they run out: from halfway through their lifetime
-/// or 10 minutes before they expire, whichever is later, in the background while the old ones
-/// still serve. Only a request that finds none it may use waits, and a fetch that fails is
-/// not repeated for 5 s, so a refused token does not turn every job into a call to STS.
+/// or 10 minutes before they expire, whichever is later. The first request past that moment
+/// fetches them (and is signed with the new ones) while every other still gets the old ones;
+/// only requests that find none they may use wait, for that one fetch. A fetch that fails is
+/// not repeated for 5 s, so a refused token does not turn every job into a call to STS. The
+/// fetch runs in the requesting task itself: no task outlives the requests that wait for it.
 public final class CredentialProvider: Sendable {
     public let source: CredentialSource
     private let fetch: @Sendable () async throws(ObjectStorageError) -> AWSCredentials
@@ -22,8 +24,18 @@ public final class CredentialProvider: Sendable {
     private struct State {
         var current: AWSCredentials?
         var refreshAt: Date?
-        var refreshing: Task<AWSCredentials, any Error>?
+        /// A request is fetching; the others that have nothing to use wait for it here.
+        var fetching = false
+        var waiting: [CheckedContinuation<Fetched, Never>] = []
         var failure: (error: ObjectStorageError, at: Date)?
+    }
+
+    /// What a waiting request learns when the fetch ends: it was cancelled with the task that
+    /// fetched, and the request tries again (fetching itself, if need be).
+    private enum Fetched: Sendable {
+        case credentials(AWSCredentials)
+        case failed(ObjectStorageError)
+        case abandoned
     }
 
     convenience init(source: CredentialSource, clock: StoreClock, fetcher: CredentialFetcher, logger: Logger?) {
@@ -52,37 +64,107 @@ public final class CredentialProvider: Sendable {
 
     /// Credentials to sign with now.
     public func credentials() async throws(ObjectStorageError) -> AWSCredentials {
-        let now = clock.now()
-        let next: Next = try state.withLock { state throws(ObjectStorageError) in
-            if let current = state.current, Self.usable(current, at: now) {
-                if let refreshAt = state.refreshAt, now >= refreshAt, state.refreshing == nil, !Self.holding(state.failure, at: now) {
-                    state.refreshing = startFetch()
+        while true {
+            let now = clock.now()
+            let step: Step = try state.withLock { state throws(ObjectStorageError) in
+                if let current = state.current, Self.usable(current, at: now) {
+                    guard let refreshAt = state.refreshAt, now >= refreshAt, !state.fetching, !Self.holding(state.failure, at: now) else {
+                        return .use(current)
+                    }
+                    state.fetching = true
+                    return .refresh(keeping: current)
                 }
-                return .ready(current)
+                if state.fetching { return .wait }
+                if let failure = state.failure, Self.holding(failure, at: now) { throw failure.error }
+                state.fetching = true
+                return .fetch
             }
-            if let refreshing = state.refreshing { return .waitFor(refreshing) }
-            if let failure = state.failure, Self.holding(failure, at: now) { throw failure.error }
-            let fetching = startFetch()
-            state.refreshing = fetching
-            return .waitFor(fetching)
-        }
-        switch next {
-        case .ready(let credentials):
-            return credentials
-        case .waitFor(let fetching):
-            do {
-                return try await fetching.value
-            } catch let error as ObjectStorageError {
-                throw error
-            } catch {
-                throw ObjectStorageError(.unavailable, "fetching bucket credentials from \(source) failed: \(error)")
+            switch step {
+            case .use(let credentials):
+                return credentials
+            case .refresh(let old):
+                // The old ones still serve: a failed refresh is logged and held, not thrown.
+                return (try? await fetchNow()) ?? old
+            case .fetch:
+                return try await fetchNow()
+            case .wait:
+                switch await waitForFetch() {
+                case .credentials(let credentials): return credentials
+                case .failed(let error): throw error
+                case .abandoned: continue
+                }
             }
         }
     }
 
-    private enum Next: Sendable {
-        case ready(AWSCredentials)
-        case waitFor(Task<AWSCredentials, any Error>)
+    private enum Step {
+        case use(AWSCredentials)
+        case refresh(keeping: AWSCredentials)
+        case fetch
+        case wait
+    }
+
+    /// The request that set `fetching` fetches, stores what it got and tells the waiting ones.
+    private func fetchNow() async throws(ObjectStorageError) -> AWSCredentials {
+        let outcome: Fetched
+        do {
+            let fetched = try await fetch()
+            let at = clock.now()
+            logger?.info(
+                "bucket credentials fetched",
+                metadata: [
+                    "source": "\(source.kind)", "access_key": "\(fetched.accessKeyID)",
+                    "expires_in_seconds": "\(fetched.expiration.map { String(format: "%.0f", $0.timeIntervalSince(at)) } ?? "never")"
+                ])
+            outcome = finish(.credentials(fetched), at: at)
+        } catch {
+            if error.code == .cancelled {
+                _ = finish(.abandoned, at: clock.now())
+                throw error
+            }
+            let named = ObjectStorageError(
+                error.code == .refused ? .refused : .unavailable, "bucket credentials from \(source): \(error.message)", storeCode: error.storeCode)
+            logger?.warning("bucket credentials could not be fetched", metadata: ["error": "\(named.message)"])
+            outcome = finish(.failed(named), at: clock.now())
+        }
+        switch outcome {
+        case .credentials(let credentials): return credentials
+        case .failed(let error): throw error
+        case .abandoned: throw ObjectStorageError(.cancelled, "fetching bucket credentials was cancelled")
+        }
+    }
+
+    private func finish(_ outcome: Fetched, at moment: Date) -> Fetched {
+        let waiting = state.withLock { state in
+            switch outcome {
+            case .credentials(let fetched):
+                state.current = fetched
+                state.refreshAt = fetched.expiration.map { Self.refreshMoment(expiration: $0, fetchedAt: moment) }
+                state.failure = nil
+            case .failed(let error):
+                state.failure = (error, moment)
+            case .abandoned:
+                break
+            }
+            state.fetching = false
+            defer { state.waiting = [] }
+            return state.waiting
+        }
+        for continuation in waiting { continuation.resume(returning: outcome) }
+        return outcome
+    }
+
+    /// Waits for the fetch under way; one that ended before this request got in line is
+    /// reported as abandoned, and the request looks again.
+    private func waitForFetch() async -> Fetched {
+        await withCheckedContinuation { continuation in
+            let queued = state.withLock { state in
+                guard state.fetching else { return false }
+                state.waiting.append(continuation)
+                return true
+            }
+            if !queued { continuation.resume(returning: .abandoned) }
+        }
     }
 
     /// The store refused `used` as expired or unknown: the next request fetches new ones, unless
@@ -102,38 +184,6 @@ public final class CredentialProvider: Sendable {
 
     /// What the last fetch said, when it failed: the source and its refusal.
     public var lastFailure: ObjectStorageError? { state.withLock { $0.failure?.error } }
-
-    private func startFetch() -> Task<AWSCredentials, any Error> {
-        Task { [self] in
-            do throws(ObjectStorageError) {
-                let fetched = try await fetch()
-                let at = clock.now()
-                state.withLock { state in
-                    state.current = fetched
-                    state.refreshAt = fetched.expiration.map { Self.refreshMoment(expiration: $0, fetchedAt: at) }
-                    state.refreshing = nil
-                    state.failure = nil
-                }
-                logger?.info(
-                    "bucket credentials fetched",
-                    metadata: [
-                        "source": "\(source.kind)", "access_key": "\(fetched.accessKeyID)",
-                        "expires_in_seconds": "\(fetched.expiration.map { String(format: "%.0f", $0.timeIntervalSince(at)) } ?? "never")"
-                    ])
-                return fetched
-            } catch {
-                let named = ObjectStorageError(
-                    error.code == .cancelled ? .cancelled : (error.code == .refused ? .refused : .unavailable),
-                    "bucket credentials from \(source): \(error.message)", storeCode: error.storeCode)
-                state.withLock { state in
-                    state.refreshing = nil
-                    if named.code != .cancelled { state.failure = (named, clock.now()) }
-                }
-                if named.code != .cancelled { logger?.warning("bucket credentials could not be fetched", metadata: ["error": "\(named.message)"]) }
-                throw named
-            }
-        }
-    }
 
     static func usable(_ credentials: AWSCredentials, at now: Date) -> Bool {
         guard let expiration = credentials.expiration else { return true }

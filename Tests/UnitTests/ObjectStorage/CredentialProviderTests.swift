@@ -11,8 +11,20 @@ struct CredentialProviderTests {
         let moment = Mutex(Date(timeIntervalSince1970: 1_800_000_000))
         let fetches = Mutex(0)
         let failing = Mutex(false)
+        /// While set, a fetch that starts waits for `release()`.
+        let holding = Mutex(false)
+        let held = Mutex<[CheckedContinuation<Void, Never>]>([])
         var now: Date { moment.withLock { $0 } }
         func advance(_ seconds: TimeInterval) { moment.withLock { $0 += seconds } }
+
+        func release() {
+            holding.withLock { $0 = false }
+            let waiting = held.withLock { waiting in
+                defer { waiting = [] }
+                return waiting
+            }
+            for continuation in waiting { continuation.resume() }
+        }
 
         /// A provider whose every fetch hands out credentials lasting `lifetime` s from the
         /// stage's now, named by their number.
@@ -24,7 +36,14 @@ struct CredentialProviderTests {
                     count += 1
                     return count
                 }
-                try? await Task.sleep(for: .milliseconds(20))
+                await withCheckedContinuation { continuation in
+                    let wait = self.holding.withLock { holding in
+                        if holding { self.held.withLock { $0.append(continuation) } }
+                        return holding
+                    }
+                    if !wait { continuation.resume() }
+                }
+                try? await Task.sleep(for: .milliseconds(5))
                 return AWSCredentials(
                     accessKeyID: "ASIA\(number)", secretAccessKey: "secret-\(number)", sessionToken: "token-\(number)-000000",
                     expiration: self.now.addingTimeInterval(lifetime))
@@ -44,7 +63,7 @@ struct CredentialProviderTests {
     }
 
     @Test(
-        "an hour's credentials serve until 10 minutes before they end, then are fetched again while the old ones still serve; a minute's are fetched again halfway"
+        "an hour's credentials serve until 10 minutes before they end; the first request after that fetches new ones while the others are still given the old; a minute's are fetched again halfway, and none in its last 15 s"
     )
     func refreshInTime() async throws {
         let stage = Stage()
@@ -53,10 +72,14 @@ struct CredentialProviderTests {
         stage.advance(49 * 60)
         #expect(try await provider.credentials().accessKeyID == "ASIA1" && stage.fetches.withLock { $0 } == 1)
         stage.advance(2 * 60)
-        // Past the refresh moment: the old ones still serve while the new ones are fetched.
+        stage.holding.withLock { $0 = true }
+        async let refreshed = provider.credentials().accessKeyID
+        try await Self.until { stage.fetches.withLock { $0 } == 2 }
+        // The fetch is under way (held): every other request is still signed with the old ones.
         #expect(try await provider.credentials().accessKeyID == "ASIA1")
-        try await Self.until { try await provider.credentials().accessKeyID == "ASIA2" }
-        #expect(stage.fetches.withLock { $0 } == 2)
+        stage.release()
+        #expect(try await refreshed == "ASIA2")
+        #expect(try await provider.credentials().accessKeyID == "ASIA2" && stage.fetches.withLock { $0 } == 2)
 
         let short = Stage()
         let minute = short.provider(lifetime: 60)
@@ -64,8 +87,7 @@ struct CredentialProviderTests {
         short.advance(29)
         #expect(try await minute.credentials().accessKeyID == "ASIA1" && short.fetches.withLock { $0 } == 1)
         short.advance(2)
-        _ = try await minute.credentials()
-        try await Self.until { try await minute.credentials().accessKeyID == "ASIA2" }
+        #expect(try await minute.credentials().accessKeyID == "ASIA2")
         // In their last 15 s none are used: a request waits for new ones.
         short.advance(50)
         #expect(try await minute.credentials().accessKeyID == "ASIA3")
