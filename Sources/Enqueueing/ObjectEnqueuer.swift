@@ -60,7 +60,10 @@ public struct ObjectEnqueuer: Sendable {
             listing.summary.unreadable += taken.filter { ObjectAddress(bucket: prefix.bucket, key: $0.key) == nil }
                 .map { "s3://\(prefix.bucket)/\($0.key): not a key a job can name (over 1,024 bytes)" }
             listed += page.entries.count
-            let request = self.request, pageLast = page.entries.last?.key, soFar = (listed, addedInAll)
+            // The last key the checkpoint can hold (a key with a NUL, or longer than any a job
+            // can name, cannot be a text of the database's).
+            let request = self.request, soFar = (listed, addedInAll)
+            let pageLast = page.entries.last { !$0.key.utf8.contains(0) && $0.key.count <= 1_024 }?.key
             let added = try await database.withConnection { connection in
                 try connection.transaction { connection in
                     let added =
@@ -79,6 +82,10 @@ public struct ObjectEnqueuer: Sendable {
             addedInAll += added
             lastKey = pageLast ?? lastKey
             progress(listing.summary.found)
+            // A store that hands the same token back would list the same page for ever.
+            if let next = page.nextToken, next == token {
+                throw EnqueueError(.badPath, "listing \(prefix): the store gave the same continuation token twice; it cannot be listed")
+            }
             token = page.nextToken
         } while token != nil
         try await database.withConnection { try ListingCheckpoints.forget($0, listing: name) }

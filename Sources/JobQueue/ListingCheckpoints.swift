@@ -14,8 +14,11 @@ public enum ListingCheckpoints {
         public let ageSeconds: Int
     }
 
-    /// A checkpoint older than this is not resumed from: a week later, a rerun is a new night.
-    public static let keptSeconds = 7 * 86_400.0
+    /// A checkpoint older than this is not resumed from: the retries of a CronJob or a unit,
+    /// and an operator's the same morning, go on where the night stopped; a rerun later is
+    /// likely meant to find what was added or restored since, under keys before the checkpoint
+    /// too, and lists from the first key.
+    public static let keptSeconds = 6 * 3_600.0
 
     public static func find(_ connection: Connection, listing: String) throws -> Checkpoint? {
         guard let row = try connection.query(Queries.ListingCheckpoints.find, [listing, keptSeconds]).first else { return nil }

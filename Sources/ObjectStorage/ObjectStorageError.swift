@@ -1,8 +1,10 @@
+import CurlHTTP
 import ErrorCodes
 
 /// What an S3-compatible store refused, or why it could not be asked. The message names the
 /// object (or bucket) and, for a refused credential, its key id: never the secret, never a
-/// signature.
+/// signature. Every message passes through `Redact.text`, which masks the secrets this process
+/// holds (the ones a store or a credential source might echo back) and SigV4 fields.
 public struct ObjectStorageError: Error, CustomStringConvertible, Sendable {
     public typealias Code = ErrorCode<ObjectStorageError>
 
@@ -15,7 +17,7 @@ public struct ObjectStorageError: Error, CustomStringConvertible, Sendable {
 
     public init(_ code: Code, _ message: String, storeCode: String? = nil, retryAfterSeconds: Double? = nil) {
         self.code = code
-        self.message = message
+        self.message = Redact.text(message)
         self.storeCode = storeCode
         self.retryAfterSeconds = retryAfterSeconds
     }

@@ -27,6 +27,9 @@ public final class ObjectStore: Sendable {
     private let files: ThreadPool
     /// Buckets found in another region than the settings' one: their region.
     private let regions = Mutex<[String: String]>([:])
+    /// The last object each bucket handed over, and to which key id: an AccessDenied for the
+    /// next one, soon after, is that object's, not the credential's.
+    private let lastRead = Mutex<[String: (keyID: String, at: ContinuousClock.Instant)]>([:])
     private let logger: Logger?
 
     /// - Parameter logger: told what an operator should know (a clock that is off, a bucket in
@@ -73,6 +76,14 @@ public final class ObjectStore: Sendable {
         return ObjectInfo(size: response.fileBytes, etag: Self.etag(response))
     }
 
+    /// Reads an object's first byte (a ranged GET): what proves a credential may read it, its
+    /// KMS key included, without taking the rest.
+    public func readFirstByte(_ address: ObjectAddress) async throws(ObjectStorageError) {
+        var exchange = Exchange(method: "GET", bucket: address.bucket, key: address.key, what: "\(address)")
+        (exchange.headers, exchange.maxBytes) = ([("Range", "bytes=0-0")], 4096)
+        _ = try await send(exchange)
+    }
+
     /// One page of the keys under `prefix`, 1,000 at most, after `token`'s page (or after the key
     /// `startAfter`, for a listing that resumes).
     public func list(
@@ -85,8 +96,10 @@ public final class ObjectStore: Sendable {
         } else if let startAfter {
             exchange.query.append(("start-after", startAfter))
         }
-        // Whether an archived object has been restored (and so can be read) is said only when asked.
-        exchange.headers = [("x-amz-optional-object-attributes", "RestoreStatus")]
+        // Whether an archived object has been restored (and so can be read) is said only when
+        // asked; asked of AWS alone: a store of one's own may refuse the header (NotImplemented),
+        // and keeps no archive tier to restore from.
+        if settings.endpointIsAWS { exchange.headers = [("x-amz-optional-object-attributes", "RestoreStatus")] }
         (exchange.maxBytes, exchange.patience) = (16 << 20, .listing)
         return try StoreAnswers.listPage(try await send(exchange).body)
     }
@@ -128,10 +141,17 @@ public final class ObjectStore: Sendable {
             let signedAt = clock.now(), correctionUsed = clock.correction
             do {
                 let response = try await http.send(request(exchange, credentials: used, region: region, at: signedAt))
-                if (200..<300).contains(response.status) { return response }
+                if (200..<300).contains(response.status) {
+                    if !exchange.key.isEmpty { lastRead.withLock { $0[exchange.bucket] = (used.accessKeyID, .now) } }
+                    return response
+                }
+                let read = lastRead.withLock { $0[exchange.bucket] }
                 let judged = StoreRefusal.judge(
-                    response, method: exchange.method, what: exchange.what, bucket: exchange.bucket, used: used, region: region,
-                    source: credentials.source, now: signedAt)
+                    response,
+                    StoreRefusal.Asked(
+                        method: exchange.method, what: exchange.what, bucket: exchange.bucket, used: used, region: region, source: credentials.source,
+                        signedAt: signedAt,
+                        readBucketRecently: read.map { $0.keyID == used.accessKeyID && ContinuousClock.now - $0.at < .seconds(60) } ?? false))
                 failure = (judged.error, judged.remedy)
             } catch let error as HTTPError where error.code == .responseTooLarge {
                 throw ObjectStorageError(.tooLarge, "\(exchange.what) is larger than \(exchange.maxBytes) bytes")

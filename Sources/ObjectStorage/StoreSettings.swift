@@ -25,7 +25,7 @@ public struct StoreSettings: Sendable {
 
     /// - Parameter secret: the value of a secret variable, from the environment or its file.
     public init(_ variables: [String: String], secret: (String) throws -> String?) throws(ObjectStorageError) {
-        func value(_ name: String) -> String? { variables[name].flatMap { $0.isEmpty ? nil : $0 } }
+        let value = variables.setting
         let files = SharedConfigFiles.load(variables)
         let profile = files.profile(value("AWS_PROFILE") ?? value("AWS_DEFAULT_PROFILE") ?? "default") ?? [:]
         let region = value("AWS_REGION") ?? value("AWS_DEFAULT_REGION") ?? profile["region"] ?? "us-east-1"

@@ -33,10 +33,19 @@ public struct ContainerEndpoint: Sendable, CustomStringConvertible {
         case "https": return true
         case "http":
             let bare = host.trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
-            return bare == "localhost" || bare.hasPrefix("127.") || bare == "::1"
+            return bare == "localhost" || isLoopbackIPv4(bare) || bare == "::1"
                 || ["169.254.170.2", "169.254.170.23", "fd00:ec2::23"].contains(bare)
         default: return false
         }
+    }
+
+    /// 127.0.0.0/8 written as an address (`127.evil.example` is a name, resolved anywhere).
+    private static func isLoopbackIPv4(_ host: String) -> Bool {
+        let parts = host.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 4, parts.allSatisfy({ !$0.isEmpty && $0.count <= 3 && $0.allSatisfy(\.isASCII) && UInt8($0) != nil }) else {
+            return false
+        }
+        return parts[0] == "127"
     }
 
     func fetch(_ fetcher: CredentialFetcher) async throws(ObjectStorageError) -> AWSCredentials {

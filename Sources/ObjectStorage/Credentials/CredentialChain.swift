@@ -5,10 +5,12 @@ import Foundation
 /// (docs/configuration.md, "Bucket credentials"): the first source that is configured is the
 /// source, and nothing is fetched to choose it.
 ///
-/// 1. `AWS_ACCESS_KEY_ID` with `AWS_SECRET_ACCESS_KEY` (or its 0600 file), unless `AWS_PROFILE`
-///    names a profile: an explicit profile wins over keys in the environment, as in botocore.
-/// 2. Web identity: `AWS_WEB_IDENTITY_TOKEN_FILE` and `AWS_ROLE_ARN`, or the profile's
-///    `web_identity_token_file` and `role_arn` (the variables win).
+/// 1. `AWS_ACCESS_KEY_ID` with `AWS_SECRET_ACCESS_KEY` (or its 0600 file), even beside
+///    `AWS_PROFILE`: keys in the environment win, as in botocore and the Go SDK (only a profile
+///    named in code, not in the environment, passes them over).
+/// 2. Web identity, when a token file is named: `AWS_WEB_IDENTITY_TOKEN_FILE`, `AWS_ROLE_ARN`
+///    and `AWS_ROLE_SESSION_NAME`, each else the profile's `web_identity_token_file`,
+///    `role_arn`, `role_session_name`. A role without a token file is not web identity.
 /// 3. The profile's keys, from the credentials file, then the config file.
 /// 4. The container endpoint: `AWS_CONTAINER_CREDENTIALS_RELATIVE_URI` or `_FULL_URI`.
 /// 5. The instance's role through IMDSv2, unless `AWS_EC2_METADATA_DISABLED=true`.
@@ -20,16 +22,15 @@ enum CredentialChain {
     static func source(
         _ variables: [String: String], secret: (String) throws -> String?, files: SharedConfigFiles, sts: URL
     ) throws(ObjectStorageError) -> CredentialSource {
-        func value(_ name: String) -> String? { variables[name].flatMap { $0.isEmpty ? nil : $0 } }
+        let value = variables.setting
+        if let keyID = value("AWS_ACCESS_KEY_ID") {
+            return .keys(try keys(keyID, secret: secret), from: "AWS_ACCESS_KEY_ID")
+        }
         let explicitProfile = value("AWS_PROFILE") ?? value("AWS_DEFAULT_PROFILE")
         let profileName = explicitProfile ?? "default"
         let profile = files.profile(profileName)
         if explicitProfile != nil, profile == nil {
             throw ObjectStorageError(.invalid, "AWS_PROFILE=\(profileName) names no profile in \(files.configPath) or \(files.credentialsPath)")
-        }
-
-        if explicitProfile == nil, let keyID = value("AWS_ACCESS_KEY_ID") {
-            return .keys(try keys(keyID, secret: secret), from: "AWS_ACCESS_KEY_ID")
         }
         if let profile,
             let unsupported = ["source_profile", "credential_source", "credential_process", "sso_session", "sso_start_url"].first(where: {
@@ -80,28 +81,25 @@ enum CredentialChain {
     private static func webIdentity(
         _ variables: [String: String], profile: [String: String]?, profileName: String, sts: URL
     ) throws(ObjectStorageError) -> WebIdentity? {
-        func value(_ name: String) -> String? { variables[name].flatMap { $0.isEmpty ? nil : $0 } }
-        let fromVariables = value("AWS_WEB_IDENTITY_TOKEN_FILE") != nil || value("AWS_ROLE_ARN") != nil
-        let tokenFile = value("AWS_WEB_IDENTITY_TOKEN_FILE") ?? (fromVariables ? nil : profile?["web_identity_token_file"])
-        let roleARN = value("AWS_ROLE_ARN") ?? (fromVariables ? nil : profile?["role_arn"])
-        guard tokenFile != nil || (fromVariables && roleARN != nil) else { return nil }
-        let origin = fromVariables ? "AWS_WEB_IDENTITY_TOKEN_FILE" : "profile \(profileName)"
-        guard let tokenFile, let roleARN else {
+        // Each setting from its variable, else from the profile, as botocore reads them.
+        func setting(_ variable: String, _ key: String) -> (value: String, from: String)? {
+            if let given = variables.setting(variable) { return (given, variable) }
+            return profile?[key].flatMap { $0.isEmpty ? nil : ($0, "profile \(profileName)'s \(key)") }
+        }
+        guard let tokenFile = setting("AWS_WEB_IDENTITY_TOKEN_FILE", "web_identity_token_file") else { return nil }
+        guard let role = setting("AWS_ROLE_ARN", "role_arn") else {
             throw ObjectStorageError(
-                .invalid,
-                fromVariables
-                    ? "web identity needs both AWS_WEB_IDENTITY_TOKEN_FILE and AWS_ROLE_ARN (the pod's service account annotation sets both)"
-                    : "profile \(profileName) has web_identity_token_file but no role_arn")
+                .invalid, "\(tokenFile.from) names a web identity token, and no role is given: set AWS_ROLE_ARN (IRSA's annotation sets both)")
         }
-        guard roleARN.hasPrefix("arn:"), roleARN.count <= 2048 else {
-            throw ObjectStorageError(.invalid, "\(fromVariables ? "AWS_ROLE_ARN" : "role_arn")=\(roleARN.prefix(80)) is not a role ARN")
+        guard role.value.hasPrefix("arn:"), role.value.count <= 2048 else {
+            throw ObjectStorageError(.invalid, "\(role.from)=\(role.value.prefix(80)) is not a role ARN")
         }
-        let sessionName = value("AWS_ROLE_SESSION_NAME") ?? (fromVariables ? nil : profile?["role_session_name"]) ?? defaultSessionName()
+        let sessionName = setting("AWS_ROLE_SESSION_NAME", "role_session_name")?.value ?? defaultSessionName()
         guard (2...64).contains(sessionName.count), sessionName.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "_+=,.@-".contains($0)) })
         else {
             throw ObjectStorageError(.invalid, "the role session name \(sessionName.prefix(80)) must be 2-64 letters, digits or _+=,.@-")
         }
-        return WebIdentity(roleARN: roleARN, tokenFile: tokenFile, sessionName: sessionName, sts: sts, origin: origin)
+        return WebIdentity(roleARN: role.value, tokenFile: tokenFile.value, sessionName: sessionName, sts: sts, origin: tokenFile.from)
     }
 
     /// `discern-<host>`, cut to STS's 64 characters: CloudTrail then says which worker asked.
@@ -111,7 +109,7 @@ enum CredentialChain {
     }
 
     private static func container(_ variables: [String: String]) throws(ObjectStorageError) -> ContainerEndpoint? {
-        func value(_ name: String) -> String? { variables[name].flatMap { $0.isEmpty ? nil : $0 } }
+        let value = variables.setting
         let url: URL
         if let relative = value("AWS_CONTAINER_CREDENTIALS_RELATIVE_URI") {
             guard relative.hasPrefix("/"), let made = URL(string: "http://169.254.170.2\(relative)") else {
@@ -143,7 +141,7 @@ enum CredentialChain {
     }
 
     private static func metadataEndpoint(_ variables: [String: String]) throws(ObjectStorageError) -> URL {
-        func value(_ name: String) -> String? { variables[name].flatMap { $0.isEmpty ? nil : $0 } }
+        let value = variables.setting
         if let given = value("AWS_EC2_METADATA_SERVICE_ENDPOINT") {
             guard let url = URL(string: given), url.host != nil, ["http", "https"].contains(url.scheme ?? "") else {
                 throw ObjectStorageError(.invalid, "AWS_EC2_METADATA_SERVICE_ENDPOINT=\(given.prefix(80)) is not an http(s) URL")
@@ -153,4 +151,10 @@ enum CredentialChain {
         let ipv6 = value("AWS_EC2_METADATA_SERVICE_ENDPOINT_MODE")?.lowercased() == "ipv6"
         return URL(string: ipv6 ? "http://[fd00:ec2::254]" : "http://169.254.169.254") ?? URL(fileURLWithPath: "/")
     }
+}
+
+extension [String: String] {
+    /// A variable's value; nil when it is not set or empty (an empty AWS_* variable is unset to
+    /// the AWS tools too).
+    func setting(_ name: String) -> String? { self[name].flatMap { $0.isEmpty ? nil : $0 } }
 }

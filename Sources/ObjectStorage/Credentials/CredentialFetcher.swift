@@ -65,7 +65,8 @@ struct CredentialFetcher: Sendable {
 
     static func credentials(_ body: Data, from what: String) throws(ObjectStorageError) -> AWSCredentials {
         guard let document = try? JSONDecoder().decode(Document.self, from: body) else {
-            throw ObjectStorageError(.unavailable, "\(what) answered something that is not a credentials document: \(StoreAnswers.snippet(body))")
+            // Not a word of it is repeated: a document that failed to decode may still hold a secret.
+            throw ObjectStorageError(.unavailable, "\(what) answered \(body.count) bytes that are not a credentials document")
         }
         if let code = document.Code, code != "Success" {
             throw ObjectStorageError(.refused, "\(what) answered \(code)\(document.Message.map { ": \($0)" } ?? "")")

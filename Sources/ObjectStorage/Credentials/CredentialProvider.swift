@@ -15,6 +15,9 @@ public final class CredentialProvider: Sendable {
     private let clock: StoreClock
     private let state: Mutex<State>
     private let logger: Logger?
+    /// This host's monotonic clock (a test's own, in the tests): for the holds, which a clock
+    /// correction must not stretch.
+    private let uptime: @Sendable () -> ContinuousClock.Instant
 
     /// Credentials are not used in their last 15 s: a request signed with them must arrive in time.
     static let margin: TimeInterval = 15
@@ -23,11 +26,15 @@ public final class CredentialProvider: Sendable {
 
     private struct State {
         var current: AWSCredentials?
+        /// When `current` was fetched, on this host's monotonic clock.
+        var fetchedAt: ContinuousClock.Instant?
         var refreshAt: Date?
         /// A request is fetching; the others that have nothing to use wait for it here.
         var fetching = false
         var waiting: [CheckedContinuation<Fetched, Never>] = []
-        var failure: (error: ObjectStorageError, at: Date)?
+        /// The last fetch's failure, held on the monotonic clock (a clock correction in between
+        /// must not stretch the hold).
+        var failure: (error: ObjectStorageError, at: ContinuousClock.Instant)?
     }
 
     /// What a waiting request learns when the fetch ends: it was cancelled with the task that
@@ -53,12 +60,14 @@ public final class CredentialProvider: Sendable {
 
     init(
         source: CredentialSource, clock: StoreClock, current: AWSCredentials? = nil, logger: Logger? = nil,
+        uptime: @escaping @Sendable () -> ContinuousClock.Instant = { .now },
         fetch: @escaping @Sendable () async throws(ObjectStorageError) -> AWSCredentials
     ) {
         self.source = source
         self.clock = clock
         self.fetch = fetch
         self.logger = logger
+        self.uptime = uptime
         state = Mutex(State(current: current))
     }
 
@@ -68,14 +77,14 @@ public final class CredentialProvider: Sendable {
             let now = clock.now()
             let step: Step = try state.withLock { state throws(ObjectStorageError) in
                 if let current = state.current, Self.usable(current, at: now) {
-                    guard let refreshAt = state.refreshAt, now >= refreshAt, !state.fetching, !Self.holding(state.failure, at: now) else {
+                    guard let refreshAt = state.refreshAt, now >= refreshAt, !state.fetching, !holding(state.failure) else {
                         return .use(current)
                     }
                     state.fetching = true
                     return .refresh(keeping: current)
                 }
                 if state.fetching { return .wait }
-                if let failure = state.failure, Self.holding(failure, at: now) { throw failure.error }
+                if let failure = state.failure, holding(failure) { throw failure.error }
                 state.fetching = true
                 return .fetch
             }
@@ -107,9 +116,17 @@ public final class CredentialProvider: Sendable {
     /// The request that set `fetching` fetches, stores what it got and tells the waiting ones.
     private func fetchNow() async throws(ObjectStorageError) -> AWSCredentials {
         let outcome: Fetched
-        do {
+        do throws(ObjectStorageError) {
             let fetched = try await fetch()
             let at = clock.now()
+            guard Self.usable(fetched, at: at) else {
+                // Handed out already spent (a source in trouble, or this host's clock far ahead):
+                // held as a failure, or every request would fetch again at once.
+                throw ObjectStorageError(
+                    .unavailable,
+                    "it handed out credentials (access key \(fetched.accessKeyID)) that expire at \(fetched.expiration.map { "\($0)" } ?? "?"), within \(String(format: "%.0f", Self.margin)) s of now or before"
+                )
+            }
             logger?.info(
                 "bucket credentials fetched",
                 metadata: [
@@ -117,11 +134,10 @@ public final class CredentialProvider: Sendable {
                     "expires_in_seconds": "\(fetched.expiration.map { String(format: "%.0f", $0.timeIntervalSince(at)) } ?? "never")"
                 ])
             outcome = finish(.credentials(fetched), at: at)
+        } catch  where error.code == .cancelled {
+            _ = finish(.abandoned, at: clock.now())
+            throw error
         } catch {
-            if error.code == .cancelled {
-                _ = finish(.abandoned, at: clock.now())
-                throw error
-            }
             let named = ObjectStorageError(
                 error.code == .refused ? .refused : .unavailable, "bucket credentials from \(source): \(error.message)", storeCode: error.storeCode)
             logger?.warning("bucket credentials could not be fetched", metadata: ["error": "\(named.message)"])
@@ -139,10 +155,11 @@ public final class CredentialProvider: Sendable {
             switch outcome {
             case .credentials(let fetched):
                 state.current = fetched
+                state.fetchedAt = uptime()
                 state.refreshAt = fetched.expiration.map { Self.refreshMoment(expiration: $0, fetchedAt: moment) }
                 state.failure = nil
             case .failed(let error):
-                state.failure = (error, moment)
+                state.failure = (error, uptime())
             case .abandoned:
                 break
             }
@@ -168,19 +185,24 @@ public final class CredentialProvider: Sendable {
     }
 
     /// The store refused `used` as expired or unknown: the next request fetches new ones, unless
-    /// a fetch since has already replaced them. Long-lived keys are never fetched again.
-    /// Returns whether new ones will be fetched.
+    /// a fetch since has already replaced them. Long-lived keys are never fetched again, nor are
+    /// credentials fetched in the last 30 s: a store that refuses fresh ones (another partition,
+    /// another store's endpoint) would otherwise have every request fetch anew. Returns whether
+    /// new ones will be fetched (or already were).
     @discardableResult
     public func refused(_ used: AWSCredentials) -> Bool {
         guard source.isRefreshed else { return false }
         return state.withLock { state in
-            if state.current == used {
-                state.current = nil
-                state.failure = nil
-            }
+            guard state.current == used else { return true }
+            if let fetchedAt = state.fetchedAt, uptime() - fetchedAt < Self.freshFor { return false }
+            state.current = nil
+            state.failure = nil
             return true
         }
     }
+
+    /// Credentials fetched this recently are not fetched again when a store refuses them.
+    static let freshFor = Duration.seconds(30)
 
     /// What the last fetch said, when it failed: the source and its refusal.
     public var lastFailure: ObjectStorageError? { state.withLock { $0.failure?.error } }
@@ -196,8 +218,8 @@ public final class CredentialProvider: Sendable {
         return expiration.addingTimeInterval(-min(600, lifetime / 2))
     }
 
-    private static func holding(_ failure: (error: ObjectStorageError, at: Date)?, at now: Date) -> Bool {
+    private func holding(_ failure: (error: ObjectStorageError, at: ContinuousClock.Instant)?) -> Bool {
         guard let failure else { return false }
-        return now.timeIntervalSince(failure.at) < failureHold
+        return uptime() - failure.at < .seconds(Self.failureHold)
     }
 }

@@ -44,7 +44,8 @@ public struct WebIdentity: Sendable, CustomStringConvertible {
             let session = reader.top["SessionToken"],
             let expiration = reader.top["Expiration"].flatMap(CredentialFetcher.instant)
         else {
-            throw ObjectStorageError(.unavailable, "\(what) answered a document without credentials: \(StoreAnswers.snippet(response.body))")
+            // Not a word of it is repeated: a document that failed to parse may still hold a secret.
+            throw ObjectStorageError(.unavailable, "\(what) answered \(response.body.count) bytes without credentials it could read")
         }
         return AWSCredentials(accessKeyID: keyID, secretAccessKey: secret, sessionToken: session, expiration: expiration)
     }

@@ -94,6 +94,44 @@ struct DoctorCommand: AsyncParsableCommand {
         }
     }
 
+    /// A key listed under the root, and its first byte read: what the enqueue and the workers do.
+    private static func readCheck(_ root: ObjectPrefix, _ store: ObjectStore) async -> Check {
+        let name = "bucket \(root)"
+        do {
+            let page = try await store.list(bucket: root.bucket, prefix: root.prefix, maxKeys: 1)
+            guard let first = page.entries.first, let address = ObjectAddress(bucket: root.bucket, key: first.key) else {
+                return Check(check: name, status: .ok, detail: "listed: nothing under it yet")
+            }
+            try await store.readFirstByte(address)
+            return Check(check: name, status: .ok, detail: "listed, and read the first byte of \(address)")
+        } catch {
+            return Check(check: name, status: .failed, detail: error.message)
+        }
+    }
+
+    /// A key that is not there, asked for: S3 says 404 to a role that may list the bucket and 403
+    /// to one that may not, and a 403 for a photo deleted after its enqueue holds the queue.
+    private static func missingKeyCheck(_ root: ObjectPrefix, _ store: ObjectStore) async -> Check {
+        let name = "missing key under \(root)"
+        guard let address = ObjectAddress(bucket: root.bucket, key: root.prefix + ".discern-doctor-\(UUID().uuidString.prefix(8))") else {
+            return Check(check: name, status: .warning, detail: "not tried: the prefix is too long for a key")
+        }
+        do {
+            try await store.readFirstByte(address)
+            return Check(check: name, status: .warning, detail: "\(address) was read: a key discern made up exists?")
+        } catch  where error.code == .noSuchKey {
+            return Check(check: name, status: .ok, detail: "answered 404: a photo deleted after its enqueue ends its own job dead")
+        } catch  where error.storeCode == "AccessDenied" {
+            return Check(
+                check: name, status: .warning,
+                detail:
+                    "answered AccessDenied: give the role s3:ListBucket on the bucket (without an s3:prefix condition), or a photo deleted after its enqueue may hold the queue"
+            )
+        } catch {
+            return Check(check: name, status: .warning, detail: error.message)
+        }
+    }
+
     /// The source the chain picks, its credentials fetched, and one key listed under each root.
     private func bucketChecks(_ buckets: [ObjectPrefix], into report: inout Report) async {
         let store: ObjectStore
@@ -117,12 +155,8 @@ struct DoctorCommand: AsyncParsableCommand {
             return
         }
         for root in buckets {
-            do {
-                let page = try await store.list(bucket: root.bucket, prefix: root.prefix, maxKeys: 1)
-                report.checks.append(Check(check: "bucket \(root)", status: .ok, detail: page.entries.isEmpty ? "listed: empty" : "listed"))
-            } catch {
-                report.checks.append(Check(check: "bucket \(root)", status: .failed, detail: error.message))
-            }
+            report.checks.append(await Self.readCheck(root, store))
+            report.checks.append(await Self.missingKeyCheck(root, store))
         }
     }
 }

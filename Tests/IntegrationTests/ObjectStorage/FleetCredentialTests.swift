@@ -28,6 +28,11 @@ struct FleetCredentialTests {
             let doctor = try await BucketTests.discern(["doctor", "--database-url", fleet.conninfo, "--format", "json"], irsa.merging(service) { $1 })
             let said = try JSONSerialization.jsonObject(with: Data(doctor.output.utf8)) as? [String: Any]
             #expect(doctor.status == 0 && said?["bucketCredentialKind"] as? String == "web-identity", "\(doctor.status): \(doctor.output)")
+            let checks = (said?["checks"] as? [[String: String]]) ?? []
+            #expect(
+                checks.contains { $0["check"] == "bucket s3://fleet/night/" && $0["status"] == "ok" && $0["detail"]?.contains("first byte") == true }
+                    && checks.contains { $0["check"] == "missing key under s3://fleet/night/" && $0["detail"]?.contains("404") == true },
+                "a key listed and read, a missing one a 404: \(checks)")
             let sick = try await BucketTests.discern(
                 ["doctor", "--database-url", fleet.conninfo], fleet.environment(.webIdentity(tokenFile: forged.path)).merging(service) { $1 })
             #expect(

@@ -27,7 +27,9 @@ struct CredentialChainTests {
         #expect(missing?.message.contains("AWS_SECRET_ACCESS_KEY") == true && missing?.message.contains("AKIAENV") == true)
     }
 
-    @Test("IRSA's variables make web identity, with the session name given or the host's; one without the other is an error")
+    @Test(
+        "IRSA's variables make web identity, with the session name given or the host's; a token file without a role is an error, a role without a token file is not web identity"
+    )
     func webIdentityFromVariables() throws {
         let source = try Self.source([
             "AWS_WEB_IDENTITY_TOKEN_FILE": "/var/run/secrets/eks.amazonaws.com/serviceaccount/token",
@@ -43,7 +45,7 @@ struct CredentialChainTests {
         }
         #expect(named.sessionName.hasPrefix("discern-") && (2...64).contains(named.sessionName.count))
         #expect(throws: ObjectStorageError.self) { try Self.source(["AWS_WEB_IDENTITY_TOKEN_FILE": "/t"]) }
-        #expect(throws: ObjectStorageError.self) { try Self.source(["AWS_ROLE_ARN": "arn:aws:iam::1:role/r"]) }
+        #expect(try Self.source(["AWS_ROLE_ARN": "arn:aws:iam::1:role/r"]).kind == "instance-metadata", "a leftover role alone, as the SDKs read it")
         #expect(throws: ObjectStorageError.self) { try Self.source(["AWS_WEB_IDENTITY_TOKEN_FILE": "/t", "AWS_ROLE_ARN": "discern-fleet"]) }
         #expect(throws: ObjectStorageError.self) {
             try Self.source(["AWS_WEB_IDENTITY_TOKEN_FILE": "/t", "AWS_ROLE_ARN": "arn:aws:iam::1:role/r", "AWS_ROLE_SESSION_NAME": "a b"])
@@ -81,10 +83,14 @@ struct CredentialChainTests {
         """
 
     @Test(
-        "profiles: AWS_PROFILE wins over keys in the environment; the credentials file over the config file; a profile's web identity; the default profile's keys"
+        "profiles: keys in the environment win over AWS_PROFILE (as botocore); the credentials file over the config file; a profile's web identity, each setting from its variable first; the default profile's keys"
     )
     func profiles() throws {
-        let keyed = try Self.source(["AWS_PROFILE": "keyed", "AWS_ACCESS_KEY_ID": "AKIAENV"], config: Self.config, credentials: Self.credentials)
+        let environment = try Self.source(
+            ["AWS_PROFILE": "keyed", "AWS_ACCESS_KEY_ID": "AKIAENV", "AWS_SECRET_ACCESS_KEY": "env-secret"], config: Self.config,
+            credentials: Self.credentials)
+        #expect(environment.description == "access key AKIAENV from AWS_ACCESS_KEY_ID")
+        let keyed = try Self.source(["AWS_PROFILE": "keyed"], config: Self.config, credentials: Self.credentials)
         guard case .keys(let fromFile, let origin) = keyed else { Issue.record("\(keyed)"); return }
         #expect(
             fromFile.accessKeyID == "AKIACREDS" && fromFile.sessionToken == "creds-token" && origin == "profile keyed in /home/ops/.aws/credentials")
@@ -95,6 +101,14 @@ struct CredentialChainTests {
         #expect(
             identity.roleARN == "arn:aws:iam::1:role/from-profile" && identity.tokenFile == "/var/run/profile-token"
                 && identity.sessionName == "nightly")
+        guard
+            case .webIdentity(let mixed) = try Self.source(
+                ["AWS_PROFILE": "irsa", "AWS_WEB_IDENTITY_TOKEN_FILE": "/var/run/rotated"], config: Self.config)
+        else {
+            Issue.record("no web identity from a variable and the profile")
+            return
+        }
+        #expect(mixed.tokenFile == "/var/run/rotated" && mixed.roleARN == "arn:aws:iam::1:role/from-profile")
         guard case .keys(let defaults, _) = try Self.source([:], config: Self.config, credentials: Self.credentials) else {
             Issue.record("no default profile")
             return
@@ -131,7 +145,7 @@ struct CredentialChainTests {
         ] {
             #expect(throws: Never.self) { try Self.source(["AWS_CONTAINER_CREDENTIALS_FULL_URI": allowed]) }
         }
-        for refused in ["http://10.0.0.5/creds", "http://169.254.169.254/latest", "ftp://127.0.0.1/x", "not a url"] {
+        for refused in ["http://10.0.0.5/creds", "http://169.254.169.254/latest", "ftp://127.0.0.1/x", "not a url", "http://127.evil.example/c"] {
             #expect(throws: ObjectStorageError.self, "\(refused)") { try Self.source(["AWS_CONTAINER_CREDENTIALS_FULL_URI": refused]) }
         }
         #expect(throws: ObjectStorageError.self) {

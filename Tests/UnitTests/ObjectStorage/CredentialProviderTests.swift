@@ -9,13 +9,19 @@ import Testing
 struct CredentialProviderTests {
     final class Stage: Sendable {
         let moment = Mutex(Date(timeIntervalSince1970: 1_800_000_000))
+        /// The monotonic clock, moved with the wall clock.
+        let started = ContinuousClock.now
+        let elapsed = Mutex(Duration.zero)
         let fetches = Mutex(0)
         let failing = Mutex(false)
         /// While set, a fetch that starts waits for `release()`.
         let holding = Mutex(false)
         let held = Mutex<[CheckedContinuation<Void, Never>]>([])
         var now: Date { moment.withLock { $0 } }
-        func advance(_ seconds: TimeInterval) { moment.withLock { $0 += seconds } }
+        func advance(_ seconds: TimeInterval) {
+            moment.withLock { $0 += seconds }
+            elapsed.withLock { $0 += .seconds(seconds) }
+        }
 
         func release() {
             holding.withLock { $0 = false }
@@ -30,7 +36,9 @@ struct CredentialProviderTests {
         /// stage's now, named by their number.
         func provider(lifetime: TimeInterval) -> CredentialProvider {
             let source = CredentialSource.container(ContainerEndpoint(url: URL(string: "http://127.0.0.1/c")!, token: nil))
-            return CredentialProvider(source: source, clock: StoreClock(host: { self.now })) { () async throws(ObjectStorageError) in
+            return CredentialProvider(
+                source: source, clock: StoreClock(host: { self.now }), uptime: { self.started + self.elapsed.withLock { $0 } }
+            ) { () async throws(ObjectStorageError) in
                 if self.failing.withLock({ $0 }) { throw ObjectStorageError(.refused, "the agent refused the pod's token") }
                 let number = self.fetches.withLock { count in
                     count += 1
@@ -98,12 +106,17 @@ struct CredentialProviderTests {
         let stage = Stage()
         let provider = stage.provider(lifetime: 3600)
         let first = try await provider.credentials()
+        // Refused as soon as fetched: a store that refuses fresh ones is not asked for more.
+        #expect(!provider.refused(first))
+        #expect(try await provider.credentials().accessKeyID == "ASIA1" && stage.fetches.withLock { $0 } == 1)
+        stage.advance(31)
         #expect(provider.refused(first))
         #expect(try await provider.credentials().accessKeyID == "ASIA2")
         // A refusal of credentials already replaced changes nothing.
         provider.refused(first)
         #expect(try await provider.credentials().accessKeyID == "ASIA2" && stage.fetches.withLock { $0 } == 2)
 
+        stage.advance(31)
         stage.failing.withLock { $0 = true }
         provider.refused(try await provider.credentials())
         let failure = await #expect(throws: ObjectStorageError.self) { _ = try await provider.credentials() }
@@ -112,6 +125,16 @@ struct CredentialProviderTests {
         await #expect(throws: ObjectStorageError.self, "within 5 s the failure is answered again") { _ = try await provider.credentials() }
         stage.advance(6)
         #expect(try await provider.credentials().accessKeyID == "ASIA3")
+    }
+
+    @Test("credentials handed out already spent are a failure, held as one: not a fetch for every request")
+    func spentCredentials() async throws {
+        let stage = Stage()
+        let provider = stage.provider(lifetime: 10)
+        let spent = await #expect(throws: ObjectStorageError.self) { _ = try await provider.credentials() }
+        #expect(spent?.code == .unavailable && spent?.message.contains("expire at") == true, "\(String(describing: spent))")
+        await #expect(throws: ObjectStorageError.self) { _ = try await provider.credentials() }
+        #expect(stage.fetches.withLock { $0 } == 1)
     }
 
     @Test("long-lived keys are never fetched again, refused or not")

@@ -12,11 +12,14 @@ struct StoreRefusalTests {
     static let now = Date(timeIntervalSince1970: 1_795_000_000)
 
     static func judge(
-        _ status: Int, _ body: String = "", headers: [HTTPHeader] = [], used: AWSCredentials = session, method: String = "GET"
+        _ status: Int, _ body: String = "", headers: [HTTPHeader] = [], used: AWSCredentials = session, method: String = "GET",
+        signedAt: Date = now, readBucketRecently: Bool = false
     ) -> (error: ObjectStorageError, remedy: StoreRefusal.Remedy?) {
         StoreRefusal.judge(
-            HTTPResponse(status: status, headers: headers, body: Data(body.utf8)), method: method, what: "s3://fleet/night/a.jpg", bucket: "fleet",
-            used: used, region: "us-east-1", source: keys, now: now)
+            HTTPResponse(status: status, headers: headers, body: Data(body.utf8)),
+            StoreRefusal.Asked(
+                method: method, what: "s3://fleet/night/a.jpg", bucket: "fleet", used: used, region: "us-east-1", source: keys, signedAt: signedAt,
+                readBucketRecently: readBucketRecently))
     }
 
     static func error(_ code: String, _ message: String = "", extra: String = "") -> String {
@@ -67,16 +70,20 @@ struct StoreRefusalTests {
         let skewed = Self.judge(403, Self.error("RequestTimeTooSkewed"), headers: [HTTPHeader("Date", storeTime)])
         #expect(skewed.remedy == .correctClock(StoreClock.httpDate(storeTime)!))
         // A signature 20 minutes behind the store, refused under another code: the Date tells.
-        let behind = StoreRefusal.judge(
-            HTTPResponse(status: 403, headers: [HTTPHeader("Date", storeTime)], body: Data(Self.error("SignatureDoesNotMatch").utf8)),
-            method: "GET", what: "x", bucket: "fleet", used: Self.session, region: "us-east-1", source: Self.keys,
-            now: StoreClock.httpDate(storeTime)!.addingTimeInterval(-1_200))
+        let behind = Self.judge(
+            403, Self.error("SignatureDoesNotMatch"), headers: [HTTPHeader("Date", storeTime)],
+            signedAt: StoreClock.httpDate(storeTime)!.addingTimeInterval(-1_200))
         #expect(behind.remedy == .correctClock(StoreClock.httpDate(storeTime)!) && behind.error.message.contains("1200 s behind"))
-        let plain = StoreRefusal.judge(
-            HTTPResponse(status: 403, headers: [HTTPHeader("Date", storeTime)], body: Data(Self.error("AccessDenied", "Access Denied").utf8)),
-            method: "GET", what: "x", bucket: "fleet", used: Self.session, region: "us-east-1", source: Self.keys,
-            now: StoreClock.httpDate(storeTime)!)
+        let plain = Self.judge(
+            403, Self.error("AccessDenied", "Access Denied"), headers: [HTTPHeader("Date", storeTime)], signedAt: StoreClock.httpDate(storeTime)!)
         #expect(plain.remedy == nil && plain.error.code == .refused)
+        // Right after the same credential read another object of the bucket: this object's refusal.
+        let one = Self.judge(
+            403, Self.error("AccessDenied", "Access Denied"), headers: [HTTPHeader("Date", storeTime)], signedAt: StoreClock.httpDate(storeTime)!,
+            readBucketRecently: true)
+        #expect(one.remedy == nil && one.error.code == .rejected && one.error.message.contains("s3:ListBucket"), "\(one.error)")
+        let ciphertext = Self.judge(403, Self.error("AccessDenied", "The ciphertext refers to a customer master key that does not exist"))
+        #expect(ciphertext.error.message.contains("kms:Decrypt"))
         let kms = Self.judge(403, Self.error("AccessDenied", "User is not authorized to perform: kms:Decrypt"))
         #expect(kms.error.message.contains("kms:Decrypt on it"))
     }
@@ -94,6 +101,9 @@ struct StoreRefusalTests {
         #expect(rejected.error.code == .rejected && rejected.error.message.contains("InvalidRequest") && rejected.remedy == nil)
         #expect(Self.judge(404, "", method: "HEAD").error.code == .noSuchKey)
         #expect(Self.judge(404, Self.error("NoSuchBucket")).error.code == .noSuchBucket)
+        let notImplemented = Self.judge(501, Self.error("NotImplemented", "A header you provided implies functionality that is not implemented"))
+        #expect(notImplemented.remedy == nil && notImplemented.error.code == .rejected, "the store does not do it: asking again changes nothing")
+        #expect(Self.judge(400, "", method: "HEAD").remedy == .fetchCredentials, "a HEAD's bare 400 for a session: most likely it ran out")
     }
 
     @Test("an HTTP Date is read as RFC 7231 writes it, and nothing else")
