@@ -40,9 +40,9 @@ public final class ObjectStore: Sendable {
         self.logger = logger
         clock = StoreClock()
         files = ThreadPool(name: "discern-credentials", threads: 1)
-        credentials = CredentialProvider(
-            source: settings.credentials, clock: clock, fetcher: CredentialFetcher(http: http, caBundle: settings.caBundle, files: files),
-            logger: logger)
+        // A client of their own: a credential fetch never queues behind the objects' downloads.
+        let fetcher = CredentialFetcher(http: CurlHTTPClient(configuration: .init(threads: 2)), caBundle: settings.caBundle, files: files)
+        credentials = CredentialProvider(source: settings.credentials, clock: clock, fetcher: fetcher, logger: logger)
     }
 
     deinit { files.shutdown() }
