@@ -10,13 +10,8 @@ cd "$(dirname "$0")/.."
 export PATH="$PATH:/opt/swift/usr/bin"
 step() { echo "==> $1 ($SECONDS s)"; }
 
-step "the module map"
-bash scripts/check-layers.sh
-step "the format"
-if ! swift format lint --strict --recursive Sources Tests Plugins sql Package.swift; then
-    echo "not formatted: run swift format format -i -r Sources Tests Plugins sql Package.swift" >&2
-    exit 1
-fi
+step "the module map and the format"
+bash scripts/check-source.sh
 step "building"
 swift build --build-tests 2>&1 | { grep -Ev '^warning: (prohibited flag|.swift-distributed-tracing.)' || true; }
 step "the unit tests"

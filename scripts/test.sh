@@ -10,14 +10,8 @@ export PATH="$PATH:/opt/swift/usr/bin"
 phase() { echo "==> $1 ($(( SECONDS / 60 )) min $(( SECONDS % 60 )) s into the run)"; }
 phase "installing what the tests need"
 bash scripts/install-deps.sh --test
-# The module map holds before anything is built (docs/design.md, "The map").
-bash scripts/check-layers.sh
-# The code is as swift-format writes it (.swift-format: 150 columns); `swift format format -i
-# -r Sources Tests Plugins sql Package.swift` makes it so.
-if ! swift format lint --strict --recursive Sources Tests Plugins sql Package.swift; then
-    echo "not formatted: run swift format format -i -r Sources Tests Plugins sql Package.swift" >&2
-    exit 1
-fi
+# The module map and the format hold before anything is built (docs/design.md, "The map").
+bash scripts/check-source.sh
 
 pgdir=$(mktemp -d /tmp/discern-test-pg.XXXXXX)
 chmod 755 "$pgdir"

@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# What the source must hold before anything is built: the module map (scripts/check-layers.sh)
+# and the format (.swift-format: 150 columns; `swift format format -i -r Sources Tests Plugins
+# sql Package.swift` makes it so). Run by scripts/test.sh and scripts/check.sh.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export PATH="$PATH:/opt/swift/usr/bin"
+bash scripts/check-layers.sh
+if ! swift format lint --strict --recursive Sources Tests Plugins sql Package.swift; then
+    echo "not formatted: run swift format format -i -r Sources Tests Plugins sql Package.swift" >&2
+    exit 1
+fi
