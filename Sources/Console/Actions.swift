@@ -112,18 +112,14 @@ struct Actions {
         }
         guard !selection.isEmpty else { throw HTTPError(.badRequest, message: "name a job, a batch, an error kind, a service, a file name or a day") }
         let chosen = selection, user = context.user
-        let count: Int
-        if selection.ids.isEmpty {
-            guard form["confirmed"] == "yes" else {
-                let states = try await store.transaction { try JobControl.states($0, chosen) }
-                let page = ConfirmPage.render(
-                    action, form: form, states: states, csrf: secrets.csrf(user: context.user, role: context.role), back: Self.back(form))
-                return ConsoleServer.html(page.render(readOnly: false), status: .ok)
-            }
-            count = try await JobControl.inChunks(action, chosen, by: user) { chunk in try await store.transaction(chunk) }
-        } else {
-            count = try await store.transaction { try JobControl.apply(action, $0, chosen, by: user) }
+        // A selection by filters is confirmed first, on a page that says how many jobs it takes.
+        if selection.ids.isEmpty && form["confirmed"] != "yes" {
+            let states = try await store.transaction { try JobControl.states($0, chosen) }
+            let page = ConfirmPage.render(
+                action, form: form, states: states, csrf: secrets.csrf(user: context.user, role: context.role), back: Self.back(form))
+            return ConsoleServer.html(page.render(readOnly: false), status: .ok)
         }
+        let count = try await JobControl.perform(action, chosen, by: user) { body in try await store.transaction(body) }
         context.logger.notice("console action", metadata: ["action": "\(verb)", "jobs": "\(count)", "user": "\(user)"])
         // One job acted on from its own page goes back there, unless it is gone.
         let back = form["back"] != "/jobs" && ids.count == 1 && action != .delete ? "/jobs/\(ids[0])" : Self.back(form)

@@ -104,6 +104,18 @@ public enum JobControl {
         try act(connection, selection, action, by: actor)
     }
 
+    /// Applies `action` to the selection, as the CLI and the console both do: jobs named by id
+    /// in one transaction, a selection by filters a thousand jobs a transaction (`inChunks`).
+    /// `transaction` runs its body in a transaction of the caller's connection. Returns how many
+    /// jobs it changed.
+    public static func perform(
+        _ action: BulkAction, _ selection: Selection, by actor: String,
+        transaction: (@escaping @Sendable (Connection) throws -> Int) async throws -> Int
+    ) async throws -> Int {
+        guard selection.ids.isEmpty else { return try await transaction { try apply(action, $0, selection, by: actor) } }
+        return try await inChunks(action, selection, by: actor, transaction: transaction)
+    }
+
     /// `action`'s function over at most `limit` selected jobs in its states, and its record
     /// when it changed any (unless `logged` is false: `inChunks` records the whole once).
     private static func act(

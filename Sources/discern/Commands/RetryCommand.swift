@@ -55,15 +55,8 @@ struct JobSelectionOptions: ParsableArguments {
     func apply(_ conninfo: String, _ action: JobControl.BulkAction, done verb: String) async throws {
         let selection = self.selection, by = PauseCommand.operator
         let database = Database(conninfo: conninfo)
-        let changed: Int
-        if selection.ids.isEmpty {
-            changed = try await JobControl.inChunks(action, selection, by: by) { chunk in
-                try await database.withConnection { connection in try connection.transaction { try chunk($0) } }
-            }
-        } else {
-            changed = try await database.withConnection { connection in
-                try connection.transaction { try JobControl.apply(action, $0, selection, by: by) }
-            }
+        let changed = try await JobControl.perform(action, selection, by: by) { body in
+            try await database.withConnection { connection in try connection.transaction { try body($0) } }
         }
         let states = try await database.withConnection { try JobControl.states($0, selection) }
         print("\(verb) \(changed) job(s)")

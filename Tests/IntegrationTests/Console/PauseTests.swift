@@ -21,15 +21,12 @@ struct PauseTests {
             try await TestFolder.with { folder in
                 try await ChaosJobs.enqueue(40, into: conninfo, folder: folder)
                 let database = Database(conninfo: conninfo)
-                func count(_ condition: String) async -> Int {
-                    (try? await database.rows("SELECT count(*) AS n FROM discern.jobs WHERE \(condition)").first?.int("n")) ?? -1
-                }
                 try await TestSimulator.with(configuration) { simulator in
                     let worker = try WorkerProcess(
                         conninfo: conninfo, simulatorURL: simulator.baseURL, logFolder: folder,
                         arguments: ["--concurrency", "2"])
                     defer { worker.kill() }
-                    #expect(await Announcements.until(conninfo) { await count("attempts > 0") >= 2 })
+                    #expect(await Announcements.until(conninfo) { await database.jobCount(where: "attempts > 0") >= 2 })
                     let (console, port) = try await ConsoleTests.console(conninfo, folder)
                     defer { console.kill() }
                     let base = "http://127.0.0.1:\(port)"
@@ -40,12 +37,12 @@ struct PauseTests {
                     ])
                     await simulator.releaseAnalyses()
                     try await Task.sleep(for: .seconds(1))
-                    let claimedAtPause = await count("attempts > 0")
+                    let claimedAtPause = await database.jobCount(where: "attempts > 0")
                     try await Task.sleep(for: .seconds(2))
-                    #expect(await count("attempts > 0") == claimedAtPause, "no job is claimed a second after the pause")
+                    #expect(await database.jobCount(where: "attempts > 0") == claimedAtPause, "no job is claimed a second after the pause")
                     #expect(claimedAtPause < 40, "the pause came while jobs waited")
-                    #expect(await Announcements.until(conninfo) { await count("state = 'running'") == 0 }, "jobs in flight finish")
-                    #expect(await count("state IN ('dead', 'cancelled')") == 0)
+                    #expect(await Announcements.until(conninfo) { await database.jobCount(where: "state = 'running'") == 0 }, "jobs in flight finish")
+                    #expect(await database.jobCount(where: "state IN ('dead', 'cancelled')") == 0)
                     let text = paused.steps[2].text ?? ""
                     #expect(
                         text.contains("discerner is paused") && text.contains("by local") && text.contains("Resume discerner"), "\(text.prefix(800))")
@@ -60,7 +57,9 @@ struct PauseTests {
                     #expect(status.contains("paused: discerner by local"), "\(status)")
 
                     _ = try await BrowserSession.run([.go(base + "/"), .click("form[action=\"/actions/resume\"] button"), .text])
-                    #expect(await Announcements.until(conninfo) { await count("state = 'succeeded'") == 40 }, "\(worker.output.suffix(800))")
+                    #expect(
+                        await Announcements.until(conninfo) { await database.jobCount(where: "state = 'succeeded'") == 40 },
+                        "\(worker.output.suffix(800))")
                     // Its pace, from its heartbeats: every job it finished, at a rate above nothing.
                     #expect(
                         await Poll.until {

@@ -26,9 +26,6 @@ struct PlanTests {
                 _ = try await database.rows("UPDATE discern.rate_limits SET per_minute = 120, burst = 1 WHERE key = 'discerner:analyze'")
                 _ = try await database.rows("UPDATE discern.rate_limits SET per_minute = 600, burst = 5 WHERE key = 'discerner:upload-url'")
                 _ = try await database.rows("INSERT INTO discern.service_budgets (backend, price_per_call) VALUES ('discerner', 0.002)")
-                func count(_ condition: String) async -> Int {
-                    (try? await database.rows("SELECT count(*) AS n FROM discern.jobs WHERE \(condition)").first?.int("n")) ?? -1
-                }
                 try await TestSimulator.with(.unthrottled) { simulator in
                     // The worker is up, listening, before the night's jobs arrive.
                     let worker = try WorkerProcess(
@@ -80,7 +77,9 @@ struct PlanTests {
 
                     // The night against the plan, read from the jobs' own finish times once all are
                     // done (so a test process starved for seconds reads the same figures).
-                    #expect(await Announcements.until(conninfo) { await count("state = 'succeeded'") == jobs }, "\(worker.output.suffix(800))")
+                    #expect(
+                        await Announcements.until(conninfo) { await database.jobCount(where: "state = 'succeeded'") == jobs },
+                        "\(worker.output.suffix(800))")
                     let times = try #require(
                         try await database.rows(
                             """
@@ -95,7 +94,7 @@ struct PlanTests {
                     #expect(
                         Double(leftAtClose) >= 0.9 * Double(willNotFinish),
                         "forecast \(willNotFinish) will not finish in the window; only \(leftAtClose) did not: the rate limit was not kept")
-                    #expect(await count("state = 'dead'") == 0)
+                    #expect(await database.jobCount(where: "state = 'dead'") == 0)
                     // Every analysis and upload URL took a slot: billed, and priced.
                     let after = try await Subprocess.run(try WorkerProcess.binary.path, ["plan", "--database-url", conninfo, "--format", "json"])
                     #expect(

@@ -25,9 +25,6 @@ struct SpendCapTests {
                 try await database.withConnection { connection in
                     _ = try JobQueue.enqueue(connection, paths: (0..<jobs).map { images[$0 % images.count] }, batch: "capped")
                 }
-                func count(_ condition: String) async -> Int {
-                    (try? await database.rows("SELECT count(*) AS n FROM discern.jobs WHERE \(condition)").first?.int("n")) ?? -1
-                }
                 try await TestSimulator.with(.unthrottled) { simulator in
                     let workers = try (0..<3).map { _ in
                         try WorkerProcess(conninfo: conninfo, simulatorURL: simulator.baseURL, logFolder: folder, arguments: ["--concurrency", "8"])
@@ -38,7 +35,7 @@ struct SpendCapTests {
                         let paused =
                             (try? await database.rows("SELECT count(*) AS n FROM discern.paused_backends WHERE paused_by = 'spend cap'").first?.int(
                                 "n")) == 1
-                        let running = await count("state = 'running'")
+                        let running = await database.jobCount(where: "state = 'running'")
                         return paused && running == 0
                     }
                     #expect(stopped, "\(workers[0].output.suffix(600))")
@@ -49,19 +46,20 @@ struct SpendCapTests {
                     let reached = await simulator.stats.callCount("discerner")
                     #expect(billed <= cap && reached <= billed, "billed \(billed), the service saw \(reached), cap \(cap)")
                     #expect(reached >= cap - 2 * 3 * 8, "the cap, not something else, stopped them: \(reached) calls")
-                    let succeeded = await count("state = 'succeeded'"), waiting = await count("state = 'available'")
+                    let succeeded = await database.jobCount(where: "state = 'succeeded'"),
+                        waiting = await database.jobCount(where: "state = 'available'")
                     #expect(succeeded > 0 && waiting > 0 && succeeded + waiting == jobs, "\(succeeded) succeeded, \(waiting) wait")
-                    #expect(await count("state = 'dead'") == 0)
-                    #expect(await count("attempts > 1") == 0, "a job sent back by the cap spends no attempt")
+                    #expect(await database.jobCount(where: "state = 'dead'") == 0)
+                    #expect(await database.jobCount(where: "attempts > 1") == 0, "a job sent back by the cap spends no attempt")
                     let status = try await Subprocess.run(try WorkerProcess.binary.path, ["status", "--database-url", conninfo])
                     #expect(status.contains("paused: discerner by spend cap"), "\(status)")
 
                     // More budget: the pause lifts itself, every job finishes, still never over.
                     _ = try await database.rows("UPDATE discern.service_budgets SET cap_calls = 1000 WHERE backend = 'discerner'")
-                    let finished = await Announcements.until(conninfo) { await count("state = 'succeeded'") == jobs }
-                    let done = await count("state = 'succeeded'")
+                    let finished = await Announcements.until(conninfo) { await database.jobCount(where: "state = 'succeeded'") == jobs }
+                    let done = await database.jobCount(where: "state = 'succeeded'")
                     #expect(finished, "\(done) of \(jobs)")
-                    #expect(await count("state = 'dead'") == 0)
+                    #expect(await database.jobCount(where: "state = 'dead'") == 0)
                     let paused = try await database.rows("SELECT count(*) AS n FROM discern.paused_backends").first?.int("n")
                     #expect(paused == 0)
                 }

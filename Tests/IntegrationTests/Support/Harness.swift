@@ -49,6 +49,12 @@ extension Database {
     func rows(_ sql: String, _ parameters: [(any PostgresEncodable)?] = []) async throws -> Rows {
         try await withConnection { try $0.query(sql, parameters) }
     }
+
+    /// How many jobs hold `condition` (a test's own SQL, e.g. "state = 'succeeded'"); -1 when the
+    /// database cannot say (it is away), which a wait then takes as "not yet".
+    func jobCount(where condition: String) async -> Int {
+        (try? await rows("SELECT count(*) AS n FROM discern.jobs WHERE \(condition)").first?.int("n")) ?? -1
+    }
 }
 
 extension SimulatorConfiguration {
