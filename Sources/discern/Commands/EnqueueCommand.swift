@@ -29,6 +29,9 @@ struct EnqueueCommand: AsyncParsableCommand {
 
     @OptionGroup var database: DatabaseOptions
 
+    /// What a bucket's listing has to say (credentials fetched, a region followed, a clock off).
+    @OptionGroup var logging: LogOptions
+
     @Argument(
         help:
             "Files or folders, or s3://bucket/prefix/ (not both in one run). Folders and prefixes are searched for .jpg .jpeg .png .webp .tif .tiff .heic .heif .gif files (for a service that takes videos: .mp4 .mov .webm .m4v)."
@@ -109,7 +112,7 @@ struct EnqueueCommand: AsyncParsableCommand {
             if objects.isEmpty {
                 summary = try await Enqueuer(request).run(into: into) { progress.update($0) }
             } else {
-                let prefixes = try objectPrefixes(objects), store = try Setting.objectStore()
+                let prefixes = try objectPrefixes(objects), store = try Setting.objectStore(logger: logging.makeLogger("discern.enqueue"))
                 for prefix in prefixes {
                     let done = summary.found
                     let listing = try await ObjectEnqueuer(store: store, prefix: prefix, request: request, fromStart: fromStart).run(into: into) {
