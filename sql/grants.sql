@@ -94,7 +94,7 @@ BEGIN
                       license_plate, confidence, text_identifiers, description, outcome, subject_id, details, api_calls,
                       unique_key, original_bytes, original_width, original_height, original_format, sent_bytes,
                       sent_width, sent_height, sent_format, jpeg_quality, encode_count, passed_through, prepare_ms,
-                      analyze_ms, created_at, audit)
+                      analyze_ms, created_at, audit, service_host, model, model_version, discern_version, byte_budget)
             ON discern.results TO discern_reader;
         -- oldest_snapshot_seconds: the monitor's (reader role) look at pg_stat_activity, run as the
         -- schema's owner; only its number leaves it.

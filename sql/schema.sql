@@ -338,6 +338,12 @@ CREATE TABLE discern.results (
     api_calls smallint DEFAULT 0 NOT NULL,
     unique_key text,
     audit boolean NOT NULL,
+    service_host text,
+    model text,
+    model_version text,
+    discern_version text,
+    byte_budget bigint,
+    provenance jsonb DEFAULT '{}'::jsonb NOT NULL,
     CONSTRAINT results_confidence_check CHECK (((confidence IS NULL) OR ((confidence >= (0)::double precision) AND (confidence <= (1)::double precision))))
 );
 
@@ -406,6 +412,18 @@ COMMENT ON COLUMN discern.jobs.solo_crashes IS 'Times a worker stopped while pre
 COMMENT ON COLUMN discern.listing_checkpoints.after_key IS 'The last key of the last page enqueued: a resumed listing starts after it (ListObjectsV2 start-after).';
 
 COMMENT ON COLUMN discern.listing_checkpoints.listing IS 'The prefix listed (s3://bucket/prefix) and a digest of what the enqueue takes from it.';
+
+COMMENT ON COLUMN discern.results.byte_budget IS 'The preparation policy''s byte budget the bytes sent had to fit.';
+
+COMMENT ON COLUMN discern.results.discern_version IS 'The discern release that wrote the result (discern version).';
+
+COMMENT ON COLUMN discern.results.model IS 'The model or provider the answer names, or the one the request used (Image Discerner: classification_provider; Azure Face: the recognition model).';
+
+COMMENT ON COLUMN discern.results.model_version IS 'The version of the answer''s form or of the service''s API (Image Discerner: response_format_version; Azure Face: face/v1.0).';
+
+COMMENT ON COLUMN discern.results.provenance IS 'What else changes an answer: the request''s settings (thresholds, person group, action), the answer''s other identifiers, and the preparation policy (preparation).';
+
+COMMENT ON COLUMN discern.results.service_host IS 'The host (and port) of the service endpoint that answered; never a credential.';
 
 COMMENT ON COLUMN discern.workers.presence_key IS 'The advisory lock (1684632419, presence_key) the worker''s session holds while it runs; NULL: it holds none (a transaction pooler without a direct URL, or an older release) and is judged by its heartbeats.';
 
@@ -636,6 +654,8 @@ CREATE INDEX results_audit_time ON discern.results USING btree (created_at) INCL
 CREATE INDEX results_batch ON discern.results USING btree (batch_id, id);
 
 CREATE INDEX results_batch_pruned_jobs ON discern.results USING btree (batch_id, created_at) WHERE (job_id IS NULL);
+
+CREATE INDEX results_by_model ON discern.results USING btree (backend, model, created_at);
 
 CREATE INDEX results_confidence ON discern.results USING btree (confidence, id) WHERE (confidence IS NOT NULL);
 

@@ -23,13 +23,15 @@ public struct Analysis: Sendable, Equatable {
     /// Every entity the service reported (Image Discerner), primary first marked; stored in
     /// `discern.entities`.
     public var entities: [Entity]
+    /// Which model, version, deployment and settings produced this answer.
+    public var provenance: Provenance
 
     public init(
         category: String? = nil, subcategory: String? = nil, serviceOperator: String? = nil,
         fleetID: String? = nil, licensePlate: String? = nil, confidence: Double? = nil,
         textIdentifiers: [String] = [], description: String? = nil, outcome: String? = nil,
         subjectID: String? = nil, detailsJSON: String = "{}", apiCalls: Int = 0, rawResponseJSON: String,
-        entities: [Entity] = []
+        entities: [Entity] = [], provenance: Provenance = Provenance()
     ) {
         self.category = category
         self.subcategory = subcategory
@@ -45,5 +47,6 @@ public struct Analysis: Sendable, Equatable {
         self.apiCalls = apiCalls
         self.rawResponseJSON = rawResponseJSON
         self.entities = entities
+        self.provenance = provenance
     }
 }

@@ -30,6 +30,10 @@ struct BatchColumn<Row>: Sendable {
         Self(name: name, sqlType: "bigint") { rows in BinaryArray(rows.map(value)) }
     }
 
+    static func optionalBigint(_ name: String, _ value: @escaping @Sendable (Row) -> Int?) -> Self {
+        Self(name: name, sqlType: "bigint") { rows in BinaryArray(rows.map(value)) }
+    }
+
     static func integer(_ name: String, _ value: @escaping @Sendable (Row) -> Int) -> Self {
         Self(name: name, sqlType: "integer") { rows in BinaryArray(rows.map { Int32(clamping: value($0)) }) }
     }

@@ -1,4 +1,5 @@
 import AnalysisModel
+import Foundation
 
 /// One row of `discern.results`: what the service found (its `Analysis`), and what preparation
 /// did. The completer composes it; backends never see it.
@@ -16,11 +17,16 @@ public struct JobResult: Sendable, Equatable {
         public var encodeCount: Int
         public var passedThrough: Bool
         public var milliseconds: Double
+        /// The policy's byte budget the bytes sent had to fit (nil: nothing was sent).
+        public var byteBudget: Int?
+        /// The rest of the policy that shaped them, as a JSON object (dimensions, formats, qualities).
+        public var policyJSON: String
 
         public init(
             originalBytes: Int, originalWidth: Int, originalHeight: Int, originalFormat: String,
             sentBytes: Int, sentWidth: Int, sentHeight: Int, sentFormat: String,
-            jpegQuality: Int?, encodeCount: Int, passedThrough: Bool, milliseconds: Double
+            jpegQuality: Int?, encodeCount: Int, passedThrough: Bool, milliseconds: Double,
+            byteBudget: Int? = nil, policyJSON: String = "{}"
         ) {
             self.originalBytes = originalBytes
             self.originalWidth = originalWidth
@@ -34,16 +40,33 @@ public struct JobResult: Sendable, Equatable {
             self.encodeCount = encodeCount
             self.passedThrough = passedThrough
             self.milliseconds = milliseconds
+            self.byteBudget = byteBudget
+            self.policyJSON = policyJSON
         }
     }
 
     public var analysis: Analysis
     public var preparation: Preparation
     public var analyzeMilliseconds: Double
+    /// The discern that wrote it (`BuildInfo.version` of the worker).
+    public var release: String?
 
-    public init(analysis: Analysis, preparation: Preparation, analyzeMilliseconds: Double) {
+    public init(analysis: Analysis, preparation: Preparation, analyzeMilliseconds: Double, release: String? = nil) {
         self.analysis = analysis
         self.preparation = preparation
         self.analyzeMilliseconds = analyzeMilliseconds
+        self.release = release
+    }
+
+    /// `results.provenance`: what the answer and the request said beside the model (the
+    /// service's own details), and the preparation policy the bytes sent were made under.
+    var provenanceJSON: String {
+        func object(_ json: String) -> Any {
+            (try? JSONSerialization.jsonObject(with: Data(json.utf8))).flatMap { $0 as? [String: Any] } ?? [:]
+        }
+        var document = object(analysis.provenance.detailsJSON) as? [String: Any] ?? [:]
+        document["preparation"] = object(preparation.policyJSON)
+        guard let data = try? JSONSerialization.data(withJSONObject: document, options: [.sortedKeys]) else { return "{}" }
+        return String(decoding: data, as: UTF8.self)
     }
 }

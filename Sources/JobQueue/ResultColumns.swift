@@ -37,7 +37,13 @@ enum ResultColumns {
         .smallint("encode_count") { $0.result.preparation.encodeCount },
         .boolean("passed_through") { $0.result.preparation.passedThrough },
         .double("prepare_ms") { $0.result.preparation.milliseconds },
-        .double("analyze_ms") { $0.result.analyzeMilliseconds }
+        .double("analyze_ms") { $0.result.analyzeMilliseconds },
+        .text("service_host") { $0.result.analysis.provenance.serviceHost },
+        .text("model") { $0.result.analysis.provenance.model },
+        .text("model_version") { $0.result.analysis.provenance.modelVersion },
+        .text("discern_version") { $0.result.release },
+        .optionalBigint("byte_budget") { $0.result.preparation.byteBudget },
+        .json("provenance") { $0.result.provenanceJSON }
     ]
 
     static let names = all.map(\.name)

@@ -50,6 +50,14 @@ public struct AzureFaceBackend: AnalysisBackend, ConfiguredBackend {
                 rawResponseJSON: AzureFaceResponse.rawJSON(detect: faces, identify: nil))
         }
         analysis.apiCalls = conversation.calls
+        // Identify compares faces detected with the group's model: the model is the answer's.
+        analysis.provenance = Provenance(
+            serviceURL: configuration.endpoint, model: model, modelVersion: "face/v1.0",
+            details: [
+                "action": request.action, "recognition_model": model, "detection_model": configuration.detectionModel,
+                "person_group": group.map { ($0.isLarge ? "large:" : "") + $0.id }, "acceptance_threshold": configuration.acceptanceThreshold,
+                "max_candidates": configuration.maxCandidates
+            ])
         return analysis
     }
 

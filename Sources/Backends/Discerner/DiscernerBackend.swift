@@ -29,6 +29,7 @@ public struct DiscernerBackend: AnalysisBackend, ConfiguredBackend {
         }
         var analysis = try await requestAnalysis(of: grant, &conversation)
         analysis.apiCalls = conversation.calls
+        analysis.provenance.serviceHost = Provenance.host(of: configuration.baseURL)
         return analysis
     }
 

@@ -39,9 +39,18 @@ enum DiscernerResponse {
             throw BackendError(
                 .serviceIncompatible, "Image Discerner answered response_format_version \(version), which this version of discern cannot read")
         }
-        return analysis(
+        var analysis = analysis(
             entities, formatTwoSubject: version == 2 ? body.object("primary_subject") : nil, version: version,
             execution: top.string("execution_name"), raw: String(decoding: data, as: UTF8.self))
+        let metadata = body.object("processing_metadata")
+        analysis.provenance = Provenance(
+            model: metadata?.string("classification_provider", maxLength: 200),
+            modelVersion: metadata?.string("response_format_version", maxLength: 16) ?? "\(version).0",
+            detailsJSON: JSONBody.details([
+                "classification_provider": metadata?.string("classification_provider", maxLength: 200),
+                "text_provider": metadata?.string("text_provider", maxLength: 200)
+            ]))
+        return analysis
     }
 
     /// The major version: `processing_metadata.response_format_version` ("3.0"), else the shape.

@@ -35,6 +35,7 @@ public struct LandmarkBackend: AnalysisBackend, ConfiguredBackend {
             try Self.read(response, unsureBelow: unsureBelow, step: step)
         }
         analysis.apiCalls = conversation.calls
+        analysis.provenance = Provenance(serviceURL: configuration.baseURL, details: ["unsure_below": unsureBelow])
         return analysis
     }
 

@@ -32,6 +32,12 @@ public struct OOTOBackend: AnalysisBackend, ConfiguredBackend {
             throw request.unsupported(by: name, supported: Services.ooto.actions)
         }
         analysis.apiCalls = conversation.calls
+        analysis.provenance = Provenance(
+            serviceURL: configuration.baseURL, modelVersion: "v1.0",
+            details: [
+                "action": request.action, "check_liveness": params.bool("check_liveness") ?? configuration.checkLiveness,
+                "check_deepfake": params.bool("check_deepfake") ?? configuration.checkDeepfake
+            ])
         return analysis
     }
 

@@ -50,6 +50,12 @@ public struct UnisseyBackend: AnalysisBackend, ConfiguredBackend {
             try Self.read(response, step: step, metadataSent: sent, iadRequested: wantsIAD)
         }
         analysis.apiCalls = conversation.calls
+        analysis.provenance = Provenance(
+            serviceURL: configuration.baseURL, modelVersion: "v3",
+            details: [
+                "processings": "liveness", "selfie_detection_criteria": "single", "metadata_sent": sent,
+                "injection_attack_detection": wantsIAD
+            ])
         return analysis
     }
 

@@ -16,6 +16,8 @@ struct Completer: Service {
     let tally: Tally
     let traces: JobTraces
     let maxBatch: Int
+    /// The discern writing the results, which each records (`results.discern_version`).
+    let release: String
     let logger: Logger
 
     /// How long a small batch waits for more before it is written. A statement's fixed cost
@@ -54,7 +56,7 @@ struct Completer: Service {
         for outcome in batch {
             switch outcome {
             case .succeeded(let job, let analysis, let facts, let milliseconds):
-                results.append((job, JobResult(analysis: analysis, preparation: facts, analyzeMilliseconds: milliseconds)))
+                results.append((job, JobResult(analysis: analysis, preparation: facts, analyzeMilliseconds: milliseconds, release: release)))
             case .failed(let job, let failure):
                 await letGo(job, failure: failure) { await writer.fail(job, failure) }
             case .handBack(let job):

@@ -186,7 +186,8 @@ struct FilePreparation: Sendable {
                     originalBytes: image.original.bytes, originalWidth: image.original.width, originalHeight: image.original.height,
                     originalFormat: image.original.format.rawValue, sentBytes: image.bytes, sentWidth: image.width,
                     sentHeight: image.height, sentFormat: image.format.rawValue, jpegQuality: image.quality,
-                    encodeCount: image.encodeCount, passedThrough: image.passedThrough, milliseconds: image.milliseconds))
+                    encodeCount: image.encodeCount, passedThrough: image.passedThrough, milliseconds: image.milliseconds,
+                    byteBudget: policy.maxBytes, policyJSON: PolicyRecord.json(policy)))
         case (.video(let policy), let file?):
             let video = try VideoFile.check(file, policy: policy)
             return Prepared(
@@ -194,7 +195,8 @@ struct FilePreparation: Sendable {
                 facts: JobResult.Preparation(
                     originalBytes: video.data.count, originalWidth: 0, originalHeight: 0, originalFormat: video.container.rawValue,
                     sentBytes: video.data.count, sentWidth: 0, sentHeight: 0, sentFormat: video.container.rawValue,
-                    jpegQuality: nil, encodeCount: 0, passedThrough: true, milliseconds: video.milliseconds))
+                    jpegQuality: nil, encodeCount: 0, passedThrough: true, milliseconds: video.milliseconds,
+                    byteBudget: policy.maxBytes, policyJSON: PolicyRecord.json(policy)))
         default:
             return nothing
         }

@@ -84,7 +84,8 @@ public final class WorkerRuntime: Sendable {
                 writer: OutcomeWriter(
                     database: writes, workerID: configuration.workerID,
                     backoff: configuration.backoff, logger: logger),
-                inFlight: inFlight, tally: tally, traces: traces, maxBatch: configuration.completionBatchSize, logger: logger),
+                inFlight: inFlight, tally: tally, traces: traces, maxBatch: configuration.completionBatchSize, release: configuration.version,
+                logger: logger),
             heartbeat: Heartbeat(
                 database: queue, entry: entry, presence: presence.listenConninfo == nil ? nil : presence.lock,
                 leaseSeconds: configuration.leaseSeconds, inFlight: inFlight,

@@ -1,0 +1,31 @@
+-- discern schema, version 38: every result says which service deployment, model and settings
+-- produced it, and which preparation made the bytes sent (docs/backends.md, "Provenance"):
+-- `service_host` (the endpoint's host, never a credential), `model` and `model_version` as the
+-- answer or the request names them (Image Discerner's classification_provider and
+-- response_format_version, Azure Face's recognition model), `discern_version` (the worker's
+-- release), `byte_budget` (the policy's byte limit), and `provenance` (the other settings and
+-- identifiers, and the preparation policy). An index serves "answers from provider X last week".
+-- Runs beside the previous release's workers: the columns are nullable or have a default, and
+-- their results say nothing of where they came from, as before. Image Discerner's results of
+-- earlier releases get their model and format back from their raw answers.
+ALTER TABLE discern.results
+    ADD COLUMN service_host text,
+    ADD COLUMN model text,
+    ADD COLUMN model_version text,
+    ADD COLUMN discern_version text,
+    ADD COLUMN byte_budget bigint,
+    ADD COLUMN provenance jsonb DEFAULT '{}'::jsonb NOT NULL;
+COMMENT ON COLUMN discern.results.service_host IS 'The host (and port) of the service endpoint that answered; never a credential.';
+COMMENT ON COLUMN discern.results.model IS 'The model or provider the answer names, or the one the request used (Image Discerner: classification_provider; Azure Face: the recognition model).';
+COMMENT ON COLUMN discern.results.model_version IS 'The version of the answer''s form or of the service''s API (Image Discerner: response_format_version; Azure Face: face/v1.0).';
+COMMENT ON COLUMN discern.results.discern_version IS 'The discern release that wrote the result (discern version).';
+COMMENT ON COLUMN discern.results.byte_budget IS 'The preparation policy''s byte budget the bytes sent had to fit.';
+COMMENT ON COLUMN discern.results.provenance IS 'What else changes an answer: the request''s settings (thresholds, person group, action), the answer''s other identifiers, and the preparation policy (preparation).';
+CREATE INDEX results_by_model ON discern.results (backend, model, created_at);
+UPDATE discern.results
+SET model = raw_response #>> '{analysis_result,body,processing_metadata,classification_provider}',
+    model_version = raw_response #>> '{analysis_result,body,processing_metadata,response_format_version}',
+    provenance = jsonb_strip_nulls(jsonb_build_object(
+        'classification_provider', raw_response #>> '{analysis_result,body,processing_metadata,classification_provider}',
+        'text_provider', raw_response #>> '{analysis_result,body,processing_metadata,text_provider}'))
+WHERE backend = 'discerner' AND jsonb_typeof(raw_response #> '{analysis_result,body,processing_metadata}') = 'object';
