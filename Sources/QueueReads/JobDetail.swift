@@ -64,12 +64,20 @@ public struct JobDetail: Codable, Sendable {
         public let createdAt: String
         public let rawResponse: JSONValue?
         public let review: Review?
+        /// Where the answer came from (docs/backends.md, "Provenance"); nil on results older
+        /// than migration 38.
+        public let serviceHost: String?
+        public let model: String?
+        public let modelVersion: String?
+        public let discernVersion: String?
+        public let byteBudget: Int?
 
         enum CodingKeys: String, CodingKey {
             case id, imagePath, backend, outcome, subjectId, category, subcategory, operator_ = "operator", fleetId, licensePlate, confidence,
                 description
             case originalBytes, originalWidth, originalHeight, originalFormat, sentBytes, sentWidth, sentHeight, sentFormat
             case jpegQuality, encodeCount, passedThrough, prepareMs, analyzeMs, createdAt, rawResponse, review
+            case serviceHost, model, modelVersion, discernVersion, byteBudget
         }
     }
     public struct Entity: Codable, Sendable {

@@ -16,6 +16,7 @@ r AS (
            r.confidence, r.description, r.original_bytes, r.original_width, r.original_height, r.original_format,
            r.sent_bytes, r.sent_width, r.sent_height, r.sent_format, r.jpeg_quality, r.encode_count, r.passed_through,
            r.prepare_ms, r.analyze_ms, r.created_at, {{raw_response}} AS raw_response,
+           r.service_host, r.model, r.model_version, r.discern_version, r.byte_budget,
            (SELECT to_json(c) FROM (
                SELECT confirmed, operator, fleet_id, license_plate, corrected_by, corrected_at FROM discern.corrections
                WHERE result_id = r.id ORDER BY id DESC LIMIT 1) c) AS review

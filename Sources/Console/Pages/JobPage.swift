@@ -44,7 +44,7 @@ enum JobPage {
                 Prepared in \(String(format: "%.0f", result.prepareMs)) ms, analysed in \(String(format: "%.0f", result.analyzeMs)) ms.</p>
                 """)
             parts.append(
-                "<h2>The service's answer</h2>"
+                "<h2>The service's answer</h2>" + Self.provenance(result)
                     + (detail.rawAnswerVisible
                         ? "<pre>\(result.rawResponse?.pretty ?? "–")</pre>"
                         : context.readsRawAnswers
@@ -58,6 +58,17 @@ enum JobPage {
         }
         let title = detail.job.map { "Job \($0.id)" } ?? detail.result.map { "Result \($0.id)" } ?? "Job"
         return Page(title: title, active: "/results", body: parts.joined(separator: "\n"))
+    }
+
+    /// Where the answer came from: the deployment, the model and form it names, the release
+    /// that wrote it, the budget it was prepared for. Nothing for a result older than that.
+    static func provenance(_ result: JobDetail.Result) -> HTML {
+        guard result.serviceHost != nil || result.model != nil || result.discernVersion != nil else { return "" }
+        let model: HTML = result.model.map { " by model \($0)" } ?? ""
+        let form: HTML = result.modelVersion.map { " (answer format \($0))" } ?? ""
+        let budget: HTML = result.byteBudget.map { "; prepared for a budget of \(HTML.bytes($0))" } ?? ""
+        return
+            "<p class=\"muted\">Answered at \(result.serviceHost ?? "an unrecorded host")\(model)\(form), written by discern \(result.discernVersion ?? "?")\(budget).</p>"
     }
 
     private static func facts(_ detail: JobDetail, _ context: PageContext) -> HTML {

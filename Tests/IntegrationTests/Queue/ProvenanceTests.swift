@@ -68,6 +68,15 @@ struct ProvenanceTests {
                         ).map { try $0.string("QUERY PLAN") }.joined(separator: "\n")
                     }
                     #expect(plan.contains("results_by_model"), "\(plan)")
+                    // The console's page of the job says it too.
+                    let job = try await database.rows("SELECT id FROM discern.jobs WHERE backend = 'discerner'").first?.int("id") ?? -1
+                    let (console, port) = try await ConsoleTests.console(conninfo, folder)
+                    defer { console.kill() }
+                    let page = await RawHTTP.get(port: port, path: "/jobs/\(job)")
+                    #expect(
+                        page.status == 200
+                            && page.body.contains("Answered at \(host ?? "?") by model simulator (answer format 3.0), written by discern"),
+                        "\(page.status): \(page.body.suffix(2000))")
                 }
             }
         }
