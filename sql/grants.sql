@@ -7,9 +7,9 @@
 --   discern_enqueue  adds jobs (discern.enqueue, discern.enqueue_many, `discern enqueue`) and
 --                    nothing else: it reads no results, no other job.
 --   discern_reader   dashboards, reports, `discern console --read-only`: results, entities, jobs
---                    and the views, but not the services' raw answers (results.raw_response) or
---                    the jobs' params, which may carry template ids, person groups or SDK
---                    metadata.
+--                    and the views, but not the services' raw answers (results.raw_response),
+--                    the jobs' params or the results' provenance, which may carry template ids,
+--                    person groups or SDK metadata.
 --   discern_enroll   may enqueue OOTO enrol and delete jobs, which change the service's
 --                    templates (discern.check_template_rights).
 -- Roles belong to the whole cluster: creating them needs CREATEROLE. Without it (some managed

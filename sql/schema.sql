@@ -655,8 +655,6 @@ CREATE INDEX results_batch ON discern.results USING btree (batch_id, id);
 
 CREATE INDEX results_batch_pruned_jobs ON discern.results USING btree (batch_id, created_at) WHERE (job_id IS NULL);
 
-CREATE INDEX results_by_model ON discern.results USING btree (backend, model, created_at);
-
 CREATE INDEX results_confidence ON discern.results USING btree (confidence, id) WHERE (confidence IS NOT NULL);
 
 CREATE INDEX results_created_at ON discern.results USING brin (created_at);

@@ -4,10 +4,13 @@
 -- answer or the request names them (Image Discerner's classification_provider and
 -- response_format_version, Azure Face's recognition model), `discern_version` (the worker's
 -- release), `byte_budget` (the policy's byte limit), and `provenance` (the other settings and
--- identifiers, and the preparation policy). An index serves "answers from provider X last week".
--- Runs beside the previous release's workers: the columns are nullable or have a default, and
--- their results say nothing of where they came from, as before. Image Discerner's results of
--- earlier releases get their model and format back from their raw answers.
+-- identifiers, and the preparation policy). Only columns, nullable or with a constant default:
+-- PostgreSQL adds them without rewriting the table, so the workers' writes wait for nothing but
+-- the catalog change. No index (each would cost every completion a write: "provider X last
+-- week" reads the BRIN index on created_at) and no backfill (it would rewrite most of the table
+-- under the workers): discern.result_provenance recovers Image Discerner's older results'
+-- model and format from their raw answers when they are read. Runs beside the previous
+-- release's workers: their results say nothing of where they came from, as before.
 ALTER TABLE discern.results
     ADD COLUMN service_host text,
     ADD COLUMN model text,
@@ -21,11 +24,3 @@ COMMENT ON COLUMN discern.results.model_version IS 'The version of the answer''s
 COMMENT ON COLUMN discern.results.discern_version IS 'The discern release that wrote the result (discern version).';
 COMMENT ON COLUMN discern.results.byte_budget IS 'The preparation policy''s byte budget the bytes sent had to fit.';
 COMMENT ON COLUMN discern.results.provenance IS 'What else changes an answer: the request''s settings (thresholds, person group, action), the answer''s other identifiers, and the preparation policy (preparation).';
-CREATE INDEX results_by_model ON discern.results (backend, model, created_at);
-UPDATE discern.results
-SET model = raw_response #>> '{analysis_result,body,processing_metadata,classification_provider}',
-    model_version = raw_response #>> '{analysis_result,body,processing_metadata,response_format_version}',
-    provenance = jsonb_strip_nulls(jsonb_build_object(
-        'classification_provider', raw_response #>> '{analysis_result,body,processing_metadata,classification_provider}',
-        'text_provider', raw_response #>> '{analysis_result,body,processing_metadata,text_provider}'))
-WHERE backend = 'discerner' AND jsonb_typeof(raw_response #> '{analysis_result,body,processing_metadata}') = 'object';

@@ -51,13 +51,19 @@ public struct AzureFaceBackend: AnalysisBackend, ConfiguredBackend {
         }
         analysis.apiCalls = conversation.calls
         // Identify compares faces detected with the group's model: the model is the answer's.
+        // The settings this action used: identify's group, threshold and candidates only with it.
+        let identifying: [String: Any?] =
+            group.map {
+                [
+                    "person_group": ($0.isLarge ? "large:" : "") + $0.id, "max_candidates": configuration.maxCandidates,
+                    "acceptance_threshold": Self.threshold(params, configuration)
+                ]
+            } ?? [:]
         analysis.provenance = Provenance(
             serviceURL: configuration.endpoint, model: model, modelVersion: "face/v1.0",
-            details: [
-                "action": request.action, "recognition_model": model, "detection_model": configuration.detectionModel,
-                "person_group": group.map { ($0.isLarge ? "large:" : "") + $0.id }, "acceptance_threshold": configuration.acceptanceThreshold,
-                "max_candidates": configuration.maxCandidates
-            ])
+            details: ["action": request.action, "recognition_model": model, "detection_model": configuration.detectionModel].merging(identifying) {
+                $1
+            })
         return analysis
     }
 
@@ -97,10 +103,15 @@ public struct AzureFaceBackend: AnalysisBackend, ConfiguredBackend {
         let request = HTTPRequest.json(
             url: "\(base)/identify", body: try JSONBody.encode(body), headers: [keyHeader],
             timeoutSeconds: configuration.requestTimeoutSeconds)
-        let threshold = params.fraction("threshold") ?? configuration.acceptanceThreshold
+        let threshold = Self.threshold(params, configuration)
         return try await conversation.send(request, step: step, limitKey: Self.limitKey) { response throws(BackendError) in
             try AzureFaceResponse.identified(response, faces: faces, threshold: threshold, step: step)
         }
+    }
+
+    /// The top candidate's confidence a match needs: the job's own, else the configured one.
+    static func threshold(_ params: JSONObject, _ configuration: Configuration) -> Double {
+        params.fraction("threshold") ?? configuration.acceptanceThreshold
     }
 
     var keyHeader: HTTPHeader { HTTPHeader("Ocp-Apim-Subscription-Key", configuration.subscriptionKey.value) }

@@ -32,12 +32,16 @@ public struct OOTOBackend: AnalysisBackend, ConfiguredBackend {
             throw request.unsupported(by: name, supported: Services.ooto.actions)
         }
         analysis.apiCalls = conversation.calls
-        analysis.provenance = Provenance(
-            serviceURL: configuration.baseURL, modelVersion: "v1.0",
-            details: [
-                "action": request.action, "check_liveness": params.bool("check_liveness") ?? configuration.checkLiveness,
+        // Liveness and deepfake checks ride on the photo's calls; a delete sends none.
+        let checks: [String: Any?] =
+            request.action == "delete"
+            ? [:]
+            : [
+                "check_liveness": params.bool("check_liveness") ?? configuration.checkLiveness,
                 "check_deepfake": params.bool("check_deepfake") ?? configuration.checkDeepfake
-            ])
+            ]
+        analysis.provenance = Provenance(
+            serviceURL: configuration.baseURL, modelVersion: "v1.0", details: ["action": request.action].merging(checks) { $1 })
         return analysis
     }
 
