@@ -1,5 +1,4 @@
 import AnalysisModel
-import Foundation
 
 /// One row of `discern.results`: what the service found (its `Analysis`), and what preparation
 /// did. The completer composes it; backends never see it.
@@ -59,14 +58,18 @@ public struct JobResult: Sendable, Equatable {
     }
 
     /// `results.provenance`: what the answer and the request said beside the model (the
-    /// service's own details), and the preparation policy the bytes sent were made under.
+    /// service's own details), and the preparation policy the bytes sent were made under, as
+    /// `preparation`. Both are JSON objects already (written by JSONSerialization), so they are
+    /// joined as text: a parse and a write per result cost the completer a tenth of its
+    /// throughput (bench/RESULTS.md, "Queue A/B").
     var provenanceJSON: String {
-        func object(_ json: String) -> Any {
-            (try? JSONSerialization.jsonObject(with: Data(json.utf8))).flatMap { $0 as? [String: Any] } ?? [:]
-        }
-        var document = object(analysis.provenance.detailsJSON) as? [String: Any] ?? [:]
-        document["preparation"] = object(preparation.policyJSON)
-        guard let data = try? JSONSerialization.data(withJSONObject: document, options: [.sortedKeys]) else { return "{}" }
-        return String(decoding: data, as: UTF8.self)
+        let details = Self.object(analysis.provenance.detailsJSON), policy = Self.object(preparation.policyJSON)
+        guard policy != "{}" else { return details }
+        return details == "{}" ? "{\"preparation\":\(policy)}" : "{\"preparation\":\(policy),\(details.dropFirst())"
+    }
+
+    /// `text` when it is written as a JSON object, else an empty one (what the column holds then).
+    private static func object(_ text: String) -> String {
+        text.first == "{" && text.last == "}" ? text : "{}"
     }
 }
