@@ -4,8 +4,10 @@ a test asks, what AWS S3 answers and SeaweedFS does not:
 
   - InvalidObjectState (403) to a GET of an object archived to Glacier (SeaweedFS keeps the
     storage class but serves the bytes);
-  - ExpiredToken (400) to every request signed with a key id seen before a test says "expire"
-    (SeaweedFS answers InvalidAccessKeyId to an expired session; AWS says ExpiredToken);
+  - ExpiredToken (400) to every request signed with a key id seen before a test says "expire",
+    or before and with the Nth key id first seen after it says "expire_at_new_key": N (a session
+    revoked the moment a client starts using the next one; SeaweedFS answers InvalidAccessKeyId
+    to an expired session; AWS says ExpiredToken);
   - PermanentRedirect (301, x-amz-bucket-region) or AuthorizationHeaderMalformed (400, <Region>)
     to a request signed for another region than its bucket's;
   - SlowDown (503) or InternalError (500) for the next N requests (whose method and path hold
@@ -15,7 +17,7 @@ a test asks, what AWS S3 answers and SeaweedFS does not:
     SeaweedFS answers (at the end of a page that is not truncated: enough for a test's prefix).
 
     python3 scripts/s3-front.py --upstream URL [--cert PEM --key PEM] --url-file F --log F
-    POST /__front/control  {"archived": ["bucket/key"], "expire": true, "regions": {"bucket": "eu-west-1"},
+    POST /__front/control  {"archived": ["bucket/key"], "expire": true, "expire_at_new_key": N, "regions": {"bucket": "eu-west-1"},
                             "region_answer": "redirect"|"malformed", "weather": N, "weather_code": "SlowDown", "weather_match": "",
                             "local": {"bucket/key": "<base64>"}, "key_id": ID, "secret": SECRET}
     GET  /__front/stats    what it answered: {"requests", "statuses", "expired", "redirected", "archived",
@@ -39,7 +41,7 @@ from botocore.credentials import Credentials
 from loopback_server import QuietHandler, arguments, serve
 
 lock = threading.RLock()
-state = {"archived": set(), "expire": False, "expired_keys": set(), "seen_keys": set(), "regions": {}, "region_answer": "redirect",
+state = {"archived": set(), "expire_at_new_key": 0, "expired_keys": set(), "seen_keys": set(), "regions": {}, "region_answer": "redirect",
          "weather": 0, "weather_code": "SlowDown", "weather_match": "", "local": {}, "key_id": None, "secret": None}
 stats = {"requests": 0, "statuses": {}, "expired": 0, "redirected": 0, "archived": 0, "weather": 0, "local_gets": {}, "paths": []}
 UPSTREAM = None
@@ -99,7 +101,7 @@ class Handler(QuietHandler):
                 state["archived"] = set(body["archived"])
             if body.get("expire"):
                 state["expired_keys"] |= state["seen_keys"]
-            for key in ("regions", "region_answer", "weather", "weather_code", "weather_match", "key_id", "secret"):
+            for key in ("expire_at_new_key", "regions", "region_answer", "weather", "weather_code", "weather_match", "key_id", "secret"):
                 if key in body:
                     state[key] = body[key]
             if "local" in body:
@@ -138,8 +140,12 @@ class Handler(QuietHandler):
         with lock:
             stats["requests"] += 1
             stats["paths"].append(f"{self.command} {raw_path}")
-            if key_id:
+            if key_id and key_id not in state["seen_keys"]:
                 state["seen_keys"].add(key_id)
+                if state["expire_at_new_key"] > 0:
+                    state["expire_at_new_key"] -= 1
+                    if state["expire_at_new_key"] == 0:
+                        state["expired_keys"] |= state["seen_keys"]
             expired = key_id in state["expired_keys"]
             bucket_region = state["regions"].get(bucket)
             weather = state["weather"] > 0 and state["weather_match"] in f"{self.command} {self.path}"

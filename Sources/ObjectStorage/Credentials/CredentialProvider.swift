@@ -28,6 +28,9 @@ public final class CredentialProvider: Sendable {
         var current: AWSCredentials?
         /// When `current` was fetched, on this host's monotonic clock.
         var fetchedAt: ContinuousClock.Instant?
+        /// `current` replaced credentials the store refused (or the next fetch will).
+        var currentAnswersRefusal = false
+        var nextAnswersRefusal = false
         var refreshAt: Date?
         /// A request is fetching; the others that have nothing to use wait for it here.
         var fetching = false
@@ -156,6 +159,8 @@ public final class CredentialProvider: Sendable {
             case .credentials(let fetched):
                 state.current = fetched
                 state.fetchedAt = uptime()
+                state.currentAnswersRefusal = state.nextAnswersRefusal
+                state.nextAnswersRefusal = false
                 state.refreshAt = fetched.expiration.map { Self.refreshMoment(expiration: $0, fetchedAt: moment) }
                 state.failure = nil
             case .failed(let error):
@@ -184,24 +189,26 @@ public final class CredentialProvider: Sendable {
         }
     }
 
-    /// The store refused `used` as expired or unknown: the next request fetches new ones, unless
-    /// a fetch since has already replaced them. Long-lived keys are never fetched again, nor are
-    /// credentials fetched in the last 30 s: a store that refuses fresh ones (another partition,
-    /// another store's endpoint) would otherwise have every request fetch anew. Returns whether
+    /// The store refused `used` as expired or unknown (a session revoked or cut short): the next
+    /// request fetches new ones, unless a fetch since has already replaced them. Long-lived keys
+    /// are never fetched again, nor are credentials that themselves replaced refused ones less
+    /// than 30 s ago: a store that refuses whatever the source hands out (another partition,
+    /// another store's endpoint) costs one fetch per 30 s, not one per request. Returns whether
     /// new ones will be fetched (or already were).
     @discardableResult
     public func refused(_ used: AWSCredentials) -> Bool {
         guard source.isRefreshed else { return false }
         return state.withLock { state in
             guard state.current == used else { return true }
-            if let fetchedAt = state.fetchedAt, uptime() - fetchedAt < Self.freshFor { return false }
+            if state.currentAnswersRefusal, let fetchedAt = state.fetchedAt, uptime() - fetchedAt < Self.freshFor { return false }
             state.current = nil
             state.failure = nil
+            state.nextAnswersRefusal = true
             return true
         }
     }
 
-    /// Credentials fetched this recently are not fetched again when a store refuses them.
+    /// Credentials fetched for a refusal this recently are not fetched again when it is repeated.
     static let freshFor = Duration.seconds(30)
 
     /// What the last fetch said, when it failed: the source and its refusal.

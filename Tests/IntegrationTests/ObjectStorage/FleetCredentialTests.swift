@@ -85,35 +85,51 @@ struct FleetCredentialTests {
     }
 
     @Test(
-        "credentials stated to last 40 s are fetched again before they run out, through a drain of half a minute; a session the store calls expired mid-drain is replaced; no job dies"
+        "credentials stated to last 40 s are fetched again before they run out, through a drain of 40 s; a session the store calls expired after that refresh is replaced at once, not at the next; no job dies"
     )
     func expiringCredentials() async throws {
-        try await FleetBucket.with(photos: 30) { fleet in
+        try await FleetBucket.with(photos: 40) { fleet in
             try await fleet.standins.control(["stated_lifetime": 40])
             try await S3Front.with(upstream: fleet.s3.endpoint, in: fleet.folder) { front in
                 let environment = fleet.environment(.podIdentity, endpoint: front.url)
                 let enqueue = try await fleet.enqueue(environment)
-                #expect(enqueue.status == 0 && enqueue.output.contains("enqueued 30 job(s)"), "\(enqueue.output)")
-                // An analysis a second: the drain outlasts half a credential's life.
+                #expect(enqueue.status == 0 && enqueue.output.contains("enqueued 40 job(s)"), "\(enqueue.output)")
+                // An analysis a second: the drain outlasts a credential's life.
                 try await Database(conninfo: fleet.conninfo).withConnection {
                     try $0.query("UPDATE discern.rate_limits SET per_minute = 60, burst = 1")
                 }
+                // The enqueue's own credentials end with it: only the workers' must follow on.
+                let handedBefore = try await fleet.standins.stats().handed.count
+                var workerLog = ""
+                // When the worker first signs with its second credentials (fetched halfway through
+                // the first's life), the store calls both expired, as AWS says it: sessions revoked,
+                // which the worker must replace at once, not at its next refresh.
+                try await front.control(["expire_at_new_key": 2])
                 try await TestSimulator.with(.unthrottled) { simulator in
                     // Two jobs at a time: the photos are read through the drain, not all at its start.
-                    let workers = try fleet.drain(environment, simulator: simulator, arguments: ["--concurrency", "2"])
-                    let halfway = try await Announcements.until(fleet.conninfo) { try await TestDatabase.census(fleet.conninfo).succeeded >= 15 }
-                    #expect(halfway)
-                    // Every session the store has seen so far is now expired, as AWS says it.
-                    try await front.control(["expire": true])
+                    let workers = try fleet.drain(environment, simulator: simulator, arguments: ["--concurrency", "2", "--log-level", "info"])
                     for worker in workers { _ = await worker.waitForExit() }
                     #expect(workers.map(\.exitStatus) == [0], "\(workers.map { $0.output.suffix(2000) })")
+                    workerLog = workers.map(\.output).joined(separator: "\n")
                 }
-                #expect(try await TestDatabase.census(fleet.conninfo) == QueueCensus(succeeded: 30, results: 30, jobsWithOneResult: 30))
-                let handed = try await fleet.standins.stats().handed
+                #expect(try await TestDatabase.census(fleet.conninfo) == QueueCensus(succeeded: 40, results: 40, jobsWithOneResult: 40))
+                let handed = Array(try await fleet.standins.stats().handed.dropFirst(handedBefore))
+                let story = handed.map { "handed \($0[0]), expiring \($0[1])" }.joined(separator: "; ")
+                let first = handed.first?[0] ?? 0
+                print(
+                    "credentials: the worker was handed \(handed.count): "
+                        + handed.map { String(format: "at +%.1f s until +%.1f s", $0[0] - first, $0[1] - first) }.joined(separator: ", "))
                 #expect(
-                    handed.count >= 3, "handed out \(handed.count) credential(s): the first, one before it ran out, one after the store refused it")
+                    handed.count >= 3,
+                    "handed the worker \(handed.count) credential(s): the first, one before it ran out, one after the store refused it (\(story))")
                 for (previous, next) in zip(handed, handed.dropFirst()) {
-                    #expect(next[0] < previous[1], "a credential stated to expire at \(previous[1]) was replaced only at \(next[0])")
+                    #expect(
+                        next[0] < previous[1],
+                        "a credential stated to expire at \(previous[1]) was replaced only at \(next[0]) (\(story)): \(workerLog.suffix(6000))")
+                }
+                if handed.count >= 3 {
+                    // The second credentials' own refresh would come 20 s before they end: the third came on the refusal.
+                    #expect(handed[2][0] < handed[1][1] - 20, "the refused session was replaced only at its refresh (\(story))")
                 }
                 let stats = try await front.stats()
                 #expect(stats.expired >= 1, "the store never refused a session: \(stats.statuses)")

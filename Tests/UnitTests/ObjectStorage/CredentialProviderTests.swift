@@ -101,20 +101,28 @@ struct CredentialProviderTests {
         #expect(try await minute.credentials().accessKeyID == "ASIA3")
     }
 
-    @Test("credentials the store refused are fetched again once; a fetch that fails is answered for 5 s without asking again, naming the source")
+    @Test(
+        "credentials the store refused are fetched again, once per 30 s when the new ones are refused too; a fetch that fails is answered for 5 s without asking again, naming the source"
+    )
     func refusedAndFailing() async throws {
         let stage = Stage()
         let provider = stage.provider(lifetime: 3600)
         let first = try await provider.credentials()
-        // Refused as soon as fetched: a store that refuses fresh ones is not asked for more.
-        #expect(!provider.refused(first))
-        #expect(try await provider.credentials().accessKeyID == "ASIA1" && stage.fetches.withLock { $0 } == 1)
-        stage.advance(31)
+        // Refused a moment after they were fetched (a session revoked): replaced at once.
+        stage.advance(1)
         #expect(provider.refused(first))
-        #expect(try await provider.credentials().accessKeyID == "ASIA2")
+        let second = try await provider.credentials()
+        #expect(second.accessKeyID == "ASIA2")
         // A refusal of credentials already replaced changes nothing.
         provider.refused(first)
         #expect(try await provider.credentials().accessKeyID == "ASIA2" && stage.fetches.withLock { $0 } == 2)
+        // The replacement refused too: a store that refuses whatever the source hands out is
+        // not asked for more within 30 s.
+        #expect(!provider.refused(second))
+        #expect(try await provider.credentials().accessKeyID == "ASIA2" && stage.fetches.withLock { $0 } == 2)
+        stage.advance(31)
+        #expect(provider.refused(second))
+        #expect(try await provider.credentials().accessKeyID == "ASIA3")
 
         stage.advance(31)
         stage.failing.withLock { $0 = true }
@@ -124,7 +132,7 @@ struct CredentialProviderTests {
         stage.failing.withLock { $0 = false }
         await #expect(throws: ObjectStorageError.self, "within 5 s the failure is answered again") { _ = try await provider.credentials() }
         stage.advance(6)
-        #expect(try await provider.credentials().accessKeyID == "ASIA3")
+        #expect(try await provider.credentials().accessKeyID == "ASIA4")
     }
 
     @Test("credentials handed out already spent are a failure, held as one: not a fetch for every request")
