@@ -99,6 +99,11 @@ struct Producer: Service {
             if jobs.count == room, !jobs.contains(where: \.runsAlone) { return false }
         }
         if configuration.drain, jobs.isEmpty, await inFlight.isEmpty, try await nothingLeft() { return true }
+        if room > 0, jobs.isEmpty {
+            // What a test waits on to see a pause or a cap hold: a worker with room that took nothing.
+            let holding = await inFlight.counts.total
+            logger.debug("nothing to claim", metadata: ["room": "\(room)", "in_flight": "\(holding)"])
+        }
         await wakeup.wait(timeout: untilNextLook())
         return false
     }

@@ -9,7 +9,7 @@ import Testing
 @Suite("Console: pause and resume a service", .integrationTimeLimit)
 struct PauseTests {
     @Test(
-        "in Chromium, with a real worker: Pause stops its claims within a second while jobs in flight finish; Resume starts them again; who paused it shows"
+        "in Chromium, with a real worker: after Pause it claims nothing, with room and jobs waiting, while jobs in flight finish; Resume starts them again; who paused it shows"
     )
     func pauseAndResume() async throws {
         var configuration = SimulatorConfiguration.unthrottled
@@ -24,7 +24,7 @@ struct PauseTests {
                 try await TestSimulator.with(configuration) { simulator in
                     let worker = try WorkerProcess(
                         conninfo: conninfo, simulatorURL: simulator.baseURL, logFolder: folder,
-                        arguments: ["--concurrency", "2"])
+                        arguments: ["--concurrency", "2", "--log-level", "debug"])
                     defer { worker.kill() }
                     #expect(await Announcements.until(conninfo) { await database.jobCount(where: "attempts > 0") >= 2 })
                     let (console, port) = try await ConsoleTests.console(conninfo, folder)
@@ -36,12 +36,16 @@ struct PauseTests {
                         .screenshot(BrowserSession.screenshots.appendingPathComponent("overview-paused.png").path)
                     ])
                     await simulator.releaseAnalyses()
-                    try await Task.sleep(for: .seconds(1))
-                    let claimedAtPause = await database.jobCount(where: "attempts > 0")
-                    try await Task.sleep(for: .seconds(2))
-                    #expect(await database.jobCount(where: "attempts > 0") == claimedAtPause, "no job is claimed a second after the pause")
-                    #expect(claimedAtPause < 40, "the pause came while jobs waited")
                     #expect(await Announcements.until(conninfo) { await database.jobCount(where: "state = 'running'") == 0 }, "jobs in flight finish")
+                    // Proved by what the worker did, not by a wait that saw nothing: holding no job,
+                    // with room for more and jobs waiting, it looked and claimed none. (Before the
+                    // pause, a worker with room and 40 jobs queued always takes some.)
+                    let idle = await worker.logged { output in
+                        output.split(separator: "\n").contains { $0.contains("nothing to claim") && $0.contains("in_flight=0") }
+                    }
+                    #expect(idle, "\(worker.output.suffix(1500))")
+                    let claimedAtPause = await database.jobCount(where: "attempts > 0")
+                    #expect(claimedAtPause < 40, "the pause came while jobs waited")
                     #expect(await database.jobCount(where: "state IN ('dead', 'cancelled')") == 0)
                     let text = paused.steps[2].text ?? ""
                     #expect(
@@ -55,6 +59,7 @@ struct PauseTests {
                     #expect(listed.contains("live") && listed.contains("discerner") && listed.contains("pid \(worker.pid)"), "\(listed.prefix(800))")
                     let status = try await Subprocess.run(try WorkerProcess.binary.path, ["status", "--database-url", conninfo])
                     #expect(status.contains("paused: discerner by local"), "\(status)")
+                    #expect(await database.jobCount(where: "attempts > 0") == claimedAtPause, "nothing was claimed while the pages were read")
 
                     _ = try await BrowserSession.run([.go(base + "/"), .click("form[action=\"/actions/resume\"] button"), .text])
                     #expect(
