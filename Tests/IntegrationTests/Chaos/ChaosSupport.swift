@@ -1,4 +1,5 @@
 import Foundation
+import Testing
 import SampleImages
 import TestFixtures
 import JobQueue
@@ -61,9 +62,9 @@ enum ChaosJobs {
     /// Waits until the jobs' count of finished (succeeded or dead) reaches `total`, looking at
     /// each announcement. A drain's length is the machine's business (beside sixty tests on 2
     /// cores it can take three times as long): what a test asserts is that it ends, within the
-    /// test's time limit.
-    static func finished(_ conninfo: String, total: Int) async throws -> Bool {
-        try await Announcements.until(conninfo) {
+    /// test's time limit (or its own deadline, which names the test's line).
+    static func finished(_ conninfo: String, total: Int, sourceLocation: SourceLocation = #_sourceLocation) async throws -> Bool {
+        try await Announcements.until(conninfo, sourceLocation: sourceLocation) {
             let census = try await TestDatabase.census(conninfo)
             return census.succeeded + census.dead >= total
         }

@@ -1,4 +1,5 @@
 import Foundation
+import Testing
 
 /// Reads a worker's Prometheus exposition (`discern work --metrics-port 0 --log-format json`).
 extension WorkerProcess {

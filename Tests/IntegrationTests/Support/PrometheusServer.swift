@@ -1,5 +1,6 @@
 import CurlHTTP
 import Foundation
+import Testing
 
 /// A real Prometheus (Debian's package) scraping the given targets every second, with
 /// deploy/prometheus's alerting rules loaded; stopped and its data removed when `with` ends.

@@ -1,4 +1,5 @@
 import Foundation
+import Testing
 
 /// One of scripts/'s Python servers as a process on loopback (the webhook receiver, the OTLP
 /// receiver): started on a port chosen beforehand, so clients can be pointed at it first, and

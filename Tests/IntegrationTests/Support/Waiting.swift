@@ -49,22 +49,53 @@ final class EventCount: Sendable {
     }
 
     /// Checks `condition` at each event after `seen` until it holds; false once the task is
-    /// cancelled.
-    func until(after seen: Int = 0, _ condition: () async throws -> Bool) async rethrows -> Bool {
+    /// cancelled, or once `within` has passed (recorded as an issue at `sourceLocation`, the
+    /// wait that gave up; nil: no deadline of its own, for a caller that bounds the wait itself).
+    func until(
+        after seen: Int = 0, within: Duration? = Waits.deadline, sourceLocation: SourceLocation = #_sourceLocation,
+        _ condition: () async throws -> Bool
+    ) async rethrows -> Bool {
         if try await condition() { return true }
+        let deadline = within.map { ContinuousClock.now + $0 }
+        let timer = deadline.map { deadline in
+            Task { [self] in
+                try? await Task.sleep(until: deadline)
+                bump()
+            }
+        }
+        defer { timer?.cancel() }
         var seen = seen
         while let now = await next(after: seen) {
             seen = now
             if try await condition() { return true }
+            if let deadline, let within, ContinuousClock.now >= deadline {
+                Waits.gaveUp(after: within, at: sourceLocation)
+                return false
+            }
         }
         return false
+    }
+}
+
+/// Every wait has a deadline of its own, well inside the test's time limit: a wait that hangs
+/// fails naming itself (its file and line), not 20 minutes later as "time limit exceeded".
+enum Waits {
+    /// No wait outlasts its test, and the longest test (the fault run) took 338 s in CI beside
+    /// the whole suite on 2 busy cores: 600 s leaves room, and a hang still fails well inside
+    /// the 20-minute time limit.
+    static let deadline = Duration.seconds(600)
+
+    static func gaveUp(after within: Duration, at sourceLocation: SourceLocation) {
+        Issue.record(
+            "this wait gave up after \(within.components.seconds) s, its own deadline: what it waited for never happened",
+            sourceLocation: sourceLocation)
     }
 }
 
 /// Waits on what discern announces where its console listens ('discern_changes' and
 /// 'discern_jobs'): a worker's claims, outcomes and rescues (its ChangeAnnouncer, within a
 /// second), enqueues and retries, breakers tripping and closing, workers starting and stopping.
-/// A wait has no deadline of its own: the test's time limit ends it.
+/// A wait ends at its own deadline (`Waits`), or the test's time limit, whichever comes first.
 enum Announcements {
     static let channels = [JobQueue.changesChannel, "discern_jobs"]
     /// What nothing announces (a worker SIGKILLed between its outcome and its announcement) an
@@ -76,7 +107,10 @@ enum Announcements {
     /// LISTEN), then at each announcement, and on each reconnection after the database was away;
     /// returns whether it held before the test was cancelled.
     @discardableResult
-    static func until(_ conninfo: String, _ condition: () async throws -> Bool) async rethrows -> Bool {
+    static func until(
+        _ conninfo: String, within: Duration = Waits.deadline, sourceLocation: SourceLocation = #_sourceLocation,
+        _ condition: () async throws -> Bool
+    ) async rethrows -> Bool {
         let changes = EventCount()
         let listener = NotificationListener(conninfo: conninfo, channels: channels) { changes.bump() }
         let net = Task {
@@ -92,7 +126,7 @@ enum Announcements {
                 await listener.stop()
                 return false
             }
-            let held = try await changes.until(after: connected, condition)
+            let held = try await changes.until(after: connected, within: within, sourceLocation: sourceLocation, condition)
             await listener.stop()
             return held
         } catch {
@@ -104,12 +138,19 @@ enum Announcements {
 
 /// For state that nothing announces (an HTTP endpoint, Prometheus' scrapes, a file another
 /// process writes): looks every 200 ms until `condition` holds; false once the test's time
-/// limit cancels the wait.
+/// limit cancels the wait, or at its own deadline (recorded as an issue where it waited).
 enum Poll {
     @discardableResult
-    static func until(_ condition: () async throws -> Bool) async rethrows -> Bool {
+    static func until(
+        within: Duration = Waits.deadline, sourceLocation: SourceLocation = #_sourceLocation, _ condition: () async throws -> Bool
+    ) async rethrows -> Bool {
+        let deadline = ContinuousClock.now + within
         while !Task.isCancelled {
             if try await condition() { return true }
+            if ContinuousClock.now >= deadline {
+                Waits.gaveUp(after: within, at: sourceLocation)
+                return false
+            }
             try? await Task.sleep(for: .milliseconds(200))
         }
         return false

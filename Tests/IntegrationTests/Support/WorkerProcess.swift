@@ -84,28 +84,28 @@ final class WorkerProcess: @unchecked Sendable {
     var exitStatus: Int32? { hasExited ? process.terminationStatus : nil }
 
     /// Waits for a line containing `text` in its output; false if it ended without one, or the
-    /// test's time limit cancelled the wait.
-    func logged(_ text: String) async -> Bool {
-        await logged { $0.contains(text) }
+    /// wait's deadline or the test's time limit came first.
+    func logged(_ text: String, sourceLocation: SourceLocation = #_sourceLocation) async -> Bool {
+        await logged(sourceLocation: sourceLocation) { $0.contains(text) }
     }
 
-    /// Waits until its output satisfies `condition`; false if it ended first, or the test's time
-    /// limit cancelled the wait.
-    func logged(where condition: (String) -> Bool) async -> Bool {
-        await events.until { condition(output) || hasExited } && condition(output)
+    /// Waits until its output satisfies `condition`; false if it ended first, or the wait's
+    /// deadline or the test's time limit came first.
+    func logged(sourceLocation: SourceLocation = #_sourceLocation, where condition: (String) -> Bool) async -> Bool {
+        await events.until(sourceLocation: sourceLocation) { condition(output) || hasExited } && condition(output)
     }
 
     /// The port of the metrics endpoint, from the JSON log line announcing it (run the process
     /// with `--metrics-port 0 --log-format json` and a log level of notice or lower); nil if it
     /// ended without announcing one.
-    func announcedMetricsPort(key: String = "metrics_port") async -> Int? {
+    func announcedMetricsPort(key: String = "metrics_port", sourceLocation: SourceLocation = #_sourceLocation) async -> Int? {
         func announced() -> Int? {
             output.split(separator: "\n").lazy.compactMap { line -> Int? in
                 guard let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: String] else { return nil }
                 return object[key].flatMap(Int.init)
             }.first
         }
-        _ = await events.until { announced() != nil || hasExited }
+        _ = await events.until(sourceLocation: sourceLocation) { announced() != nil || hasExited }
         return announced()
     }
 
@@ -116,9 +116,9 @@ final class WorkerProcess: @unchecked Sendable {
     func pause() { Foundation.kill(process.processIdentifier, SIGSTOP) }
     func resume() { Foundation.kill(process.processIdentifier, SIGCONT) }
 
-    /// Waits for the process to end; false if the test's time limit cancelled the wait.
-    func waitForExit() async -> Bool {
-        await events.until { hasExited }
+    /// Waits for the process to end; false if the wait's deadline or the test's time limit came first.
+    func waitForExit(sourceLocation: SourceLocation = #_sourceLocation) async -> Bool {
+        await events.until(sourceLocation: sourceLocation) { hasExited }
     }
 
     /// Waits for the process to end, at most `seconds`, where that bound is what a test asserts
@@ -131,7 +131,7 @@ final class WorkerProcess: @unchecked Sendable {
             events.bump()
         }
         defer { timer.cancel() }
-        return await Task { [self] in await events.until { hasExited || ContinuousClock.now >= deadline } && hasExited }.value
+        return await Task { [self] in await events.until(within: nil) { hasExited || ContinuousClock.now >= deadline } && hasExited }.value
     }
 
     /// Waits for the process to end; when the test's time limit ends the wait first, records an
