@@ -40,10 +40,7 @@ struct PauseTests {
                     // Proved by what the worker did, not by a wait that saw nothing: holding no job,
                     // with room for more and jobs waiting, it looked and claimed none. (Before the
                     // pause, a worker with room and 40 jobs queued always takes some.)
-                    let idle = await worker.logged { output in
-                        output.split(separator: "\n").contains { $0.contains("nothing to claim") && $0.contains("in_flight=0") }
-                    }
-                    #expect(idle, "\(worker.output.suffix(1500))")
+                    #expect(await worker.heldNothingAndClaimedNothing(), "\(worker.output.suffix(1500))")
                     let claimedAtPause = await database.jobCount(where: "attempts > 0")
                     #expect(claimedAtPause < 40, "the pause came while jobs waited")
                     #expect(await database.jobCount(where: "state IN ('dead', 'cancelled')") == 0)

@@ -210,7 +210,7 @@ struct BucketTests {
                 let error = await #expect(throws: ObjectStorageError.self) { _ = try await reader.fetch("s3://fleet/big/photo-0.jpg", maxBytes: 100) }
                 #expect(error?.code == .tooLarge && error?.message.contains("not downloaded") == true, "\(String(describing: error))")
                 let file = FileManager.default.temporaryDirectory.appendingPathComponent("discern-limit-\(UUID().uuidString.prefix(8))")
-                FileManager.default.createFile(atPath: file.path, contents: nil)
+                _ = FileManager.default.createFile(atPath: file.path, contents: nil)
                 defer { try? FileManager.default.removeItem(at: file) }
                 let handle = try FileHandle(forWritingTo: file)
                 let refused = await #expect(throws: ObjectStorageError.self) {

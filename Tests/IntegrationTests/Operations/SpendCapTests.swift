@@ -27,7 +27,9 @@ struct SpendCapTests {
                 }
                 try await TestSimulator.with(.unthrottled) { simulator in
                     let workers = try (0..<3).map { _ in
-                        try WorkerProcess(conninfo: conninfo, simulatorURL: simulator.baseURL, logFolder: folder, arguments: ["--concurrency", "8"])
+                        try WorkerProcess(
+                            conninfo: conninfo, simulatorURL: simulator.baseURL, logFolder: folder,
+                            arguments: ["--concurrency", "8", "--log-level", "debug"])
                     }
                     defer { workers.forEach { $0.kill() } }
                     // Each job is two billed calls (an upload URL, an analysis): the cap stops them half way.
@@ -39,7 +41,12 @@ struct SpendCapTests {
                         return paused && running == 0
                     }
                     #expect(stopped, "\(workers[0].output.suffix(600))")
-                    try await Task.sleep(for: .seconds(2))
+                    // Every worker, holding nothing and with room, has since looked and claimed
+                    // nothing (its next look comes within the poll interval): no call can follow.
+                    let marks = workers.map(\.outputLength)
+                    for (worker, mark) in zip(workers, marks) {
+                        #expect(await worker.heldNothingAndClaimedNothing(after: mark), "\(worker.output.suffix(1500))")
+                    }
                     let billed =
                         try await database.rows("SELECT coalesce(sum(calls), 0)::bigint AS n FROM discern.billed_calls WHERE backend = 'discerner'")
                         .first?.int("n") ?? -1

@@ -95,6 +95,19 @@ final class WorkerProcess: @unchecked Sendable {
         await events.until(sourceLocation: sourceLocation) { condition(output) || hasExited } && condition(output)
     }
 
+    /// How much it has written so far (UTF-8 bytes): a mark for `heldNothingAndClaimedNothing(after:)`.
+    var outputLength: Int { output.utf8.count }
+
+    /// Waits until, past `mark`, it logged a claim round that found nothing while it held no job
+    /// and had room (run it with `--log-level debug`): what proves a pause or a cap holds, by an
+    /// event rather than by a sleep that saw nothing happen.
+    func heldNothingAndClaimedNothing(after mark: Int = 0, sourceLocation: SourceLocation = #_sourceLocation) async -> Bool {
+        await logged(sourceLocation: sourceLocation) { output in
+            String(decoding: output.utf8.dropFirst(mark), as: UTF8.self).split(separator: "\n")
+                .contains { $0.contains("nothing to claim") && $0.contains("in_flight=0") }
+        }
+    }
+
     /// The port of the metrics endpoint, from the JSON log line announcing it (run the process
     /// with `--metrics-port 0 --log-format json` and a log level of notice or lower); nil if it
     /// ended without announcing one.
