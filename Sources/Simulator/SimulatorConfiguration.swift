@@ -17,6 +17,9 @@ public struct SimulatorConfiguration: Sendable {
     public var visionRequestLimit: Int
     /// Image Discerner's `response_format_version`: "3.0" (what its current code emits) or "2.0".
     public var discernerResponseFormat: String
+    /// The provider Image Discerner's answers name, and the share of photos on which it
+    /// disagrees with the baseline (`POST /_sim/discerner-provider` changes it while running).
+    public var discernerProvider = DiscernerProvider()
     /// The limits the real services put on throughput, on by default: Image Discerner starts at
     /// most one analysis per second (a second start in the same second fails with
     /// ExecutionAlreadyExists) and takes 100 upload-url and 50 analyze calls a minute; Azure Face

@@ -31,8 +31,12 @@ public enum SimulatorServer {
         let decoder = ThreadPool(name: "discern-sim-decode", threads: 2, onThreadExit: csimvips_thread_shutdown)
         let faults = FaultInjector(configuration: configuration, stats: stats, override: override)
         let hold = AnalysisHold(held: configuration.faults.holdAnalyses, jobs: configuration.faults.heldJobs)
-        DiscernerRoutes(configuration: configuration, store: ObjectStore(), baseURL: { baseURL.value }, decoder: decoder, faults: faults, hold: hold)
-            .register(on: router)
+        let provider = DiscernerProviderState(configuration.discernerProvider)
+        DiscernerRoutes(
+            configuration: configuration, store: ObjectStore(), baseURL: { baseURL.value }, decoder: decoder, faults: faults, hold: hold,
+            provider: provider
+        )
+        .register(on: router)
         OOTORoutes(configuration: configuration, faults: faults, decoder: decoder).register(on: router)
         AzureFaceRoutes(configuration: configuration, faults: faults, decoder: decoder).register(on: router)
         LandmarkRoutes(configuration: configuration, faults: faults, decoder: decoder).register(on: router)
@@ -41,6 +45,17 @@ public enum SimulatorServer {
             Response(
                 status: .ok, headers: [.contentType: "application/json"],
                 body: ResponseBody(byteBuffer: ByteBuffer(string: "{\"released\": \(hold.release())}")))
+        }
+        // The provider Image Discerner answers as, from now on (a provider change mid-season).
+        router.post("/_sim/discerner-provider") { request, _ in
+            let body = try await request.body.collect(upTo: 4096)
+            guard let now = provider.set(json: Data(body.readableBytesView)) else {
+                return Response(
+                    status: .badRequest, headers: [.contentType: "application/json"],
+                    body: ResponseBody(byteBuffer: ByteBuffer(string: #"{"error": "expected {\"name\": \"...\", \"disagreement\": 0...1}"}"#)))
+            }
+            let said = (try? JSONSerialization.data(withJSONObject: ["name": now.name, "disagreement": now.disagreement])) ?? Data("{}".utf8)
+            return Response(status: .ok, headers: [.contentType: "application/json"], body: ResponseBody(byteBuffer: ByteBuffer(bytes: said)))
         }
         router.get("/_sim/held-analyses") { _, _ in
             let held = (try? JSONSerialization.data(withJSONObject: ["held": hold.heldNow])) ?? Data("{}".utf8)

@@ -85,6 +85,51 @@ struct ProvenanceTests {
         }
     }
     @Test(
+        "Image Discerner's provider changes between two nights (the simulator's control endpoint): each night's results name the provider that answered, and a count per model reads them apart"
+    )
+    func providerChange() async throws {
+        try await TestDatabase.with { conninfo in
+            try await TestFolder.with { folder in
+                let database = Database(conninfo: conninfo)
+                func night(_ seeds: ClosedRange<Int>, batch: String) async throws {
+                    let photos = try seeds.map { try folder.write(SampleImages.photo(width: 160, height: 120, seed: $0), as: "n\($0).jpg") }
+                    try await database.withConnection { connection in
+                        try JobQueue.enqueue(connection, paths: photos, batch: batch)
+                        try connection.query("UPDATE discern.rate_limits SET per_minute = 1000000, burst = 10000")
+                    }
+                }
+                try await TestSimulator.with(.unthrottled) { simulator in
+                    let port = try #require(URLComponents(string: simulator.baseURL)?.port)
+                    for (seeds, batch, provider) in [(700...703, "october", nil), (710...714, "november", "vision-2026-11")] {
+                        if let provider {
+                            let changed = await RawHTTP.post(
+                                port: port, path: "/_sim/discerner-provider", body: #"{"name": "\#(provider)", "disagreement": 0.5}"#,
+                                headers: ["Content-Type": "application/json"])
+                            #expect(changed.status == 200, "\(changed.body)")
+                        }
+                        try await night(seeds, batch: batch)
+                        let worker = try WorkerProcess(conninfo: conninfo, simulatorURL: simulator.baseURL, logFolder: folder, arguments: ["--drain"])
+                        _ = await worker.expectExit()
+                        #expect(worker.exitStatus == 0, "\(worker.output.suffix(1500))")
+                    }
+                    let refused = await RawHTTP.post(
+                        port: port, path: "/_sim/discerner-provider", body: #"{"name": "x", "disagreement": 7}"#,
+                        headers: ["Content-Type": "application/json"])
+                    #expect(refused.status == 400, "a share outside 0...1 is refused: \(refused.body)")
+                }
+                let counts = try await database.rows(
+                    """
+                    SELECT b.name AS batch, r.model, count(*) AS n FROM discern.results r
+                    JOIN discern.batches b ON b.id = r.batch_id
+                    GROUP BY 1, 2 ORDER BY 1, 2
+                    """
+                ).map { "\(try $0.string("batch")) \(try $0.string("model")) \(try $0.int("n"))" }
+                #expect(counts == ["november vision-2026-11 5", "october simulator 4"], "\(counts)")
+            }
+        }
+    }
+
+    @Test(
         "a result written before its provenance was recorded gets Image Discerner's model and format back from its raw answer in result_provenance; discern_reader may read that view and the typed columns, never results.provenance"
     )
     func olderResultsAndTheReader() async throws {

@@ -17,7 +17,9 @@ struct DiscernerScene {
     }
 
     /// Most confident first: the one format 2.0 reports.
-    let things: [Thing]
+    private(set) var things: [Thing]
+    /// The `classification_provider` and `text_provider` the answer names.
+    private(set) var provider = "simulator"
 
     private static let vehicles: [(operator: String, type: String, fleetPrefix: String)] = [
         ("UPS", "commercial_vehicle:van", "1Z"),
@@ -28,6 +30,54 @@ struct DiscernerScene {
     ]
     private static let jurisdictions = ["california", "texas", "oregon", "unknown"]
     private static let lines: [(operator: String, prefix: String)] = [("MSC", "MSCU"), ("Maersk", "MSKU"), ("Evergreen", "EGHU")]
+
+    /// The scene `provider` reports: the baseline's, changed in one field on the photos it
+    /// disagrees about (`DiscernerProvider`).
+    init(image: Data, provider: DiscernerProvider) {
+        self.init(image: image)
+        self.provider = provider.name
+        guard provider.disagreement > 0, let field = DiscernerProvider.disagreement(of: image, share: provider.disagreement) else { return }
+        things[0] = Self.changed(things[0], in: field)
+    }
+
+    /// What another provider says instead, in `field` only.
+    private static func changed(_ thing: Thing, in field: DiscernerProvider.Field) -> Thing {
+        func replacing(_ prefix: String, _ change: (String) -> String) -> [String] {
+            thing.identifiers.map { $0.hasPrefix(prefix + ":") ? prefix + ":" + change(String($0.dropFirst(prefix.count + 1))) : $0 }
+        }
+        // The last character, moved on by one: a misread digit or letter.
+        func misread(_ text: String) -> String {
+            guard let last = text.unicodeScalars.last else { return text + "1" }
+            let next: UnicodeScalar =
+                switch last {
+                case "9": "0"
+                case "Z": "A"
+                default: UnicodeScalar(last.value + 1) ?? "0"
+                }
+            return String(text.unicodeScalars.dropLast()) + String(next)
+        }
+        switch field {
+        case .category:
+            let type = thing.type == "unknown" ? "commercial_vehicle:van" : "truck:box_truck"
+            return Thing(
+                type: type, serviceOperator: thing.serviceOperator, identifiers: thing.identifiers,
+                confidence: thing.type == "unknown" ? 0.55 : thing.confidence, properties: thing.properties)
+        case .serviceOperator:
+            let names = vehicles.map(\.operator)
+            let other = names.first { $0 != thing.serviceOperator } ?? "UPS"
+            return Thing(
+                type: thing.type, serviceOperator: other, identifiers: thing.identifiers, confidence: thing.confidence, properties: thing.properties)
+        case .fleetID:
+            return Thing(
+                type: thing.type, serviceOperator: thing.serviceOperator, identifiers: replacing("fleet", misread),
+                confidence: thing.confidence, properties: thing.properties)
+        case .licensePlate:
+            // The plate's jurisdiction stays; its last character is misread.
+            return Thing(
+                type: thing.type, serviceOperator: thing.serviceOperator, identifiers: replacing("license_plate", misread),
+                confidence: thing.confidence, properties: thing.properties)
+        }
+    }
 
     init(image: Data) {
         let digest = Array(SHA256.hash(data: image))
@@ -116,7 +166,7 @@ struct DiscernerScene {
 
     private func metadata(imageKey: String, milliseconds: Int, version: String) -> [String: Any] {
         [
-            "total_processing_time_ms": milliseconds, "classification_provider": "simulator", "text_provider": "simulator",
+            "total_processing_time_ms": milliseconds, "classification_provider": provider, "text_provider": provider,
             "image_key": "processed/\(imageKey)", "response_format_version": version
         ]
     }

@@ -13,6 +13,7 @@ struct DiscernerRoutes: Sendable {
     let decoder: ThreadPool
     let faults: FaultInjector
     let hold: AnalysisHold
+    let provider: DiscernerProviderState
     let windows = CallWindows()
     let executions = ExecutionNames()
 
@@ -159,7 +160,7 @@ struct DiscernerRoutes: Sendable {
                     "GCP Vision REST classification failed: 400 Client Error: Bad Request for url: https://vision.googleapis.com/v1/images:annotate (Bad image data)"
             )
         }
-        let scene = DiscernerScene(image: object.data)
+        let scene = DiscernerScene(image: object.data, provider: provider.value)
         let milliseconds = 6000 + Int(SimulatedImage.fraction(of: SimulatedImage.seed(of: object.data), 41) * 4000)
         let answer =
             configuration.discernerResponseFormat.hasPrefix("2")
