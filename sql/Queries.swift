@@ -46,6 +46,11 @@ public enum QueueConstants {
     public static let reconnectSeconds = 30
     /// The advisory-lock namespace (`classid`) of the workers' presence locks: "disc".
     public static let presenceNamespace: Int32 = 0x6469_7363
+    /// The background band: jobs of this priority and above (re-analyses, near-duplicates) run
+    /// only when no other job of their service waits, and the claim's oldest-first share never
+    /// serves them. claim.sql, reanalyse.sql and the `jobs_claimable_oldest_ordinary` index keep it
+    /// as a literal 30000 (an index predicate matches only a literal): a test holds them equal.
+    public static let backgroundPriority = 30000
     /// Jobs an operator's action names one by one in its record; more are only counted.
     public static let namedJobs = 1000
     /// The advisory lock discern's migrations hold (arbitrary but fixed): `migrate` and the
@@ -63,6 +68,7 @@ public enum QueueConstants {
         "reconnect_seconds": String(reconnectSeconds),
         "presence_namespace": String(presenceNamespace),
         "named_jobs": String(namedJobs),
+        "background_priority": String(backgroundPriority),
         "migration_lock_key": String(migrationLockKey),
         "migration_lock_timeout_seconds": String(migrationLockTimeoutSeconds)
     ]

@@ -196,7 +196,7 @@ CREATE TABLE discern.operator_actions (
     jobs integer DEFAULT 0 NOT NULL,
     job_ids bigint[],
     batch_id bigint,
-    CONSTRAINT operator_actions_action_check CHECK ((action = ANY (ARRAY['retry'::text, 'cancel'::text, 'delete'::text, 'pause'::text, 'resume'::text, 'review'::text, 'unavailable'::text, 'available'::text, 'rate_limit'::text, 'spend_cap'::text]))),
+    CONSTRAINT operator_actions_action_check CHECK ((action = ANY (ARRAY['retry'::text, 'cancel'::text, 'delete'::text, 'pause'::text, 'resume'::text, 'review'::text, 'unavailable'::text, 'available'::text, 'rate_limit'::text, 'spend_cap'::text, 'reanalyse'::text]))),
     CONSTRAINT operator_actions_actor_check CHECK (((length(actor) >= 1) AND (length(actor) <= 200))),
     CONSTRAINT operator_actions_scope_check CHECK ((length(scope) <= 1000))
 );
@@ -621,7 +621,7 @@ CREATE INDEX jobs_claimable ON discern.jobs USING btree (backend, priority, run_
 
 CREATE INDEX jobs_claimable_alone ON discern.jobs USING btree (backend, priority, run_at, id) WHERE ((state = 'available'::text) AND (shared_crashes >= 3));
 
-CREATE INDEX jobs_claimable_oldest ON discern.jobs USING btree (backend, run_at, id) WHERE (state = 'available'::text);
+CREATE INDEX jobs_claimable_oldest_ordinary ON discern.jobs USING btree (backend, run_at, id) WHERE ((state = 'available'::text) AND (priority < 30000));
 
 CREATE INDEX jobs_created_at ON discern.jobs USING brin (created_at);
 

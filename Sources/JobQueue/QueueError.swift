@@ -22,4 +22,6 @@ extension ErrorCode where Owner == QueueError {
     public static let schemaNotMigrated = Self("schema_not_migrated")
     /// A newer release applied a migration marked breaking, which this binary cannot run beside.
     public static let schemaTooNew = Self("schema_too_new")
+    /// A selection the database refused: an unknown batch, a malformed name.
+    public static let invalidSelection = Self("invalid_selection")
 }

@@ -22,17 +22,19 @@ public struct ResultPage: Codable, Sendable {
         public let originalBytes: Int
         public let sentBytes: Int
         public let passedThrough: Bool
+        /// The model or provider the answer names (nil for results from before migration 38).
+        public let model: String?
         public let createdAt: String
 
         enum CodingKeys: String, CodingKey {
             case id, jobId, batch, imagePath, backend, action, outcome, subjectId, category, operator_ = "operator", fleetId, licensePlate
-            case confidence, originalBytes, sentBytes, passedThrough, createdAt
+            case confidence, originalBytes, sentBytes, passedThrough, model, createdAt
         }
 
         /// The columns of a card, for every view that lists results (`r` the results, `b` their batch).
         static let columns = """
             r.id, r.job_id, b.name AS batch, r.image_path, r.backend, r.action, r.outcome, r.subject_id, r.category, r.operator,
-            r.fleet_id, r.license_plate, r.confidence, r.original_bytes, r.sent_bytes, r.passed_through, r.created_at
+            r.fleet_id, r.license_plate, r.confidence, r.original_bytes, r.sent_bytes, r.passed_through, r.model, r.created_at
             """
 
         /// `Queries.Results.page` with these columns.
@@ -61,6 +63,8 @@ public struct ResultFilter: Sendable, Equatable {
     /// YYYY-MM-DD, inclusive.
     public var from: String?
     public var to: String?
+    /// One photo's answers, over time (its path exactly).
+    public var imagePath: String?
     /// A page of the console; the CLI asks for up to 10,000.
     public var limit = ResultFilter.pageSize
 
@@ -69,7 +73,7 @@ public struct ResultFilter: Sendable, Equatable {
     var parameters: [(any PostgresEncodable)?] {
         [
             before, batch, backend, outcome, operatorName, text.map(Self.prefixPattern), minConfidence, maxConfidence, from, to,
-            min(max(limit, 1), 10_000)
+            min(max(limit, 1), 10_000), imagePath
         ]
     }
 

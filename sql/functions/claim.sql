@@ -1,7 +1,8 @@
 -- The worker's claim (claim of sql/queries/jobs.sql; discern.claim_jobs is its older form): leases up to `wanted` jobs of its backends, paused ones
 -- skipped. A suspect (3 shared crashes) goes only to a worker holding nothing, and alone;
 -- `oldest_first` jobs are the oldest waiting whatever their priority (FairShare), taken only when
--- the oldest has a worse priority than the best; the rest go by priority, each backend read from
+-- the oldest has a worse priority than the best, and never from the background band (priority
+-- 30000 and more: re-analyses, near-duplicates; migration 39), which waits behind every other job; the rest go by priority, each backend read from
 -- its own part of the claimable index. Each branch is its own statement, run only when needed and
 -- planned once per session: as one statement the claim is planned on every call, which takes as
 -- long as claiming (0.33 ms against 0.39, pg_stat_statements). Filtering paused services inside
@@ -92,10 +93,10 @@ BEGIN
                                     AND NOT EXISTS (SELECT 1 FROM discern.service_breakers s WHERE s.backend = u.backend)) AS b
                 CROSS JOIN LATERAL (
                     SELECT j.id, j.run_at FROM discern.jobs j
-                    WHERE j.state = 'available' AND j.backend = b.backend AND j.run_at <= now()
+                    WHERE j.state = 'available' AND j.priority < 30000 AND j.backend = b.backend AND j.run_at <= now()
                       AND j.shared_crashes < 3
                       AND (SELECT o.priority FROM discern.jobs o
-                           WHERE o.state = 'available' AND o.backend = b.backend AND o.run_at <= now()
+                           WHERE o.state = 'available' AND o.priority < 30000 AND o.backend = b.backend AND o.run_at <= now()
                            ORDER BY o.run_at, o.id LIMIT 1)
                         > (SELECT p.priority FROM discern.jobs p
                            WHERE p.state = 'available' AND p.backend = b.backend AND p.run_at <= now()

@@ -2,8 +2,9 @@
 
 -- name: page
 -- Results newest first, filtered ($2 batch name, $3 backend, $4 outcome, $5 operator, $6 a
--- LIKE pattern for the plate or fleet ID, $7..$8 confidence, $9..$10 days), by keyset: those
--- before the id `$1`, `$11` of them, never OFFSET. `{{card_columns}}`: a card's columns,
+-- LIKE pattern for the plate or fleet ID, $7..$8 confidence, $9..$10 days, $12 one photo's
+-- path: its answers over time, read by results_image_path), by keyset: those before the id
+-- `$1`, `$11` of them, never OFFSET. `{{card_columns}}`: a card's columns,
 -- filled by `ResultPage.Card` (QueueReads).
 SELECT json_build_object('items', coalesce(json_agg(x ORDER BY x.id DESC), '[]')) AS doc FROM (
   SELECT {{card_columns}}
@@ -16,4 +17,5 @@ SELECT json_build_object('items', coalesce(json_agg(x ORDER BY x.id DESC), '[]')
     AND ($6::text IS NULL OR r.license_plate ILIKE $6 OR r.fleet_id ILIKE $6)
     AND ($7::float8 IS NULL OR r.confidence >= $7) AND ($8::float8 IS NULL OR r.confidence <= $8)
     AND ($9::date IS NULL OR r.created_at >= $9::date) AND ($10::date IS NULL OR r.created_at < $10::date + 1)
+    AND ($12::text IS NULL OR r.image_path = $12)
   ORDER BY r.id DESC LIMIT $11) x;

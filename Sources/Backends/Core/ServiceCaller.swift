@@ -57,7 +57,9 @@ public struct ServiceCaller: Sendable {
     }
 }
 
-/// The calls of one attempt of one job, counted for `results.api_calls`.
+/// The calls of one attempt of one job to its service, counted for `results.api_calls`: each
+/// takes a slot of the service's rate limit and is billed (`discern.billed_calls`). The upload
+/// to a presigned storage URL goes to the store, takes no slot and is not one.
 struct Conversation {
     /// Rate-limit slots a call may miss in a row (a machine too loaded to send on time) before
     /// the attempt fails as retryable.
@@ -157,7 +159,7 @@ struct Conversation {
                 throw BackendError.transport(error, during: step)
             }
         }
-        calls += 1
+        if limitKey != nil { calls += 1 }
         count(response.status == 429 ? "429" : response.status >= 500 ? "5xx" : response.status >= 400 ? "4xx" : "2xx")
         watch?.called(answered: response.status < 500)
         if response.status == 429 {

@@ -19,6 +19,8 @@ enum FailureExit {
             finish(ExitStatus.unavailable, error.message)
         case let error as QueueError where error.code == .schemaTooNew:
             finish(ExitStatus.schemaTooNew, error.message)
+        case let error as QueueError where error.code == .invalidSelection:
+            finish(ExitStatus.usage, error.message)
         case let error as PostgresError:
             let (status, hint) = advice(error)
             finish(status, "\(error)", hint: hint)

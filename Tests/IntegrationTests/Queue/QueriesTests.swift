@@ -94,4 +94,18 @@ struct QueriesTests {
         let index = try #require(schema.split(separator: "\n").first { $0.contains("INDEX jobs_claimable_alone") })
         #expect(index.contains("(shared_crashes >= \(QueueConstants.crashesBeforeAlone))"), "\(index)")
     }
+
+    @Test("the literal 30000 of discern.claim, discern.reanalyse and the jobs_claimable_oldest_ordinary index is QueueConstants.backgroundPriority")
+    func backgroundPriorityAgrees() throws {
+        let sql = Self.repository.appendingPathComponent("sql")
+        let band = String(QueueConstants.backgroundPriority)
+        let claim = try String(contentsOf: sql.appendingPathComponent("functions/claim.sql"), encoding: .utf8)
+        let inClaim = claim.matches(of: try Regex(#"priority < (\d+)"#)).map { String($0.output[1].substring ?? "") }
+        #expect(inClaim.count == 2 && inClaim.allSatisfy { $0 == band }, "claim.sql: \(inClaim)")
+        let reanalyse = try String(contentsOf: sql.appendingPathComponent("functions/reanalyse.sql"), encoding: .utf8)
+        #expect(reanalyse.contains("priority        smallint DEFAULT \(band)"))
+        let schema = try String(contentsOf: sql.appendingPathComponent("schema.sql"), encoding: .utf8)
+        let index = try #require(schema.split(separator: "\n").first { $0.contains("INDEX jobs_claimable_oldest_ordinary") })
+        #expect(index.contains("(priority < \(band))"), "\(index)")
+    }
 }
