@@ -85,7 +85,7 @@ BEGIN
         GRANT SELECT ON ALL TABLES IN SCHEMA discern TO discern_reader;
         -- Views run with their owner's rights: the one showing raw answers is not granted, and
         -- jobs and results are granted column by column, without params and raw_response.
-        REVOKE SELECT ON discern.jobs, discern.results, discern.latest_results FROM discern_reader;
+        REVOKE SELECT ON discern.jobs, discern.results, discern.latest_results, discern.trial_results FROM discern_reader;
         GRANT SELECT (id, batch_id, backend, action, image_path, state, priority, run_at, attempts, max_attempts,
                       lease_owner, lease_expires_at, error_kind, last_error, error_history, created_at, updated_at,
                       finished_at, unique_key, shared_crashes, solo_crashes, given_back, preparing_by, perceptual_hash, near_duplicate_of, traceparent)
@@ -96,6 +96,10 @@ BEGIN
                       sent_width, sent_height, sent_format, jpeg_quality, encode_count, passed_through, prepare_ms,
                       analyze_ms, created_at, audit, service_host, model, model_version, discern_version, byte_budget)
             ON discern.results TO discern_reader;
+        GRANT SELECT (trial_id, image_path, production_result_id, category, subcategory, operator, fleet_id, license_plate,
+                      confidence, outcome, subject_id, api_calls, prepare_ms, analyze_ms, sent_bytes, service_host, model,
+                      model_version, error_kind, error, created_at)
+            ON discern.trial_results TO discern_reader;
         -- oldest_snapshot_seconds: the monitor's (reader role) look at pg_stat_activity, run as the
         -- schema's owner; only its number leaves it.
         GRANT EXECUTE ON FUNCTION discern.batch_summary(bigint), discern.wilson(bigint, bigint),

@@ -382,6 +382,57 @@ CREATE TABLE discern.service_budgets (
     CONSTRAINT service_budgets_price_per_call_check CHECK ((price_per_call >= (0)::numeric))
 );
 
+CREATE TABLE discern.trial_results (
+    trial_id bigint NOT NULL,
+    image_path text NOT NULL,
+    production_result_id bigint,
+    category text,
+    subcategory text,
+    operator text,
+    fleet_id text,
+    license_plate text,
+    confidence double precision,
+    outcome text,
+    subject_id text,
+    api_calls smallint DEFAULT 0 NOT NULL,
+    prepare_ms double precision,
+    analyze_ms double precision,
+    sent_bytes bigint,
+    service_host text,
+    model text,
+    model_version text,
+    raw_response jsonb,
+    error_kind text,
+    error text,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT an_answer_or_an_error CHECK (((raw_response IS NULL) <> (error_kind IS NULL)))
+);
+
+CREATE TABLE discern.trials (
+    id bigint NOT NULL,
+    name text NOT NULL,
+    backend text NOT NULL,
+    action text NOT NULL,
+    production_backend text NOT NULL,
+    production_action text NOT NULL,
+    batch_id bigint NOT NULL,
+    sample_count integer,
+    share double precision,
+    seed bigint NOT NULL,
+    candidate jsonb DEFAULT '{}'::jsonb NOT NULL,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    created_by text DEFAULT CURRENT_USER NOT NULL,
+    CONSTRAINT a_count_or_a_share CHECK (((sample_count IS NULL) <> (share IS NULL))),
+    CONSTRAINT trials_action_check CHECK (((length(action) >= 1) AND (length(action) <= 50))),
+    CONSTRAINT trials_backend_check CHECK ((backend = ANY (ARRAY['discerner'::text, 'ooto'::text, 'azure-face'::text, 'landmark'::text, 'unissey'::text]))),
+    CONSTRAINT trials_candidate_check CHECK ((jsonb_typeof(candidate) = 'object'::text)),
+    CONSTRAINT trials_name_check CHECK ((((length(name) >= 1) AND (length(name) <= 100)) AND (name ~ '^[A-Za-z0-9._:-]+$'::text))),
+    CONSTRAINT trials_production_action_check CHECK (((length(production_action) >= 1) AND (length(production_action) <= 50))),
+    CONSTRAINT trials_production_backend_check CHECK ((production_backend = ANY (ARRAY['discerner'::text, 'ooto'::text, 'azure-face'::text, 'landmark'::text, 'unissey'::text]))),
+    CONSTRAINT trials_sample_count_check CHECK ((sample_count > 0)),
+    CONSTRAINT trials_share_check CHECK (((share > (0)::double precision) AND (share <= (1)::double precision)))
+);
+
 CREATE TABLE discern.workers (
     id text NOT NULL,
     host text NOT NULL,
@@ -428,6 +479,10 @@ COMMENT ON COLUMN discern.results.service_host IS 'The host (and port) of the se
 COMMENT ON COLUMN discern.workers.presence_key IS 'The advisory lock (1684632419, presence_key) the worker''s session holds while it runs; NULL: it holds none (a transaction pooler without a direct URL, or an older release) and is judged by its heartbeats.';
 
 COMMENT ON TABLE discern.listing_checkpoints IS 'Where an unfinished discern enqueue of an s3:// prefix stopped: a rerun of the same enqueue (same prefix, service, action, params, batch and filters) lists on after after_key. Deleted when the listing finishes.';
+
+COMMENT ON TABLE discern.trial_results IS 'A trial candidate''s answer per sampled photo, or the error it gave; never read by production views.';
+
+COMMENT ON TABLE discern.trials IS 'Trials of a candidate service or setting on a sample of a batch (discern trial); answers in discern.trial_results.';
 
 ALTER TABLE discern.batch_events ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTITY (
     SEQUENCE NAME discern.batch_events_id_seq
@@ -490,6 +545,13 @@ ALTER TABLE discern.results ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTITY (
     CACHE 1
 );
 
+CREATE SEQUENCE discern.trials_id_seq
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1;
+
 CREATE SEQUENCE discern.worker_presence_keys
     AS integer
     START WITH 1
@@ -501,7 +563,11 @@ CREATE SEQUENCE discern.worker_presence_keys
 
 ALTER SEQUENCE discern.operator_actions_id_seq OWNED BY discern.operator_actions.id;
 
+ALTER SEQUENCE discern.trials_id_seq OWNED BY discern.trials.id;
+
 ALTER TABLE ONLY discern.operator_actions ALTER COLUMN id SET DEFAULT nextval('discern.operator_actions_id_seq'::regclass);
+
+ALTER TABLE ONLY discern.trials ALTER COLUMN id SET DEFAULT nextval('discern.trials_id_seq'::regclass);
 
 INSERT INTO discern.audit_settings (backend, rate, seed) VALUES ('*', 0.02, 0);
 
@@ -602,6 +668,15 @@ ALTER TABLE ONLY discern.service_breakers
 ALTER TABLE ONLY discern.service_budgets
     ADD CONSTRAINT service_budgets_pkey PRIMARY KEY (backend);
 
+ALTER TABLE ONLY discern.trial_results
+    ADD CONSTRAINT trial_results_pkey PRIMARY KEY (trial_id, image_path);
+
+ALTER TABLE ONLY discern.trials
+    ADD CONSTRAINT trials_name_key UNIQUE (name);
+
+ALTER TABLE ONLY discern.trials
+    ADD CONSTRAINT trials_pkey PRIMARY KEY (id);
+
 ALTER TABLE ONLY discern.workers
     ADD CONSTRAINT workers_pkey PRIMARY KEY (id);
 
@@ -686,4 +761,10 @@ ALTER TABLE ONLY discern.notification_deliveries
 
 ALTER TABLE ONLY discern.results
     ADD CONSTRAINT results_batch_id_fkey FOREIGN KEY (batch_id) REFERENCES discern.batches(id) ON DELETE SET NULL;
+
+ALTER TABLE ONLY discern.trial_results
+    ADD CONSTRAINT trial_results_trial_id_fkey FOREIGN KEY (trial_id) REFERENCES discern.trials(id) ON DELETE CASCADE;
+
+ALTER TABLE ONLY discern.trials
+    ADD CONSTRAINT trials_batch_id_fkey FOREIGN KEY (batch_id) REFERENCES discern.batches(id);
 

@@ -63,6 +63,17 @@ struct Routes: Sendable {
         } render: { data, request, context in
             PlanPage.render(data, until: request.uri.queryParameters.get("until").map { String($0) }, notice: Self.notice(request), context)
         }
+        page(router, "/trials", "/api/trials") { _, _ in
+            try await store.trials()
+        } render: { data, _, context in
+            TrialsPage.list(data, context)
+        }
+        page(router, "/trials/:name", "/api/trials/:name") { _, asker in
+            guard let report = try await store.trialReport(try asker.parameters.require("name")) else { throw ReadError.notFound }
+            return report
+        } render: { data, _, context in
+            TrialsPage.report(data, context)
+        }
         page(router, "/workers", "/api/workers") { _, _ in
             try await store.workers()
         } render: { data, _, context in

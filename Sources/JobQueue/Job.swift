@@ -34,6 +34,20 @@ public struct Job: Sendable, Equatable {
         isProbe = false
     }
 
+    /// A one-off piece of work outside the queue (a trial's photo): a first and only attempt.
+    package init(id: Int, backend: String, action: String, imagePath: String, paramsJSON: String) {
+        self.id = id
+        batchID = nil
+        self.backend = backend
+        self.action = action
+        self.imagePath = imagePath
+        self.paramsJSON = paramsJSON
+        attempt = 1
+        maxAttempts = 1
+        runsAlone = false
+        isProbe = false
+    }
+
     init(row: Row) throws {
         id = try row.int("id")
         batchID = try row.optionalInt("batch_id")

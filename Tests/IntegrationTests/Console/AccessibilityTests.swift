@@ -12,13 +12,28 @@ struct AccessibilityTests {
         try await TestDatabase.with { conninfo in
             try await TestFolder.with { folder in
                 let (fixable, _) = try await ConsoleTests.seed(conninfo, folder)
-                _ = try await Database(conninfo: conninfo).rows("UPDATE discern.audit_settings SET rate = 1")
+                let database = Database(conninfo: conninfo)
+                _ = try await database.rows("UPDATE discern.audit_settings SET rate = 1")
+                // A trial of the seeded night, for the Trials pages.
+                _ = try await database.rows(
+                    """
+                    INSERT INTO discern.trials (name, backend, action, production_backend, production_action, batch_id, share, seed)
+                    SELECT 'vision-next', 'discerner', 'analyze', 'discerner', 'analyze', id, 0.5, 1 FROM discern.batches
+                    WHERE name = 'night-2026-11-22'
+                    """)
+                _ = try await database.rows(
+                    """
+                    INSERT INTO discern.trial_results (trial_id, image_path, production_result_id, category, confidence, api_calls, analyze_ms,
+                                                       model, raw_response)
+                    SELECT t.id, r.image_path, r.id, r.category, r.confidence, 2, 10, 'vision-next', '{}'
+                    FROM discern.trials t JOIN discern.results r ON r.batch_id = t.batch_id
+                    """)
                 let (console, port) = try await ConsoleTests.console(conninfo, folder)
                 defer { console.kill() }
                 let base = "http://127.0.0.1:\(port)"
                 let pages = [
                     "/", "/batches", "/results", "/jobs", "/jobs/\(fixable)", "/failures", "/review?below=1", "/quality",
-                    "/report?batch=night-2026-11-22", "/plan?until=06:00", "/log", "/workers"
+                    "/report?batch=night-2026-11-22", "/plan?until=06:00", "/log", "/workers", "/trials", "/trials/vision-next"
                 ]
                 for width in [1280, 390] {
                     let tour = try await BrowserSession.run([.width(width)] + pages.flatMap { [BrowserSession.Step.go(base + $0), .axe] })
