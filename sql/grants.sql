@@ -12,6 +12,9 @@
 --                    person groups or SDK metadata.
 --   discern_enroll   may enqueue OOTO enrol and delete jobs, which change the service's
 --                    templates (discern.check_template_rights).
+--   discern_erase    erases a person's data on request (discern.erase, `discern erase`) and
+--                    reads the erasure log; nothing else. No other role may erase: not even
+--                    the workers, which only move erasures on (discern.advance_erasures).
 -- Roles belong to the whole cluster: creating them needs CREATEROLE. Without it (some managed
 -- services), migrate says so and goes on; an administrator can create the roles and run
 -- `discern migrate` again, or grant by hand from this file.
@@ -23,7 +26,7 @@ DO $roles$
 DECLARE
     role_name text;
 BEGIN
-    FOREACH role_name IN ARRAY ARRAY['discern_worker', 'discern_enqueue', 'discern_reader', 'discern_enroll'] LOOP
+    FOREACH role_name IN ARRAY ARRAY['discern_worker', 'discern_enqueue', 'discern_reader', 'discern_enroll', 'discern_erase'] LOOP
         IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = role_name) THEN
             BEGIN
                 EXECUTE format('CREATE ROLE %I NOLOGIN', role_name);
@@ -47,7 +50,8 @@ REVOKE EXECUTE ON FUNCTION discern.claim(text, integer, double precision, text[]
                            discern.close_breaker(text, text, text),
                            discern.batch_summary(bigint), discern.mark_batches_changed(bigint[]),
                            discern.announce_batches(double precision), discern.batch_event_report(bigint),
-                           discern.oldest_snapshot_seconds()
+                           discern.oldest_snapshot_seconds(),
+                           discern.erase(text, text, boolean, text), discern.advance_erasures()
     FROM PUBLIC;
 
 DO $grants$
@@ -60,6 +64,16 @@ BEGIN
         ALTER DEFAULT PRIVILEGES IN SCHEMA discern GRANT SELECT, INSERT, UPDATE, DELETE ON TABLES TO discern_worker;
         ALTER DEFAULT PRIVILEGES IN SCHEMA discern GRANT USAGE, SELECT ON SEQUENCES TO discern_worker;
         ALTER DEFAULT PRIVILEGES IN SCHEMA discern GRANT EXECUTE ON FUNCTIONS TO discern_worker;
+        REVOKE EXECUTE ON FUNCTION discern.erase(text, text, boolean, text) FROM discern_worker;
+    END IF;
+
+    IF EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'discern_erase') THEN
+        GRANT USAGE ON SCHEMA discern TO discern_erase;
+        GRANT EXECUTE ON FUNCTION discern.erase(text, text, boolean, text), discern.advance_erasures() TO discern_erase;
+        GRANT SELECT ON discern.erasure_requests TO discern_erase;
+        GRANT SELECT (request_id, step, backend, action, job_id, state, outcome, rounds, last_error_kind, done_at)
+            ON discern.erasure_steps TO discern_erase;
+        GRANT SELECT (id, state, attempts) ON discern.jobs TO discern_erase;
     END IF;
 
     IF EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'discern_enqueue') THEN
@@ -85,7 +99,10 @@ BEGIN
         GRANT SELECT ON ALL TABLES IN SCHEMA discern TO discern_reader;
         -- Views run with their owner's rights: the one showing raw answers is not granted, and
         -- jobs and results are granted column by column, without params and raw_response.
-        REVOKE SELECT ON discern.jobs, discern.results, discern.latest_results, discern.trial_results FROM discern_reader;
+        REVOKE SELECT ON discern.jobs, discern.results, discern.latest_results, discern.trial_results, discern.erasure_steps,
+                         discern.erasure_salt FROM discern_reader;
+        GRANT SELECT (request_id, step, backend, action, job_id, state, outcome, rounds, last_error_kind, done_at)
+            ON discern.erasure_steps TO discern_reader;
         GRANT SELECT (id, batch_id, backend, action, image_path, state, priority, run_at, attempts, max_attempts,
                       lease_owner, lease_expires_at, error_kind, last_error, error_history, created_at, updated_at,
                       finished_at, unique_key, shared_crashes, solo_crashes, given_back, preparing_by, perceptual_hash, near_duplicate_of, traceparent)

@@ -93,6 +93,45 @@ CREATE TABLE discern.entities (
     CONSTRAINT entities_position_check CHECK (("position" >= 0))
 );
 
+CREATE TABLE discern.erasure_requests (
+    id bigint NOT NULL,
+    key_kind text NOT NULL,
+    key_digest text NOT NULL,
+    requested_by text NOT NULL,
+    requested_at timestamp with time zone DEFAULT now() NOT NULL,
+    removed jsonb DEFAULT '{}'::jsonb NOT NULL,
+    state text DEFAULT 'in_progress'::text NOT NULL,
+    finished_at timestamp with time zone,
+    CONSTRAINT done_has_a_time CHECK (((state = 'done'::text) = (finished_at IS NOT NULL))),
+    CONSTRAINT erasure_requests_key_digest_check CHECK ((length(key_digest) = 64)),
+    CONSTRAINT erasure_requests_key_kind_check CHECK ((key_kind = ANY (ARRAY['subject'::text, 'plate'::text, 'photo'::text, 'content'::text]))),
+    CONSTRAINT erasure_requests_removed_check CHECK ((jsonb_typeof(removed) = 'object'::text)),
+    CONSTRAINT erasure_requests_requested_by_check CHECK (((length(requested_by) >= 1) AND (length(requested_by) <= 200))),
+    CONSTRAINT erasure_requests_state_check CHECK ((state = ANY (ARRAY['in_progress'::text, 'done'::text])))
+);
+
+CREATE TABLE discern.erasure_salt (
+    only_row boolean DEFAULT true NOT NULL,
+    salt text DEFAULT ((gen_random_uuid())::text || (gen_random_uuid())::text) NOT NULL,
+    CONSTRAINT erasure_salt_only_row_check CHECK (only_row)
+);
+
+CREATE TABLE discern.erasure_steps (
+    request_id bigint NOT NULL,
+    step smallint NOT NULL,
+    backend text NOT NULL,
+    action text NOT NULL,
+    params jsonb,
+    job_id bigint,
+    state text DEFAULT 'waiting'::text NOT NULL,
+    outcome text,
+    rounds integer DEFAULT 1 NOT NULL,
+    last_error_kind text,
+    done_at timestamp with time zone,
+    CONSTRAINT done_forgets_the_subject CHECK (((state <> 'done'::text) OR ((params IS NULL) AND (job_id IS NULL) AND (done_at IS NOT NULL)))),
+    CONSTRAINT erasure_steps_state_check CHECK ((state = ANY (ARRAY['waiting'::text, 'done'::text])))
+);
+
 CREATE TABLE discern.job_files (
     job_id bigint NOT NULL,
     name text NOT NULL
@@ -196,7 +235,7 @@ CREATE TABLE discern.operator_actions (
     jobs integer DEFAULT 0 NOT NULL,
     job_ids bigint[],
     batch_id bigint,
-    CONSTRAINT operator_actions_action_check CHECK ((action = ANY (ARRAY['retry'::text, 'cancel'::text, 'delete'::text, 'pause'::text, 'resume'::text, 'review'::text, 'unavailable'::text, 'available'::text, 'rate_limit'::text, 'spend_cap'::text, 'reanalyse'::text]))),
+    CONSTRAINT operator_actions_action_check CHECK ((action = ANY (ARRAY['retry'::text, 'cancel'::text, 'delete'::text, 'pause'::text, 'resume'::text, 'review'::text, 'unavailable'::text, 'available'::text, 'rate_limit'::text, 'spend_cap'::text, 'reanalyse'::text, 'erase'::text]))),
     CONSTRAINT operator_actions_actor_check CHECK (((length(actor) >= 1) AND (length(actor) <= 200))),
     CONSTRAINT operator_actions_scope_check CHECK ((length(scope) <= 1000))
 );
@@ -426,7 +465,7 @@ CREATE TABLE discern.trials (
     CONSTRAINT trials_action_check CHECK (((length(action) >= 1) AND (length(action) <= 50))),
     CONSTRAINT trials_backend_check CHECK ((backend = ANY (ARRAY['discerner'::text, 'ooto'::text, 'azure-face'::text, 'landmark'::text, 'unissey'::text]))),
     CONSTRAINT trials_candidate_check CHECK ((jsonb_typeof(candidate) = 'object'::text)),
-    CONSTRAINT trials_name_check CHECK ((((length(name) >= 1) AND (length(name) <= 100)) AND (name ~ '^[A-Za-z0-9._:-]+$'::text))),
+    CONSTRAINT trials_name_check CHECK (((length(name) >= 1) AND (length(name) <= 100) AND (name ~ '^[A-Za-z0-9._:-]+$'::text))),
     CONSTRAINT trials_production_action_check CHECK (((length(production_action) >= 1) AND (length(production_action) <= 50))),
     CONSTRAINT trials_production_backend_check CHECK ((production_backend = ANY (ARRAY['discerner'::text, 'ooto'::text, 'azure-face'::text, 'landmark'::text, 'unissey'::text]))),
     CONSTRAINT trials_sample_count_check CHECK ((sample_count > 0)),
@@ -478,6 +517,8 @@ COMMENT ON COLUMN discern.results.service_host IS 'The host (and port) of the se
 
 COMMENT ON COLUMN discern.workers.presence_key IS 'The advisory lock (1684632419, presence_key) the worker''s session holds while it runs; NULL: it holds none (a transaction pooler without a direct URL, or an older release) and is judged by its heartbeats.';
 
+COMMENT ON TABLE discern.erasure_requests IS 'Erasure requests (discern erase): the key as a salted digest, never its value.';
+
 COMMENT ON TABLE discern.listing_checkpoints IS 'Where an unfinished discern enqueue of an s3:// prefix stopped: a rerun of the same enqueue (same prefix, service, action, params, batch and filters) lists on after after_key. Deleted when the listing finishes.';
 
 COMMENT ON TABLE discern.trial_results IS 'A trial candidate''s answer per sampled photo, or the error it gave; never read by production views.';
@@ -520,6 +561,13 @@ ALTER TABLE discern.entities ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTITY (
     CACHE 1
 );
 
+CREATE SEQUENCE discern.erasure_requests_id_seq
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1;
+
 ALTER TABLE discern.jobs ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTITY (
     SEQUENCE NAME discern.jobs_id_seq
     START WITH 1
@@ -561,9 +609,13 @@ CREATE SEQUENCE discern.worker_presence_keys
     CACHE 1
     CYCLE;
 
+ALTER SEQUENCE discern.erasure_requests_id_seq OWNED BY discern.erasure_requests.id;
+
 ALTER SEQUENCE discern.operator_actions_id_seq OWNED BY discern.operator_actions.id;
 
 ALTER SEQUENCE discern.trials_id_seq OWNED BY discern.trials.id;
+
+ALTER TABLE ONLY discern.erasure_requests ALTER COLUMN id SET DEFAULT nextval('discern.erasure_requests_id_seq'::regclass);
 
 ALTER TABLE ONLY discern.operator_actions ALTER COLUMN id SET DEFAULT nextval('discern.operator_actions_id_seq'::regclass);
 
@@ -604,6 +656,15 @@ ALTER TABLE ONLY discern.database_epoch
 
 ALTER TABLE ONLY discern.entities
     ADD CONSTRAINT entities_pkey PRIMARY KEY (id);
+
+ALTER TABLE ONLY discern.erasure_requests
+    ADD CONSTRAINT erasure_requests_pkey PRIMARY KEY (id);
+
+ALTER TABLE ONLY discern.erasure_salt
+    ADD CONSTRAINT erasure_salt_pkey PRIMARY KEY (only_row);
+
+ALTER TABLE ONLY discern.erasure_steps
+    ADD CONSTRAINT erasure_steps_pkey PRIMARY KEY (request_id, step);
 
 ALTER TABLE ONLY discern.job_files
     ADD CONSTRAINT job_files_pkey PRIMARY KEY (job_id);
@@ -686,6 +747,10 @@ CREATE INDEX entities_created_at ON discern.entities USING brin (created_at);
 
 CREATE INDEX entities_result ON discern.entities USING btree (result_id);
 
+CREATE INDEX erasure_requests_open ON discern.erasure_requests USING btree (id) WHERE (state = 'in_progress'::text);
+
+CREATE INDEX erasure_steps_waiting ON discern.erasure_steps USING btree (job_id) WHERE (state = 'waiting'::text);
+
 CREATE INDEX job_files_name ON discern.job_files USING btree (name text_pattern_ops);
 
 CREATE INDEX jobs_batch ON discern.jobs USING btree (batch_id, backend, state) INCLUDE (finished_at);
@@ -749,6 +814,9 @@ ALTER TABLE ONLY discern.corrections
 
 ALTER TABLE ONLY discern.entities
     ADD CONSTRAINT entities_result_id_fkey FOREIGN KEY (result_id) REFERENCES discern.results(id) ON DELETE CASCADE;
+
+ALTER TABLE ONLY discern.erasure_steps
+    ADD CONSTRAINT erasure_steps_request_id_fkey FOREIGN KEY (request_id) REFERENCES discern.erasure_requests(id) ON DELETE CASCADE;
 
 ALTER TABLE ONLY discern.jobs
     ADD CONSTRAINT jobs_batch_id_fkey FOREIGN KEY (batch_id) REFERENCES discern.batches(id) ON DELETE SET NULL;

@@ -19,7 +19,8 @@ struct Discern: AsyncParsableCommand {
         version: VersionReport.current.text,
         subcommands: [
             MigrateCommand.self, EnqueueCommand.self, WorkCommand.self, StatusCommand.self, JobsCommand.self, RetryCommand.self,
-            CancelCommand.self, DeleteCommand.self, PlanCommand.self, ReanalyseCommand.self, TrialCommand.self, PauseCommand.self, ResumeCommand.self,
+            CancelCommand.self, DeleteCommand.self, PlanCommand.self, ReanalyseCommand.self, TrialCommand.self, EraseCommand.self, PauseCommand.self,
+            ResumeCommand.self,
             BatchesCommand.self, ResultsCommand.self,
             ReportCommand.self, QualityCommand.self, ConsoleCommand.self, MonitorCommand.self, PrepareCommand.self, PruneCommand.self,
             SimulateCommand.self, SamplesCommand.self, DoctorCommand.self, VersionCommand.self

@@ -9,7 +9,8 @@
 -- `sample_count` or `share` make the sample reproducible.
 CREATE TABLE discern.trials (
     id bigserial PRIMARY KEY,
-    name text NOT NULL UNIQUE CHECK (length(name) BETWEEN 1 AND 100 AND name ~ '^[A-Za-z0-9._:-]+$'),
+    -- Written flat (no BETWEEN inside the AND): a fresh schema reads back the same expression.
+    name text NOT NULL UNIQUE CHECK (length(name) >= 1 AND length(name) <= 100 AND name ~ '^[A-Za-z0-9._:-]+$'),
     backend text NOT NULL CHECK (backend IN ('discerner', 'ooto', 'azure-face', 'landmark', 'unissey')),
     action text NOT NULL CHECK (length(action) BETWEEN 1 AND 50),
     -- The production service whose answers the candidate is compared with.

@@ -7,7 +7,8 @@ import Imaging
 /// against a person group.
 ///
 /// Actions: `identify` (also `analyze`, the jobs table's default: detect + identify; params `personGroupId` or `largePersonGroupId`
-/// override the configured group) and `detect` (faces only). No face (`[]`) is a result.
+/// override the configured group), `detect` (faces only) and `delete` (a person and its persisted faces from a group: params
+/// `personId` and the group; sends no file: an erasure's step, docs/operations.md "Erasing a person"). No face (`[]`) is a result.
 /// Both calls count against the `azure-face` rate limit (20/min on the free tier).
 public struct AzureFaceBackend: AnalysisBackend, ConfiguredBackend {
     public let name = Services.azureFace.name
@@ -16,16 +17,17 @@ public struct AzureFaceBackend: AnalysisBackend, ConfiguredBackend {
     let groupModels = AzureGroupModels()
     static let limitKey = Services.azureFace.rateLimitKeys[0]
 
-    public func input(for action: String) -> InputHandling { .image(.azureFace) }
+    public func input(for action: String) -> InputHandling { action == "delete" ? .none : .image(.azureFace) }
 
     var base: String { "\(configuration.endpoint)/face/v1.0" }
 
     public func analyze(_ upload: Upload, request: AnalysisRequest) async throws(BackendError) -> Analysis {
-        guard ["identify", "detect", "analyze"].contains(request.action) else {
+        guard ["identify", "detect", "analyze", "delete"].contains(request.action) else {
             throw request.unsupported(by: name, supported: Services.azureFace.actions)
         }
         let params = try request.params()
         var conversation = caller.conversation(request)
+        if request.action == "delete" { return try await deletePerson(params, &conversation) }
         // Identify needs faceIds detected with the group's own model; detect alone uses the
         // configured one.
         var group: AzurePersonGroup?
@@ -107,6 +109,29 @@ public struct AzureFaceBackend: AnalysisBackend, ConfiguredBackend {
         return try await conversation.send(request, step: step, limitKey: Self.limitKey) { response throws(BackendError) in
             try AzureFaceResponse.identified(response, faces: faces, threshold: threshold, step: step)
         }
+    }
+
+    /// Deletes a person (and its persisted faces) from its group. A person already gone (404
+    /// PersonNotFound: a retry after a lost answer, or deleted by hand) is an outcome, not a failure.
+    private func deletePerson(_ params: JSONObject, _ conversation: inout Conversation) async throws(BackendError) -> Analysis {
+        let group = try personGroup(params)
+        guard let person = params.string("personId", maxLength: 64),
+            person.unicodeScalars.allSatisfy({ CharacterSet.alphanumerics.contains($0) || $0 == "-" })
+        else {
+            throw BackendError(.badParams, "an Azure Face delete job needs params {\"personId\": \"...\"} (a person's id) and its group")
+        }
+        let step = "Azure Face delete of a person"
+        let request = HTTPRequest(
+            method: "DELETE", url: "\(base)/\(group.path)/\(group.id)/persons/\(person.lowercased())", headers: [keyHeader],
+            timeoutSeconds: configuration.requestTimeoutSeconds)
+        var analysis = try await conversation.send(request, step: step, limitKey: Self.limitKey) { response throws(BackendError) in
+            try AzureFaceResponse.deleted(response, person: person, step: step)
+        }
+        analysis.apiCalls = conversation.calls
+        analysis.provenance = Provenance(
+            serviceURL: configuration.endpoint, model: nil, modelVersion: "face/v1.0",
+            details: ["action": "delete", "person_group": (group.isLarge ? "large:" : "") + group.id])
+        return analysis
     }
 
     /// The top candidate's confidence a match needs: the job's own, else the configured one.

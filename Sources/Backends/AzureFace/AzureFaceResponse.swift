@@ -55,6 +55,19 @@ enum AzureFaceResponse {
         return String(decoding: data, as: UTF8.self)
     }
 
+    /// A person deleted (200, no body), or already gone (404 PersonNotFound): either way the
+    /// service holds it no more.
+    static func deleted(_ response: HTTPResponse, person: String, step: String) throws(BackendError) -> Analysis {
+        let raw = String(decoding: response.body, as: UTF8.self)
+        if (200...299).contains(response.status) {
+            return Analysis(category: "face", outcome: "deleted", subjectID: person, rawResponseJSON: raw.isEmpty ? "{}" : raw)
+        }
+        if response.status == 404, JSONObject.parse(response.body)?.object("error")?.string("code") == "PersonNotFound" {
+            return Analysis(category: "face", outcome: "not_found", subjectID: person, rawResponseJSON: raw)
+        }
+        throw failure(response, step: step)
+    }
+
     /// Azure's documented error codes, classified.
     static func failure(_ response: HTTPResponse, step: String) -> BackendError {
         let error = JSONObject.parse(response.body)?.object("error")

@@ -3,7 +3,7 @@ import MediaFiles
 
 extension Services {
     public static let azureFace = RemoteService(
-        AzureFaceBackend.self, name: "azure-face", title: "Azure Face", actions: ["identify", "detect"],
+        AzureFaceBackend.self, name: "azure-face", title: "Azure Face", actions: ["identify", "detect", "delete"],
         imagePolicy: .azureFace, rateLimitKeys: ["azure-face"])
 }
 

@@ -2,8 +2,9 @@ import DedicatedThreads
 import Foundation
 import Hummingbird
 
-/// Azure Face v1.0 (docs/backends.md, "Azure Face") under `/azure/face/v1.0`: detect, identify and person-group
-/// reads, with the documented errors and limits: 20 calls a minute (free tier) answered with
+/// Azure Face v1.0 (docs/backends.md, "Azure Face") under `/azure/face/v1.0`: detect, identify, person-group
+/// reads and person deletes (a deleted person is never a candidate again; deleting it twice is
+/// 404 PersonNotFound, as Azure answers), with the documented errors and limits: 20 calls a minute (free tier) answered with
 /// the documented 429; `[]` for an image without a face (a flat one); faceIds that expire after
 /// `faceIdTimeToLive`; identify refused when the faceId was detected with another recognition
 /// model than the group's.
@@ -12,6 +13,7 @@ struct AzureFaceRoutes: Sendable {
     let faults: FaultInjector
     let decoder: ThreadPool
     let detected = DetectedFaces()
+    let deleted = DeletedPersons()
     let windows = CallWindows()
 
     /// The simulated groups: trained with recognition_02 (as the seed's), untrained, still
@@ -32,6 +34,13 @@ struct AzureFaceRoutes: Sendable {
         func face(_ id: String) -> Face? { faces[id] }
     }
 
+    /// Persons deleted from their groups (every other well-formed id is a person of its group).
+    actor DeletedPersons {
+        var ids: Set<String> = []
+        func delete(_ id: String) -> Bool { ids.insert(id).inserted }
+        func contains(_ id: String) -> Bool { ids.contains(id) }
+    }
+
     func register(on router: Router<BasicRequestContext>) {
         let base = "/azure/face/v1.0"
         router.post("\(base)/detect") { request, _ in
@@ -48,6 +57,13 @@ struct AzureFaceRoutes: Sendable {
             router.get("\(base)/\(kind)/:id") { request, context in
                 try await faults.guarded("azure-face", route: "azure.group", style: .azure, request) {
                     try await limited(request) { group($0, path: "\(kind)/\(context.parameters.get("id") ?? "")") }
+                }
+            }
+            router.delete("\(base)/\(kind)/:id/persons/:person") { request, context in
+                try await faults.guarded("azure-face", route: "azure.delete", style: .azure, request) {
+                    try await limited(request) { _ in
+                        await deletePerson(group: "\(kind)/\(context.parameters.get("id") ?? "")", person: context.parameters.get("person") ?? "")
+                    }
                 }
             }
         }
@@ -72,6 +88,14 @@ struct AzureFaceRoutes: Sendable {
         var answer: [String: Any] = ["personGroupId": String(path.split(separator: "/").last ?? ""), "name": "simulated", "userData": NSNull()]
         if request.uri.queryParameters.get("returnRecognitionModel") == "true" { answer["recognitionModel"] = group.model }
         return Reply.json(.ok, answer)
+    }
+
+    private func deletePerson(group: String, person: String) async -> Response {
+        guard Self.groups[group] != nil else { return error(.notFound, "PersonGroupNotFound", "Person group is not found.") }
+        guard person.wholeMatch(of: /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/) != nil, await deleted.delete(person) else {
+            return error(.notFound, "PersonNotFound", "Person is not found.")
+        }
+        return Response(status: .ok)
     }
 
     private func detect(_ request: Request) async throws -> Response {
@@ -147,8 +171,8 @@ struct AzureFaceRoutes: Sendable {
             }
             // One face in five matches nobody; the others match one person, not always surely.
             var candidates: [[String: Any]] = []
-            if SimulatedImage.fraction(of: face.seed, 11) >= 0.2 {
-                let person = String(format: "%08x-0000-4000-8000-%012llx", UInt32(truncatingIfNeeded: face.seed >> 32), face.seed & 0xFFFF_FFFF_FFFF)
+            let person = String(format: "%08x-0000-4000-8000-%012llx", UInt32(truncatingIfNeeded: face.seed >> 32), face.seed & 0xFFFF_FFFF_FFFF)
+            if SimulatedImage.fraction(of: face.seed, 11) >= 0.2, await !deleted.contains(person) {
                 candidates.append([
                     "personId": person, "confidence": ((0.6 + SimulatedImage.fraction(of: face.seed, 12) * 0.39) * 100).rounded() / 100
                 ])

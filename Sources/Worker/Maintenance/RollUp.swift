@@ -5,7 +5,8 @@ import Postgres
 import ServiceLifecycle
 
 /// Rolls up the dashboards' counts every few seconds (`Rollups`), and lets a service whose
-/// spent cap has room again be claimed (`RateLimits.liftSpentCaps`). Every worker runs one; an
+/// spent cap has room again be claimed (`RateLimits.liftSpentCaps`), and moves erasures on
+/// (`Erasures.advance`: a service's deletion done, or asked again). Every worker runs one; an
 /// advisory lock lets one of them roll up at a time and the others return at once.
 struct RollUp: Service {
     let database: Database
@@ -17,6 +18,7 @@ struct RollUp: Service {
             _ = try await database.withConnection { connection in
                 try Rollups.rollUp(connection)
                 try RateLimits.liftSpentCaps(connection)
+                try Erasures.advance(connection)
             }
         }
     }
