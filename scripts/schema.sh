@@ -24,7 +24,7 @@ pg_restore --list "$work/dump" | awk '
         else if (/ SEQUENCE discern /) rank = 3
         else if (/ SEQUENCE OWNED BY discern /) rank = 4
         else if (/ DEFAULT discern /) rank = 5
-        else if (/ TABLE DATA discern (rate_limits|audit_settings) /) rank = 6
+        else if (/ TABLE DATA discern (rate_limits|audit_settings|retention) /) rank = 6
         else if (/ CONSTRAINT discern / && !/ FK CONSTRAINT /) rank = 7
         else if (/ INDEX discern /) rank = 8
         else if (/ FK CONSTRAINT discern /) rank = 9

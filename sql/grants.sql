@@ -111,7 +111,7 @@ BEGIN
                       license_plate, confidence, text_identifiers, description, outcome, subject_id, details, api_calls,
                       unique_key, original_bytes, original_width, original_height, original_format, sent_bytes,
                       sent_width, sent_height, sent_format, jpeg_quality, encode_count, passed_through, prepare_ms,
-                      analyze_ms, created_at, audit, service_host, model, model_version, discern_version, byte_budget)
+                      analyze_ms, created_at, audit, service_host, model, model_version, discern_version, byte_budget, redacted_at)
             ON discern.results TO discern_reader;
         GRANT SELECT (trial_id, image_path, production_result_id, category, subcategory, operator, fleet_id, license_plate,
                       confidence, outcome, subject_id, api_calls, prepare_ms, analyze_ms, sent_bytes, service_host, model,

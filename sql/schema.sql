@@ -383,7 +383,17 @@ CREATE TABLE discern.results (
     discern_version text,
     byte_budget bigint,
     provenance jsonb DEFAULT '{}'::jsonb NOT NULL,
+    redacted_at timestamp with time zone,
     CONSTRAINT results_confidence_check CHECK (((confidence IS NULL) OR ((confidence >= (0)::double precision) AND (confidence <= (1)::double precision))))
+);
+
+CREATE TABLE discern.retention (
+    backend text NOT NULL,
+    raw_response_days integer,
+    results_days integer,
+    CONSTRAINT retention_backend_check CHECK ((backend = ANY (ARRAY['*'::text, 'discerner'::text, 'ooto'::text, 'azure-face'::text, 'landmark'::text, 'unissey'::text]))),
+    CONSTRAINT retention_raw_response_days_check CHECK ((raw_response_days >= 0)),
+    CONSTRAINT retention_results_days_check CHECK ((results_days >= 0))
 );
 
 CREATE TABLE discern.service_breakers (
@@ -513,6 +523,8 @@ COMMENT ON COLUMN discern.results.model_version IS 'The version of the answer''s
 
 COMMENT ON COLUMN discern.results.provenance IS 'What else changes an answer: the request''s settings (thresholds, person group, action), the answer''s other identifiers, and the preparation policy (preparation).';
 
+COMMENT ON COLUMN discern.results.redacted_at IS 'When retention dropped the raw answer (raw_response is then {}); the typed columns, details, entities and reviews stay. NULL: not redacted.';
+
 COMMENT ON COLUMN discern.results.service_host IS 'The host (and port) of the service endpoint that answered; never a credential.';
 
 COMMENT ON COLUMN discern.workers.presence_key IS 'The advisory lock (1684632419, presence_key) the worker''s session holds while it runs; NULL: it holds none (a transaction pooler without a direct URL, or an older release) and is judged by its heartbeats.';
@@ -627,6 +639,10 @@ INSERT INTO discern.rate_limits (key, per_minute, burst, note, next_at) VALUES (
 INSERT INTO discern.rate_limits (key, per_minute, burst, note, next_at) VALUES ('discerner:upload-url', 95, 5, 'Image Discerner documented limit: upload-url 100/min', NULL);
 INSERT INTO discern.rate_limits (key, per_minute, burst, note, next_at) VALUES ('azure-face', 19, 1, 'Azure Face free tier: 20 calls/min (detect, identify and person-group reads count); standard tier: 10/s', NULL);
 
+INSERT INTO discern.retention (backend, raw_response_days, results_days) VALUES ('ooto', 30, NULL);
+INSERT INTO discern.retention (backend, raw_response_days, results_days) VALUES ('azure-face', 30, NULL);
+INSERT INTO discern.retention (backend, raw_response_days, results_days) VALUES ('unissey', 30, NULL);
+
 ALTER TABLE ONLY discern.audit_settings
     ADD CONSTRAINT audit_settings_pkey PRIMARY KEY (backend);
 
@@ -722,6 +738,9 @@ ALTER TABLE ONLY discern.results
 
 ALTER TABLE ONLY discern.results
     ADD CONSTRAINT results_pkey PRIMARY KEY (id);
+
+ALTER TABLE ONLY discern.retention
+    ADD CONSTRAINT retention_pkey PRIMARY KEY (backend);
 
 ALTER TABLE ONLY discern.service_breakers
     ADD CONSTRAINT service_breakers_pkey PRIMARY KEY (backend);

@@ -9,15 +9,38 @@ public enum Pruning {
         case jobs
         /// Results, with their entities and corrections.
         case results
+        /// One service's results' raw answers (retention): dropped, the rest of each result kept.
+        case rawResponses(backend: String)
+        /// One service's results (retention), with their entities and corrections.
+        case serviceResults(backend: String)
     }
 
-    /// Deletes at most `chunk` rows older than `days` days; returns how many it deleted.
+    /// A service's retention (discern.retention, its own row else `*`): days after which its
+    /// results' raw answers are dropped, and the results deleted; nil keeps them.
+    public struct Retention: Sendable, Equatable {
+        public let backend: String
+        public let rawResponseDays: Int?
+        public let resultsDays: Int?
+    }
+
+    public static func retention(_ connection: Connection, backends: [String]) throws -> [Retention] {
+        try connection.query(Queries.Pruning.retention, [backends]).map {
+            Retention(
+                backend: try $0.string("backend"), rawResponseDays: try $0.optionalInt("raw_response_days"),
+                resultsDays: try $0.optionalInt("results_days"))
+        }
+    }
+
+    /// Deletes (or, for raw answers, redacts) at most `chunk` rows older than `days` days; returns
+    /// how many it changed.
     public static func chunk(_ connection: Connection, _ target: Target, olderThanDays days: Int, chunk: Int) throws -> Int {
-        let statement =
-            switch target {
-            case .jobs: Queries.Pruning.jobs
-            case .results: Queries.Pruning.results
-            }
-        return try connection.query(statement, ["\(days) days", chunk]).first?.int("deleted") ?? 0
+        switch target {
+        case .jobs: return try connection.query(Queries.Pruning.jobs, ["\(days) days", chunk]).first?.int("deleted") ?? 0
+        case .results: return try connection.query(Queries.Pruning.results, ["\(days) days", chunk]).first?.int("deleted") ?? 0
+        case .rawResponses(let backend):
+            return try connection.query(Queries.Pruning.serviceChunk, ["raw", backend, "\(days) days", chunk]).first?.int("changed") ?? 0
+        case .serviceResults(let backend):
+            return try connection.query(Queries.Pruning.serviceChunk, ["results", backend, "\(days) days", chunk]).first?.int("changed") ?? 0
+        }
     }
 }

@@ -7,3 +7,16 @@ SELECT discern.prune($1::interval, $2) AS deleted;
 -- name: results
 -- Results, with their entities and corrections (sql/functions/prune_results.sql).
 SELECT discern.prune_results($1::interval, $2) AS deleted;
+
+-- name: retention
+-- Each service's retention (discern.retention): its own row, else the `*` row's.
+SELECT s.backend, coalesce(own.raw_response_days, star.raw_response_days) AS raw_response_days,
+       coalesce(own.results_days, star.results_days) AS results_days
+FROM unnest($1::text[]) AS s(backend)
+LEFT JOIN discern.retention own ON own.backend = s.backend
+LEFT JOIN discern.retention star ON star.backend = '*'
+ORDER BY s.backend;
+
+-- name: serviceChunk
+-- One chunk of a service's retention: raw answers dropped or results deleted (sql/functions/retention_prune.sql).
+SELECT discern.retention_prune($1, $2, $3::interval, $4) AS changed;

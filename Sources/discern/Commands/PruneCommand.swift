@@ -1,15 +1,18 @@
 import ArgumentParser
+import Backends
 import JobQueue
 import Postgres
 
 struct PruneCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "prune",
-        abstract: "Delete finished jobs (succeeded, dead, cancelled) older than N days; with --results-days, results too.",
+        abstract:
+            "Delete finished jobs (succeeded, dead, cancelled) older than N days; with --results-days, results too; and apply each service's retention.",
         discussion: """
             Deletes in chunks, one short transaction each, skipping any row that is locked: workers never wait \
-            for it. Results are kept unless --results-days is given; dashboards' counts (the roll-ups) keep them \
-            either way.
+            for it. Results are kept unless --results-days is given or a service's retention says otherwise \
+            (discern.retention: raw answers of face and liveness services dropped after 30 days by default, the \
+            results' typed columns kept); dashboards' counts (the roll-ups) keep them either way.
             """)
 
     @OptionGroup var database: DatabaseOptions
@@ -45,10 +48,23 @@ struct PruneCommand: AsyncParsableCommand {
             results = try await repeatUntilDone(db, .results, days: resultsDays)
         }
         let jobs = try await repeatUntilDone(db, .jobs, days: days)
+        // Each service's own retention (discern.retention): results first, then raw answers.
+        var retained: [String] = []
+        for rule in try await db.withConnection({ try Pruning.retention($0, backends: Services.names) }) {
+            if let days = rule.resultsDays {
+                let deleted = try await repeatUntilDone(db, .serviceResults(backend: rule.backend), days: days)
+                if deleted > 0 { retained.append("\(deleted) \(rule.backend) result(s) older than \(days) day(s) deleted") }
+            }
+            if let days = rule.rawResponseDays {
+                let redacted = try await repeatUntilDone(db, .rawResponses(backend: rule.backend), days: days)
+                if redacted > 0 { retained.append("\(redacted) \(rule.backend) raw answer(s) older than \(days) day(s) dropped") }
+            }
+        }
         try await db.withConnection { try Rollups.rollUp($0) }
         print(
             "pruned \(jobs) finished job(s) older than \(days) day(s)"
-                + (resultsDays.map { " and \(results) result(s) older than \($0) day(s)" } ?? "; their results are kept"))
+                + (resultsDays.map { " and \(results) result(s) older than \($0) day(s)" } ?? "; their results are kept")
+                + (retained.isEmpty ? "" : "; retention: " + retained.joined(separator: ", ")))
     }
 
     /// Calls one prune function until a call deletes less than a chunk. A lock wait cut short by
