@@ -74,6 +74,11 @@ struct Routes: Sendable {
         } render: { data, _, context in
             TrialsPage.report(data, context)
         }
+        page(router, "/erasures", "/api/erasures") { _, _ in
+            try await store.erasureLog()
+        } render: { data, _, context in
+            ErasuresPage.render(data, context)
+        }
         page(router, "/workers", "/api/workers") { _, _ in
             try await store.workers()
         } render: { data, _, context in

@@ -11,7 +11,7 @@ SELECT discern.advance_erasures() AS finished;
 
 -- name: status
 -- The erasure requests, newest first, `$1` at most (with `$2`, in progress only), each with its
--- steps, as one JSON document (QueueReads-free: JobQueue.Erasures.Status).
+-- steps, as one JSON document (QueueReads.ErasureLog).
 SELECT json_build_object('requests', coalesce(json_agg(x ORDER BY x.id DESC), '[]')) AS doc FROM (
   SELECT r.id, r.key_kind, r.key_digest, r.requested_by, r.requested_at, r.removed, r.state, r.finished_at,
          coalesce((SELECT json_agg(json_build_object('step', s.step, 'service', s.backend, 'action', s.action, 'state', s.state,

@@ -116,7 +116,7 @@ struct Page {
 
     static let sections = [
         ("/", "Overview"), ("/batches", "Batches"), ("/results", "Results"), ("/jobs", "Jobs"), ("/failures", "Failures"), ("/review", "Review"),
-        ("/quality", "Quality"), ("/trials", "Trials"), ("/plan", "Plan"), ("/workers", "Workers"), ("/log", "Log")
+        ("/quality", "Quality"), ("/trials", "Trials"), ("/plan", "Plan"), ("/workers", "Workers"), ("/log", "Log"), ("/erasures", "Erasures")
     ]
 
     func render(readOnly: Bool) -> String {

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import JobQueue
 import Postgres
+import QueueReads
 
 struct EraseCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -52,11 +53,8 @@ struct EraseCommand: AsyncParsableCommand {
     func run() async throws {
         let db = Database(conninfo: database.conninfo, name: "discern-erase")
         if status {
-            let open = self.open
-            let list = try await db.withConnection { connection in
-                try Erasures.advance(connection)
-                return try Erasures.status(openOnly: open, on: connection)
-            }
+            try await db.withConnection { try Erasures.advance($0) }
+            let list = try await database.reader().erasureLog(openOnly: open)
             if format == .json { return try JSONOutput.printView(list) }
             return print(ErasureText.status(list))
         }
@@ -66,9 +64,7 @@ struct EraseCommand: AsyncParsableCommand {
             }
         let dryRun = self.dryRun, by = PauseCommand.operator
         let outcome = try await db.withConnection { try Erasures.erase(kind, key, dryRun: dryRun, by: by, on: $0) }
-        let request = try await outcome.requestID.asyncMap { id in
-            try await db.withConnection { try Erasures.status(on: $0).requests.first { $0.id == id } }
-        }
+        let request = try await outcome.requestID.asyncMap { id in try await database.reader().erasureLog().requests.first { $0.id == id } }
         if format == .json {
             let document: [String: Any] = [
                 "dry_run": dryRun, "request_id": outcome.requestID as Any, "state": request??.state as Any,
@@ -89,7 +85,7 @@ extension Optional {
 
 /// Erasures as a person reads them.
 enum ErasureText {
-    static func outcome(_ outcome: Erasures.Outcome, kind: Erasures.Kind, dryRun: Bool, request: Erasures.Status.Request?) -> String {
+    static func outcome(_ outcome: Erasures.Outcome, kind: Erasures.Kind, dryRun: Bool, request: ErasureLog.Request?) -> String {
         let rows = outcome.parts.filter { !$0.part.hasPrefix("service: ") }
         let services = outcome.parts.filter { $0.part.hasPrefix("service: ") }.map { String($0.part.dropFirst("service: ".count)) }
         let removed = rows.isEmpty ? "nothing held" : rows.map { "\($0.rows) \($0.part)" }.joined(separator: ", ")
@@ -103,7 +99,7 @@ enum ErasureText {
             + (request.state == "done" ? "done" : "in progress until the services have deleted theirs (discern erase --status)")
     }
 
-    static func status(_ status: Erasures.Status) -> String {
+    static func status(_ status: ErasureLog) -> String {
         guard !status.requests.isEmpty else { return "no erasure request" }
         return TextTable.render(
             headers: ["erasure", "key", "asked by", "asked", "state", "removed", "services"],
@@ -117,7 +113,7 @@ enum ErasureText {
             })
     }
 
-    static func step(_ step: Erasures.Status.Request.Step) -> String {
+    static func step(_ step: ErasureLog.Request.Step) -> String {
         let name = "\(step.service) \(step.action)"
         if step.state == "done" { return "\(name): \(step.outcome ?? "done") \(ViewText.time(step.doneAt))" }
         let trouble = step.lastErrorKind.map { ", refused as \($0), round \(step.rounds)" } ?? ""

@@ -28,12 +28,20 @@ struct AccessibilityTests {
                     SELECT t.id, r.image_path, r.id, r.category, r.confidence, 2, 10, 'vision-next', '{}'
                     FROM discern.trials t JOIN discern.results r ON r.batch_id = t.batch_id
                     """)
+                // An erasure with a step, for the Erasures page.
+                _ = try await database.rows("SELECT * FROM discern.erase('photo', '/nowhere/x.jpg')")
+                _ = try await database.rows(
+                    """
+                    INSERT INTO discern.erasure_steps (request_id, step, backend, action, params, rounds, last_error_kind)
+                    SELECT id, 1, 'ooto', 'delete', '{"templateId": "t"}', 2, 'auth_failed' FROM discern.erasure_requests
+                    """)
+                _ = try await database.rows("UPDATE discern.erasure_requests SET state = 'in_progress', finished_at = NULL")
                 let (console, port) = try await ConsoleTests.console(conninfo, folder)
                 defer { console.kill() }
                 let base = "http://127.0.0.1:\(port)"
                 let pages = [
                     "/", "/batches", "/results", "/jobs", "/jobs/\(fixable)", "/failures", "/review?below=1", "/quality",
-                    "/report?batch=night-2026-11-22", "/plan?until=06:00", "/log", "/workers", "/trials", "/trials/vision-next"
+                    "/report?batch=night-2026-11-22", "/plan?until=06:00", "/log", "/workers", "/trials", "/trials/vision-next", "/erasures"
                 ]
                 for width in [1280, 390] {
                     let tour = try await BrowserSession.run([.width(width)] + pages.flatMap { [BrowserSession.Step.go(base + $0), .axe] })

@@ -1,6 +1,7 @@
 import Foundation
 import JobQueue
 import Postgres
+import QueueReads
 import SampleImages
 import Simulator
 import TestFixtures
@@ -192,10 +193,10 @@ struct ErasureTests {
         return found
     }
 
-    static func status(_ discern: String, _ conninfo: String) async throws -> [Erasures.Status.Request] {
+    static func status(_ discern: String, _ conninfo: String) async throws -> [ErasureLog.Request] {
         let output = try await Subprocess.run(discern, ["erase", "--status", "--format", "json", "--database-url", conninfo])
         let decoder = JSONDecoder()
         decoder.keyDecodingStrategy = .convertFromSnakeCase
-        return try decoder.decode(Erasures.Status.self, from: Data(output.utf8)).requests
+        return try decoder.decode(ErasureLog.self, from: Data(output.utf8)).requests
     }
 }
