@@ -14,7 +14,7 @@ enum TrialsPage {
         }
         let rows = list.items.map { item -> HTML in
             "<tr><td><a href=\"/trials/\(path(item.name))\">\(item.name)</a></td><td>\(item.backend) \(item.action)</td>" as HTML
-                + "<td>\(item.productionBackend)</td><td>\(item.batch)</td><td>\(sample(item.sampleCount, item.share))</td>"
+                + "<td>\(item.productionBackend)</td><td>\(item.batch)</td><td>\(TrialFormat.sample(item.sampleCount, item.share))</td>"
                 + "<td class=\"n\">\(HTML.number(item.answered))</td><td class=\"n\">\(HTML.number(item.failed))</td>"
                 + "<td>\(HTML.time(item.createdAt))</td></tr>"
         }.joined()
@@ -31,26 +31,26 @@ enum TrialsPage {
         let settings = report.candidate.sorted { $0.key < $1.key }.map { "<code>\($0.key)=\($0.value)</code>" as HTML }.joined(separator: " ")
         let failed = report.failed.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }.joined(separator: ", ")
         let fields = report.fields.map { field -> HTML in
-            "<tr><td>\(field.field)</td><td class=\"n\">\(field.agree) of \(field.n) (\(percent(field.agreement)))</td>" as HTML
-                + "<td>\(interval(field.agreeLow, field.agreeHigh))</td><td class=\"n\">\(field.reviewed > 0 ? String(field.reviewed) : "–")</td>"
-                + "<td>\(right(field.productionRight, field.reviewed, field.productionLow, field.productionHigh))</td>"
-                + "<td>\(right(field.candidateRight, field.reviewed, field.candidateLow, field.candidateHigh))</td></tr>"
+            "<tr><td>\(field.field)</td><td class=\"n\">\(field.agree) of \(field.n) (\(TrialFormat.percent(field.agreement)))</td>" as HTML
+                + "<td>\(TrialFormat.interval(field.agreeLow, field.agreeHigh))</td><td class=\"n\">\(field.reviewed > 0 ? String(field.reviewed) : "–")</td>"
+                + "<td>\(TrialFormat.right(field.productionRight, of: field.reviewed, field.productionLow, field.productionHigh))</td>"
+                + "<td>\(TrialFormat.right(field.candidateRight, of: field.reviewed, field.candidateLow, field.candidateHigh))</td></tr>"
         }.joined()
         let calibration = report.calibration.map { band -> HTML in
             "<tr><td>\(band.side)</td><td>\(band.band)</td><td class=\"n\">\(band.n)</td>" as HTML
-                + "<td class=\"n\">\(band.rightCount) (\(percent(Double(band.rightCount) / Double(max(band.n, 1)))))</td>"
-                + "<td>\(interval(band.low, band.high))</td></tr>"
+                + "<td class=\"n\">\(band.rightCount) (\(TrialFormat.percent(Double(band.rightCount) / Double(max(band.n, 1)))))</td>"
+                + "<td>\(TrialFormat.interval(band.low, band.high))</td></tr>"
         }.joined()
         let sides = report.sides.map { side -> HTML in
             "<tr><td>\(side.side)</td><td>\(side.backend)</td><td class=\"n\">\(HTML.number(side.photos))</td>" as HTML
                 + "<td class=\"n\">\(side.callsPerPhoto.map { String(format: "%.2f", $0) } ?? "–")</td>"
                 + "<td class=\"n\">\(side.costPerPhoto.map { String(format: "%.4f", $0) } ?? "–")</td>"
-                + "<td class=\"n\">\(milliseconds(side.latencyMsMedian))</td><td class=\"n\">\(milliseconds(side.latencyMsP95))</td>"
+                + "<td class=\"n\">\(TrialFormat.milliseconds(side.latencyMsMedian))</td><td class=\"n\">\(TrialFormat.milliseconds(side.latencyMsP95))</td>"
                 + "<td>\(side.models.isEmpty ? "–" : side.models.joined(separator: ", "))</td></tr>"
         }.joined()
         let body: HTML = """
             <p>\(report.service) \(report.action) \(settings) against \(report.productionService) \(report.productionAction), \
-            batch <a href="/report\(HTML.query([("batch", report.batch)]))">\(report.batch)</a>, \(sample(report.sampleCount, report.share)) \
+            batch <a href="/report\(HTML.query([("batch", report.batch)]))">\(report.batch)</a>, \(TrialFormat.sample(report.sampleCount, report.share)) \
             (seed \(String(report.seed))), started by \(report.createdBy) \(HTML.time(report.createdAt)).</p>
             <p>Sampled \(HTML.number(report.sampled)), answered \(HTML.number(report.answered)), compared \(HTML.number(report.compared)), \
             reviewed by a person \(HTML.number(report.reviewed))\(failed.isEmpty ? "" : "; failed: \(failed)").</p>
@@ -70,21 +70,4 @@ enum TrialsPage {
         allowed.remove(charactersIn: "/?#")
         return name.addingPercentEncoding(withAllowedCharacters: allowed) ?? name
     }
-
-    static func sample(_ count: Int?, _ share: Double?) -> String {
-        count.map { "\($0) photos" } ?? share.map { String(format: "%g %%", $0 * 100) } ?? "–"
-    }
-
-    static func percent(_ share: Double) -> String { String(format: "%.1f %%", share * 100) }
-
-    static func interval(_ low: Double?, _ high: Double?) -> String {
-        guard let low, let high else { return "–" }
-        return String(format: "%.1f–%.1f %%", low * 100, high * 100)
-    }
-
-    static func right(_ count: Int, _ of: Int, _ low: Double?, _ high: Double?) -> String {
-        of > 0 ? "\(count) of \(of) (\(interval(low, high)))" : "–"
-    }
-
-    static func milliseconds(_ value: Double?) -> String { value.map { String(format: "%.0f ms", $0) } ?? "–" }
 }

@@ -188,7 +188,7 @@ struct TrialListCommand: AsyncParsableCommand {
                 headers: ["trial", "candidate", "against", "batch", "sample", "answered", "failed", "started"],
                 rows: list.items.map {
                     [
-                        $0.name, "\($0.backend) \($0.action)", $0.productionBackend, $0.batch, TrialText.sample($0.sampleCount, $0.share),
+                        $0.name, "\($0.backend) \($0.action)", $0.productionBackend, $0.batch, TrialFormat.sample($0.sampleCount, $0.share),
                         "\($0.answered)", "\($0.failed)", ViewText.time($0.createdAt)
                     ]
                 }))

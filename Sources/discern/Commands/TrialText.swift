@@ -8,7 +8,7 @@ enum TrialText {
         var lines = [
             "trial \(report.name): \(report.service) \(report.action)" + (candidate.isEmpty ? "" : " (\(candidate))")
                 + " against \(report.productionService) \(report.productionAction), batch \(report.batch), "
-                + "\(sample(report.sampleCount, report.share)) (seed \(report.seed))",
+                + "\(TrialFormat.sample(report.sampleCount, report.share)) (seed \(report.seed))",
             "sampled \(report.sampled), answered \(report.answered), compared \(report.compared), reviewed by a person \(report.reviewed)"
                 + (report.failed.isEmpty
                     ? "" : "; failed: " + report.failed.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }.joined(separator: ", "))
@@ -19,10 +19,11 @@ enum TrialText {
                 headers: ["field", "agree", "95 % interval", "reviewed", "production right", "candidate right"],
                 rows: report.fields.map { field in
                     [
-                        field.field, "\(field.agree)/\(field.n) " + percent(field.agreement), interval(field.agreeLow, field.agreeHigh),
+                        field.field, "\(field.agree)/\(field.n) " + TrialFormat.percent(field.agreement),
+                        TrialFormat.interval(field.agreeLow, field.agreeHigh),
                         field.reviewed > 0 ? "\(field.reviewed)" : "-",
-                        right(field.productionRight, field.reviewed, field.productionLow, field.productionHigh),
-                        right(field.candidateRight, field.reviewed, field.candidateLow, field.candidateHigh)
+                        TrialFormat.right(field.productionRight, of: field.reviewed, field.productionLow, field.productionHigh),
+                        TrialFormat.right(field.candidateRight, of: field.reviewed, field.candidateLow, field.candidateHigh)
                     ]
                 }))
         if !report.calibration.isEmpty {
@@ -32,8 +33,8 @@ enum TrialText {
                     headers: ["side", "confidence", "reviewed", "right", "95 % interval"],
                     rows: report.calibration.map {
                         [
-                            $0.side, $0.band, "\($0.n)", "\($0.rightCount) " + percent(Double($0.rightCount) / Double(max($0.n, 1))),
-                            interval($0.low, $0.high)
+                            $0.side, $0.band, "\($0.n)", "\($0.rightCount) " + TrialFormat.percent(Double($0.rightCount) / Double(max($0.n, 1))),
+                            TrialFormat.interval($0.low, $0.high)
                         ]
                     }))
         }
@@ -43,27 +44,10 @@ enum TrialText {
                 rows: report.sides.map { side in
                     [
                         side.side, side.backend, "\(side.photos)", side.callsPerPhoto.map { String(format: "%.2f", $0) } ?? "-",
-                        side.costPerPhoto.map { String(format: "%.4f", $0) } ?? "-", milliseconds(side.latencyMsMedian),
-                        milliseconds(side.latencyMsP95), side.models.isEmpty ? "-" : side.models.joined(separator: ", ")
+                        side.costPerPhoto.map { String(format: "%.4f", $0) } ?? "-", TrialFormat.milliseconds(side.latencyMsMedian),
+                        TrialFormat.milliseconds(side.latencyMsP95), side.models.isEmpty ? "-" : side.models.joined(separator: ", ")
                     ]
                 }))
         return lines.joined(separator: "\n")
     }
-
-    static func sample(_ count: Int?, _ share: Double?) -> String {
-        count.map { "\($0) photos" } ?? share.map { String(format: "%g %%", $0 * 100) } ?? "-"
-    }
-
-    static func percent(_ share: Double) -> String { String(format: "%.1f %%", share * 100) }
-
-    static func interval(_ low: Double?, _ high: Double?) -> String {
-        guard let low, let high else { return "-" }
-        return String(format: "%.1f-%.1f %%", low * 100, high * 100)
-    }
-
-    static func right(_ count: Int, _ of: Int, _ low: Double?, _ high: Double?) -> String {
-        of > 0 ? "\(count)/\(of) (\(interval(low, high)))" : "-"
-    }
-
-    static func milliseconds(_ value: Double?) -> String { value.map { String(format: "%.0f ms", $0) } ?? "-" }
 }
