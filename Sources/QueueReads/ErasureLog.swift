@@ -16,6 +16,8 @@ public struct ErasureLog: Codable, Sendable {
             public let lastErrorKind: String?
             public let jobState: String?
             public let jobAttempts: Int?
+            /// The waiting job's last error (a refusal before its attempts run out shows here).
+            public let jobErrorKind: String?
             public let doneAt: String?
         }
 

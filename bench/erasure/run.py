@@ -32,8 +32,8 @@ on 127.0.0.1, with every rate limit made non-binding:
 Writes the section "Erasure under a 10-minute refusal (bench/erasure)" of bench/RESULTS.md
 (replaced if there) unless --no-write; exits 1 if a check failed. Everything it starts
 (PostgreSQL, the simulator, workers, a temporary folder) is stopped and removed when it ends,
-however it ends. About 12 minutes plus the wait after the key is right (minutes: the job's
-backoff) with a debug build on 2 cores.
+however it ends. About 11 minutes with a debug build on 2 cores, plus the wait after the key is
+right: the delete job's backoff, up to 10 minutes.
 """
 import argparse
 import datetime
@@ -445,7 +445,7 @@ def section(bench, f, checks, ran_at, total):
     per = bench.before.get(bench.subject, 0)
     expected_per = 1 + opts.identifies // opts.subjects + (1 if opts.erase < opts.identifies % opts.subjects else 0)
     request, step_row = f["request"], f["step_row"]
-    removed = json.loads(f["request_row"][3]) if f["request_row"][3] else {}
+    removed = {k: v for k, v in (json.loads(f["request_row"][3]) if f["request_row"][3] else {}).items() if v}
     switch_job = bench.at_switch["job"]
     rows = [
         ("night: jobs succeeded / not succeeded; results", f"{succeeded:,} / {not_succeeded}; {bench.night_results:,}",
@@ -537,10 +537,13 @@ def section(bench, f, checks, ran_at, total):
         *bench.erase_output.splitlines(),
         "```",
         "",
-        f"- At the switch: delete job {job_text(switch_job)}; step {bench.at_switch['step']}; breakers: {bench.at_switch['breaker']}.",
-        f"- After the switch, the delete job each time it changed: {'; '.join(trace_changes) or '-'}. The request's finished_at came "
-        f"{float(bench.done_db[0]) - bench.switched_db:.1f} s after the switch (the step's done_at {float(bench.done_db[1]) - bench.switched_db:.1f} s): "
-        "the worker's roll-up round (every heartbeat, 10 s) finds the succeeded job and closes the step and the request.",
+        f"- At the switch ({bench.at_switch['state']}): delete job {job_text(switch_job)}; step "
+        + (lambda st: f"{st['state']}, round {st['rounds']}, last error kind {st['last_error_kind'] or '-'}" if st else "none")(bench.at_switch["step"])
+        + f"; open breakers: {bench.at_switch['breaker']}.",
+        f"- After the switch, the delete job each time it changed (polled every second): {'; '.join(trace_changes) or '-'}. "
+        f"OOTO's answer (the step's done_at, which the request's finished_at copies) came {float(bench.done_db[1]) - bench.switched_db:.1f} s "
+        f"after the switch; the request read 'done' at {bench.to_done:.1f} s: the worker's roll-up round (every heartbeat, 10 s) "
+        "finds the succeeded job and closes the step and the request.",
         f"- OOTO delete calls the simulator received: {bench.delete_calls_after - bench.delete_calls_before} in all, "
         f"{calls_in_window} of them while the key was wrong.",
         f"- The request: kind {f['request_row'][0]}, digest {f['request_row'][1]}…, asked by {f['request_row'][2]}, "

@@ -16,7 +16,8 @@ SELECT json_build_object('requests', coalesce(json_agg(x ORDER BY x.id DESC), '[
   SELECT r.id, r.key_kind, r.key_digest, r.requested_by, r.requested_at, r.removed, r.state, r.finished_at,
          coalesce((SELECT json_agg(json_build_object('step', s.step, 'service', s.backend, 'action', s.action, 'state', s.state,
                                                      'outcome', s.outcome, 'rounds', s.rounds, 'last_error_kind', s.last_error_kind,
-                                                     'job_state', j.state, 'job_attempts', j.attempts, 'done_at', s.done_at)
+                                                     'job_state', j.state, 'job_attempts', j.attempts, 'job_error_kind', j.error_kind,
+                                                     'done_at', s.done_at)
                                    ORDER BY s.step)
                    FROM discern.erasure_steps s LEFT JOIN discern.jobs j ON j.id = s.job_id WHERE s.request_id = r.id), '[]') AS steps
   FROM discern.erasure_requests r

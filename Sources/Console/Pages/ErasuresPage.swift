@@ -35,7 +35,7 @@ enum ErasuresPage {
     static func step(_ step: ErasureLog.Request.Step) -> HTML {
         let name = "\(step.service) \(step.action)"
         if step.state == "done" { return "\(name): \(step.outcome ?? "done") \(HTML.time(step.doneAt))" }
-        let trouble = step.lastErrorKind.map { ", refused as \($0), round \(step.rounds)" } ?? ""
+        let trouble = (step.jobErrorKind ?? step.lastErrorKind).map { ", refused as \($0), round \(step.rounds)" } ?? ""
         return "\(name): waiting (job \(step.jobState ?? "being made")\(trouble))"
     }
 }

@@ -116,7 +116,7 @@ enum ErasureText {
     static func step(_ step: ErasureLog.Request.Step) -> String {
         let name = "\(step.service) \(step.action)"
         if step.state == "done" { return "\(name): \(step.outcome ?? "done") \(ViewText.time(step.doneAt))" }
-        let trouble = step.lastErrorKind.map { ", refused as \($0), round \(step.rounds)" } ?? ""
+        let trouble = (step.jobErrorKind ?? step.lastErrorKind).map { ", refused as \($0), round \(step.rounds)" } ?? ""
         return "\(name): waiting (job \(step.jobState ?? "being made")\(step.jobAttempts.map { ", \($0) attempt(s)" } ?? "")\(trouble))"
     }
 }

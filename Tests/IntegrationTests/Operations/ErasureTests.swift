@@ -54,6 +54,7 @@ struct ErasureTests {
                     #expect(refusedOnce, "\(refused.output.suffix(1500))")
                     let held = try await Self.status(discern, conninfo)
                     #expect(held.first?.state == "in_progress" && held.first?.steps.first?.state == "waiting", "never done early: \(held)")
+                    #expect(held.first?.steps.first?.jobErrorKind == "auth_failed", "the status names the refusal: \(held)")
                     await WorkerProcess.stopAll([refused])
 
                     // The key is right again: the worker finishes the step, and the request, by itself.
