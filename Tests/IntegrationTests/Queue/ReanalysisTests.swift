@@ -21,9 +21,9 @@ struct ReanalysisTests {
                 let requal = try Self.photos(in: folder, "requal", seeds: 800..<830)
                 let tonight = try Self.photos(in: folder, "tonight", seeds: 900..<930)
                 _ = try await database.rows("UPDATE discern.rate_limits SET per_minute = 1000000, burst = 10000")
-                // Each analysis takes 50 ms: the re-analysis is still under way when tonight's photos come.
+                // Each analysis takes 100 ms: the re-analysis is still under way when tonight's photos come.
                 var paced = SimulatorConfiguration.unthrottled
-                paced.faults.analyzeDelaySeconds = 0.05
+                paced.faults.analyzeDelaySeconds = 0.1
                 try await TestSimulator.with(paced) { simulator in
                     _ = try await Subprocess.run(discern, ["enqueue", requal.path, "--batch", "requal", "--database-url", conninfo])
                     let first = try WorkerProcess(conninfo: conninfo, simulatorURL: simulator.baseURL, logFolder: folder, arguments: ["--drain"])
