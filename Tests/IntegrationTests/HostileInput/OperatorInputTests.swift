@@ -151,7 +151,9 @@ struct OperatorInputTests {
         }
     }
 
-    @Test("least privilege: the reader sees results but not raw answers or params; the enqueuer adds jobs and reads nothing; the worker works")
+    @Test(
+        "least privilege: the reader sees results but not raw answers or params; the enqueuer adds jobs and reads nothing; the worker works; only the erase role erases"
+    )
     func roles() async throws {
         try await TestDatabase.with { conninfo in
             let database = Database(conninfo: conninfo)
@@ -177,6 +179,16 @@ struct OperatorInputTests {
             #expect(try await denied("discern_reader", "SELECT params FROM discern.jobs"))
             #expect(try await denied("discern_reader", "SELECT * FROM discern.latest_results"))
             #expect(try await denied("discern_reader", "DELETE FROM discern.jobs"))
+            // Erasing is the erase role's alone; a pending step's params (which name the subject) are the reader's never.
+            for role in ["discern_reader", "discern_enqueue", "discern_worker", "discern_enroll"] {
+                #expect(try await denied(role, "SELECT * FROM discern.erase('photo', '/a.jpg', true)"), "\(role) may erase")
+            }
+            #expect(try await !denied("discern_erase", "SELECT * FROM discern.erase('photo', '/a.jpg', true)"))
+            #expect(try await !denied("discern_erase", "SELECT state, removed FROM discern.erasure_requests"))
+            #expect(try await denied("discern_erase", "SELECT * FROM discern.results"))
+            #expect(try await denied("discern_reader", "SELECT params FROM discern.erasure_steps"))
+            #expect(try await denied("discern_reader", "SELECT raw_response FROM discern.trial_results"))
+            #expect(try await !denied("discern_reader", "SELECT state, outcome FROM discern.erasure_steps"))
 
             #expect(try await !denied("discern_enqueue", "SELECT discern.enqueue('/b.jpg', batch => 'night')"))
             #expect(try await !denied("discern_enqueue", "INSERT INTO discern.jobs (image_path) VALUES ('/c.jpg')"))
