@@ -40,7 +40,6 @@ import datetime
 import hashlib
 import json
 import os
-import platform
 import shutil
 import signal
 import subprocess
@@ -48,6 +47,9 @@ import sys
 import tempfile
 import time
 import urllib.request
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "prepare"))
+from run import machine, write_section  # noqa: E402  (bench/prepare/run.py: the benches' shared report helpers)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
@@ -408,11 +410,6 @@ class Bench:
             shutil.rmtree(self.folder, ignore_errors=True)
 
 
-def machine():
-    cpu = next((line.split(":", 1)[1].strip() for line in open("/proc/cpuinfo") if line.startswith("model name")), "unknown")
-    memory = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**30
-    return f"{os.cpu_count()} cores ({cpu}), {memory:.0f} GiB, {platform.platform()}"
-
 
 def build_of(discern, kind=None):
     said = subprocess.run([discern, "--version"], capture_output=True, text=True).stdout.strip().splitlines()
@@ -553,16 +550,6 @@ def section(bench, f, checks, ran_at, total):
     return "\n".join(lines) + "\n"
 
 
-def write_section(path, text, heading):
-    current = open(path).read() if os.path.exists(path) else "# Benchmark results\n\n"
-    start = current.find(heading)
-    if start >= 0:
-        end = current.find("\n## ", start + 1)
-        current = current[:start] + text + (current[end + 1:] if end >= 0 else "")
-    else:
-        current = current.rstrip("\n") + "\n\n" + text
-    open(path, "w").write(current)
-
 
 def main():
     options = arguments()
@@ -611,7 +598,7 @@ def main():
     text = section(bench, f, checks, ran_at, total)
     print(text)
     if not options.no_write:
-        write_section(options.results, text, HEADING)
+        write_section(text, HEADING, options.results)
     failing = [name for name, ok in checks.items() if not ok]
     if failing:
         print("did not hold: " + ", ".join(failing), file=sys.stderr)

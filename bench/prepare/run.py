@@ -167,8 +167,9 @@ def main():
     write_section(report, "## Image preparation")
 
 
-def write_section(section, heading):
-    path = os.path.join(ROOT, "bench", "RESULTS.md")
+def write_section(section, heading, path=None):
+    """Puts `section` in place of the one under `heading` (or at the end) of bench/RESULTS.md, or of `path`."""
+    path = path or os.path.join(ROOT, "bench", "RESULTS.md")
     text = open(path).read() if os.path.exists(path) else "# Benchmark results\n\nFigures from this machine; ratios matter more than absolute times (the machine is shared).\n\n"
     start = text.find(heading)
     if start >= 0:
