@@ -139,7 +139,10 @@ public enum Reanalysis {
         let capCalls = try plan?.optionalDouble("cap_calls"), capUsed = try plan?.optionalInt("cap_used")
         let perJob = max(callsPerJob ?? 1, 1) * max(attemptsPerJob ?? 1, 1)
         let within = capCalls.flatMap { cap in
-            capUsed.map { used in min(enqueued, Int(max(0, cap - Double(used) - Double(ahead) * perJob) / perJob)) }
+            capUsed.map { used in
+                // Compared as a Double first: a cap near bigint's largest would not fit an Int.
+                Int(min(Double(enqueued), max(0, cap - Double(used) - Double(ahead) * perJob) / perJob))
+            }
         }
         return Forecast(
             name: selection.name, batch: batch, selected: try added.int("selected"), enqueued: enqueued,
