@@ -28,7 +28,7 @@ enum Subprocess {
         }
         let text = (try? String(contentsOf: output, encoding: .utf8)) ?? ""
         guard status == 0 || allowFailure else {
-            throw TestSetupError("\(arguments.prefix(2).joined(separator: " ")) exited \(status): \(text.suffix(2000))")
+            throw TestSetupError("\(arguments.prefix(2).joined(separator: " ")) exited \(status): \(OutputExcerpt.of(text))")
         }
         return (status, text)
     }

@@ -154,7 +154,7 @@ final class WorkerProcess: @unchecked Sendable {
     func expectExit(sourceLocation: SourceLocation = #_sourceLocation) async -> Bool {
         if await waitForExit() { return true }
         Issue.record(
-            "the worker (pid \(pid)) had not exited when the test's time limit came; its log ends:\n\(output.suffix(4000))",
+            "the worker (pid \(pid)) had not exited when the test's time limit came; its log ends:\n\(OutputExcerpt.of(output, limit: 4000))",
             sourceLocation: sourceLocation)
         return false
     }
