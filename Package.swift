@@ -228,7 +228,7 @@ let package = Package(
             dependencies: [
                 "Imaging", "MediaFiles", "Simulator", "CurlHTTP", "ObjectStorage", "Backends", "JobQueue", "QueueReads", "Postgres", "AnalysisModel",
                 "SampleImages", "Enqueueing",
-                "Worker", "Console", "TestFixtures", "Telemetry", "TraceExport", "ErrorCodes"
+                "Worker", "Console", "TestFixtures", "Telemetry", "TraceExport", "ErrorCodes", "SQLSchema"
             ],
             swiftSettings: swiftSettings
         ),
@@ -236,7 +236,7 @@ let package = Package(
             name: "IntegrationTests",
             dependencies: [
                 "Worker", "Simulator", "JobQueue", "QueueReads", "Postgres", "CurlHTTP", "ObjectStorage", "Imaging", "MediaFiles", "Backends",
-                "SQLSchema", "AnalysisModel", "SampleImages",
+                "SQLSchema", "AnalysisModel", "SampleImages", "ErrorCodes",
                 "TestFixtures", "DedicatedThreads",
                 .product(name: "Logging", package: "swift-log")
             ],

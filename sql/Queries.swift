@@ -35,7 +35,8 @@ public enum QueueConstants {
     /// Shared crashes after which a job is dead as `worker_crashed` all the same: all but the
     /// first `crashesBeforeAlone` of them with the job alone on its worker, its file prepared.
     public static let sharedCrashesBeforeDead = 20
-    /// Attempts a job gets back at most when its service could not start them (`jobs.given_back`).
+    /// Attempts a job gets back at most when its service could not start them (`jobs.given_back`);
+    /// Swift's alone (`FailureDecision`), as is `outageGiveBacks`.
     public static let maxGivenBack = 10
     /// Give-backs of a last attempt the service (or the system) failed, after which it counts
     /// even with no sign the service works: 10 over about an hour, then 140 at most 10 minutes
@@ -63,8 +64,6 @@ public enum QueueConstants {
         "crashes_before_alone": String(crashesBeforeAlone),
         "solo_crashes_before_dead": String(soloCrashesBeforeDead),
         "shared_crashes_before_dead": String(sharedCrashesBeforeDead),
-        "max_given_back": String(maxGivenBack),
-        "outage_give_backs": String(outageGiveBacks),
         "reconnect_seconds": String(reconnectSeconds),
         "presence_namespace": String(presenceNamespace),
         "named_jobs": String(namedJobs),

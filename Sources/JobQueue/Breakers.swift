@@ -1,3 +1,4 @@
+import ErrorCodes
 import Postgres
 import SQLSchema
 
@@ -8,12 +9,12 @@ public enum Breakers {
     /// Its first probe may go `probeAfterSeconds` from now.
     @discardableResult
     public static func trip(
-        _ connection: Connection, backend: String, workerID: String, kind: String, error: String,
+        _ connection: Connection, backend: String, workerID: String, kind: FailureKind, error: String,
         probeAfterSeconds: Double
     ) throws -> Bool {
         try connection.query(
             Queries.Breakers.trip,
-            [backend, workerID, kind, String(error.prefix(1000)), probeAfterSeconds]
+            [backend, workerID, kind.code, String(error.prefix(1000)), probeAfterSeconds]
         ).first?.bool("opened") ?? false
     }
 
@@ -29,13 +30,13 @@ public enum Breakers {
     /// closed meanwhile or the probe was not ours.
     @discardableResult
     public static func probeFailed(
-        _ connection: Connection, backend: String, workerID: String, jobID: Int, kind: String,
+        _ connection: Connection, backend: String, workerID: String, jobID: Int, kind: FailureKind,
         error: String, firstDelay: Double, maxDelay: Double
     ) throws -> ProbeFailure? {
         guard
             let row = try connection.query(
                 Queries.Breakers.probeFailed,
-                [backend, workerID, jobID, kind, String(error.prefix(1000)), firstDelay, maxDelay]
+                [backend, workerID, jobID, kind.code, String(error.prefix(1000)), firstDelay, maxDelay]
             ).first
         else { return nil }
         return ProbeFailure(nextProbeSeconds: max(0, try row.optionalDouble("wait") ?? 0), jobFailedBefore: try row.optionalInt("failed_before") ?? 0)

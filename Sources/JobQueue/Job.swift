@@ -62,10 +62,10 @@ public struct Job: Sendable, Equatable {
     }
 }
 
-/// Why an attempt failed, and whether another attempt can help.
+/// Why an attempt failed: its kind (the registry's row, `FailureKind`) and the facts of this
+/// attempt that `FailureDecision` weighs with the job's own.
 public struct JobFailure: Error, Sendable, Equatable {
-    /// A short, stable label a dashboard can group by (`image_undecodable`, `http_5xx`, ...).
-    public let kind: String
+    public let kind: FailureKind
     /// What happened and what a person can do about it. Never holds a secret.
     public let message: String
     public let isRetryable: Bool
@@ -74,34 +74,25 @@ public struct JobFailure: Error, Sendable, Equatable {
     /// False when the attempt failed through no fault of the job (the service could not start
     /// it at all): the attempt is given back instead of using up one of the job's.
     public let countsAsAttempt: Bool
-    /// Given back because the service failed on the job's last attempt: each such give-back
-    /// waits twice as long as the one before (up to the backoff's longest), so a trickle of jobs
-    /// the breaker never sees outlives an outage of an hour instead of four minutes.
-    public let waitsLongerEachTime: Bool
+    /// The service (or the system) failed on the job's last attempt: it is given back, each
+    /// give-back waiting twice as long as the one before (`FailureDecision`), so a trickle of
+    /// jobs the breaker never sees outlives an outage of an hour instead of four minutes.
+    public let lastAttemptOfOutage: Bool
 
+    /// - Parameters:
+    ///   - retryable: tried again or not as the kind's row says, unless given (a truncated
+    ///     file's one more try).
+    ///   - countsAsAttempt: as the kind's row says (its attempt is "not counted" or not), unless given.
     public init(
-        kind: String, message: String, retryable: Bool, retryAfterSeconds: Double? = nil, countsAsAttempt: Bool = true,
-        waitsLongerEachTime: Bool = false
+        _ kind: FailureKind, message: String, retryable: Bool? = nil, retryAfterSeconds: Double? = nil, countsAsAttempt: Bool? = nil,
+        lastAttemptOfOutage: Bool = false
     ) {
         self.kind = kind
         self.message = message
-        self.isRetryable = retryable
+        self.isRetryable = retryable ?? (kind.retry != .never)
         self.retryAfterSeconds = retryAfterSeconds
-        self.countsAsAttempt = countsAsAttempt
-        self.waitsLongerEachTime = waitsLongerEachTime
-    }
-}
-
-extension JobFailure {
-    /// A failure of one of the registry's kinds (`FailureKind`), retried as its row says unless
-    /// `retryable` decides for this once (a truncated file's one more try).
-    public init(
-        _ kind: FailureKind, message: String, retryable: Bool? = nil, retryAfterSeconds: Double? = nil, countsAsAttempt: Bool = true,
-        waitsLongerEachTime: Bool = false
-    ) {
-        self.init(
-            kind: kind.code, message: message, retryable: retryable ?? (kind.retry != .never), retryAfterSeconds: retryAfterSeconds,
-            countsAsAttempt: countsAsAttempt, waitsLongerEachTime: waitsLongerEachTime)
+        self.countsAsAttempt = countsAsAttempt ?? (kind.attempt != .notCounted)
+        self.lastAttemptOfOutage = lastAttemptOfOutage
     }
 }
 

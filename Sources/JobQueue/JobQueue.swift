@@ -41,19 +41,30 @@ public enum JobQueue {
         return Set(try connection.query(prepared: ResultColumns.completion, parameters).map { try $0.int("job_id") })
     }
 
-    /// Records a failed attempt: a retry after `backoff` (at least the service's Retry-After),
-    /// or `dead` when the failure is permanent or no attempt is left.
+    /// Records a failed attempt as `FailureDecision` decides: a retry after `backoff` (at least
+    /// the service's Retry-After), the attempt given back, or `dead`. `.leaseLost` when the job
+    /// was no longer this worker's (or changed under the decision): then nothing was written.
     @discardableResult
     public static func fail(
         _ connection: Connection, job: Job, workerID: String, failure: JobFailure,
         backoff: Backoff = Backoff()
     ) throws -> FailureOutcome {
-        let delay = backoff.delay(afterAttempt: job.attempt, retryAfter: failure.retryAfterSeconds)
+        guard let row = try connection.query(prepared: Queries.Jobs.failureFacts, [job.id, workerID]).first else { return .leaseLost }
+        let facts = FailureDecision.Facts(
+            attempts: try row.int("attempts"), maxAttempts: try row.int("max_attempts"), givenBack: try row.int("given_back"),
+            retryable: failure.isRetryable, countsAsAttempt: failure.countsAsAttempt, lastAttemptOfOutage: failure.lastAttemptOfOutage,
+            backoffSeconds: backoff.delay(afterAttempt: job.attempt, retryAfter: failure.retryAfterSeconds),
+            maxBackoffSeconds: backoff.maxSeconds)
+        let decision = try FailureDecision.decide(facts) {
+            let since = try row.string("failing_since"), backend = try row.string("backend")
+            return try connection.query(prepared: Queries.Jobs.serviceCompletedSince, [since, backend, job.id]).first?.bool("completed") ?? false
+        }
+        let message = String(failure.message.prefix(2000))
         let rows = try connection.query(
-            prepared: Queries.Jobs.fail,
+            prepared: Queries.Jobs.recordFailure,
             [
-                job.id, workerID, failure.isRetryable, delay, failure.kind, String(failure.message.prefix(2000)), failure.countsAsAttempt,
-                failure.waitsLongerEachTime, backoff.maxSeconds
+                job.id, workerID, facts.attempts, facts.givenBack, decision.attemptsAfter, decision.givenBackAfter,
+                decision.retryAfterSeconds, failure.kind.code, message, decision.note, decision.spent
             ])
         guard let state = try rows.first?.string("state") else { return .leaseLost }
         return FailureOutcome(rawValue: state) ?? .dead
@@ -103,7 +114,7 @@ public enum JobQueue {
         return try connection.query(
             prepared: Queries.Jobs.handBackLater,
             [
-                job.id, workerID, delay, failure?.kind,
+                job.id, workerID, delay, failure?.kind.code,
                 failure.map { String($0.message.prefix(2000)) }, job.isProbe
             ]
         ).count > 0

@@ -50,53 +50,38 @@ WITH input AS (
 )
 SELECT job_id FROM stored;
 
--- name: fail
--- Schedules a retry, or ends the job dead, and appends the attempt to its history. An
--- attempt that did not count ($7 false: the service could not start it, through no fault of
--- the job) is given back, so it never uses up the job's attempts: {{max_given_back}} times at
--- most; after that it counts, so a service that refuses forever cannot
--- keep a job alive forever. A give-back that waits longer each time ($8: the service failed
--- on the job's last attempt) waits the backoff ($4) doubled for each give-back before,
--- up to the backoff's longest ($9): 10 of them span about an hour, not four minutes. Past
--- 10, such a failure counts only if the service completed another of its jobs since this
--- one last failed (then it is this photo the service fails on), or after
--- {{outage_give_backs}} give-backs, about a day at 10 minutes apart: an outage of a night ends no
--- photo, and a photo the service always fails on, with nothing else to show the service
--- works (the last of a queue, the only probes of a breaker), still ends.
+-- name: failureFacts
+-- What `FailureDecision` reads of a job this worker still holds (no row when it does not): its
+-- counts, and since when its service would have to have completed another job for a failure
+-- to be this photo's (its last failure, else its creation).
+SELECT j.attempts, j.max_attempts, j.given_back, j.backend,
+       coalesce((j.error_history->-1->>'at')::timestamptz, j.created_at) AS failing_since
+FROM discern.jobs j
+WHERE j.id = $1 AND j.state = 'running' AND j.lease_owner = $2;
+
+-- name: serviceCompletedSince
+-- Whether the service ($2) completed a job other than $3 after $1: evidence for
+-- `FailureDecision` that the service works and the photo is what fails.
+SELECT EXISTS (SELECT 1 FROM discern.jobs s
+               WHERE s.finished_at > $1::timestamptz AND s.state = 'succeeded' AND s.backend = $2 AND s.id <> $3) AS completed;
+
+-- name: recordFailure
+-- Writes what `FailureDecision` decided for a failed attempt, and appends the attempt to the
+-- job's history: available again in $7 seconds, or dead when $7 is null. Only while the row is
+-- as it was decided on ($3, $4: the attempts and give-backs read) and still this worker's:
+-- otherwise nothing is written (the lease was lost meanwhile) and no row comes back.
 UPDATE discern.jobs AS j
-SET state = CASE WHEN $3::boolean AND j.attempts - x.refund < j.max_attempts THEN 'available' ELSE 'dead' END,
-    attempts = j.attempts - x.refund,
-    given_back = least(j.given_back + x.refund, 30000),
-    run_at = CASE WHEN $3::boolean AND j.attempts - x.refund < j.max_attempts
-                  THEN now() + make_interval(secs => CASE WHEN $8::boolean AND x.refund = 1
-                      THEN greatest($4::double precision, least($9::double precision, $4::double precision * power(2, least(x.given_back, 20))))
-                      ELSE $4::double precision END)
-                  ELSE j.run_at END,
-    finished_at = CASE WHEN $3::boolean AND j.attempts - x.refund < j.max_attempts THEN NULL ELSE now() END,
-    error_kind = $5,
-    last_error = CASE WHEN $8::boolean AND x.refund = 1
-                      THEN $6 || format(' (given back, not spent: %s time(s) so far)', j.given_back + 1)
-                      WHEN $8::boolean AND x.kept_refusing AND x.given_back >= {{outage_give_backs}}
-                      THEN $6 || format(' (given back %s times over about a day: now the attempt counts; '
-                                        'discern retry once what failed it is mended)', j.given_back)
-                      WHEN $8::boolean AND x.kept_refusing
-                      THEN $6 || format(' (other photos of this service succeeded since this one last failed, '
-                                        'after %s give-backs: now the attempt counts)', j.given_back)
-                      WHEN x.kept_refusing
-                      THEN $6 || format(' (the service kept refusing: %s attempts were given back before, now they count)', j.given_back)
-                      ELSE $6 END,
+SET state = CASE WHEN $7::double precision IS NULL THEN 'dead' ELSE 'available' END,
+    attempts = $5::integer,
+    given_back = $6::integer,
+    run_at = CASE WHEN $7::double precision IS NULL THEN j.run_at ELSE now() + make_interval(secs => $7::double precision) END,
+    finished_at = CASE WHEN $7::double precision IS NULL THEN now() ELSE NULL END,
+    error_kind = $8::text,
+    last_error = $9::text || $10::text,
     lease_owner = NULL, lease_expires_at = NULL, updated_at = now(),
     error_history = discern.history_with(j.error_history, jsonb_build_object(
-        'attempt', j.attempts, 'at', now(), 'kind', $5::text, 'error', $6::text, 'counted', x.refund = 0))
-FROM (SELECT CASE WHEN y.counts THEN 0 ELSE 1 END AS refund, NOT $7::boolean AND y.counts AS kept_refusing, y.given_back
-      FROM (SELECT g.given_back, CASE WHEN $7::boolean THEN true
-                                      WHEN g.given_back < {{max_given_back}} THEN false
-                                      WHEN NOT $8::boolean OR g.given_back >= {{outage_give_backs}} THEN true
-                                      ELSE EXISTS (SELECT 1 FROM discern.jobs s
-                                                   WHERE s.finished_at > coalesce((g.error_history->-1->>'at')::timestamptz, g.created_at)
-                                                     AND s.state = 'succeeded' AND s.backend = g.backend AND s.id <> g.id) END AS counts
-            FROM discern.jobs g WHERE g.id = $1) AS y) AS x
-WHERE j.id = $1 AND j.state = 'running' AND j.lease_owner = $2
+        'attempt', j.attempts, 'at', now(), 'kind', $8::text, 'error', $9::text, 'counted', $11::boolean))
+WHERE j.id = $1 AND j.state = 'running' AND j.lease_owner = $2 AND j.attempts = $3 AND j.given_back = $4
 RETURNING j.state;
 
 -- name: failOrphans

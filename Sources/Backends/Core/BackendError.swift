@@ -29,11 +29,10 @@ public struct BackendError: Error, CustomStringConvertible, Sendable {
         self.specificKind = kind?.code
     }
 
-    /// False when the service never started on the job: the attempt is given back. A rate gate
-    /// PostgreSQL could not serve is the database's weather, not the job's.
-    public var countsAsAttempt: Bool {
-        code != .notStarted && code != .cancelled && code != .slotMissed && code != .capReached && code != .rateLimiterUnavailable
-    }
+    /// False when the service never started on the job, as its kind's row says ("not counted"):
+    /// the attempt is given back. A rate gate PostgreSQL could not serve is the database's
+    /// weather, not the job's.
+    public var countsAsAttempt: Bool { registered.attempt != .notCounted }
 
     /// What this failure says about the service itself, for the breaker shared by the workers.
     public enum ServiceSignal: Sendable, Equatable {
@@ -54,7 +53,7 @@ public struct BackendError: Error, CustomStringConvertible, Sendable {
     /// every call, so it trips the breaker instead of spending every waiting photo's attempts.
     public var serviceSignal: ServiceSignal {
         if unreachable { return .unreachable }
-        switch (FailureKind.named(code.rawValue) ?? .internalError).breaker {
+        switch (FailureKind.named(code.rawValue) ?? registered).breaker {
         case .down: return .down
         case .up: return .up
         case .none: return .unknown
@@ -64,8 +63,10 @@ public struct BackendError: Error, CustomStringConvertible, Sendable {
     /// The `error_kind` a dashboard groups by.
     public var kind: String { specificKind ?? code.rawValue }
 
-    /// The registry's row for `kind`; a kind it lacks (none, `FailureRegistryTests` checks) is internal.
-    private var registered: FailureKind { FailureKind.named(kind) ?? .internalError }
+    /// The registry's row for `kind`: the job's `error_kind` and what its failure costs. Every
+    /// code and finer kind is declared from a row (`Code` constants, `init(kind:)`), which
+    /// `FailureRegistryTests` holds; a code from nowhere would read as internal.
+    public var registered: FailureKind { FailureKind.named(kind) ?? .internalError }
     public var description: String { message }
 
     /// The usual reading of an HTTP status an API answered with.

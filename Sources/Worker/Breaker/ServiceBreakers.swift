@@ -112,7 +112,7 @@ final class ServiceBreakers: Sendable {
     /// A probe's job spends its allowance from its third failed probe on (`lastAttemptKept`):
     /// probes go to the jobs that failed as one least often, so by then every other waiting job
     /// failed as one twice too. Its attempt counts only once the allowance is spent and the
-    /// service has completed another photo since, or after about a day (`Queries.Jobs.fail`): a
+    /// service has completed another photo since, or after about a day (`FailureDecision`): a
     /// photo that makes the service fail ends, an outage of a night ends none. Never when the probe did not reach
     /// the service (refused, no such host, TLS): no photo was sent, so none can be the cause.
     static let probeFailuresBeforeCounting = 2
@@ -141,15 +141,12 @@ final class ServiceBreakers: Sendable {
 
     /// The service's failure on a job's last attempt before this worker finds the service down (a
     /// trickle of jobs reaches the trip slowly, while a job's own retries come within seconds):
-    /// it is given back instead, from the job's allowance of refunds (`QueueConstants.maxGivenBack`),
-    /// each refund waiting twice as long as the one before, up to 10 minutes (`Queries.Jobs.fail`).
-    /// Past the allowance it counts only if the service completed another photo since the job
-    /// last failed, or after about a day (`QueueConstants.outageGiveBacks`): an outage of a night
-    /// ends no photo, one that keeps failing alone as the service answers others still ends.
+    /// marked as the last attempt of an outage, which `FailureDecision` gives back with a growing
+    /// wait until the service shows it works on other photos, or about a day has passed.
     static func lastAttemptKept(_ failure: JobFailure, why: String = "its last attempt") -> JobFailure {
         JobFailure(
-            kind: failure.kind, message: failure.message + " (\(why); the failure is the service's)",
-            retryable: true, retryAfterSeconds: failure.retryAfterSeconds, countsAsAttempt: false, waitsLongerEachTime: true)
+            failure.kind, message: failure.message + " (\(why); the failure is the service's)",
+            retryable: true, retryAfterSeconds: failure.retryAfterSeconds, countsAsAttempt: false, lastAttemptOfOutage: true)
     }
 
     /// Reads which of `backends` are down now.

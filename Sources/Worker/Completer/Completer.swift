@@ -1,3 +1,4 @@
+import ErrorCodes
 import AnalysisModel
 import JobQueue
 import Logging
@@ -145,7 +146,7 @@ struct Completer: Service {
         await tally.count(1, as: outcome)
         WorkerMetrics.jobsFinished(1, backend: job.backend, outcome: outcome.rawValue)
         if let failure {
-            WorkerMetrics.failedAttempt(backend: job.backend, kind: failure.kind)
+            WorkerMetrics.failedAttempt(backend: job.backend, kind: failure.kind.code)
             logger.warning(
                 "job failed",
                 metadata: Self.metadata(job).merging([

@@ -147,7 +147,7 @@ struct FilePreparation: Sendable {
     /// its attempt not counted (`JobExecution` hands it back): a shutdown never waits for the
     /// photos queued for the pool to be prepared only to be thrown away.
     static func cancelled(_ path: String) -> JobFailure {
-        JobFailure(.cancelled, message: "\(path): the worker stopped before preparing it", countsAsAttempt: false)
+        JobFailure(.cancelled, message: "\(path): the worker stopped before preparing it")
     }
 
     /// What a preparation's failure makes of the job's attempt, as its kind's row in the
@@ -155,7 +155,7 @@ struct FilePreparation: Sendable {
     /// arriving) is tried once more later. A kind whose last attempt is given back (the file
     /// could not be read: the volume failing, a disk or memory running out) is the night's
     /// weather: its attempts count, but its last is given back with a growing wait
-    /// (`JobFailure.waitsLongerEachTime`), so a storage outage ends no photo while others of its
+    /// (`JobFailure.lastAttemptOfOutage`), so a storage outage ends no photo while others of its
     /// service go through, for about a day.
     static func failure(_ error: ImagingError, path: String, attempt: Int, maxAttempts: Int, truncatedRetrySeconds: Double) -> JobFailure {
         let kind = FailureKind.named(error.kind) ?? .internalError
@@ -168,7 +168,7 @@ struct FilePreparation: Sendable {
         case (.yes, .lastGivenBack) where attempt >= maxAttempts:
             return JobFailure(
                 kind, message: "\(path): \(error.message) (its last attempt; the failure is the system's)",
-                countsAsAttempt: false, waitsLongerEachTime: true)
+                countsAsAttempt: false, lastAttemptOfOutage: true)
         default:
             let message = error.code == .pathNotAllowed || error.code == .fileNotFound ? error.message : "\(path): \(error.message)"
             return JobFailure(kind, message: message)

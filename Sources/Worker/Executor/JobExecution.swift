@@ -19,7 +19,7 @@ struct JobExecution: Sendable {
     let breakers: ServiceBreakers
     let suspects: SuspectMarks
 
-    static let storeWeather: Set<String> = [FailureKind.objectStoreRefused.code, FailureKind.objectStoreUnavailable.code]
+    static let storeWeather: Set<FailureKind> = [.objectStoreRefused, .objectStoreUnavailable]
 
     func run(_ job: Job) async -> JobOutcome {
         guard let backend = backends[job.backend] else {
@@ -63,14 +63,14 @@ struct JobExecution: Sendable {
         // (`--max-mb-in-flight`): whatever lands in the folder, preparing stays within it.
         let plan: FilePreparation.Plan
         switch await preparation.plan(job, for: input) {
-        case .failure(let failure) where failure.kind == FailureKind.cancelled.code:
+        case .failure(let failure) where failure.kind == .cancelled:
             await inFlight.prepared(job.id)
             return .ended(.handBack(job))
         case .failure(let failure) where Self.storeWeather.contains(failure.kind):
             // The bucket refused the worker's credential, or the store is away: the system's
             // trouble, not the photo's; the breaker holds the jobs while it lasts.
             await inFlight.prepared(job.id)
-            switch await breakers.failed(job, failure, unreachable: failure.kind == FailureKind.objectStoreUnavailable.code) {
+            switch await breakers.failed(job, failure, unreachable: failure.kind == .objectStoreUnavailable) {
             case .handBackLater(let after): return .ended(.handBackLater(job, failure, afterSeconds: after))
             case .counts(let counted): return .ended(.failed(job, counted))
             }
@@ -85,7 +85,7 @@ struct JobExecution: Sendable {
             let prepared = await preparation.prepare(job, plan, for: input)
             switch prepared {
             case .success(let done): traced.set("discern.sent_bytes", done.upload.data.count)
-            case .failure(let failure): traced.failed(failure.kind, failure.message)
+            case .failure(let failure): traced.failed(failure.kind.code, failure.message)
             }
             return prepared
         }
@@ -95,7 +95,7 @@ struct JobExecution: Sendable {
         switch prepared {
         case .failure(let failure):
             await hold(-plan.memory)
-            return .ended(failure.kind == FailureKind.cancelled.code ? .handBack(job) : .failed(job, failure))
+            return .ended(failure.kind == FailureKind.cancelled ? .handBack(job) : .failed(job, failure))
         case .success(let prepared):
             await hold(prepared.upload.data.count - plan.memory)
             return .prepared(prepared)
@@ -140,9 +140,7 @@ struct JobExecution: Sendable {
             // Not the job's doing: back to the queue, no attempt counted.
             return .handBack(job)
         } catch {
-            let failure = JobFailure(
-                kind: error.kind, message: error.message, retryable: error.isRetryable,
-                retryAfterSeconds: error.retryAfterSeconds, countsAsAttempt: error.countsAsAttempt)
+            let failure = JobFailure(error.registered, message: error.message, retryAfterSeconds: error.retryAfterSeconds)
             switch error.serviceSignal {
             case .down, .unreachable:
                 // The service's trouble, not the photo's: while it is down the job keeps its attempts.

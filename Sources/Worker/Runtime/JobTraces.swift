@@ -1,3 +1,4 @@
+import ErrorCodes
 import JobQueue
 import Synchronization
 import Telemetry
@@ -17,7 +18,7 @@ final class JobTraces: Sendable {
         func end(_ outcome: String, failure: JobFailure? = nil) {
             complete.set("discern.outcome", outcome)
             process.set("discern.outcome", outcome)
-            if let failure { process.failed(failure.kind, failure.message) }
+            if let failure { process.failed(failure.kind.code, failure.message) }
             complete.end()
             process.end()
         }

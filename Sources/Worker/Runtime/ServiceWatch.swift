@@ -1,3 +1,4 @@
+import Foundation
 import Logging
 import ServiceLifecycle
 import Synchronization
@@ -7,7 +8,7 @@ import Synchronization
 /// line, which leaves nothing to go on: a worker stuck on its way out must name what holds it.
 /// Each service is wrapped (`watched`); the first cancellation starts the clock; past `bound`,
 /// the services still running and the jobs still in hand are logged, then the process ends, as
-/// it would have (a supervisor starts a fresh worker; the rescue takes the jobs back).
+/// it would have (a supervisor starts a fresh worker; the rescue takes the jobs back), with status 70.
 final class ServiceWatch: Sendable {
     private struct State {
         var running: [String] = []
@@ -50,17 +51,36 @@ final class ServiceWatch: Sendable {
         guard first else { return }
         // Unstructured and detached: the cancellation that started it must not end its wait.
         Task.detached { [self] in
-            try? await Task.sleep(for: bound)
+            guard await !endedWithin(bound) else { return }
             let still = state.withLock { $0.running }
-            guard !still.isEmpty else { return }
             let counts = await inFlight.counts
             let line =
                 "worker services still running \(bound) after they were cancelled: \(still.joined(separator: ", ")); "
                 + "jobs in hand: \(counts.total) (\(counts.preparing) preparing); ending the process"
             logger.critical("\(line)")
-            fatalError(line)
+            // Ended on purpose, not crashed: no crash report (symbolicating one took a loaded CI
+            // machine a minute) and no exit handlers racing the threads still at work.
+            fflush(nil)
+            _exit(Self.stuckExitStatus)
         }
     }
+
+    /// Whether every service ended within `bound` of time the process had to end in: each second
+    /// waited counts at most two, so a machine that stalled the whole process (a loaded host, a
+    /// suspended VM) does not end a worker that was never given the time to stop.
+    private func endedWithin(_ bound: Duration) async -> Bool {
+        var waited = Duration.zero
+        while waited < bound {
+            let start = ContinuousClock.now
+            try? await Task.sleep(for: .seconds(1))
+            waited += min(ContinuousClock.now - start, .seconds(2))
+            if state.withLock({ $0.running.isEmpty }) { return true }
+        }
+        return false
+    }
+
+    /// The exit status of a worker that outlived its cancellation: EX_SOFTWARE.
+    static let stuckExitStatus: Int32 = 70
 }
 
 /// A service that tells its watch when it starts, ends, and is cancelled.

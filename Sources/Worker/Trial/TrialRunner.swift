@@ -120,6 +120,6 @@ public struct TrialRunner: Sendable {
     }
 
     private func stopOrFailed(_ failure: JobFailure) -> Outcome {
-        failure.kind == FailureKind.cancelled.code ? .stop("stopped") : .answer(.failed(kind: failure.kind, message: failure.message))
+        failure.kind == .cancelled ? .stop("stopped") : .answer(.failed(kind: failure.kind.code, message: failure.message))
     }
 }

@@ -1,6 +1,7 @@
 import AnalysisModel
 import Backends
 import CurlHTTP
+import ErrorCodes
 import Foundation
 import SampleImages
 import JobQueue
@@ -101,7 +102,7 @@ struct ServiceAnswerTests {
                 Issue.record("written: \(written)")
                 return
             }
-            #expect(failure.kind == "result_unstorable" && failure.message.contains("23514"))
+            #expect(failure.kind == .resultUnstorable && failure.message.contains("23514"))
             #expect(try await database.rows("SELECT count(*) AS n FROM discern.results").first?.int("n") == 2)
         }
     }

@@ -1,4 +1,5 @@
 import Foundation
+import ErrorCodes
 import JobQueue
 import Postgres
 import TestFixtures
@@ -22,20 +23,20 @@ struct BreakerTests {
         }
         func trip(_ worker: String, probeAfter: Double) async throws -> Bool {
             try await run {
-                try Breakers.trip($0, backend: "discerner", workerID: worker, kind: "network", error: "refused", probeAfterSeconds: probeAfter)
+                try Breakers.trip($0, backend: "discerner", workerID: worker, kind: .network, error: "refused", probeAfterSeconds: probeAfter)
             }
         }
         func probeFailed(_ worker: String, _ job: Job, firstDelay: Double = 5, maxDelay: Double = 120) async throws -> Breakers.ProbeFailure? {
             try await run {
                 try Breakers.probeFailed(
-                    $0, backend: "discerner", workerID: worker, jobID: job.id, kind: "network", error: "refused again",
+                    $0, backend: "discerner", workerID: worker, jobID: job.id, kind: .network, error: "refused again",
                     firstDelay: firstDelay, maxDelay: maxDelay)
             }
         }
         func handBackLater(_ worker: String, _ job: Job, after: Double = 0) async throws -> Bool {
             try await run {
                 try JobQueue.handBackLater(
-                    $0, job: job, workerID: worker, failure: JobFailure(kind: "network", message: "refused", retryable: true),
+                    $0, job: job, workerID: worker, failure: JobFailure(.network, message: "refused"),
                     afterSeconds: after)
             }
         }
@@ -169,7 +170,7 @@ struct BreakerTests {
             let job = try #require(try await session.claim("w1").first)
             // An hour, so that the claim below comes before it however slow the machine: under
             // the whole suite's load, half a minute can pass before that claim.
-            let told = JobFailure(kind: "http_429", message: "Too Many Requests", retryable: true, retryAfterSeconds: 3600)
+            let told = JobFailure(.http429, message: "Too Many Requests", retryAfterSeconds: 3600)
             #expect(try await session.run { try JobQueue.handBackLater($0, job: job, workerID: "w1", failure: told, afterSeconds: 0) })
             // From the moment it was given back (updated_at), whenever this test reads it.
             let wait = try await session.sql("SELECT extract(epoch FROM run_at - updated_at)::float8 AS s FROM discern.jobs").first?.optionalDouble(

@@ -1,4 +1,5 @@
 import AnalysisModel
+import ErrorCodes
 import JobQueue
 import Postgres
 import Foundation
@@ -353,9 +354,7 @@ struct QueueTests {
             let database = Database(conninfo: conninfo)
             let (states, attempts) = try await database.withConnection { connection -> ([FailureOutcome], [Int]) in
                 try connection.query("SELECT discern.enqueue('/images/a.jpg', max_attempts => 3)")
-                let refusal = JobFailure(
-                    kind: "discerner_start_collision", message: "ExecutionAlreadyExists " + String(repeating: "x", count: 3000),
-                    retryable: true, countsAsAttempt: false)
+                let refusal = JobFailure(.discernerStartCollision, message: "ExecutionAlreadyExists " + String(repeating: "x", count: 3000))
                 var states: [FailureOutcome] = [], attempts: [Int] = []
                 for _ in 0..<13 {
                     guard let job = try JobQueue.claim(connection, workerID: "w", backends: ["discerner"], limit: 1, leaseSeconds: 60).first else {
@@ -399,8 +398,8 @@ struct QueueTests {
             let waits = try await database.withConnection { connection -> [Double] in
                 try connection.query("SELECT discern.enqueue('/images/a.jpg', max_attempts => 1)")
                 let outage = JobFailure(
-                    kind: "http_5xx", message: "analyze answered HTTP 503 (its last attempt: given back)", retryable: true,
-                    countsAsAttempt: false, waitsLongerEachTime: true)
+                    .http5xx, message: "analyze answered HTTP 503 (its last attempt: given back)", countsAsAttempt: false,
+                    lastAttemptOfOutage: true)
                 var waits: [Double] = []
                 for _ in 0..<10 {
                     guard let job = try JobQueue.claim(connection, workerID: "w", backends: ["discerner"], limit: 1, leaseSeconds: 60).first else {
@@ -437,8 +436,8 @@ struct QueueTests {
                 try connection.query("SELECT discern.enqueue('/images/a.jpg', max_attempts => 1)")
                 try connection.query("UPDATE discern.jobs SET given_back = 10")
                 let outage = JobFailure(
-                    kind: "http_5xx", message: "analyze answered HTTP 503 (its last attempt: given back)", retryable: true,
-                    countsAsAttempt: false, waitsLongerEachTime: true)
+                    .http5xx, message: "analyze answered HTTP 503 (its last attempt: given back)", countsAsAttempt: false,
+                    lastAttemptOfOutage: true)
                 let backoff = Backoff(baseSeconds: 30, maxSeconds: 600)
                 func failAgain() throws -> FailureOutcome {
                     try connection.query("UPDATE discern.jobs SET run_at = now() WHERE image_path = '/images/a.jpg'")
@@ -487,8 +486,8 @@ struct QueueTests {
             let database = Database(conninfo: conninfo)
             let states = try await database.withConnection { connection -> [FailureOutcome] in
                 try connection.query("SELECT discern.enqueue('/images/a.jpg', max_attempts => 2)")
-                let permanent = JobFailure(kind: "image_undecodable", message: "bad", retryable: false)
-                let transient = JobFailure(kind: "http_5xx", message: "try later", retryable: true)
+                let permanent = JobFailure(.imageUndecodable, message: "bad")
+                let transient = JobFailure(.http5xx, message: "try later")
                 let quick = Backoff(baseSeconds: 0, maxSeconds: 0)
                 var outcomes: [FailureOutcome] = []
                 let first = try #require(try JobQueue.claim(connection, workerID: "w", backends: ["discerner"], limit: 1, leaseSeconds: 60).first)
@@ -527,9 +526,9 @@ struct QueueOperationsTests {
                 let jobs = try JobQueue.claim(connection, workerID: "w", backends: ["discerner"], limit: 3, leaseSeconds: 60)
                 try JobQueue.complete(connection, job: jobs[0], workerID: "w", result: QueueTests.sampleResult)
                 try JobQueue.fail(
-                    connection, job: jobs[1], workerID: "w", failure: JobFailure(kind: "image_undecodable", message: "bad", retryable: false))
+                    connection, job: jobs[1], workerID: "w", failure: JobFailure(.imageUndecodable, message: "bad"))
                 try JobQueue.fail(
-                    connection, job: jobs[2], workerID: "w", failure: JobFailure(kind: "image_undecodable", message: "bad", retryable: false))
+                    connection, job: jobs[2], workerID: "w", failure: JobFailure(.imageUndecodable, message: "bad"))
             }
             #expect(
                 try await database.rows("SELECT discern.cancel(ARRAY(SELECT id FROM discern.jobs WHERE state = 'available')) AS n").first?.int("n")

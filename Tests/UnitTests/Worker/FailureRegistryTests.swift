@@ -56,6 +56,23 @@ struct FailureRegistryTests {
         #expect(found.isEmpty, "kinds written outside Sources/ErrorCodes/FailureKinds.swift:\n\(found.joined(separator: "\n"))")
     }
 
+    @Test("what a failure costs is decided in FailureDecision alone: SQL sets given_back only to what it decided, or to 0 on a retry")
+    func oneDecision() {
+        var found: [String] = []
+        for file in Self.files(under: "sql", ending: ".sql") where !file.path.hasSuffix("schema.sql") && !file.path.contains("migrations/") {
+            for match in file.text.matches(of: /given_back\s*=\s*([^,\s]+)/) where match.1 != "0" && !match.1.hasPrefix("$") {
+                found.append("\(file.path): given_back = \(match.1)")
+            }
+        }
+        #expect(found.isEmpty, "a statement restates a give-back rule:\n\(found.joined(separator: "\n"))")
+        for file in Self.files(under: "Sources", ending: ".swift") where !file.path.hasSuffix("JobQueue/FailureDecision.swift") {
+            if file.text.contains("QueueConstants.maxGivenBack") || file.text.contains("QueueConstants.outageGiveBacks") {
+                found.append(file.path)
+            }
+        }
+        #expect(found.isEmpty, "the give-back allowance is read outside FailureDecision:\n\(found.joined(separator: "\n"))")
+    }
+
     @Test("the worker and the console agree on every preparation failure: what the worker retries, the console never blames on the file")
     func workerAndConsoleAgree() {
         let codes: [ImagingError.Code] = [
@@ -81,7 +98,7 @@ struct FailureRegistryTests {
     func attemptRuleApplied() {
         let last = FilePreparation.failure(
             ImagingError(.unreadable, "Input/output error"), path: "/p", attempt: 5, maxAttempts: 5, truncatedRetrySeconds: 1)
-        #expect(FailureKind.imageUnreadable.attempt == .lastGivenBack && !last.countsAsAttempt && last.waitsLongerEachTime)
+        #expect(FailureKind.imageUnreadable.attempt == .lastGivenBack && !last.countsAsAttempt && last.lastAttemptOfOutage)
         let truncated = FilePreparation.failure(ImagingError(.truncated, "cut"), path: "/p", attempt: 2, maxAttempts: 5, truncatedRetrySeconds: 1)
         #expect(FailureKind.imageTruncated.retry == .once && !truncated.isRetryable)
     }
@@ -123,9 +140,9 @@ struct FailureRegistryTests {
     @Test("a bucket that does not exist is the system's, named so; a missing object is the file's")
     func missingBucketIsNotTheFiles() {
         let bucket = FilePreparation.failure(ObjectStorageError(.noSuchBucket, "bucket fleet does not exist"))
-        #expect(bucket.kind == "bucket_not_found" && !bucket.isRetryable && FailureKind.named(bucket.kind)?.fault == .system)
-        #expect(!JobPage.fileIsTheProblem(bucket.kind))
+        #expect(bucket.kind == .bucketNotFound && !bucket.isRetryable && bucket.kind.fault == .system)
+        #expect(!JobPage.fileIsTheProblem(bucket.kind.code))
         let object = FilePreparation.failure(ObjectStorageError(.noSuchKey, "no such key"))
-        #expect(object.kind == "file_not_found" && JobPage.fileIsTheProblem(object.kind))
+        #expect(object.kind == .fileNotFound && JobPage.fileIsTheProblem(object.kind.code))
     }
 }

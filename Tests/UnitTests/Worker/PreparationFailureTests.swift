@@ -1,3 +1,4 @@
+import ErrorCodes
 import Imaging
 import JobQueue
 import Testing
@@ -26,9 +27,9 @@ struct PreparationFailureTests {
     func lastAttemptGivenBack() {
         let unreadable = ImagingError(.unreadable, "libvips could not decode the image: VipsJpeg: Input/output error")
         let early = Self.failure(unreadable, attempt: 2)
-        #expect(early.isRetryable && early.countsAsAttempt && !early.waitsLongerEachTime)
+        #expect(early.isRetryable && early.countsAsAttempt && !early.lastAttemptOfOutage)
         let last = Self.failure(unreadable, attempt: 5)
-        #expect(last.isRetryable && !last.countsAsAttempt && last.waitsLongerEachTime && last.kind == "image_unreadable", "\(last)")
+        #expect(last.isRetryable && !last.countsAsAttempt && last.lastAttemptOfOutage && last.kind == .imageUnreadable, "\(last)")
         let undecodable = Self.failure(ImagingError(.undecodable, "the jpeg file cannot be decoded"), attempt: 1)
         #expect(!undecodable.isRetryable && undecodable.countsAsAttempt)
         let truncated = Self.failure(ImagingError(.truncated, "cut"), attempt: 1)
