@@ -52,7 +52,7 @@ let package = Package(
         // there into the binary, so `discern migrate` needs nothing beside it and a new file is
         // all a new migration or function takes.
         .target(
-            name: "SQLSchema", path: "sql",
+            name: "SQLSchema", dependencies: ["Postgres"], path: "sql",
             exclude: ["schema.sql", "grants.sql", "migrations", "functions", "views", "queries"],
             sources: ["Schema.swift", "Queries.swift"],
             swiftSettings: swiftSettings,

@@ -7,7 +7,12 @@ import Foundation
 //   - each statement of queries/NAME.sql as a constant of `Queries.Name` (docs/sql.md, "Where
 //     the statements live"): a line `-- name: someName` starts a statement, the comment lines
 //     right after it become the constant's documentation, and other comment lines are dropped
-//     from the text sent to the server.
+//     from the text sent to the server;
+//   - for a statement that declares its parameters (`-- $1 job: bigint`, one line each, `?`
+//     after the type when it may be NULL) and what each row returns (`-- returns: state text,
+//     id bigint?`), a typed statement `Queries.Name.StatementName` (`TypedStatement`): its
+//     parameters as named, typed fields, its rows as a struct. A `$n` in the text that is not
+//     declared, or declared and not used, fails the build.
 let arguments = CommandLine.arguments
 guard arguments.count >= 3 else {
     FileHandle.standardError.write(Data("usage: SQLBundler ROOT OUTPUT FILE...\n".utf8))
@@ -32,10 +37,41 @@ func typeName(_ stem: String) -> String {
     stem.split(separator: "_").map { $0.prefix(1).uppercased() + $0.dropFirst() }.joined()
 }
 
+/// A declared parameter or returned column: its Swift name and type.
+struct Field {
+    let name: String
+    let swiftType: String
+    let optional: Bool
+    var declaration: String { "\(name): \(swiftType)\(optional ? "?" : "")" }
+}
+
+/// The Swift type of a PostgreSQL type a declaration names; nil for one this generator does not map.
+func swiftType(_ sqlType: String) -> String? {
+    let base = sqlType.hasSuffix("[]") ? String(sqlType.dropLast(2)) : sqlType
+    let scalar: String? =
+        switch base {
+        case "bigint", "integer", "smallint": "Int"
+        case "text", "timestamptz", "jsonb": "String"
+        case "boolean": "Bool"
+        case "double precision", "float8": "Double"
+        default: nil
+        }
+    return scalar.map { sqlType.hasSuffix("[]") ? "[\($0)]" : $0 }
+}
+
+/// `failing_since` → `failingSince`.
+func camelCase(_ snake: String) -> String {
+    let parts = snake.split(separator: "_")
+    return (parts.first.map(String.init) ?? "") + parts.dropFirst().map { $0.prefix(1).uppercased() + $0.dropFirst() }.joined()
+}
+
 struct Statement {
     let name: String
     var documentation: [String] = []
     var lines: [String] = []
+    /// By number: `$1` is parameters[1].
+    var parameters: [Int: Field] = [:]
+    var returns: [(column: String, field: Field)]? = nil
     var text: String {
         var text = lines.joined(separator: "\n").trimmingCharacters(in: .whitespacesAndNewlines)
         if text.hasSuffix(";") { text.removeLast() }
@@ -56,9 +92,30 @@ func statements(of path: String, _ source: String) -> [Statement] {
             if found.contains(where: { $0.name == name }) { fail("\(path): two statements are named \(name)") }
             found.append(Statement(name: name))
         } else if trimmed.hasPrefix("--") {
-            // Comments before the first statement head the file; right after a name, they document it.
+            // Comments before the first statement head the file; right after a name, they document
+            // it, or declare its parameters and rows.
             if var last = found.popLast() {
-                if last.lines.isEmpty { last.documentation.append(String(trimmed.dropFirst(trimmed.hasPrefix("-- ") ? 3 : 2))) }
+                let comment = String(trimmed.dropFirst(trimmed.hasPrefix("-- ") ? 3 : 2))
+                if last.lines.isEmpty {
+                    if comment.first == "$" {
+                        guard let match = comment.wholeMatch(of: /\$([0-9]+) ([a-z][A-Za-z0-9]*): ([a-z0-9 ]+(?:\[\])?)(\?)?/) else {
+                            fail("\(path): \(last.name): a parameter is declared `$N name: type` or `$N name: type?`: \(comment)")
+                        }
+                        guard let type = swiftType(String(match.3)) else { fail("\(path): \(last.name): no Swift type for \(match.3)") }
+                        let number = Int(match.1)!
+                        if last.parameters[number] != nil { fail("\(path): \(last.name): $\(number) is declared twice") }
+                        last.parameters[number] = Field(name: String(match.2), swiftType: type, optional: match.4 != nil)
+                    } else if comment.hasPrefix("returns:") {
+                        last.returns = comment.dropFirst("returns:".count).split(separator: ",").map { column in
+                            guard let match = column.trimmingCharacters(in: .whitespaces).wholeMatch(of: /([a-z_][a-z0-9_]*) ([a-z0-9 ]+)(\?)?/),
+                                let type = swiftType(String(match.2)), !type.hasPrefix("[")
+                            else { fail("\(path): \(last.name): a returned column is written `name type` or `name type?`: \(column)") }
+                            return (String(match.1), Field(name: camelCase(String(match.1)), swiftType: type, optional: match.3 != nil))
+                        }
+                    } else {
+                        last.documentation.append(comment)
+                    }
+                }
                 found.append(last)
             }
         } else if var last = found.popLast() {
@@ -72,13 +129,46 @@ func statements(of path: String, _ source: String) -> [Statement] {
     return found
 }
 
+/// The typed form of a statement that declares its parameters or rows (`TypedStatement`).
+func typed(_ statement: Statement, in path: String) -> String {
+    let used = Set(statement.text.matches(of: /\$([0-9]+)/).map { Int($0.1)! })
+    let declared = Set(statement.parameters.keys)
+    guard used == declared, declared == Set(declared.isEmpty ? [] : Array(1...declared.count)) else {
+        fail("\(path): \(statement.name) uses $\(used.sorted()) but declares $\(declared.sorted()) (each of $1...$n, once)")
+    }
+    let parameters = declared.sorted().map { statement.parameters[$0]! }
+    let type = statement.name.prefix(1).uppercased() + statement.name.dropFirst()
+    var swift = "        /// `\(statement.name)`, typed: its parameters by name, each row as an `Output`.\n"
+    swift += "        public struct \(type): TypedStatement {\n"
+    swift += "            public static var text: String { \(statement.name) }\n"
+    for field in parameters { swift += "            public var \(field.declaration)\n" }
+    swift += "            public init(\(parameters.map(\.declaration).joined(separator: ", "))) {\n"
+    for field in parameters { swift += "                self.\(field.name) = \(field.name)\n" }
+    swift += "            }\n"
+    swift += "            public var parameters: [(any PostgresEncodable)?] { [\(parameters.map(\.name).joined(separator: ", "))] }\n"
+    if let returns = statement.returns {
+        swift += "            public struct Output: Sendable {\n"
+        for (_, field) in returns { swift += "                public let \(field.declaration)\n" }
+        swift += "            }\n"
+        let reads = returns.map { column, field in
+            let getter = (field.optional ? "optional" + field.swiftType : field.swiftType.lowercased())
+            return "\(field.name): try row.\(getter)(\"\(column)\")"
+        }
+        swift += "            public static func output(_ row: Row) throws -> Output { Output(\(reads.joined(separator: ", "))) }\n"
+    } else {
+        swift += "            public static func output(_ row: Row) throws {}\n"
+    }
+    swift += "        }\n"
+    return swift
+}
+
 let root = URL(fileURLWithPath: arguments[1])
 let files = try arguments.dropFirst(3).map { path in
     (path: path, text: try String(contentsOf: root.appendingPathComponent(path), encoding: .utf8))
 }
 let queryFiles = files.filter { $0.path.hasPrefix("queries/") }
 
-var swift = "// Generated by the BundleSQL plugin from the .sql files under sql/: do not edit.\n"
+var swift = "// Generated by the BundleSQL plugin from the .sql files under sql/: do not edit.\nimport Postgres\n\n"
 swift += "extension Schema {\n    static let bundled: [(path: String, text: String)] = [\n"
 for file in files where !file.path.hasPrefix("queries/") {
     swift += "        (\"\(file.path)\", \(literal(file.text))),\n"
@@ -96,6 +186,7 @@ for file in queryFiles {
     for statement in statements(of: file.path, file.text) {
         for line in statement.documentation { swift += "        /// \(line)\n" }
         swift += "        public static let \(statement.name) = Queries.resolved(\(literal(statement.text)))\n"
+        if !statement.parameters.isEmpty || statement.returns != nil { swift += typed(statement, in: file.path) }
         catalogue.append("(\"\(file.path)\", \"\(statement.name)\", \(type).\(statement.name))")
     }
     swift += "    }\n}\n"

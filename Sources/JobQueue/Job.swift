@@ -1,5 +1,6 @@
 import ErrorCodes
 import Postgres
+import SQLSchema
 
 /// A claimed job, as a worker sees it.
 public struct Job: Sendable, Equatable {
@@ -48,17 +49,17 @@ public struct Job: Sendable, Equatable {
         isProbe = false
     }
 
-    init(row: Row) throws {
-        id = try row.int("id")
-        batchID = try row.optionalInt("batch_id")
-        backend = try row.string("backend")
-        action = try row.string("action")
-        imagePath = try row.string("image_path")
-        paramsJSON = try row.string("params")
-        attempt = try row.int("attempts")
-        maxAttempts = try row.int("max_attempts")
-        runsAlone = try row.bool("alone")
-        isProbe = try row.bool("probe")
+    init(claimed row: Queries.Jobs.Claim.Output) {
+        id = row.id
+        batchID = row.batchId
+        backend = row.backend
+        action = row.action
+        imagePath = row.imagePath
+        paramsJSON = row.params
+        attempt = row.attempts
+        maxAttempts = row.maxAttempts
+        runsAlone = row.alone
+        isProbe = row.probe
     }
 }
 

@@ -14,13 +14,11 @@ public enum JobQueue {
         _ connection: Connection, workerID: String, backends: [String], limit: Int, leaseSeconds: Double,
         oldestFirst: Int = 0, holdingNothing: Bool = false
     ) throws -> [Job] {
-        let rows = try connection.query(
-            prepared: Queries.Jobs.claim,
-            [
-                workerID, limit, leaseSeconds, backends, holdingNothing,
-                min(max(0, oldestFirst), limit)
-            ])
-        return try rows.map(Job.init(row:)).sorted { $0.id < $1.id }
+        let rows = try connection.run(
+            Queries.Jobs.Claim(
+                worker: workerID, wanted: limit, leaseSeconds: leaseSeconds, services: backends, holdingNothing: holdingNothing,
+                oldestFirst: min(max(0, oldestFirst), limit)))
+        return rows.map(Job.init(claimed:)).sorted { $0.id < $1.id }
     }
 
     /// Completes the job and stores its one result. Returns false when the lease was no
@@ -49,32 +47,29 @@ public enum JobQueue {
         _ connection: Connection, job: Job, workerID: String, failure: JobFailure,
         backoff: Backoff = Backoff()
     ) throws -> FailureOutcome {
-        guard let row = try connection.query(prepared: Queries.Jobs.failureFacts, [job.id, workerID]).first else { return .leaseLost }
+        guard let row = try connection.run(Queries.Jobs.FailureFacts(job: job.id, worker: workerID)).first else { return .leaseLost }
         let facts = FailureDecision.Facts(
-            attempts: try row.int("attempts"), maxAttempts: try row.int("max_attempts"), givenBack: try row.int("given_back"),
+            attempts: row.attempts, maxAttempts: row.maxAttempts, givenBack: row.givenBack,
             retryable: failure.isRetryable, countsAsAttempt: failure.countsAsAttempt, lastAttemptOfOutage: failure.lastAttemptOfOutage,
             backoffSeconds: backoff.delay(afterAttempt: job.attempt, retryAfter: failure.retryAfterSeconds),
             maxBackoffSeconds: backoff.maxSeconds)
         let decision = try FailureDecision.decide(facts) {
-            let since = try row.string("failing_since"), backend = try row.string("backend")
-            return try connection.query(prepared: Queries.Jobs.serviceCompletedSince, [since, backend, job.id]).first?.bool("completed") ?? false
+            try connection.run(Queries.Jobs.ServiceCompletedSince(since: row.failingSince, service: row.backend, job: job.id)).first?.completed
+                ?? false
         }
-        let message = String(failure.message.prefix(2000))
-        let rows = try connection.query(
-            prepared: Queries.Jobs.recordFailure,
-            [
-                job.id, workerID, facts.attempts, facts.givenBack, decision.attemptsAfter, decision.givenBackAfter,
-                decision.retryAfterSeconds, failure.kind.code, message, decision.note, decision.spent
-            ])
-        guard let state = try rows.first?.string("state") else { return .leaseLost }
+        let recorded = try connection.run(
+            Queries.Jobs.RecordFailure(
+                job: job.id, worker: workerID, attemptsRead: facts.attempts, givenBackRead: facts.givenBack, attempts: decision.attemptsAfter,
+                givenBack: decision.givenBackAfter, retryAfterSeconds: decision.retryAfterSeconds, kind: failure.kind.code,
+                message: String(failure.message.prefix(2000)), note: decision.note, spent: decision.spent))
+        guard let state = recorded.first?.state else { return .leaseLost }
         return FailureOutcome(rawValue: state) ?? .dead
     }
 
     /// Extends the leases of the given jobs; returns the ids still ours.
     public static func heartbeat(_ connection: Connection, jobIDs: [Int], workerID: String, leaseSeconds: Double) throws -> Set<Int> {
         guard !jobIDs.isEmpty else { return [] }
-        let rows = try connection.query(prepared: Queries.Jobs.heartbeat, [jobIDs, workerID, leaseSeconds])
-        return Set(try rows.map { try $0.int("id") })
+        return Set(try connection.run(Queries.Jobs.Heartbeat(jobs: jobIDs, worker: workerID, leaseSeconds: leaseSeconds)).map(\.id))
     }
 
     /// Fails the running jobs leased to `workerID` whose leases expired although it no longer
@@ -84,22 +79,22 @@ public enum JobQueue {
     /// for a job it let go: without this, such a job (its outcome left unwritten, or a bug that
     /// lost it) stayed running for as long as the worker lived.
     public static func failOrphans(_ connection: Connection, workerID: String, holding: [Int]) throws -> [Int] {
-        try connection.query(prepared: Queries.Jobs.failOrphans, [workerID, holding, FailureKind.outcomeUnrecorded.code]).map { try $0.int("id") }
+        try connection.run(Queries.Jobs.FailOrphans(worker: workerID, holding: holding, kind: FailureKind.outcomeUnrecorded.code)).map(\.id)
     }
 
     /// The W3C traceparents stored with these jobs (migration 0033), by job: read after a claim
     /// while tracing is on, so the claim itself never pays for them.
     public static func traceparents(_ connection: Connection, of jobIDs: [Int]) throws -> [Int: String] {
         guard !jobIDs.isEmpty else { return [:] }
-        let rows = try connection.query(prepared: Queries.Jobs.traceparents, [jobIDs])
-        return try Dictionary(rows.map { (try $0.int("id"), try $0.string("traceparent")) }) { first, _ in first }
+        let rows = try connection.run(Queries.Jobs.Traceparents(jobs: jobIDs))
+        return Dictionary(rows.map { ($0.id, $0.traceparent) }) { first, _ in first }
     }
 
     /// Hands running jobs back at once (the worker stops): the attempt is not spent; returns how many.
     @discardableResult
     public static func handBack(_ connection: Connection, jobIDs: [Int], workerID: String) throws -> Int {
         guard !jobIDs.isEmpty else { return 0 }
-        return try connection.query(prepared: Queries.Jobs.handBack, [jobIDs, workerID]).count
+        return try connection.run(Queries.Jobs.HandBack(jobs: jobIDs, worker: workerID)).count
     }
 
     /// Hands a running job back while its service is unavailable: attempt not spent, claimable
@@ -111,13 +106,12 @@ public enum JobQueue {
         _ connection: Connection, job: Job, workerID: String, failure: JobFailure?, afterSeconds: Double = 0
     ) throws -> Bool {
         let delay = max(0, min(max(afterSeconds, failure?.retryAfterSeconds ?? 0), 86_400))
-        return try connection.query(
-            prepared: Queries.Jobs.handBackLater,
-            [
-                job.id, workerID, delay, failure?.kind.code,
-                failure.map { String($0.message.prefix(2000)) }, job.isProbe
-            ]
-        ).count > 0
+        return try !connection.run(
+            Queries.Jobs.HandBackLater(
+                job: job.id, worker: workerID, afterSeconds: delay, kind: failure?.kind.code,
+                message: failure.map { String($0.message.prefix(2000)) },
+                probe: job.isProbe)
+        ).isEmpty
     }
 
     /// Where the console listens for changes its pages show (sql/functions/notify_change.sql).
@@ -126,7 +120,7 @@ public enum JobQueue {
     /// Tells listening consoles that jobs changed (a worker's outcomes), outside any completion's
     /// transaction.
     public static func announceChanges(_ connection: Connection) throws {
-        try connection.query(Queries.Workers.announceChanges, [changesChannel])
+        try connection.run(Queries.Workers.AnnounceChanges(channel: changesChannel))
     }
 
     /// Asks the database for nothing: throws when it does not answer.
@@ -141,10 +135,10 @@ public enum JobQueue {
     @discardableResult
     public static func rescue(_ connection: Connection, rescuer: String? = nil) throws -> RescueRound {
         try noteDatabaseServer(connection)
-        let row = try connection.query(prepared: Queries.Jobs.rescue, [rescuer, FailureKind.workerCrashed.code, FailureKind.leaseExpired.code]).first
-        return RescueRound(
-            rescued: try row?.int("rescued") ?? 0, awaitedWorkers: try row?.int("awaited") ?? 0,
-            awaitedSeconds: try row?.optionalDouble("awaited_seconds"))
+        let row = try connection.run(
+            Queries.Jobs.Rescue(rescuer: rescuer, crashedKind: FailureKind.workerCrashed.code, expiredKind: FailureKind.leaseExpired.code)
+        ).first
+        return RescueRound(rescued: row?.rescued ?? 0, awaitedWorkers: row?.awaited ?? 0, awaitedSeconds: row?.awaitedSeconds)
     }
 
     /// What one rescue did, and whom it waits for.
@@ -163,14 +157,18 @@ public enum JobQueue {
     /// server makes every session new, and for a while after a live worker's lock may be
     /// missing only because it has not reconnected yet. Written only when it changed.
     static func noteDatabaseServer(_ connection: Connection) throws {
-        if try connection.query(prepared: Queries.Jobs.databaseEpoch).first?.bool("same") == true { return }
+        if try connection.run(Queries.Jobs.DatabaseEpoch()).first?.same == true { return }
         try connection.query(Queries.Jobs.newDatabaseEpoch)
     }
 
     /// Marks the file of `job`, which runs alone, as being prepared by `workerID` (a crash now is
     /// the file's doing), or clears the mark once it is prepared.
     public static func markPreparingAlone(_ connection: Connection, jobID: Int, workerID: String, preparing: Bool) throws {
-        try connection.query(prepared: preparing ? Queries.Jobs.markPreparing : Queries.Jobs.clearPreparing, [jobID, workerID])
+        if preparing {
+            try connection.run(Queries.Jobs.MarkPreparing(job: jobID, worker: workerID))
+        } else {
+            try connection.run(Queries.Jobs.ClearPreparing(job: jobID, worker: workerID))
+        }
     }
 
     /// Enqueues one job per file in one transaction, streamed in with COPY. A file with a unique
@@ -203,7 +201,7 @@ public enum JobQueue {
     /// Whether a job that must run alone (`Job.runsAlone`) has waited `seconds` or more for a
     /// worker holding nothing.
     public static func aloneJobWaiting(_ connection: Connection, backends: [String], forSeconds seconds: Double) throws -> Bool {
-        try connection.query(prepared: Queries.Jobs.aloneJobWaiting, [backends, seconds]).first?.bool("waiting") ?? false
+        try connection.run(Queries.Jobs.AloneJobWaiting(services: backends, waitedSeconds: seconds)).first?.waiting ?? false
     }
 
     /// What could still produce work, for `work --drain`.
@@ -215,10 +213,10 @@ public enum JobQueue {
     }
 
     public static func pendingWork(_ connection: Connection, backends: [String]) throws -> PendingWork {
-        guard let row = try connection.query(Queries.Jobs.pendingWork, [backends]).first else {
+        guard let row = try connection.run(Queries.Jobs.PendingWork(services: backends)).first else {
             return PendingWork(ready: 0, retrying: 0, running: 0)
         }
-        return PendingWork(ready: try row.int("ready"), retrying: try row.int("retrying"), running: try row.int("running"))
+        return PendingWork(ready: row.ready, retrying: row.retrying, running: row.running)
     }
 
 }

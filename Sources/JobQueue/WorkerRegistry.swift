@@ -29,9 +29,11 @@ public enum WorkerRegistry {
     /// hold (the same one again for a worker registering again).
     @discardableResult
     public static func register(_ connection: Connection, _ entry: Entry, presence: Bool = false) throws -> Int32? {
-        let key = try connection.query(
-            Queries.Workers.register, [entry.id, entry.host, entry.pid, entry.version, entry.backends, entry.heartbeatSeconds, presence]
-        ).first?.optionalInt("presence_key")
+        let key = try connection.run(
+            Queries.Workers.Register(
+                worker: entry.id, host: entry.host, pid: entry.pid, version: entry.version, services: entry.backends,
+                heartbeatSeconds: entry.heartbeatSeconds, presence: presence)
+        ).first?.presenceKey
         return key.flatMap { Int32(exactly: $0) }
     }
 
@@ -44,12 +46,12 @@ public enum WorkerRegistry {
         _ connection: Connection, workerID: String, jobIDs: [Int], leaseSeconds: Double,
         finished: Int = 0, perMinute: Double? = nil
     ) throws -> Set<Int> {
-        try connection.query(prepared: Queries.Workers.heartbeat, [workerID, finished, perMinute])
+        try connection.run(Queries.Workers.Heartbeat(worker: workerID, finished: finished, perMinute: perMinute))
         return try JobQueue.heartbeat(connection, jobIDs: jobIDs, workerID: workerID, leaseSeconds: leaseSeconds)
     }
 
     public static func stopped(_ connection: Connection, workerID: String) throws {
-        try connection.query(Queries.Workers.stopped, [workerID])
+        try connection.run(Queries.Workers.Stopped(worker: workerID))
     }
 
     /// Forgets workers stopped or silent for more than a day.

@@ -62,11 +62,26 @@ public struct Row: Sendable {
         return value
     }
 
-    public func bool(_ column: String) throws -> Bool {
-        switch try string(column) {
+    public func double(_ column: String) throws -> Double {
+        guard let value = try optionalDouble(column) else {
+            throw PostgresError(.decodeFailed, "column \(column) is NULL")
+        }
+        return value
+    }
+
+    public func optionalBool(_ column: String) throws -> Bool? {
+        switch try optionalString(column) {
+        case nil: return nil
         case "t", "true": return true
         case "f", "false": return false
-        case let other: throw PostgresError(.decodeFailed, "column \(column) is not a boolean: \(other)")
+        case let other?: throw PostgresError(.decodeFailed, "column \(column) is not a boolean: \(other)")
         }
+    }
+
+    public func bool(_ column: String) throws -> Bool {
+        guard let value = try optionalBool(column) else {
+            throw PostgresError(.decodeFailed, "column \(column) is NULL")
+        }
+        return value
     }
 }

@@ -1,6 +1,13 @@
 -- discern.jobs, as workers claim, renew, finish, hand back and rescue them (JobQueue.JobQueue).
 
 -- name: claim
+-- $1 worker: text
+-- $2 wanted: integer
+-- $3 leaseSeconds: float8
+-- $4 services: text[]
+-- $5 holdingNothing: boolean
+-- $6 oldestFirst: integer
+-- returns: id bigint, batch_id bigint?, backend text, action text, image_path text, params text, attempts integer, max_attempts integer, alone boolean, probe boolean
 -- Picks claimable jobs without waiting on rows other workers hold, then leases them:
 -- `discern.claim` (sql/functions/claim.sql, which says what is picked and why it is a function:
 -- its plans are made once per session). `$5`: the worker holds nothing, so it may take a job
@@ -51,6 +58,9 @@ WITH input AS (
 SELECT job_id FROM stored;
 
 -- name: failureFacts
+-- $1 job: bigint
+-- $2 worker: text
+-- returns: attempts integer, max_attempts integer, given_back integer, backend text, failing_since timestamptz
 -- What `FailureDecision` reads of a job this worker still holds (no row when it does not): its
 -- counts, and since when its service would have to have completed another job for a failure
 -- to be this photo's (its last failure, else its creation).
@@ -60,12 +70,28 @@ FROM discern.jobs j
 WHERE j.id = $1 AND j.state = 'running' AND j.lease_owner = $2;
 
 -- name: serviceCompletedSince
+-- $1 since: timestamptz
+-- $2 service: text
+-- $3 job: bigint
+-- returns: completed boolean
 -- Whether the service ($2) completed a job other than $3 after $1: evidence for
 -- `FailureDecision` that the service works and the photo is what fails.
 SELECT EXISTS (SELECT 1 FROM discern.jobs s
                WHERE s.finished_at > $1::timestamptz AND s.state = 'succeeded' AND s.backend = $2 AND s.id <> $3) AS completed;
 
 -- name: recordFailure
+-- $1 job: bigint
+-- $2 worker: text
+-- $3 attemptsRead: integer
+-- $4 givenBackRead: integer
+-- $5 attempts: integer
+-- $6 givenBack: integer
+-- $7 retryAfterSeconds: float8?
+-- $8 kind: text
+-- $9 message: text
+-- $10 note: text
+-- $11 spent: boolean
+-- returns: state text
 -- Writes what `FailureDecision` decided for a failed attempt, and appends the attempt to the
 -- job's history: available again in $7 seconds, or dead when $7 is null. Only while the row is
 -- as it was decided on ($3, $4: the attempts and give-backs read) and still this worker's:
@@ -85,6 +111,10 @@ WHERE j.id = $1 AND j.state = 'running' AND j.lease_owner = $2 AND j.attempts = 
 RETURNING j.state;
 
 -- name: failOrphans
+-- $1 worker: text
+-- $2 holding: bigint[]
+-- $3 kind: text
+-- returns: id bigint
 -- A worker's own running jobs it no longer holds (`$2`: the ones it does), their leases
 -- expired. The attempt counts (it ran, and may have paid for a call), so a job whose outcome
 -- can never be written ends dead after its attempts rather than run for ever; its history
@@ -106,9 +136,14 @@ WHERE j.id = o.id AND j.state = 'running' AND j.lease_owner = $1
 RETURNING j.id;
 
 -- name: traceparents
+-- $1 jobs: bigint[]
+-- returns: id bigint, traceparent text
 SELECT id, traceparent FROM discern.jobs WHERE id = ANY($1::bigint[]) AND traceparent IS NOT NULL;
 
 -- name: handBack
+-- $1 jobs: bigint[]
+-- $2 worker: text
+-- returns: id bigint
 -- Hands jobs back untouched (shutdown after the grace period): the attempt is not counted.
 UPDATE discern.jobs
 SET state = 'available', attempts = greatest(attempts - 1, 0), run_at = now(),
@@ -117,6 +152,13 @@ WHERE id = ANY($1::bigint[]) AND state = 'running' AND lease_owner = $2
 RETURNING id;
 
 -- name: handBackLater
+-- $1 job: bigint
+-- $2 worker: text
+-- $3 afterSeconds: float8
+-- $4 kind: text?
+-- $5 message: text?
+-- $6 probe: boolean
+-- returns: id bigint
 -- Hands a job back because its service is unavailable (the breaker): not the job's fault,
 -- so the attempt is not counted and no given-back allowance is spent (however long the
 -- outage, the job keeps all its attempts); its history says why it waited, and whether it
@@ -131,6 +173,10 @@ WHERE j.id = $1 AND j.state = 'running' AND j.lease_owner = $2
 RETURNING j.id;
 
 -- name: heartbeat
+-- $1 jobs: bigint[]
+-- $2 worker: text
+-- $3 leaseSeconds: float8
+-- returns: id bigint
 -- Renews the leases of the worker's jobs and returns those still its own. A job row locked
 -- by another statement is not waited for (SKIP LOCKED): the worker's own completion of it
 -- may be held up (a slow disk, a lock on results), and a heartbeat waiting behind it would
@@ -149,6 +195,10 @@ WITH mine AS (
 SELECT id FROM mine;
 
 -- name: rescue
+-- $1 rescuer: text?
+-- $2 crashedKind: text
+-- $3 expiredKind: text
+-- returns: rescued integer, awaited integer, awaited_seconds float8?
 -- Hands back the jobs of workers that are gone, whatever the rest of the fleet is doing:
 -- - `session`: a worker whose session held its lock (`WorkerRegistry.presenceNamespace`)
 -- and no longer does, and that missed two heartbeats (a live worker reconnecting its
@@ -255,14 +305,19 @@ FROM awaited a
 WHERE EXISTS (SELECT 1 FROM discern.jobs j WHERE j.state = 'running' AND j.lease_owner = a.owner);
 
 -- name: markPreparing
+-- $1 job: bigint
+-- $2 worker: text
 -- Marks a suspect's file as being prepared by its worker, alone (`rescue` counts a crash
 -- then against the file), and clears the mark once it is prepared. Guarded by the lease.
 UPDATE discern.jobs SET preparing_by = $2 WHERE id = $1 AND state = 'running' AND lease_owner = $2;
 
 -- name: clearPreparing
+-- $1 job: bigint
+-- $2 worker: text
 UPDATE discern.jobs SET preparing_by = NULL WHERE id = $1 AND lease_owner = $2 AND preparing_by = $2;
 
 -- name: databaseEpoch
+-- returns: same boolean?
 -- Whether the server rescuers last recorded is still the one answering.
 SELECT server_started_at = pg_postmaster_start_time()
            AND stats_reset_at IS NOT DISTINCT FROM pg_stat_get_bgwriter_stat_reset_time() AS same
@@ -294,6 +349,9 @@ WHERE s.unique_key IS NULL
 ON CONFLICT DO NOTHING;
 
 -- name: aloneJobWaiting
+-- $1 services: text[]
+-- $2 waitedSeconds: float8
+-- returns: waiting boolean
 -- A job that must run alone, claimable for a while already (the rescue that made it one set
 -- `updated_at`), read from its own small index.
 SELECT EXISTS (
@@ -303,6 +361,8 @@ SELECT EXISTS (
 ) AS waiting;
 
 -- name: pendingWork
+-- $1 services: text[]
+-- returns: ready bigint, retrying bigint, running bigint
 -- Jobs that may still produce work: claimable now, retrying later, or running somewhere.
 SELECT count(*) FILTER (WHERE state = 'available' AND run_at <= now()) AS ready,
        count(*) FILTER (WHERE state = 'available' AND run_at > now() AND (attempts > 0 OR error_kind IS NOT NULL)) AS retrying,
