@@ -12,10 +12,10 @@ public enum Breakers {
         _ connection: Connection, backend: String, workerID: String, kind: FailureKind, error: String,
         probeAfterSeconds: Double
     ) throws -> Bool {
-        try connection.query(
-            Queries.Breakers.trip,
-            [backend, workerID, kind.code, String(error.prefix(1000)), probeAfterSeconds]
-        ).first?.bool("opened") ?? false
+        try connection.run(
+            Queries.Breakers.Trip(
+                service: backend, worker: workerID, kind: kind.code, error: String(error.prefix(1000)), probeAfterSeconds: probeAfterSeconds)
+        ).first?.opened ?? false
     }
 
     /// A failed probe, as the breaker took it: the seconds until the next probe may go, and how
@@ -34,26 +34,26 @@ public enum Breakers {
         error: String, firstDelay: Double, maxDelay: Double
     ) throws -> ProbeFailure? {
         guard
-            let row = try connection.query(
-                Queries.Breakers.probeFailed,
-                [backend, workerID, jobID, kind.code, String(error.prefix(1000)), firstDelay, maxDelay]
+            let row = try connection.run(
+                Queries.Breakers.ProbeFailed(
+                    service: backend, worker: workerID, job: jobID, kind: kind.code, error: String(error.prefix(1000)), firstDelay: firstDelay,
+                    maxDelay: maxDelay)
             ).first
         else { return nil }
-        return ProbeFailure(nextProbeSeconds: max(0, try row.optionalDouble("wait") ?? 0), jobFailedBefore: try row.optionalInt("failed_before") ?? 0)
+        return ProbeFailure(nextProbeSeconds: max(0, row.wait ?? 0), jobFailedBefore: row.failedBefore ?? 0)
     }
 
     /// The service answered: its breaker closes and the listening workers claim at once. True
     /// when it was open.
     @discardableResult
     public static func close(_ connection: Connection, backend: String, by: String, why: String) throws -> Bool {
-        try connection.query(Queries.Breakers.close, [backend, String(by.prefix(200)), why])
-            .first?.bool("closed") ?? false
+        try connection.run(Queries.Breakers.Close(service: backend, by: String(by.prefix(200)), why: why)).first?.closed ?? false
     }
 
     /// Which of `backends` are unavailable now, each with the seconds until its next probe may
     /// go (0 when due).
     public static func open(_ connection: Connection, backends: [String]) throws -> [String: Double] {
-        let rows = try connection.query(prepared: Queries.Breakers.open, [backends])
-        return Dictionary(try rows.map { (try $0.string("backend"), try $0.optionalDouble("probe_in") ?? 0) }, uniquingKeysWith: { $1 })
+        let rows = try connection.run(Queries.Breakers.Open(services: backends))
+        return Dictionary(rows.map { ($0.backend, $0.probeIn ?? 0) }, uniquingKeysWith: { $1 })
     }
 }

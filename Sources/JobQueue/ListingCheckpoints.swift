@@ -21,17 +21,16 @@ public enum ListingCheckpoints {
     public static let keptSeconds = 6 * 3_600.0
 
     public static func find(_ connection: Connection, listing: String) throws -> Checkpoint? {
-        guard let row = try connection.query(Queries.ListingCheckpoints.find, [listing, keptSeconds]).first else { return nil }
-        return Checkpoint(
-            afterKey: try row.string("after_key"), listed: try row.int("listed"), added: try row.int("added"), ageSeconds: try row.int("age_seconds"))
+        guard let row = try connection.run(Queries.ListingCheckpoints.Find(listing: listing, keptSeconds: keptSeconds)).first else { return nil }
+        return Checkpoint(afterKey: row.afterKey, listed: row.listed, added: row.added, ageSeconds: row.ageSeconds)
     }
 
     /// Inside the transaction that enqueued the page ending at `afterKey`.
     public static func save(_ connection: Connection, listing: String, afterKey: String, listed: Int, added: Int) throws {
-        try connection.query(Queries.ListingCheckpoints.save, [listing, afterKey, listed, added])
+        try connection.run(Queries.ListingCheckpoints.Save(listing: listing, afterKey: afterKey, listed: listed, added: added))
     }
 
     public static func forget(_ connection: Connection, listing: String) throws {
-        try connection.query(Queries.ListingCheckpoints.forget, [listing])
+        try connection.run(Queries.ListingCheckpoints.Forget(listing: listing))
     }
 }

@@ -8,11 +8,9 @@ public enum OperatorLog {
         _ connection: Connection, actor: String, action: String, scope: String, jobs: Int,
         jobIDs: [Int64] = [], batch: String? = nil
     ) throws {
-        try connection.query(
-            Queries.OperatorLog.record,
-            [
-                String(actor.prefix(200)), action, String(scope.prefix(1000)), jobs,
-                jobIDs.isEmpty || jobIDs.count > QueueConstants.namedJobs ? nil : jobIDs, batch
-            ])
+        try connection.run(
+            Queries.OperatorLog.Record(
+                actor: String(actor.prefix(200)), action: action, scope: String(scope.prefix(1000)), jobs: jobs,
+                jobIds: jobIDs.isEmpty || jobIDs.count > QueueConstants.namedJobs ? nil : jobIDs.map(Int.init), batch: batch))
     }
 }

@@ -7,17 +7,15 @@ public enum Pausing {
     /// True when the service ran and is paused now; false when it was paused already.
     /// Recorded `by` whom (discern.operator_actions) in the same statement, when it changed anything.
     public static func pause(_ connection: Connection, backend: String, by: String, reason: String? = nil) throws -> Bool {
-        try connection.query(
-            Queries.Pausing.pause,
-            [
-                backend, String(by.prefix(200)), reason.map { String($0.prefix(500)) },
-                "service \(backend)" + (reason.map { ": \($0.prefix(500))" } ?? "")
-            ]
-        ).first?.bool("changed") ?? false
+        try connection.run(
+            Queries.Pausing.Pause(
+                service: backend, by: String(by.prefix(200)), reason: reason.map { String($0.prefix(500)) },
+                scope: "service \(backend)" + (reason.map { ": \($0.prefix(500))" } ?? ""))
+        ).first?.changed ?? false
     }
 
     /// True when the service was paused and runs again (the listening workers are woken).
     public static func resume(_ connection: Connection, backend: String, by: String) throws -> Bool {
-        try connection.query(Queries.Pausing.resume, [backend, String(by.prefix(200)), "service \(backend)"]).first?.bool("changed") ?? false
+        try connection.run(Queries.Pausing.Resume(service: backend, by: String(by.prefix(200)), scope: "service \(backend)")).first?.changed ?? false
     }
 }

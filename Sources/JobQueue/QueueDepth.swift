@@ -10,8 +10,6 @@ public struct QueueDepth: Sendable, Equatable {
 
     /// Waiting and running jobs only: what every worker may sample often.
     public static func live(_ connection: Connection) throws -> [QueueDepth] {
-        try connection.query(prepared: Queries.QueueDepth.live).map { row in
-            QueueDepth(backend: try row.string("backend"), state: try row.string("state"), jobs: try row.int("jobs"))
-        }
+        try connection.run(Queries.QueueDepth.Live()).map { QueueDepth(backend: $0.backend, state: $0.state, jobs: $0.jobs) }
     }
 }

@@ -22,25 +22,23 @@ public enum RateLimits {
     }
 
     public static func lease(_ connection: Connection, key: String, wanted: Int) throws -> Lease? {
-        guard let row = try connection.query(prepared: Queries.RateLimits.lease, [key, wanted]).first else { return nil }
-        return Lease(
-            firstWait: try row.optionalDouble("first_wait") ?? 0, spacing: try row.optionalDouble("spacing") ?? 0,
-            granted: max(0, try row.int("granted")))
+        guard let row = try connection.run(Queries.RateLimits.Lease(key: key, wanted: wanted)).first else { return nil }
+        return Lease(firstWait: row.firstWait ?? 0, spacing: row.spacing ?? 0, granted: max(0, row.granted))
     }
 
     /// Lets services whose spent cap has room again be claimed (sql/functions/lift_spent_caps.sql).
     @discardableResult
     public static func liftSpentCaps(_ connection: Connection) throws -> Int {
-        try connection.query(Queries.RateLimits.liftSpentCaps).first?.int("n") ?? 0
+        try connection.run(Queries.RateLimits.LiftSpentCaps()).first?.n ?? 0
     }
 
     /// A slot of `key` whose call never left: off the service's billed calls of the day.
     public static func returnSlot(_ connection: Connection, key: String) throws {
-        try connection.query(Queries.RateLimits.returnSlot, [key])
+        try connection.run(Queries.RateLimits.ReturnSlot(key: key))
     }
 
     /// The service answered 429: push the schedule back (by `retryAfterSeconds` when it said).
     public static func rateLimited(_ connection: Connection, key: String, retryAfterSeconds: Double?) throws {
-        try connection.query(Queries.RateLimits.rateLimited, [key, retryAfterSeconds.map { min(max($0, 0), 3600) }])
+        try connection.run(Queries.RateLimits.RateLimited(key: key, retryAfterSeconds: retryAfterSeconds.map { min(max($0, 0), 3600) }))
     }
 }

@@ -46,13 +46,11 @@ public enum Reviews {
     /// Records the verdict, with who and when; false when the result does not exist.
     public static func record(_ connection: Connection, _ correction: Correction) throws -> Bool {
         let corrected = correction.verdict == .corrected
-        return try connection.query(
-            Queries.Reviews.record,
-            [
-                correction.resultID, correction.verdict == .confirmed, correction.verdict.rawValue,
-                corrected ? correction.operatorName : nil, corrected ? correction.fleetID : nil,
-                corrected ? correction.licensePlate : nil, corrected ? correction.category : nil, correction.by
-            ]
-        ).first?.int("n") == 1
+        return try connection.run(
+            Queries.Reviews.Record(
+                result: correction.resultID, confirmed: correction.verdict == .confirmed, verdict: correction.verdict.rawValue,
+                operatorName: corrected ? correction.operatorName : nil, fleetId: corrected ? correction.fleetID : nil,
+                licensePlate: corrected ? correction.licensePlate : nil, category: corrected ? correction.category : nil, by: correction.by)
+        ).first?.n == 1
     }
 }

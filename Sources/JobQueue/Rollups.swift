@@ -10,6 +10,6 @@ public enum Rollups {
     /// rolling up at this moment (it moves them).
     @discardableResult
     public static func rollUp(_ connection: Connection) throws -> Int {
-        try connection.query(prepared: Queries.Rollups.rollUp).first?.int("moved") ?? 0
+        try connection.run(Queries.Rollups.RollUp()).first?.moved ?? 0
     }
 }

@@ -8,16 +8,18 @@ import SQLSchema
 public enum ServiceLimits {
     /// Sets the pace of the shared rate limit `key`, as `by`. False when there is no such limit.
     public static func setRateLimit(_ connection: Connection, key: String, perMinute: Double, by: String) throws -> Bool {
-        try connection.query(
-            Queries.ServiceLimits.setRateLimit, [key, perMinute, String(by.prefix(200)), "\(Self.figure(perMinute)) a minute"]
-        ).first?.int("n") == 1
+        try connection.run(
+            Queries.ServiceLimits.SetRateLimit(
+                key: key, perMinute: perMinute, by: String(by.prefix(200)), scope: "\(Self.figure(perMinute)) a minute")
+        ).first?.n == 1
     }
 
     /// Sets `backend`'s spend cap to `calls` a `period` (day or month), or removes it (nil), as
     /// `by`; a service its spent cap had paused is let go at once when the new cap has room.
     public static func setSpendCap(_ connection: Connection, backend: String, calls: Int?, period: String, by: String) throws {
         let scope = "spend cap \(backend): " + (calls.map { "\($0) calls a \(period)" } ?? "no cap in calls (a cap in money, if set, still holds)")
-        try connection.query(Queries.ServiceLimits.setSpendCap, [backend, calls, period, String(by.prefix(200)), scope])
+        try connection.run(
+            Queries.ServiceLimits.SetSpendCap(service: backend, calls: calls, period: period, by: String(by.prefix(200)), scope: scope))
         try RateLimits.liftSpentCaps(connection)
     }
 

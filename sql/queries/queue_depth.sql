@@ -1,6 +1,7 @@
 -- discern.jobs: how many jobs of each backend wait and run, as every worker samples them for its own metrics (JobQueue.QueueDepth).
 
 -- name: live
+-- returns: backend text, state text, jobs bigint
 -- Waiting and running jobs only, each counted through its partial index (the state a
 -- constant, so waiting jobs are counted from the index's entries alone): what every worker
 -- may sample often.

@@ -1,6 +1,15 @@
 -- discern.corrections, discern.results, discern.operator_actions: a person's verdicts on results, written by the console (JobQueue.Reviews).
 
 -- name: record
+-- $1 result: bigint
+-- $2 confirmed: boolean
+-- $3 verdict: text
+-- $4 operatorName: text?
+-- $5 fleetId: text?
+-- $6 licensePlate: text?
+-- $7 category: text?
+-- $8 by: text
+-- returns: n bigint
 -- Records a verdict on the result `$1`, with who (`$8`) and its line in the operator log, in
 -- one statement; counts 0 when the result does not exist.
 WITH added AS (
