@@ -10,13 +10,13 @@ public enum BatchNotifications {
     /// does the work (an advisory lock); the others get 0.
     @discardableResult
     public static func announce(_ connection: Connection, settleSeconds: Double) throws -> Int {
-        try connection.query(Queries.BatchNotifications.announce, [settleSeconds]).first?.int("announced") ?? 0
+        try connection.run(Queries.BatchNotifications.Announce(settleSeconds: settleSeconds)).first?.announced ?? 0
     }
 
     /// Records destinations as known from now: each receives the events after its first sighting.
     public static func register(_ connection: Connection, destinations: [String]) throws {
         guard !destinations.isEmpty else { return }
-        _ = try connection.query(Queries.BatchNotifications.register, [destinations])
+        try connection.run(Queries.BatchNotifications.Register(destinations: destinations))
     }
 
     /// One delivery to make: one event's report for one destination.
@@ -37,12 +37,9 @@ public enum BatchNotifications {
     /// leaves it due again (the receiver may then get it twice: the delivery id says so).
     public static func takeDue(_ connection: Connection, destinations: [String], limit: Int, leaseSeconds: Double) throws -> [Due] {
         guard !destinations.isEmpty else { return [] }
-        _ = try connection.query(Queries.BatchNotifications.owedDeliveries, [destinations])
-        let rows = try connection.query(Queries.BatchNotifications.takeDue, [destinations, limit, leaseSeconds])
-        return try rows.map {
-            Due(
-                eventID: try $0.int("event_id"), destination: try $0.string("destination"), attempt: try $0.int("attempts"),
-                reportJSON: try $0.string("report"), ageSeconds: try $0.optionalDouble("age") ?? 0)
+        try connection.run(Queries.BatchNotifications.OwedDeliveries(destinations: destinations))
+        return try connection.run(Queries.BatchNotifications.TakeDue(destinations: destinations, limit: limit, leaseSeconds: leaseSeconds)).map {
+            Due(eventID: $0.eventId, destination: $0.destination, attempt: $0.attempts, reportJSON: $0.report, ageSeconds: $0.age ?? 0)
         }
     }
 
@@ -62,7 +59,9 @@ public enum BatchNotifications {
             case .retry(let status, let error, let seconds): ("pending", status, error, seconds)
             case .failed(let status, let error): ("failed", status, error, 0)
             }
-        _ = try connection.query(
-            Queries.BatchNotifications.record, [due.eventID, due.destination, state, status, error.map { String($0.prefix(1000)) }, retry])
+        try connection.run(
+            Queries.BatchNotifications.Record(
+                event: due.eventID, destination: due.destination, state: state, status: status, error: error.map { String($0.prefix(1000)) },
+                retrySeconds: retry))
     }
 }

@@ -26,10 +26,10 @@ public enum Erasures {
 
     public static func erase(_ kind: Kind, _ key: String, dryRun: Bool, by actor: String, on connection: Connection) throws -> Outcome {
         do {
-            let rows = try connection.transaction { try $0.query(Queries.Erasures.erase, [kind.rawValue, key, dryRun, String(actor.prefix(200))]) }
-            return Outcome(
-                requestID: try rows.first?.optionalInt("request_id"),
-                parts: try rows.map { (part: try $0.string("part"), rows: try $0.int("n")) })
+            let rows = try connection.transaction {
+                try $0.run(Queries.Erasures.Erase(keyKind: kind.rawValue, key: key, dryRun: dryRun, actor: String(actor.prefix(200))))
+            }
+            return Outcome(requestID: rows.first?.requestId, parts: rows.map { (part: $0.part, rows: $0.n) })
         } catch let error as PostgresError where error.sqlState == "22023" {
             throw QueueError(.invalidSelection, Reanalysis.primaryMessage(error.message))
         }
@@ -38,6 +38,6 @@ public enum Erasures {
     /// Moves every erasure on; returns how many it finished.
     @discardableResult
     public static func advance(_ connection: Connection) throws -> Int {
-        try connection.query(Queries.Erasures.advance).first?.int("finished") ?? 0
+        try connection.run(Queries.Erasures.Advance()).first?.finished ?? 0
     }
 }

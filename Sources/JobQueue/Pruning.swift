@@ -24,10 +24,8 @@ public enum Pruning {
     }
 
     public static func retention(_ connection: Connection, backends: [String]) throws -> [Retention] {
-        try connection.query(Queries.Pruning.retention, [backends]).map {
-            Retention(
-                backend: try $0.string("backend"), rawResponseDays: try $0.optionalInt("raw_response_days"),
-                resultsDays: try $0.optionalInt("results_days"))
+        try connection.run(Queries.Pruning.Retention(services: backends)).map {
+            Retention(backend: $0.backend, rawResponseDays: $0.rawResponseDays, resultsDays: $0.resultsDays)
         }
     }
 
@@ -35,12 +33,14 @@ public enum Pruning {
     /// how many it changed.
     public static func chunk(_ connection: Connection, _ target: Target, olderThanDays days: Int, chunk: Int) throws -> Int {
         switch target {
-        case .jobs: return try connection.query(Queries.Pruning.jobs, ["\(days) days", chunk]).first?.int("deleted") ?? 0
-        case .results: return try connection.query(Queries.Pruning.results, ["\(days) days", chunk]).first?.int("deleted") ?? 0
+        case .jobs: return try connection.run(Queries.Pruning.Jobs(olderThan: "\(days) days", chunk: chunk)).first?.deleted ?? 0
+        case .results: return try connection.run(Queries.Pruning.Results(olderThan: "\(days) days", chunk: chunk)).first?.deleted ?? 0
         case .rawResponses(let backend):
-            return try connection.query(Queries.Pruning.serviceChunk, ["raw", backend, "\(days) days", chunk]).first?.int("changed") ?? 0
+            return try connection.run(Queries.Pruning.ServiceChunk(part: "raw", service: backend, olderThan: "\(days) days", chunk: chunk)).first?
+                .changed ?? 0
         case .serviceResults(let backend):
-            return try connection.query(Queries.Pruning.serviceChunk, ["results", backend, "\(days) days", chunk]).first?.int("changed") ?? 0
+            return try connection.run(Queries.Pruning.ServiceChunk(part: "results", service: backend, olderThan: "\(days) days", chunk: chunk))
+                .first?.changed ?? 0
         }
     }
 }

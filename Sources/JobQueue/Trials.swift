@@ -63,12 +63,11 @@ public enum Trials {
     /// must be the same trial (the candidate's settings may differ: a URL rotated between runs).
     public static func open(_ definition: Definition, on connection: Connection) throws -> Trial {
         let candidate = String(decoding: try JSONSerialization.data(withJSONObject: definition.candidate, options: [.sortedKeys]), as: UTF8.self)
-        try connection.query(
-            Queries.Trials.create,
-            [
-                definition.name, definition.backend, definition.action, definition.productionBackend, definition.productionAction,
-                definition.batch, definition.sampleCount, definition.share, definition.seed, candidate
-            ])
+        try connection.run(
+            Queries.Trials.Create(
+                name: definition.name, service: definition.backend, action: definition.action, productionService: definition.productionBackend,
+                productionAction: definition.productionAction, batch: definition.batch, sampleCount: definition.sampleCount,
+                share: definition.share, seed: Int(definition.seed), candidate: candidate))
         guard let trial = try find(definition.name, on: connection) else {
             throw QueueError(.invalidSelection, "there is no batch named '\(definition.batch)' to try '\(definition.name)' on")
         }
@@ -84,21 +83,20 @@ public enum Trials {
     }
 
     public static func find(_ name: String, on connection: Connection) throws -> Trial? {
-        guard let row = try connection.query(Queries.Trials.find, [name]).first else { return nil }
-        let candidate = try JSONSerialization.jsonObject(with: Data(try row.string("candidate").utf8)) as? [String: String] ?? [:]
+        guard let row = try connection.run(Queries.Trials.Find(name: name)).first else { return nil }
+        let candidate = try JSONSerialization.jsonObject(with: Data(row.candidate.utf8)) as? [String: String] ?? [:]
         return Trial(
-            id: try row.int("id"),
+            id: row.id,
             definition: Definition(
-                name: try row.string("name"), backend: try row.string("backend"), action: try row.string("action"),
-                productionBackend: try row.string("production_backend"), productionAction: try row.string("production_action"),
-                batch: try row.string("batch"), sampleCount: try row.optionalInt("sample_count"), share: try row.optionalDouble("share"),
-                seed: Int64(try row.int("seed")), candidate: candidate))
+                name: row.name, backend: row.backend, action: row.action, productionBackend: row.productionBackend,
+                productionAction: row.productionAction, batch: row.batch, sampleCount: row.sampleCount, share: row.share,
+                seed: Int64(row.seed), candidate: candidate))
     }
 
     /// The sample's photos without an answer yet (one that failed is asked again).
     public static func pending(_ trial: Trial, on connection: Connection) throws -> [Photo] {
-        try connection.query(Queries.Trials.pending, [trial.id]).map {
-            Photo(imagePath: try $0.string("image_path"), productionResultID: try $0.int("production_result_id"), paramsJSON: try $0.string("params"))
+        try connection.run(Queries.Trials.Pending(trial: trial.id)).map {
+            Photo(imagePath: $0.imagePath, productionResultID: $0.productionResultId, paramsJSON: $0.params)
         }
     }
 
@@ -106,22 +104,22 @@ public enum Trials {
         switch answer {
         case .answered(let result):
             let analysis = result.analysis
-            try connection.query(
-                Queries.Trials.store,
-                [
-                    trial.id, photo.imagePath, photo.productionResultID, analysis.category, analysis.subcategory, analysis.serviceOperator,
-                    analysis.fleetID, analysis.licensePlate, analysis.confidence, analysis.outcome, analysis.subjectID, analysis.apiCalls,
-                    result.preparation.milliseconds, result.analyzeMilliseconds, result.preparation.sentBytes,
-                    analysis.provenance.serviceHost, analysis.provenance.model, analysis.provenance.modelVersion,
-                    analysis.rawResponseJSON, nil, nil
-                ])
+            try connection.run(
+                Queries.Trials.Store(
+                    trial: trial.id, imagePath: photo.imagePath, productionResult: photo.productionResultID, category: analysis.category,
+                    subcategory: analysis.subcategory, serviceOperator: analysis.serviceOperator, fleetId: analysis.fleetID,
+                    licensePlate: analysis.licensePlate, confidence: analysis.confidence, outcome: analysis.outcome, subjectId: analysis.subjectID,
+                    apiCalls: analysis.apiCalls, prepareMilliseconds: result.preparation.milliseconds,
+                    analyzeMilliseconds: result.analyzeMilliseconds, sentBytes: result.preparation.sentBytes,
+                    serviceHost: analysis.provenance.serviceHost, model: analysis.provenance.model, modelVersion: analysis.provenance.modelVersion,
+                    rawResponse: analysis.rawResponseJSON, errorKind: nil, error: nil))
         case .failed(let kind, let message):
-            try connection.query(
-                Queries.Trials.store,
-                [
-                    trial.id, photo.imagePath, photo.productionResultID, nil, nil, nil, nil, nil, nil, nil, nil, 0, nil, nil, nil, nil, nil, nil,
-                    nil, kind, String(message.prefix(2000))
-                ])
+            try connection.run(
+                Queries.Trials.Store(
+                    trial: trial.id, imagePath: photo.imagePath, productionResult: photo.productionResultID, category: nil, subcategory: nil,
+                    serviceOperator: nil, fleetId: nil, licensePlate: nil, confidence: nil, outcome: nil, subjectId: nil, apiCalls: 0,
+                    prepareMilliseconds: nil, analyzeMilliseconds: nil, sentBytes: nil, serviceHost: nil, model: nil, modelVersion: nil,
+                    rawResponse: nil, errorKind: kind, error: String(message.prefix(2000))))
         }
     }
 

@@ -1,16 +1,20 @@
 -- discern.batch_events, discern.notification_destinations, discern.notification_deliveries: the outbox of batch notifications (JobQueue.BatchNotifications).
 
 -- name: announce
+-- $1 settleSeconds: float8
+-- returns: announced integer?
 -- Gives the batches that ended and settled (`$1` seconds) their event; returns how many. One
 -- caller at a time does the work (an advisory lock); the others get 0
 -- (sql/functions/announce_batches.sql).
 SELECT discern.announce_batches($1) AS announced;
 
 -- name: register
+-- $1 destinations: text[]
 -- Records destinations as known from now: each receives the events after its first sighting.
 INSERT INTO discern.notification_destinations (name) SELECT unnest($1::text[]) ON CONFLICT (name) DO NOTHING;
 
 -- name: owedDeliveries
+-- $1 destinations: text[]
 -- Makes the deliveries owed to the destinations `$1`: one per event since each was first
 -- seen, of the last seven days.
 INSERT INTO discern.notification_deliveries (event_id, destination)
@@ -21,6 +25,10 @@ WHERE d.name = ANY($1::text[]) AND NOT e.report ? 'before_notifications'
 ON CONFLICT (event_id, destination) DO NOTHING;
 
 -- name: takeDue
+-- $1 destinations: text[]
+-- $2 limit: integer
+-- $3 leaseSeconds: float8
+-- returns: event_id bigint, destination text, attempts integer, report text, age float8?
 -- Takes up to `$2` due deliveries to the destinations `$1`, each pushed `$3` seconds into the
 -- future as it is taken, so another worker leaves it alone while this one sends, and a worker
 -- that dies sending leaves it due again; with each, its event's report and age.
@@ -40,6 +48,12 @@ FROM taken t JOIN discern.batch_events e ON e.id = t.event_id
 ORDER BY t.event_id;
 
 -- name: record
+-- $1 event: bigint
+-- $2 destination: text
+-- $3 state: text
+-- $4 status: integer?
+-- $5 error: text?
+-- $6 retrySeconds: float8
 -- What came of one try: delivered, pending again `$6` seconds from now, or failed for good.
 UPDATE discern.notification_deliveries
 SET state = $3, last_status = $4, last_error = $5, next_attempt_at = now() + make_interval(secs => $6),

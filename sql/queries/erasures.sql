@@ -1,11 +1,17 @@
 -- discern.erasure_requests, discern.erasure_steps: erasure on request (JobQueue.Erasures, `discern erase`).
 
 -- name: erase
+-- $1 keyKind: text
+-- $2 key: text
+-- $3 dryRun: boolean
+-- $4 actor: text
+-- returns: request_id bigint?, part text, n bigint
 -- Erases what `$2` names as a `$1` (subject, plate, photo, content), or with `$3` only counts it,
 -- recorded as asked by `$4`: discern.erase (sql/functions/erase.sql).
 SELECT e.request_id, e.part, e.n FROM discern.erase($1, $2, $3::boolean, $4) e;
 
 -- name: advance
+-- returns: finished integer?
 -- Moves erasures on: discern.advance_erasures (sql/functions/advance_erasures.sql).
 SELECT discern.advance_erasures() AS finished;
 

@@ -1,6 +1,17 @@
 -- discern.trials, discern.trial_results: trials of a candidate before a cutover (JobQueue.Trials, QueueReads.TrialReport, `discern trial`).
 
 -- name: create
+-- $1 name: text
+-- $2 service: text
+-- $3 action: text
+-- $4 productionService: text
+-- $5 productionAction: text
+-- $6 batch: text
+-- $7 sampleCount: integer?
+-- $8 share: float8?
+-- $9 seed: bigint
+-- $10 candidate: jsonb
+-- returns: id bigint
 -- A new trial: `$1` name, `$2` service, `$3` action, `$4` production service, `$5` its action,
 -- `$6` batch name, `$7` sample count or `$8` share, `$9` seed, `$10` the candidate's settings.
 -- Nothing when the name is taken (`find` then reads the one there).
@@ -11,6 +22,8 @@ ON CONFLICT (name) DO NOTHING
 RETURNING id;
 
 -- name: find
+-- $1 name: text
+-- returns: id bigint, name text, backend text, action text, production_backend text, production_action text, batch text, sample_count integer?, share float8?, seed bigint, candidate text
 -- A trial by name, as `create` recorded it.
 SELECT t.id, t.name, t.backend, t.action, t.production_backend, t.production_action, b.name AS batch, t.sample_count, t.share,
        t.seed, t.candidate::text AS candidate
@@ -18,6 +31,8 @@ FROM discern.trials t JOIN discern.batches b ON b.id = t.batch_id
 WHERE t.name = $1;
 
 -- name: pending
+-- $1 trial: bigint
+-- returns: image_path text, production_result_id bigint, params text
 -- The photos of trial `$1`'s sample without an answer of the candidate yet (an error is asked
 -- again), each with the production answer it is compared with and that job's params.
 SELECT s.image_path, s.production_result_id, s.params::text AS params
@@ -26,6 +41,27 @@ WHERE NOT EXISTS (SELECT 1 FROM discern.trial_results tr
                   WHERE tr.trial_id = $1 AND tr.image_path = s.image_path AND tr.error_kind IS NULL);
 
 -- name: store
+-- $1 trial: bigint
+-- $2 imagePath: text
+-- $3 productionResult: bigint
+-- $4 category: text?
+-- $5 subcategory: text?
+-- $6 serviceOperator: text?
+-- $7 fleetId: text?
+-- $8 licensePlate: text?
+-- $9 confidence: float8?
+-- $10 outcome: text?
+-- $11 subjectId: text?
+-- $12 apiCalls: integer
+-- $13 prepareMilliseconds: float8?
+-- $14 analyzeMilliseconds: float8?
+-- $15 sentBytes: bigint?
+-- $16 serviceHost: text?
+-- $17 model: text?
+-- $18 modelVersion: text?
+-- $19 rawResponse: jsonb?
+-- $20 errorKind: text?
+-- $21 error: text?
 -- The candidate's answer for a photo of trial `$1` (`$2` path, `$3` production result), or its
 -- error (`$19`, `$20`): an error row is replaced by a later answer.
 INSERT INTO discern.trial_results AS tr (trial_id, image_path, production_result_id, category, subcategory, operator, fleet_id,
