@@ -62,9 +62,7 @@ public enum JobControl {
                 .joined(separator: ", ")
         }
 
-        fileprivate var parameters: [(any PostgresEncodable)?] {
-            [ids.isEmpty ? nil : ids, batch, errorKind, backend, state, file, fromDay, toDay]
-        }
+        fileprivate var idList: [Int]? { ids.isEmpty ? nil : ids.map(Int.init) }
     }
 
     /// What an operator does to jobs: each action's SQL function and the states it changes.
@@ -123,9 +121,12 @@ public enum JobControl {
         limit: Int? = nil, logged: Bool = true
     ) throws -> Int {
         guard !selection.isEmpty else { return 0 }
-        return try connection.query(
-            Queries.JobControl.apply, selection.parameters + [String(actor.prefix(200)), action.rawValue, selection.scope, limit, logged]
-        ).first?.int("n") ?? 0
+        let s = selection
+        return try connection.run(
+            Queries.JobControl.Apply(
+                ids: s.idList, batch: s.batch, errorKind: s.errorKind, service: s.backend, state: s.state, file: s.file, fromDay: s.fromDay,
+                toDay: s.toDay, actor: String(actor.prefix(200)), action: action.rawValue, scope: s.scope, limit: limit, logged: logged)
+        ).first?.n ?? 0
     }
 
     /// How many jobs a statement of `inChunks` changes at most.
@@ -165,9 +166,12 @@ public enum JobControl {
     public static func states(_ connection: Connection, _ selection: Selection) throws -> [String: Int] {
         guard !selection.isEmpty else { return [:] }
         var states: [String: Int] = [:]
-        for row in try connection.query(Queries.JobControl.statesMatching, selection.parameters) {
-            states[try row.string("state")] = try row.int("n")
-        }
+        let s = selection
+        let rows = try connection.run(
+            Queries.JobControl.StatesMatching(
+                ids: s.idList, batch: s.batch, errorKind: s.errorKind, service: s.backend, state: s.state, file: s.file, fromDay: s.fromDay,
+                toDay: s.toDay))
+        for row in rows { states[row.state] = row.n }
         return states
     }
 }

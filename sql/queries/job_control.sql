@@ -6,6 +6,20 @@
 -- same statement when it changed any; it returns how many changed.
 
 -- name: apply
+-- $1 ids: bigint[]?
+-- $2 batch: text?
+-- $3 errorKind: text?
+-- $4 service: text?
+-- $5 state: text?
+-- $6 file: text?
+-- $7 fromDay: text?
+-- $8 toDay: text?
+-- $9 actor: text
+-- $10 action: text
+-- $11 scope: text
+-- $12 limit: integer?
+-- $13 logged: boolean
+-- returns: n integer?
 -- Retries, cancels or deletes the selection's jobs, as `$10` says: retry re-queues dead jobs
 -- with a fresh set of attempts (a cancelled job too, when named by id); cancel ends the jobs
 -- that have not finished; delete removes the jobs that are over without a result (dead or
@@ -29,6 +43,15 @@ logged AS (
 SELECT n FROM done;
 
 -- name: statesMatching
+-- $1 ids: bigint[]?
+-- $2 batch: text?
+-- $3 errorKind: text?
+-- $4 service: text?
+-- $5 state: text?
+-- $6 file: text?
+-- $7 fromDay: text?
+-- $8 toDay: text?
+-- returns: state text, n bigint
 -- How many jobs of the selection (`$1` to `$8`, as the head of this file says) are in each state.
 SELECT j.state, count(*) AS n FROM discern.matching_jobs($5, $2, $3, $4, $6, $7::date, $8::date) j
 WHERE ($1::bigint[] IS NULL OR j.id = ANY($1)) GROUP BY j.state;
