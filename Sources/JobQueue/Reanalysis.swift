@@ -49,14 +49,14 @@ public enum Reanalysis {
                 .joined(separator: ", ")
         }
 
-        var parameters: [(any PostgresEncodable)?] {
+        var statement: Queries.Reanalysis.Start {
             let iso = Date.ISO8601FormatStyle(includingFractionalSeconds: true)
             let held = try? JSONSerialization.data(withJSONObject: provenance, options: [.sortedKeys])
-            return [
-                name, backend, action, batch, since?.formatted(iso), before?.formatted(iso), model, modelVersion, serviceHost,
-                discernVersion, category, confidenceMin, confidenceMax,
-                provenance.isEmpty ? nil : held.map { String(decoding: $0, as: UTF8.self) }, atMost, priority
-            ]
+            return Queries.Reanalysis.Start(
+                name: name, service: backend, action: action, batch: batch, since: since?.formatted(iso), before: before?.formatted(iso),
+                model: model, modelVersion: modelVersion, serviceHost: serviceHost, discernVersion: discernVersion, category: category,
+                confidenceMin: confidenceMin, confidenceMax: confidenceMax,
+                provenance: provenance.isEmpty ? nil : held.map { String(decoding: $0, as: UTF8.self) }, atMost: atMost, priority: priority)
         }
     }
 
@@ -124,19 +124,18 @@ public enum Reanalysis {
     }
 
     private static func enqueue(_ selection: Selection, _ connection: Connection, started: Bool) throws -> Forecast {
-        guard let added = try connection.query(Queries.Reanalysis.start, selection.parameters).first else {
+        guard let added = try connection.run(selection.statement).first else {
             throw QueueError(.invalidSelection, "discern.reanalyse returned nothing")
         }
-        let enqueued = try added.int("enqueued")
-        let batch = try added.string("batch")
-        let plan = try connection.query(Queries.Reanalysis.forecast, [selection.backend, batch]).first
+        let enqueued = added.enqueued, batch = added.batch
+        let plan = try connection.run(Queries.Reanalysis.Forecast(service: selection.backend, batch: batch)).first
         // What these photos' current answers took is the best measure of what they take again;
         // the service's recent jobs stand in for answers that did not count their calls.
-        let measured = try added.int("measured"), attemptsPerJob = try plan?.optionalDouble("attempts_per_job")
-        let callsPerJob = measured > 0 ? Double(try added.int("measured_calls")) / Double(measured) : try plan?.optionalDouble("calls_per_job")
+        let measured = added.measured, attemptsPerJob = plan?.attemptsPerJob
+        let callsPerJob = measured > 0 ? Double(added.measuredCalls) / Double(measured) : plan?.callsPerJob
         let calls = Int((Double(enqueued) * max(callsPerJob ?? 1, 1) * max(attemptsPerJob ?? 1, 1)).rounded())
-        let price = try plan?.optionalDouble("price_per_call"), ahead = try plan?.optionalInt("ahead") ?? 0
-        let capCalls = try plan?.optionalDouble("cap_calls"), capUsed = try plan?.optionalInt("cap_used")
+        let price = plan?.pricePerCall, ahead = plan?.ahead ?? 0
+        let capCalls = plan?.capCalls, capUsed = plan?.capUsed
         let perJob = max(callsPerJob ?? 1, 1) * max(attemptsPerJob ?? 1, 1)
         let within = capCalls.flatMap { cap in
             capUsed.map { used in
@@ -145,13 +144,12 @@ public enum Reanalysis {
             }
         }
         return Forecast(
-            name: selection.name, batch: batch, selected: try added.int("selected"), enqueued: enqueued,
+            name: selection.name, batch: batch, selected: added.selected, enqueued: enqueued,
             ahead: ahead,
             callsPerJob: callsPerJob, attemptsPerJob: attemptsPerJob, calls: calls, pricePerCall: price,
             cost: price.map { ($0 * Double(calls) * 100).rounded() / 100 },
-            perMinute: try plan?.optionalDouble("per_minute"), constraint: try plan?.optionalString("constraint_text"),
-            finishEarly: try plan?.optionalString("finish_early"), finishLate: try plan?.optionalString("finish_late"),
-            capCalls: capCalls, capPeriod: try plan?.optionalString("cap_period"), capUsed: capUsed, photosWithinCap: within,
+            perMinute: plan?.perMinute, constraint: plan?.constraintText, finishEarly: plan?.finishEarly, finishLate: plan?.finishLate,
+            capCalls: capCalls, capPeriod: plan?.capPeriod, capUsed: capUsed, photosWithinCap: within,
             started: started)
     }
 }

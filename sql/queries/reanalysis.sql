@@ -1,6 +1,23 @@
 -- discern.jobs, discern.results: re-analysis and its forecast (JobQueue.Reanalysis, `discern reanalyse`).
 
 -- name: start
+-- $1 name: text
+-- $2 service: text
+-- $3 action: text?
+-- $4 batch: text?
+-- $5 since: timestamptz?
+-- $6 before: timestamptz?
+-- $7 model: text?
+-- $8 modelVersion: text?
+-- $9 serviceHost: text?
+-- $10 discernVersion: text?
+-- $11 category: text?
+-- $12 confidenceMin: float8?
+-- $13 confidenceMax: float8?
+-- $14 provenance: jsonb?
+-- $15 atMost: integer?
+-- $16 priority: integer
+-- returns: batch text, selected integer, enqueued integer, measured integer, measured_calls bigint
 -- Enqueues the selection through discern.reanalyse (sql/functions/reanalyse.sql): `$1` name,
 -- `$2` service, `$3` action, `$4` batch, `$5`..`$6` created in [since, before), `$7` model,
 -- `$8` model version, `$9` service host, `$10` discern release, `$11` category, `$12`..`$13`
@@ -14,6 +31,9 @@ FROM discern.reanalyse(name => $1, backend => $2, action => $3, from_batch => $4
                        priority => $16::smallint) r;
 
 -- name: forecast
+-- $1 service: text
+-- $2 batch: text
+-- returns: ahead bigint, calls_per_job float8?, attempts_per_job float8?, per_minute float8?, constraint_text text?, finish_early text?, finish_late text?, price_per_call float8?, cap_calls float8?, cap_period text?, cap_used bigint?
 -- The service's plan with the re-analysis enqueued (run in the transaction that enqueued it,
 -- before it commits or is rolled back): what a job took lately in calls and attempts, the
 -- pace, when the service's queue (the re-analysis last) is done, the price and the spend cap;
