@@ -147,7 +147,8 @@ func typed(_ statement: Statement, in path: String) -> String {
     swift += "            }\n"
     swift += "            public var parameters: [(any PostgresEncodable)?] { [\(parameters.map(\.name).joined(separator: ", "))] }\n"
     if let returns = statement.returns {
-        swift += "            public struct Output: Sendable {\n"
+        let document = returns.count == 1 && returns[0].column == "doc" && returns[0].field.swiftType == "String" && returns[0].field.optional
+        swift += "            public struct Output: Sendable\(document ? ", DocumentRow" : "") {\n"
         for (_, field) in returns { swift += "                public let \(field.declaration)\n" }
         swift += "            }\n"
         let reads = returns.map { column, field in

@@ -20,3 +20,9 @@ extension Connection {
         try query(prepared: Statement.text, statement.parameters).map(Statement.output)
     }
 }
+
+/// The row of a statement that answers one JSON document in a column `doc` (a page of the
+/// console, a report): declared `-- returns: doc text?`, its `Output` is one of these.
+public protocol DocumentRow: Sendable {
+    var doc: String? { get }
+}

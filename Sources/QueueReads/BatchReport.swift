@@ -53,6 +53,6 @@ public struct BatchReport: Codable, Sendable {
 extension QueueReader {
     /// Throws `ReadError.notFound` when there is no batch of that name.
     public func report(batch name: String) async throws -> BatchReport {
-        try await document(BatchReport.self, Queries.BatchReport.document, [name])
+        try await document(BatchReport.self, Queries.BatchReport.Document(name: name))
     }
 }

@@ -79,12 +79,12 @@ public struct BatchState: Codable, Sendable {
 extension QueueReader {
     /// Throws `ReadError.notFound` when there is no batch of that name.
     public func batchState(named name: String) async throws -> BatchState {
-        try await document(BatchState.self, Queries.Batches.state, [name])
+        try await document(BatchState.self, Queries.Batches.State(name: name))
     }
 
     /// The newest `limit` batches, or those older than the batch `before` (keyset pages).
     public func batches(named name: String? = nil, before: Int? = nil, limit: Int = BatchSummary.pageSize) async throws -> [BatchSummary] {
-        try await document([BatchSummary].self, Queries.Batches.summaries, [name, limit, before])
+        try await document([BatchSummary].self, Queries.Batches.Summaries(name: name, limit: limit, before: before))
     }
 }
 

@@ -39,6 +39,6 @@ public struct ErasureLog: Codable, Sendable {
 extension QueueReader {
     /// The newest `limit` requests; with `openOnly`, those still in progress.
     public func erasureLog(limit: Int = 50, openOnly: Bool = false) async throws -> ErasureLog {
-        try await document(ErasureLog.self, Queries.Erasures.status, [limit, openOnly])
+        try await document(ErasureLog.self, Queries.Erasures.Status(limit: limit, openOnly: openOnly))
     }
 }

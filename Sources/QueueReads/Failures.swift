@@ -20,5 +20,5 @@ public struct Failures: Codable, Sendable {
 }
 
 extension QueueReader {
-    public func failures() async throws -> Failures { try await document(Failures.self, Queries.Failures.document) }
+    public func failures() async throws -> Failures { try await document(Failures.self, Queries.Failures.Document()) }
 }

@@ -122,7 +122,8 @@ extension QueueReader {
     /// By job id, or by result id (a result outlives its pruned job).
     /// `rawAnswers` false: without the raw answer even where this role may read it (a console viewer).
     public func detail(jobID: Int? = nil, resultID: Int? = nil, rawAnswers: Bool = true) async throws -> JobDetail {
-        try await document(JobDetail.self, canReadRawAnswers && rawAnswers ? JobDetail.withRawAnswer : JobDetail.withoutRawAnswer, [jobID, resultID])
+        try await document(
+            JobDetail.self, filled: canReadRawAnswers && rawAnswers ? JobDetail.withRawAnswer : JobDetail.withoutRawAnswer, [jobID, resultID])
     }
 
 }

@@ -61,8 +61,10 @@ public struct JobFilter: Sendable, Equatable {
         return text
     }
 
-    var parameters: [(any PostgresEncodable)?] {
-        [state, batch, errorKind, backend, file, Self.day(fromDay), Self.day(toDay), before, min(max(limit, 1), 10_000)]
+    var statement: Queries.JobList.Page {
+        Queries.JobList.Page(
+            state: state, batch: batch, errorKind: errorKind, service: backend, file: file, fromDay: Self.day(fromDay), toDay: Self.day(toDay),
+            before: before, limit: min(max(limit, 1), 10_000))
     }
 }
 
@@ -73,6 +75,6 @@ extension JobList {
 
 extension QueueReader {
     public func jobs(_ filter: JobFilter) async throws -> JobList {
-        try await document(JobList.self, Queries.JobList.page, filter.parameters)
+        try await document(JobList.self, filter.statement)
     }
 }

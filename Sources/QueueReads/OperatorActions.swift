@@ -20,6 +20,6 @@ public struct OperatorLogPage: Codable, Sendable {
 
 extension QueueReader {
     public func operatorLog(before: Int? = nil) async throws -> OperatorLogPage {
-        try await document(OperatorLogPage.self, Queries.OperatorActionsPage.page, [before, OperatorLogPage.pageSize])
+        try await document(OperatorLogPage.self, Queries.OperatorActionsPage.Page(before: before, limit: OperatorLogPage.pageSize))
     }
 }

@@ -62,5 +62,5 @@ public struct Overview: Codable, Sendable {
 }
 
 extension QueueReader {
-    public func overview() async throws -> Overview { try await document(Overview.self, Queries.Overview.document) }
+    public func overview() async throws -> Overview { try await document(Overview.self, Queries.Overview.Document()) }
 }

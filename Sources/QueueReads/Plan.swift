@@ -96,6 +96,6 @@ extension Plan {
 extension QueueReader {
     /// - Parameter until: the end of the window, or nil for the forecast alone.
     public func plan(until: Date?) async throws -> Plan {
-        try await document(Plan.self, Queries.Plan.document, [until.map { $0.formatted(.iso8601) }])
+        try await document(Plan.self, Queries.Plan.Document(until: until.map { $0.formatted(.iso8601) }))
     }
 }

@@ -83,8 +83,8 @@ public struct QualityFilter: Sendable, Equatable {
         (self.batch, self.since, self.backend, self.field, self.target) = (batch, since, backend, field, target)
     }
 
-    var parameters: [(any PostgresEncodable)?] {
-        [batch, since.map { ISO8601DateFormatter().string(from: $0) }, backend]
+    var statement: Queries.Quality.Document {
+        Queries.Quality.Document(batch: batch, since: since.map { ISO8601DateFormatter().string(from: $0) }, service: backend)
     }
 }
 
@@ -119,7 +119,7 @@ extension Quality {
 
 extension QueueReader {
     public func quality(_ filter: QualityFilter) async throws -> Quality {
-        var quality = try await document(Quality.self, Queries.Quality.document, filter.parameters)
+        var quality = try await document(Quality.self, filter.statement)
         let backend = filter.backend ?? quality.samples.max { $0.audited < $1.audited }?.backend ?? quality.written.first?.backend
         quality.recommendation = backend.map { quality.recommend(backend: $0, field: filter.field, target: filter.target) }
         return quality

@@ -47,6 +47,6 @@ extension QueueReader {
     ///   - backends: the services to report, each at zero when idle.
     ///   - until: the end of the night's window, or nil for the forecast alone.
     public func gauges(backends: [String], until: Date?) async throws -> QueueGauges {
-        try await document(QueueGauges.self, Queries.QueueGauges.document, [backends, until.map { $0.formatted(.iso8601) }])
+        try await document(QueueGauges.self, Queries.QueueGauges.Document(services: backends, until: until.map { $0.formatted(.iso8601) }))
     }
 }

@@ -17,7 +17,7 @@ public final class QueueReader: Sendable {
     public init(conninfo: String, connections count: Int = 4, name: String = "discern-console") async throws {
         connections = (0..<max(1, count)).map { Database(conninfo: conninfo, name: "\(name)-\($0)") }
         canReadRawAnswers = try await connections[0].withConnection { connection in
-            try connection.query(Queries.QueueReader.canReadRawAnswers).first?.bool("ok") ?? false
+            try connection.run(Queries.QueueReader.CanReadRawAnswers()).first?.ok ?? false
         }
     }
 
@@ -31,8 +31,18 @@ public final class QueueReader: Sendable {
 
     /// Runs a query whose one row has one column `doc` holding JSON, and decodes it. JIT off
     /// (`Connection.reading`): compiling a view's query costs more than running it.
-    func document<T: Decodable & Sendable>(_ type: T.Type, _ sql: String, _ parameters: [(any PostgresEncodable)?] = []) async throws -> T {
-        let text = try await reading { try $0.query(sql, parameters).first?.optionalString("doc") }
+    func document<T: Decodable & Sendable, Statement: TypedStatement>(_ type: T.Type, _ statement: Statement) async throws -> T
+    where Statement.Output: DocumentRow {
+        try decodeDocument(T.self, try await reading { try $0.run(statement).first?.doc })
+    }
+
+    /// A statement whose text is filled in at run time (`Queries.fill`: a column list declared in
+    /// Swift), with its parameters by position.
+    func document<T: Decodable & Sendable>(_ type: T.Type, filled sql: String, _ parameters: [(any PostgresEncodable)?]) async throws -> T {
+        try decodeDocument(T.self, try await reading { try $0.query(sql, parameters).first?.optionalString("doc") })
+    }
+
+    private func decodeDocument<T: Decodable>(_ type: T.Type, _ text: String?) throws -> T {
         guard let text else { throw ReadError.notFound }
         return try Self.decoder.decode(T.self, from: Data(text.utf8))
     }
@@ -41,7 +51,7 @@ public final class QueueReader: Sendable {
     func reading<T: Sendable>(_ body: @escaping @Sendable (Connection) throws -> T) async throws -> T {
         try await database.withConnection { connection in
             try connection.reading { connection in
-                try connection.query(Queries.QueueReader.statementTimeout, [Self.statementTimeout])
+                try connection.run(Queries.QueueReader.StatementTimeout(timeout: Self.statementTimeout))
                 return try body(connection)
             }
         }
@@ -52,7 +62,7 @@ public final class QueueReader: Sendable {
     public func transaction<T: Sendable>(_ body: @escaping @Sendable (Connection) throws -> T) async throws -> T {
         try await database.withConnection { connection in
             try connection.transaction { connection in
-                try connection.query(Queries.QueueReader.statementTimeout, [Self.statementTimeout])
+                try connection.run(Queries.QueueReader.StatementTimeout(timeout: Self.statementTimeout))
                 return try body(connection)
             }
         }
@@ -96,7 +106,7 @@ extension QueueReader {
     /// The original file of a result, for its thumbnail.
     public func imagePath(resultID: Int) async throws -> String? {
         try await database.withConnection { connection in
-            try connection.query(Queries.QueueReader.resultImagePath, [resultID]).first?.string("image_path")
+            try connection.run(Queries.QueueReader.ResultImagePath(result: resultID)).first?.imagePath
         }
     }
 
@@ -108,7 +118,7 @@ extension QueueReader {
     /// The file of a job with no result (waiting, dead of a service's error), for its thumbnail.
     public func imagePath(jobID: Int) async throws -> String? {
         try await database.withConnection { connection in
-            try connection.query(Queries.QueueReader.jobImagePath, [jobID]).first?.string("image_path")
+            try connection.run(Queries.QueueReader.JobImagePath(job: jobID)).first?.imagePath
         }
     }
 }

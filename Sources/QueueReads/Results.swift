@@ -90,6 +90,6 @@ public struct ResultFilter: Sendable, Equatable {
 
 extension QueueReader {
     public func results(_ filter: ResultFilter) async throws -> ResultPage {
-        try await document(ResultPage.self, ResultPage.Card.resultPage, filter.parameters)
+        try await document(ResultPage.self, filled: ResultPage.Card.resultPage, filter.parameters)
     }
 }

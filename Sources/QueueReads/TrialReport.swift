@@ -97,13 +97,13 @@ extension QueueReader {
     /// Nil when no trial has that name.
     public func trialReport(_ name: String) async throws -> TrialReport? {
         do {
-            return try await document(TrialReport.self, Queries.Trials.report, [name])
+            return try await document(TrialReport.self, Queries.Trials.Report(name: name))
         } catch ReadError.notFound {
             return nil
         }
     }
 
     public func trials() async throws -> TrialList {
-        try await document(TrialList.self, Queries.Trials.list)
+        try await document(TrialList.self, Queries.Trials.List())
     }
 }

@@ -24,6 +24,6 @@ public struct WorkerList: Codable, Sendable {
 
 extension QueueReader {
     public func workers() async throws -> WorkerList {
-        try await document(WorkerList.self, Queries.WorkersPage.document, [])
+        try await document(WorkerList.self, Queries.WorkersPage.Document())
     }
 }

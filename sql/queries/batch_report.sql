@@ -1,6 +1,8 @@
 -- discern.batches, discern.jobs, discern.results_per_batch, discern.results: what happened to one batch, as one JSON document (QueueReads.BatchReport).
 
 -- name: document
+-- $1 name: text
+-- returns: doc text?
 -- The batch named `$1`, in one document: the jobs' states per backend (one pass over the
 -- batch's index), the failed attempts (only jobs that failed along the way have a history: a
 -- small partial index), the results' figures from their per-batch roll-up (results outlive

@@ -1,6 +1,10 @@
 -- discern.batches, discern.jobs, discern.live_workers, discern.batch_events, discern.notification_deliveries: the batches page and `discern batches wait` (QueueReads.BatchSummary, QueueReads.BatchState).
 
 -- name: summaries
+-- $1 name: text?
+-- $2 limit: integer
+-- $3 before: bigint?
+-- returns: doc text?
 -- The newest batches (or those named `$1`), `$2` of them, older than the batch `$3` when
 -- given (keyset pages), each with its summary, whether any worker lives, and its last
 -- announced end with its deliveries.
@@ -28,6 +32,8 @@ LEFT JOIN LATERAL (
     GROUP BY e.id, e.created_at) n ON true;
 
 -- name: state
+-- $1 name: text
+-- returns: doc text?
 -- Where the batch named `$1` stands, read fresh (no cached summary).
 -- Whether anything is left is one look at the batch's index; the dead are counted from
 -- their own partial index, the jobs only once it is done.

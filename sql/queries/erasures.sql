@@ -16,6 +16,9 @@ SELECT e.request_id, e.part, e.n FROM discern.erase($1, $2, $3::boolean, $4) e;
 SELECT discern.advance_erasures() AS finished;
 
 -- name: status
+-- $1 limit: integer
+-- $2 openOnly: boolean
+-- returns: doc text?
 -- The erasure requests, newest first, `$1` at most (with `$2`, in progress only), each with its
 -- steps, as one JSON document (QueueReads.ErasureLog).
 SELECT json_build_object('requests', coalesce(json_agg(x ORDER BY x.id DESC), '[]')) AS doc FROM (

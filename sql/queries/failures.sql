@@ -1,6 +1,7 @@
 -- discern.errors_by_kind, discern.jobs, discern.batches: the failures page, dead jobs by kind, the newest dead and the jobs failing now (QueueReads.Failures).
 
 -- name: document
+-- returns: doc text?
 -- Dead jobs grouped by error kind with an example message, the 50 newest dead jobs, and
 -- the 50 jobs failing now (waiting for a retry after an error); messages cut to 500 characters.
 SELECT json_build_object(

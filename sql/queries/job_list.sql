@@ -1,6 +1,16 @@
 -- discern.jobs, discern.batches: the jobs list of `discern jobs` and the console's jobs page, one keyset page at a time (QueueReads.JobFilter).
 
 -- name: page
+-- $1 state: text?
+-- $2 batch: text?
+-- $3 errorKind: text?
+-- $4 service: text?
+-- $5 file: text?
+-- $6 fromDay: text?
+-- $7 toDay: text?
+-- $8 before: bigint?
+-- $9 limit: integer
+-- returns: doc text?
 -- One page of the jobs discern.matching_jobs finds for the filter (`$1`...`$7`), newest
 -- first, older than the job `$8` when given, `$9` at most.
 -- The last error is cut to 500 characters, as on the failures page: `jobs show` has it whole.

@@ -1,6 +1,7 @@
 -- discern.queue_depth, discern.throughput_per_minute, discern.live_workers, discern.rate_limits, discern.jobs, discern.errors_by_kind, discern.unserved_backends, discern.paused_backends, discern.service_breakers: the console's first page and `discern status` as one JSON document (QueueReads.Overview).
 
 -- name: document
+-- returns: doc text?
 -- The queue by backend and state (succeeded and cancelled: those that finished in the last 24
 -- hours), succeeded jobs in the last full minute and the last hour, finished jobs per hour over
 -- 12 hours, live workers, backends waiting with no worker (paused ones apart), rate limits and

@@ -1,6 +1,8 @@
 -- discern.jobs, discern.batches: the night's plan per service, from discern.plan_until, with the jobs left over when the window closes (QueueReads.Plan).
 
 -- name: document
+-- $1 until: timestamptz?
+-- returns: doc text?
 -- The plan up to `$1` (nil: the forecast alone): discern.plan_until's figures per service,
 -- each with the jobs left over when the window closes, by batch and priority.
 -- Running jobs finish first; waiting ones in the order claims take them (priority, then

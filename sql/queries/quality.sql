@@ -1,6 +1,10 @@
 -- discern.batches, discern.results, discern.corrections, discern.audit_outcomes, discern.result_bands_by_batch, discern.result_bands, discern.results_per_batch: how right the service is, measured from audit reviews, as one JSON document (QueueReads.Quality).
 
 -- name: document
+-- $1 batch: text?
+-- $2 since: timestamptz?
+-- $3 service: text?
+-- returns: doc text?
 -- Takes $1 the batch name, $2 since (a timestamp), $3 the service. Every part reads the audit sample's
 -- partial index or the band roll-ups, never every result.
 WITH chosen AS (SELECT id FROM discern.batches WHERE name = $1),

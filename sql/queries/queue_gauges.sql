@@ -1,6 +1,9 @@
 -- discern.jobs, discern.live_workers, discern.service_breakers: the queue gauges `discern monitor` exports to Prometheus, with the night's forecast (QueueReads.QueueGauges).
 
 -- name: document
+-- $1 services: text[]
+-- $2 until: timestamptz?
+-- returns: doc text?
 -- Per service of `$1`, at zero when idle: what waits, runs and finished in the last 10
 -- minutes, who serves it and whether it is unavailable; the forecast up to `$2` (nil: the
 -- forecast alone), and how long the oldest snapshot has held back vacuum. Reads only the

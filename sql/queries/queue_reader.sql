@@ -1,15 +1,19 @@
 -- discern.results, discern.jobs: the read model's own statements, its session's timeout, the thumbnails' files and the health check (QueueReads.QueueReader).
 
 -- name: canReadRawAnswers
+-- returns: ok boolean?
 -- Whether this role may read the services' raw answers (the reader role may not).
 SELECT has_column_privilege('discern.results', 'raw_response', 'SELECT') AS ok;
 
 -- name: statementTimeout
+-- $1 timeout: text
 -- Sets the statement timeout `$1` for this transaction only (`SET LOCAL`), so it works through
 -- a transaction pooler too.
 SELECT set_config('statement_timeout', $1, true);
 
 -- name: resultImagePath
+-- $1 result: bigint
+-- returns: image_path text
 -- The original file of the result `$1`, for its thumbnail.
 SELECT image_path FROM discern.results WHERE id = $1;
 
@@ -18,5 +22,7 @@ SELECT image_path FROM discern.results WHERE id = $1;
 SELECT 1;
 
 -- name: jobImagePath
+-- $1 job: bigint
+-- returns: image_path text
 -- The file of the job `$1`, for its thumbnail.
 SELECT image_path FROM discern.jobs WHERE id = $1;

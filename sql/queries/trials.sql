@@ -80,6 +80,7 @@ SET production_result_id = excluded.production_result_id, category = excluded.ca
 WHERE tr.error_kind IS NOT NULL;
 
 -- name: list
+-- returns: doc text?
 -- Every trial, newest first, with how far it got: one JSON document (QueueReads.TrialList).
 SELECT json_build_object('items', coalesce(json_agg(x ORDER BY x.created_at DESC, x.name), '[]')) AS doc FROM (
   SELECT t.name, t.backend, t.action, t.production_backend, b.name AS batch, t.sample_count, t.share, t.created_at, t.created_by,
@@ -88,6 +89,8 @@ SELECT json_build_object('items', coalesce(json_agg(x ORDER BY x.created_at DESC
   FROM discern.trials t JOIN discern.batches b ON b.id = t.batch_id) x;
 
 -- name: report
+-- $1 name: text
+-- returns: doc text?
 -- Trial `$1`'s comparison report as one JSON document (QueueReads.TrialReport): per field
 -- (category, operator, fleet ID, licence plate, subject), how often the candidate agrees with
 -- production, and, on the photos a person reviewed (the production result's newest review but

@@ -1,6 +1,7 @@
 -- discern.workers, discern.jobs: the console's /workers page, the workers of the last day and what they hold (QueueReads.WorkerList).
 
 -- name: document
+-- returns: doc text?
 -- Each worker of the last day, live or stopped, with the running jobs leased to it and
 -- since when, 200 at most: from discern.workers and the running jobs' leases, never every job.
 SELECT json_build_object('workers', coalesce(json_agg(x ORDER BY x.live DESC, x.started_at DESC), '[]')) AS doc FROM (
