@@ -10,7 +10,7 @@ import Foundation
 //     from the text sent to the server;
 //   - for a statement that declares its parameters (`-- $1 job: bigint`, one line each, `?`
 //     after the type when it may be NULL) and what each row returns (`-- returns: state text,
-//     id bigint?`), a typed statement `Queries.Name.StatementName` (`TypedStatement`): its
+//     id bigint?`, or `-- returns: nothing`), a typed statement `Queries.Name.StatementName` (`TypedStatement`): its
 //     parameters as named, typed fields, its rows as a struct. A `$n` in the text that is not
 //     declared, or declared and not used, fails the build.
 let arguments = CommandLine.arguments
@@ -105,6 +105,8 @@ func statements(of path: String, _ source: String) -> [Statement] {
                         let number = Int(match.1)!
                         if last.parameters[number] != nil { fail("\(path): \(last.name): $\(number) is declared twice") }
                         last.parameters[number] = Field(name: String(match.2), swiftType: type, optional: match.4 != nil)
+                    } else if comment == "returns: nothing" {
+                        last.returns = []
                     } else if comment.hasPrefix("returns:") {
                         last.returns = comment.dropFirst("returns:".count).split(separator: ",").map { column in
                             guard let match = column.trimmingCharacters(in: .whitespaces).wholeMatch(of: /([a-z_][a-z0-9_]*) ([a-z0-9 ]+)(\?)?/),
@@ -146,7 +148,7 @@ func typed(_ statement: Statement, in path: String) -> String {
     for field in parameters { swift += "                self.\(field.name) = \(field.name)\n" }
     swift += "            }\n"
     swift += "            public var parameters: [(any PostgresEncodable)?] { [\(parameters.map(\.name).joined(separator: ", "))] }\n"
-    if let returns = statement.returns {
+    if let returns = statement.returns, !returns.isEmpty {
         let document = returns.count == 1 && returns[0].column == "doc" && returns[0].field.swiftType == "String" && returns[0].field.optional
         swift += "            public struct Output: Sendable\(document ? ", DocumentRow" : "") {\n"
         for (_, field) in returns { swift += "                public let \(field.declaration)\n" }

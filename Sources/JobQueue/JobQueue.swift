@@ -125,7 +125,7 @@ public enum JobQueue {
 
     /// Asks the database for nothing: throws when it does not answer.
     public static func ping(_ connection: Connection) throws {
-        try connection.query(Queries.Workers.ping)
+        try connection.execute(Queries.Workers.Ping())
     }
 
     /// Rescues the jobs of workers that are gone (`Queries.Jobs.rescue`, sql/queries/jobs.sql, says how that is known),
@@ -158,7 +158,7 @@ public enum JobQueue {
     /// missing only because it has not reconnected yet. Written only when it changed.
     static func noteDatabaseServer(_ connection: Connection) throws {
         if try connection.run(Queries.Jobs.DatabaseEpoch()).first?.same == true { return }
-        try connection.query(Queries.Jobs.newDatabaseEpoch)
+        try connection.execute(Queries.Jobs.NewDatabaseEpoch())
     }
 
     /// Marks the file of `job`, which runs alone, as being prepared by `workerID` (a crash now is
@@ -194,8 +194,9 @@ public enum JobQueue {
         try connection.copyIn(
             Queries.Enqueue.copyStaging,
             rows: files.lazy.map { [$0.path, $0.uniqueKey, $0.perceptualHash.map(String.init), $0.nearDuplicateOf, $0.traceparent] })
-        let batchID = try batch.map { try connection.query(Queries.Enqueue.batchID, [$0]).first?.int("id") } ?? nil
-        return try connection.query(Queries.Jobs.enqueueStaged, [batchID, backend, action, priority, paramsJSON]).affected
+        let batchID = try batch.flatMap { try connection.run(Queries.Enqueue.BatchID(name: $0)).first?.id }
+        return try connection.execute(
+            Queries.Jobs.EnqueueStaged(batch: batchID, service: backend, action: action, priority: priority, params: paramsJSON))
     }
 
     /// Whether a job that must run alone (`Job.runsAlone`) has waited `seconds` or more for a

@@ -34,7 +34,7 @@ public struct MigrationPlan: Sendable {
     /// Reads the database's state. A database with no discern schema gets sql/schema.sql.
     public static func read(_ connection: Connection) throws -> MigrationPlan {
         let migrations = try Migrator.bundledMigrations()
-        let present = try connection.query(Queries.Migrations.migrationsPresent).first?.bool("present") ?? false
+        let present = try connection.run(Queries.Migrations.MigrationsPresent()).first?.present ?? false
         let applied = present ? try appliedMigrations(connection) : [:]
         if applied.isEmpty {
             let everything = Schema.repeatables
@@ -76,7 +76,7 @@ public struct MigrationPlan: Sendable {
     }
 
     private static func appliedMigrations(_ connection: Connection) throws -> [Int: (name: String, breaking: Bool)] {
-        let hasBreaking = try connection.query(Queries.Migrations.hasBreakingColumn).first?.bool("has") ?? false
+        let hasBreaking = try connection.run(Queries.Migrations.HasBreakingColumn()).first?.has ?? false
         let rows = try connection.query(hasBreaking ? Queries.Migrations.applied : Queries.Migrations.appliedBeforeBreaking)
         return Dictionary(
             try rows.map { (try $0.int("version"), (try $0.string("name"), try $0.bool("breaking"))) }, uniquingKeysWith: { first, _ in first })
@@ -87,7 +87,7 @@ public struct MigrationPlan: Sendable {
     static func staleRepeatables(_ connection: Connection, newest: Int) throws -> [Repeatable] {
         let all = Schema.repeatables
         let stale = Set(
-            try connection.query(Queries.Migrations.staleRepeatables, [all.map(\.path), all.map(\.sql), newest]).map { try $0.string("file") })
+            try connection.run(Queries.Migrations.StaleRepeatables(files: all.map(\.path), texts: all.map(\.sql), newest: newest)).map(\.file))
         return all.filter { stale.contains($0.path) }
     }
 

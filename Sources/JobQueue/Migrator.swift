@@ -42,8 +42,8 @@ public enum Migrator {
     public static func migrate(_ connection: Connection, waiting: (String) -> Void = { _ in }) throws -> Applied {
         // Already current: nothing to lock or create, so a role without DDL rights may run it.
         if (try? requireCurrent(connection)) != nil { return Applied() }
-        try connection.query(Queries.Migrations.lock, [lockKey])
-        defer { _ = try? connection.query(Queries.Migrations.unlock, [lockKey]) }
+        try connection.execute(Queries.Migrations.Lock(key: Int(lockKey)))
+        defer { _ = try? connection.execute(Queries.Migrations.Unlock(key: Int(lockKey))) }
         try run(MigrationPlan.bootstrap, connection, waiting: waiting)
         let plan = try MigrationPlan.read(connection)
         for step in plan.steps { try run(step, connection, waiting: waiting) }
@@ -60,7 +60,7 @@ public enum Migrator {
     /// checks once at start, so either is one clear line, not a failing loop. A newer schema
     /// without a breaking migration is fine: migrations add.
     public static func requireCurrent(_ connection: Connection) throws {
-        let present = try connection.query(Queries.Migrations.bookkeepingPresent).first?.bool("present") ?? false
+        let present = try connection.run(Queries.Migrations.BookkeepingPresent()).first?.present ?? false
         guard present else {
             throw QueueError(
                 .schemaNotMigrated,
@@ -106,7 +106,7 @@ public enum Migrator {
         while true {
             do {
                 return try connection.transaction { connection in
-                    try connection.query(Queries.Migrations.lockTimeout, ["\(lockTimeoutSeconds)s"])
+                    try connection.execute(Queries.Migrations.LockTimeout(timeout: "\(lockTimeoutSeconds)s"))
                     try connection.executeScript(step.sql)
                 }
             } catch let error as PostgresError where (error.sqlState == "55P03" || error.sqlState == "40P01") && attempt < stepAttempts {

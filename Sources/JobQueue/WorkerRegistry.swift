@@ -57,6 +57,6 @@ public enum WorkerRegistry {
     /// Forgets workers stopped or silent for more than a day.
     @discardableResult
     public static func forgetOld(_ connection: Connection) throws -> Int {
-        try connection.query(Queries.Workers.forgetOld).affected
+        try connection.execute(Queries.Workers.ForgetOld())
     }
 }

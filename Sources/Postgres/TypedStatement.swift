@@ -19,6 +19,12 @@ extension Connection {
     public func run<Statement: TypedStatement>(_ statement: Statement) throws -> [Statement.Output] {
         try query(prepared: Statement.text, statement.parameters).map(Statement.output)
     }
+
+    /// Runs `statement`, which returns no rows, and says how many rows it changed.
+    @discardableResult
+    public func execute<Statement: TypedStatement>(_ statement: Statement) throws -> Int where Statement.Output == Void {
+        try query(prepared: Statement.text, statement.parameters).affected
+    }
 }
 
 /// The row of a statement that answers one JSON document in a column `doc` (a page of the

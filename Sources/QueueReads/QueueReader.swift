@@ -112,7 +112,7 @@ extension QueueReader {
 
     /// PostgreSQL answers (the console's /healthz).
     public func isReachable() async -> Bool {
-        (try? await database.withConnection { try $0.query(Queries.QueueReader.ping) }) != nil
+        (try? await database.withConnection { try $0.execute(Queries.QueueReader.Ping()) }) != nil
     }
 
     /// The file of a job with no result (waiting, dead of a service's error), for its thumbnail.

@@ -11,5 +11,7 @@ ON COMMIT DROP;
 COPY discern_enqueue (image_path, unique_key, perceptual_hash, near_duplicate_of, traceparent) FROM STDIN;
 
 -- name: batchID
+-- $1 name: text
+-- returns: id bigint?
 -- The id of the batch named `$1`, made when it is new (sql/functions/batch_id.sql).
 SELECT discern.batch_id($1) AS id;

@@ -324,6 +324,7 @@ SELECT server_started_at = pg_postmaster_start_time()
 FROM discern.database_epoch;
 
 -- name: newDatabaseEpoch
+-- returns: nothing
 -- Records a server not seen before; of rescuers seeing it at once, the first one's time
 -- stands. The very first record has nothing to compare with: the server's own start (or
 -- crash recovery) stands for when it was first seen.
@@ -335,6 +336,12 @@ ON CONFLICT (only_row) DO UPDATE SET server_started_at = excluded.server_started
 WHERE (e.server_started_at, e.stats_reset_at) IS DISTINCT FROM (excluded.server_started_at, excluded.stats_reset_at);
 
 -- name: enqueueStaged
+-- $1 batch: bigint?
+-- $2 service: text
+-- $3 action: text
+-- $4 priority: integer
+-- $5 params: jsonb
+-- returns: nothing
 -- Moves the files COPY put in `discern_enqueue` into the queue, skipping keys already
 -- taken by a job (the unique index) or by a result: the rule `discern.enqueue_many` keeps
 -- too. One statement: one wake-up.

@@ -16,14 +16,17 @@ CREATE TABLE IF NOT EXISTS discern.schema_repeatables (
     applied_at timestamptz NOT NULL DEFAULT now());
 
 -- name: migrationsPresent
+-- returns: present boolean?
 -- Whether the database has the table of applied migrations at all.
 SELECT to_regclass('discern.schema_migrations') IS NOT NULL AS present;
 
 -- name: bookkeepingPresent
+-- returns: present boolean?
 -- Whether the database has both bookkeeping tables: the migrations' and the repeatables'.
 SELECT to_regclass('discern.schema_migrations') IS NOT NULL AND to_regclass('discern.schema_repeatables') IS NOT NULL AS present;
 
 -- name: hasBreakingColumn
+-- returns: has boolean?
 -- Whether the table of applied migrations has its `breaking` column yet (a database of a
 -- release from before it has not).
 SELECT EXISTS (SELECT 1 FROM pg_attribute WHERE attrelid = 'discern.schema_migrations'::regclass
@@ -38,6 +41,10 @@ SELECT version, name, breaking FROM discern.schema_migrations;
 SELECT version, name, false AS breaking FROM discern.schema_migrations;
 
 -- name: staleRepeatables
+-- $1 files: text[]
+-- $2 texts: text[]
+-- $3 newest: integer
+-- returns: file text
 -- Of the functions, views and grants files `$1` with their texts `$2`, those whose text
 -- differs from what was applied last, unless a binary with newer migrations than `$3` applied
 -- them (an older binary never puts its own back).
@@ -64,13 +71,19 @@ ON CONFLICT (file) DO UPDATE SET checksum = excluded.checksum, schema_version = 
 SET LOCAL check_function_bodies = off;
 
 -- name: lock
+-- $1 key: bigint
+-- returns: nothing
 -- Takes discern's migration lock `$1` for the session: concurrent `migrate` runs wait.
 SELECT pg_advisory_lock($1);
 
 -- name: unlock
+-- $1 key: bigint
+-- returns: nothing
 SELECT pg_advisory_unlock($1);
 
 -- name: lockTimeout
+-- $1 timeout: text
+-- returns: nothing
 -- How long a step waits for a lock (`$1`, as '5s') before it lets go: for its transaction only.
 SELECT set_config('lock_timeout', $1, true);
 

@@ -18,6 +18,7 @@ SELECT set_config('statement_timeout', $1, true);
 SELECT image_path FROM discern.results WHERE id = $1;
 
 -- name: ping
+-- returns: nothing
 -- PostgreSQL answers (the console's /healthz).
 SELECT 1;
 

@@ -31,6 +31,7 @@ UPDATE discern.workers SET last_heartbeat_at = now(), stopped_at = NULL, jobs_fi
 UPDATE discern.workers SET stopped_at = now() WHERE id = $1;
 
 -- name: forgetOld
+-- returns: nothing
 -- Forgets workers stopped or silent for more than a day.
 DELETE FROM discern.workers WHERE coalesce(stopped_at, last_heartbeat_at) < now() - interval '1 day';
 
@@ -41,5 +42,6 @@ DELETE FROM discern.workers WHERE coalesce(stopped_at, last_heartbeat_at) < now(
 SELECT pg_notify($1, '');
 
 -- name: ping
+-- returns: nothing
 -- Whether the database answers at all (a rescuer's check that it is back).
 SELECT 1;
