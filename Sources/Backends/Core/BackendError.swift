@@ -7,7 +7,14 @@ import Telemetry
 /// Whether it is retried and what it tells the breaker are the registry's (`FailureKind`), by
 /// its finer kind when it has one. Messages never contain credentials or presigned-URL signatures.
 public struct BackendError: Error, CustomStringConvertible, Sendable {
-    public typealias Code = ErrorCode<BackendError>
+    /// What went wrong, as the registry's row (`FailureKind`) it stands for: a code carries its
+    /// kind, so no code is ever looked up by name or stands for a kind it is not.
+    public struct Code: Hashable, Sendable, CustomStringConvertible {
+        public let kind: FailureKind
+        init(_ kind: FailureKind) { self.kind = kind }
+        public var rawValue: String { kind.code }
+        public var description: String { kind.code }
+    }
 
     public let code: Code
     public let message: String
@@ -16,7 +23,7 @@ public struct BackendError: Error, CustomStringConvertible, Sendable {
     /// How long the service asked us to wait, when it said.
     public let retryAfterSeconds: Double?
     /// A finer `error_kind` than the code gives, e.g. `ooto_multiple_faces`.
-    private let specificKind: String?
+    private let specificKind: FailureKind?
     /// No connection was made (refused, no such host, the TLS handshake failed): nothing of
     /// the photo was sent, so the failure cannot be the photo's.
     private(set) var unreachable = false
@@ -26,7 +33,7 @@ public struct BackendError: Error, CustomStringConvertible, Sendable {
         self.code = code
         self.message = Redact.text(message)
         self.retryAfterSeconds = retryAfterSeconds
-        self.specificKind = kind?.code
+        self.specificKind = kind
     }
 
     /// False when the service never started on the job, as its kind's row says ("not counted"):
@@ -53,7 +60,7 @@ public struct BackendError: Error, CustomStringConvertible, Sendable {
     /// every call, so it trips the breaker instead of spending every waiting photo's attempts.
     public var serviceSignal: ServiceSignal {
         if unreachable { return .unreachable }
-        switch (FailureKind.named(code.rawValue) ?? registered).breaker {
+        switch code.kind.breaker {
         case .down: return .down
         case .up: return .up
         case .none: return .unknown
@@ -61,12 +68,11 @@ public struct BackendError: Error, CustomStringConvertible, Sendable {
     }
 
     /// The `error_kind` a dashboard groups by.
-    public var kind: String { specificKind ?? code.rawValue }
+    public var kind: String { registered.code }
 
-    /// The registry's row for `kind`: the job's `error_kind` and what its failure costs. Every
-    /// code and finer kind is declared from a row (`Code` constants, `init(kind:)`), which
-    /// `FailureRegistryTests` holds; a code from nowhere would read as internal.
-    public var registered: FailureKind { FailureKind.named(kind) ?? .internalError }
+    /// The registry's row for this failure, its finer kind's when it has one: the job's
+    /// `error_kind` and what the failure costs.
+    public var registered: FailureKind { specificKind ?? code.kind }
     public var description: String { message }
 
     /// The usual reading of an HTTP status an API answered with.
@@ -142,43 +148,43 @@ enum RetryAfter {
 }
 
 /// The codes a BackendError carries.
-extension ErrorCode where Owner == BackendError {
-    public static let rateLimited = Self(FailureKind.http429.code)
-    public static let serverError = Self(FailureKind.http5xx.code)
-    public static let clientError = Self(FailureKind.http4xx.code)
-    public static let network = Self(FailureKind.network.code)
+extension BackendError.Code {
+    public static let rateLimited = Self(.http429)
+    public static let serverError = Self(.http5xx)
+    public static let clientError = Self(.http4xx)
+    public static let network = Self(.network)
     /// The TLS handshake failed the certificate check (the service's certificate, or this
     /// machine's trust store).
-    public static let tlsFailed = Self(FailureKind.tlsFailed.code)
-    public static let timeout = Self(FailureKind.timeout.code)
-    public static let uploadExpired = Self(FailureKind.uploadUrlExpired.code)
-    public static let uploadRejected = Self(FailureKind.uploadRejected.code)
+    public static let tlsFailed = Self(.tlsFailed)
+    public static let timeout = Self(.timeout)
+    public static let uploadExpired = Self(.uploadUrlExpired)
+    public static let uploadRejected = Self(.uploadRejected)
     /// A service handed out a URL that leads where discern does not send photos.
-    public static let destinationRefused = Self(FailureKind.uploadDestinationRefused.code)
-    public static let analysisFailed = Self(FailureKind.analysisFailed.code)
-    public static let badResponse = Self(FailureKind.badResponse.code)
-    public static let unsupportedAction = Self(FailureKind.unsupportedAction.code)
-    public static let badParams = Self(FailureKind.badParams.code)
-    public static let authFailed = Self(FailureKind.authFailed.code)
+    public static let destinationRefused = Self(.uploadDestinationRefused)
+    public static let analysisFailed = Self(.analysisFailed)
+    public static let badResponse = Self(.badResponse)
+    public static let unsupportedAction = Self(.unsupportedAction)
+    public static let badParams = Self(.badParams)
+    public static let authFailed = Self(.authFailed)
     /// The service understood the request and refused this input (a documented 4xx).
-    public static let inputRejected = Self(FailureKind.inputRejected.code)
-    public static let rateLimiterUnavailable = Self(FailureKind.rateLimiterUnavailable.code)
-    public static let misconfigured = Self(FailureKind.misconfigured.code)
+    public static let inputRejected = Self(.inputRejected)
+    public static let rateLimiterUnavailable = Self(.rateLimiterUnavailable)
+    public static let misconfigured = Self(.misconfigured)
     /// The service could not start the work at all (Image Discerner's one start per second):
     /// retried, and never counted against the job's attempts.
-    public static let notStarted = Self(FailureKind.notStarted.code)
-    public static let responseTooLarge = Self(FailureKind.responseTooLarge.code)
+    public static let notStarted = Self(.notStarted)
+    public static let responseTooLarge = Self(.responseTooLarge)
     /// The worker could not send within its rate-limit slots, again and again (`RateSlot`):
     /// its own load, not the job's fault; never counted against the job's attempts.
-    public static let slotMissed = Self(FailureKind.rateSlotMissed.code)
-    public static let cancelled = Self(FailureKind.cancelled.code)
+    public static let slotMissed = Self(.rateSlotMissed)
+    public static let cancelled = Self(.cancelled)
     /// The service's spend cap is reached (discern.service_budgets): the job goes back to wait.
-    public static let capReached = Self(FailureKind.spendCapReached.code)
+    public static let capReached = Self(.spendCapReached)
     /// The service answered in a form this release does not read (a newer version, a model it
     /// does not know): asking again would answer the same.
-    public static let serviceIncompatible = Self(FailureKind.serviceIncompatible.code)
+    public static let serviceIncompatible = Self(.serviceIncompatible)
     /// discern's own fault (a report it could not write): its message says what.
-    public static let internalError = Self(FailureKind.internalError.code)
+    public static let internalError = Self(.internalError)
 }
 
 /// A failed call's `error.type` in a trace is its kind, as in `jobs.error_kind`.
