@@ -4,7 +4,7 @@ import MediaFiles
 
 /// Why an image could not be prepared. `kind` is the `error_kind` stored with a dead job.
 public struct ImagingError: Error, CustomStringConvertible, Sendable, Equatable {
-    public typealias Code = ErrorCode<ImagingError>
+    public typealias Code = FailureCode<ImagingError>
 
     public let code: Code
     public let message: String
@@ -17,15 +17,15 @@ public struct ImagingError: Error, CustomStringConvertible, Sendable, Equatable 
     /// A file that could not be opened or read, with the same code (MediaFiles keeps the
     /// codes images had when Imaging opened files itself).
     public init(_ error: FileAccessError) {
-        self.init(Code(error.code.rawValue), error.message)
+        self.init(Code(error.code.kind), error.message)
     }
 
-    public var kind: String { code.rawValue }
+    public var kind: FailureKind { code.kind }
     public var description: String { message }
 
     /// Whether another attempt may help, as the registry says (`FailureKind.retry`): only I/O
     /// gets better by itself, and a truncated file may still be arriving (tried once more).
-    public var isRetryable: Bool { FailureKind.named(kind)?.retry == .yes }
+    public var isRetryable: Bool { kind.retry == .yes }
 }
 
 extension ImagingError {
@@ -41,23 +41,23 @@ extension ImagingError {
 }
 
 /// The codes a ImagingError carries.
-extension ErrorCode where Owner == ImagingError {
-    public static let empty = Self(FailureKind.imageEmpty.code)
-    public static let unsupportedFormat = Self(FailureKind.imageUnsupportedFormat.code)
-    public static let undecodable = Self(FailureKind.imageUndecodable.code)
-    public static let truncated = Self(FailureKind.imageTruncated.code)
-    public static let tooManyPixels = Self(FailureKind.imageTooManyPixels.code)
-    public static let sourceTooLarge = Self(FailureKind.imageSourceTooLarge.code)
-    public static let tooSmall = Self(FailureKind.imageTooSmall.code)
-    public static let cannotFit = Self(FailureKind.imageCannotFit.code)
-    public static let unreadable = Self(FailureKind.imageUnreadable.code)
-    public static let processingFailed = Self(FailureKind.imageProcessingFailed.code)
+extension FailureCode where Owner == ImagingError {
+    public static let empty = Self(.imageEmpty)
+    public static let unsupportedFormat = Self(.imageUnsupportedFormat)
+    public static let undecodable = Self(.imageUndecodable)
+    public static let truncated = Self(.imageTruncated)
+    public static let tooManyPixels = Self(.imageTooManyPixels)
+    public static let sourceTooLarge = Self(.imageSourceTooLarge)
+    public static let tooSmall = Self(.imageTooSmall)
+    public static let cannotFit = Self(.imageCannotFit)
+    public static let unreadable = Self(.imageUnreadable)
+    public static let processingFailed = Self(.imageProcessingFailed)
     /// libvips could not start in this process: the installation's fault, never a photo's.
-    public static let libraryFailed = Self(FailureKind.internalError.code)
+    public static let libraryFailed = Self(.internalError)
     /// Outside the worker's path roots, relative, or reached through a symlink out of them.
-    public static let pathNotAllowed = Self(FailureKind.pathNotAllowed.code)
-    public static let fileNotFound = Self(FailureKind.fileNotFound.code)
-    public static let notRegularFile = Self(FailureKind.fileNotRegular.code)
+    public static let pathNotAllowed = Self(.pathNotAllowed)
+    public static let fileNotFound = Self(.fileNotFound)
+    public static let notRegularFile = Self(.fileNotRegular)
 }
 
 /// A file opened or read through MediaFiles, its failure as an ImagingError with the same code.

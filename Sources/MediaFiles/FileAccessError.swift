@@ -3,7 +3,7 @@ import ErrorCodes
 /// Why a job's file could not be opened or read. `kind` is the `error_kind` stored with a dead
 /// job: the same codes as when Imaging opened files itself, so dashboards and filters keep them.
 public struct FileAccessError: Error, CustomStringConvertible, Sendable, Equatable {
-    public typealias Code = ErrorCode<FileAccessError>
+    public typealias Code = FailureCode<FileAccessError>
 
     public let code: Code
     public let message: String
@@ -18,13 +18,13 @@ public struct FileAccessError: Error, CustomStringConvertible, Sendable, Equatab
 }
 
 /// The codes a FileAccessError carries.
-extension ErrorCode where Owner == FileAccessError {
+extension FailureCode where Owner == FileAccessError {
     /// Outside the path roots, relative, or reached through a symlink out of them.
-    public static let pathNotAllowed = Self(FailureKind.pathNotAllowed.code)
-    public static let fileNotFound = Self(FailureKind.fileNotFound.code)
-    public static let notRegularFile = Self(FailureKind.fileNotRegular.code)
+    public static let pathNotAllowed = Self(.pathNotAllowed)
+    public static let fileNotFound = Self(.fileNotFound)
+    public static let notRegularFile = Self(.fileNotRegular)
     /// An I/O error: the one failure that may get better by itself.
-    public static let unreadable = Self(FailureKind.imageUnreadable.code)
+    public static let unreadable = Self(.imageUnreadable)
     /// The file shrank while it was read (it is being written).
-    public static let truncated = Self(FailureKind.imageTruncated.code)
+    public static let truncated = Self(.imageTruncated)
 }

@@ -7,14 +7,7 @@ import Telemetry
 /// Whether it is retried and what it tells the breaker are the registry's (`FailureKind`), by
 /// its finer kind when it has one. Messages never contain credentials or presigned-URL signatures.
 public struct BackendError: Error, CustomStringConvertible, Sendable {
-    /// What went wrong, as the registry's row (`FailureKind`) it stands for: a code carries its
-    /// kind, so no code is ever looked up by name or stands for a kind it is not.
-    public struct Code: Hashable, Sendable, CustomStringConvertible {
-        public let kind: FailureKind
-        init(_ kind: FailureKind) { self.kind = kind }
-        public var rawValue: String { kind.code }
-        public var description: String { kind.code }
-    }
+    public typealias Code = FailureCode<BackendError>
 
     public let code: Code
     public let message: String
@@ -148,7 +141,7 @@ enum RetryAfter {
 }
 
 /// The codes a BackendError carries.
-extension BackendError.Code {
+extension FailureCode where Owner == BackendError {
     public static let rateLimited = Self(.http429)
     public static let serverError = Self(.http5xx)
     public static let clientError = Self(.http4xx)

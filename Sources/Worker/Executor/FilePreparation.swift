@@ -158,7 +158,7 @@ struct FilePreparation: Sendable {
     /// (`JobFailure.lastAttemptOfOutage`), so a storage outage ends no photo while others of its
     /// service go through, for about a day.
     static func failure(_ error: ImagingError, path: String, attempt: Int, maxAttempts: Int, truncatedRetrySeconds: Double) -> JobFailure {
-        let kind = FailureKind.named(error.kind) ?? .internalError
+        let kind = error.kind
         switch (kind.retry, kind.attempt) {
         case (.once, _):
             let again = attempt == 1
