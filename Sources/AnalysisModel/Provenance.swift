@@ -1,7 +1,7 @@
 /// Which service, model and settings produced an answer, as far as the answer itself and the
 /// request say: what a dashboard filters on when a service changes under it (a new provider, a
 /// new response format, another recognition model). Each service's fields are in
-/// docs/backends.md, "Provenance".
+/// docs/services.md, "Provenance".
 public struct Provenance: Sendable, Equatable {
     /// The model or provider the answer names (Image Discerner's `classification_provider`),
     /// or the one the request used (Azure Face's recognition model); nil when neither says.

@@ -64,7 +64,7 @@ public struct JobDetail: Codable, Sendable {
         public let createdAt: String
         public let rawResponse: JSONValue?
         public let review: Review?
-        /// Where the answer came from (docs/backends.md, "Provenance"); nil on results older
+        /// Where the answer came from (docs/services.md, "Provenance"); nil on results older
         /// than migration 38.
         public let serviceHost: String?
         public let model: String?

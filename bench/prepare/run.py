@@ -16,7 +16,7 @@ ROOT = os.path.dirname(os.path.dirname(HERE))
 DATA = os.path.join(ROOT, "bench", ".data", "prepare")
 BUDGET = 10_000_000
 # The job every tool does here: fit 10 MB and 4096 px. discern's own Discerner policy is tighter
-# (7.8 MB, a 1600 px transform floor: docs/backends.md); it is measured in "Discerner policy".
+# (7.8 MB, a 1600 px transform floor: docs/services.md); it is measured in "Discerner policy".
 POLICY = ["--max-bytes", str(BUDGET), "--transform-floor", "0"]
 DISCERN = os.environ.get("DISCERN_BIN", os.path.join(ROOT, ".build", "release", "discern"))
 

@@ -1,6 +1,6 @@
 """The pyvips pipeline the runtime benchmark compares discern with: N threads, each claiming one
 job at a time from discern's queue (psycopg, FOR UPDATE SKIP LOCKED), preparing the image with
-pyvips under Image Discerner's policy (docs/backends.md: 7,800,000 bytes, 4096 px, a 1600 px
+pyvips under Image Discerner's policy (docs/services.md: 7,800,000 bytes, 4096 px, a 1600 px
 transform floor; sent as it is when it already complies), calling Image Discerner with requests
 (upload-url, the presigned PUT, analyze) and writing the result in the transaction that completes
 the job.

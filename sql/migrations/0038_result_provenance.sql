@@ -1,5 +1,5 @@
 -- discern schema, version 38: every result says which service deployment, model and settings
--- produced it, and which preparation made the bytes sent (docs/backends.md, "Provenance"):
+-- produced it, and which preparation made the bytes sent (docs/services.md, "Provenance"):
 -- `service_host` (the endpoint's host, never a credential), `model` and `model_version` as the
 -- answer or the request names them (Image Discerner's classification_provider and
 -- response_format_version, Azure Face's recognition model), `discern_version` (the worker's

@@ -1,5 +1,5 @@
 -- Results by service, action and outcome, with the average confidence and the newest result, for
--- dashboards (docs/backends.md). Read from the hourly roll-up plus the events not folded yet, so it
+-- dashboards (docs/services.md). Read from the hourly roll-up plus the events not folded yet, so it
 -- is exact at any table size without reading results.
 CREATE OR REPLACE VIEW discern.outcomes_by_backend AS
 SELECT backend, action, outcome, sum(results)::bigint AS results,

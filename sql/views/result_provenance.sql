@@ -1,4 +1,4 @@
--- Where each result came from, older results included (docs/backends.md, "Provenance"): results
+-- Where each result came from, older results included (docs/services.md, "Provenance"): results
 -- written before migration 38 carry none of it, and Image Discerner's get their model and answer
 -- format back here from their raw answers as they are read, the way the worker reads them today
 -- (the format from `processing_metadata`, else the answer's shape). No row is rewritten for it:

@@ -3,7 +3,7 @@ import CurlHTTP
 import Foundation
 import Imaging
 
-/// Azure Face v1.0 (docs/backends.md, "Azure Face"): detect the faces of an image, then identify the largest
+/// Azure Face v1.0 (docs/services.md, "Azure Face"): detect the faces of an image, then identify the largest
 /// against a person group.
 ///
 /// Actions: `identify` (also `analyze`, the jobs table's default: detect + identify; params `personGroupId` or `largePersonGroupId`

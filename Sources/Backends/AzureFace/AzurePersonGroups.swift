@@ -6,7 +6,7 @@ import Foundation
 /// Identify only works on faceIds detected with the group's own recognition model (otherwise
 /// Azure answers 400 BadArgument), so the group is asked once per process
 /// (`GET /persongroups/{id}?returnRecognitionModel=true`, or `/largepersongroups/{id}`) and
-/// detect uses what it says (docs/backends.md, "Azure Face").
+/// detect uses what it says (docs/services.md, "Azure Face").
 struct AzurePersonGroup: Hashable, Sendable {
     let id: String
     let isLarge: Bool

@@ -7,7 +7,7 @@ import Imaging
 /// from the environment or from one file per secret in a credentials directory
 /// (`DISCERN_CREDENTIALS_DIR`, or systemd's `$CREDENTIALS_DIRECTORY`), named like the variable
 /// (`SecretFiles`). Every value is checked here, at start: a bad URL or number stops the worker
-/// with one line instead of failing job by job. docs/backends.md lists every variable.
+/// with one line instead of failing job by job. docs/services.md lists every variable.
 public struct BackendEnvironment: Sendable {
     public let variables: [String: String]
 

@@ -17,7 +17,7 @@ public struct RemoteService: Sendable, Identifiable {
     public let imagePolicy: ImagePolicy?
     /// The variable whose presence turns it on in a worker.
     public let urlVariable: String
-    /// Every variable it reads besides the URL (docs/backends.md explains each).
+    /// Every variable it reads besides the URL (docs/services.md explains each).
     public let variables: [String]
     /// The keys of `discern.rate_limits` its calls take a slot from.
     public let rateLimitKeys: [String]
@@ -61,7 +61,7 @@ protocol BackendConfiguration: Sendable {
 }
 
 /// The variables one service reads, each name written once: the registry lists them, the
-/// service's configuration reads them, docs/backends.md explains them (a test checks).
+/// service's configuration reads them, docs/services.md explains them (a test checks).
 protocol ServiceVariable: RawRepresentable<String>, CaseIterable, Sendable, Equatable, VariableName {
     /// The variable whose presence turns the service on.
     static var url: Self { get }

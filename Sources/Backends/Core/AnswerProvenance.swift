@@ -1,7 +1,7 @@
 import AnalysisModel
 import Foundation
 
-/// Provenance as each service's backend states it (docs/backends.md, "Provenance"): the host
+/// Provenance as each service's backend states it (docs/services.md, "Provenance"): the host
 /// of the URL it was configured with, and what its answer and request say.
 extension Provenance {
     init(serviceURL: String, model: String? = nil, modelVersion: String? = nil, details: [String: Any?]) {

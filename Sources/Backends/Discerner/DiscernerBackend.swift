@@ -3,7 +3,7 @@ import CurlHTTP
 import Foundation
 import Imaging
 
-/// Image Discerner (docs/backends.md, "Image Discerner"): ask for a presigned upload URL, PUT the image to S3,
+/// Image Discerner (docs/services.md, "Image Discerner"): ask for a presigned upload URL, PUT the image to S3,
 /// then ask for the analysis of the uploaded object.
 public struct DiscernerBackend: AnalysisBackend, ConfiguredBackend {
     public let name = Services.discerner.name

@@ -1,7 +1,7 @@
 import AnalysisModel
 import Foundation
 
-/// Image Discerner's entities, typed (docs/backends.md, "Image Discerner"; the service's `docs/api-reference.md`
+/// Image Discerner's entities, typed (docs/services.md, "Image Discerner"; the service's `docs/api-reference.md`
 /// and `src/lambdas/inference_engine.py`).
 ///
 /// Format 3.0: `type` is `category:subtype` or a bare category (`cargo_container`);

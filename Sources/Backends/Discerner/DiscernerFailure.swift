@@ -2,7 +2,7 @@ import CurlHTTP
 import ErrorCodes
 import Foundation
 
-/// Image Discerner's `/analyze` failures, classified (docs/backends.md, "Image Discerner", the service's
+/// Image Discerner's `/analyze` failures, classified (docs/services.md, "Image Discerner", the service's
 /// `src/lambdas/api_handler.py`).
 enum DiscernerFailure {
     static func classify(_ response: HTTPResponse, step: String) -> BackendError {

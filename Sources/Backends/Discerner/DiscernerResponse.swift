@@ -2,7 +2,7 @@ import AnalysisModel
 import Foundation
 
 /// Maps an Image Discerner `/analyze` 200 answer onto a result: every entity, and the result
-/// row's common columns from the primary one (docs/backends.md, "Image Discerner").
+/// row's common columns from the primary one (docs/services.md, "Image Discerner").
 ///
 /// The envelope is `{"success": true, "analysis_result": {"statusCode": 200, "body": {...}}}`.
 /// The workflow's own failures also arrive as HTTP 200 (`success: false`, a `statusCode` other

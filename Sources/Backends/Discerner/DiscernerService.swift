@@ -60,7 +60,7 @@ extension ImagePolicy {
     /// Image Discerner: JPEG and PNG. Its docs say "up to 10 MB", but the service forwards the
     /// image base64-encoded inside a JSON request to Google Cloud Vision, whose requests are
     /// limited to 10,485,760 bytes: base64 makes 3 bytes 4, so at most 7,864,320 raw bytes, less
-    /// the request's own JSON. 7,800,000 leaves 85 KB for that (docs/backends.md). An image that
+    /// the request's own JSON. 7,800,000 leaves 85 KB for that (docs/services.md). An image that
     /// must be re-encoded may shrink by a free JPEG decode scale down to 1,600 px: Vision asks
     /// 1024 x 768 for text detection, the service's finest need. The floor costs less CPU and
     /// sends fewer bytes than fitting 4096 px (bench/RESULTS.md, "Discerner policy").

@@ -4,7 +4,7 @@ import ErrorCodes
 import Foundation
 import Imaging
 
-/// The landmark predictor (docs/backends.md, "Landmark predictor"): one multipart call, the top 3 labels back.
+/// The landmark predictor (docs/services.md, "Landmark predictor"): one multipart call, the top 3 labels back.
 ///
 /// Action `predict` (alias `analyze`). The top label fills `subject_id` and `subcategory`, its
 /// display name `description`; all three go to `details.predictions`; `outcome` is `unsure` when the top confidence is under the

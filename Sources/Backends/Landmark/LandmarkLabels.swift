@@ -1,4 +1,4 @@
-/// The landmark predictor's labels and the names people read (docs/backends.md, "Landmark predictor", the service's
+/// The landmark predictor's labels and the names people read (docs/services.md, "Landmark predictor", the service's
 /// seed 001). The model answers labels only; a label it learns later gets its words capitalised.
 enum LandmarkLabels {
     static let displayNames: [String: String] = [

@@ -3,7 +3,7 @@ import CurlHTTP
 import Foundation
 import Imaging
 
-/// OOTO Face API (docs/backends.md, "OOTO Face"): 1:N identify, enrol and delete face templates.
+/// OOTO Face API (docs/services.md, "OOTO Face"): 1:N identify, enrol and delete face templates.
 ///
 /// Actions: `identify` (also `analyze`, the jobs table's default), `enroll` (alias `add`; params `templateId` optional) and `delete`
 /// (params `templateId`; no file is sent). Params `check_liveness` / `check_deepfake` override

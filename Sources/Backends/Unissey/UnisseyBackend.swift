@@ -4,7 +4,7 @@ import ErrorCodes
 import Foundation
 import Imaging
 
-/// Unissey video-selfie liveness (docs/backends.md, "Unissey"). The video is never resized: a size and
+/// Unissey video-selfie liveness (docs/services.md, "Unissey"). The video is never resized: a size and
 /// container check, then it goes as it is.
 ///
 /// Action `analyze`. The capture SDK's metadata string comes from params `selfie_metadata`

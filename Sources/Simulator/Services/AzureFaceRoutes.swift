@@ -2,7 +2,7 @@ import DedicatedThreads
 import Foundation
 import Hummingbird
 
-/// Azure Face v1.0 (docs/backends.md, "Azure Face") under `/azure/face/v1.0`: detect, identify, person-group
+/// Azure Face v1.0 (docs/services.md, "Azure Face") under `/azure/face/v1.0`: detect, identify, person-group
 /// reads and person deletes (a deleted person is never a candidate again; deleting it twice is
 /// 404 PersonNotFound, as Azure answers), with the documented errors and limits: 20 calls a minute (free tier) answered with
 /// the documented 429; `[]` for an image without a face (a flat one); faceIds that expire after

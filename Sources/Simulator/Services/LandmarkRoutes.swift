@@ -2,7 +2,7 @@ import DedicatedThreads
 import Foundation
 import Hummingbird
 
-/// The landmark predictor (docs/backends.md, "Landmark predictor") under `/landmark/api/prediction`: predict (top 3),
+/// The landmark predictor (docs/services.md, "Landmark predictor") under `/landmark/api/prediction`: predict (top 3),
 /// history and health. No auth, no rate limit.
 struct LandmarkRoutes: Sendable {
     let configuration: SimulatorConfiguration

@@ -2,7 +2,7 @@ import DedicatedThreads
 import Foundation
 import Hummingbird
 
-/// OOTO Face API (docs/backends.md, "OOTO Face") under `/ooto/api/v1.0`: add, identify, delete, with its
+/// OOTO Face API (docs/services.md, "OOTO Face") under `/ooto/api/v1.0`: add, identify, delete, with its
 /// documented error codes. A gallery in memory: a photo identifies as the template it was
 /// enrolled under; any other face finds no match. The simulator finds codes 5 and 6 in the
 /// image itself: a flat image has no face (code 5, sent with HTTP 404), a panorama (twice as

@@ -2,7 +2,7 @@ import DedicatedThreads
 import Foundation
 import Hummingbird
 
-/// Unissey video-selfie liveness (docs/backends.md, "Unissey") under `/unissey/api/v3`. Only fragments of
+/// Unissey video-selfie liveness (docs/services.md, "Unissey") under `/unissey/api/v3`. Only fragments of
 /// the real schema are public; where they are silent this simulator picks: errors are
 /// `{"message": ...}` with 400 (bad form), 401 (key), 413 (over 20 MB).
 struct UnisseyRoutes: Sendable {

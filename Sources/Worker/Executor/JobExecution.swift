@@ -24,7 +24,7 @@ struct JobExecution: Sendable {
     func run(_ job: Job) async -> JobOutcome {
         guard let backend = backends[job.backend] else {
             await inFlight.prepared(job.id)
-            return .failed(job, JobFailure(.backendUnavailable, message: "this worker has no '\(job.backend)' backend configured"))
+            return .failed(job, JobFailure(.backendUnavailable, message: "this worker is not configured for the service '\(job.backend)'"))
         }
         guard breakers.allows(job) else {
             // No photo is prepared for a service known to be down.

@@ -63,7 +63,7 @@ struct DoctorCommand: AsyncParsableCommand {
         report.checks.append(
             Check(
                 check: "services", status: services.isEmpty ? .failed : .ok,
-                detail: services.isEmpty ? "none configured: set DISCERN_DISCERNER_URL (docs/backends.md)" : services.joined(separator: ", ")))
+                detail: services.isEmpty ? "none configured: set DISCERN_DISCERNER_URL (docs/services.md)" : services.joined(separator: ", ")))
         switch format {
         case .text:
             for check in report.checks {

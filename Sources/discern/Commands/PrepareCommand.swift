@@ -9,7 +9,7 @@ import Backends
 struct PrepareCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "prepare",
-        abstract: "Run a backend's image policy locally and show what would be sent, and why.",
+        abstract: "Run a service's image policy locally and show what would be sent, and why.",
         discussion: "With one file, shows the decision in detail. With several files or folders, prepares them in parallel and prints a summary.")
 
     @Argument(help: "Image files or folders (searched recursively).")

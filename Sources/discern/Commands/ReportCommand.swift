@@ -5,7 +5,7 @@ import QueueReads
 struct ReportCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "report",
-        abstract: "Summarise a batch: outcomes by backend, top errors, throughput, bytes saved, API calls (Markdown or JSON).")
+        abstract: "Summarise a batch: outcomes by service, top errors, throughput, bytes saved, API calls (Markdown or JSON).")
 
     @OptionGroup var database: DatabaseOptions
 
@@ -50,8 +50,8 @@ enum MarkdownReport {
             lines[2] += report.jobsPerMinute.map { String(format: "; %.1f jobs/min while finishing.", $0) } ?? "."
         }
         lines += [
-            "", "## Outcomes by backend", "",
-            "| backend | jobs | succeeded | dead | cancelled | pending | failed attempts | API calls | outcomes |",
+            "", "## Outcomes by service", "",
+            "| service | jobs | succeeded | dead | cancelled | pending | failed attempts | API calls | outcomes |",
             "|---|---|---|---|---|---|---|---|---|"
         ]
         for backend in report.backends {
@@ -63,7 +63,7 @@ enum MarkdownReport {
         }
         lines += [
             "", "## Image preparation", "",
-            "| backend | read | sent | saved | sent as is | avg prepare | avg analyze |", "|---|---|---|---|---|---|---|"
+            "| service | read | sent | saved | sent as is | avg prepare | avg analyze |", "|---|---|---|---|---|---|---|"
         ]
         for backend in report.backends {
             lines.append(
@@ -82,7 +82,7 @@ enum MarkdownReport {
         if report.topErrors.isEmpty {
             lines.append("None.")
         } else {
-            lines += ["| backend | error_kind | jobs | latest message |", "|---|---|---|---|"]
+            lines += ["| service | error_kind | jobs | latest message |", "|---|---|---|---|"]
             for error in report.topErrors {
                 lines.append("| \(cell(error.backend)) | \(cell(error.kind)) | \(error.jobs) | \(cell(error.example)) |")
             }

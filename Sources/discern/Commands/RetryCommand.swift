@@ -44,7 +44,7 @@ struct JobSelectionOptions: ParsableArguments {
 
     func validate() throws {
         guard !selection.isEmpty else {
-            throw ValidationError("name job ids, or choose jobs with --batch, --kind, --backend, --file, --from or --to")
+            throw ValidationError("name job ids, or choose jobs with --batch, --kind, --service, --file, --from or --to")
         }
         guard ids.allSatisfy({ $0 > 0 }) else { throw ValidationError("job ids are positive whole numbers") }
     }
@@ -105,7 +105,7 @@ struct DeleteCommand: AsyncParsableCommand {
         commandName: "delete",
         abstract: "Delete jobs that are over without a result: dead or cancelled (never a waiting, running or succeeded one).",
         discussion:
-            "Recorded in the operator log. Examples: discern delete 41; discern delete --batch mistake --backend ooto; discern delete --kind unsupported_image --to 2026-11-01"
+            "Recorded in the operator log. Examples: discern delete 41; discern delete --batch mistake --service ooto; discern delete --kind unsupported_image --to 2026-11-01"
     )
 
     @OptionGroup var database: DatabaseOptions

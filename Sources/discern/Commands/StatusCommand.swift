@@ -79,7 +79,7 @@ enum StatusText {
                 ? "live workers: none"
                 : "live workers:\n"
                     + TextTable.render(
-                        headers: ["worker", "backends", "version", "heartbeat", "started"],
+                        headers: ["worker", "services", "version", "heartbeat", "started"],
                         rows: overview.workers.map { worker in
                             [
                                 worker.id, worker.backends.joined(separator: ","), worker.version, ViewText.time(worker.lastHeartbeatAt),

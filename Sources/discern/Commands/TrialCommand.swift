@@ -64,7 +64,7 @@ struct TrialRunCommand: AsyncParsableCommand {
     @Option(
         name: .customLong("set"),
         help: ArgumentHelp(
-            "VARIABLE=value: a setting of the candidate service (its URL, key, format; docs/backends.md). Repeatable.", valueName: "var=value"))
+            "VARIABLE=value: a setting of the candidate service (its URL, key, format; docs/services.md). Repeatable.", valueName: "var=value"))
     var settings: [String] = []
 
     @Option(

@@ -14,7 +14,7 @@ import Worker
 struct WorkCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "work", abstract: "Claim and process jobs until stopped (SIGINT/SIGTERM), or until the queue is drained.",
-        discussion: "Services are configured by environment (or --config FILE): see docs/backends.md and docs/configuration.md.")
+        discussion: "Services are configured by environment (or --config FILE): see docs/services.md and docs/configuration.md.")
 
     @OptionGroup var database: DatabaseOptions
     @OptionGroup var logging: LogOptions
@@ -61,7 +61,7 @@ struct WorkCommand: AsyncParsableCommand {
         let environment = BackendEnvironment(variables)
         guard !environment.configuredBackendNames.isEmpty else {
             throw SettingError(
-                "no backend is configured: set --\(Services.discerner.name)-url or \(Services.discerner.urlVariable) (other services: see docs/backends.md)"
+                "no service is configured: set --\(Services.discerner.name)-url or \(Services.discerner.urlVariable) (other services: see docs/services.md)"
             )
         }
         // Three connections in all, whatever the concurrency (WorkerConnections).

@@ -160,7 +160,7 @@ extension WorkCommand {
             }
         }
         if let missing = chosen.first(where: { !environment.configuredBackendNames.contains($0) }) {
-            throw SettingError("asked to serve \(missing), which is not configured: set its URL (docs/backends.md)")
+            throw SettingError("asked to serve \(missing), which is not configured: set its URL (docs/services.md)")
         }
         do {
             let all = try environment.backends(gate: gate, maxConcurrentCalls: concurrency)

@@ -13,7 +13,7 @@ import Worker
 
 @testable import Simulator
 
-/// Image Discerner as deployed (docs/backends.md, "Image Discerner"): what its handler code does, not only its docs,
+/// Image Discerner as deployed (docs/services.md, "Image Discerner"): what its handler code does, not only its docs,
 /// and discern coping with it. The simulator runs with the service's real limits.
 @Suite("Fidelity: Image Discerner", .integrationTimeLimit)
 struct DiscernerFidelityTests {

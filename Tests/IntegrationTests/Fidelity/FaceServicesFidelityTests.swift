@@ -9,7 +9,7 @@ import TestFixtures
 import Testing
 
 /// Azure Face, OOTO, the landmark predictor and Unissey as their contracts describe them
-/// (docs/backends.md, the face and liveness services), the simulator at least as strict, and discern coping.
+/// (docs/services.md, the face and liveness services), the simulator at least as strict, and discern coping.
 @Suite("Fidelity: face, landmark and liveness services", .integrationTimeLimit)
 struct FaceServicesFidelityTests {
     static let http = CurlHTTPClient()

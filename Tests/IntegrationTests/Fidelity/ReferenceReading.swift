@@ -1,7 +1,7 @@
 import Foundation
 
 /// What a result row and its entity rows must hold for an Image Discerner 3.0 answer, read
-/// here on its own from docs/backends.md, "Image Discerner" and docs/backends.md, not with discern's parser: the
+/// here on its own from docs/services.md, "Image Discerner" and docs/services.md, not with discern's parser: the
 /// test that uses it checks the stored rows against the service's words, not against the code
 /// that stored them.
 struct ReferenceReading {

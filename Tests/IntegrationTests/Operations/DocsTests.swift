@@ -37,7 +37,7 @@ struct DocsTests {
     }
 
     /// The README, every page under docs/ and docs/decisions/, deploy/README.md. A path of another
-    /// repository is written without ours's top folder (docs/backends.md: the service's `api-reference.md`).
+    /// repository is written without ours's top folder (docs/services.md: the service's `api-reference.md`).
     static func documents() throws -> [String] {
         ["README.md", "deploy/README.md"] + (try docPages())
     }

@@ -46,12 +46,12 @@ struct ServiceRegistryTests {
 
     static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../..").standardizedFileURL
 
-    @Test("docs/backends.md documents every service's variables")
+    @Test("docs/services.md documents every service's variables")
     func variablesAreDocumented() throws {
-        let text = try String(contentsOf: Self.repository.appendingPathComponent("docs/backends.md"), encoding: .utf8)
+        let text = try String(contentsOf: Self.repository.appendingPathComponent("docs/services.md"), encoding: .utf8)
         for service in Services.all {
             for variable in [service.urlVariable] + service.variables {
-                #expect(text.contains(variable), "\(service.name): \(variable) is not in docs/backends.md")
+                #expect(text.contains(variable), "\(service.name): \(variable) is not in docs/services.md")
             }
         }
     }

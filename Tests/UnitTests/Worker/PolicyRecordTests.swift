@@ -11,7 +11,7 @@ import Testing
 /// by hand for speed, so checked here by a parser.
 @Suite("Provenance documents")
 struct PolicyRecordTests {
-    @Test("a policy's record parses as the JSON object docs/backends.md describes, with or without its optional limits")
+    @Test("a policy's record parses as the JSON object docs/services.md describes, with or without its optional limits")
     func policies() throws {
         var policy = ImagePolicy(maxBytes: 7_800_000, acceptedFormats: [.png, .jpeg])
         policy.transformFloor = 1600

@@ -2,7 +2,7 @@ import DedicatedThreads
 import Foundation
 import Hummingbird
 
-/// Image Discerner's API (docs/backends.md, "Image Discerner"): /upload-url, the presigned S3 PUT, /analyze, as
+/// Image Discerner's API (docs/services.md, "Image Discerner"): /upload-url, the presigned S3 PUT, /analyze, as
 /// strict as the deployed service: one analysis start per second (workflow names have one-second
 /// resolution), the documented per-minute limits, the vision step's request size, and S3's
 /// checks of presigned PUTs.
