@@ -31,7 +31,7 @@ public enum Erasures {
             }
             return Outcome(requestID: rows.first?.requestId, parts: rows.map { (part: $0.part, rows: $0.n) })
         } catch let error as PostgresError where error.sqlState == "22023" {
-            throw QueueError(.invalidSelection, Reanalysis.primaryMessage(error.message))
+            throw QueueError(.invalidSelection, error.primaryMessage)
         }
     }
 

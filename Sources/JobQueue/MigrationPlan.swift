@@ -77,9 +77,12 @@ public struct MigrationPlan: Sendable {
 
     private static func appliedMigrations(_ connection: Connection) throws -> [Int: (name: String, breaking: Bool)] {
         let hasBreaking = try connection.run(Queries.Migrations.HasBreakingColumn()).first?.has ?? false
-        let rows = try connection.query(hasBreaking ? Queries.Migrations.applied : Queries.Migrations.appliedBeforeBreaking)
-        return Dictionary(
-            try rows.map { (try $0.int("version"), (try $0.string("name"), try $0.bool("breaking"))) }, uniquingKeysWith: { first, _ in first })
+        // The same columns, typed twice: one statement for each shape of the bookkeeping table.
+        let rows =
+            hasBreaking
+            ? try connection.run(Queries.Migrations.Applied()).map { ($0.version, ($0.name, $0.breaking)) }
+            : try connection.run(Queries.Migrations.AppliedBeforeBreaking()).map { ($0.version, ($0.name, $0.breaking)) }
+        return Dictionary(rows, uniquingKeysWith: { first, _ in first })
     }
 
     /// The functions, views and grants whose text differs from what was applied last, unless a

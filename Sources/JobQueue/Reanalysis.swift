@@ -111,16 +111,8 @@ public enum Reanalysis {
         } catch let dry as DryRun {
             return dry.forecast
         } catch let error as PostgresError where error.sqlState == "22023" {
-            throw QueueError(.invalidSelection, Self.primaryMessage(error.message))
+            throw QueueError(.invalidSelection, error.primaryMessage)
         }
-    }
-
-    /// The server's own sentence, without its "ERROR:" and the PL/pgSQL context after it.
-    static func primaryMessage(_ text: String) -> String {
-        var message = Substring(text)
-        if let start = message.range(of: "ERROR:") { message = message[start.upperBound...] }
-        if let context = message.range(of: "CONTEXT:") { message = message[..<context.lowerBound] }
-        return message.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
     private static func enqueue(_ selection: Selection, _ connection: Connection, started: Bool) throws -> Forecast {

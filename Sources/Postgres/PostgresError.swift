@@ -1,3 +1,4 @@
+import Foundation
 import ErrorCodes
 
 /// Everything that can go wrong talking to PostgreSQL.
@@ -21,6 +22,15 @@ public struct PostgresError: Error, CustomStringConvertible, Sendable {
     public var description: String {
         let state = sqlState.map { " [SQLSTATE \($0)]" } ?? ""
         return "PostgreSQL \(code.rawValue)\(state): \(message)"
+    }
+
+    /// The server's own sentence, without its "ERROR:" and the PL/pgSQL context after it: what a
+    /// function raised for an operator to read (`RAISE ... USING ERRCODE = '22023'`).
+    public var primaryMessage: String {
+        var text = Substring(message)
+        if let start = text.range(of: "ERROR:") { text = text[start.upperBound...] }
+        if let context = text.range(of: "CONTEXT:") { text = text[..<context.lowerBound] }
+        return text.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
     /// The server refused the data itself (SQLSTATE class 22 data exception, 23 constraint

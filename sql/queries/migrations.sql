@@ -33,10 +33,12 @@ SELECT EXISTS (SELECT 1 FROM pg_attribute WHERE attrelid = 'discern.schema_migra
                AND attname = 'breaking' AND NOT attisdropped) AS has;
 
 -- name: applied
+-- returns: version integer, name text, breaking boolean
 -- The migrations applied, each with whether it is breaking.
 SELECT version, name, breaking FROM discern.schema_migrations;
 
 -- name: appliedBeforeBreaking
+-- returns: version integer, name text, breaking boolean
 -- The migrations applied, of a table without its `breaking` column: none is.
 SELECT version, name, false AS breaking FROM discern.schema_migrations;
 
