@@ -191,6 +191,9 @@ struct FileInputTests {
                         }
                         try await Task.sleep(for: .milliseconds(50))
                     }
+                    // Foundation says "not running" before the exit is reaped and the output copied:
+                    // its status is known once both are (CI read nil here once).
+                    #expect(await worker.waitForExit())
                     #expect(worker.exitStatus == 0, "\(worker.output.suffix(1500))")
                     #expect(peakKB > 0 && peakKB < 200_000, "the worker peaked at \(peakKB / 1024) MB preparing two 210 MB PNGs")
                 }
