@@ -70,34 +70,38 @@ public struct QueueMonitor: Service {
         health.shuttingDown()
     }
 
+    /// The label naming a service: `service`, and `backend` with the same value until 0.12 (the
+    /// label's name before 0.11; docs/operations.md, "Metrics").
+    private static func service(_ name: String) -> [(String, String)] { [("service", name), ("backend", name)] }
+
     private static func export(_ queue: QueueGauges.Queue) {
-        let backend = ("backend", queue.backend)
+        let service = Self.service(queue.backend)
         for (state, jobs) in [("waiting", queue.waiting), ("scheduled", queue.scheduled), ("running", queue.running)] {
-            Gauge(label: "discern_queue_jobs", dimensions: [backend, ("state", state)]).record(jobs)
+            Gauge(label: "discern_queue_jobs", dimensions: service + [("state", state)]).record(jobs)
         }
-        Gauge(label: "discern_queue_oldest_waiting_seconds", dimensions: [backend]).record(queue.oldestWaitingSeconds)
+        Gauge(label: "discern_queue_oldest_waiting_seconds", dimensions: service).record(queue.oldestWaitingSeconds)
         for (state, jobs) in [("succeeded", queue.succeededRecently), ("dead", queue.deadRecently)] {
-            Gauge(label: "discern_queue_finished_recent", dimensions: [backend, ("state", state)]).record(jobs)
+            Gauge(label: "discern_queue_finished_recent", dimensions: service + [("state", state)]).record(jobs)
         }
-        Gauge(label: "discern_queue_live_workers", dimensions: [backend]).record(queue.liveWorkers)
+        Gauge(label: "discern_queue_live_workers", dimensions: service).record(queue.liveWorkers)
         // The breaker the workers share: what DiscernServiceUnavailable watches.
-        Gauge(label: "discern_service_unavailable", dimensions: [backend]).record(queue.unavailableSeconds == nil ? 0 : 1)
-        Gauge(label: "discern_service_unavailable_seconds", dimensions: [backend]).record(queue.unavailableSeconds ?? 0)
-        Gauge(label: "discern_service_probes_failed", dimensions: [backend]).record(queue.probesFailed)
+        Gauge(label: "discern_service_unavailable", dimensions: service).record(queue.unavailableSeconds == nil ? 0 : 1)
+        Gauge(label: "discern_service_unavailable_seconds", dimensions: service).record(queue.unavailableSeconds ?? 0)
+        Gauge(label: "discern_service_probes_failed", dimensions: service).record(queue.probesFailed)
     }
 
     /// The plan's forecast (+Inf: never at this pace) and, with a window, what will not finish
     /// in it: what the DiscernNightWillNotFinish alert reads.
     private static func export(_ forecasts: [QueueGauges.Forecast], windowEnd: Date?) {
         for service in forecasts {
-            let backend = ("backend", service.backend)
-            Gauge(label: "discern_plan_finish_seconds", dimensions: [backend, ("bound", "early")]).record(service.finishEarlySeconds ?? .infinity)
-            Gauge(label: "discern_plan_finish_seconds", dimensions: [backend, ("bound", "late")]).record(service.finishLateSeconds ?? .infinity)
+            let label = Self.service(service.backend)
+            Gauge(label: "discern_plan_finish_seconds", dimensions: label + [("bound", "early")]).record(service.finishEarlySeconds ?? .infinity)
+            Gauge(label: "discern_plan_finish_seconds", dimensions: label + [("bound", "late")]).record(service.finishLateSeconds ?? .infinity)
             if let ratio = service.capUsedRatio {
-                Gauge(label: "discern_budget_cap_used_ratio", dimensions: [backend]).record(ratio)
+                Gauge(label: "discern_budget_cap_used_ratio", dimensions: label).record(ratio)
             }
             if let unfinished = service.willNotFinish {
-                Gauge(label: "discern_plan_unfinished_jobs", dimensions: [backend]).record(unfinished)
+                Gauge(label: "discern_plan_unfinished_jobs", dimensions: label).record(unfinished)
             }
         }
         if let windowEnd { Gauge(label: "discern_plan_window_seconds").record(windowEnd.timeIntervalSinceNow) }

@@ -209,7 +209,8 @@ extension Conversation {
     /// Every call that went out, by what came of it (2xx, 4xx, 429, 5xx, no_answer, cancelled):
     /// how hard a failing service is being called, across retries, probes and jobs.
     fileprivate func count(_ result: String) {
-        Counter(label: "discern_service_calls_total", dimensions: [("backend", caller.service), ("result", result)]).increment()
+        Counter(label: "discern_service_calls_total", dimensions: [("service", caller.service), ("backend", caller.service), ("result", result)])
+            .increment()
     }
 }
 

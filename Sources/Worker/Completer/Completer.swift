@@ -37,8 +37,8 @@ struct Completer: Service {
         }
         let leftovers = await inFlight.takeAll()
         if !leftovers.isEmpty {
-            let released = await writer.handBack(leftovers.map(\.id))
-            logger.notice("handed jobs still in flight back to the queue", metadata: ["jobs": "\(released)"])
+            let handedBack = await writer.handBack(leftovers.map(\.id))
+            logger.notice("handed jobs still in flight back to the queue", metadata: ["jobs": "\(handedBack)"])
             await tally.count(leftovers.count, as: .handedBack)
             for job in leftovers { traces.take(job.id)?.end(Tally.Outcome.handedBack.rawValue) }
         }

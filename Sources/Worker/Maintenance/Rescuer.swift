@@ -73,12 +73,12 @@ struct Rescuer: Service {
     /// a job claimed meanwhile has a fresh lease and is left be.
     private func failOrphans() async throws {
         let holding = await inFlight.accountedFor, workerID = self.workerID
-        let released = try await database.withConnection { try JobQueue.failOrphans($0, workerID: workerID, holding: holding) }
-        if !released.isEmpty {
-            await tally.rescued(released.count)
+        let orphans = try await database.withConnection { try JobQueue.failOrphans($0, workerID: workerID, holding: holding) }
+        if !orphans.isEmpty {
+            await tally.rescued(orphans.count)
             logger.warning(
-                "handed back jobs this worker no longer held, their leases expired: they run again",
-                metadata: ["jobs": "\(released)"])
+                "failed the jobs this worker no longer held, their leases expired: the attempt counts; they run again while attempts remain",
+                metadata: ["jobs": "\(orphans)"])
         }
     }
 }

@@ -5,17 +5,21 @@ import Metrics
 /// (`discern work --metrics-port` serves them in Prometheus' format); no-ops otherwise.
 /// docs/operations.md lists them.
 enum WorkerMetrics {
+    /// The label naming the job's service: `service`, and `backend` with the same value until
+    /// 0.12 (the label's name before 0.11; docs/operations.md, "Metrics").
+    static func service(_ name: String) -> [(String, String)] { [("service", name), ("backend", name)] }
+
     static func jobsFinished(_ count: Int, backend: String, outcome: String) {
-        Counter(label: "discern_jobs_total", dimensions: [("backend", backend), ("outcome", outcome)]).increment(by: count)
+        Counter(label: "discern_jobs_total", dimensions: service(backend) + [("outcome", outcome)]).increment(by: count)
     }
 
     static func failedAttempt(backend: String, kind: String) {
-        Counter(label: "discern_failed_attempts_total", dimensions: [("backend", backend), ("error_kind", kind)]).increment()
+        Counter(label: "discern_failed_attempts_total", dimensions: service(backend) + [("error_kind", kind)]).increment()
     }
 
     /// prepare, analyze, complete, claim.
     static func stage(_ stage: String, backend: String, _ duration: Duration) {
-        Metrics.Timer(label: "discern_stage_duration_seconds", dimensions: [("stage", stage), ("backend", backend)])
+        Metrics.Timer(label: "discern_stage_duration_seconds", dimensions: [("stage", stage)] + service(backend))
             .recordNanoseconds(Int64(min(max(duration.seconds, 0), 1e6) * 1e9))
     }
 
@@ -24,16 +28,16 @@ enum WorkerMetrics {
     }
 
     static func bytes(backend: String, read: Int, sent: Int) {
-        Counter(label: "discern_bytes_total", dimensions: [("backend", backend), ("direction", "in")]).increment(by: read)
-        Counter(label: "discern_bytes_total", dimensions: [("backend", backend), ("direction", "out")]).increment(by: sent)
+        Counter(label: "discern_bytes_total", dimensions: service(backend) + [("direction", "in")]).increment(by: read)
+        Counter(label: "discern_bytes_total", dimensions: service(backend) + [("direction", "out")]).increment(by: sent)
     }
 
     static func apiCalls(backend: String, _ count: Int) {
-        Counter(label: "discern_api_calls_total", dimensions: [("backend", backend)]).increment(by: count)
+        Counter(label: "discern_api_calls_total", dimensions: service(backend)).increment(by: count)
     }
 
     static func queueDepth(backend: String, state: String, _ jobs: Int) {
-        Gauge(label: "discern_queue_depth", dimensions: [("backend", backend), ("state", state)]).record(jobs)
+        Gauge(label: "discern_queue_depth", dimensions: service(backend) + [("state", state)]).record(jobs)
     }
 
     static func rateLimitWait(key: String, seconds: Double) {
@@ -44,7 +48,7 @@ enum WorkerMetrics {
     /// 1 while this worker knows the service to be unavailable (its breaker open), else 0. The
     /// monitor exports the shared state, for every service (`discern_service_unavailable`).
     static func breakerOpen(backend: String, _ open: Bool) {
-        Gauge(label: "discern_breaker_open", dimensions: [("backend", backend)]).record(open ? 1 : 0)
+        Gauge(label: "discern_breaker_open", dimensions: service(backend)).record(open ? 1 : 0)
     }
 
     /// reason: refused (PostgreSQL refused the data) or database (connection or server trouble).

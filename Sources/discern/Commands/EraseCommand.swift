@@ -64,22 +64,33 @@ struct EraseCommand: AsyncParsableCommand {
             }
         let dryRun = self.dryRun, by = PauseCommand.operator
         let outcome = try await db.withConnection { try Erasures.erase(kind, key, dryRun: dryRun, by: by, on: $0) }
-        let request = try await outcome.requestID.asyncMap { id in try await database.reader().erasureLog().requests.first { $0.id == id } }
+        var request: ErasureLog.Request?
+        if let id = outcome.requestID { request = try await database.reader().erasureLog().requests.first { $0.id == id } }
         if format == .json {
-            let document: [String: Any] = [
-                "dry_run": dryRun, "request_id": outcome.requestID as Any, "state": request??.state as Any,
-                "parts": Dictionary(outcome.parts.map { ($0.part, $0.rows) }, uniquingKeysWith: +)
-            ]
-            return try JSONOutput.print(String(decoding: try JSONSerialization.data(withJSONObject: document), as: UTF8.self))
+            return try JSONOutput.printView(
+                ErasureReport(
+                    dryRun: dryRun, requestId: outcome.requestID, state: request?.state,
+                    parts: Dictionary(outcome.parts.map { ($0.part, $0.rows) }, uniquingKeysWith: +)))
         }
-        print(ErasureText.outcome(outcome, kind: kind, dryRun: dryRun, request: request ?? nil))
+        print(ErasureText.outcome(outcome, kind: kind, dryRun: dryRun, request: request))
     }
 }
 
-extension Optional {
-    fileprivate func asyncMap<T>(_ transform: (Wrapped) async throws -> T) async rethrows -> T? {
-        guard let self else { return nil }
-        return try await transform(self)
+/// What `discern erase --format json` prints: a request id and state are null for a dry run.
+struct ErasureReport: Encodable {
+    let dryRun: Bool
+    let requestId: Int?
+    let state: String?
+    let parts: [String: Int]
+
+    private enum CodingKeys: String, CodingKey { case dryRun, requestId, state, parts }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(dryRun, forKey: .dryRun)
+        try container.encode(requestId, forKey: .requestId)
+        try container.encode(state, forKey: .state)
+        try container.encode(parts, forKey: .parts)
     }
 }
 

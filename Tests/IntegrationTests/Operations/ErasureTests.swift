@@ -123,6 +123,12 @@ struct ErasureTests {
 
                     let dry = try await Subprocess.run(discern, ["erase", "--subject", personID, "--dry-run", "--database-url", conninfo])
                     #expect(dry.contains("dry run") && dry.contains("would ask: azure-face delete"), "\(dry)")
+                    let dryJSON = try await Subprocess.run(
+                        discern, ["erase", "--subject", personID, "--dry-run", "--format", "json", "--database-url", conninfo])
+                    let dryDocument = try JSONSerialization.jsonObject(with: Data(dryJSON.utf8)) as? [String: Any]
+                    #expect(
+                        dryDocument?["dry_run"] as? Bool == true && dryDocument?["request_id"] is NSNull
+                            && (dryDocument?["parts"] as? [String: Int])?["service: azure-face delete"] == 1, "\(dryJSON)")
                     #expect(try await database.rows("SELECT count(*) AS n FROM discern.results").first?.int("n") == before)
                     _ = try await Subprocess.run(discern, ["erase", "--subject", personID, "--database-url", conninfo])
                     // The plate as someone would write it on a form: lower case, a space in it.
