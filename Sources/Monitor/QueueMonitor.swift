@@ -70,9 +70,7 @@ public struct QueueMonitor: Service {
         health.shuttingDown()
     }
 
-    /// The label naming a service: `service`, and `backend` with the same value until 0.12 (the
-    /// label's name before 0.11; docs/operations.md, "Metrics").
-    private static func service(_ name: String) -> [(String, String)] { [("service", name), ("backend", name)] }
+    private static func service(_ name: String) -> [(String, String)] { MetricLabels.service(name) }
 
     private static func export(_ queue: QueueGauges.Queue) {
         let service = Self.service(queue.backend)

@@ -1,13 +1,12 @@
 import Foundation
 import Metrics
+import Observability
 
 /// The worker's metrics, through swift-metrics: whatever backend the process bootstrapped
 /// (`discern work --metrics-port` serves them in Prometheus' format); no-ops otherwise.
 /// docs/operations.md lists them.
 enum WorkerMetrics {
-    /// The label naming the job's service: `service`, and `backend` with the same value until
-    /// 0.12 (the label's name before 0.11; docs/operations.md, "Metrics").
-    static func service(_ name: String) -> [(String, String)] { [("service", name), ("backend", name)] }
+    private static func service(_ name: String) -> [(String, String)] { MetricLabels.service(name) }
 
     static func jobsFinished(_ count: Int, backend: String, outcome: String) {
         Counter(label: "discern_jobs_total", dimensions: service(backend) + [("outcome", outcome)]).increment(by: count)
