@@ -173,6 +173,10 @@ struct RecoveryTests {
                 let newcomer = try WorkerProcess(conninfo: conninfo, simulatorURL: simulator.baseURL, logFolder: folder, arguments: quickBeats)
                 // The newcomer sees the frozen workers' jobs and waits; once they are back, it rescues again.
                 let waited = await newcomer.logged("the database server is new")
+                // When the frozen workers were let go, against the newcomer's log: CI once saw them
+                // reconnect 35 s after its "server is new", past its 30 s wait, and could not tell
+                // whether the test or the workers were late.
+                let resumedAt = Date()
                 workers.forEach { $0.resume() }
                 let rescuedAfter = await newcomer.logged("rescuing again")
                 let stillHeld = try await TestDatabase.census(conninfo).running
@@ -188,7 +192,9 @@ struct RecoveryTests {
                         SELECT count(*) FILTER (WHERE jsonb_array_length(error_history) > 0 OR attempts <> 1) AS n FROM discern.jobs
                         """
                     ).first?.int("n") ?? -1
-                let story = ChaosJobs.FailureStory(facts: "\(census)\n\(try await ChaosJobs.unfinishedJobs(conninfo))", folder: folder, test: test)
+                let story = ChaosJobs.FailureStory(
+                    facts: "\(census)\nworkers resumed at \(resumedAt.formatted(.iso8601))\n\(try await ChaosJobs.unfinishedJobs(conninfo))",
+                    folder: folder, test: test)
                 #expect(waited, "the new worker never said it waited for the frozen workers: \(story)")
                 #expect(rescuedAfter, "the new worker never rescued again once they were back: \(story)")
                 #expect(stillHeld == heldJobs, "jobs were taken from live workers: \(stillHeld) of \(heldJobs) still held: \(story)")
