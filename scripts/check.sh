@@ -15,6 +15,9 @@ bash scripts/check-source.sh
 step "building"
 swift build --build-tests 2>&1 | { grep -Ev '^warning: (prohibited flag|.swift-distributed-tracing.)' || true; }
 step "the unit tests"
+# As scripts/test.sh: libvips then writes nothing to the environment of a threaded process.
+VIPSHOME=${VIPSHOME:-$(pkg-config --variable=prefix vips)}
+export VIPSHOME
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 status=0

@@ -92,6 +92,11 @@ phase "testing"
 # A crash prints the crashed thread only: the test process runs a thousand threads or more, and
 # symbolicating every one of them took the rest of CI's 90 minutes once.
 export SWIFT_BACKTRACE=${SWIFT_BACKTRACE:-enable=yes,threads=crashed}
+# libvips' start sets VIPSHOME when it is unset, and in the test process it starts while other
+# tests spawn programs: a setenv beside posix_spawn's copy of the environment crashed a run.
+# Set here, before the process has threads, libvips finds it and writes nothing.
+VIPSHOME=${VIPSHOME:-$(pkg-config --variable=prefix vips)}
+export VIPSHOME
 # setsid: the test process leads a session of its own (in a script, a background job is no
 # group leader, so setsid needs no fork and $! is that process), which cleanup kills whole.
 setsid swift test --skip-build "$@" &

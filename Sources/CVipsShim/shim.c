@@ -1,8 +1,18 @@
 #include "CVipsShim.h"
 #include <vips/vector.h>
 
+static void cvipsshim_drop_warning(const gchar *domain, GLogLevelFlags level, const gchar *message, gpointer data) {
+    (void)domain; (void)level; (void)message; (void)data;
+}
+
 int cvipsshim_init(const char *program_name) {
+    // What VIPS_WARNING=0 does, without writing the environment from a threaded process.
+    g_log_set_handler("VIPS", G_LOG_LEVEL_WARNING, cvipsshim_drop_warning, NULL);
     return VIPS_INIT(program_name);
+}
+
+void cvipsshim_settle_environment(const char *program_name) {
+    (void)vips_guess_prefix(program_name, "VIPSHOME");
 }
 
 void cvipsshim_set_vector_enabled(int enabled) {

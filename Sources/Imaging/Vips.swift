@@ -6,8 +6,7 @@ import Foundation
 /// Process-wide libvips set-up and error handling.
 public enum Vips {
     private static let initialization: Result<Void, ImagingError> = {
-        // Decode problems reach callers as errors; libvips' own stderr warnings are noise there.
-        setenv("VIPS_WARNING", "0", 0)
+        // Decode problems reach callers as errors; the shim drops libvips' own stderr warnings.
         guard cvipsshim_init("discern") == 0 else {
             return .failure(ImagingError(.libraryFailed, "libvips failed to start: \(takeError())"))
         }
@@ -37,6 +36,14 @@ public enum Vips {
     /// there (bench/RESULTS.md: within noise) and no process-wide lock need sit on the hot path.
     /// `DISCERN_VIPS_ORC=1` turns it on, with the lock (docs/decisions/0003-libvips-settings.md).
     static let vectorEnabled = ProcessInfo.processInfo.environment["DISCERN_VIPS_ORC"] == "1"
+
+    /// Makes the one environment write libvips' start would make (VIPSHOME), so that starting it
+    /// later, on a busy process, writes nothing: glibc's setenv can free the environment under a
+    /// thread reading it (a Process spawn, libpq's connect), which crashed a test run. Call
+    /// first thing in `main`, before any thread starts; without it, libvips' start still works.
+    public static func settleEnvironment() {
+        cvipsshim_settle_environment("discern")
+    }
 
     /// Starts libvips once; later calls return the first outcome.
     public static func initialize() throws(ImagingError) {

@@ -1,6 +1,7 @@
 import ArgumentParser
 import BuildInfo
 import Foundation
+import Imaging
 import TraceExport
 import Worker
 
@@ -32,6 +33,9 @@ extension Discern {
     /// libpq itself see the file's settings.
     static func main() async {
         MemoryTuning.apply()
+        // This and the configuration file below write the environment, and glibc's setenv is
+        // unsafe beside a thread reading it: here, before any thread starts, they are alone.
+        Vips.settleEnvironment()
         // A reader gone from standard error's pipe (journald restarting, `| head`) must not kill a
         // worker mid-job: the write fails instead, and StandardError drops it.
         signal(SIGPIPE, SIG_IGN)

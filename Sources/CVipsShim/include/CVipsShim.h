@@ -6,6 +6,10 @@
 #include <vips/vips.h>
 
 int cvipsshim_init(const char *program_name);
+/// libvips' start writes VIPSHOME into the environment when it is not set (vips_guess_prefix),
+/// and setenv while another thread reads the environment (posix_spawn, libpq's getenv) can crash
+/// glibc. This does that one write alone; call it before any thread starts.
+void cvipsshim_settle_environment(const char *program_name);
 /// Turns libvips' ORC vector code on or off (vips/vector.h is not in the umbrella header).
 void cvipsshim_set_vector_enabled(int enabled);
 
