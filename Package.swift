@@ -108,7 +108,7 @@ let package = Package(
         ),
         .target(name: "SampleImages", dependencies: ["Imaging", "MediaFiles", "CVips", "CVipsShim", "CVipsSampleShim"], swiftSettings: swiftSettings),
         .target(
-            name: "Backends",
+            name: "ServiceClients",
             dependencies: [
                 "CurlHTTP", "Imaging", "MediaFiles", "AnalysisModel", "ErrorCodes", "Telemetry",
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
@@ -133,7 +133,7 @@ let package = Package(
         .target(
             name: "Worker",
             dependencies: [
-                "JobQueue", "Postgres", "Imaging", "MediaFiles", "ObjectStorage", "Backends", "DedicatedThreads", "ErrorCodes", "AnalysisModel",
+                "JobQueue", "Postgres", "Imaging", "MediaFiles", "ObjectStorage", "ServiceClients", "DedicatedThreads", "ErrorCodes", "AnalysisModel",
                 "Observability", "Telemetry", .product(name: "Tracing", package: "swift-distributed-tracing"),
                 .product(name: "Logging", package: "swift-log"), .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -179,7 +179,8 @@ let package = Package(
         .executableTarget(
             name: "discern",
             dependencies: [
-                "BuildInfo", "SQLSchema", "ObjectStorage", "Worker", "Monitor", "Observability", "Simulator", "Backends", "CurlHTTP", "JobQueue",
+                "BuildInfo", "SQLSchema", "ObjectStorage", "Worker", "Monitor", "Observability", "Simulator", "ServiceClients", "CurlHTTP",
+                "JobQueue",
                 "QueueReads", "Postgres", "Imaging", "MediaFiles", "SampleImages", "Enqueueing", "Console", "DedicatedThreads", "Telemetry",
                 "TraceExport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -202,7 +203,7 @@ let package = Package(
         .executableTarget(
             name: "ScaleBench",
             dependencies: [
-                "Worker", "Backends", "Imaging", "JobQueue", "Postgres", "AnalysisModel", "TraceExport",
+                "Worker", "ServiceClients", "Imaging", "JobQueue", "Postgres", "AnalysisModel", "TraceExport",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle")
             ],
@@ -226,7 +227,8 @@ let package = Package(
         .testTarget(
             name: "UnitTests",
             dependencies: [
-                "Imaging", "MediaFiles", "Simulator", "CurlHTTP", "ObjectStorage", "Backends", "JobQueue", "QueueReads", "Postgres", "AnalysisModel",
+                "Imaging", "MediaFiles", "Simulator", "CurlHTTP", "ObjectStorage", "ServiceClients", "JobQueue", "QueueReads", "Postgres",
+                "AnalysisModel",
                 "SampleImages", "Enqueueing",
                 "Worker", "Console", "TestFixtures", "Telemetry", "TraceExport", "ErrorCodes", "SQLSchema"
             ],
@@ -235,7 +237,7 @@ let package = Package(
         .testTarget(
             name: "IntegrationTests",
             dependencies: [
-                "Worker", "Simulator", "JobQueue", "QueueReads", "Postgres", "CurlHTTP", "ObjectStorage", "Imaging", "MediaFiles", "Backends",
+                "Worker", "Simulator", "JobQueue", "QueueReads", "Postgres", "CurlHTTP", "ObjectStorage", "Imaging", "MediaFiles", "ServiceClients",
                 "SQLSchema", "AnalysisModel", "SampleImages", "ErrorCodes",
                 "TestFixtures", "DedicatedThreads",
                 .product(name: "Logging", package: "swift-log")

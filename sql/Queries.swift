@@ -36,12 +36,12 @@ public enum QueueConstants {
     /// first `crashesBeforeAlone` of them with the job alone on its worker, its file prepared.
     public static let sharedCrashesBeforeDead = 20
     /// Attempts a job gets back at most when its service could not start them (`jobs.given_back`);
-    /// Swift's alone (`FailureDecision`), as is `outageGiveBacks`.
-    public static let maxGivenBack = 10
+    /// Swift's alone (`FailureDecision`), as is `outageHandBacks`.
+    public static let maxHandBacks = 10
     /// Give-backs of a last attempt the service (or the system) failed, after which it counts
     /// even with no sign the service works: 10 over about an hour, then 140 at most 10 minutes
     /// apart, about a day in all.
-    public static let outageGiveBacks = 150
+    public static let outageHandBacks = 150
     /// Seconds a worker not heard from since a restart or failover has to reconnect before its
     /// jobs are taken for a dead worker's: a loaded machine's workers took more than six.
     public static let reconnectSeconds = 30

@@ -1,6 +1,6 @@
 /// What a service found in one job's input: the common fields every service fills (or leaves
 /// nil), the entities (Image Discerner can report several), per-service detail and the raw
-/// answer. Backends return it; the completer stores it with what preparation did.
+/// answer. Service clients return it; the completer stores it with what preparation did.
 public struct Analysis: Sendable, Equatable {
     public var category: String?
     public var subcategory: String?

@@ -13,7 +13,7 @@ import Postgres
 struct Actions {
     let store: QueueReader
     let secrets: Secrets
-    /// The services there are (Backends' registry): a cap for a misspelt one would cap nothing.
+    /// The services there are (ServiceClients' registry): a cap for a misspelt one would cap nothing.
     let services: [String]
 
     /// The role an action's path needs; nil for a path that is no action.
@@ -54,8 +54,8 @@ struct Actions {
     /// Sets or removes a service's spend cap in calls a day or a month (the Plan page, an admin's).
     private func spendCap(_ request: Request, _ context: ConsoleContext) async throws -> Response {
         let form = try await Form.read(request, context, secrets: secrets)
-        guard let backend = form["backend"], backend.count <= 100, services.isEmpty || services.contains(backend) else {
-            throw HTTPError(.badRequest, message: "name a service: backend=\(services.joined(separator: "|"))")
+        guard let service = form["service"] ?? form["backend"], service.count <= 100, services.isEmpty || services.contains(service) else {
+            throw HTTPError(.badRequest, message: "name a service: service=\(services.joined(separator: "|"))")
         }
         guard let period = form["period"], ["day", "month"].contains(period) else {
             throw HTTPError(.badRequest, message: "period must be day or month")
@@ -68,11 +68,11 @@ struct Actions {
             calls = value
         }
         let user = context.user, cap = calls
-        try await store.transaction { try ServiceLimits.setSpendCap($0, backend: backend, calls: cap, period: period, by: user) }
+        try await store.transaction { try ServiceLimits.setSpendCap($0, service: service, calls: cap, period: period, by: user) }
         context.logger.notice(
             "console action",
             metadata: [
-                "action": "spend-cap", "backend": "\(backend)", "cap_calls": "\(cap.map(String.init) ?? "none")",
+                "action": "spend-cap", "service": "\(service)", "cap_calls": "\(cap.map(String.init) ?? "none")",
                 "period": "\(period)", "user": "\(user)"
             ])
         return Response.redirect(to: "/plan" + HTML.query([("done", "spend-cap")]), type: .normal)
@@ -81,15 +81,17 @@ struct Actions {
     /// Pauses or resumes one service, as the user the console knows.
     private func pause(_ request: Request, _ context: ConsoleContext, resume: Bool) async throws -> Response {
         let form = try await Form.read(request, context, secrets: secrets)
-        guard let backend = form["backend"], backend.count <= 100 else { throw HTTPError(.badRequest, message: "name a service: backend=NAME") }
+        guard let service = form["service"] ?? form["backend"], service.count <= 100 else {
+            throw HTTPError(.badRequest, message: "name a service: service=NAME")
+        }
         let user = context.user
         let changed = try await store.transaction {
-            resume ? try Pausing.resume($0, backend: backend, by: user) : try Pausing.pause($0, backend: backend, by: user)
+            resume ? try Pausing.resume($0, service: service, by: user) : try Pausing.pause($0, service: service, by: user)
         }
         context.logger.notice(
             "console action",
             metadata: [
-                "action": "\(resume ? "resume" : "pause")", "backend": "\(backend)",
+                "action": "\(resume ? "resume" : "pause")", "service": "\(service)",
                 "changed": "\(changed)", "user": "\(user)"
             ])
         return Response.redirect(to: "/" + HTML.query([("done", resume ? "resume" : "pause")]), type: .normal)
@@ -102,7 +104,7 @@ struct Actions {
         let form = try await Form.read(request, context, secrets: secrets)
         let verb = action.rawValue
         var selection = JobControl.Selection(
-            batch: form["batch"], errorKind: form["kind"], backend: form["backend"], state: form["state"],
+            batch: form["batch"], errorKind: form["kind"], service: form["service"] ?? form["backend"], state: form["state"],
             file: form["file"], fromDay: form["from"], toDay: form["to"])
         let ids = form.values("job")
         guard ids.count <= 1000 else { throw HTTPError(.badRequest, message: "at most 1,000 jobs by id; choose more with a filter") }

@@ -32,8 +32,8 @@ public struct ConsoleConfiguration: Sendable {
     public var roots: PathRoots
     /// And of objects under the s3:// path roots, read as workers read them; nil: none.
     public var objects: ObjectReader?
-    /// The services' names, for the results page's filter (from Backends' registry: the
-    /// console itself never imports Backends).
+    /// The services' names, for the results page's filter (from ServiceClients' registry: the
+    /// console itself never imports ServiceClients).
     public var services: [String] = []
 
     public init(roots: PathRoots) {

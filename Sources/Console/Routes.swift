@@ -143,7 +143,7 @@ struct Routes: Sendable {
     static func qualityFilter(_ request: Request) -> QualityFilter {
         let query = request.uri.queryParameters
         func text(_ name: String) -> String? { query.get(name).flatMap { $0.isEmpty ? nil : String($0.prefix(200)) } }
-        var filter = QualityFilter(batch: text("batch"), backend: text("backend"))
+        var filter = QualityFilter(batch: text("batch"), service: text("service") ?? text("backend"))
         if let days = query.get("days", as: Double.self), days.isFinite, days > 0 {
             filter.since = Date().addingTimeInterval(-min(days, 3650) * 86400)
         }
@@ -156,7 +156,7 @@ struct Routes: Sendable {
         let query = request.uri.queryParameters
         func text(_ name: String) -> String? { query.get(name).flatMap { $0.isEmpty ? nil : String($0.prefix(200)) } }
         return JobFilter(
-            state: text("state"), batch: text("batch"), errorKind: text("kind"), backend: text("backend"),
+            state: text("state"), batch: text("batch"), errorKind: text("kind"), service: text("service") ?? text("backend"),
             file: text("file"), fromDay: JobFilter.day(text("from")), toDay: JobFilter.day(text("to")),
             before: query.get("before", as: Int.self), limit: min(max(query.get("limit", as: Int.self) ?? JobFilter.pageSize, 1), 500))
     }
@@ -168,7 +168,7 @@ struct Routes: Sendable {
         var filter = ResultFilter()
         filter.before = query.get("before", as: Int.self)
         filter.batch = text("batch")
-        filter.backend = text("backend")
+        filter.service = text("service") ?? text("backend")
         filter.outcome = text("outcome")
         filter.operatorName = text("operator")
         filter.text = text("text")

@@ -3,14 +3,14 @@ import Foundation
 import MediaFiles
 
 /// The dedupe rule of `discern enqueue`: a file whose key a job (waiting, running or succeeded)
-/// or a result already has is skipped. The key is the content's SHA-256 with the backend, the
+/// or a result already has is skipped. The key is the content's SHA-256 with the service, the
 /// action and, when given, a hash of the params: the same photo may be analysed by two
 /// services, or enrolled under two template ids.
 public struct ContentKey: Sendable {
     private let suffix: String
 
-    public init(backend: String, action: String, paramsJSON: String) {
-        var suffix = ":\(backend):\(action)"
+    public init(service: String, action: String, paramsJSON: String) {
+        var suffix = ":\(service):\(action)"
         if paramsJSON.trimmingCharacters(in: .whitespaces) != "{}" {
             suffix += ":" + SHA256.hash(data: Data(paramsJSON.utf8)).prefix(8).map { String(format: "%02x", $0) }.joined()
         }

@@ -16,7 +16,7 @@ public struct Enqueuer: Sendable {
     public struct Request: Sendable {
         public var paths: [String]
         public var finder: FileFinder
-        public var backend: String
+        public var service: String
         public var action: String
         public var paramsJSON: String
         public var batch: String?
@@ -28,10 +28,10 @@ public struct Enqueuer: Sendable {
         public var hashThreads: Int
 
         public init(
-            paths: [String], finder: FileFinder, backend: String, action: String, paramsJSON: String, batch: String?, priority: Int,
+            paths: [String], finder: FileFinder, service: String, action: String, paramsJSON: String, batch: String?, priority: Int,
             dedupe: Bool, nearDuplicatesLast: Bool, hashThreads: Int
         ) {
-            (self.paths, self.finder, self.backend, self.action, self.paramsJSON) = (paths, finder, backend, action, paramsJSON)
+            (self.paths, self.finder, self.service, self.action, self.paramsJSON) = (paths, finder, service, action, paramsJSON)
             (self.batch, self.priority, self.dedupe, self.nearDuplicatesLast, self.hashThreads) = (
                 batch, priority, dedupe, nearDuplicatesLast, hashThreads
             )
@@ -86,7 +86,7 @@ public struct Enqueuer: Sendable {
         var summary = Summary()
         // The perceptual hashes of the photos kept so far in this run, to find near-duplicates.
         var looks = NearDuplicateIndex<String>(radius: PerceptualHash.nearDuplicateBits)
-        let contentKey = ContentKey(backend: request.backend, action: request.action, paramsJSON: request.paramsJSON)
+        let contentKey = ContentKey(service: request.service, action: request.action, paramsJSON: request.paramsJSON)
         while let chunk = try await reader.run({ try walk.next(upTo: Self.chunkSize) }) {
             var files = chunk.map { EnqueuedFile(path: $0) }
             if request.dedupe {
@@ -108,11 +108,11 @@ public struct Enqueuer: Sendable {
                 summary.nearDuplicates += files.count { $0.nearDuplicateOf != nil }
             }
             summary.found += chunk.count
-            let (staged, send) = Self.traced(files, backend: request.backend)
+            let (staged, send) = Self.traced(files, service: request.service)
             defer { send.end() }
             summary.added += try await database.withConnection { connection in
                 try JobQueue.enqueue(
-                    connection, files: staged, backend: request.backend, action: request.action, batch: request.batch,
+                    connection, files: staged, service: request.service, action: request.action, batch: request.batch,
                     priority: request.priority, paramsJSON: request.paramsJSON)
             }
             progress(summary.found)
@@ -158,15 +158,15 @@ public struct Enqueuer: Sendable {
     /// While tracing is on (docs/tracing.md), each job starts a trace of its own with its
     /// enqueue span, whose traceparent is stored with it for the worker to continue; the chunk's
     /// insert is one send span, linked to them (the first 128: OpenTelemetry's default limit).
-    private static func traced(_ files: [EnqueuedFile], backend: String) -> ([EnqueuedFile], Traced) {
+    private static func traced(_ files: [EnqueuedFile], service: String) -> ([EnqueuedFile], Traced) {
         guard Traces.isOn else { return (files, .none) }
         var files = files
-        let send = Traces.begin("send \(backend)", kind: .client, Messaging.attributes("send", type: "send", service: backend))
+        let send = Traces.begin("send \(service)", kind: .client, Messaging.attributes("send", type: "send", service: service))
         send.set("messaging.batch.message_count", files.count)
         for index in files.indices {
             let create = Traces.begin(
-                "enqueue \(backend)", kind: .producer, parent: .remote(traceparent: nil),
-                Messaging.attributes("enqueue", type: "create", service: backend))
+                "enqueue \(service)", kind: .producer, parent: .remote(traceparent: nil),
+                Messaging.attributes("enqueue", type: "create", service: service))
             files[index].traceparent = create.traceparent
             if index < 128 { send.link(to: files[index].traceparent) }
             create.end()

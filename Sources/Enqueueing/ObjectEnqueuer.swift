@@ -70,7 +70,7 @@ public struct ObjectEnqueuer: Sendable {
                         files.isEmpty
                         ? 0
                         : try JobQueue.enqueueInTransaction(
-                            connection, files: files, backend: request.backend, action: request.action, batch: request.batch,
+                            connection, files: files, service: request.service, action: request.action, batch: request.batch,
                             priority: request.priority, paramsJSON: request.paramsJSON)
                     if let pageLast {
                         try ListingCheckpoints.save(connection, listing: name, afterKey: pageLast, listed: soFar.0, added: soFar.1 + added)
@@ -100,7 +100,7 @@ public struct ObjectEnqueuer: Sendable {
     /// with another batch, service or filter is another listing, and starts from the first page.
     var listingName: String {
         let shape = [
-            request.backend, request.action, request.paramsJSON, request.batch ?? "", String(request.priority), String(request.dedupe),
+            request.service, request.action, request.paramsJSON, request.batch ?? "", String(request.priority), String(request.dedupe),
             request.finder.extensions.sorted().joined(separator: ","), request.finder.include.joined(separator: "\u{1}"),
             request.finder.exclude.joined(separator: "\u{1}")
         ].joined(separator: "\u{0}")
@@ -133,7 +133,7 @@ public struct ObjectEnqueuer: Sendable {
         guard let address = ObjectAddress(bucket: prefix.bucket, key: entry.key) else { return nil }
         let key =
             request.dedupe
-            ? ContentKey(backend: request.backend, action: request.action, paramsJSON: request.paramsJSON).key(etag: entry.etag, size: entry.size)
+            ? ContentKey(service: request.service, action: request.action, paramsJSON: request.paramsJSON).key(etag: entry.etag, size: entry.size)
             : nil
         return EnqueuedFile(path: address.description, uniqueKey: key)
     }

@@ -29,7 +29,7 @@ public struct FailureKind: Sendable, Hashable, CustomStringConvertible {
         /// One of its attempts.
         case spends
         /// One, but the last is given back while it looks like an outage (up to about a day).
-        case lastGivenBack = "last given back"
+        case lastHandBack = "last handed back"
         /// None, up to ten times; then they count (a service that keeps refusing).
         case notCounted = "not counted"
         /// None while the service's breaker is open: the job waits for the service.
@@ -69,7 +69,9 @@ public struct FailureKind: Sendable, Hashable, CustomStringConvertible {
 
     /// The registry's row for a stored `error_kind`; nil for a kind it does not know (an older
     /// or newer release wrote it).
-    public static func named(_ code: String) -> FailureKind? { byCode[code] }
+    public static func named(_ code: String) -> FailureKind? { byCode[code] ?? retired[code] }
 
     private static let byCode = Dictionary(all.map { ($0.code, $0) }, uniquingKeysWith: { first, _ in first })
+    /// Codes an earlier release wrote, and rows still hold, for a kind since renamed.
+    private static let retired = ["backend_unavailable": serviceNotConfigured]
 }

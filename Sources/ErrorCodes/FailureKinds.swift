@@ -28,7 +28,7 @@ extension FailureKind {
         "image_cannot_fit", .file, retry: .never,
         "Cannot be brought under the service's byte limit at any quality discern allows: shrink the photo, then retry.")
     public static let imageUnreadable = FailureKind(
-        "image_unreadable", .system, retry: .yes, attempt: .lastGivenBack,
+        "image_unreadable", .system, retry: .yes, attempt: .lastHandBack,
         "The worker could not read the file (a failing or unmounted volume, permissions, memory, disk or descriptors running out): fix that, then retry."
     )
     public static let imageProcessingFailed = FailureKind(
@@ -64,7 +64,7 @@ extension FailureKind {
     public static let objectStoreUnavailable = FailureKind(
         "object_store_unavailable", .service, retry: .yes, attempt: .heldByBreaker, breaker: .down,
         "The object store did not answer, or asked to slow down: retried with backoff; the jobs wait while it is away.")
-    // Calling a service (Backends): what every service may answer
+    // Calling a service (ServiceClients): what every service may answer
     public static let http429 = FailureKind(
         "http_429", .service, retry: .yes, attempt: .heldByBreaker, breaker: .down,
         "The service said too many requests: retried after its Retry-After; lower its rate limit (discern.rate_limits) if it keeps saying so.")
@@ -135,7 +135,7 @@ extension FailureKind {
     public static let spendCapReached = FailureKind(
         "spend_cap_reached", .system, retry: .yes, attempt: .notCounted,
         "The service's spend cap (discern.service_budgets) is reached: the job waits for room (never stored as a job's kind).")
-    // What one service says (Backends/<Service>)
+    // What one service says (ServiceClients/<Service>)
     public static let discernerStartCollision = FailureKind(
         "discerner_start_collision", .service, retry: .yes, attempt: .notCounted,
         "Image Discerner started another analysis in the same second: tried again in the next free second.")
@@ -212,9 +212,9 @@ extension FailureKind {
         "unissey_iad_without_metadata", .job, retry: .never,
         "Injection-attack detection needs the capture SDK's metadata in the job's params.")
     // The worker and the queue
-    public static let backendUnavailable = FailureKind(
-        "backend_unavailable", .system, retry: .yes,
-        "The worker that claimed the job has no backend configured for its service: configure it, or run a worker that has.")
+    public static let serviceNotConfigured = FailureKind(
+        "service_not_configured", .system, retry: .yes,
+        "The worker that claimed the job is not configured for its service: configure it, or run a worker that is.")
     public static let internalError = FailureKind(
         "internal", .system, retry: .yes,
         "Preparing the photo failed in a way discern does not expect: a bug; its log has the details.")
@@ -247,6 +247,6 @@ extension FailureKind {
         azureBadArgument, azureUnsupportedFeature, ootoEmptyPhoto, ootoWrongMimeType, ootoZeroBytePhoto,
         ootoUndecodable, ootoMultipleFaces, ootoFaceTooSmall, ootoRefused, landmarkNoImage, landmarkInvalidFileType,
         landmarkFileTooLarge, landmarkRejected, unisseyRejected, unisseyTooLarge, unisseyIadWithoutMetadata,
-        backendUnavailable, internalError, resultUnstorable, outcomeUnrecorded, leaseExpired, workerCrashed
+        serviceNotConfigured, internalError, resultUnstorable, outcomeUnrecorded, leaseExpired, workerCrashed
     ]
 }

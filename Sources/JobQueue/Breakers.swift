@@ -9,12 +9,12 @@ public enum Breakers {
     /// Its first probe may go `probeAfterSeconds` from now.
     @discardableResult
     public static func trip(
-        _ connection: Connection, backend: String, workerID: String, kind: FailureKind, error: String,
+        _ connection: Connection, service: String, workerID: String, kind: FailureKind, error: String,
         probeAfterSeconds: Double
     ) throws -> Bool {
         try connection.run(
             Queries.Breakers.Trip(
-                service: backend, worker: workerID, kind: kind.code, error: String(error.prefix(1000)), probeAfterSeconds: probeAfterSeconds)
+                service: service, worker: workerID, kind: kind.code, error: String(error.prefix(1000)), probeAfterSeconds: probeAfterSeconds)
         ).first?.opened ?? false
     }
 
@@ -30,13 +30,13 @@ public enum Breakers {
     /// closed meanwhile or the probe was not ours.
     @discardableResult
     public static func probeFailed(
-        _ connection: Connection, backend: String, workerID: String, jobID: Int, kind: FailureKind,
+        _ connection: Connection, service: String, workerID: String, jobID: Int, kind: FailureKind,
         error: String, firstDelay: Double, maxDelay: Double
     ) throws -> ProbeFailure? {
         guard
             let row = try connection.run(
                 Queries.Breakers.ProbeFailed(
-                    service: backend, worker: workerID, job: jobID, kind: kind.code, error: String(error.prefix(1000)), firstDelay: firstDelay,
+                    service: service, worker: workerID, job: jobID, kind: kind.code, error: String(error.prefix(1000)), firstDelay: firstDelay,
                     maxDelay: maxDelay)
             ).first
         else { return nil }
@@ -46,14 +46,14 @@ public enum Breakers {
     /// The service answered: its breaker closes and the listening workers claim at once. True
     /// when it was open.
     @discardableResult
-    public static func close(_ connection: Connection, backend: String, by: String, why: String) throws -> Bool {
-        try connection.run(Queries.Breakers.Close(service: backend, by: String(by.prefix(200)), why: why)).first?.closed ?? false
+    public static func close(_ connection: Connection, service: String, by: String, why: String) throws -> Bool {
+        try connection.run(Queries.Breakers.Close(service: service, by: String(by.prefix(200)), why: why)).first?.closed ?? false
     }
 
-    /// Which of `backends` are unavailable now, each with the seconds until its next probe may
+    /// Which of `services` are unavailable now, each with the seconds until its next probe may
     /// go (0 when due).
-    public static func open(_ connection: Connection, backends: [String]) throws -> [String: Double] {
-        let rows = try connection.run(Queries.Breakers.Open(services: backends))
-        return Dictionary(rows.map { ($0.backend, $0.probeIn ?? 0) }, uniquingKeysWith: { $1 })
+    public static func open(_ connection: Connection, services: [String]) throws -> [String: Double] {
+        let rows = try connection.run(Queries.Breakers.Open(services: services))
+        return Dictionary(rows.map { ($0.service, $0.probeIn ?? 0) }, uniquingKeysWith: { $1 })
     }
 }

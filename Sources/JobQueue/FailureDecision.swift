@@ -7,13 +7,13 @@ import SQLSchema
 ///
 /// The rules:
 /// - An attempt the service could not start (the kind's row: not counted) is given back, up to
-///   `QueueConstants.maxGivenBack` times; past that it counts, so a service that refuses forever
+///   `QueueConstants.maxHandBacks` times; past that it counts, so a service that refuses forever
 ///   cannot keep a job alive forever.
 /// - The last attempt of a job whose service (or system) failed on it is given back too
-///   (`lastAttemptOfOutage`), each time waiting the backoff doubled once per give-back before, up
+///   (`lastAttemptOfOutage`), each time waiting the backoff doubled once per hand-back before, up
 ///   to the backoff's longest: ten of them span about an hour. Past the allowance it counts only
 ///   if the service completed another photo since this one last failed (then the photo is the
-///   cause), or after `QueueConstants.outageGiveBacks` give-backs, about a day: an outage of a
+///   cause), or after `QueueConstants.outageHandBacks` hand-backs, about a day: an outage of a
 ///   night ends no photo; a photo the service always fails on still ends.
 public struct FailureDecision: Sendable, Equatable {
     /// The facts the decision reads; the row's own are re-checked when it is written.
@@ -22,7 +22,7 @@ public struct FailureDecision: Sendable, Equatable {
         public var attempts: Int
         public var maxAttempts: Int
         /// Attempts given back so far.
-        public var givenBack: Int
+        public var handBacks: Int
         /// Whether the failure's kind is tried again at all (for this attempt).
         public var retryable: Bool
         /// False when the service never started the work (the registry's "not counted").
@@ -31,16 +31,16 @@ public struct FailureDecision: Sendable, Equatable {
         public var lastAttemptOfOutage: Bool
         /// The wait before another attempt (already at least the service's Retry-After).
         public var backoffSeconds: Double
-        /// The backoff's longest wait: a growing give-back never waits longer.
+        /// The backoff's longest wait: a growing hand-back never waits longer.
         public var maxBackoffSeconds: Double
 
         public init(
-            attempts: Int, maxAttempts: Int, givenBack: Int, retryable: Bool, countsAsAttempt: Bool, lastAttemptOfOutage: Bool,
+            attempts: Int, maxAttempts: Int, handBacks: Int, retryable: Bool, countsAsAttempt: Bool, lastAttemptOfOutage: Bool,
             backoffSeconds: Double, maxBackoffSeconds: Double
         ) {
             self.attempts = attempts
             self.maxAttempts = maxAttempts
-            self.givenBack = givenBack
+            self.handBacks = handBacks
             self.retryable = retryable
             self.countsAsAttempt = countsAsAttempt
             self.lastAttemptOfOutage = lastAttemptOfOutage
@@ -51,9 +51,9 @@ public struct FailureDecision: Sendable, Equatable {
 
     /// Whether the attempt is spent (false: given back).
     public let spent: Bool
-    /// The job's attempts and give-backs once this failure is recorded.
+    /// The job's attempts and hand-backs once this failure is recorded.
     public let attemptsAfter: Int
-    public let givenBackAfter: Int
+    public let handBacksAfter: Int
     /// Seconds until the job may run again; nil when it ends dead.
     public let retryAfterSeconds: Double?
     /// What the job's `last_error` gets after the failure's own message ("" for nothing).
@@ -62,18 +62,18 @@ public struct FailureDecision: Sendable, Equatable {
     public var isDead: Bool { retryAfterSeconds == nil }
 
     /// The highest `given_back` stored (the column is a smallint).
-    static let givenBackCeiling = 30000
+    static let handBacksCeiling = 30000
 
     /// - Parameter serviceCompletedAnotherSince: whether the job's service completed another job
     ///   since this one last failed; asked only when the rule needs it (it reads the queue).
     public static func decide(_ facts: Facts, serviceCompletedAnotherSince: () throws -> Bool) rethrows -> FailureDecision {
-        let givenBack = facts.givenBack
+        let handBacks = facts.handBacks
         let spent: Bool
         if facts.countsAsAttempt {
             spent = true
-        } else if givenBack < QueueConstants.maxGivenBack {
+        } else if handBacks < QueueConstants.maxHandBacks {
             spent = false
-        } else if !facts.lastAttemptOfOutage || givenBack >= QueueConstants.outageGiveBacks {
+        } else if !facts.lastAttemptOfOutage || handBacks >= QueueConstants.outageHandBacks {
             spent = true
         } else {
             spent = try serviceCompletedAnotherSince()
@@ -83,23 +83,23 @@ public struct FailureDecision: Sendable, Equatable {
         let again = facts.retryable && attempts < facts.maxAttempts
         var wait = max(0, facts.backoffSeconds)
         if facts.lastAttemptOfOutage && !spent {
-            wait = max(wait, min(facts.maxBackoffSeconds, wait * Double(1 << min(max(givenBack, 0), 20))))
+            wait = max(wait, min(facts.maxBackoffSeconds, wait * Double(1 << min(max(handBacks, 0), 20))))
         }
         let note: String
         switch (facts.lastAttemptOfOutage, spent, keptRefusing) {
         case (true, false, _):
-            note = " (given back, not spent: \(givenBack + 1) time(s) so far)"
-        case (true, _, true) where givenBack >= QueueConstants.outageGiveBacks:
-            note = " (given back \(givenBack) times over about a day: now the attempt counts; discern retry once what failed it is mended)"
+            note = " (handed back, not spent: \(handBacks + 1) time(s) so far)"
+        case (true, _, true) where handBacks >= QueueConstants.outageHandBacks:
+            note = " (handed back \(handBacks) times over about a day: now the attempt counts; discern retry once what failed it is mended)"
         case (true, _, true):
-            note = " (other photos of this service succeeded since this one last failed, after \(givenBack) give-backs: now the attempt counts)"
+            note = " (other photos of this service succeeded since this one last failed, after \(handBacks) hand-backs: now the attempt counts)"
         case (false, _, true):
-            note = " (the service kept refusing: \(givenBack) attempts were given back before, now they count)"
+            note = " (the service kept refusing: \(handBacks) attempts were handed back before, now they count)"
         default:
             note = ""
         }
         return FailureDecision(
-            spent: spent, attemptsAfter: attempts, givenBackAfter: spent ? givenBack : min(givenBack + 1, givenBackCeiling),
+            spent: spent, attemptsAfter: attempts, handBacksAfter: spent ? handBacks : min(handBacks + 1, handBacksCeiling),
             retryAfterSeconds: again ? wait : nil, note: note)
     }
 }

@@ -6,7 +6,7 @@ import SQLSchema
 public struct Job: Sendable, Equatable {
     public let id: Int
     public let batchID: Int?
-    public let backend: String
+    public let service: String
     public let action: String
     public let imagePath: String
     /// Per-job parameters, as the JSON text stored in `jobs.params`.
@@ -22,10 +22,10 @@ public struct Job: Sendable, Equatable {
     public let isProbe: Bool
 
     /// A first attempt as a claim returns it: for tests of what holds jobs.
-    package init(id: Int, backend: String = "discerner", imagePath: String = "/photos/a.jpg", runsAlone: Bool = false) {
+    package init(id: Int, service: String = "discerner", imagePath: String = "/photos/a.jpg", runsAlone: Bool = false) {
         self.id = id
         batchID = nil
-        self.backend = backend
+        self.service = service
         action = "analyze"
         self.imagePath = imagePath
         paramsJSON = "{}"
@@ -36,10 +36,10 @@ public struct Job: Sendable, Equatable {
     }
 
     /// A one-off piece of work outside the queue (a trial's photo): a first and only attempt.
-    package init(id: Int, backend: String, action: String, imagePath: String, paramsJSON: String) {
+    package init(id: Int, service: String, action: String, imagePath: String, paramsJSON: String) {
         self.id = id
         batchID = nil
-        self.backend = backend
+        self.service = service
         self.action = action
         self.imagePath = imagePath
         self.paramsJSON = paramsJSON
@@ -52,7 +52,7 @@ public struct Job: Sendable, Equatable {
     init(claimed row: Queries.Jobs.Claim.Output) {
         id = row.id
         batchID = row.batchId
-        backend = row.backend
+        service = row.service
         action = row.action
         imagePath = row.imagePath
         paramsJSON = row.params
@@ -76,7 +76,7 @@ public struct JobFailure: Error, Sendable, Equatable {
     /// it at all): the attempt is given back instead of using up one of the job's.
     public let countsAsAttempt: Bool
     /// The service (or the system) failed on the job's last attempt: it is given back, each
-    /// give-back waiting twice as long as the one before (`FailureDecision`), so a trickle of
+    /// hand-back waiting twice as long as the one before (`FailureDecision`), so a trickle of
     /// jobs the breaker never sees outlives an outage of an hour instead of four minutes.
     public let lastAttemptOfOutage: Bool
 
@@ -105,7 +105,7 @@ public enum FailureOutcome: String, Sendable {
     case leaseLost = "lease_lost"
 }
 
-/// A file to enqueue, with the key that makes it unique (content hash + backend + action).
+/// A file to enqueue, with the key that makes it unique (content hash + service + action).
 public struct EnqueuedFile: Sendable, Equatable {
     public let path: String
     public let uniqueKey: String?

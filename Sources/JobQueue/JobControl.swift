@@ -13,7 +13,7 @@ public enum JobControl {
         public var ids: [Int64] = []
         public var batch: String?
         public var errorKind: String?
-        public var backend: String?
+        public var service: String?
         /// Narrows a filter to one state (the jobs page's filter): on its own it selects nothing.
         public var state: String?
         /// The start of the file's name, case aside.
@@ -23,10 +23,10 @@ public enum JobControl {
         public var toDay: String?
 
         public init(
-            ids: [Int64] = [], batch: String? = nil, errorKind: String? = nil, backend: String? = nil, state: String? = nil,
+            ids: [Int64] = [], batch: String? = nil, errorKind: String? = nil, service: String? = nil, state: String? = nil,
             file: String? = nil, fromDay: String? = nil, toDay: String? = nil
         ) {
-            (self.ids, self.batch, self.errorKind, self.backend, self.state) = (ids, batch, errorKind, backend, state)
+            (self.ids, self.batch, self.errorKind, self.service, self.state) = (ids, batch, errorKind, service, state)
             (self.file, self.fromDay, self.toDay) = (file, Self.day(fromDay), Self.day(toDay))
         }
 
@@ -40,7 +40,7 @@ public enum JobControl {
         }
 
         public var isEmpty: Bool {
-            ids.isEmpty && batch == nil && errorKind == nil && backend == nil && file == nil && fromDay == nil && toDay == nil
+            ids.isEmpty && batch == nil && errorKind == nil && service == nil && file == nil && fromDay == nil && toDay == nil
         }
 
         /// As a person reads it: "jobs 41, 42" or "batch nightly, kind http_5xx, service ooto".
@@ -55,7 +55,7 @@ public enum JobControl {
             return
                 (named
                 + [
-                    batch.map { "batch \($0)" }, errorKind.map { "kind \($0)" }, backend.map { "service \($0)" },
+                    batch.map { "batch \($0)" }, errorKind.map { "kind \($0)" }, service.map { "service \($0)" },
                     state.map { "state \($0)" }, file.map { "file \($0)…" }, fromDay.map { "from \($0)" }, toDay.map { "to \($0)" }
                 ]
                 .compactMap { $0 })
@@ -124,7 +124,7 @@ public enum JobControl {
         let s = selection
         return try connection.run(
             Queries.JobControl.Apply(
-                ids: s.idList, batch: s.batch, errorKind: s.errorKind, service: s.backend, state: s.state, file: s.file, fromDay: s.fromDay,
+                ids: s.idList, batch: s.batch, errorKind: s.errorKind, service: s.service, state: s.state, file: s.file, fromDay: s.fromDay,
                 toDay: s.toDay, actor: String(actor.prefix(200)), action: action.rawValue, scope: s.scope, limit: limit, logged: logged)
         ).first?.n ?? 0
     }
@@ -169,7 +169,7 @@ public enum JobControl {
         let s = selection
         let rows = try connection.run(
             Queries.JobControl.StatesMatching(
-                ids: s.idList, batch: s.batch, errorKind: s.errorKind, service: s.backend, state: s.state, file: s.file, fromDay: s.fromDay,
+                ids: s.idList, batch: s.batch, errorKind: s.errorKind, service: s.service, state: s.state, file: s.file, fromDay: s.fromDay,
                 toDay: s.toDay))
         for row in rows { states[row.state] = row.n }
         return states

@@ -5,18 +5,18 @@ import SQLSchema
 /// The queue's operations. Each takes a `Connection` and blocks, so callers run them on the
 /// connection's dedicated thread (`Database.withConnection`).
 public enum JobQueue {
-    /// Leases up to `limit` claimable jobs for `backends` to `workerID` for `leaseSeconds`.
+    /// Leases up to `limit` claimable jobs for `services` to `workerID` for `leaseSeconds`.
     /// `oldestFirst` of them are the longest-waiting jobs whatever their priority (the worker's
     /// `FairShare`: no priority starves the rest); the others go by priority.
     /// `holdingNothing`: the worker has no job in hand, so it may take a job that must run alone
     /// (`Job.runsAlone`); when one is waiting, that job is all it gets.
     public static func claim(
-        _ connection: Connection, workerID: String, backends: [String], limit: Int, leaseSeconds: Double,
+        _ connection: Connection, workerID: String, services: [String], limit: Int, leaseSeconds: Double,
         oldestFirst: Int = 0, holdingNothing: Bool = false
     ) throws -> [Job] {
         let rows = try connection.run(
             Queries.Jobs.Claim(
-                worker: workerID, wanted: limit, leaseSeconds: leaseSeconds, services: backends, holdingNothing: holdingNothing,
+                worker: workerID, wanted: limit, leaseSeconds: leaseSeconds, services: services, holdingNothing: holdingNothing,
                 oldestFirst: min(max(0, oldestFirst), limit)))
         return rows.map(Job.init(claimed:)).sorted { $0.id < $1.id }
     }
@@ -49,18 +49,18 @@ public enum JobQueue {
     ) throws -> FailureOutcome {
         guard let row = try connection.run(Queries.Jobs.FailureFacts(job: job.id, worker: workerID)).first else { return .leaseLost }
         let facts = FailureDecision.Facts(
-            attempts: row.attempts, maxAttempts: row.maxAttempts, givenBack: row.givenBack,
+            attempts: row.attempts, maxAttempts: row.maxAttempts, handBacks: row.handBacks,
             retryable: failure.isRetryable, countsAsAttempt: failure.countsAsAttempt, lastAttemptOfOutage: failure.lastAttemptOfOutage,
             backoffSeconds: backoff.delay(afterAttempt: job.attempt, retryAfter: failure.retryAfterSeconds),
             maxBackoffSeconds: backoff.maxSeconds)
         let decision = try FailureDecision.decide(facts) {
-            try connection.run(Queries.Jobs.ServiceCompletedSince(since: row.failingSince, service: row.backend, job: job.id)).first?.completed
+            try connection.run(Queries.Jobs.ServiceCompletedSince(since: row.failingSince, service: row.service, job: job.id)).first?.completed
                 ?? false
         }
         let recorded = try connection.run(
             Queries.Jobs.RecordFailure(
-                job: job.id, worker: workerID, attemptsRead: facts.attempts, givenBackRead: facts.givenBack, attempts: decision.attemptsAfter,
-                givenBack: decision.givenBackAfter, retryAfterSeconds: decision.retryAfterSeconds, kind: failure.kind.code,
+                job: job.id, worker: workerID, attemptsRead: facts.attempts, handBacksRead: facts.handBacks, attempts: decision.attemptsAfter,
+                handBacks: decision.handBacksAfter, retryAfterSeconds: decision.retryAfterSeconds, kind: failure.kind.code,
                 message: String(failure.message.prefix(2000)), note: decision.note, spent: decision.spent))
         guard let state = recorded.first?.state else { return .leaseLost }
         return FailureOutcome(rawValue: state) ?? .dead
@@ -176,19 +176,19 @@ public enum JobQueue {
     /// with that key exists (the job may have been pruned since). Returns how many were added.
     @discardableResult
     public static func enqueue(
-        _ connection: Connection, files: [EnqueuedFile], backend: String,
+        _ connection: Connection, files: [EnqueuedFile], service: String,
         action: String = "analyze", batch: String? = nil, priority: Int = 0,
         paramsJSON: String = "{}"
     ) throws -> Int {
         try connection.transaction { connection in
             try enqueueInTransaction(
-                connection, files: files, backend: backend, action: action, batch: batch, priority: priority, paramsJSON: paramsJSON)
+                connection, files: files, service: service, action: action, batch: batch, priority: priority, paramsJSON: paramsJSON)
         }
     }
 
     /// `enqueue`'s work inside a transaction the caller holds (and may write more in).
     public static func enqueueInTransaction(
-        _ connection: Connection, files: [EnqueuedFile], backend: String, action: String, batch: String?, priority: Int, paramsJSON: String
+        _ connection: Connection, files: [EnqueuedFile], service: String, action: String, batch: String?, priority: Int, paramsJSON: String
     ) throws -> Int {
         try connection.query(Queries.Enqueue.createStaging)
         try connection.copyIn(
@@ -196,13 +196,13 @@ public enum JobQueue {
             rows: files.lazy.map { [$0.path, $0.uniqueKey, $0.perceptualHash.map(String.init), $0.nearDuplicateOf, $0.traceparent] })
         let batchID = try batch.flatMap { try connection.run(Queries.Enqueue.BatchID(name: $0)).first?.id }
         return try connection.execute(
-            Queries.Jobs.EnqueueStaged(batch: batchID, service: backend, action: action, priority: priority, params: paramsJSON))
+            Queries.Jobs.EnqueueStaged(batch: batchID, service: service, action: action, priority: priority, params: paramsJSON))
     }
 
     /// Whether a job that must run alone (`Job.runsAlone`) has waited `seconds` or more for a
     /// worker holding nothing.
-    public static func aloneJobWaiting(_ connection: Connection, backends: [String], forSeconds seconds: Double) throws -> Bool {
-        try connection.run(Queries.Jobs.AloneJobWaiting(services: backends, waitedSeconds: seconds)).first?.waiting ?? false
+    public static func aloneJobWaiting(_ connection: Connection, services: [String], forSeconds seconds: Double) throws -> Bool {
+        try connection.run(Queries.Jobs.AloneJobWaiting(services: services, waitedSeconds: seconds)).first?.waiting ?? false
     }
 
     /// What could still produce work, for `work --drain`.
@@ -213,8 +213,8 @@ public enum JobQueue {
         public var isEmpty: Bool { ready == 0 && retrying == 0 && running == 0 }
     }
 
-    public static func pendingWork(_ connection: Connection, backends: [String]) throws -> PendingWork {
-        guard let row = try connection.run(Queries.Jobs.PendingWork(services: backends)).first else {
+    public static func pendingWork(_ connection: Connection, services: [String]) throws -> PendingWork {
+        guard let row = try connection.run(Queries.Jobs.PendingWork(services: services)).first else {
             return PendingWork(ready: 0, retrying: 0, running: 0)
         }
         return PendingWork(ready: row.ready, retrying: row.retrying, running: row.running)

@@ -1,7 +1,7 @@
 import AnalysisModel
 
 /// One row of `discern.results`: what the service found (its `Analysis`), and what preparation
-/// did. The completer composes it; backends never see it.
+/// did. The completer composes it; service clients never see it.
 public struct JobResult: Sendable, Equatable {
     public struct Preparation: Sendable, Equatable {
         public var originalBytes: Int

@@ -10,22 +10,22 @@ public enum Pruning {
         /// Results, with their entities and corrections.
         case results
         /// One service's results' raw answers (retention): dropped, the rest of each result kept.
-        case rawResponses(backend: String)
+        case rawResponses(service: String)
         /// One service's results (retention), with their entities and corrections.
-        case serviceResults(backend: String)
+        case serviceResults(service: String)
     }
 
     /// A service's retention (discern.retention, its own row else `*`): days after which its
     /// results' raw answers are dropped, and the results deleted; nil keeps them.
     public struct Retention: Sendable, Equatable {
-        public let backend: String
+        public let service: String
         public let rawResponseDays: Int?
         public let resultsDays: Int?
     }
 
-    public static func retention(_ connection: Connection, backends: [String]) throws -> [Retention] {
-        try connection.run(Queries.Pruning.Retention(services: backends)).map {
-            Retention(backend: $0.backend, rawResponseDays: $0.rawResponseDays, resultsDays: $0.resultsDays)
+    public static func retention(_ connection: Connection, services: [String]) throws -> [Retention] {
+        try connection.run(Queries.Pruning.Retention(services: services)).map {
+            Retention(service: $0.service, rawResponseDays: $0.rawResponseDays, resultsDays: $0.resultsDays)
         }
     }
 
@@ -35,11 +35,11 @@ public enum Pruning {
         switch target {
         case .jobs: return try connection.run(Queries.Pruning.Jobs(olderThan: "\(days) days", chunk: chunk)).first?.deleted ?? 0
         case .results: return try connection.run(Queries.Pruning.Results(olderThan: "\(days) days", chunk: chunk)).first?.deleted ?? 0
-        case .rawResponses(let backend):
-            return try connection.run(Queries.Pruning.ServiceChunk(part: "raw", service: backend, olderThan: "\(days) days", chunk: chunk)).first?
+        case .rawResponses(let service):
+            return try connection.run(Queries.Pruning.ServiceChunk(part: "raw", service: service, olderThan: "\(days) days", chunk: chunk)).first?
                 .changed ?? 0
-        case .serviceResults(let backend):
-            return try connection.run(Queries.Pruning.ServiceChunk(part: "results", service: backend, olderThan: "\(days) days", chunk: chunk))
+        case .serviceResults(let service):
+            return try connection.run(Queries.Pruning.ServiceChunk(part: "results", service: service, olderThan: "\(days) days", chunk: chunk))
                 .first?.changed ?? 0
         }
     }

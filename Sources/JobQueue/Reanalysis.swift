@@ -12,7 +12,7 @@ public enum Reanalysis {
         /// Names the batch (`reanalysis:NAME`) and the jobs' unique keys: the same name run again
         /// adds only what it did not.
         public var name: String
-        public var backend: String
+        public var service: String
         public var action: String?
         public var batch: String?
         /// Results created in [since, before).
@@ -30,15 +30,15 @@ public enum Reanalysis {
         public var atMost: Int?
         public var priority = QueueConstants.backgroundPriority
 
-        public init(name: String, backend: String) {
+        public init(name: String, service: String) {
             self.name = name
-            self.backend = backend
+            self.service = service
         }
 
         /// As a person reads it, for the operator log: "service discerner, batch requal, model old".
         public var scope: String {
             let fields: [String?] = [
-                "service \(backend)", action.map { "action \($0)" }, batch.map { "batch \($0)" },
+                "service \(service)", action.map { "action \($0)" }, batch.map { "batch \($0)" },
                 since.map { "since \($0.formatted(.iso8601))" }, before.map { "before \($0.formatted(.iso8601))" },
                 model.map { "model \($0)" }, modelVersion.map { "model version \($0)" }, serviceHost.map { "host \($0)" },
                 discernVersion.map { "release \($0)" }, category.map { "category \($0)" },
@@ -53,7 +53,7 @@ public enum Reanalysis {
             let iso = Date.ISO8601FormatStyle(includingFractionalSeconds: true)
             let held = try? JSONSerialization.data(withJSONObject: provenance, options: [.sortedKeys])
             return Queries.Reanalysis.Start(
-                name: name, service: backend, action: action, batch: batch, since: since?.formatted(iso), before: before?.formatted(iso),
+                name: name, service: service, action: action, batch: batch, since: since?.formatted(iso), before: before?.formatted(iso),
                 model: model, modelVersion: modelVersion, serviceHost: serviceHost, discernVersion: discernVersion, category: category,
                 confidenceMin: confidenceMin, confidenceMax: confidenceMax,
                 provenance: provenance.isEmpty ? nil : held.map { String(decoding: $0, as: UTF8.self) }, atMost: atMost, priority: priority)
@@ -120,7 +120,7 @@ public enum Reanalysis {
             throw QueueError(.invalidSelection, "discern.reanalyse returned nothing")
         }
         let enqueued = added.enqueued, batch = added.batch
-        let plan = try connection.run(Queries.Reanalysis.Forecast(service: selection.backend, batch: batch)).first
+        let plan = try connection.run(Queries.Reanalysis.Forecast(service: selection.service, batch: batch)).first
         // What these photos' current answers took is the best measure of what they take again;
         // the service's recent jobs stand in for answers that did not count their calls.
         let measured = added.measured, attemptsPerJob = plan?.attemptsPerJob

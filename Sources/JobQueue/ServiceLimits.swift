@@ -14,12 +14,12 @@ public enum ServiceLimits {
         ).first?.n == 1
     }
 
-    /// Sets `backend`'s spend cap to `calls` a `period` (day or month), or removes it (nil), as
+    /// Sets `service`'s spend cap to `calls` a `period` (day or month), or removes it (nil), as
     /// `by`; a service its spent cap had paused is let go at once when the new cap has room.
-    public static func setSpendCap(_ connection: Connection, backend: String, calls: Int?, period: String, by: String) throws {
-        let scope = "spend cap \(backend): " + (calls.map { "\($0) calls a \(period)" } ?? "no cap in calls (a cap in money, if set, still holds)")
+    public static func setSpendCap(_ connection: Connection, service: String, calls: Int?, period: String, by: String) throws {
+        let scope = "spend cap \(service): " + (calls.map { "\($0) calls a \(period)" } ?? "no cap in calls (a cap in money, if set, still holds)")
         try connection.run(
-            Queries.ServiceLimits.SetSpendCap(service: backend, calls: calls, period: period, by: String(by.prefix(200)), scope: scope))
+            Queries.ServiceLimits.SetSpendCap(service: service, calls: calls, period: period, by: String(by.prefix(200)), scope: scope))
         try RateLimits.liftSpentCaps(connection)
     }
 

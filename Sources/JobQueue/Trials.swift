@@ -12,10 +12,10 @@ public enum Trials {
     public struct Definition: Sendable, Equatable {
         public var name: String
         /// The candidate's service and action.
-        public var backend: String
+        public var service: String
         public var action: String
         /// The service and action whose answers it is compared with.
-        public var productionBackend: String
+        public var productionService: String
         public var productionAction: String
         public var batch: String
         /// The sample: a number of photos, or a share of the batch's (one of the two).
@@ -26,11 +26,11 @@ public enum Trials {
         public var candidate: [String: String]
 
         public init(
-            name: String, backend: String, action: String, productionBackend: String, productionAction: String, batch: String,
+            name: String, service: String, action: String, productionService: String, productionAction: String, batch: String,
             sampleCount: Int?, share: Double?, seed: Int64, candidate: [String: String]
         ) {
-            (self.name, self.backend, self.action, self.productionBackend, self.productionAction) =
-                (name, backend, action, productionBackend, productionAction)
+            (self.name, self.service, self.action, self.productionService, self.productionAction) =
+                (name, service, action, productionService, productionAction)
             (self.batch, self.sampleCount, self.share, self.seed, self.candidate) = (batch, sampleCount, share, seed, candidate)
         }
 
@@ -65,7 +65,7 @@ public enum Trials {
         let candidate = String(decoding: try JSONSerialization.data(withJSONObject: definition.candidate, options: [.sortedKeys]), as: UTF8.self)
         try connection.run(
             Queries.Trials.Create(
-                name: definition.name, service: definition.backend, action: definition.action, productionService: definition.productionBackend,
+                name: definition.name, service: definition.service, action: definition.action, productionService: definition.productionService,
                 productionAction: definition.productionAction, batch: definition.batch, sampleCount: definition.sampleCount,
                 share: definition.share, seed: Int(definition.seed), candidate: candidate))
         guard let trial = try find(definition.name, on: connection) else {
@@ -88,7 +88,7 @@ public enum Trials {
         return Trial(
             id: row.id,
             definition: Definition(
-                name: row.name, backend: row.backend, action: row.action, productionBackend: row.productionBackend,
+                name: row.name, service: row.service, action: row.action, productionService: row.productionService,
                 productionAction: row.productionAction, batch: row.batch, sampleCount: row.sampleCount, share: row.share,
                 seed: Int64(row.seed), candidate: candidate))
     }
@@ -125,7 +125,7 @@ public enum Trials {
 
     static func describe(_ definition: Definition) -> String {
         let sample = definition.sampleCount.map { "\($0) photos" } ?? definition.share.map { "\($0 * 100) %" } ?? "?"
-        return "\(definition.backend) \(definition.action) against \(definition.productionBackend) \(definition.productionAction), "
+        return "\(definition.service) \(definition.action) against \(definition.productionService) \(definition.productionAction), "
             + "batch \(definition.batch), \(sample), seed \(definition.seed)"
     }
 }

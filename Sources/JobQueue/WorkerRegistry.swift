@@ -1,7 +1,7 @@
 import Postgres
 import SQLSchema
 
-/// The workers' registry (`discern.workers`): who works, for which backends, and whether they
+/// The workers' registry (`discern.workers`): who works, for which services, and whether they
 /// are alive: by the advisory lock their session holds (`presenceNamespace`, their
 /// `presence_key`), or, for a worker that holds none, by their heartbeats.
 public enum WorkerRegistry {
@@ -12,15 +12,15 @@ public enum WorkerRegistry {
         public let host: String
         public let pid: Int
         public let version: String
-        public let backends: [String]
+        public let services: [String]
         public let heartbeatSeconds: Double
 
-        public init(id: String, host: String, pid: Int, version: String, backends: [String], heartbeatSeconds: Double) {
+        public init(id: String, host: String, pid: Int, version: String, services: [String], heartbeatSeconds: Double) {
             self.id = id
             self.host = host
             self.pid = pid
             self.version = version
-            self.backends = backends
+            self.services = services
             self.heartbeatSeconds = heartbeatSeconds
         }
     }
@@ -31,7 +31,7 @@ public enum WorkerRegistry {
     public static func register(_ connection: Connection, _ entry: Entry, presence: Bool = false) throws -> Int32? {
         let key = try connection.run(
             Queries.Workers.Register(
-                worker: entry.id, host: entry.host, pid: entry.pid, version: entry.version, services: entry.backends,
+                worker: entry.id, host: entry.host, pid: entry.pid, version: entry.version, services: entry.services,
                 heartbeatSeconds: entry.heartbeatSeconds, presence: presence)
         ).first?.presenceKey
         return key.flatMap { Int32(exactly: $0) }

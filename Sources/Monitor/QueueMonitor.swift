@@ -7,22 +7,22 @@ import ServiceLifecycle
 
 /// `discern monitor`: exports the queue as PostgreSQL sees it, whoever is working. Workers'
 /// own metrics vanish with the workers; the questions "is the backlog moving?" and "does
-/// anyone serve this backend?" must be answerable when none is up. One monitor per
+/// anyone serve this service?" must be answerable when none is up. One monitor per
 /// installation is enough (it only reads, through the read model's `QueueGauges`); it uses the
 /// reader role.
 public struct QueueMonitor: Service {
     let conninfo: String
     /// The services to export, each at zero when idle (the registry's names).
-    let backends: [String]
+    let services: [String]
     let intervalSeconds: Double
     /// The end of the night's window, worked out afresh at each look ("06:00": the next one).
     let windowEnd: (@Sendable () -> Date?)?
     public let health: Health
     let logger: Logger
 
-    public init(conninfo: String, backends: [String], intervalSeconds: Double, windowEnd: (@Sendable () -> Date?)? = nil, logger: Logger) {
+    public init(conninfo: String, services: [String], intervalSeconds: Double, windowEnd: (@Sendable () -> Date?)? = nil, logger: Logger) {
         self.conninfo = conninfo
-        self.backends = backends
+        self.services = services
         self.intervalSeconds = intervalSeconds
         self.windowEnd = windowEnd
         health = Health(heartbeatSeconds: intervalSeconds)
@@ -45,7 +45,7 @@ public struct QueueMonitor: Service {
                     reader = queue
                 }
                 let end = windowEnd?()
-                let gauges = try await queue.gauges(backends: backends, until: end)
+                let gauges = try await queue.gauges(services: services, until: end)
                 gauges.queues.forEach(Self.export)
                 Self.export(gauges.forecasts, windowEnd: end)
                 // What DiscernLongTransaction watches: a snapshot held for long slows every claim.
@@ -73,7 +73,7 @@ public struct QueueMonitor: Service {
     private static func service(_ name: String) -> [(String, String)] { MetricLabels.service(name) }
 
     private static func export(_ queue: QueueGauges.Queue) {
-        let service = Self.service(queue.backend)
+        let service = Self.service(queue.service)
         for (state, jobs) in [("waiting", queue.waiting), ("scheduled", queue.scheduled), ("running", queue.running)] {
             Gauge(label: "discern_queue_jobs", dimensions: service + [("state", state)]).record(jobs)
         }
@@ -92,7 +92,7 @@ public struct QueueMonitor: Service {
     /// in it: what the DiscernNightWillNotFinish alert reads.
     private static func export(_ forecasts: [QueueGauges.Forecast], windowEnd: Date?) {
         for service in forecasts {
-            let label = Self.service(service.backend)
+            let label = Self.service(service.service)
             Gauge(label: "discern_plan_finish_seconds", dimensions: label + [("bound", "early")]).record(service.finishEarlySeconds ?? .infinity)
             Gauge(label: "discern_plan_finish_seconds", dimensions: label + [("bound", "late")]).record(service.finishLateSeconds ?? .infinity)
             if let ratio = service.capUsedRatio {

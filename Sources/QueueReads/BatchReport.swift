@@ -1,12 +1,12 @@
 import Foundation
 import SQLSchema
 
-/// What happened to one batch: outcomes per backend, the commonest errors, throughput, bytes
+/// What happened to one batch: outcomes per service, the commonest errors, throughput, bytes
 /// saved by preparation and calls made. `discern report` prints it as Markdown or JSON, the
 /// console as its report page and `/api/report`.
 public struct BatchReport: Codable, Sendable {
-    public struct Backend: Codable, Sendable {
-        public var backend: String
+    public struct Service: Codable, Sendable {
+        public var service: String
         public var jobs: Int
         public var succeeded: Int
         public var dead: Int
@@ -25,7 +25,7 @@ public struct BatchReport: Codable, Sendable {
     }
 
     public struct ErrorKind: Codable, Sendable {
-        public var backend: String
+        public var service: String
         public var kind: String
         public var jobs: Int
         public var example: String
@@ -33,7 +33,7 @@ public struct BatchReport: Codable, Sendable {
 
     public var batch: String
     public var createdAt: String
-    public var backends: [Backend]
+    public var services: [Service]
     public var topErrors: [ErrorKind]
     /// From the batch's creation to its last finished job.
     public var elapsedSeconds: Double?
@@ -46,8 +46,8 @@ public struct BatchReport: Codable, Sendable {
     public var nearDuplicatesNotAnalysed: Int = 0
     public var callsSaved: Int = 0
 
-    public var totalJobs: Int { backends.reduce(0) { $0 + $1.jobs } }
-    public var bytesSaved: Int { backends.reduce(0) { $0 + $1.originalBytes - $1.sentBytes } }
+    public var totalJobs: Int { services.reduce(0) { $0 + $1.jobs } }
+    public var bytesSaved: Int { services.reduce(0) { $0 + $1.originalBytes - $1.sentBytes } }
 }
 
 extension QueueReader {

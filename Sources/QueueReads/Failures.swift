@@ -5,11 +5,11 @@ import SQLSchema
 /// dead jobs, and the jobs failing right now (waiting for a retry after an error).
 public struct Failures: Codable, Sendable {
     public struct Kind: Codable, Sendable {
-        public let backend: String; public let errorKind: String?; public let jobs: Int; public let example: String?
+        public let service: String; public let errorKind: String?; public let jobs: Int; public let example: String?
         public let lastSeen: String?
     }
     public struct JobLine: Codable, Sendable {
-        public let id: Int; public let backend: String; public let batch: String?; public let imagePath: String
+        public let id: Int; public let service: String; public let batch: String?; public let imagePath: String
         public let attempts: Int; public let maxAttempts: Int; public let errorKind: String?; public let lastError: String?
         public let at: String?
     }

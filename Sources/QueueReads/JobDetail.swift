@@ -9,7 +9,7 @@ public struct JobDetail: Codable, Sendable {
     public struct Job: Codable, Sendable {
         public let id: Int
         public let state: String
-        public let backend: String
+        public let service: String
         public let action: String
         public let batch: String?
         public let imagePath: String
@@ -38,7 +38,7 @@ public struct JobDetail: Codable, Sendable {
     public struct Result: Codable, Sendable {
         public let id: Int
         public let imagePath: String
-        public let backend: String
+        public let service: String
         public let outcome: String?
         public let subjectId: String?
         public let category: String?
@@ -73,7 +73,7 @@ public struct JobDetail: Codable, Sendable {
         public let byteBudget: Int?
 
         enum CodingKeys: String, CodingKey {
-            case id, imagePath, backend, outcome, subjectId, category, subcategory, operator_ = "operator", fleetId, licensePlate, confidence,
+            case id, imagePath, service, outcome, subjectId, category, subcategory, operator_ = "operator", fleetId, licensePlate, confidence,
                 description
             case originalBytes, originalWidth, originalHeight, originalFormat, sentBytes, sentWidth, sentHeight, sentFormat
             case jpegQuality, encodeCount, passedThrough, prepareMs, analyzeMs, createdAt, rawResponse, review

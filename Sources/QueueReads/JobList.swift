@@ -9,7 +9,7 @@ public struct JobList: Codable, Sendable {
     public struct Line: Codable, Sendable {
         public let id: Int
         public let state: String
-        public let backend: String
+        public let service: String
         public let action: String
         public let batch: String?
         public let imagePath: String
@@ -35,7 +35,7 @@ public struct JobFilter: Sendable, Equatable {
     public var state: String?
     public var batch: String?
     public var errorKind: String?
-    public var backend: String?
+    public var service: String?
     /// The start of the file's name, case aside.
     public var file: String?
     /// Enqueued on or after / on or before these days (YYYY-MM-DD).
@@ -45,10 +45,10 @@ public struct JobFilter: Sendable, Equatable {
     public var limit = JobFilter.pageSize
 
     public init(
-        state: String? = nil, batch: String? = nil, errorKind: String? = nil, backend: String? = nil,
+        state: String? = nil, batch: String? = nil, errorKind: String? = nil, service: String? = nil,
         file: String? = nil, fromDay: String? = nil, toDay: String? = nil, before: Int? = nil, limit: Int = JobFilter.pageSize
     ) {
-        (self.state, self.batch, self.errorKind, self.backend) = (state, batch, errorKind, backend)
+        (self.state, self.batch, self.errorKind, self.service) = (state, batch, errorKind, service)
         (self.file, self.fromDay, self.toDay, self.before, self.limit) = (file, fromDay, toDay, before, limit)
     }
 
@@ -63,7 +63,7 @@ public struct JobFilter: Sendable, Equatable {
 
     var statement: Queries.JobList.Page {
         Queries.JobList.Page(
-            state: state, batch: batch, errorKind: errorKind, service: backend, file: file, fromDay: Self.day(fromDay), toDay: Self.day(toDay),
+            state: state, batch: batch, errorKind: errorKind, service: service, file: file, fromDay: Self.day(fromDay), toDay: Self.day(toDay),
             before: before, limit: min(max(limit, 1), 10_000))
     }
 }

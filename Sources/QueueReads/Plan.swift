@@ -9,7 +9,7 @@ import SQLSchema
 /// when the window closes, by batch and priority, in the order workers claim them.
 public struct Plan: Codable, Sendable {
     public struct Service: Codable, Sendable {
-        public let backend: String
+        public let service: String
         /// Jobs waiting (claimable before `until`), running, and scheduled after `until`.
         public let waiting: Int
         public let running: Int

@@ -9,7 +9,7 @@ import SQLSchema
 /// cheap on a table of millions of finished jobs.
 public struct QueueGauges: Codable, Sendable, Equatable {
     public struct Queue: Codable, Sendable, Equatable {
-        public let backend: String
+        public let service: String
         public let waiting: Int
         public let scheduled: Int
         public let running: Int
@@ -27,7 +27,7 @@ public struct QueueGauges: Codable, Sendable, Equatable {
     /// not finish before the window's end (nil without a window), and the share of the spend
     /// cap used in its period (1: reached; nil without a cap).
     public struct Forecast: Codable, Sendable, Equatable {
-        public let backend: String
+        public let service: String
         public let finishEarlySeconds: Double?
         public let finishLateSeconds: Double?
         public let willNotFinish: Int?
@@ -44,9 +44,9 @@ public struct QueueGauges: Codable, Sendable, Equatable {
 
 extension QueueReader {
     /// - Parameters:
-    ///   - backends: the services to report, each at zero when idle.
+    ///   - services: the services to report, each at zero when idle.
     ///   - until: the end of the night's window, or nil for the forecast alone.
-    public func gauges(backends: [String], until: Date?) async throws -> QueueGauges {
-        try await document(QueueGauges.self, Queries.QueueGauges.Document(services: backends, until: until.map { $0.formatted(.iso8601) }))
+    public func gauges(services: [String], until: Date?) async throws -> QueueGauges {
+        try await document(QueueGauges.self, Queries.QueueGauges.Document(services: services, until: until.map { $0.formatted(.iso8601) }))
     }
 }

@@ -10,7 +10,7 @@ public struct ResultPage: Codable, Sendable {
         public let jobId: Int?
         public let batch: String?
         public let imagePath: String
-        public let backend: String
+        public let service: String
         public let action: String
         public let outcome: String?
         public let subjectId: String?
@@ -27,7 +27,7 @@ public struct ResultPage: Codable, Sendable {
         public let createdAt: String
 
         enum CodingKeys: String, CodingKey {
-            case id, jobId, batch, imagePath, backend, action, outcome, subjectId, category, operator_ = "operator", fleetId, licensePlate
+            case id, jobId, batch, imagePath, service, action, outcome, subjectId, category, operator_ = "operator", fleetId, licensePlate
             case confidence, originalBytes, sentBytes, passedThrough, model, createdAt
         }
 
@@ -53,7 +53,7 @@ public struct ResultFilter: Sendable, Equatable {
     public static let pageSize = 48
     public var before: Int?
     public var batch: String?
-    public var backend: String?
+    public var service: String?
     public var outcome: String?
     public var operatorName: String?
     /// A licence plate or fleet ID, or its beginning (case does not matter).
@@ -72,7 +72,7 @@ public struct ResultFilter: Sendable, Equatable {
 
     var parameters: [(any PostgresEncodable)?] {
         [
-            before, batch, backend, outcome, operatorName, text.map(Self.prefixPattern), minConfidence, maxConfidence, from, to,
+            before, batch, service, outcome, operatorName, text.map(Self.prefixPattern), minConfidence, maxConfidence, from, to,
             min(max(limit, 1), 10_000), imagePath
         ]
     }

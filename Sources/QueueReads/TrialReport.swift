@@ -40,7 +40,7 @@ public struct TrialReport: Codable, Sendable {
     /// What each side took per photo.
     public struct Side: Codable, Sendable {
         public let side: String
-        public let backend: String
+        public let service: String
         public let photos: Int
         public let callsPerPhoto: Double?
         public let pricePerCall: Double?
@@ -78,9 +78,9 @@ public struct TrialReport: Codable, Sendable {
 public struct TrialList: Codable, Sendable {
     public struct Item: Codable, Sendable {
         public let name: String
-        public let backend: String
+        public let service: String
         public let action: String
-        public let productionBackend: String
+        public let productionService: String
         public let batch: String
         public let sampleCount: Int?
         public let share: Double?

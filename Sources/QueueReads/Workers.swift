@@ -7,7 +7,7 @@ import SQLSchema
 public struct WorkerList: Codable, Sendable {
     public struct Worker: Codable, Sendable {
         public let id: String; public let host: String; public let pid: Int; public let version: String
-        public let backends: [String]; public let startedAt: String; public let lastHeartbeatAt: String
+        public let services: [String]; public let startedAt: String; public let lastHeartbeatAt: String
         public let stoppedAt: String?
         /// Heartbeating now (three missed heartbeats and it is taken for dead).
         public let live: Bool

@@ -109,7 +109,7 @@ struct HeaderDictionary: Injector, Extractor {
 }
 
 /// An error that names its own `error.type` (a short stable kind), rather than its Swift type,
-/// and whose description is safe to show (no credential, no presigned URL): `BackendError`.
+/// and whose description is safe to show (no credential, no presigned URL): `ServiceError`.
 public protocol TracedError: Error {
     var errorType: String { get }
 }

@@ -37,9 +37,9 @@ public struct TraceExport {
         configuration.traces.batchSpanProcessor.maxQueueSize = 32_768
         configuration.traces.batchSpanProcessor.maxExportBatchSize = 2_048
         do {
-            let backend = try OTel.makeTracingBackend(configuration: configuration)
-            let group = ServiceGroup(services: [backend.service], logger: Logger(label: "discern.traces") { _ in SwiftLogNoOpLogHandler() })
-            Traces.start(backend.factory)
+            let service = try OTel.makeTracingBackend(configuration: configuration)
+            let group = ServiceGroup(services: [service.service], logger: Logger(label: "discern.traces") { _ in SwiftLogNoOpLogHandler() })
+            Traces.start(service.factory)
             return TraceExport(exporter: Task { try await group.run() }, group: group)
         } catch {
             try? FileHandle.standardError.write(contentsOf: Data("traces are off: the OTEL_* settings were refused (\(error))\n".utf8))

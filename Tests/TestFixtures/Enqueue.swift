@@ -6,12 +6,12 @@ extension JobQueue {
     /// product enqueues hashed files, `enqueue(_:files:...)`). Returns how many were added.
     @discardableResult
     public static func enqueue(
-        _ connection: Connection, paths: [String], backend: String = "discerner",
+        _ connection: Connection, paths: [String], service: String = "discerner",
         action: String = "analyze", batch: String? = nil, priority: Int = 0,
         paramsJSON: String = "{}"
     ) throws -> Int {
         try enqueue(
-            connection, files: paths.map { EnqueuedFile(path: $0) }, backend: backend, action: action, batch: batch,
+            connection, files: paths.map { EnqueuedFile(path: $0) }, service: service, action: action, batch: batch,
             priority: priority, paramsJSON: paramsJSON)
     }
 }

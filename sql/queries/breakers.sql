@@ -36,8 +36,8 @@ SELECT discern.close_breaker($1, $2, $3) AS closed;
 
 -- name: open
 -- $1 services: text[]
--- returns: backend text, probe_in float8?
+-- returns: service text, probe_in float8?
 -- Which of the services `$1` are unavailable now, each with the seconds until its next probe
 -- may go (0 when due).
-SELECT backend, greatest(0, extract(epoch FROM next_probe_at - now()))::float8 AS probe_in
+SELECT backend AS service, greatest(0, extract(epoch FROM next_probe_at - now()))::float8 AS probe_in
 FROM discern.service_breakers WHERE backend = ANY($1::text[]);

@@ -7,12 +7,13 @@
 -- $4 services: text[]
 -- $5 holdingNothing: boolean
 -- $6 oldestFirst: integer
--- returns: id bigint, batch_id bigint?, backend text, action text, image_path text, params text, attempts integer, max_attempts integer, alone boolean, probe boolean
+-- returns: id bigint, batch_id bigint?, service text, action text, image_path text, params text, attempts integer, max_attempts integer, alone boolean, probe boolean
 -- Picks claimable jobs without waiting on rows other workers hold, then leases them:
 -- `discern.claim` (sql/functions/claim.sql, which says what is picked and why it is a function:
 -- its plans are made once per session). `$5`: the worker holds nothing, so it may take a job
 -- that must run alone; `$6`: how many to take oldest-first (`FairShare`).
-SELECT * FROM discern.claim($1, $2, $3, $4::text[], $5, $6);
+SELECT id, batch_id, backend AS service, action, image_path, params, attempts, max_attempts, alone, probe
+FROM discern.claim($1, $2, $3, $4::text[], $5, $6);
 
 -- name: complete
 -- Marks jobs succeeded and writes their results and the results' entities in one
@@ -60,11 +61,11 @@ SELECT job_id FROM stored;
 -- name: failureFacts
 -- $1 job: bigint
 -- $2 worker: text
--- returns: attempts integer, max_attempts integer, given_back integer, backend text, failing_since timestamptz
+-- returns: attempts integer, max_attempts integer, hand_backs integer, service text, failing_since timestamptz
 -- What `FailureDecision` reads of a job this worker still holds (no row when it does not): its
 -- counts, and since when its service would have to have completed another job for a failure
 -- to be this photo's (its last failure, else its creation).
-SELECT j.attempts, j.max_attempts, j.given_back, j.backend,
+SELECT j.attempts, j.max_attempts, j.given_back AS hand_backs, j.backend AS service,
        coalesce((j.error_history->-1->>'at')::timestamptz, j.created_at) AS failing_since
 FROM discern.jobs j
 WHERE j.id = $1 AND j.state = 'running' AND j.lease_owner = $2;
@@ -83,9 +84,9 @@ SELECT EXISTS (SELECT 1 FROM discern.jobs s
 -- $1 job: bigint
 -- $2 worker: text
 -- $3 attemptsRead: integer
--- $4 givenBackRead: integer
+-- $4 handBacksRead: integer
 -- $5 attempts: integer
--- $6 givenBack: integer
+-- $6 handBacks: integer
 -- $7 retryAfterSeconds: float8?
 -- $8 kind: text
 -- $9 message: text
@@ -94,7 +95,7 @@ SELECT EXISTS (SELECT 1 FROM discern.jobs s
 -- returns: state text
 -- Writes what `FailureDecision` decided for a failed attempt, and appends the attempt to the
 -- job's history: available again in $7 seconds, or dead when $7 is null. Only while the row is
--- as it was decided on ($3, $4: the attempts and give-backs read) and still this worker's:
+-- as it was decided on ($3, $4: the attempts and hand-backs read) and still this worker's:
 -- otherwise nothing is written (the lease was lost meanwhile) and no row comes back.
 UPDATE discern.jobs AS j
 SET state = CASE WHEN $7::double precision IS NULL THEN 'dead' ELSE 'available' END,

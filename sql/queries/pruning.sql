@@ -16,9 +16,9 @@ SELECT discern.prune_results($1::interval, $2) AS deleted;
 
 -- name: retention
 -- $1 services: text[]
--- returns: backend text, raw_response_days integer?, results_days integer?
+-- returns: service text, raw_response_days integer?, results_days integer?
 -- Each service's retention (discern.retention): its own row, else the `*` row's.
-SELECT s.backend, coalesce(own.raw_response_days, star.raw_response_days) AS raw_response_days,
+SELECT s.backend AS service, coalesce(own.raw_response_days, star.raw_response_days) AS raw_response_days,
        coalesce(own.results_days, star.results_days) AS results_days
 FROM unnest($1::text[]) AS s(backend)
 LEFT JOIN discern.retention own ON own.backend = s.backend

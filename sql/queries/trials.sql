@@ -23,9 +23,9 @@ RETURNING id;
 
 -- name: find
 -- $1 name: text
--- returns: id bigint, name text, backend text, action text, production_backend text, production_action text, batch text, sample_count integer?, share float8?, seed bigint, candidate text
+-- returns: id bigint, name text, service text, action text, production_service text, production_action text, batch text, sample_count integer?, share float8?, seed bigint, candidate text
 -- A trial by name, as `create` recorded it.
-SELECT t.id, t.name, t.backend, t.action, t.production_backend, t.production_action, b.name AS batch, t.sample_count, t.share,
+SELECT t.id, t.name, t.backend AS service, t.action, t.production_backend AS production_service, t.production_action, b.name AS batch, t.sample_count, t.share,
        t.seed, t.candidate::text AS candidate
 FROM discern.trials t JOIN discern.batches b ON b.id = t.batch_id
 WHERE t.name = $1;

@@ -6,7 +6,7 @@ import JobQueue
 enum ConfirmPage {
     /// The filter's fields a confirmation shows and carries on, with their names for people.
     static let fields = [
-        ("batch", "batch"), ("kind", "error kind"), ("backend", "service"), ("state", "state"),
+        ("batch", "batch"), ("kind", "error kind"), ("service", "service"), ("state", "state"),
         ("file", "file name starting"), ("from", "enqueued from"), ("to", "enqueued to")
     ]
 

@@ -11,9 +11,9 @@ enum FailuresPage {
         parts.append(
             data.kinds.isEmpty
                 ? "<p class=\"ok\">No dead jobs.</p>"
-                : "<table><tr><th>backend</th><th>error kind</th><th>jobs</th><th>what it says</th><th></th></tr>"
+                : "<table><tr><th>service</th><th>error kind</th><th>jobs</th><th>what it says</th><th></th></tr>"
                     + data.kinds.map { kind -> HTML in
-                        let fields = [("backend", kind.backend)] + (kind.errorKind.map { [("kind", $0)] } ?? [])
+                        let fields = [("service", kind.service)] + (kind.errorKind.map { [("kind", $0)] } ?? [])
                         let permanent = kind.errorKind.map(JobPage.fileIsTheProblem) ?? false
                         let advice: HTML =
                             kind.errorKind.flatMap(FailureKind.named).map { "<br><span class=\"muted\">\(HTML.text($0.advice))</span>" } ?? ""
@@ -24,9 +24,9 @@ enum FailuresPage {
                                 : "")
                         let retry = context.action(
                             "/actions/retry", "Retry all \(kind.jobs)", fields: fields,
-                            named: "Retry all \(kind.jobs) \(kind.errorKind ?? "") jobs of \(kind.backend)")
+                            named: "Retry all \(kind.jobs) \(kind.errorKind ?? "") jobs of \(kind.service)")
                         return
-                            "<tr><td>\(kind.backend)</td><td>\(kind.errorKind ?? "–")</td><td class=\"n\"><a href=\"/jobs\(HTML.query([("backend", kind.backend), ("state", "dead")] + (kind.errorKind.map { [("kind", $0)] } ?? [])))\">\(HTML.number(kind.jobs))</a></td><td>\(kind.example)\(note)</td><td>\(retry)</td></tr>"
+                            "<tr><td>\(kind.service)</td><td>\(kind.errorKind ?? "–")</td><td class=\"n\"><a href=\"/jobs\(HTML.query([("service", kind.service), ("state", "dead")] + (kind.errorKind.map { [("kind", $0)] } ?? [])))\">\(HTML.number(kind.jobs))</a></td><td>\(kind.example)\(note)</td><td>\(retry)</td></tr>"
                     }.joined() + "</table>")
         parts.append("<h2>Failing now (waiting to be tried again)</h2>")
         parts.append(

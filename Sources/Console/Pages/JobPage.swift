@@ -75,7 +75,7 @@ enum JobPage {
         var rows: [(String, String)] = []
         if let job = detail.job {
             rows += [
-                ("state", job.state), ("service", "\(job.backend) \(job.action)"), ("batch", job.batch ?? "–"),
+                ("state", job.state), ("service", "\(job.service) \(job.action)"), ("batch", job.batch ?? "–"),
                 ("attempts", "\(job.attempts) of \(job.maxAttempts)")
             ]
             if let kind = job.errorKind { rows.append(("last error", "\(kind): \(job.lastError ?? "")")) }

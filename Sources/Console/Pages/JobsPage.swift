@@ -10,7 +10,7 @@ enum JobsPage {
     /// The filter as the page's query and the actions' fields carry it; the state first.
     static func fields(_ filter: JobFilter) -> [(String, String?)] {
         [
-            ("state", filter.state), ("batch", filter.batch), ("kind", filter.errorKind), ("backend", filter.backend),
+            ("state", filter.state), ("batch", filter.batch), ("kind", filter.errorKind), ("service", filter.service),
             ("file", filter.file), ("from", filter.fromDay), ("to", filter.toDay)
         ]
     }
@@ -22,7 +22,7 @@ enum JobsPage {
                 context.readOnly
                 ? "" : "<td><input type=\"checkbox\" name=\"job\" value=\"\(job.id)\" form=\"selected\" aria-label=\"Job \(job.id)\"></td>"
             return """
-                <tr>\(tick)<td><a href="/jobs/\(job.id)">\(job.id)</a></td><td>\(job.state)</td><td>\(job.backend)</td>\
+                <tr>\(tick)<td><a href="/jobs/\(job.id)">\(job.id)</a></td><td>\(job.state)</td><td>\(job.service)</td>\
                 <td>\(job.batch ?? "–")</td><td>\(job.attempts)/\(job.maxAttempts)</td>\
                 <td>\(URL(fileURLWithPath: job.imagePath).lastPathComponent)</td>\
                 <td><span class="bad">\(job.errorKind ?? "")</span></td><td>\(HTML.time(job.updatedAt))</td></tr>
@@ -36,7 +36,7 @@ enum JobsPage {
             list.items.isEmpty
             ? "<p class=\"muted\">No job matches.</p>"
             : """
-            \(selectedActions(context))<table><tr>\(context.readOnly ? "" : "<th><span class=\"sr\">select</span></th>" as HTML)<th>job</th><th>state</th><th>backend</th><th>batch</th><th>tries</th><th>file</th><th>error kind</th><th>updated</th></tr>\(rows)</table>
+            \(selectedActions(context))<table><tr>\(context.readOnly ? "" : "<th><span class=\"sr\">select</span></th>" as HTML)<th>job</th><th>state</th><th>service</th><th>batch</th><th>tries</th><th>file</th><th>error kind</th><th>updated</th></tr>\(rows)</table>
             """
         return Page(
             title: "Jobs", active: "/jobs",
@@ -52,7 +52,7 @@ enum JobsPage {
             <form class="filters" method="get" action="/jobs">
             <label>state<select name="state"><option value="">any</option>\(states.map { option($0, filter.state) }.joined())</select></label>
             <label>batch<input type="text" name="batch" value="\(filter.batch)" maxlength="200"></label>
-            <label>service<select name="backend"><option value="">any</option>\(context.services.map { option($0, filter.backend) }.joined())</select></label>
+            <label>service<select name="service"><option value="">any</option>\(context.services.map { option($0, filter.service) }.joined())</select></label>
             <label>error kind<input type="text" name="kind" value="\(filter.errorKind)" maxlength="200"></label>
             <label>file name starts<input type="text" name="file" value="\(filter.file)" maxlength="200"></label>
             <label>enqueued from<input type="date" name="from" value="\(filter.fromDay)"></label>

@@ -18,7 +18,7 @@ enum PlanPage {
         let windowed = plan.until != nil
         let rows = plan.services.map { service -> HTML in
             let warn = (service.willNotFinish ?? 0) > 0
-            return "<tr><td>\(service.backend)</td><td class=\"n\">\(HTML.number(service.waiting))</td>" as HTML
+            return "<tr><td>\(service.service)</td><td class=\"n\">\(HTML.number(service.waiting))</td>" as HTML
                 + "<td class=\"n\">\(HTML.number(service.running))</td><td class=\"n\">\(pace(service))</td>"
                 + "<td>\(service.constraintText)</td><td>\(finish(service))</td>"
                 + (windowed ? "<td class=\"n\(warn ? " bad" as HTML : "")\">\(service.willNotFinish.map(HTML.number) ?? "–")</td>" : "")
@@ -27,9 +27,9 @@ enum PlanPage {
                 + "<td>\(cap(service))</td></tr>"
         }.joined()
         let leftOver = plan.services.filter { !$0.leftOver.isEmpty }.map { service -> HTML in
-            "<h2>\(service.backend): left over when the window closes</h2><table><tr><th>batch</th><th>priority</th><th>jobs</th><th>oldest enqueued</th></tr>"
+            "<h2>\(service.service): left over when the window closes</h2><table><tr><th>batch</th><th>priority</th><th>jobs</th><th>oldest enqueued</th></tr>"
                 + service.leftOver.map { group -> HTML in
-                    let link = "/jobs" + HTML.query([("backend", service.backend), ("batch", group.batch), ("state", "available")])
+                    let link = "/jobs" + HTML.query([("service", service.service), ("batch", group.batch), ("state", "available")])
                     return "<tr><td>\(group.batch ?? "–")</td><td class=\"n\">\(group.priority)</td>" as HTML
                         + "<td class=\"n\"><a href=\"\(link)\">\(HTML.number(group.jobs))</a></td><td>\(HTML.time(group.oldest))</td></tr>"
                 }.joined() + "</table>"
@@ -61,13 +61,13 @@ enum PlanPage {
                             """)
                 } ?? "–"
             let cap = context.form(
-                "/actions/spend-cap", "Set cap", hidden: [("backend", service.backend)],
+                "/actions/spend-cap", "Set cap", hidden: [("service", service.service)],
                 inputs: """
                     <label>calls <input type="number" name="cap_calls" min="0" step="1" value="\(service.capCalls.map { String(format: "%.0f", $0) } ?? "")" \
-                    aria-label="\(service.backend) spend cap in calls" placeholder="no cap"></label> a <select name="period" aria-label="\(service.backend) cap period">\
+                    aria-label="\(service.service) spend cap in calls" placeholder="no cap"></label> a <select name="period" aria-label="\(service.service) cap period">\
                     <option\(service.capPeriod == "day" ? " selected" as HTML : "")>day</option><option\(service.capPeriod != "day" ? " selected" as HTML : "")>month</option></select>
                     """)
-            return "<tr><td>\(service.backend)</td><td>\(pace)</td><td>\(cap)</td></tr>"
+            return "<tr><td>\(service.service)</td><td>\(pace)</td><td>\(cap)</td></tr>"
         }.joined()
         return
             "<h2>Limits</h2><p class=\"muted\">An admin's: the pace of each service's shared rate limit and its spend cap (empty: none). Workers take the next slot at the new pace; each change is in the Log.</p>"

@@ -6,14 +6,14 @@ import QueueReads
 /// review threshold that meets a target.
 enum QualityPage {
     static func render(_ quality: Quality, filter: QualityFilter, _ context: PageContext) -> Page {
-        let backend = quality.recommendation?.backend ?? filter.backend ?? context.services.first ?? ""
-        var parts = [form(filter, backend: backend, context)]
-        let sample = quality.samples.first { $0.backend == backend }
+        let service = quality.recommendation?.service ?? filter.service ?? context.services.first ?? ""
+        var parts = [form(filter, service: service, context)]
+        let sample = quality.samples.first { $0.service == service }
         parts.append(
-            "<p>Audit sample of <b>\(backend)</b>: \(HTML.number(sample?.audited ?? 0)) results picked, "
+            "<p>Audit sample of <b>\(service)</b>: \(HTML.number(sample?.audited ?? 0)) results picked, "
                 + "\(HTML.number(sample?.reviewed ?? 0)) reviewed (\(HTML.number(sample?.cannotTell ?? 0)) cannot tell), "
                 + "<a href=\"/review#audit\">\(HTML.number(sample?.pending ?? 0)) waiting</a>. Figures come from audit reviews only.</p>")
-        let overall = quality.rows.filter { $0.backend == backend && $0.band == "all" }
+        let overall = quality.rows.filter { $0.service == service && $0.band == "all" }
         parts.append(
             overall.isEmpty
                 ? "<p class=\"muted\">No audit review yet: accuracy appears once audited results are reviewed.</p>" as HTML
@@ -24,7 +24,7 @@ enum QualityPage {
                 }.joined())</table>
                 """)
         parts.append("<h2>Calibration: \(filter.field)</h2>")
-        parts.append(chart(quality.rows.filter { $0.backend == backend && $0.field == filter.field && $0.band.count == 3 }))
+        parts.append(chart(quality.rows.filter { $0.service == service && $0.field == filter.field && $0.band.count == 3 }))
         parts.append(
             overall.isEmpty
                 ? "<p class=\"muted\" data-recommendation=\"none\">No review threshold to recommend until audited results are reviewed.</p>"
@@ -34,14 +34,14 @@ enum QualityPage {
 
     private static func percent(_ value: Double) -> String { String(format: "%.1f %%", value * 100) }
 
-    private static func form(_ filter: QualityFilter, backend: String, _ context: PageContext) -> HTML {
+    private static func form(_ filter: QualityFilter, service: String, _ context: PageContext) -> HTML {
         func options(_ values: [String], _ chosen: String) -> HTML {
             values.map { "<option value=\"\($0)\"\($0 == chosen ? " selected" as HTML : "")>\($0)</option>" }.joined()
         }
         let days = filter.since.map { String(Int((Date().timeIntervalSince($0) / 86400).rounded())) } ?? ""
         return """
             <form class="filters" method="get" action="/quality">
-            <label>backend<select name="backend">\(options(context.services, backend))</select></label>
+            <label>service<select name="service">\(options(context.services, service))</select></label>
             <label>field<select name="field">\(options(Quality.fields, filter.field))</select></label>
             <label>batch<input type="text" name="batch" value="\(filter.batch)"></label>
             <label>last days<input type="number" name="days" min="1" max="3650" value="\(days)"></label>

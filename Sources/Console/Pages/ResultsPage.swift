@@ -7,13 +7,13 @@ enum ResultsPage {
         func field(_ name: String, _ label: String, _ value: String?, type: String = "text", extra: HTML = "") -> HTML {
             "<label>\(label)<input type=\"\(type)\" name=\"\(name)\" value=\"\(value)\"\(extra)></label>"
         }
-        let backends = ([""] + context.services).map {
-            "<option value=\"\($0)\"\($0 == (filter.backend ?? "") ? " selected" as HTML : "")>\($0.isEmpty ? "any" : $0)</option>" as HTML
+        let services = ([""] + context.services).map {
+            "<option value=\"\($0)\"\($0 == (filter.service ?? "") ? " selected" as HTML : "")>\($0.isEmpty ? "any" : $0)</option>" as HTML
         }.joined()
         let form: HTML = """
             <form class="filters" method="get" action="/results">
             \(field("batch", "batch", filter.batch))
-            <label>backend<select name="backend">\(backends)</select></label>
+            <label>service<select name="service">\(services)</select></label>
             \(field("outcome", "outcome", filter.outcome))
             \(field("operator", "operator", filter.operatorName))
             \(field("text", "plate or fleet ID", filter.text))
@@ -41,14 +41,14 @@ enum ResultsPage {
             <div class="card"><a href="\(link)"><img src="/thumbnails/\(card.id)" alt="\(URL(fileURLWithPath: card.imagePath).lastPathComponent)" loading="lazy"></a>
             <div class="facts"><b>\(card.operator_ ?? card.category ?? card.outcome ?? "–")</b> \(HTML.confidence(card.confidence))<br>
             fleet \(card.fleetId ?? "–") · plate \(card.licensePlate ?? "–")<br>
-            <span class="muted">\(card.category ?? card.backend) · \(card.batch ?? "no batch")</span></div></div>
+            <span class="muted">\(card.category ?? card.service) · \(card.batch ?? "no batch")</span></div></div>
             """
     }
 
     /// The query string that asks for `filter` again.
     static func query(_ filter: ResultFilter) -> String {
         HTML.query([
-            ("batch", filter.batch), ("backend", filter.backend), ("outcome", filter.outcome), ("operator", filter.operatorName),
+            ("batch", filter.batch), ("service", filter.service), ("outcome", filter.outcome), ("operator", filter.operatorName),
             ("text", filter.text), ("min", filter.minConfidence.map { String($0) }), ("max", filter.maxConfidence.map { String($0) }),
             ("from", filter.from), ("to", filter.to), ("before", filter.before.map(String.init))
         ])

@@ -16,7 +16,7 @@ enum ReviewPage {
         }
         parts.append("<h2 id=\"audit\">Audit sample: \(HTML.number(queue.auditPending)) waiting from the last 7 days</h2>")
         parts.append(
-            "<p class=\"muted\">A uniform random share of every backend's results, picked when each was written: reviewing these measures how often the service is right (<a href=\"/quality\">Quality</a>). Newest first; review them as they come, whatever their confidence.</p>"
+            "<p class=\"muted\">A uniform random share of every service's results, picked when each was written: reviewing these measures how often the service is right (<a href=\"/quality\">Quality</a>). Newest first; review them as they come, whatever their confidence.</p>"
         )
         parts.append(
             queue.audit.isEmpty
@@ -37,16 +37,16 @@ enum ReviewPage {
     // typed there must be saved, never dropped as a confirmation of what the service read.
     private static func card(_ item: ResultPage.Card, _ context: PageContext) -> HTML {
         let link = item.jobId.map { "/jobs/\($0)" } ?? "/results/\(item.id)"
-        let facts: HTML = "<b>\(item.category ?? item.backend)</b> \(HTML.confidence(item.confidence))"
+        let facts: HTML = "<b>\(item.category ?? item.service)</b> \(HTML.confidence(item.confidence))"
         guard !context.readOnly else {
             return
-                "<div class=\"card\"><a href=\"\(link)\" aria-label=\"\("Result \(item.id): " + (item.category ?? item.backend))\"><img src=\"/thumbnails/\(item.id)\" alt=\"\" loading=\"lazy\"></a><div class=\"facts\">\(facts)<br>operator \(item.operator_ ?? "–") · fleet \(item.fleetId ?? "–") · plate \(item.licensePlate ?? "–")</div></div>"
+                "<div class=\"card\"><a href=\"\(link)\" aria-label=\"\("Result \(item.id): " + (item.category ?? item.service))\"><img src=\"/thumbnails/\(item.id)\" alt=\"\" loading=\"lazy\"></a><div class=\"facts\">\(facts)<br>operator \(item.operator_ ?? "–") · fleet \(item.fleetId ?? "–") · plate \(item.licensePlate ?? "–")</div></div>"
         }
         func input(_ name: String, _ label: String, _ value: String?) -> HTML {
             "<label class=\"muted\">\(label)<br><input type=\"text\" name=\"\(name)\" value=\"\(value)\" maxlength=\"200\"></label><br>"
         }
         return """
-            <div class="card"><a href="\(link)" aria-label="\("Result \(item.id): " + (item.category ?? item.backend))"><img src="/thumbnails/\(item.id)" alt="" loading="lazy"></a><div class="facts">\(facts)
+            <div class="card"><a href="\(link)" aria-label="\("Result \(item.id): " + (item.category ?? item.service))"><img src="/thumbnails/\(item.id)" alt="" loading="lazy"></a><div class="facts">\(facts)
             <form method="post" action="/actions/review" data-result="\(item.id)">
             <input type="hidden" name="csrf" value="\(context.csrf)"><input type="hidden" name="result" value="\(item.id)">
             \(input("category", "category", item.category))\(input("operator", "operator", item.operator_))\(input("fleet_id", "fleet ID", item.fleetId))\(input("license_plate", "licence plate", item.licensePlate))

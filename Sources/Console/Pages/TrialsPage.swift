@@ -13,8 +13,8 @@ enum TrialsPage {
             )
         }
         let rows = list.items.map { item -> HTML in
-            "<tr><td><a href=\"/trials/\(path(item.name))\">\(item.name)</a></td><td>\(item.backend) \(item.action)</td>" as HTML
-                + "<td>\(item.productionBackend)</td><td>\(item.batch)</td><td>\(TrialFormat.sample(item.sampleCount, item.share))</td>"
+            "<tr><td><a href=\"/trials/\(path(item.name))\">\(item.name)</a></td><td>\(item.service) \(item.action)</td>" as HTML
+                + "<td>\(item.productionService)</td><td>\(item.batch)</td><td>\(TrialFormat.sample(item.sampleCount, item.share))</td>"
                 + "<td class=\"n\">\(HTML.number(item.answered))</td><td class=\"n\">\(HTML.number(item.failed))</td>"
                 + "<td>\(HTML.time(item.createdAt))</td></tr>"
         }.joined()
@@ -42,7 +42,7 @@ enum TrialsPage {
                 + "<td>\(TrialFormat.interval(band.low, band.high))</td></tr>"
         }.joined()
         let sides = report.sides.map { side -> HTML in
-            "<tr><td>\(side.side)</td><td>\(side.backend)</td><td class=\"n\">\(HTML.number(side.photos))</td>" as HTML
+            "<tr><td>\(side.side)</td><td>\(side.service)</td><td class=\"n\">\(HTML.number(side.photos))</td>" as HTML
                 + "<td class=\"n\">\(side.callsPerPhoto.map { String(format: "%.2f", $0) } ?? "–")</td>"
                 + "<td class=\"n\">\(side.costPerPhoto.map { String(format: "%.4f", $0) } ?? "–")</td>"
                 + "<td class=\"n\">\(TrialFormat.milliseconds(side.latencyMsMedian))</td><td class=\"n\">\(TrialFormat.milliseconds(side.latencyMsP95))</td>"

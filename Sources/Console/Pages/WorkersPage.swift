@@ -13,7 +13,7 @@ enum WorkersPage {
         let rows = list.workers.map { w -> HTML in
             let state: HTML =
                 w.live ? "<span class=\"ok\">live</span>" : w.stoppedAt.map { "stopped \($0)" as HTML } ?? "<span class=\"bad\">silent</span>"
-            return "<tr><td>\(w.id)</td><td>\(state)</td><td>\(w.host) (pid \(w.pid))</td><td>\(w.backends.joined(separator: ", "))</td>"
+            return "<tr><td>\(w.id)</td><td>\(state)</td><td>\(w.host) (pid \(w.pid))</td><td>\(w.services.joined(separator: ", "))</td>"
                 + "<td class=\"n\">\(HTML.number(w.jobsHeld))</td><td>\(HTML.time(w.holdingSince))</td>"
                 + "<td class=\"n\">\(HTML.number(w.jobsFinished))</td><td class=\"n\">\(pace(w))</td><td>\(HTML.time(w.startedAt))</td>"
                 + "<td>\(HTML.time(w.lastHeartbeatAt))</td><td>\(w.version)</td></tr>"

@@ -5,11 +5,11 @@ import ServiceLifecycle
 /// worker prepares no photo for a service that cannot take it.
 struct BreakerWatch: Service {
     let breakers: ServiceBreakers
-    let backends: [String]
+    let services: [String]
 
     func run() async {
         await Periodic.run(every: breakers.settings.refreshSeconds) {
-            await breakers.refresh(backends)
+            await breakers.refresh(services)
         }
     }
 }

@@ -1,4 +1,4 @@
-import Backends
+import ServiceClients
 import Foundation
 import JobQueue
 import Logging
@@ -42,10 +42,10 @@ final class ServiceBreakers: Sendable {
         self.logger = logger
     }
 
-    func isOpen(_ backend: String) -> Bool { known.withLock { $0[backend]?.open ?? false } }
+    func isOpen(_ service: String) -> Bool { known.withLock { $0[service]?.open ?? false } }
 
     /// Whether the job may go on: its service is not known to be down, or it is the probe.
-    func allows(_ job: Job) -> Bool { job.isProbe || !isOpen(job.backend) }
+    func allows(_ job: Job) -> Bool { job.isProbe || !isOpen(job.service) }
 
     /// Distinct negative ids for failures that stand for themselves, not for their job.
     private static let witnesses = Mutex(0)
@@ -60,7 +60,7 @@ final class ServiceBreakers: Sendable {
 
     fileprivate func called(_ job: Job, answered: Bool) {
         known.withLock { known in
-            if answered { known[job.backend]?.unanswered.removeAll() } else { known[job.backend, default: Known()].unanswered.insert(job.id) }
+            if answered { known[job.service]?.unanswered.removeAll() } else { known[job.service, default: Known()].unanswered.insert(job.id) }
         }
     }
 
@@ -70,7 +70,7 @@ final class ServiceBreakers: Sendable {
     fileprivate func mayRetry(_ job: Job) -> Bool {
         guard !job.isProbe else { return false }
         return known.withLock { known in
-            guard let entry = known[job.backend] else { return true }
+            guard let entry = known[job.service] else { return true }
             return !entry.open && entry.unanswered.count < 3 * settings.failedJobs
         }
     }
@@ -78,18 +78,18 @@ final class ServiceBreakers: Sendable {
     /// The service answered the job (a result, or a refusal of this request): for a probe, the
     /// service is back.
     func answered(_ job: Job) async {
-        known.withLock { $0[job.backend, default: Known()].window.record(job: job.id, failed: false, at: .now, keeping: settings.windowSeconds) }
+        known.withLock { $0[job.service, default: Known()].window.record(job: job.id, failed: false, at: .now, keeping: settings.windowSeconds) }
         guard job.isProbe else { return }
-        let backend = job.backend, workerID = self.workerID
+        let service = job.service, workerID = self.workerID
         do {
             let closed = try await database.withConnection {
-                try Breakers.close($0, backend: backend, by: workerID, why: "a probe (job \(job.id)) was answered")
+                try Breakers.close($0, service: service, by: workerID, why: "a probe (job \(job.id)) was answered")
             }
-            if closed { logger.notice("service available again: a probe was answered; claiming its jobs", metadata: ["backend": "\(backend)"]) }
+            if closed { logger.notice("service available again: a probe was answered; claiming its jobs", metadata: ["service": "\(service)"]) }
         } catch {
-            logger.warning("could not close the breaker; the next probe will", metadata: ["backend": "\(backend)", "error": "\(error)"])
+            logger.warning("could not close the breaker; the next probe will", metadata: ["service": "\(service)", "error": "\(error)"])
         }
-        learn(backend, open: false)
+        learn(service, open: false)
     }
 
     /// The soonest moment a probe of a service known to be down may go, if still to come: the
@@ -124,18 +124,18 @@ final class ServiceBreakers: Sendable {
         if job.isProbe { return await probeFailed(job, failure, unreachable: unreachable) }
         let (tripped, open) = known.withLock { known -> (Bool, Bool) in
             let witness = unreachable ? Self.nextWitness() : job.id
-            known[job.backend, default: Known()].window.record(job: witness, failed: true, at: .now, keeping: settings.windowSeconds)
-            let entry = known[job.backend]!
+            known[job.service, default: Known()].window.record(job: witness, failed: true, at: .now, keeping: settings.windowSeconds)
+            let entry = known[job.service]!
             return (entry.window.isTripped(by: settings), entry.open)
         }
         if open { return .handBackLater(afterSeconds: 0) }
         if tripped {
-            await trip(job.backend, failure)
+            await trip(job.service, failure)
             return .handBackLater(afterSeconds: 0)
         }
         // Another worker may have found it down already: one look, on a failure only.
-        await refresh([job.backend])
-        if isOpen(job.backend) { return .handBackLater(afterSeconds: 0) }
+        await refresh([job.service])
+        if isOpen(job.service) { return .handBackLater(afterSeconds: 0) }
         return .counts(job.attempt >= job.maxAttempts ? Self.lastAttemptKept(failure) : failure)
     }
 
@@ -149,69 +149,69 @@ final class ServiceBreakers: Sendable {
             retryable: true, retryAfterSeconds: failure.retryAfterSeconds, countsAsAttempt: false, lastAttemptOfOutage: true)
     }
 
-    /// Reads which of `backends` are down now.
-    func refresh(_ backends: [String]) async {
+    /// Reads which of `services` are down now.
+    func refresh(_ services: [String]) async {
         let started = ContinuousClock.now
-        guard let open = try? await database.withConnection({ try Breakers.open($0, backends: backends) }) else { return }
-        for backend in backends {
-            learn(backend, open: open[backend] != nil, probeIn: open[backend], ifLearnedBefore: started)
+        guard let open = try? await database.withConnection({ try Breakers.open($0, services: services) }) else { return }
+        for service in services {
+            learn(service, open: open[service] != nil, probeIn: open[service], ifLearnedBefore: started)
         }
     }
 
-    /// Jobs of these backends were claimed by a claim that began at `started`: the database
+    /// Jobs of these services were claimed by a claim that began at `started`: the database
     /// found their breakers closed then (claims skip open ones), so one this worker learnt open
     /// before that has closed since.
-    func claimed(_ backends: Set<String>, started: ContinuousClock.Instant) {
-        for backend in backends { learn(backend, open: false, ifLearnedBefore: started) }
+    func claimed(_ services: Set<String>, started: ContinuousClock.Instant) {
+        for service in services { learn(service, open: false, ifLearnedBefore: started) }
     }
 
-    private func trip(_ backend: String, _ failure: JobFailure) async {
-        learn(backend, open: true, probeIn: settings.firstProbeSeconds)
+    private func trip(_ service: String, _ failure: JobFailure) async {
+        learn(service, open: true, probeIn: settings.firstProbeSeconds)
         let workerID = self.workerID, first = settings.firstProbeSeconds
         do {
             let opened = try await database.withConnection {
-                try Breakers.trip($0, backend: backend, workerID: workerID, kind: failure.kind, error: failure.message, probeAfterSeconds: first)
+                try Breakers.trip($0, service: service, workerID: workerID, kind: failure.kind, error: failure.message, probeAfterSeconds: first)
             }
             if opened {
                 logger.warning(
                     "service unavailable: its calls fail for its own reasons across jobs; no more of its jobs are claimed, and one probe call at a time tests it",
                     metadata: [
-                        "backend": "\(backend)", "error_kind": "\(failure.kind)", "error": "\(failure.message)",
+                        "service": "\(service)", "error_kind": "\(failure.kind)", "error": "\(failure.message)",
                         "first_probe_seconds": "\(first)"
                     ])
             }
         } catch {
             // The database away too: this worker holds back on its own meanwhile.
-            logger.warning("service unavailable; could not tell the other workers", metadata: ["backend": "\(backend)", "error": "\(error)"])
+            logger.warning("service unavailable; could not tell the other workers", metadata: ["service": "\(service)", "error": "\(error)"])
         }
     }
 
     private func probeFailed(_ job: Job, _ failure: JobFailure, unreachable: Bool) async -> Verdict {
-        let backend = job.backend, workerID = self.workerID, settings = self.settings
+        let service = job.service, workerID = self.workerID, settings = self.settings
         let reported: Breakers.ProbeFailure?
         do {
             reported = try await database.withConnection {
                 try Breakers.probeFailed(
-                    $0, backend: backend, workerID: workerID, jobID: job.id, kind: failure.kind, error: failure.message,
+                    $0, service: service, workerID: workerID, jobID: job.id, kind: failure.kind, error: failure.message,
                     firstDelay: settings.firstProbeSeconds, maxDelay: settings.maxProbeSeconds)
             }
         } catch {
             // The database away too: the next claim's probe comes when it is back.
-            learn(backend, open: true, probeIn: settings.firstProbeSeconds)
+            learn(service, open: true, probeIn: settings.firstProbeSeconds)
             return .handBackLater(afterSeconds: settings.firstProbeSeconds)
         }
         guard let reported else {
             // Closed meanwhile (or not our probe any more): look, rather than guess.
-            await refresh([backend])
-            return isOpen(backend) ? .handBackLater(afterSeconds: 0) : .counts(failure)
+            await refresh([service])
+            return isOpen(service) ? .handBackLater(afterSeconds: 0) : .counts(failure)
         }
         logger.notice(
             "probe failed; the service is still unavailable",
             metadata: [
-                "backend": "\(backend)", "job": "\(job.id)", "error_kind": "\(failure.kind)",
+                "service": "\(service)", "job": "\(job.id)", "error_kind": "\(failure.kind)",
                 "next_probe_seconds": "\(String(format: "%.0f", reported.nextProbeSeconds))"
             ])
-        learn(backend, open: true, probeIn: reported.nextProbeSeconds)
+        learn(service, open: true, probeIn: reported.nextProbeSeconds)
         guard unreachable || reported.jobFailedBefore < Self.probeFailuresBeforeCounting else {
             return .counts(
                 Self.lastAttemptKept(
@@ -223,9 +223,9 @@ final class ServiceBreakers: Sendable {
         return .handBackLater(afterSeconds: reported.nextProbeSeconds)
     }
 
-    private func learn(_ backend: String, open: Bool, probeIn: Double? = nil, ifLearnedBefore moment: ContinuousClock.Instant? = nil) {
+    private func learn(_ service: String, open: Bool, probeIn: Double? = nil, ifLearnedBefore moment: ContinuousClock.Instant? = nil) {
         known.withLock { known in
-            var entry = known[backend, default: Known()]
+            var entry = known[service, default: Known()]
             if let moment, entry.learnedAt > moment { return }
             if entry.open != open {
                 entry.window.reset()
@@ -234,9 +234,9 @@ final class ServiceBreakers: Sendable {
             entry.open = open
             entry.learnedAt = .now
             entry.probeAt = open ? probeIn.map { .now + .seconds(min($0, 86_400)) } ?? entry.probeAt : nil
-            known[backend] = entry
+            known[service] = entry
         }
-        WorkerMetrics.breakerOpen(backend: backend, open)
+        WorkerMetrics.breakerOpen(service: service, open)
     }
 }
 

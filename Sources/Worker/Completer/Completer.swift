@@ -82,7 +82,7 @@ struct Completer: Service {
         guard !results.isEmpty else { return }
         let started = ContinuousClock.now
         let written = await writer.complete(results)
-        WorkerMetrics.stage("complete", backend: "all", ContinuousClock.now - started)
+        WorkerMetrics.stage("complete", service: "all", ContinuousClock.now - started)
         var succeeded: [(job: Job, result: JobResult)] = []
         for (job, result) in results {
             switch written[job.id] ?? .unknown {
@@ -101,17 +101,17 @@ struct Completer: Service {
     }
 
     /// Jobs whose results were stored, settled together: one hop to each actor and one count
-    /// per backend for the whole batch, not a hop, a metric lookup and log metadata per job.
+    /// per service for the whole batch, not a hop, a metric lookup and log metadata per job.
     private func finishSucceeded(_ succeeded: [(job: Job, result: JobResult)]) async {
         guard !succeeded.isEmpty else { return }
         await inFlight.finished(succeeded.map(\.job.id))
         await tally.count(succeeded.count, as: .succeeded)
-        for (backend, jobs) in Dictionary(grouping: succeeded, by: \.job.backend) {
-            WorkerMetrics.jobsFinished(jobs.count, backend: backend, outcome: Tally.Outcome.succeeded.rawValue)
+        for (service, jobs) in Dictionary(grouping: succeeded, by: \.job.service) {
+            WorkerMetrics.jobsFinished(jobs.count, service: service, outcome: Tally.Outcome.succeeded.rawValue)
             WorkerMetrics.bytes(
-                backend: backend, read: jobs.reduce(0) { $0 + $1.result.preparation.originalBytes },
+                service: service, read: jobs.reduce(0) { $0 + $1.result.preparation.originalBytes },
                 sent: jobs.reduce(0) { $0 + $1.result.preparation.sentBytes })
-            WorkerMetrics.apiCalls(backend: backend, jobs.reduce(0) { $0 + $1.result.analysis.apiCalls })
+            WorkerMetrics.apiCalls(service: service, jobs.reduce(0) { $0 + $1.result.analysis.apiCalls })
         }
         for (job, result) in succeeded {
             traces.take(job.id)?.end(Tally.Outcome.succeeded.rawValue)
@@ -125,7 +125,7 @@ struct Completer: Service {
     }
 
     private static func metadata(_ job: Job) -> Logger.Metadata {
-        ["job": "\(job.id)", "attempt": "\(job.attempt)", "path": "\(job.imagePath)", "backend": "\(job.backend)"]
+        ["job": "\(job.id)", "attempt": "\(job.attempt)", "path": "\(job.imagePath)", "service": "\(job.service)"]
     }
 
     /// Lets go of `job` here, then writes its outcome (`write`) and settles it (`record`: in that
@@ -144,9 +144,9 @@ struct Completer: Service {
     /// has left this worker's hands (`record`).
     private func settle(_ job: Job, _ outcome: Tally.Outcome, failure: JobFailure? = nil) async {
         await tally.count(1, as: outcome)
-        WorkerMetrics.jobsFinished(1, backend: job.backend, outcome: outcome.rawValue)
+        WorkerMetrics.jobsFinished(1, service: job.service, outcome: outcome.rawValue)
         if let failure {
-            WorkerMetrics.failedAttempt(backend: job.backend, kind: failure.kind.code)
+            WorkerMetrics.failedAttempt(service: job.service, kind: failure.kind.code)
             logger.warning(
                 "job failed",
                 metadata: Self.metadata(job).merging([

@@ -1,4 +1,4 @@
-import Backends
+import ServiceClients
 import JobQueue
 import Logging
 import ServiceLifecycle

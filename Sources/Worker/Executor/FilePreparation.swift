@@ -1,4 +1,4 @@
-import Backends
+import ServiceClients
 import DedicatedThreads
 import ErrorCodes
 import Foundation
@@ -165,7 +165,7 @@ struct FilePreparation: Sendable {
             return JobFailure(
                 kind, message: "\(path): \(error.message)\(again ? "; trying once more later" : "")",
                 retryable: again, retryAfterSeconds: truncatedRetrySeconds)
-        case (.yes, .lastGivenBack) where attempt >= maxAttempts:
+        case (.yes, .lastHandBack) where attempt >= maxAttempts:
             return JobFailure(
                 kind, message: "\(path): \(error.message) (its last attempt; the failure is the system's)",
                 countsAsAttempt: false, lastAttemptOfOutage: true)

@@ -1,4 +1,4 @@
-import Backends
+import ServiceClients
 import ErrorCodes
 import Foundation
 import JobQueue
@@ -11,7 +11,7 @@ import Tracing
 /// only a suspect's mark (`SuspectMarks`). A job whose service is known to be down goes back
 /// before each stage (`ServiceBreakers`).
 struct JobExecution: Sendable {
-    let backends: [String: any AnalysisBackend]
+    let clients: [String: any AnalysisClient]
     let preparation: FilePreparation
     let networkSlots: Slots
     let bytesInFlight: Slots
@@ -22,9 +22,9 @@ struct JobExecution: Sendable {
     static let storeWeather: Set<FailureKind> = [.objectStoreRefused, .objectStoreUnavailable]
 
     func run(_ job: Job) async -> JobOutcome {
-        guard let backend = backends[job.backend] else {
+        guard let client = clients[job.service] else {
             await inFlight.prepared(job.id)
-            return .failed(job, JobFailure(.backendUnavailable, message: "this worker is not configured for the service '\(job.backend)'"))
+            return .failed(job, JobFailure(.serviceNotConfigured, message: "this worker is not configured for the service '\(job.service)'"))
         }
         guard breakers.allows(job) else {
             // No photo is prepared for a service known to be down.
@@ -33,7 +33,7 @@ struct JobExecution: Sendable {
         }
         // A suspect's file is marked while it is read and prepared: a crash then is the file's.
         if job.runsAlone { await suspects.preparing(job) }
-        let stage = await prepareFile(job, for: backend.input(for: job.action))
+        let stage = await prepareFile(job, for: client.input(for: job.action))
         // A mark that could not be cleared would blame the file for a crash during the call.
         let cleared = job.runsAlone ? await suspects.prepared(job) : true
         switch stage {
@@ -44,7 +44,7 @@ struct JobExecution: Sendable {
             return .handBack(job)
         case .prepared(let prepared):
             // What stays reserved now is what is sent, until it has been.
-            let outcome = await call(backend, job, prepared)
+            let outcome = await call(client, job, prepared)
             await hold(-prepared.upload.data.count)
             return outcome
         }
@@ -91,7 +91,7 @@ struct JobExecution: Sendable {
         }
         let took = ContinuousClock.now - started
         await inFlight.prepared(job.id, seconds: took.seconds)
-        WorkerMetrics.stage("prepare", backend: job.backend, took)
+        WorkerMetrics.stage("prepare", service: job.service, took)
         switch prepared {
         case .failure(let failure):
             await hold(-plan.memory)
@@ -109,15 +109,15 @@ struct JobExecution: Sendable {
     }
 
     /// Prepared bytes are held within the memory budget; the call waits for a network slot.
-    private func call(_ backend: any AnalysisBackend, _ job: Job, _ prepared: FilePreparation.Prepared) async -> JobOutcome {
+    private func call(_ client: any AnalysisClient, _ job: Job, _ prepared: FilePreparation.Prepared) async -> JobOutcome {
         guard !Task.isCancelled else { return .handBack(job) }
         await networkSlots.acquire()
-        let outcome = await analyze(backend, job, prepared)
+        let outcome = await analyze(client, job, prepared)
         await networkSlots.release()
         return outcome
     }
 
-    private func analyze(_ backend: any AnalysisBackend, _ job: Job, _ prepared: FilePreparation.Prepared) async -> JobOutcome {
+    private func analyze(_ client: any AnalysisClient, _ job: Job, _ prepared: FilePreparation.Prepared) async -> JobOutcome {
         // Abandoned or stopping while it waited for a slot: call nobody.
         guard !Task.isCancelled else { return .handBack(job) }
         // Found down while it waited for a slot: call nobody either.
@@ -128,12 +128,12 @@ struct JobExecution: Sendable {
                 action: job.action, paramsJSON: job.paramsJSON, correlationID: "discern-job-\(job.id)",
                 watch: breakers.watch(job))
             let analysis = try await Traces.span(
-                "analyze \(job.backend)", kind: .client,
-                ["discern.service": "\(job.backend)", "discern.action": "\(job.action)"]
+                "analyze \(job.service)", kind: .client,
+                ["discern.service": "\(job.service)", "discern.action": "\(job.action)"]
             ) {
-                _ throws(BackendError) in try await backend.analyze(prepared.upload, request: request)
+                _ throws(ServiceError) in try await client.analyze(prepared.upload, request: request)
             }
-            WorkerMetrics.stage("analyze", backend: job.backend, ContinuousClock.now - started)
+            WorkerMetrics.stage("analyze", service: job.service, ContinuousClock.now - started)
             await breakers.answered(job)
             return .succeeded(job, analysis, prepared.facts, analyzeMilliseconds: (ContinuousClock.now - started).milliseconds)
         } catch  where error.code == .cancelled || error.code == .capReached || Task.isCancelled {

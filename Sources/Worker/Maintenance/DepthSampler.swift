@@ -3,7 +3,7 @@ import Observability
 import Postgres
 import ServiceLifecycle
 
-/// Samples the waiting and running jobs by backend for the metrics (`discern_queue_depth`),
+/// Samples the waiting and running jobs by service for the metrics (`discern_queue_depth`),
 /// every 15 s.
 struct DepthSampler: Service {
     let database: Database
@@ -11,7 +11,7 @@ struct DepthSampler: Service {
     func run() async {
         await Periodic.run(every: 15) {
             if let depth = try? await database.withConnection({ try QueueDepth.live($0) }) {
-                for row in depth { WorkerMetrics.queueDepth(backend: row.backend, state: row.state, row.jobs) }
+                for row in depth { WorkerMetrics.queueDepth(service: row.service, state: row.state, row.jobs) }
             }
         }
     }

@@ -1,4 +1,4 @@
-import Backends
+import ServiceClients
 import Foundation
 import JobQueue
 import Logging

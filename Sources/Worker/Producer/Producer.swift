@@ -13,7 +13,7 @@ import Telemetry
 struct Producer: Service {
     let claims: Database
     let configuration: WorkerConfiguration
-    let backends: [String]
+    let services: [String]
     let inFlight: InFlight
     let outbox: Mailbox<Job>
     let breakers: ServiceBreakers
@@ -56,7 +56,7 @@ struct Producer: Service {
                 if try await claimOnce(&suspects, &share) { return }
             } catch let error as PostgresError where error.isRetryable || error.isContention {
                 // The database keeps dropping the connection or refusing new ones (a restart, a
-                // failover, backends terminated), or the claim meets a lock past a lock or
+                // failover, server processes terminated), or the claim meets a lock past a lock or
                 // statement timeout: the worker waits it out instead of exiting. Its
                 // readiness says so; jobs in hand finish, and their outcomes are written as soon
                 // as the database is back.
@@ -117,19 +117,19 @@ struct Producer: Service {
     }
 
     private func claim(limit: Int, oldestFirst: Int, holdingNothing: Bool) async throws -> [Job] {
-        let workerID = configuration.workerID, lease = configuration.leaseSeconds, backends = self.backends
+        let workerID = configuration.workerID, lease = configuration.leaseSeconds, services = self.services
         let started = ContinuousClock.now
         let jobs = try await Retrying.database(logger: logger, "claim jobs") {
             try await self.claims.withConnection { connection in
                 try JobQueue.claim(
-                    connection, workerID: workerID, backends: backends, limit: limit, leaseSeconds: lease,
+                    connection, workerID: workerID, services: services, limit: limit, leaseSeconds: lease,
                     oldestFirst: oldestFirst, holdingNothing: holdingNothing)
             }
         }
         if !jobs.isEmpty {
-            WorkerMetrics.stage("claim", backend: "all", ContinuousClock.now - started)
+            WorkerMetrics.stage("claim", service: "all", ContinuousClock.now - started)
             // The claim found these services' breakers closed: one known open has closed since.
-            breakers.claimed(Set(jobs.lazy.filter { !$0.isProbe }.map(\.backend)), started: started)
+            breakers.claimed(Set(jobs.lazy.filter { !$0.isProbe }.map(\.service)), started: started)
         }
         if let alone = jobs.first(where: \.runsAlone) {
             logger.notice(
@@ -150,19 +150,19 @@ struct Producer: Service {
 
     /// A job that must run alone has waited for a worker holding nothing for a while.
     private func suspectWaiting() async throws -> Bool {
-        let backends = self.backends
+        let services = self.services
         return try await Retrying.database(logger: logger, "look for jobs that must run alone") {
             try await self.claims.withConnection {
-                try JobQueue.aloneJobWaiting($0, backends: backends, forSeconds: SuspectWatch.patienceSeconds)
+                try JobQueue.aloneJobWaiting($0, services: services, forSeconds: SuspectWatch.patienceSeconds)
             }
         }
     }
 
-    /// Nothing claimable, retrying or running for these backends, anywhere.
+    /// Nothing claimable, retrying or running for these services, anywhere.
     private func nothingLeft() async throws -> Bool {
-        let backends = self.backends
+        let services = self.services
         return try await Retrying.database(logger: logger, "check remaining work") {
-            try await self.claims.withConnection { try JobQueue.pendingWork($0, backends: backends).isEmpty }
+            try await self.claims.withConnection { try JobQueue.pendingWork($0, services: services).isEmpty }
         }
     }
 }

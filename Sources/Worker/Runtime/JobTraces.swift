@@ -30,7 +30,7 @@ final class JobTraces: Sendable {
     /// `since`: its span links to each job's trace, and each job's process span starts.
     func claimed(_ jobs: [Job], traceparents: [Int: String], since: Traces.Instant) {
         guard Traces.isOn, !jobs.isEmpty else { return }
-        let services = Set(jobs.map(\.backend))
+        let services = Set(jobs.map(\.service))
         let service = services.count == 1 ? services.first : nil
         let claim = Traces.begin(
             ["claim", service].compactMap { $0 }.joined(separator: " "), kind: .client, at: since,
@@ -42,8 +42,8 @@ final class JobTraces: Sendable {
             claim.link(to: enqueued)
             let parent: Traces.Parent = job.attempt <= 1 ? .remote(traceparent: enqueued) : .newTraceLinked(to: enqueued)
             let process = Traces.begin(
-                "process \(job.backend)", kind: .consumer, parent: parent,
-                Messaging.attributes("process", type: "process", service: job.backend, jobID: job.id))
+                "process \(job.service)", kind: .consumer, parent: parent,
+                Messaging.attributes("process", type: "process", service: job.service, jobID: job.id))
             process.set("discern.attempt", job.attempt)
             started[job.id] = Open(process: process)
         }
@@ -64,8 +64,8 @@ final class JobTraces: Sendable {
             for job in jobs {
                 guard let process = open[job.id]?.process else { continue }
                 open[job.id]?.complete = Traces.begin(
-                    "complete \(job.backend)", kind: .client, parent: .span(process),
-                    Messaging.attributes("complete", type: "settle", service: job.backend, jobID: job.id))
+                    "complete \(job.service)", kind: .client, parent: .span(process),
+                    Messaging.attributes("complete", type: "settle", service: job.service, jobID: job.id))
             }
         }
     }

@@ -1,4 +1,4 @@
-import Backends
+import ServiceClients
 import DedicatedThreads
 import Foundation
 import Imaging
@@ -44,11 +44,11 @@ public final class WorkerRuntime: Sendable {
         let notifier: Notifier
     }
 
-    public convenience init(conninfo: String, backends: [any AnalysisBackend], configuration: WorkerConfiguration, logger: Logger) {
-        self.init(connections: WorkerConnections(conninfo: conninfo), backends: backends, configuration: configuration, logger: logger)
+    public convenience init(conninfo: String, clients: [any AnalysisClient], configuration: WorkerConfiguration, logger: Logger) {
+        self.init(connections: WorkerConnections(conninfo: conninfo), clients: clients, configuration: configuration, logger: logger)
     }
 
-    public init(connections: WorkerConnections, backends: [any AnalysisBackend], configuration: WorkerConfiguration, logger: Logger) {
+    public init(connections: WorkerConnections, clients: [any AnalysisClient], configuration: WorkerConfiguration, logger: Logger) {
         self.configuration = configuration
         // Series an alert watches exist from the start, at zero: increase() needs a first sample.
         for reason in ["refused", "database"] { WorkerMetrics.resultWriteFailed(reason: reason, count: 0) }
@@ -60,7 +60,7 @@ public final class WorkerRuntime: Sendable {
         let inFlight = InFlight { wakeup.signal() }
         watch = ServiceWatch(bound: Self.cancellationBound, inFlight: inFlight, logger: logger)
         let jobs = Mailbox<Job>(), outcomes = Mailbox<JobOutcome>()
-        let names = Array(Set(backends.map(\.name))).sorted()
+        let names = Array(Set(clients.map(\.name))).sorted()
         let presence = Presence(
             listenConninfo: connections.listenConninfo,
             lock: SessionLock(namespace: WorkerRegistry.presenceNamespace), wakeup: wakeup)
@@ -68,7 +68,7 @@ public final class WorkerRuntime: Sendable {
         let queue = connections.queue, writes = connections.writes
         let breakers = ServiceBreakers(settings: configuration.breaker, database: queue, workerID: configuration.workerID, logger: logger)
         let execution = JobExecution(
-            backends: Dictionary(backends.map { ($0.name, $0) }, uniquingKeysWith: { $1 }),
+            clients: Dictionary(clients.map { ($0.name, $0) }, uniquingKeysWith: { $1 }),
             preparation: FilePreparation(
                 pool: pool, roots: configuration.pathRoots, objects: configuration.objects,
                 truncatedRetrySeconds: configuration.truncatedRetrySeconds),
@@ -76,7 +76,7 @@ public final class WorkerRuntime: Sendable {
             breakers: breakers, suspects: SuspectMarks(database: queue, workerID: configuration.workerID, logger: logger))
         let entry = WorkerRegistry.Entry(
             id: configuration.workerID, host: ProcessInfo.processInfo.hostName, pid: Int(ProcessInfo.processInfo.processIdentifier),
-            version: configuration.version, backends: names, heartbeatSeconds: configuration.heartbeatSeconds)
+            version: configuration.version, services: names, heartbeatSeconds: configuration.heartbeatSeconds)
         parts = Parts(
             presence: presence,
             completer: Completer(
@@ -92,12 +92,12 @@ public final class WorkerRuntime: Sendable {
                 abandonments: abandonments, health: health, tally: tally, logger: logger),
             executor: Executor(inbox: jobs, outbox: outcomes, execution: execution, abandonments: abandonments, traces: traces),
             producer: Producer(
-                claims: queue, configuration: configuration, backends: names, inFlight: inFlight, outbox: jobs,
+                claims: queue, configuration: configuration, services: names, inFlight: inFlight, outbox: jobs,
                 breakers: breakers, traces: traces, tally: tally, wakeup: wakeup, health: health, logger: logger),
             rescuer: Rescuer(
                 database: queue, workerID: configuration.workerID, inFlight: inFlight, tally: tally,
                 intervalSeconds: configuration.heartbeatSeconds, logger: logger),
-            breakerWatch: BreakerWatch(breakers: breakers, backends: names),
+            breakerWatch: BreakerWatch(breakers: breakers, services: names),
             sampler: DepthSampler(database: queue),
             rollUp: RollUp(database: writes, intervalSeconds: configuration.heartbeatSeconds, logger: logger),
             announcer: ChangeAnnouncer(database: writes, tally: tally),
@@ -107,7 +107,7 @@ public final class WorkerRuntime: Sendable {
         logger.info(
             "worker ready",
             metadata: [
-                "worker": "\(configuration.workerID)", "backends": "\(names.joined(separator: ","))",
+                "worker": "\(configuration.workerID)", "services": "\(names.joined(separator: ","))",
                 "concurrency": "\(configuration.concurrency)", "prepare_threads": "\(configuration.prepareThreads)",
                 "lease_seconds": "\(configuration.leaseSeconds)", "drain": "\(configuration.drain)",
                 "pool_mode": "\(connections.poolMode.rawValue)",

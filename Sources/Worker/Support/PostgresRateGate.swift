@@ -1,4 +1,4 @@
-import Backends
+import ServiceClients
 import Foundation
 import JobQueue
 import Logging
@@ -44,11 +44,11 @@ public final class PostgresRateGate: RateGate {
     /// the earliest plus `RateSlot.maxLateness` (never later). A round trip longer than that
     /// allowance, a process or a server stalled by a loaded machine, leaves slots it cannot keep
     /// on either side: the call takes a new one (`slotMissed`, no attempt spent). Measured from
-    /// the round trip's start only, a slot chosen by a backend that ran the statement a second
+    /// the round trip's start only, a slot chosen by a server process that ran the statement a second
     /// late would send its call a second early, over the limit
     /// (docs/decisions/0006-rate-slot-timing.md). The wait for the slot happens where the call
     /// is sent (`RateSlot`).
-    public func acquire(_ key: String) async throws(BackendError) -> RateSlot {
+    public func acquire(_ key: String) async throws(ServiceError) -> RateSlot {
         let now = ContinuousClock.now
         if let until = unlimited.withLock({ $0[key] }), until > now { return .anytime }
         if let slot = takeLeased(key, now: now) { return slot }
@@ -62,7 +62,7 @@ public final class PostgresRateGate: RateGate {
                 }
             }
         } catch {
-            throw BackendError(.rateLimiterUnavailable, "could not take a rate-limit slot for \(key): \(error)")
+            throw ServiceError(.rateLimiterUnavailable, "could not take a rate-limit slot for \(key): \(error)")
         }
         guard let lease else {
             unlimited.withLock { $0[key] = ContinuousClock.now + Self.unlimitedFor }
@@ -72,12 +72,12 @@ public final class PostgresRateGate: RateGate {
         // service is paused until the cap has room again.
         if lease.capped {
             // Not retryable within the attempt (it would only ask again): JobExecution hands the job back.
-            throw BackendError(.capReached, "\(key): the service's spend cap is reached (discern.service_budgets); the job waits until it has room")
+            throw ServiceError(.capReached, "\(key): the service's spend cap is reached (discern.service_budgets); the job waits until it has room")
         }
         // Only a limit set absurdly low (per_minute near 0) schedules calls hours away: then the
         // job goes back to the queue for that long instead of holding its lease.
         guard lease.firstWait <= Self.maxWaitSeconds else {
-            throw BackendError(
+            throw ServiceError(
                 .rateLimited,
                 "the \(key) rate limit schedules this call \(String(format: "%.0f", lease.firstWait)) s from now; check discern.rate_limits",
                 retryAfterSeconds: lease.firstWait)

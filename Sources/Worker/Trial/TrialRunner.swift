@@ -1,4 +1,4 @@
-import Backends
+import ServiceClients
 import DedicatedThreads
 import ErrorCodes
 import Foundation
@@ -9,7 +9,7 @@ import ObjectStorage
 import Postgres
 
 /// Asks a trial's candidate about each photo of its sample that it has not answered yet, as a
-/// worker would (the same preparation on dedicated threads, the same backend, the service's
+/// worker would (the same preparation on dedicated threads, the same client, the service's
 /// shared rate limits and spend cap), and stores each answer, or the error, in
 /// discern.trial_results, never in the queue: no job, no production result, no webhook. A trial
 /// stopped part way (a signal, the spend cap) is resumed by running it again.
@@ -39,11 +39,11 @@ public struct TrialRunner: Sendable {
     }
 
     let database: Database
-    let backend: any AnalysisBackend
+    let client: any AnalysisClient
     let settings: Settings
 
-    public init(database: Database, backend: any AnalysisBackend, settings: Settings) {
-        (self.database, self.backend, self.settings) = (database, backend, settings)
+    public init(database: Database, client: any AnalysisClient, settings: Settings) {
+        (self.database, self.client, self.settings) = (database, client, settings)
     }
 
     /// Runs what is pending of `trial`; `progress` hears each photo stored.
@@ -59,7 +59,7 @@ public struct TrialRunner: Sendable {
                 guard summary.stoppedBy == nil, !Task.isCancelled, let photo = next.next() else { return false }
                 number += 1
                 let job = Job(
-                    id: number, backend: trial.definition.backend, action: trial.definition.action, imagePath: photo.imagePath,
+                    id: number, service: trial.definition.service, action: trial.definition.action, imagePath: photo.imagePath,
                     paramsJSON: photo.paramsJSON)
                 group.addTask { (photo, await ask(job, preparation)) }
                 return true
@@ -92,7 +92,7 @@ public struct TrialRunner: Sendable {
     }
 
     private func ask(_ job: Job, _ preparation: FilePreparation) async -> Outcome {
-        let input = backend.input(for: job.action)
+        let input = client.input(for: job.action)
         let prepared: FilePreparation.Prepared
         switch await preparation.plan(job, for: input) {
         case .failure(let failure): return stopOrFailed(failure)
@@ -105,7 +105,7 @@ public struct TrialRunner: Sendable {
         let started = ContinuousClock.now
         do {
             let request = AnalysisRequest(action: job.action, paramsJSON: job.paramsJSON, correlationID: "discern-trial-\(job.id)")
-            let analysis = try await backend.analyze(prepared.upload, request: request)
+            let analysis = try await client.analyze(prepared.upload, request: request)
             let result = JobResult(
                 analysis: analysis, preparation: prepared.facts, analyzeMilliseconds: (ContinuousClock.now - started).milliseconds,
                 release: settings.release)

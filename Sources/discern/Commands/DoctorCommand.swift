@@ -1,5 +1,5 @@
 import ArgumentParser
-import Backends
+import ServiceClients
 import Foundation
 import JobQueue
 import MediaFiles
@@ -59,7 +59,7 @@ struct DoctorCommand: AsyncParsableCommand {
         } catch {
             report.checks.append(Check(check: "path roots", status: .failed, detail: "\(error)"))
         }
-        let services = BackendEnvironment(Setting.environment).configuredBackendNames
+        let services = ServiceEnvironment(Setting.environment).configuredServiceNames
         report.checks.append(
             Check(
                 check: "services", status: services.isEmpty ? .failed : .ok,

@@ -1,5 +1,5 @@
 import ArgumentParser
-import Backends
+import ServiceClients
 import Enqueueing
 import Foundation
 import Imaging
@@ -39,7 +39,7 @@ struct EnqueueCommand: AsyncParsableCommand {
     var paths: [String]
 
     @Option(name: [.customLong("service"), .customLong("backend")], help: ArgumentHelp("The analysis service.", valueName: "service"))
-    var backend: BackendChoice = .discerner
+    var service: ServiceChoice = .discerner
 
     @Option(
         help: ArgumentHelp(
@@ -99,10 +99,10 @@ struct EnqueueCommand: AsyncParsableCommand {
     func run() async throws {
         let objects = paths.filter(ObjectAddress.isObjectPath)
         let finder = FileFinder(
-            extensions: backend.service.imagePolicy == nil ? FileFinder.videoExtensions : FileFinder.imageExtensions,
+            extensions: service.service.imagePolicy == nil ? FileFinder.videoExtensions : FileFinder.imageExtensions,
             include: include, exclude: exclude, roots: objects.isEmpty ? try folderRoots() : nil)
         let request = Enqueuer.Request(
-            paths: paths, finder: finder, backend: backend.rawValue, action: action, paramsJSON: params,
+            paths: paths, finder: finder, service: service.rawValue, action: action, paramsJSON: params,
             batch: batch, priority: priority, dedupe: dedupe, nearDuplicatesLast: nearDuplicates == .last,
             hashThreads: hashThreads)
         let progress = TerminalProgress(label: "enqueueing", total: 0)
@@ -137,7 +137,7 @@ struct EnqueueCommand: AsyncParsableCommand {
         }
         if summary.unnamable > 0 { StandardError.writeLine(TerminalText.safe(summary.unnamableAdvice)) }
         print(
-            "enqueued \(summary.added) job(s) for \(backend.rawValue)\(batch.map { " in batch \(TerminalText.safe($0))" } ?? "")"
+            "enqueued \(summary.added) job(s) for \(service.rawValue)\(batch.map { " in batch \(TerminalText.safe($0))" } ?? "")"
                 + (summary.skipped > 0 ? "; skipped \(summary.skipped) already enqueued or analysed" : "")
                 + (nearDuplicates == .last ? "; \(summary.nearDuplicates) near-duplicate(s) wait behind the rest" : ""))
     }

@@ -32,7 +32,7 @@ struct JobsList: AsyncParsableCommand {
     func run() async throws {
         let list = try await database.reader().jobs(
             JobFilter(
-                state: state?.rawValue, batch: filter.batch, errorKind: filter.kind, backend: filter.backend?.rawValue,
+                state: state?.rawValue, batch: filter.batch, errorKind: filter.kind, service: filter.service?.rawValue,
                 file: filter.file, fromDay: filter.from, toDay: filter.to, limit: limit))
         if format == .json { return try JSONOutput.printView(list) }
         print(
@@ -40,7 +40,7 @@ struct JobsList: AsyncParsableCommand {
                 headers: ["job", "state", "service", "batch", "tries", "file", "error_kind", "updated"],
                 rows: list.items.map { job in
                     [
-                        "\(job.id)", job.state, job.backend, job.batch ?? "-", "\(job.attempts)/\(job.maxAttempts)", ViewText.file(job.imagePath),
+                        "\(job.id)", job.state, job.service, job.batch ?? "-", "\(job.attempts)/\(job.maxAttempts)", ViewText.file(job.imagePath),
                         job.errorKind ?? "-", ViewText.time(job.updatedAt)
                     ]
                 }))
@@ -83,7 +83,7 @@ enum JobSheet {
             value.map { TerminalText.safe($0.description, maxLength: maxLength) } ?? "-"
         }
         var lines = [
-            "job \(job.id): \(text(job.state))  (\(text(job.backend)) \(text(job.action)), batch \(text(job.batch)))",
+            "job \(job.id): \(text(job.state))  (\(text(job.service)) \(text(job.action)), batch \(text(job.batch)))",
             "file:        \(text(job.imagePath))",
             "attempts:    \(job.attempts) of \(job.maxAttempts), priority \(job.priority)",
             "created:     \(text(job.createdAt))", "run at:      \(text(job.runAt))", "updated:     \(text(job.updatedAt))",

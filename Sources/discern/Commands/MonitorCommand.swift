@@ -1,6 +1,6 @@
 import ArgumentParser
 import BuildInfo
-import Backends
+import ServiceClients
 import Foundation
 import Logging
 import Monitor
@@ -39,7 +39,7 @@ struct MonitorCommand: AsyncParsableCommand {
         var windowEnd: (@Sendable () -> Date?)?
         if let window { windowEnd = { Plan.windowEnd(window) } }
         let monitor = QueueMonitor(
-            conninfo: database.conninfo, backends: Services.names, intervalSeconds: settings.intervalSeconds, windowEnd: windowEnd, logger: logger)
+            conninfo: database.conninfo, services: Services.names, intervalSeconds: settings.intervalSeconds, windowEnd: windowEnd, logger: logger)
         let server = MetricsServer.application(registry, health: monitor.health, host: settings.host, port: settings.port, logger: logger)
         let group = ServiceGroup(
             configuration: .init(

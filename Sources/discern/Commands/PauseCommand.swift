@@ -14,16 +14,16 @@ struct PauseCommand: AsyncParsableCommand {
 
     @OptionGroup var database: DatabaseOptions
     @Argument(help: ArgumentHelp("The service.", valueName: "service"))
-    var backend: BackendChoice
+    var service: ServiceChoice
     @Option(help: "Why, for the Overview and discern status (at most 500 characters).")
     var reason: String?
 
     func run() async throws {
-        let backend = self.backend.rawValue, reason = self.reason, by = PauseCommand.operator
+        let service = self.service.rawValue, reason = self.reason, by = PauseCommand.operator
         let changed = try await Database(conninfo: database.conninfo).withConnection {
-            try Pausing.pause($0, backend: backend, by: by, reason: reason)
+            try Pausing.pause($0, service: service, by: by, reason: reason)
         }
-        print(changed ? "paused \(backend): workers claim none of its jobs until `discern resume \(backend)`" : "\(backend) was paused already")
+        print(changed ? "paused \(service): workers claim none of its jobs until `discern resume \(service)`" : "\(service) was paused already")
     }
 
     /// Who, as the console records its user: the login name of whoever ran the command
@@ -38,12 +38,12 @@ struct ResumeCommand: AsyncParsableCommand {
 
     @OptionGroup var database: DatabaseOptions
     @Argument(help: ArgumentHelp("The service.", valueName: "service"))
-    var backend: BackendChoice
+    var service: ServiceChoice
 
     func run() async throws {
-        let backend = self.backend.rawValue
+        let service = self.service.rawValue
         let by = PauseCommand.operator
-        let changed = try await Database(conninfo: database.conninfo).withConnection { try Pausing.resume($0, backend: backend, by: by) }
-        print(changed ? "resumed \(backend)" : "\(backend) was not paused")
+        let changed = try await Database(conninfo: database.conninfo).withConnection { try Pausing.resume($0, service: service, by: by) }
+        print(changed ? "resumed \(service)" : "\(service) was not paused")
     }
 }

@@ -44,7 +44,7 @@ enum PlanText {
             ["service", "waiting", "running", "pace /min", "binds", "finishes"] + (windowed ? ["will not finish"] : [])
             + ["cost forecast", "spent this month", "spend cap"]
         let rows: [[String]] = plan.services.map { service in
-            var row: [String] = [service.backend, "\(service.waiting)", "\(service.running)", pace(service), service.constraintText, finish(service)]
+            var row: [String] = [service.service, "\(service.waiting)", "\(service.running)", pace(service), service.constraintText, finish(service)]
             if windowed { row.append(service.willNotFinish.map { "\($0)" } ?? "-") }
             row.append(service.costForecast.map { String(format: "%.2f", $0) } ?? "-")
             let calls = "\(service.callsThisMonth) calls"
@@ -59,7 +59,7 @@ enum PlanText {
         var lines = [TextTable.render(headers: headers, rows: rows)]
         if let until = plan.until { lines.insert("window ends \(ViewText.time(until))", at: 0) }
         for service in plan.services where !service.leftOver.isEmpty {
-            lines.append("\(service.backend): left over when the window closes, in the order workers take them:")
+            lines.append("\(service.service): left over when the window closes, in the order workers take them:")
             lines.append(
                 TextTable.render(
                     headers: ["batch", "priority", "jobs", "oldest enqueued"],

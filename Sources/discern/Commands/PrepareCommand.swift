@@ -4,7 +4,7 @@ import DedicatedThreads
 import Enqueueing
 import Foundation
 import Imaging
-import Backends
+import ServiceClients
 
 struct PrepareCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -21,7 +21,7 @@ struct PrepareCommand: AsyncParsableCommand {
     @Option(
         name: [.customLong("service"), .customLong("backend")],
         help: ArgumentHelp("Whose image policy (a service that takes videos gets them as they are: it has none).", valueName: "service"))
-    var backend: ImageBackendChoice = .discerner
+    var service: ImageServiceChoice = .discerner
 
     @Option(help: "Override the policy's byte budget.")
     var maxBytes: Int?
@@ -50,12 +50,12 @@ struct PrepareCommand: AsyncParsableCommand {
         // shows is what a worker with this environment would send.
         let configured: ImagePolicy?
         do {
-            configured = try BackendEnvironment().imagePolicy(for: backend.service)
+            configured = try ServiceEnvironment().imagePolicy(for: service.service)
         } catch {
             throw ValidationError(error.description)
         }
         guard var policy = configured else {
-            throw ValidationError("\(backend) takes videos, sent as they are: no image policy to show")
+            throw ValidationError("\(service) takes videos, sent as they are: no image policy to show")
         }
         if let maxBytes {
             guard (1024...1_000_000_000).contains(maxBytes) else { throw ValidationError("--max-bytes must be from 1024 to 1000000000") }

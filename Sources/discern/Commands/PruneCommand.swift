@@ -1,5 +1,5 @@
 import ArgumentParser
-import Backends
+import ServiceClients
 import JobQueue
 import Postgres
 
@@ -50,14 +50,14 @@ struct PruneCommand: AsyncParsableCommand {
         let jobs = try await repeatUntilDone(db, .jobs, days: days)
         // Each service's own retention (discern.retention): results first, then raw answers.
         var retained: [String] = []
-        for rule in try await db.withConnection({ try Pruning.retention($0, backends: Services.names) }) {
+        for rule in try await db.withConnection({ try Pruning.retention($0, services: Services.names) }) {
             if let days = rule.resultsDays {
-                let deleted = try await repeatUntilDone(db, .serviceResults(backend: rule.backend), days: days)
-                if deleted > 0 { retained.append("\(deleted) \(rule.backend) result(s) older than \(days) day(s) deleted") }
+                let deleted = try await repeatUntilDone(db, .serviceResults(service: rule.service), days: days)
+                if deleted > 0 { retained.append("\(deleted) \(rule.service) result(s) older than \(days) day(s) deleted") }
             }
             if let days = rule.rawResponseDays {
-                let redacted = try await repeatUntilDone(db, .rawResponses(backend: rule.backend), days: days)
-                if redacted > 0 { retained.append("\(redacted) \(rule.backend) raw answer(s) older than \(days) day(s) dropped") }
+                let redacted = try await repeatUntilDone(db, .rawResponses(service: rule.service), days: days)
+                if redacted > 0 { retained.append("\(redacted) \(rule.service) raw answer(s) older than \(days) day(s) dropped") }
             }
         }
         try await db.withConnection { try Rollups.rollUp($0) }

@@ -1,5 +1,5 @@
 import ArgumentParser
-import Backends
+import ServiceClients
 import Foundation
 import QueueReads
 
@@ -15,7 +15,7 @@ struct QualityCommand: AsyncParsableCommand {
     @Option(
         name: [.customLong("service"), .customLong("backend")],
         help: ArgumentHelp("Only this service (default: the one with the largest audit sample).", valueName: "service"))
-    var backend: BackendChoice?
+    var service: ServiceChoice?
 
     @Option(help: "Only results of this batch.")
     var batch: String?
@@ -40,7 +40,7 @@ struct QualityCommand: AsyncParsableCommand {
 
     func run() async throws {
         let filter = QualityFilter(
-            batch: batch, since: since.map { Date().addingTimeInterval(-$0 * 86400) }, backend: backend?.rawValue,
+            batch: batch, since: since.map { Date().addingTimeInterval(-$0 * 86400) }, service: service?.rawValue,
             field: field, target: target)
         let quality = try await database.reader().quality(filter)
         if format == .json { return try JSONOutput.printView(quality) }
@@ -52,7 +52,7 @@ enum QualityText {
     static func render(_ quality: Quality, field: String) -> String {
         func percent(_ value: Double) -> String { String(format: "%.1f %%", value * 100) }
         var sections = quality.samples.map { sample in
-            "audit sample, \(sample.backend): \(sample.audited) picked, \(sample.reviewed) reviewed (\(sample.cannotTell) cannot tell), \(sample.pending) waiting"
+            "audit sample, \(sample.service): \(sample.audited) picked, \(sample.reviewed) reviewed (\(sample.cannotTell) cannot tell), \(sample.pending) waiting"
         }
         if quality.samples.isEmpty { sections.append("no audited result in this period (discern.audit_settings sets the share)") }
         let overall = quality.rows.filter { $0.band == "all" }
@@ -60,10 +60,10 @@ enum QualityText {
             sections.append(
                 "accuracy from audit reviews:\n"
                     + TextTable.render(
-                        headers: ["backend", "field", "accuracy", "95 % interval", "reviewed", "wrong", "missing", "invented"],
+                        headers: ["service", "field", "accuracy", "95 % interval", "reviewed", "wrong", "missing", "invented"],
                         rows: overall.map {
                             [
-                                $0.backend, $0.field, percent($0.accuracy), "\(percent($0.accuracyLow)) - \(percent($0.accuracyHigh))",
+                                $0.service, $0.field, percent($0.accuracy), "\(percent($0.accuracyLow)) - \(percent($0.accuracyHigh))",
                                 "\($0.n)", "\($0.wrong)", "\($0.missing)", "\($0.invented)"
                             ]
                         }))
@@ -73,9 +73,9 @@ enum QualityText {
             sections.append(
                 "\(field) by confidence band:\n"
                     + TextTable.render(
-                        headers: ["backend", "band", "accuracy", "95 % interval", "reviewed"],
+                        headers: ["service", "band", "accuracy", "95 % interval", "reviewed"],
                         rows: bands.map {
-                            [$0.backend, $0.band, percent($0.accuracy), "\(percent($0.accuracyLow)) - \(percent($0.accuracyHigh))", "\($0.n)"]
+                            [$0.service, $0.band, percent($0.accuracy), "\(percent($0.accuracyLow)) - \(percent($0.accuracyHigh))", "\($0.n)"]
                         }))
         }
         if let advice = quality.recommendation {
@@ -84,12 +84,12 @@ enum QualityText {
                     String(
                         format: "to keep %@ wrong in at most %.1f %% of %@ results: review below %.1f (--review-below %.1f), "
                             + "about %.0f reviews a day, leaving at most %.2f %% wrong", advice.field, advice.target * 100,
-                        advice.backend, below, below, perDay, share * 100))
+                        advice.service, below, below, perDay, share * 100))
             } else {
                 sections.append(
                     String(
                         format: "no threshold keeps %@ wrong in at most %.1f %% of %@ results on what was measured: review more of the audit sample",
-                        advice.field, advice.target * 100, advice.backend))
+                        advice.field, advice.target * 100, advice.service))
             }
         }
         return sections.joined(separator: "\n\n")

@@ -21,7 +21,7 @@ struct ReanalyseCommand: AsyncParsableCommand {
     @OptionGroup var database: DatabaseOptions
 
     @Option(help: ArgumentHelp("The service whose answers are selected and asked again.", valueName: "service"))
-    var service: BackendChoice
+    var service: ServiceChoice
 
     @Option(help: "Names the re-analysis (its batch is reanalysis:NAME). Default: the time now, UTC (2026-11-29T0612).")
     var name: String?
@@ -78,7 +78,7 @@ struct ReanalyseCommand: AsyncParsableCommand {
     }
 
     func selection() throws -> Reanalysis.Selection {
-        var selection = Reanalysis.Selection(name: name ?? Self.defaultName(), backend: service.rawValue)
+        var selection = Reanalysis.Selection(name: name ?? Self.defaultName(), service: service.rawValue)
         selection.action = action
         selection.batch = batch
         selection.since = try since.map { try Self.time($0, flag: "--since") }

@@ -54,22 +54,22 @@ enum MarkdownReport {
             "| service | jobs | succeeded | dead | cancelled | pending | failed attempts | API calls | outcomes |",
             "|---|---|---|---|---|---|---|---|---|"
         ]
-        for backend in report.backends {
-            let outcomes = backend.outcomes.sorted { ($1.value, $0.key) < ($0.value, $1.key) }.map { "\(cell($0.key)) \($0.value)" }.joined(
+        for service in report.services {
+            let outcomes = service.outcomes.sorted { ($1.value, $0.key) < ($0.value, $1.key) }.map { "\(cell($0.key)) \($0.value)" }.joined(
                 separator: ", ")
             lines.append(
-                "| \(backend.backend) | \(backend.jobs) | \(backend.succeeded) | \(backend.dead) | \(backend.cancelled) | \(backend.pending) "
-                    + "| \(backend.failedAttempts) | \(backend.apiCalls) | \(outcomes.isEmpty ? "-" : outcomes) |")
+                "| \(service.service) | \(service.jobs) | \(service.succeeded) | \(service.dead) | \(service.cancelled) | \(service.pending) "
+                    + "| \(service.failedAttempts) | \(service.apiCalls) | \(outcomes.isEmpty ? "-" : outcomes) |")
         }
         lines += [
             "", "## Image preparation", "",
             "| service | read | sent | saved | sent as is | avg prepare | avg analyze |", "|---|---|---|---|---|---|---|"
         ]
-        for backend in report.backends {
+        for service in report.services {
             lines.append(
-                "| \(backend.backend) | \(megabytes(backend.originalBytes)) | \(megabytes(backend.sentBytes)) "
-                    + "| \(megabytes(backend.originalBytes - backend.sentBytes)) | \(backend.passedThrough) of \(backend.succeeded) "
-                    + "| \(milliseconds(backend.averagePrepareMilliseconds)) | \(milliseconds(backend.averageAnalyzeMilliseconds)) |")
+                "| \(service.service) | \(megabytes(service.originalBytes)) | \(megabytes(service.sentBytes)) "
+                    + "| \(megabytes(service.originalBytes - service.sentBytes)) | \(service.passedThrough) of \(service.succeeded) "
+                    + "| \(milliseconds(service.averagePrepareMilliseconds)) | \(milliseconds(service.averageAnalyzeMilliseconds)) |")
         }
         lines += ["", "Bytes saved by preparation: \(megabytes(report.bytesSaved)).", ""]
         if report.nearDuplicates > 0 {
@@ -84,7 +84,7 @@ enum MarkdownReport {
         } else {
             lines += ["| service | error_kind | jobs | latest message |", "|---|---|---|---|"]
             for error in report.topErrors {
-                lines.append("| \(cell(error.backend)) | \(cell(error.kind)) | \(error.jobs) | \(cell(error.example)) |")
+                lines.append("| \(cell(error.service)) | \(cell(error.kind)) | \(error.jobs) | \(cell(error.example)) |")
             }
             // A name is data, never a command: one quoted shell word, so pasting the hint runs only this.
             lines += [

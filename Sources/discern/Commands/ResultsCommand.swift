@@ -11,7 +11,7 @@ struct ResultsCommand: AsyncParsableCommand {
     var limit: Int = 20
 
     @Option(name: [.customLong("service"), .customLong("backend")], help: ArgumentHelp("Only this service's results.", valueName: "service"))
-    var backend: BackendChoice?
+    var service: ServiceChoice?
 
     @Option(help: "Only results of this batch.")
     var batch: String?
@@ -28,7 +28,7 @@ struct ResultsCommand: AsyncParsableCommand {
 
     func run() async throws {
         var filter = ResultFilter()
-        filter.backend = backend?.rawValue
+        filter.service = service?.rawValue
         filter.batch = batch
         filter.imagePath = photo
         filter.limit = limit
@@ -38,7 +38,7 @@ struct ResultsCommand: AsyncParsableCommand {
         let history = photo != nil
         let table = page.items.map { card -> [String] in
             [
-                card.jobId.map(String.init) ?? "-", ViewText.file(card.imagePath), card.backend, card.outcome ?? "-",
+                card.jobId.map(String.init) ?? "-", ViewText.file(card.imagePath), card.service, card.outcome ?? "-",
                 card.subjectId ?? "-", card.category ?? "-", card.operator_ ?? "-", card.fleetId ?? "-", card.licensePlate ?? "-",
                 card.confidence.map { String(format: "%.3f", $0) } ?? "-"
             ]
@@ -48,7 +48,7 @@ struct ResultsCommand: AsyncParsableCommand {
         }
         print(
             TextTable.render(
-                headers: ["job", "file", "backend", "outcome", "subject", "category", "operator", "fleet_id", "license_plate", "confidence"]
+                headers: ["job", "file", "service", "outcome", "subject", "category", "operator", "fleet_id", "license_plate", "confidence"]
                     + (history ? ["answered", "model"] : ["original", "sent", "image"]), rows: table))
     }
 

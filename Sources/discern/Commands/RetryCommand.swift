@@ -11,7 +11,7 @@ struct JobFilterOptions: ParsableArguments {
     var kind: String?
 
     @Option(name: [.customLong("service"), .customLong("backend")], help: ArgumentHelp("Only jobs of this service.", valueName: "service"))
-    var backend: BackendChoice?
+    var service: ServiceChoice?
 
     @Option(help: "Only jobs whose file name starts with this, case aside (IMG_12 finds /photos/IMG_1234.jpg).")
     var file: String?
@@ -38,7 +38,7 @@ struct JobSelectionOptions: ParsableArguments {
 
     var selection: JobControl.Selection {
         JobControl.Selection(
-            ids: ids, batch: filter.batch, errorKind: filter.kind, backend: filter.backend?.rawValue,
+            ids: ids, batch: filter.batch, errorKind: filter.kind, service: filter.service?.rawValue,
             file: filter.file, fromDay: filter.from, toDay: filter.to)
     }
 

@@ -49,7 +49,7 @@ struct StatusCommand: AsyncParsableCommand {
 enum StatusText {
     static func render(_ overview: Overview, batches: [BatchSummary]) -> String {
         var sections = [
-            TextTable.render(headers: ["backend", "state", "jobs"], rows: overview.states.map { [$0.backend, $0.state, "\($0.jobs)"] })
+            TextTable.render(headers: ["service", "state", "jobs"], rows: overview.states.map { [$0.service, $0.state, "\($0.jobs)"] })
                 + "\n(succeeded and cancelled: the last 24 hours)",
             "succeeded in the last full minute: \(overview.succeededLastMinute), in the last hour: \(overview.succeededLastHour)"
         ]
@@ -69,9 +69,9 @@ enum StatusText {
             sections.append(
                 "dead jobs by error kind:\n"
                     + TextTable.render(
-                        headers: ["backend", "error_kind", "jobs", "example"],
+                        headers: ["service", "error_kind", "jobs", "example"],
                         rows: overview.deadByKind.prefix(10).map { kind in
-                            [kind.backend, kind.errorKind ?? "-", "\(kind.jobs)", String((kind.example ?? "").prefix(100))]
+                            [kind.service, kind.errorKind ?? "-", "\(kind.jobs)", String((kind.example ?? "").prefix(100))]
                         }))
         }
         sections.append(
@@ -82,20 +82,20 @@ enum StatusText {
                         headers: ["worker", "services", "version", "heartbeat", "started"],
                         rows: overview.workers.map { worker in
                             [
-                                worker.id, worker.backends.joined(separator: ","), worker.version, ViewText.time(worker.lastHeartbeatAt),
+                                worker.id, worker.services.joined(separator: ","), worker.version, ViewText.time(worker.lastHeartbeatAt),
                                 ViewText.time(worker.startedAt)
                             ]
                         }))
         for paused in overview.paused {
             sections.append(
-                "paused: \(paused.backend) by \(paused.pausedBy) since \(ViewText.time(paused.pausedAt))"
-                    + (paused.reason.map { " (\($0))" } ?? "") + "; no worker claims its jobs until `discern resume \(paused.backend)`")
+                "paused: \(paused.service) by \(paused.pausedBy) since \(ViewText.time(paused.pausedAt))"
+                    + (paused.reason.map { " (\($0))" } ?? "") + "; no worker claims its jobs until `discern resume \(paused.service)`")
         }
         for down in overview.unavailable {
-            sections.append("unavailable: " + ServiceOutageText.line(down) + "; `discern resume \(down.backend)` if you know it is back")
+            sections.append("unavailable: " + ServiceOutageText.line(down) + "; `discern resume \(down.service)` if you know it is back")
         }
-        for backend in overview.unserved {
-            sections.append("warning: \(backend.waiting) \(backend.backend) job(s) wait and no live worker serves that backend")
+        for service in overview.unserved {
+            sections.append("warning: \(service.waiting) \(service.service) job(s) wait and no live worker serves that service")
         }
         return sections.joined(separator: "\n\n")
     }
@@ -111,7 +111,7 @@ enum ServiceOutageText {
             : down.nextProbeSeconds < 1
                 ? "next probe due now"
                 : "next in \(String(format: "%.0f", down.nextProbeSeconds)) s"
-        return "\(down.backend) since \(ViewText.time(down.since)) (\(down.errorKind): \(String(down.lastError.prefix(160)))), "
+        return "\(down.service) since \(ViewText.time(down.since)) (\(down.errorKind): \(String(down.lastError.prefix(160)))), "
             + "\(down.probesFailed) probe(s) failed, \(next), \(down.waiting) job(s) waiting"
     }
 }

@@ -1,5 +1,5 @@
 import ArgumentParser
-import Backends
+import ServiceClients
 import BuildInfo
 import Foundation
 import JobQueue
@@ -50,13 +50,13 @@ struct TrialRunCommand: AsyncParsableCommand {
     var seed: Int64?
 
     @Option(help: ArgumentHelp("The candidate service.", valueName: "service"))
-    var service: BackendChoice = .discerner
+    var service: ServiceChoice = .discerner
 
     @Option(help: "The candidate's action. Default: the service's main one.")
     var action: String?
 
     @Option(help: ArgumentHelp("The production service the candidate is compared with. Default: the candidate's.", valueName: "service"))
-    var against: BackendChoice?
+    var against: ServiceChoice?
 
     @Option(help: "The production action. Default: the candidate's.")
     var againstAction: String?
@@ -98,33 +98,33 @@ struct TrialRunCommand: AsyncParsableCommand {
             throw SettingError("set the folders (or buckets) photos may be read from: --path-root /photos or DISCERN_PATH_ROOTS")
         }
         let variables = try candidateVariables()
-        let environment = BackendEnvironment(variables)
+        let environment = ServiceEnvironment(variables)
         let gate = PostgresRateGate(conninfo: database.conninfo, logger: logger)
-        let built: [any AnalysisBackend]
+        let built: [any AnalysisClient]
         do {
-            built = try environment.backends(gate: gate, maxConcurrentCalls: concurrency)
+            built = try environment.clients(gate: gate, maxConcurrentCalls: concurrency)
         } catch {
             throw SettingError(error.description)
         }
-        guard let backend = built.first(where: { $0.name == service.rawValue }) else {
+        guard let client = built.first(where: { $0.name == service.rawValue }) else {
             throw SettingError("the candidate \(service) has no URL: --set \(service.service.urlVariable)=https://...")
         }
         let action = self.action ?? service.service.actions[0]
         let definition = Trials.Definition(
-            name: name, backend: service.rawValue, action: action, productionBackend: (against ?? service).rawValue,
+            name: name, service: service.rawValue, action: action, productionService: (against ?? service).rawValue,
             productionAction: againstAction ?? action, batch: batch, sampleCount: count, share: share,
             seed: seed ?? Trials.Definition.seed(of: name), candidate: service.service.recordedSettings(variables))
         let db = Database(conninfo: database.conninfo)
         let trial = try await db.withConnection { try Trials.open(definition, on: $0) }
         let objects = try buckets.isEmpty ? nil : ObjectReader(store: try Setting.objectStore(logger: logger), allowed: buckets)
         let runner = TrialRunner(
-            database: db, backend: backend,
+            database: db, client: client,
             settings: .init(
                 roots: roots ?? PathRoots(merging: []), objects: objects, concurrency: concurrency, prepareThreads: prepareThreads,
                 release: BuildInfo.version))
         let summary = try await runner.run(trial)
         print(
-            "asked \(trial.definition.backend) about \(summary.answered + summary.failed) photo(s): \(summary.answered) answered, "
+            "asked \(trial.definition.service) about \(summary.answered + summary.failed) photo(s): \(summary.answered) answered, "
                 + "\(summary.failed) failed" + (summary.stoppedBy.map { "; \($0), \(summary.left) left" } ?? ""))
         if let report = try await database.reader().trialReport(name) { print(TrialText.render(report)) }
         if summary.stoppedBy != nil { throw ExitCode(ExitStatus.unavailable) }
@@ -188,7 +188,7 @@ struct TrialListCommand: AsyncParsableCommand {
                 headers: ["trial", "candidate", "against", "batch", "sample", "answered", "failed", "started"],
                 rows: list.items.map {
                     [
-                        $0.name, "\($0.backend) \($0.action)", $0.productionBackend, $0.batch, TrialFormat.sample($0.sampleCount, $0.share),
+                        $0.name, "\($0.service) \($0.action)", $0.productionService, $0.batch, TrialFormat.sample($0.sampleCount, $0.share),
                         "\($0.answered)", "\($0.failed)", ViewText.time($0.createdAt)
                     ]
                 }))

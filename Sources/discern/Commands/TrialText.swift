@@ -43,7 +43,7 @@ enum TrialText {
                 headers: ["side", "service", "photos", "calls/photo", "cost/photo", "latency median", "p95", "models"],
                 rows: report.sides.map { side in
                     [
-                        side.side, side.backend, "\(side.photos)", side.callsPerPhoto.map { String(format: "%.2f", $0) } ?? "-",
+                        side.side, side.service, "\(side.photos)", side.callsPerPhoto.map { String(format: "%.2f", $0) } ?? "-",
                         side.costPerPhoto.map { String(format: "%.4f", $0) } ?? "-", TrialFormat.milliseconds(side.latencyMsMedian),
                         TrialFormat.milliseconds(side.latencyMsP95), side.models.isEmpty ? "-" : side.models.joined(separator: ", ")
                     ]

@@ -1,6 +1,6 @@
 import ArgumentParser
 import BuildInfo
-import Backends
+import ServiceClients
 import CurlHTTP
 import Foundation
 import Logging
@@ -30,7 +30,7 @@ struct WorkCommand: AsyncParsableCommand {
                 "Serve only this service (repeatable), e.g. one Deployment per service. Default: $DISCERN_SERVICES (comma-separated), else every service configured.",
                 valueName: "service")
     )
-    var servedBackends: [BackendChoice] = []
+    var servedServices: [ServiceChoice] = []
 
     @Option(
         name: .customLong("path-root"),
@@ -58,8 +58,8 @@ struct WorkCommand: AsyncParsableCommand {
         let registry = settings.metricsPort != nil ? MetricsServer.bootstrap(version: BuildInfo.version) : nil
         var variables = ProcessInfo.processInfo.environment
         if let primaryServiceURL { variables[Services.discerner.urlVariable] = primaryServiceURL }
-        let environment = BackendEnvironment(variables)
-        guard !environment.configuredBackendNames.isEmpty else {
+        let environment = ServiceEnvironment(variables)
+        guard !environment.configuredServiceNames.isEmpty else {
             throw SettingError(
                 "no service is configured: set --\(Services.discerner.name)-url or \(Services.discerner.urlVariable) (other services: see docs/services.md)"
             )
@@ -68,7 +68,7 @@ struct WorkCommand: AsyncParsableCommand {
         let connections = WorkerConnections(
             conninfo: database.conninfo, poolMode: settings.poolMode.poolMode, listenConninfo: settings.listenDatabaseURL)
         let gate = PostgresRateGate(database: connections.queue, logger: logger)
-        let backends = try chosenBackends(environment, gate: gate, concurrency: settings.worker.concurrency)
+        let clients = try chosenClients(environment, gate: gate, concurrency: settings.worker.concurrency)
         // Settings checked, one look at the database before anything starts: a wrong URL or an
         // unmigrated database is one clear line and exit 69 now, not retries that look like
         // progress (the loops retry later failures, which are transient by then).
@@ -87,7 +87,7 @@ struct WorkCommand: AsyncParsableCommand {
         settings.worker.samplesQueueDepth = settings.metricsPort != nil
         settings.worker.version = BuildInfo.version
         logger.info("memory budget", metadata: ["max_mb_in_flight": "\(settings.worker.megabytesInFlight)", "from": "\(settings.budgetSource)"])
-        let runtime = WorkerRuntime(connections: connections, backends: backends, configuration: settings.worker, logger: logger)
+        let runtime = WorkerRuntime(connections: connections, clients: clients, configuration: settings.worker, logger: logger)
 
         // The metrics endpoint first, so it is shut down last; the progress bar last, first.
         var services = runtime.services
@@ -105,7 +105,7 @@ struct WorkCommand: AsyncParsableCommand {
                     .init(
                         service: ProgressDisplay(
                             runtime: runtime, gate: gate, database: connections.queue,
-                            backends: backends.map(\.name)))))
+                            services: clients.map(\.name)))))
         }
         // SIGINT/SIGTERM: stop claiming, let jobs in flight finish within the grace period; then
         // the group cancels what is left, which is handed back to the queue.

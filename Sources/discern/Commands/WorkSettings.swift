@@ -1,5 +1,5 @@
 import ArgumentParser
-import Backends
+import ServiceClients
 import Foundation
 import Logging
 import MediaFiles
@@ -150,20 +150,20 @@ extension WorkCommand {
 
     /// Every configured service, or the ones --service / DISCERN_SERVICES name (each must be
     /// configured). DISCERN_BACKENDS and --backend, the names before 0.11, still work.
-    func chosenBackends(_ environment: BackendEnvironment, gate: PostgresRateGate, concurrency: Int) throws -> [any AnalysisBackend] {
-        var chosen = servedBackends.map(\.rawValue)
+    func chosenClients(_ environment: ServiceEnvironment, gate: PostgresRateGate, concurrency: Int) throws -> [any AnalysisClient] {
+        var chosen = servedServices.map(\.rawValue)
         let variable = ["DISCERN_SERVICES", "DISCERN_BACKENDS"].first { Setting.present($0) != nil }
         if chosen.isEmpty, let variable, let list = Setting.present(variable) {
             chosen = list.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
-            if let unknown = chosen.first(where: { BackendChoice(rawValue: $0) == nil }) {
+            if let unknown = chosen.first(where: { ServiceChoice(rawValue: $0) == nil }) {
                 throw SettingError("\(variable) names '\(unknown)'; services are \(Services.names.joined(separator: ", "))")
             }
         }
-        if let missing = chosen.first(where: { !environment.configuredBackendNames.contains($0) }) {
+        if let missing = chosen.first(where: { !environment.configuredServiceNames.contains($0) }) {
             throw SettingError("asked to serve \(missing), which is not configured: set its URL (docs/services.md)")
         }
         do {
-            let all = try environment.backends(gate: gate, maxConcurrentCalls: concurrency)
+            let all = try environment.clients(gate: gate, maxConcurrentCalls: concurrency)
             return chosen.isEmpty ? all : all.filter { chosen.contains($0.name) }
         } catch {
             throw SettingError(error.description)

@@ -1,10 +1,10 @@
 import ArgumentParser
-import Backends
+import ServiceClients
 import Postgres
 
-/// A service a job can name, from Backends' registry: `--help` lists the values and shell
+/// A service a job can name, from ServiceClients' registry: `--help` lists the values and shell
 /// completions offer them.
-struct BackendChoice: ExpressibleByArgument, Sendable, Hashable, CustomStringConvertible {
+struct ServiceChoice: ExpressibleByArgument, Sendable, Hashable, CustomStringConvertible {
     let service: RemoteService
     var rawValue: String { service.name }
     var description: String { service.name }
@@ -16,7 +16,7 @@ struct BackendChoice: ExpressibleByArgument, Sendable, Hashable, CustomStringCon
 
     init?(rawValue: String) { self.init(argument: rawValue) }
 
-    static let discerner = BackendChoice(argument: Services.discerner.name)!
+    static let discerner = ServiceChoice(argument: Services.discerner.name)!
     static var allValueStrings: [String] { Services.names }
     static var defaultCompletionKind: CompletionKind { .list(Services.names) }
     var defaultValueDescription: String { service.name }
@@ -26,7 +26,7 @@ struct BackendChoice: ExpressibleByArgument, Sendable, Hashable, CustomStringCon
 }
 
 /// A service that takes images, so has an image policy (`discern prepare`).
-struct ImageBackendChoice: ExpressibleByArgument, Sendable, CustomStringConvertible {
+struct ImageServiceChoice: ExpressibleByArgument, Sendable, CustomStringConvertible {
     let service: RemoteService
     var description: String { service.name }
 
@@ -35,7 +35,7 @@ struct ImageBackendChoice: ExpressibleByArgument, Sendable, CustomStringConverti
         self.service = service
     }
 
-    static let discerner = ImageBackendChoice(argument: Services.discerner.name)!
+    static let discerner = ImageServiceChoice(argument: Services.discerner.name)!
     static var allValueStrings: [String] { Services.all.filter { $0.imagePolicy != nil }.map(\.name) }
     static var defaultCompletionKind: CompletionKind { .list(allValueStrings) }
     var defaultValueDescription: String { service.name }

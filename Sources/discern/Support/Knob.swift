@@ -1,5 +1,5 @@
 import ArgumentParser
-import Backends
+import ServiceClients
 import Foundation
 
 /// A configuration a command's settings fill. Its defaults are the runtime's own, so `--help`,

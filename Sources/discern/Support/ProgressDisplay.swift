@@ -6,14 +6,14 @@ import Worker
 
 /// A one-line progress bar on standard error for `discern work --drain` at a terminal: done out
 /// of total, the rate over the last 30 s, ETA, and what holds the run back when it is a rate
-/// limit. Total is what this worker finished plus what is still pending for its backends, so it
+/// limit. Total is what this worker finished plus what is still pending for its services, so it
 /// grows when someone enqueues more. Log lines clear it and it is drawn again below them.
 struct ProgressDisplay: Service {
     let runtime: WorkerRuntime
     let gate: PostgresRateGate
     /// The worker's queue connection: the bar costs no connection of its own.
     let database: Database
-    let backends: [String]
+    let services: [String]
 
     static var isTerminal: Bool { isatty(STDERR_FILENO) == 1 }
     static let window: Duration = .seconds(30)
@@ -22,8 +22,8 @@ struct ProgressDisplay: Service {
         var samples: [(at: ContinuousClock.Instant, done: Int)] = []
         while !Task.isCancelled && !Task.isShuttingDownGracefully {
             let progress = await runtime.summary()
-            let backends = self.backends
-            let pending = (try? await database.withConnection { try JobQueue.pendingWork($0, backends: backends) })
+            let services = self.services
+            let pending = (try? await database.withConnection { try JobQueue.pendingWork($0, services: services) })
             let done = progress.succeeded + progress.dead
             let now = ContinuousClock.now
             samples.append((now, done))

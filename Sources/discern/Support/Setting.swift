@@ -1,5 +1,5 @@
 import ArgumentParser
-import Backends
+import ServiceClients
 import Foundation
 import Logging
 import MediaFiles
@@ -59,7 +59,7 @@ enum Setting {
     /// credential chain that is configured (docs/configuration.md, "Bucket credentials"); a
     /// setting that cannot be used stops the command with one line.
     static func objectStore(logger: Logger? = nil) throws -> ObjectStore {
-        let variables = BackendEnvironment(environment)
+        let variables = ServiceEnvironment(environment)
         do {
             return ObjectStore(settings: try StoreSettings(environment) { try variables.secret($0)?.plainText }, logger: logger)
         } catch {

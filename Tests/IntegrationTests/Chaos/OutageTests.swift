@@ -55,7 +55,7 @@ struct OutageTests {
                 guard try await check(try await Announcements.until(conninfo) { try await breakerOpen() }, "no breaker tripped") else { return }
                 let everyoneKnows = await Poll.until {
                     var open = 0.0
-                    for worker in workers { open += await worker.metric("discern_breaker_open", ["backend": "discerner"]) ?? 0 }
+                    for worker in workers { open += await worker.metric("discern_breaker_open", ["service": "discerner"]) ?? 0 }
                     return open == Double(workers.count)
                 }
                 guard try await check(everyoneKnows, "not every worker learnt that the service is down") else { return }
@@ -137,7 +137,7 @@ struct OutageTests {
     /// Calls the workers sent to the service so far (`discern_service_calls_total`).
     static func calls(_ workers: [WorkerProcess]) async -> Int {
         var total = 0.0
-        for worker in workers { total += await worker.metric("discern_service_calls_total", ["backend": "discerner"]) ?? 0 }
+        for worker in workers { total += await worker.metric("discern_service_calls_total", ["service": "discerner"]) ?? 0 }
         return Int(total)
     }
 
@@ -189,7 +189,7 @@ struct OutageTests {
             try await TestFolder.with { folder in
                 let photos = try (1...6).map { try folder.write(SampleImages.photo(width: 320, height: 256, seed: $0), as: "face-\($0).jpg") }
                 try await Database(conninfo: conninfo, name: "test-keys-enqueue").withConnection { connection in
-                    try JobQueue.enqueue(connection, paths: photos, backend: "ooto", action: "identify", batch: "keys")
+                    try JobQueue.enqueue(connection, paths: photos, service: "ooto", action: "identify", batch: "keys")
                     try connection.query("UPDATE discern.rate_limits SET per_minute = 1000000, burst = 10000")
                 }
                 try await TestSimulator.with(.unthrottled) { simulator in

@@ -55,11 +55,11 @@ struct ConsoleRolesTests {
                 }
 
                 let retry = ("/actions/retry", "job=\(fixable)")
-                let pause = ("/actions/pause", "backend=discerner")
-                let resume = ("/actions/resume", "backend=discerner")
+                let pause = ("/actions/pause", "service=discerner")
+                let resume = ("/actions/resume", "service=discerner")
                 let pace = ("/actions/rate-limit", "key=discerner%3Aanalyze&per_minute=42")
-                let cap = ("/actions/spend-cap", "backend=discerner&cap_calls=5000&period=day")
-                let noCap = ("/actions/spend-cap", "backend=discerner&cap_calls=&period=month")
+                let cap = ("/actions/spend-cap", "service=discerner&cap_calls=5000&period=day")
+                let noCap = ("/actions/spend-cap", "service=discerner&cap_calls=&period=month")
                 let tries: [(who: String, headers: [String: String], action: (String, String), status: Int)] = [
                     ("viewer token", Self.bearer(tokens.viewer), retry, 403),
                     ("viewer token", Self.bearer(tokens.viewer), pause, 403),
@@ -82,9 +82,9 @@ struct ConsoleRolesTests {
                     // A cap for a misspelt service would cap nothing; one without a period is no cap.
                     (
                         "alice", Self.bearer(tokens.admin, user: "alice@example.org"),
-                        ("/actions/spend-cap", "backend=discernr&cap_calls=5&period=day"), 400
+                        ("/actions/spend-cap", "service=discernr&cap_calls=5&period=day"), 400
                     ),
-                    ("alice", Self.bearer(tokens.admin, user: "alice@example.org"), ("/actions/spend-cap", "backend=discerner&cap_calls=5"), 400),
+                    ("alice", Self.bearer(tokens.admin, user: "alice@example.org"), ("/actions/spend-cap", "service=discerner&cap_calls=5"), 400),
                     ("admin token", Self.bearer(tokens.admin), noCap, 303)
                 ]
                 for attempt in tries {

@@ -59,7 +59,7 @@ struct QualityTests {
                 FROM truth_1 t JOIN discern.results r ON r.id = t.result_id WHERE r.audit
                 """)
             let reader = try await QueueReader(conninfo: conninfo, connections: 1)
-            let quality = try await reader.quality(QualityFilter(backend: "discerner", field: "license_plate", target: 0.05))
+            let quality = try await reader.quality(QualityFilter(service: "discerner", field: "license_plate", target: 0.05))
             let truth = try await database.rows(
                 """
                 SELECT to_char(least(floor(confidence * 10), 9) / 10, 'FM0.0') AS band, avg(is_right::int)::float8 AS share
@@ -137,9 +137,9 @@ struct QualityTests {
             let database = Database(conninfo: conninfo)
             func completeAll() async throws -> [String: Bool] {
                 try await database.withConnection { connection in
-                    try JobQueue.enqueue(connection, paths: ["/a.jpg"], backend: "discerner")
-                    try JobQueue.enqueue(connection, paths: ["/b.jpg"], backend: "ooto")
-                    let jobs = try JobQueue.claim(connection, workerID: "w", backends: ["discerner", "ooto"], limit: 2, leaseSeconds: 60)
+                    try JobQueue.enqueue(connection, paths: ["/a.jpg"], service: "discerner")
+                    try JobQueue.enqueue(connection, paths: ["/b.jpg"], service: "ooto")
+                    let jobs = try JobQueue.claim(connection, workerID: "w", services: ["discerner", "ooto"], limit: 2, leaseSeconds: 60)
                     _ = try JobQueue.complete(connection, workerID: "w", results: jobs.map { ($0.id, QueueTests.sampleResult) })
                     let picked = try connection.query(
                         """

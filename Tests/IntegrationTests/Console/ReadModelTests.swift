@@ -24,11 +24,13 @@ struct ReadModelTests {
                     (["batches"], "/api/batches"),
                     (["report", "--batch", "night-2026-11-22"], "/api/report?batch=night-2026-11-22"),
                     (["results", "--limit", "48"], "/api/results"),
+                    (["results", "--service", "discerner", "--limit", "3"], "/api/results?service=discerner&limit=3"),
+                    // The filter's name before 0.11, in bookmarks and scripts: still read.
                     (["results", "--service", "discerner", "--limit", "3"], "/api/results?backend=discerner&limit=3"),
                     (["quality"], "/api/quality"),
                     (
                         ["quality", "--field", "operator", "--target", "0.1", "--service", "discerner"],
-                        "/api/quality?field=operator&target=0.1&backend=discerner"
+                        "/api/quality?field=operator&target=0.1&service=discerner"
                     )
                 ]
                 for (command, path) in pairs {
@@ -51,7 +53,7 @@ struct ReadModelTests {
                 let states = try #require(overview["states"] as? [[String: Any]])
                 let status = try await Subprocess.run(discern, ["status"] + db)
                 for state in states {
-                    let line = "\(state["backend"] ?? "")  \(state["state"] ?? "")"
+                    let line = "\(state["service"] ?? "")  \(state["state"] ?? "")"
                     #expect(
                         status.split(separator: "\n").contains { $0.hasPrefix(line) && $0.hasSuffix(" \(state["jobs"] ?? "")") },
                         "\(line) \(state["jobs"] ?? ""): \(status)")

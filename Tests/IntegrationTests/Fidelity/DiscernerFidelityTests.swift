@@ -1,5 +1,5 @@
 import AnalysisModel
-import Backends
+import ServiceClients
 import CurlHTTP
 import Foundation
 import Imaging
@@ -101,7 +101,7 @@ struct DiscernerFidelityTests {
         )
         try await TestSimulator.with { simulator in
             // One try per call: only the uncounted retry can save it.
-            let discerner = try SimulatedBackends.backend(DiscernerBackend.self, simulator, tries: 1)
+            let discerner = try SimulatedServices.client(DiscernerClient.self, simulator, tries: 1)
             await simulator.scripted.enqueue("discerner.analyze", collision)
             let result = try #require(await discerner.outcome(try Uploads.photo(seed: 41), "analyze").value)
             #expect(result.apiCalls == 3, "upload-url, the collision, the analysis (the PUT to storage is not the service's)")
@@ -116,8 +116,8 @@ struct DiscernerFidelityTests {
                     let caller = ServiceCaller(
                         http: CurlHTTPClient(), gate: PostgresRateGate(conninfo: conninfo, logger: .init(label: "t")),
                         retry: .init(tries: 1, notStartedRetries: 1))
-                    let backend = try TestWorker.discerner(simulator, caller: caller)
-                    let summary = try await TestWorker.drain(conninfo, simulator: simulator, backends: [backend])
+                    let service = try TestWorker.discerner(simulator, caller: caller)
+                    let summary = try await TestWorker.drain(conninfo, simulator: simulator, clients: [service])
                     #expect(summary.succeeded == 1)
                 }
                 // Whatever else a loaded machine adds (a rate-limit slot it could not keep is given back
@@ -171,7 +171,7 @@ struct DiscernerFidelityTests {
         let large = try SampleImages.noise(width: 2600, height: 1950, quality: 92)
         #expect(large.count > 7_900_000 && large.count < 10_000_000, "\(large.count) bytes: under the documented 10 MB, over what Vision takes")
         try await TestSimulator.with { simulator in
-            let discerner = try SimulatedBackends.backend(DiscernerBackend.self, simulator)
+            let discerner = try SimulatedServices.client(DiscernerClient.self, simulator)
             let refused = try #require(await discerner.outcome(Uploads.raw(large), "analyze").error)
             #expect(refused.kind == "discerner_image_rejected" && !refused.isRetryable, "\(refused.message)")
             #expect(await simulator.stats.refusalCount("discerner.vision_rejected") == 1)
@@ -204,7 +204,7 @@ struct DiscernerFidelityTests {
     @Test("a workflow answer that is not complete is not a result: retried")
     func incompleteAnalysis() async throws {
         try await TestSimulator.with { simulator in
-            let discerner = try SimulatedBackends.backend(DiscernerBackend.self, simulator)
+            let discerner = try SimulatedServices.client(DiscernerClient.self, simulator)
             await simulator.scripted.enqueue(
                 "discerner.analyze",
                 .init(

@@ -1,5 +1,5 @@
 import AnalysisModel
-@testable import Backends
+@testable import ServiceClients
 import CurlHTTP
 import Foundation
 import SampleImages
@@ -43,7 +43,7 @@ struct FaceServicesFidelityTests {
             #expect(mismatch.status == 400 && mismatch.bodySnippet.contains("BadArgument") && mismatch.bodySnippet.contains("recognition model"))
 
             // discern's default model is recognition_04; the group was built with recognition_02.
-            let azure = try SimulatedBackends.backend(AzureFaceBackend.self, simulator)
+            let azure = try SimulatedServices.client(AzureFaceClient.self, simulator)
             #expect(azure.configuration.recognitionModel == "recognition_04")
             let first = try #require(await azure.outcome(Uploads.raw(photo), "identify").value)
             #expect(["match", "no_match"].contains(first.outcome))
@@ -85,7 +85,7 @@ struct FaceServicesFidelityTests {
     func azureNoFaceAndExpiry() async throws {
         let clock = TestClock()
         try await TestSimulator.with(SimulatorConfiguration(clock: { clock.now })) { simulator in
-            let azure = try SimulatedBackends.backend(AzureFaceBackend.self, simulator)
+            let azure = try SimulatedServices.client(AzureFaceClient.self, simulator)
             let flat = try ImageFixtures.flat(width: 640, height: 480)
             let noFace = try #require(await azure.outcome(Uploads.raw(flat), "identify").value)
             #expect(noFace.outcome == "no_face" && noFace.apiCalls == 2, "the group's model, then detect only")
@@ -106,12 +106,12 @@ struct FaceServicesFidelityTests {
             let weak = ScriptedReplies.Reply(
                 status: 200, json: #"{"transactionId": "t", "result": {"search": {"templateId": "bob", "similarity": 0.31}}}"#)
             let photo = try Uploads.photo(width: 800, height: 600, seed: 63)
-            let ooto = try SimulatedBackends.backend(OOTOBackend.self, simulator)
+            let ooto = try SimulatedServices.client(OOTOClient.self, simulator)
             await simulator.scripted.enqueue("ooto.identify", weak)
             let match = try #require(await ooto.outcome(photo, "identify").value)
             #expect(match.outcome == "match" && match.subjectID == "bob" && match.confidence == 0.31)
 
-            let strict = try SimulatedBackends.backend(OOTOBackend.self, simulator, extra: ["DISCERN_OOTO_MATCH_THRESHOLD": "0.5"])
+            let strict = try SimulatedServices.client(OOTOClient.self, simulator, extra: ["DISCERN_OOTO_MATCH_THRESHOLD": "0.5"])
             await simulator.scripted.enqueue("ooto.identify", weak)
             #expect(await strict.outcome(photo, "identify").value?.outcome == "no_match")
         }
@@ -120,7 +120,7 @@ struct FaceServicesFidelityTests {
     @Test("OOTO: codes 5 and 6 found in the image, sent with other statuses than 400; delete succeeds on any 2xx")
     func ootoCodesOnAnyStatus() async throws {
         try await TestSimulator.with { simulator in
-            let ooto = try SimulatedBackends.backend(OOTOBackend.self, simulator)
+            let ooto = try SimulatedServices.client(OOTOClient.self, simulator)
             let noFace = try #require(await ooto.outcome(Uploads.raw(try ImageFixtures.flat(width: 640, height: 480)), "identify").value)
             #expect(noFace.outcome == "no_face")
             let group = try #require(await ooto.outcome(Uploads.raw(try SampleImages.photo(width: 1200, height: 500, seed: 64)), "identify").error)
@@ -135,7 +135,7 @@ struct FaceServicesFidelityTests {
     @Test("landmark: the seed's labels, stored with their display names; no field outside the contract")
     func landmarkLabels() async throws {
         try await TestSimulator.with { simulator in
-            let landmark = try SimulatedBackends.backend(LandmarkBackend.self, simulator)
+            let landmark = try SimulatedServices.client(LandmarkClient.self, simulator)
             let names = [
                 "gediminas_tower": "Gediminas Tower", "vilnius_cathedral": "Vilnius Cathedral", "gate_of_dawn": "Gate of Dawn",
                 "st_anne": "St. Anne's Church", "three_crosses": "Three Crosses Monument"
@@ -160,7 +160,7 @@ struct FaceServicesFidelityTests {
     @Test("Unissey: injection-attack detection without the SDK's metadata is refused before any call; every result says whether metadata went")
     func unisseyMetadata() async throws {
         try await TestSimulator.with { simulator in
-            let unissey = try SimulatedBackends.backend(UnisseyBackend.self, simulator)
+            let unissey = try SimulatedServices.client(UnisseyClient.self, simulator)
             let video = Uploads.raw(Uploads.video(seed: 3), contentType: "video/mp4", fileExtension: "mp4")
             let calls = await simulator.stats.callCount("unissey")
             let refused = try #require(await unissey.outcome(video, "analyze", params: #"{"injection_attack_detection": true}"#).error)

@@ -1,5 +1,5 @@
 import MediaFiles
-import Backends
+import ServiceClients
 import Foundation
 import Imaging
 import SampleImages
@@ -210,9 +210,9 @@ struct FileInputTests {
                     Data([0, 0, 0, 0x18]) + Data("ftypisom".utf8) + Data([0, 0, 2, 0]) + Data("isomiso2".utf8)
                     + Data("secret meeting notes, not a video at all\n".utf8)
                 let path = try folder.write(fake, as: "clip.mp4")
-                try await Database(conninfo: conninfo).withConnection { try JobQueue.enqueue($0, paths: [path], backend: "unissey") }
+                try await Database(conninfo: conninfo).withConnection { try JobQueue.enqueue($0, paths: [path], service: "unissey") }
                 try await TestSimulator.with { simulator in
-                    let summary = try await TestWorker.drain(conninfo, simulator: simulator, backends: try SimulatedBackends.all(simulator))
+                    let summary = try await TestWorker.drain(conninfo, simulator: simulator, clients: try SimulatedServices.all(simulator))
                     #expect(summary.dead == 1)
                     #expect(await simulator.stats.callCount("unissey") == 0, "nothing was sent")
                 }

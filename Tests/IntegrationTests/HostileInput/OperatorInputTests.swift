@@ -125,7 +125,7 @@ struct OperatorInputTests {
             let database = Database(conninfo: conninfo)
             let error = try await database.withConnection { connection -> PostgresError? in
                 try JobQueue.enqueue(connection, paths: ["/a.jpg"])
-                let job = try #require(try JobQueue.claim(connection, workerID: "w", backends: ["discerner"], limit: 1, leaseSeconds: 60).first)
+                let job = try #require(try JobQueue.claim(connection, workerID: "w", services: ["discerner"], limit: 1, leaseSeconds: 60).first)
                 try JobQueue.complete(
                     connection, job: job, workerID: "w",
                     result: JobResult(
@@ -263,7 +263,7 @@ struct OperatorInputTests {
             let claimed = try await database.withConnection { connection -> Int in
                 try connection.query("SET ROLE discern_worker")
                 defer { _ = try? connection.query("RESET ROLE") }
-                let jobs = try JobQueue.claim(connection, workerID: "w", backends: ["discerner"], limit: 5, leaseSeconds: 60)
+                let jobs = try JobQueue.claim(connection, workerID: "w", services: ["discerner"], limit: 5, leaseSeconds: 60)
                 _ = try connection.query("SELECT * FROM discern.take_rate_tokens('discerner:analyze', 1)")
                 return jobs.count
             }

@@ -1,5 +1,5 @@
 import AnalysisModel
-import Backends
+import ServiceClients
 import CurlHTTP
 import ErrorCodes
 import Foundation
@@ -17,9 +17,9 @@ import Testing
 /// memory or leaks a signature.
 @Suite("Hostile input: service answers", .integrationTimeLimit)
 struct ServiceAnswerTests {
-    static func jobs(_ count: Int, into conninfo: String, folder: URL, backend: String = "discerner", action: String = "analyze") async throws {
+    static func jobs(_ count: Int, into conninfo: String, folder: URL, service: String = "discerner", action: String = "analyze") async throws {
         let paths = try (1...count).map { try folder.write(SampleImages.photo(width: 320, height: 240, seed: 70 + $0), as: "h\($0).jpg") }
-        try await Database(conninfo: conninfo).withConnection { try JobQueue.enqueue($0, paths: paths, backend: backend, action: action) }
+        try await Database(conninfo: conninfo).withConnection { try JobQueue.enqueue($0, paths: paths, service: service, action: action) }
     }
 
     @Test("non-finite and huge numbers where integers belong (statusCode, rank, code) are bad answers, not traps; the worker lives on")
@@ -27,8 +27,8 @@ struct ServiceAnswerTests {
         try await TestDatabase.with { conninfo in
             try await TestFolder.with { folder in
                 try await Self.jobs(1, into: conninfo, folder: folder)
-                try await Self.jobs(1, into: conninfo, folder: folder, backend: "landmark", action: "predict")
-                try await Self.jobs(1, into: conninfo, folder: folder, backend: "ooto", action: "identify")
+                try await Self.jobs(1, into: conninfo, folder: folder, service: "landmark", action: "predict")
+                try await Self.jobs(1, into: conninfo, folder: folder, service: "ooto", action: "identify")
                 try await TestSimulator.with { simulator in
                     for _ in 0..<3 {
                         await simulator.scripted.enqueue(
@@ -42,8 +42,8 @@ struct ServiceAnswerTests {
                         await simulator.scripted.enqueue(
                             "ooto.identify", .init(status: 422, json: #"{"result": {"status": "error", "code": 1e300, "info": "x"}}"#))
                     }
-                    let backends = try SimulatedBackends.all(simulator, tries: 1)
-                    let summary = try await TestWorker.drain(conninfo, simulator: simulator, backends: backends)
+                    let services = try SimulatedServices.all(simulator, tries: 1)
+                    let summary = try await TestWorker.drain(conninfo, simulator: simulator, clients: services)
                     #expect(summary.succeeded + summary.dead == 3, "\(summary)")
                 }
                 let rows = try await Database(conninfo: conninfo).rows("SELECT backend, state, error_kind FROM discern.jobs ORDER BY backend")
@@ -85,7 +85,7 @@ struct ServiceAnswerTests {
             let database = Database(conninfo: conninfo)
             let jobs = try await database.withConnection { connection -> [Job] in
                 try JobQueue.enqueue(connection, paths: ["/a.jpg", "/b.jpg", "/c.jpg"])
-                return try JobQueue.claim(connection, workerID: "w", backends: ["discerner"], limit: 3, leaseSeconds: 60)
+                return try JobQueue.claim(connection, workerID: "w", services: ["discerner"], limit: 3, leaseSeconds: 60)
             }
             let writer = OutcomeWriter(database: database, workerID: "w", backoff: Backoff(), logger: Logger(label: "t"))
             func result(_ confidence: Double) -> JobResult {
@@ -110,7 +110,7 @@ struct ServiceAnswerTests {
     @Test("an answer larger than its cap is cut off: the transfer is aborted and the attempt retried")
     func hugeAnswer() async throws {
         try await TestSimulator.with { simulator in
-            let landmark = try SimulatedBackends.backend(LandmarkBackend.self, simulator)
+            let landmark = try SimulatedServices.client(LandmarkClient.self, simulator)
             let padding = String(repeating: "x", count: 6 << 20)
             await simulator.scripted.enqueue("landmark.predict", .init(status: 200, json: #"{"predictions": [], "pad": "\#(padding)"}"#))
             let error = try #require(await landmark.outcome(try Uploads.photo(seed: 75), "predict").error)
@@ -194,7 +194,7 @@ struct ServiceAnswerTests {
     @Test("a 5 MB category is cut; control characters stay data")
     func longStrings() async throws {
         try await TestSimulator.with { simulator in
-            let discerner = try SimulatedBackends.backend(DiscernerBackend.self, simulator)
+            let discerner = try SimulatedServices.client(DiscernerClient.self, simulator)
             let long = String(repeating: "A", count: 5 << 20)
             await simulator.scripted.enqueue(
                 "discerner.analyze",

@@ -1,4 +1,4 @@
-import Backends
+import ServiceClients
 import Foundation
 import ObjectStorage
 import Postgres
@@ -158,7 +158,7 @@ struct BucketTests {
         try await SeaweedServer.with { s3 in
             try await s3.tool(["mkbucket", "discerner-uploads"])
             try await TestSimulator.with { simulator in
-                let backend = try SimulatedBackends.backend(DiscernerBackend.self, simulator, extra: ["DISCERN_UPLOAD_ALLOWED_HOSTS": "127.0.0.1"])
+                let service = try SimulatedServices.client(DiscernerClient.self, simulator, extra: ["DISCERN_UPLOAD_ALLOWED_HOSTS": "127.0.0.1"])
                 let upload = try Uploads.photo(seed: 58)
                 let url = try await s3.tool(["presign-put", "discerner-uploads", "uploads/truck.jpg", "image/jpeg", "900"]).trimmingCharacters(
                     in: .whitespacesAndNewlines)
@@ -176,7 +176,7 @@ struct BucketTests {
                         json:
                             #"{"success": true, "analysis_result": {"statusCode": 200, "body": {"entities": [{"type": "truck", "operator": "ACME", "confidence": 0.9}]}}}"#
                     ))
-                let analysis = await backend.outcome(upload, "analyze")
+                let analysis = await service.outcome(upload, "analyze")
                 #expect(analysis.error == nil, "\(String(describing: analysis.error))")
                 let stored = try await s3.tool(["head", "discerner-uploads", "uploads/truck.jpg"]).split(whereSeparator: \.isWhitespace).map(
                     String.init)
@@ -195,7 +195,7 @@ struct BucketTests {
                         json:
                             #"{"upload_url": "\#(forged)", "image_key": "uploads/forged.jpg", "bucket_name": "discerner-uploads", "content_type": "image/jpeg"}"#
                     ))
-                let refused = try #require(await backend.outcome(upload, "analyze").error)
+                let refused = try #require(await service.outcome(upload, "analyze").error)
                 #expect(refused.kind == "upload_rejected" && refused.message.contains("SignatureDoesNotMatch"), "\(refused.kind): \(refused.message)")
             }
         }

@@ -62,8 +62,8 @@ struct CommandLineTests {
 
             let nothing = try await Subprocess.runWithStatus(Self.discern, ["retry"] + db)
             #expect(nothing.status == 64 && nothing.output.contains("name job ids, or choose jobs with"), "\(nothing.output)")
-            let wrongBackend = try await Subprocess.runWithStatus(Self.discern, ["cancel", "--backend", "vision"] + db)
-            #expect(wrongBackend.status == 64 && wrongBackend.output.contains("'azure-face'"), "\(wrongBackend.output)")
+            let wrongService = try await Subprocess.runWithStatus(Self.discern, ["cancel", "--backend", "vision"] + db)
+            #expect(wrongService.status == 64 && wrongService.output.contains("'azure-face'"), "\(wrongService.output)")
         }
     }
 

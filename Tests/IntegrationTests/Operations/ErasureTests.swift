@@ -25,10 +25,10 @@ struct ErasureTests {
                 try await database.withConnection { connection in
                     for (index, photo) in photos.enumerated() {
                         try JobQueue.enqueue(
-                            connection, paths: [photo], backend: "ooto", action: "enroll", batch: "enrolment",
+                            connection, paths: [photo], service: "ooto", action: "enroll", batch: "enrolment",
                             paramsJSON: #"{"templateId": "person-\#(index)"}"#)
                     }
-                    try JobQueue.enqueue(connection, paths: (0..<2000).map { photos[$0 % 50] }, backend: "ooto", action: "identify", batch: "night")
+                    try JobQueue.enqueue(connection, paths: (0..<2000).map { photos[$0 % 50] }, service: "ooto", action: "identify", batch: "night")
                     try connection.query("UPDATE discern.rate_limits SET per_minute = 1000000, burst = 10000")
                 }
                 try await TestSimulator.with(.unthrottled) { simulator in
@@ -96,7 +96,7 @@ struct ErasureTests {
                 try await database.withConnection { connection in
                     // A low acceptance threshold: most faces name their person.
                     try JobQueue.enqueue(
-                        connection, paths: faces, backend: "azure-face", action: "identify", batch: "faces", paramsJSON: #"{"threshold": 0.5}"#)
+                        connection, paths: faces, service: "azure-face", action: "identify", batch: "faces", paramsJSON: #"{"threshold": 0.5}"#)
                     try JobQueue.enqueue(connection, paths: cars, batch: "cars")
                     try connection.query("UPDATE discern.rate_limits SET per_minute = 1000000, burst = 10000")
                 }
@@ -163,7 +163,7 @@ struct ErasureTests {
         -> String??
     {
         try await database.withConnection {
-            try JobQueue.enqueue($0, paths: [photo], backend: service, action: "identify", batch: "after", paramsJSON: params)
+            try JobQueue.enqueue($0, paths: [photo], service: service, action: "identify", batch: "after", paramsJSON: params)
         }
         let after = "SELECT subject_id FROM discern.results WHERE batch_id = (SELECT id FROM discern.batches WHERE name = 'after')"
         guard await Announcements.until(conninfo, { (try? await database.rows(after).count) == 1 }) else { return nil }

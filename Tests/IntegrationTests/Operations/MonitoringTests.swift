@@ -144,7 +144,7 @@ struct MonitoringTests {
     func oldestSnapshot() async throws {
         try await TestDatabase.with { conninfo in
             let reader = try await QueueReader(conninfo: conninfo, connections: 1, name: "test-monitor")
-            func held() async throws -> Double? { try await reader.gauges(backends: ["discerner"], until: nil).oldestSnapshotSeconds }
+            func held() async throws -> Double? { try await reader.gauges(services: ["discerner"], until: nil).oldestSnapshotSeconds }
             #expect(try await held() == 0)
             let session = Database(conninfo: conninfo, name: "test-long-report")
             // A report left open in REPEATABLE READ: its snapshot holds from its first query on.

@@ -65,9 +65,9 @@ struct NightlyWorkflowTests {
                 let jsonFile = folder.appendingPathComponent("report.json")
                 _ = try await Subprocess.run(discern, ["report", "--batch", "nightly-2026-11-22", "--format", "json", "-o", jsonFile.path] + database)
                 let report = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: jsonFile)) as? [String: Any])
-                let backends = try #require(report["backends"] as? [[String: Any]])
-                #expect(backends.first?["succeeded"] as? Int == distinct)
-                #expect((backends.first?["api_calls"] as? Int ?? 0) >= 2 * distinct)
+                let services = try #require(report["services"] as? [[String: Any]])
+                #expect(services.first?["succeeded"] as? Int == distinct)
+                #expect((services.first?["api_calls"] as? Int ?? 0) >= 2 * distinct)
                 #expect(report["jobs_per_minute"] != nil)
 
                 // Finished jobs pruned: their results still keep the files from coming back.

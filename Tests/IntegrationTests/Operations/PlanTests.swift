@@ -51,7 +51,7 @@ struct PlanTests {
                     let decoder = JSONDecoder()
                     decoder.keyDecodingStrategy = .convertFromSnakeCase
                     let plan = try decoder.decode(Plan.self, from: Data(output.utf8))
-                    let service = try #require(plan.services.first { $0.backend == "discerner" })
+                    let service = try #require(plan.services.first { $0.service == "discerner" })
                     #expect(service.constraintText == "rate limit discerner:analyze", "\(service.constraintText)")
                     #expect(service.limitPerMinute == 120)
                     let planned = try #require(try? Date(plan.generatedAt, strategy: .iso8601))

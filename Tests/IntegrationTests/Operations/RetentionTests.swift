@@ -22,7 +22,7 @@ struct RetentionTests {
                 try await database.withConnection { connection in
                     for (index, face) in faces.enumerated() {
                         try JobQueue.enqueue(
-                            connection, paths: [face], backend: "ooto", action: "enroll", paramsJSON: #"{"templateId": "t-\#(index)"}"#)
+                            connection, paths: [face], service: "ooto", action: "enroll", paramsJSON: #"{"templateId": "t-\#(index)"}"#)
                     }
                     try JobQueue.enqueue(connection, paths: cars)
                     try connection.query("UPDATE discern.rate_limits SET per_minute = 1000000, burst = 10000")

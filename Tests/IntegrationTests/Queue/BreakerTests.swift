@@ -19,17 +19,17 @@ struct BreakerTests {
             try await run { try $0.query(text, parameters) }
         }
         func claim(_ worker: String, limit: Int = 10) async throws -> [Job] {
-            try await run { try JobQueue.claim($0, workerID: worker, backends: ["discerner", "landmark"], limit: limit, leaseSeconds: 60) }
+            try await run { try JobQueue.claim($0, workerID: worker, services: ["discerner", "landmark"], limit: limit, leaseSeconds: 60) }
         }
         func trip(_ worker: String, probeAfter: Double) async throws -> Bool {
             try await run {
-                try Breakers.trip($0, backend: "discerner", workerID: worker, kind: .network, error: "refused", probeAfterSeconds: probeAfter)
+                try Breakers.trip($0, service: "discerner", workerID: worker, kind: .network, error: "refused", probeAfterSeconds: probeAfter)
             }
         }
         func probeFailed(_ worker: String, _ job: Job, firstDelay: Double = 5, maxDelay: Double = 120) async throws -> Breakers.ProbeFailure? {
             try await run {
                 try Breakers.probeFailed(
-                    $0, backend: "discerner", workerID: worker, jobID: job.id, kind: .network, error: "refused again",
+                    $0, service: "discerner", workerID: worker, jobID: job.id, kind: .network, error: "refused again",
                     firstDelay: firstDelay, maxDelay: maxDelay)
             }
         }
@@ -50,15 +50,15 @@ struct BreakerTests {
             let session = Session(conninfo)
             try await session.run { connection in
                 try JobQueue.enqueue(connection, paths: (1...6).map { "/photos/\($0).jpg" })
-                try JobQueue.enqueue(connection, paths: ["/photos/landmark.jpg"], backend: "landmark")
+                try JobQueue.enqueue(connection, paths: ["/photos/landmark.jpg"], service: "landmark")
             }
             #expect(try await session.trip("w1", probeAfter: 3600))
             #expect(try await !session.trip("w2", probeAfter: 0), "a second trip changes nothing")
             // Not due yet: only the other service's job is claimed.
-            #expect(try await session.claim("w1").map(\.backend) == ["landmark"])
+            #expect(try await session.claim("w1").map(\.service) == ["landmark"])
             try await session.probeDue()
             let probe = try await session.claim("w1")
-            #expect(probe.count == 1 && probe.first?.isProbe == true && probe.first?.backend == "discerner", "\(probe)")
+            #expect(probe.count == 1 && probe.first?.isProbe == true && probe.first?.service == "discerner", "\(probe)")
             #expect(try await session.claim("w2").isEmpty, "a second probe while the first runs")
             let first = try #require(probe.first)
 
@@ -81,7 +81,7 @@ struct BreakerTests {
             ).first?.optionalDouble("s")
             #expect(moved == 60, "a probe under way moves the next one past its 60 s lease: \(String(describing: moved))")
 
-            #expect(try await session.run { try Breakers.close($0, backend: "discerner", by: "w2", why: "a probe was answered") })
+            #expect(try await session.run { try Breakers.close($0, service: "discerner", by: "w2", why: "a probe was answered") })
             #expect(try await session.claim("w1").count == 5, "claims resume at once: every job but the probe under way")
             let log = try await session.sql("SELECT action, scope FROM discern.operator_actions ORDER BY id").map {
                 "\(try $0.string("action")): \(try $0.string("scope"))"
@@ -157,7 +157,7 @@ struct BreakerTests {
                     SELECT state, attempts, jsonb_array_length(error_history) AS n, error_history->0->>'counted' AS counted FROM discern.jobs
                     """
                 ).first)
-            #expect(try row.string("state") == "available" && row.int("attempts") == 0, "twenty outages' give-backs cost no attempt")
+            #expect(try row.string("state") == "available" && row.int("attempts") == 0, "twenty outages' hand-backs cost no attempt")
             #expect(try row.int("n") == 20 && row.optionalString("counted") == "false")
         }
     }

@@ -27,7 +27,7 @@ struct CompletionTests {
             let database = Database(conninfo: conninfo)
             let completed = try await database.withConnection { connection -> Set<Int> in
                 try JobQueue.enqueue(connection, paths: ["/a.jpg", "/b.jpg", "/c.jpg"])
-                let jobs = try JobQueue.claim(connection, workerID: "w", backends: ["discerner"], limit: 3, leaseSeconds: 60)
+                let jobs = try JobQueue.claim(connection, workerID: "w", services: ["discerner"], limit: 3, leaseSeconds: 60)
                 let results = [
                     Self.result(
                         category: Self.awkward + "\0", confidence: 0.25, identifiers: [Self.awkward, "a,b", "{x}", "NULL", ""],

@@ -22,8 +22,8 @@ struct ProvenanceTests {
                 let photo = try folder.write(SampleImages.photo(width: 320, height: 240, seed: 5), as: "truck.jpg")
                 let database = Database(conninfo: conninfo)
                 try await database.withConnection { connection in
-                    try JobQueue.enqueue(connection, paths: [photo], backend: "discerner")
-                    try JobQueue.enqueue(connection, paths: [photo], backend: "landmark", action: "predict")
+                    try JobQueue.enqueue(connection, paths: [photo], service: "discerner")
+                    try JobQueue.enqueue(connection, paths: [photo], service: "landmark", action: "predict")
                     try connection.query("UPDATE discern.rate_limits SET per_minute = 1000000, burst = 10000")
                 }
                 try await TestSimulator.with(.unthrottled) { simulator in

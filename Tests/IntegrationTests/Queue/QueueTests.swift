@@ -28,7 +28,7 @@ struct QueueTests {
                         var mine: [Int] = []
                         while true {
                             let jobs = try await database.withConnection {
-                                try JobQueue.claim($0, workerID: worker, backends: ["discerner"], limit: 7, leaseSeconds: 60)
+                                try JobQueue.claim($0, workerID: worker, services: ["discerner"], limit: 7, leaseSeconds: 60)
                             }
                             if jobs.isEmpty { return mine }
                             mine += jobs.map(\.id)
@@ -67,7 +67,7 @@ struct QueueTests {
             let database = Database(conninfo: conninfo)
             let (first, second) = try await database.withConnection { connection in
                 try JobQueue.enqueue(connection, paths: ["/images/a.jpg"])
-                let job = try #require(try JobQueue.claim(connection, workerID: "w", backends: ["discerner"], limit: 1, leaseSeconds: 60).first)
+                let job = try #require(try JobQueue.claim(connection, workerID: "w", services: ["discerner"], limit: 1, leaseSeconds: 60).first)
                 return (
                     try JobQueue.complete(connection, job: job, workerID: "w", result: Self.sampleResult),
                     try JobQueue.complete(connection, job: job, workerID: "w", result: Self.sampleResult)
@@ -90,7 +90,7 @@ struct QueueTests {
                 try JobQueue.enqueue(connection, paths: (1...30).map { "/images/urgent-\($0).jpg" }, priority: 0)
                 func claim(limit: Int, oldestFirst: Int) throws -> [String] {
                     try JobQueue.claim(
-                        connection, workerID: "w", backends: ["discerner"], limit: limit, leaseSeconds: 60,
+                        connection, workerID: "w", services: ["discerner"], limit: limit, leaseSeconds: 60,
                         oldestFirst: oldestFirst
                     ).map(\.imagePath)
                 }
@@ -111,12 +111,12 @@ struct QueueTests {
             let database = Database(conninfo: conninfo)
             let outcome = try await database.withConnection { connection -> (Bool, Int, Bool) in
                 try JobQueue.enqueue(connection, paths: ["/images/a.jpg"])
-                let stale = try #require(try JobQueue.claim(connection, workerID: "slow", backends: ["discerner"], limit: 1, leaseSeconds: 60).first)
+                let stale = try #require(try JobQueue.claim(connection, workerID: "slow", services: ["discerner"], limit: 1, leaseSeconds: 60).first)
                 try connection.query("UPDATE discern.jobs SET lease_expires_at = now() - interval '1 second'")
                 // The late worker's own rescuer leaves it be (it is running, however late); another's does not.
                 let rescuedBySelf = try JobQueue.rescue(connection, rescuer: "slow").rescued
                 let rescued = rescuedBySelf == 0 ? try JobQueue.rescue(connection, rescuer: "fast").rescued : -1
-                let fresh = try #require(try JobQueue.claim(connection, workerID: "fast", backends: ["discerner"], limit: 1, leaseSeconds: 60).first)
+                let fresh = try #require(try JobQueue.claim(connection, workerID: "fast", services: ["discerner"], limit: 1, leaseSeconds: 60).first)
                 let late = try JobQueue.complete(connection, job: stale, workerID: "slow", result: Self.sampleResult)
                 let current = try JobQueue.complete(connection, job: fresh, workerID: "fast", result: Self.sampleResult)
                 return (late, rescued, current)
@@ -133,8 +133,8 @@ struct QueueTests {
             try await database.withConnection { connection in
                 try JobQueue.enqueue(connection, paths: ["/images/a.jpg", "/images/b.jpg"])
                 try WorkerRegistry.register(
-                    connection, .init(id: "live", host: "h", pid: 1, version: "t", backends: ["discerner"], heartbeatSeconds: 10))
-                let jobs = try JobQueue.claim(connection, workerID: "live", backends: ["discerner"], limit: 2, leaseSeconds: 60)
+                    connection, .init(id: "live", host: "h", pid: 1, version: "t", services: ["discerner"], heartbeatSeconds: 10))
+                let jobs = try JobQueue.claim(connection, workerID: "live", services: ["discerner"], limit: 2, leaseSeconds: 60)
                 #expect(jobs.count == 2)
                 // One lease it did not renew (a claim whose answer it never got, in a failover).
                 try connection.query("UPDATE discern.jobs SET lease_expires_at = now() - interval '1 second' WHERE id = $1", [jobs[0].id])
@@ -161,9 +161,9 @@ struct QueueTests {
                 try connection.query("UPDATE discern.database_epoch SET first_seen_at = now() - interval '1 day'")
                 func claim(_ worker: String, holdingNothing: Bool = false, limit: Int = 3) throws -> [Job] {
                     try WorkerRegistry.register(
-                        connection, .init(id: worker, host: "h", pid: 1, version: "t", backends: ["discerner"], heartbeatSeconds: 2))
+                        connection, .init(id: worker, host: "h", pid: 1, version: "t", services: ["discerner"], heartbeatSeconds: 2))
                     return try JobQueue.claim(
-                        connection, workerID: worker, backends: ["discerner"], limit: limit, leaseSeconds: 60,
+                        connection, workerID: worker, services: ["discerner"], limit: limit, leaseSeconds: 60,
                         holdingNothing: holdingNothing)
                 }
                 // A registered worker gone silent for more than three of its beats.
@@ -245,10 +245,10 @@ struct QueueTests {
                 try connection.query("UPDATE discern.jobs SET shared_crashes = $1", [limit - 2])
                 func claimAndDie(_ worker: String) throws -> Job {
                     try WorkerRegistry.register(
-                        connection, .init(id: worker, host: "h", pid: 1, version: "t", backends: ["discerner"], heartbeatSeconds: 2))
+                        connection, .init(id: worker, host: "h", pid: 1, version: "t", services: ["discerner"], heartbeatSeconds: 2))
                     let job = try #require(
                         try JobQueue.claim(
-                            connection, workerID: worker, backends: ["discerner"], limit: 1, leaseSeconds: 60, holdingNothing: true
+                            connection, workerID: worker, services: ["discerner"], limit: 1, leaseSeconds: 60, holdingNothing: true
                         ).first)
                     try connection.query("UPDATE discern.workers SET last_heartbeat_at = now() - interval '10 seconds' WHERE id = $1", [worker])
                     return job
@@ -286,8 +286,8 @@ struct QueueTests {
                 var held: [String: Int] = [:]
                 for worker in ["before", "since"] {
                     try WorkerRegistry.register(
-                        connection, .init(id: worker, host: "h", pid: 1, version: "t", backends: ["discerner"], heartbeatSeconds: 2))
-                    let job = try #require(try JobQueue.claim(connection, workerID: worker, backends: ["discerner"], limit: 1, leaseSeconds: 6).first)
+                        connection, .init(id: worker, host: "h", pid: 1, version: "t", services: ["discerner"], heartbeatSeconds: 2))
+                    let job = try #require(try JobQueue.claim(connection, workerID: worker, services: ["discerner"], limit: 1, leaseSeconds: 6).first)
                     // Each was preparing its file alone when it went silent.
                     try JobQueue.markPreparingAlone(connection, jobID: job.id, workerID: worker, preparing: true)
                     held[worker] = job.id
@@ -323,7 +323,7 @@ struct QueueTests {
             let queue = Database(conninfo: conninfo, name: "test-queue"), holder = Database(conninfo: conninfo, name: "test-holder")
             let jobs = try await queue.withConnection { connection -> [Job] in
                 try JobQueue.enqueue(connection, paths: ["/images/a.jpg", "/images/b.jpg"])
-                return try JobQueue.claim(connection, workerID: "w", backends: ["discerner"], limit: 2, leaseSeconds: 1)
+                return try JobQueue.claim(connection, workerID: "w", services: ["discerner"], limit: 2, leaseSeconds: 1)
             }
             // Hold the first job's row, as a completion waiting on a lock would.
             try await holder.withConnection { connection in
@@ -357,7 +357,7 @@ struct QueueTests {
                 let refusal = JobFailure(.discernerStartCollision, message: "ExecutionAlreadyExists " + String(repeating: "x", count: 3000))
                 var states: [FailureOutcome] = [], attempts: [Int] = []
                 for _ in 0..<13 {
-                    guard let job = try JobQueue.claim(connection, workerID: "w", backends: ["discerner"], limit: 1, leaseSeconds: 60).first else {
+                    guard let job = try JobQueue.claim(connection, workerID: "w", services: ["discerner"], limit: 1, leaseSeconds: 60).first else {
                         break
                     }
                     attempts.append(job.attempt)
@@ -402,7 +402,7 @@ struct QueueTests {
                     lastAttemptOfOutage: true)
                 var waits: [Double] = []
                 for _ in 0..<10 {
-                    guard let job = try JobQueue.claim(connection, workerID: "w", backends: ["discerner"], limit: 1, leaseSeconds: 60).first else {
+                    guard let job = try JobQueue.claim(connection, workerID: "w", services: ["discerner"], limit: 1, leaseSeconds: 60).first else {
                         break
                     }
                     // Backoff without jitter: 30 s for this attempt, 600 s at most.
@@ -415,19 +415,19 @@ struct QueueTests {
                 }
                 return waits
             }
-            // Backoff(30) jitters between 15 and 30 s; each give-back doubles what the backoff gave.
+            // Backoff(30) jitters between 15 and 30 s; each hand-back doubles what the backoff gave.
             #expect(waits.count == 10, "\(waits)")
             for (index, wait) in waits.enumerated() {
-                #expect(wait >= min(600, 15 * pow(2, Double(index))) - 1 && wait <= 600 + 1, "give-back \(index + 1) waits \(wait) s: \(waits)")
+                #expect(wait >= min(600, 15 * pow(2, Double(index))) - 1 && wait <= 600 + 1, "hand-back \(index + 1) waits \(wait) s: \(waits)")
             }
-            #expect(waits.reduce(0, +) >= 3000, "ten give-backs span \(waits.reduce(0, +)) s")
+            #expect(waits.reduce(0, +) >= 3000, "ten hand-backs span \(waits.reduce(0, +)) s")
             let job = try #require(try await database.rows("SELECT state, attempts, given_back FROM discern.jobs").first)
             #expect(try job.string("state") == "available" && job.int("attempts") == 0 && job.int("given_back") == 10)
         }
     }
 
     @Test(
-        "past its ten give-backs, a service failure on a last attempt counts only once the service has completed another photo since, or after about a day: a night's outage ends no photo"
+        "past its ten hand-backs, a service failure on a last attempt counts only once the service has completed another photo since, or after about a day: a night's outage ends no photo"
     )
     func outageEndsNoPhoto() async throws {
         try await TestDatabase.with { conninfo in
@@ -441,7 +441,7 @@ struct QueueTests {
                 let backoff = Backoff(baseSeconds: 30, maxSeconds: 600)
                 func failAgain() throws -> FailureOutcome {
                     try connection.query("UPDATE discern.jobs SET run_at = now() WHERE image_path = '/images/a.jpg'")
-                    let job = try #require(try JobQueue.claim(connection, workerID: "w", backends: ["discerner"], limit: 1, leaseSeconds: 60).first)
+                    let job = try #require(try JobQueue.claim(connection, workerID: "w", services: ["discerner"], limit: 1, leaseSeconds: 60).first)
                     #expect(job.imagePath == "/images/a.jpg")
                     return try JobQueue.fail(connection, job: job, workerID: "w", failure: outage, backoff: backoff)
                 }
@@ -455,7 +455,7 @@ struct QueueTests {
                 #expect((try waiting.optionalDouble("wait") ?? 0) > 590)
                 // Another photo gets through: the service works, so this photo's next failure is its own.
                 try connection.query("SELECT discern.enqueue('/images/b.jpg')")
-                let other = try #require(try JobQueue.claim(connection, workerID: "w", backends: ["discerner"], limit: 1, leaseSeconds: 60).first)
+                let other = try #require(try JobQueue.claim(connection, workerID: "w", services: ["discerner"], limit: 1, leaseSeconds: 60).first)
                 #expect(other.imagePath == "/images/b.jpg")
                 #expect(try JobQueue.complete(connection, job: other, workerID: "w", result: Self.sampleResult))
                 #expect(try failAgain() == .dead)
@@ -468,11 +468,11 @@ struct QueueTests {
                 // With nothing to show the service works (the last photo of a queue), it still ends, after about a day.
                 try connection.query("SELECT discern.enqueue('/images/c.jpg', max_attempts => 1)")
                 try connection.query("UPDATE discern.jobs SET given_back = 149 WHERE image_path = '/images/c.jpg'")
-                let last = try #require(try JobQueue.claim(connection, workerID: "w", backends: ["discerner"], limit: 1, leaseSeconds: 60).first)
+                let last = try #require(try JobQueue.claim(connection, workerID: "w", services: ["discerner"], limit: 1, leaseSeconds: 60).first)
                 #expect(last.imagePath == "/images/c.jpg")
                 #expect(try JobQueue.fail(connection, job: last, workerID: "w", failure: outage, backoff: backoff) == .retryScheduled)
                 try connection.query("UPDATE discern.jobs SET run_at = now() WHERE image_path = '/images/c.jpg'")
-                let again = try #require(try JobQueue.claim(connection, workerID: "w", backends: ["discerner"], limit: 1, leaseSeconds: 60).first)
+                let again = try #require(try JobQueue.claim(connection, workerID: "w", services: ["discerner"], limit: 1, leaseSeconds: 60).first)
                 #expect(try JobQueue.fail(connection, job: again, workerID: "w", failure: outage, backoff: backoff) == .dead)
                 let ended = try #require(try connection.query("SELECT last_error FROM discern.jobs WHERE image_path = '/images/c.jpg'").first)
                 #expect(try ended.string("last_error").contains("given back 150 times over about a day"))
@@ -490,12 +490,12 @@ struct QueueTests {
                 let transient = JobFailure(.http5xx, message: "try later")
                 let quick = Backoff(baseSeconds: 0, maxSeconds: 0)
                 var outcomes: [FailureOutcome] = []
-                let first = try #require(try JobQueue.claim(connection, workerID: "w", backends: ["discerner"], limit: 1, leaseSeconds: 60).first)
+                let first = try #require(try JobQueue.claim(connection, workerID: "w", services: ["discerner"], limit: 1, leaseSeconds: 60).first)
                 outcomes.append(try JobQueue.fail(connection, job: first, workerID: "w", failure: transient, backoff: quick))
-                let second = try #require(try JobQueue.claim(connection, workerID: "w", backends: ["discerner"], limit: 1, leaseSeconds: 60).first)
+                let second = try #require(try JobQueue.claim(connection, workerID: "w", services: ["discerner"], limit: 1, leaseSeconds: 60).first)
                 outcomes.append(try JobQueue.fail(connection, job: second, workerID: "w", failure: transient, backoff: quick))
                 try connection.query("SELECT discern.enqueue('/images/b.jpg')")
-                let third = try #require(try JobQueue.claim(connection, workerID: "w", backends: ["discerner"], limit: 1, leaseSeconds: 60).first)
+                let third = try #require(try JobQueue.claim(connection, workerID: "w", services: ["discerner"], limit: 1, leaseSeconds: 60).first)
                 outcomes.append(try JobQueue.fail(connection, job: third, workerID: "w", failure: permanent))
                 return outcomes
             }
@@ -523,7 +523,7 @@ struct QueueOperationsTests {
             #expect(duplicate == 0, "a unique key already queued is skipped")
 
             try await database.withConnection { connection in
-                let jobs = try JobQueue.claim(connection, workerID: "w", backends: ["discerner"], limit: 3, leaseSeconds: 60)
+                let jobs = try JobQueue.claim(connection, workerID: "w", services: ["discerner"], limit: 3, leaseSeconds: 60)
                 try JobQueue.complete(connection, job: jobs[0], workerID: "w", result: QueueTests.sampleResult)
                 try JobQueue.fail(
                     connection, job: jobs[1], workerID: "w", failure: JobFailure(.imageUndecodable, message: "bad"))
@@ -555,8 +555,8 @@ struct QueueOperationsTests {
         try await TestDatabase.with { conninfo in
             let database = Database(conninfo: conninfo)
             try await database.withConnection { connection in
-                try JobQueue.enqueue(connection, files: [EnqueuedFile(path: "/a.jpg", uniqueKey: "ka")], backend: "discerner")
-                let job = try #require(try JobQueue.claim(connection, workerID: "w", backends: ["discerner"], limit: 1, leaseSeconds: 60).first)
+                try JobQueue.enqueue(connection, files: [EnqueuedFile(path: "/a.jpg", uniqueKey: "ka")], service: "discerner")
+                let job = try #require(try JobQueue.claim(connection, workerID: "w", services: ["discerner"], limit: 1, leaseSeconds: 60).first)
                 try JobQueue.complete(connection, job: job, workerID: "w", result: QueueTests.sampleResult)
                 try connection.query("UPDATE discern.jobs SET finished_at = now() - interval '40 days'")
                 try connection.query("SELECT discern.prune('30 days')")
@@ -572,7 +572,7 @@ struct QueueOperationsTests {
             let viaCLI = try await database.withConnection { connection in
                 try JobQueue.enqueue(
                     connection, files: [EnqueuedFile(path: "/a-third.jpg", uniqueKey: "ka"), EnqueuedFile(path: "/other.jpg", uniqueKey: "kother")],
-                    backend: "discerner")
+                    service: "discerner")
             }
             #expect(viaSQL == 1 && viaCLI == 1, "each added only the new content: \(String(describing: viaSQL)), \(viaCLI)")
             let queued = try await database.rows("SELECT image_path FROM discern.jobs ORDER BY id").map { try $0.string("image_path") }

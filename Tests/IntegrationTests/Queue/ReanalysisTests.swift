@@ -57,11 +57,11 @@ struct ReanalysisTests {
                     // job or two (one at a time, one thread preparing): far more than the ten in
                     // which the oldest-first share would serve the re-analysis if it could.
                     let mark = worker.outputLength
-                    _ = try await database.withConnection { try Pausing.pause($0, backend: "discerner", by: "test") }
+                    _ = try await database.withConnection { try Pausing.pause($0, service: "discerner", by: "test") }
                     #expect(await worker.heldNothingAndClaimedNothing(after: mark), "\(worker.output.suffix(1500))")
                     _ = try await Subprocess.run(discern, ["enqueue", tonight.path, "--batch", "tonight", "--database-url", conninfo])
                     let boundary = try await database.rows("SELECT coalesce(max(seq), 0) AS seq FROM test_claims").first?.int("seq") ?? 0
-                    _ = try await database.withConnection { try Pausing.resume($0, backend: "discerner", by: "test") }
+                    _ = try await database.withConnection { try Pausing.resume($0, service: "discerner", by: "test") }
                     #expect(await Announcements.until(conninfo) { await database.jobCount(where: "state = 'succeeded'") == 30 + 30 + 30 })
                     #expect(await database.jobCount(where: "state <> 'succeeded'") == 0)
 

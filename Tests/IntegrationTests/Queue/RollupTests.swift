@@ -78,7 +78,7 @@ struct RollupTests {
             let paths = (1...6).map { "/night/\($0).jpg" }
             try await database.withConnection { connection in
                 try JobQueue.enqueue(connection, paths: paths, batch: "night")
-                let jobs = try JobQueue.claim(connection, workerID: "w", backends: ["discerner"], limit: 6, leaseSeconds: 60)
+                let jobs = try JobQueue.claim(connection, workerID: "w", services: ["discerner"], limit: 6, leaseSeconds: 60)
                 let results = jobs.prefix(4).enumerated().map { index, job in
                     (
                         job.id,
@@ -118,7 +118,7 @@ struct RollupTests {
             try await database.withConnection { try JobQueue.enqueue($0, paths: ["/a.jpg", "/b.jpg"], batch: "b") }
             let open = try Connection(conninfo: conninfo)
             _ = try open.query("BEGIN")
-            let jobs = try JobQueue.claim(open, workerID: "w", backends: ["discerner"], limit: 2, leaseSeconds: 60)
+            let jobs = try JobQueue.claim(open, workerID: "w", services: ["discerner"], limit: 2, leaseSeconds: 60)
             _ = try JobQueue.complete(
                 open, workerID: "w",
                 results: jobs.map {
@@ -145,7 +145,7 @@ struct RollupTests {
             let database = Database(conninfo: conninfo)
             try await database.withConnection { connection in
                 try JobQueue.enqueue(connection, paths: ["/old.jpg", "/new.jpg"], batch: "b")
-                let jobs = try JobQueue.claim(connection, workerID: "w", backends: ["discerner"], limit: 2, leaseSeconds: 60)
+                let jobs = try JobQueue.claim(connection, workerID: "w", services: ["discerner"], limit: 2, leaseSeconds: 60)
                 _ = try JobQueue.complete(
                     connection, workerID: "w",
                     results: jobs.map {

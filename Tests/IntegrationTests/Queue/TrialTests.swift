@@ -2,7 +2,7 @@ import Foundation
 import JobQueue
 import Postgres
 import QueueReads
-import Backends
+import ServiceClients
 import SampleImages
 import Simulator
 import TestFixtures
@@ -167,7 +167,7 @@ struct TrialTests {
         try await database.withConnection { connection in
             try connection.transaction { connection in
                 let definition = Trials.Definition(
-                    name: name, backend: "discerner", action: "analyze", productionBackend: "discerner", productionAction: "analyze",
+                    name: name, service: "discerner", action: "analyze", productionService: "discerner", productionAction: "analyze",
                     batch: batch, sampleCount: nil, share: share, seed: Trials.Definition.seed(of: name), candidate: [:])
                 let trial = try Trials.open(definition, on: connection)
                 let paths = try Trials.pending(trial, on: connection).map(\.imagePath)

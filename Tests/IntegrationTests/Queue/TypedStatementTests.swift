@@ -59,7 +59,7 @@ struct TypedStatementTests {
                     ).first)
                 #expect(job.imagePath == "/photos/typed.jpg" && job.batchId == nil && job.attempts == 1 && !job.probe)
                 let facts = try #require(try connection.run(Queries.Jobs.FailureFacts(job: job.id, worker: "w")).first)
-                #expect(facts.givenBack == 0 && facts.backend == "discerner" && !facts.failingSince.isEmpty)
+                #expect(facts.handBacks == 0 && facts.service == "discerner" && !facts.failingSince.isEmpty)
                 #expect(try connection.run(Queries.Jobs.FailureFacts(job: job.id, worker: "another")).isEmpty, "another worker's job has no facts")
                 let round = try #require(
                     try connection.run(Queries.Jobs.Rescue(rescuer: nil, crashedKind: "worker_crashed", expiredKind: "lease_expired")).first)

@@ -1,4 +1,4 @@
-import Backends
+import ServiceClients
 import CurlHTTP
 import Foundation
 import JobQueue
@@ -20,7 +20,7 @@ enum TestSimulator {
 enum TestWorker {
     @discardableResult
     static func drain(
-        _ conninfo: String, simulator: RunningSimulator, backends: [any AnalysisBackend]? = nil,
+        _ conninfo: String, simulator: RunningSimulator, clients: [any AnalysisClient]? = nil,
         logger: Logger = Logger(label: "test") { _ in SwiftLogNoOpLogHandler() },
         configure: (inout WorkerConfiguration) -> Void = { _ in }
     ) async throws -> WorkerSummary {
@@ -30,17 +30,17 @@ enum TestWorker {
         configure(&configuration)
         // The shared rate limits in PostgreSQL, as `discern work` uses them.
         let gate = PostgresRateGate(conninfo: conninfo, logger: logger)
-        let backend = try discerner(simulator, caller: ServiceCaller(http: CurlHTTPClient(), gate: gate))
-        let worker = WorkerRuntime(conninfo: conninfo, backends: backends ?? [backend], configuration: configuration, logger: logger)
+        let client = try discerner(simulator, caller: ServiceCaller(http: CurlHTTPClient(), gate: gate))
+        let worker = WorkerRuntime(conninfo: conninfo, clients: clients ?? [client], configuration: configuration, logger: logger)
         // On threads of its own, as `discern work` in its own process would be (DedicatedExecutor).
         return try await withTaskExecutorPreference(DedicatedExecutor.workers) { try await worker.run() }
     }
 
     /// Image Discerner's backend for the simulator, built the way a worker builds it, with `caller`.
-    static func discerner(_ simulator: RunningSimulator, caller: ServiceCaller) throws -> any AnalysisBackend {
-        let environment = BackendEnvironment([Services.discerner.urlVariable: simulator.baseURL])
-        guard let backend = try Services.discerner.backend(environment, caller: caller) else { throw TestSetupError("no Image Discerner backend") }
-        return backend
+    static func discerner(_ simulator: RunningSimulator, caller: ServiceCaller) throws -> any AnalysisClient {
+        let environment = ServiceEnvironment([Services.discerner.urlVariable: simulator.baseURL])
+        guard let client = try Services.discerner.client(environment, caller: caller) else { throw TestSetupError("no Image Discerner client") }
+        return client
     }
 }
 

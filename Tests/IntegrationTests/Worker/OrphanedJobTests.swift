@@ -22,7 +22,7 @@ struct OrphanedJobTests {
                 let database = Database(conninfo: conninfo)
                 let orphan = try await database.withConnection { connection -> Int in
                     try JobQueue.enqueue(connection, paths: [path, path + ".other", path + ".held"])
-                    let jobs = try JobQueue.claim(connection, workerID: "holder", backends: ["discerner"], limit: 3, leaseSeconds: 60)
+                    let jobs = try JobQueue.claim(connection, workerID: "holder", services: ["discerner"], limit: 3, leaseSeconds: 60)
                     try #require(jobs.count == 3)
                     try connection.query("UPDATE discern.jobs SET lease_expires_at = now() - interval '1 second'")
                     // One held by another worker, one this worker still holds: neither is its to release.

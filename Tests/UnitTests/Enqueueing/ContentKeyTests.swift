@@ -8,12 +8,12 @@ struct ContentKeyTests {
     @Test("content, backend, action and params make the key; empty params add nothing")
     func keyParts() {
         let hex = String(repeating: "ab", count: 32)
-        #expect(ContentKey(backend: "discerner", action: "analyze", paramsJSON: " {} ").key(sha256: hex) == "sha256:\(hex):discerner:analyze")
-        let enrol = ContentKey(backend: "ooto", action: "enroll", paramsJSON: #"{"templateId": "t-1"}"#).key(sha256: hex)
+        #expect(ContentKey(service: "discerner", action: "analyze", paramsJSON: " {} ").key(sha256: hex) == "sha256:\(hex):discerner:analyze")
+        let enrol = ContentKey(service: "ooto", action: "enroll", paramsJSON: #"{"templateId": "t-1"}"#).key(sha256: hex)
         #expect(enrol.hasPrefix("sha256:\(hex):ooto:enroll:") && enrol.count == "sha256:\(hex):ooto:enroll:".count + 16)
-        #expect(enrol != ContentKey(backend: "ooto", action: "enroll", paramsJSON: #"{"templateId": "t-2"}"#).key(sha256: hex))
+        #expect(enrol != ContentKey(service: "ooto", action: "enroll", paramsJSON: #"{"templateId": "t-2"}"#).key(sha256: hex))
         #expect(
-            ContentKey(backend: "landmark", action: "predict", paramsJSON: "{}").key(sha256: hex)
-                != ContentKey(backend: "discerner", action: "analyze", paramsJSON: "{}").key(sha256: hex))
+            ContentKey(service: "landmark", action: "predict", paramsJSON: "{}").key(sha256: hex)
+                != ContentKey(service: "discerner", action: "analyze", paramsJSON: "{}").key(sha256: hex))
     }
 }

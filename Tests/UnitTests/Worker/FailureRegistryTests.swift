@@ -1,4 +1,4 @@
-import Backends
+import ServiceClients
 import ErrorCodes
 import Foundation
 import Imaging
@@ -44,7 +44,7 @@ struct FailureRegistryTests {
         for file in Self.files(under: "Sources", ending: ".swift") where !file.path.hasSuffix("ErrorCodes/FailureKinds.swift") {
             for code in distinctive where file.text.contains("\"\(code)\"") { found.append("\(file.path): \"\(code)\"") }
             if file.text.contains("kind: \"") { found.append("\(file.path): a kind: \"…\" literal") }
-            let declaresJobCodes = ["Owner == ImagingError", "Owner == FileAccessError", "Owner == BackendError"].contains {
+            let declaresJobCodes = ["Owner == ImagingError", "Owner == FileAccessError", "Owner == ServiceError"].contains {
                 file.text.contains($0)
             }
             if declaresJobCodes && file.text.contains("Self(\"") { found.append("\(file.path): an error code declared as a literal") }
@@ -66,13 +66,13 @@ struct FailureRegistryTests {
                 found.append("\(file.path): given_back = \(match.1)")
             }
         }
-        #expect(found.isEmpty, "a statement restates a give-back rule:\n\(found.joined(separator: "\n"))")
+        #expect(found.isEmpty, "a statement restates a hand-back rule:\n\(found.joined(separator: "\n"))")
         for file in Self.files(under: "Sources", ending: ".swift") where !file.path.hasSuffix("JobQueue/FailureDecision.swift") {
-            if file.text.contains("QueueConstants.maxGivenBack") || file.text.contains("QueueConstants.outageGiveBacks") {
+            if file.text.contains("QueueConstants.maxHandBacks") || file.text.contains("QueueConstants.outageHandBacks") {
                 found.append(file.path)
             }
         }
-        #expect(found.isEmpty, "the give-back allowance is read outside FailureDecision:\n\(found.joined(separator: "\n"))")
+        #expect(found.isEmpty, "the hand-back allowance is read outside FailureDecision:\n\(found.joined(separator: "\n"))")
     }
 
     @Test("the worker and the console agree on every preparation failure: what the worker retries, the console never blames on the file")
@@ -100,7 +100,7 @@ struct FailureRegistryTests {
     func attemptRuleApplied() {
         let last = FilePreparation.failure(
             ImagingError(.unreadable, "Input/output error"), path: "/p", attempt: 5, maxAttempts: 5, truncatedRetrySeconds: 1)
-        #expect(FailureKind.imageUnreadable.attempt == .lastGivenBack && !last.countsAsAttempt && last.lastAttemptOfOutage)
+        #expect(FailureKind.imageUnreadable.attempt == .lastHandBack && !last.countsAsAttempt && last.lastAttemptOfOutage)
         let truncated = FilePreparation.failure(ImagingError(.truncated, "cut"), path: "/p", attempt: 2, maxAttempts: 5, truncatedRetrySeconds: 1)
         #expect(FailureKind.imageTruncated.retry == .once && !truncated.isRetryable)
     }
@@ -121,7 +121,7 @@ struct FailureRegistryTests {
         "a service's failure is retried, and tells the breaker, as its kind's row says: an answer this release cannot read is not asked again, a garbled one is"
     )
     func serviceFailuresFollowTheirRows() {
-        let codes: [BackendError.Code] = [
+        let codes: [ServiceError.Code] = [
             .rateLimited, .serverError, .clientError, .network, .tlsFailed, .timeout, .uploadExpired, .uploadRejected,
             .destinationRefused, .analysisFailed, .badResponse, .serviceIncompatible, .unsupportedAction, .badParams,
             .authFailed, .inputRejected, .rateLimiterUnavailable, .misconfigured, .notStarted, .responseTooLarge,
@@ -130,13 +130,13 @@ struct FailureRegistryTests {
         for code in codes {
             let row = FailureKind.named(code.rawValue)
             #expect(row != nil, "\(code) is not in the registry")
-            let error = BackendError(code, "x")
+            let error = ServiceError(code, "x")
             #expect(error.isRetryable == (row?.retry != .never), "\(code)")
         }
-        #expect(!BackendError(.serviceIncompatible, "x").isRetryable && BackendError(.serviceIncompatible, "x").serviceSignal == .up)
-        #expect(BackendError(.badResponse, "x").isRetryable && BackendError(.badResponse, "x").serviceSignal == .down)
+        #expect(!ServiceError(.serviceIncompatible, "x").isRetryable && ServiceError(.serviceIncompatible, "x").serviceSignal == .up)
+        #expect(ServiceError(.badResponse, "x").isRetryable && ServiceError(.badResponse, "x").serviceSignal == .down)
         // A finer kind's row decides over its code's: Azure's expired faceId is detected again.
-        #expect(BackendError(.inputRejected, "x", kind: .azureFaceNotFound).isRetryable)
+        #expect(ServiceError(.inputRejected, "x", kind: .azureFaceNotFound).isRetryable)
     }
 
     @Test("a bucket that does not exist is the system's, named so; a missing object is the file's")

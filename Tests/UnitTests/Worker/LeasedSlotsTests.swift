@@ -1,4 +1,4 @@
-import Backends
+import ServiceClients
 import JobQueue
 import Testing
 @testable import Worker

@@ -90,7 +90,7 @@ func noOpThroughput(batch: Int) async throws -> (rate: Double, wal: Double, tran
                 let workerID = "bench-\(index)"
                 while true {
                     let done = try await database.withConnection { connection -> Bool in
-                        let jobs = try JobQueue.claim(connection, workerID: workerID, backends: ["discerner"], limit: batch, leaseSeconds: 60)
+                        let jobs = try JobQueue.claim(connection, workerID: workerID, services: ["discerner"], limit: batch, leaseSeconds: 60)
                         if jobs.isEmpty { return true }
                         try JobQueue.complete(connection, workerID: workerID, results: jobs.map { ($0.id, noOp) })
                         return false
@@ -123,7 +123,7 @@ func idleLatency(samples: Int) async throws -> (p50: Double, p99: Double) {
         while !claimed {
             _ = await wake.next()
             claimed = try await claimer.withConnection {
-                !(try JobQueue.claim($0, workerID: "latency", backends: ["discerner"], limit: 1, leaseSeconds: 60)).isEmpty
+                !(try JobQueue.claim($0, workerID: "latency", services: ["discerner"], limit: 1, leaseSeconds: 60)).isEmpty
             }
         }
         latencies.append(seconds(start) * 1000)
@@ -167,7 +167,7 @@ func claimLatencies(small: Int, large: Int) async throws -> (small: Double, larg
 
     func timedClaim(_ database: Database) async throws -> Double {
         let start = DispatchTime.now()
-        _ = try await database.withConnection { try JobQueue.claim($0, workerID: "probe", backends: ["discerner"], limit: 10, leaseSeconds: 60) }
+        _ = try await database.withConnection { try JobQueue.claim($0, workerID: "probe", services: ["discerner"], limit: 10, leaseSeconds: 60) }
         return seconds(start) * 1000
     }
     var smallTimes: [Double] = [], largeTimes: [Double] = []
@@ -189,7 +189,7 @@ func bulkEnqueue() async throws -> Double {
     try await reset()
     let paths = (0..<bulk).map { "/photos/2026-11-22/camera-\($0 % 97)/IMG_\($0).jpg" }
     let start = DispatchTime.now()
-    _ = try await admin.withConnection { try JobQueue.enqueue($0, files: paths.map { EnqueuedFile(path: $0) }, backend: "discerner", batch: "bulk") }
+    _ = try await admin.withConnection { try JobQueue.enqueue($0, files: paths.map { EnqueuedFile(path: $0) }, service: "discerner", batch: "bulk") }
     return seconds(start)
 }
 

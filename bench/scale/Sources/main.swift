@@ -1,6 +1,6 @@
 import MediaFiles
 import AnalysisModel
-import Backends
+import ServiceClients
 import Foundation
 import Imaging
 import JobQueue
@@ -31,10 +31,10 @@ import Worker
 // replica reports its own completions.
 
 /// Reads no file, calls nothing: what is left is the queue, the runtime and the rate limiter.
-struct NoOpBackend: AnalysisBackend {
+struct NoOpClient: AnalysisClient {
     static let rateKey = "scale:noop"
-    static let backendName = ProcessInfo.processInfo.environment["SCALE_BACKEND"] ?? "discerner"
-    let name = NoOpBackend.backendName
+    static let serviceName = ProcessInfo.processInfo.environment["SCALE_SERVICE"] ?? "discerner"
+    let name = NoOpClient.serviceName
     let gate: PostgresRateGate
     let calls = Counter()
     let workMilliseconds = Int(ProcessInfo.processInfo.environment["JOB_WORK_MS"] ?? "") ?? 0
@@ -43,12 +43,12 @@ struct NoOpBackend: AnalysisBackend {
 
     func input(for action: String) -> InputHandling { .none }
 
-    func analyze(_ upload: Upload, request: AnalysisRequest) async throws(BackendError) -> Analysis {
+    func analyze(_ upload: Upload, request: AnalysisRequest) async throws(ServiceError) -> Analysis {
         let started = Date().timeIntervalSince1970
         _ = try await gate.acquire(Self.rateKey)
         calls.increment()
         if workMilliseconds > 0 { try? await Task.sleep(for: .milliseconds(workMilliseconds)) }
-        if failsEveryJob { throw BackendError(.inputRejected, "bench/harness: this job fails for good") }
+        if failsEveryJob { throw ServiceError(.inputRejected, "bench/harness: this job fails for good") }
         return Analysis(category: "noop", rawResponseJSON: "{\"started\":\(started),\"instance\":\(instance)}")
     }
 }
@@ -64,12 +64,12 @@ func enqueueNoOpJobs(_ connection: Connection, count: Int, perMinute: Double) th
     let paths = (0..<count).map { "/noop/\($0)" }
     for chunk in stride(from: 0, to: paths.count, by: 100_000) {
         try JobQueue.enqueue(connection, files: paths[chunk..<min(chunk + 100_000, paths.count)].map { EnqueuedFile(path: $0) },
-                             backend: NoOpBackend.backendName, batch: "scale")
+                             service: NoOpClient.serviceName, batch: "scale")
     }
     try connection.query("""
         INSERT INTO discern.rate_limits (key, per_minute, burst) VALUES ($1, $2, 1)
         ON CONFLICT (key) DO UPDATE SET per_minute = excluded.per_minute, burst = 1, next_at = now()
-        """, [NoOpBackend.rateKey, perMinute])
+        """, [NoOpClient.rateKey, perMinute])
 }
 
 let arguments = CommandLine.arguments
@@ -96,10 +96,10 @@ case "work", "serve":
     var logger = Logger(label: "scale")
     logger.logLevel = .warning
     let connections = WorkerConnections(conninfo: conninfo)
-    let backend = NoOpBackend(gate: PostgresRateGate(database: connections.queue, logger: logger))
+    let client = NoOpClient(gate: PostgresRateGate(database: connections.queue, logger: logger))
     let configuration = WorkerConfiguration(pathRoots: try PathRoots(["/tmp"]), concurrency: number, prepareThreads: 1,
                                             pollIntervalSeconds: 1, drain: arguments[1] == "work")
-    let runtime = WorkerRuntime(connections: connections, backends: [backend], configuration: configuration, logger: logger)
+    let runtime = WorkerRuntime(connections: connections, clients: [client], configuration: configuration, logger: logger)
     // Traces as `discern` has them: on with OTEL_EXPORTER_OTLP_ENDPOINT (the A/B of tracing's
     // cost, bench/README.md), off otherwise.
     let traces = TraceExport.startIfWanted()
@@ -109,7 +109,7 @@ case "work", "serve":
     let summary = try await runtime.run(gracefulShutdownSignals: [.sigterm, .sigint])
     let seconds = (ContinuousClock.now - started) / .seconds(1)
     await traces?.finish()
-    print("calls=\(backend.calls.value) succeeded=\(summary.succeeded) dead=\(summary.dead) lease_lost=\(summary.leaseLost) runtime_seconds=\(seconds)")
+    print("calls=\(client.calls.value) succeeded=\(summary.succeeded) dead=\(summary.dead) lease_lost=\(summary.leaseLost) runtime_seconds=\(seconds)")
 default:
     FileHandle.standardError.write(Data("unknown role \(arguments[1])\n".utf8))
     exit(2)
