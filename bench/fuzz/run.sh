@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The long fuzz run: the parser fuzz test of the suite (Tests/UnitTests/Backends/
+# The long fuzz run: the parser fuzz test of the suite (Tests/UnitTests/ServiceClients/
 # ParserFuzzTests.swift, 3,000 documents per reader in CI) with many more documents and several
 # seeds. Every reader of outside data: the five services' answers and errors, S3 error
 # documents, Retry-After, upload URLs, JPEG/PNG/MP4/WebM structures, what goes into jsonb.

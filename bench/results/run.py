@@ -66,7 +66,7 @@ def drain(scale, url, jobs, during=None):
     """4 x 8 no-op workers drain JOBS new jobs of their own backend (landmark: the seed has
     none); with `during` (argv), that command runs alongside. Returns the drain's rate alone or
     within the command's run, the command's seconds and output, and lock waits seen."""
-    env = dict(os.environ, SCALE_BACKEND="landmark")
+    env = dict(os.environ, SCALE_SERVICE="landmark")
     subprocess.run([scale, "enqueue", url, str(jobs)], env=env, check=True, capture_output=True)
     started = time.time()
     workers = [subprocess.Popen([scale, "work", url, "8"], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
