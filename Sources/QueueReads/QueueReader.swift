@@ -68,11 +68,34 @@ public final class QueueReader: Sendable {
         }
     }
 
+    /// Reads the views' documents, which name their fields after the database's columns, snake
+    /// case. The columns that name a job's service keep the word before 0.11, `backend`; the
+    /// values say `service` (docs/design.md, "Glossary"), and so does every document written.
     static let decoder: JSONDecoder = {
         let decoder = JSONDecoder()
-        decoder.keyDecodingStrategy = .convertFromSnakeCase
+        decoder.keyDecodingStrategy = .custom { path in
+            let name = camelCase(path.last?.stringValue ?? "")
+            return DocumentKey(columnNames[name] ?? name)
+        }
         return decoder
     }()
+
+    static let columnNames = ["backend": "service", "backends": "services", "productionBackend": "productionService"]
+
+    /// `convertFromSnakeCase` for one key: `error_kind` reads `errorKind`.
+    static func camelCase(_ key: String) -> String {
+        let words = key.split(separator: "_", omittingEmptySubsequences: true)
+        guard let first = words.first, !key.hasPrefix("_"), !key.hasSuffix("_") else { return key }
+        return String(first) + words.dropFirst().map { $0.prefix(1).uppercased() + $0.dropFirst() }.joined()
+    }
+
+    struct DocumentKey: CodingKey {
+        let stringValue: String
+        init(_ name: String) { stringValue = name }
+        init?(stringValue: String) { self.stringValue = stringValue }
+        var intValue: Int? { nil }
+        init?(intValue: Int) { nil }
+    }
 
     /// How every view is written as JSON, by `/api/` and by the CLI's `--format json` alike.
     public static let encoder: JSONEncoder = {

@@ -24,6 +24,7 @@ struct Heartbeat: Service {
     func run() async {
         var registered = await register(attempts: 8)
         var pace = Pace()
+        var failingSince: ContinuousClock.Instant?
         await Periodic.run(every: entry.heartbeatSeconds, pauseFirst: true) {
             health.loopTurned()
             // A worker that could not register at start (the database away) keeps trying: unregistered,
@@ -31,7 +32,15 @@ struct Heartbeat: Service {
             if !registered { registered = await register(attempts: 1) }
             let summary = await tally.summary
             pace.add(finished: summary.succeeded + summary.dead)
-            await beat(pace)
+            let beaten = await beat(pace)
+            if !beaten {
+                failingSince = failingSince ?? .now
+            } else if let since = failingSince {
+                // Said once per outage: when this worker's leases were renewed again is what a
+                // rescuer waiting for it after a restart or failover depends on.
+                logger.notice("heartbeat renewed again", metadata: ["failing_seconds": "\(Int((ContinuousClock.now - since).seconds))"])
+                failingSince = nil
+            }
         }
         let workerID = entry.id
         _ = try? await database.withConnection { try WorkerRegistry.stopped($0, workerID: workerID) }
@@ -54,7 +63,8 @@ struct Heartbeat: Service {
         }
     }
 
-    private func beat(_ pace: Pace) async {
+    /// False when the database could not be reached.
+    private func beat(_ pace: Pace) async -> Bool {
         let ids = await inFlight.ids, workerID = entry.id, lease = leaseSeconds
         let finished = pace.finished, perMinute = pace.perMinute
         do {
@@ -74,9 +84,11 @@ struct Heartbeat: Service {
                 logger.warning("jobs in flight were cancelled or rescued; abandoning them", metadata: ["jobs": "\(lost)"])
                 abandonments.abandon(lost)
             }
+            return true
         } catch {
             health.databaseFailed()
             logger.warning("heartbeat failed; will try again", metadata: ["error": "\(error)"])
+            return false
         }
     }
 }

@@ -141,7 +141,7 @@ struct WorkerChaosTests {
                         + "\(try await ChaosJobs.unfinishedJobs(conninfo))\nthe live workers' logs:\n\(logs)"
                     #expect(try job.string("state") == "dead" && job.optionalString("error_kind") == "worker_crashed", "\(explained)")
                     #expect(try job.int("solo_crashes") == 3 && job.int("counted") == 3, "\(explained)")
-                    // Each kill rescued it once: counted while its file was being prepared, given back otherwise.
+                    // Each kill rescued it once: counted while its file was being prepared, handed back otherwise.
                     #expect(try job.int("shared_crashes") == kills - 3, "\(explained)")
                     #expect(whilePreparing >= 3, "\(explained)")
                     #expect(census == QueueCensus(succeeded: 39, dead: 1, results: 39, jobsWithOneResult: 39), "\(explained)")

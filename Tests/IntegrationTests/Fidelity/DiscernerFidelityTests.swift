@@ -120,7 +120,7 @@ struct DiscernerFidelityTests {
                     let summary = try await TestWorker.drain(conninfo, simulator: simulator, clients: [service])
                     #expect(summary.succeeded == 1)
                 }
-                // Whatever else a loaded machine adds (a rate-limit slot it could not keep is given back
+                // Whatever else a loaded machine adds (a rate-limit slot it could not keep is handed back
                 // too), the collided attempt is in the history, and no attempt before the last counted.
                 let job = try #require(
                     try await database.rows(
@@ -133,7 +133,7 @@ struct DiscernerFidelityTests {
                     ).first)
                 let history = try job.string("history")
                 #expect(try job.string("state") == "succeeded")
-                #expect(try job.int("attempts") == 1, "the collided attempt was given back: \(history)")
+                #expect(try job.int("attempts") == 1, "the collided attempt was handed back: \(history)")
                 #expect(try job.string("kinds").contains("discerner_start_collision") && !job.bool("counted"), "\(history)")
             }
         }

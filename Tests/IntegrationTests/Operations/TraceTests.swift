@@ -66,7 +66,7 @@ struct TraceTests {
                     let traceparent = try #require(job.traceparent, "job \(job.id) was stored without its enqueue's traceparent")
                     let traceID = String(traceparent.split(separator: "-")[1])
                     let trace = spans.filter { $0["trace_id"] as? String == traceID }
-                    // One span of each name where the run that succeeded put it (an attempt given back
+                    // One span of each name where the run that succeeded put it (an attempt handed back
                     // on a loaded machine continues the same trace with a process span of its own).
                     func one(_ name: String, under parent: [String: Any]? = nil) throws -> [String: Any] {
                         let found = trace.filter {

@@ -142,7 +142,7 @@ struct BreakerTests {
         }
     }
 
-    @Test("a job given back while its service is down keeps its attempts, and its history says why")
+    @Test("a job handed back while its service is down keeps its attempts, and its history says why")
     func givenBackUncounted() async throws {
         try await TestDatabase.with { conninfo in
             let session = Session(conninfo)
@@ -162,7 +162,7 @@ struct BreakerTests {
         }
     }
 
-    @Test("a job given back after a 429 waits for the Retry-After, even when claims may resume at once")
+    @Test("a job handed back after a 429 waits for the Retry-After, even when claims may resume at once")
     func givenBackKeepsRetryAfter() async throws {
         try await TestDatabase.with { conninfo in
             let session = Session(conninfo)
@@ -172,7 +172,7 @@ struct BreakerTests {
             // the whole suite's load, half a minute can pass before that claim.
             let told = JobFailure(.http429, message: "Too Many Requests", retryAfterSeconds: 3600)
             #expect(try await session.run { try JobQueue.handBackLater($0, job: job, workerID: "w1", failure: told, afterSeconds: 0) })
-            // From the moment it was given back (updated_at), whenever this test reads it.
+            // From the moment it was handed back (updated_at), whenever this test reads it.
             let wait = try await session.sql("SELECT extract(epoch FROM run_at - updated_at)::float8 AS s FROM discern.jobs").first?.optionalDouble(
                 "s")
             #expect((wait ?? 0) >= 3600, "claimable again only after the service's hour: \(String(describing: wait))")

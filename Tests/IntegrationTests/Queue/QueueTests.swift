@@ -348,7 +348,7 @@ struct QueueTests {
         }
     }
 
-    @Test("a service that never starts the work cannot keep a job alive: 10 attempts are given back, then they count; the history stays bounded")
+    @Test("a service that never starts the work cannot keep a job alive: 10 attempts are handed back, then they count; the history stays bounded")
     func givenBackAttemptsEnd() async throws {
         try await TestDatabase.with { conninfo in
             let database = Database(conninfo: conninfo)
@@ -366,7 +366,7 @@ struct QueueTests {
                 }
                 return (states, attempts)
             }
-            #expect(attempts == Array(repeating: 1, count: 11) + [2, 3], "10 given back, then each one counts")
+            #expect(attempts == Array(repeating: 1, count: 11) + [2, 3], "10 handed back, then each one counts")
             #expect(states == Array(repeating: .retryScheduled, count: 12) + [.dead])
             let job = try #require(
                 try await database.rows(
@@ -391,14 +391,14 @@ struct QueueTests {
         }
     }
 
-    @Test("a last attempt given back because the service failed waits twice as long each time, up to the backoff's longest: ten span about an hour")
+    @Test("a last attempt handed back because the service failed waits twice as long each time, up to the backoff's longest: ten span about an hour")
     func serviceGiveBacksWaitLonger() async throws {
         try await TestDatabase.with { conninfo in
             let database = Database(conninfo: conninfo)
             let waits = try await database.withConnection { connection -> [Double] in
                 try connection.query("SELECT discern.enqueue('/images/a.jpg', max_attempts => 1)")
                 let outage = JobFailure(
-                    .http5xx, message: "analyze answered HTTP 503 (its last attempt: given back)", countsAsAttempt: false,
+                    .http5xx, message: "analyze answered HTTP 503 (its last attempt: handed back)", countsAsAttempt: false,
                     lastAttemptOfOutage: true)
                 var waits: [Double] = []
                 for _ in 0..<10 {
@@ -436,7 +436,7 @@ struct QueueTests {
                 try connection.query("SELECT discern.enqueue('/images/a.jpg', max_attempts => 1)")
                 try connection.query("UPDATE discern.jobs SET given_back = 10")
                 let outage = JobFailure(
-                    .http5xx, message: "analyze answered HTTP 503 (its last attempt: given back)", countsAsAttempt: false,
+                    .http5xx, message: "analyze answered HTTP 503 (its last attempt: handed back)", countsAsAttempt: false,
                     lastAttemptOfOutage: true)
                 let backoff = Backoff(baseSeconds: 30, maxSeconds: 600)
                 func failAgain() throws -> FailureOutcome {
@@ -475,7 +475,7 @@ struct QueueTests {
                 let again = try #require(try JobQueue.claim(connection, workerID: "w", services: ["discerner"], limit: 1, leaseSeconds: 60).first)
                 #expect(try JobQueue.fail(connection, job: again, workerID: "w", failure: outage, backoff: backoff) == .dead)
                 let ended = try #require(try connection.query("SELECT last_error FROM discern.jobs WHERE image_path = '/images/c.jpg'").first)
-                #expect(try ended.string("last_error").contains("given back 150 times over about a day"))
+                #expect(try ended.string("last_error").contains("handed back 150 times over about a day"))
             }
         }
     }

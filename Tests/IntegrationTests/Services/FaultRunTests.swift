@@ -74,7 +74,7 @@ struct FaultRunTests {
                         ).first?.int("n") ?? 0
                     print(
                         "fault run: \(summary.succeeded) succeeded, \(summary.retryScheduled) retries, \(trips) breaker trip(s), "
-                            + "\(summary.handedBackLater) given back, \(violations.count) Retry-After violation(s)")
+                            + "\(summary.handedBackLater) handed back, \(violations.count) Retry-After violation(s)")
                     #expect(violations.isEmpty, "\(violations.prefix(5))")
                     for fault in ["5xx", "429", "timeout", "malformed"] {
                         #expect(await simulator.stats.faultCount(fault) > 0, "no \(fault) was injected")

@@ -31,7 +31,7 @@ struct FailureDecisionTests {
         #expect(permanent.spent && permanent.isDead)
     }
 
-    @Test("an attempt the service never started is given back, 10 times at most; then it counts, and says so")
+    @Test("an attempt the service never started is handed back, 10 times at most; then it counts, and says so")
     func notStarted() {
         let early = Self.decide(Self.facts(attempts: 3, handBacks: 9, counts: false))
         #expect(!early.spent && early.attemptsAfter == 2 && early.handBacksAfter == 10 && early.retryAfterSeconds == 30)
@@ -41,7 +41,7 @@ struct FailureDecisionTests {
         #expect(spent.note == " (the service kept refusing: 10 attempts were handed back before, now they count)")
     }
 
-    @Test("an outage's last attempt is given back with a wait doubled each time up to the longest: ten span about an hour")
+    @Test("an outage's last attempt is handed back with a wait doubled each time up to the longest: ten span about an hour")
     func outageWaits() {
         var waits: [Double] = []
         for handBacks in 0..<QueueConstants.maxHandBacks {
@@ -66,7 +66,7 @@ struct FailureDecisionTests {
         #expect(photo.note == " (other photos of this service succeeded since this one last failed, after 10 hand-backs: now the attempt counts)")
         let day = Self.decide(Self.facts(attempts: 5, handBacks: QueueConstants.outageHandBacks, counts: false, outage: true))
         #expect(day.spent && day.isDead)
-        #expect(day.note == " (given back 150 times over about a day: now the attempt counts; discern retry once what failed it is mended)")
+        #expect(day.note == " (handed back 150 times over about a day: now the attempt counts; discern retry once what failed it is mended)")
     }
 
     @Test("the hand-backs stored never pass the column's ceiling, and a wait never overflows")

@@ -96,7 +96,7 @@ struct FailureRegistryTests {
         #expect(!JobPage.fileIsTheProblem("a_kind_of_another_release"))
     }
 
-    @Test("the registry's attempt rule is what the worker does with a file it could not read: the last attempt is given back")
+    @Test("the registry's attempt rule is what the worker does with a file it could not read: the last attempt is handed back")
     func attemptRuleApplied() {
         let last = FilePreparation.failure(
             ImagingError(.unreadable, "Input/output error"), path: "/p", attempt: 5, maxAttempts: 5, truncatedRetrySeconds: 1)

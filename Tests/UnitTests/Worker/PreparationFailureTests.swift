@@ -23,7 +23,7 @@ struct PreparationFailureTests {
         #expect(!ImagingError.isSystemFailure("Not a JPEG file: starts with 0x42 0x42"))
     }
 
-    @Test("an unreadable file counts its attempts, but its last is given back with a growing wait; an undecodable one ends at once")
+    @Test("an unreadable file counts its attempts, but its last is handed back with a growing wait; an undecodable one ends at once")
     func lastAttemptGivenBack() {
         let unreadable = ImagingError(.unreadable, "libvips could not decode the image: VipsJpeg: Input/output error")
         let early = Self.failure(unreadable, attempt: 2)
