@@ -8,6 +8,8 @@ import Foundation
 //     the statements live"): a line `-- name: someName` starts a statement, the comment lines
 //     right after it become the constant's documentation, and other comment lines are dropped
 //     from the text sent to the server;
+//   - a `-- fragment: some_name` is SQL text (a column list, a common part) that any statement
+//     of any file includes at build time by writing `{{some_name}}`; it is no statement itself;
 //   - for a statement that declares its parameters (`-- $1 job: bigint`, one line each, `?`
 //     after the type when it may be NULL) and what each row returns (`-- returns: state text,
 //     id bigint?`, or `-- returns: nothing`), a typed statement `Queries.Name.StatementName` (`TypedStatement`): its
@@ -46,17 +48,30 @@ struct Field {
 }
 
 /// The Swift type of a PostgreSQL type a declaration names; nil for one this generator does not map.
+/// An array travels in binary (`BinaryArray`), its elements exactly the server's type (`Int32`
+/// for integer, `JSONText` for jsonb), any of them NULL.
 func swiftType(_ sqlType: String) -> String? {
-    let base = sqlType.hasSuffix("[]") ? String(sqlType.dropLast(2)) : sqlType
-    let scalar: String? =
-        switch base {
-        case "bigint", "integer", "smallint": "Int"
-        case "text", "timestamptz", "jsonb": "String"
+    guard sqlType.hasSuffix("[]") else {
+        switch sqlType {
+        case "bigint", "integer", "smallint": return "Int"
+        case "text", "timestamptz", "jsonb": return "String"
+        case "boolean": return "Bool"
+        case "double precision", "float8": return "Double"
+        default: return nil
+        }
+    }
+    let element: String? =
+        switch sqlType.dropLast(2) {
+        case "bigint": "Int"
+        case "integer": "Int32"
+        case "smallint": "Int16"
+        case "text", "timestamptz": "String"
+        case "jsonb": "JSONText"
         case "boolean": "Bool"
         case "double precision", "float8": "Double"
         default: nil
         }
-    return scalar.map { sqlType.hasSuffix("[]") ? "[\($0)]" : $0 }
+    return element.map { "BinaryArray<\($0)>" }
 }
 
 /// `failing_since` → `failingSince`.
@@ -67,6 +82,9 @@ func camelCase(_ snake: String) -> String {
 
 struct Statement {
     let name: String
+    /// A `-- fragment:` is no statement: its text goes, at build time, wherever a statement
+    /// writes `{{its_name}}` (a column list two views share, say).
+    var isFragment = false
     var documentation: [String] = []
     var lines: [String] = []
     /// By number: `$1` is parameters[1].
@@ -84,7 +102,11 @@ func statements(of path: String, _ source: String) -> [Statement] {
     var found: [Statement] = []
     for line in source.split(separator: "\n", omittingEmptySubsequences: false).map(String.init) {
         let trimmed = line.trimmingCharacters(in: .whitespaces)
-        if trimmed.hasPrefix("-- name:") {
+        if trimmed.hasPrefix("-- fragment:") {
+            let name = trimmed.dropFirst("-- fragment:".count).trimmingCharacters(in: .whitespaces)
+            guard name.wholeMatch(of: /[a-z][a-z0-9_]*/) != nil else { fail("\(path): '\(name)' is not a fragment name (snake_case)") }
+            found.append(Statement(name: name, isFragment: true))
+        } else if trimmed.hasPrefix("-- name:") {
             let name = trimmed.dropFirst("-- name:".count).trimmingCharacters(in: .whitespaces)
             guard let first = name.first, first.isLetter, first.isLowercase, name.allSatisfy({ $0.isLetter || $0.isNumber }) else {
                 fail("\(path): '\(name)' is not a statement name (lowerCamelCase letters and digits)")
@@ -110,7 +132,7 @@ func statements(of path: String, _ source: String) -> [Statement] {
                     } else if comment.hasPrefix("returns:") {
                         last.returns = comment.dropFirst("returns:".count).split(separator: ",").map { column in
                             guard let match = column.trimmingCharacters(in: .whitespaces).wholeMatch(of: /([a-z_][a-z0-9_]*) ([a-z0-9 ]+)(\?)?/),
-                                let type = swiftType(String(match.2)), !type.hasPrefix("[")
+                                let type = swiftType(String(match.2)), !type.hasPrefix("BinaryArray")
                             else { fail("\(path): \(last.name): a returned column is written `name type` or `name type?`: \(column)") }
                             return (String(match.1), Field(name: camelCase(String(match.1)), swiftType: type, optional: match.3 != nil))
                         }
@@ -178,15 +200,36 @@ for file in files where !file.path.hasPrefix("queries/") {
 }
 swift += "    ]\n}\n"
 
+/// Every file's statements, and the fragments of all of them by name.
+let parsed = queryFiles.map { (file: $0, statements: statements(of: $0.path, $0.text)) }
+var collected: [String: String] = [:]
+for (file, found) in parsed {
+    for fragment in found where fragment.isFragment {
+        if collected[fragment.name] != nil { fail("\(file.path): two fragments are named \(fragment.name)") }
+        collected[fragment.name] = fragment.text
+    }
+}
+let fragments = collected
+
+/// `statement` with every `{{fragment}}` written out; `{{constant}}`s stay for `Queries.resolved`.
+func expanded(_ statement: Statement, _ fragments: [String: String]) -> Statement {
+    var statement = statement
+    let text = statement.lines.joined(separator: "\n").replacing(/\{\{([a-z_]+)\}\}/) { match in
+        fragments[String(match.1)] ?? String(match.0)
+    }
+    statement.lines = text.components(separatedBy: "\n")
+    return statement
+}
+
 var catalogue: [String] = []
-for file in queryFiles {
+for (file, found) in parsed {
     let stem = String(file.path.dropFirst("queries/".count).dropLast(".sql".count))
     guard !stem.contains("/"), stem.allSatisfy({ $0.isLowercase || $0.isNumber || $0 == "_" }) else {
         fail("\(file.path): a queries file is named snake_case.sql, directly under queries/")
     }
     let type = typeName(stem)
     swift += "\nextension Queries {\n    /// The statements of sql/\(file.path).\n    public enum \(type) {\n"
-    for statement in statements(of: file.path, file.text) {
+    for statement in found.filter({ !$0.isFragment }).map({ expanded($0, fragments) }) {
         for line in statement.documentation { swift += "        /// \(line)\n" }
         swift += "        public static let \(statement.name) = Queries.resolved(\(literal(statement.text)))\n"
         if !statement.parameters.isEmpty || statement.returns != nil { swift += typed(statement, in: file.path) }

@@ -16,7 +16,7 @@ public enum BatchNotifications {
     /// Records destinations as known from now: each receives the events after its first sighting.
     public static func register(_ connection: Connection, destinations: [String]) throws {
         guard !destinations.isEmpty else { return }
-        try connection.run(Queries.BatchNotifications.Register(destinations: destinations))
+        try connection.run(Queries.BatchNotifications.Register(destinations: BinaryArray(destinations)))
     }
 
     /// One delivery to make: one event's report for one destination.
@@ -37,8 +37,9 @@ public enum BatchNotifications {
     /// leaves it due again (the receiver may then get it twice: the delivery id says so).
     public static func takeDue(_ connection: Connection, destinations: [String], limit: Int, leaseSeconds: Double) throws -> [Due] {
         guard !destinations.isEmpty else { return [] }
-        try connection.run(Queries.BatchNotifications.OwedDeliveries(destinations: destinations))
-        return try connection.run(Queries.BatchNotifications.TakeDue(destinations: destinations, limit: limit, leaseSeconds: leaseSeconds)).map {
+        try connection.run(Queries.BatchNotifications.OwedDeliveries(destinations: BinaryArray(destinations)))
+        let due = Queries.BatchNotifications.TakeDue(destinations: BinaryArray(destinations), limit: limit, leaseSeconds: leaseSeconds)
+        return try connection.run(due).map {
             Due(eventID: $0.eventId, destination: $0.destination, attempt: $0.attempts, reportJSON: $0.report, ageSeconds: $0.age ?? 0)
         }
     }

@@ -53,7 +53,7 @@ public enum Breakers {
     /// Which of `services` are unavailable now, each with the seconds until its next probe may
     /// go (0 when due).
     public static func open(_ connection: Connection, services: [String]) throws -> [String: Double] {
-        let rows = try connection.run(Queries.Breakers.Open(services: services))
+        let rows = try connection.run(Queries.Breakers.Open(services: BinaryArray(services)))
         return Dictionary(rows.map { ($0.service, $0.probeIn ?? 0) }, uniquingKeysWith: { $1 })
     }
 }

@@ -124,7 +124,8 @@ public enum JobControl {
         let s = selection
         return try connection.run(
             Queries.JobControl.Apply(
-                ids: s.idList, batch: s.batch, errorKind: s.errorKind, service: s.service, state: s.state, file: s.file, fromDay: s.fromDay,
+                ids: s.idList.map { BinaryArray($0) }, batch: s.batch, errorKind: s.errorKind, service: s.service, state: s.state, file: s.file,
+                fromDay: s.fromDay,
                 toDay: s.toDay, actor: String(actor.prefix(200)), action: action.rawValue, scope: s.scope, limit: limit, logged: logged)
         ).first?.n ?? 0
     }
@@ -169,7 +170,8 @@ public enum JobControl {
         let s = selection
         let rows = try connection.run(
             Queries.JobControl.StatesMatching(
-                ids: s.idList, batch: s.batch, errorKind: s.errorKind, service: s.service, state: s.state, file: s.file, fromDay: s.fromDay,
+                ids: s.idList.map { BinaryArray($0) }, batch: s.batch, errorKind: s.errorKind, service: s.service, state: s.state, file: s.file,
+                fromDay: s.fromDay,
                 toDay: s.toDay))
         for row in rows { states[row.state] = row.n }
         return states

@@ -16,7 +16,7 @@ public enum JobQueue {
     ) throws -> [Job] {
         let rows = try connection.run(
             Queries.Jobs.Claim(
-                worker: workerID, wanted: limit, leaseSeconds: leaseSeconds, services: services, holdingNothing: holdingNothing,
+                worker: workerID, wanted: limit, leaseSeconds: leaseSeconds, services: BinaryArray(services), holdingNothing: holdingNothing,
                 oldestFirst: min(max(0, oldestFirst), limit)))
         return rows.map(Job.init(claimed:)).sorted { $0.id < $1.id }
     }
@@ -32,11 +32,8 @@ public enum JobQueue {
     @discardableResult
     public static func complete(_ connection: Connection, workerID: String, results: [(jobID: Int, result: JobResult)]) throws -> Set<Int> {
         guard !results.isEmpty else { return [] }
-        let entries = results.map { (jobID: $0.jobID, result: $0.result) }
-        let parameters: [(any PostgresEncodable)?] =
-            [workerID] + ResultColumns.all.parameters(entries)
-            + EntityColumns.all.parameters(EntityColumns.rows(entries))
-        return Set(try connection.query(prepared: ResultColumns.completion, parameters).map { try $0.int("job_id") })
+        let statement = CompletionBatch.statement(worker: workerID, results.map { (jobID: $0.jobID, result: $0.result) })
+        return Set(try connection.run(statement).map(\.jobId))
     }
 
     /// Records a failed attempt as `FailureDecision` decides: a retry after `backoff` (at least
@@ -69,7 +66,7 @@ public enum JobQueue {
     /// Extends the leases of the given jobs; returns the ids still ours.
     public static func heartbeat(_ connection: Connection, jobIDs: [Int], workerID: String, leaseSeconds: Double) throws -> Set<Int> {
         guard !jobIDs.isEmpty else { return [] }
-        return Set(try connection.run(Queries.Jobs.Heartbeat(jobs: jobIDs, worker: workerID, leaseSeconds: leaseSeconds)).map(\.id))
+        return Set(try connection.run(Queries.Jobs.Heartbeat(jobs: BinaryArray(jobIDs), worker: workerID, leaseSeconds: leaseSeconds)).map(\.id))
     }
 
     /// Fails the running jobs leased to `workerID` whose leases expired although it no longer
@@ -79,14 +76,15 @@ public enum JobQueue {
     /// for a job it let go: without this, such a job (its outcome left unwritten, or a bug that
     /// lost it) stayed running for as long as the worker lived.
     public static func failOrphans(_ connection: Connection, workerID: String, holding: [Int]) throws -> [Int] {
-        try connection.run(Queries.Jobs.FailOrphans(worker: workerID, holding: holding, kind: FailureKind.outcomeUnrecorded.code)).map(\.id)
+        try connection.run(Queries.Jobs.FailOrphans(worker: workerID, holding: BinaryArray(holding), kind: FailureKind.outcomeUnrecorded.code)).map(
+            \.id)
     }
 
     /// The W3C traceparents stored with these jobs (migration 0033), by job: read after a claim
     /// while tracing is on, so the claim itself never pays for them.
     public static func traceparents(_ connection: Connection, of jobIDs: [Int]) throws -> [Int: String] {
         guard !jobIDs.isEmpty else { return [:] }
-        let rows = try connection.run(Queries.Jobs.Traceparents(jobs: jobIDs))
+        let rows = try connection.run(Queries.Jobs.Traceparents(jobs: BinaryArray(jobIDs)))
         return Dictionary(rows.map { ($0.id, $0.traceparent) }) { first, _ in first }
     }
 
@@ -94,7 +92,7 @@ public enum JobQueue {
     @discardableResult
     public static func handBack(_ connection: Connection, jobIDs: [Int], workerID: String) throws -> Int {
         guard !jobIDs.isEmpty else { return 0 }
-        return try connection.run(Queries.Jobs.HandBack(jobs: jobIDs, worker: workerID)).count
+        return try connection.run(Queries.Jobs.HandBack(jobs: BinaryArray(jobIDs), worker: workerID)).count
     }
 
     /// Hands a running job back while its service is unavailable: attempt not spent, claimable
@@ -202,7 +200,7 @@ public enum JobQueue {
     /// Whether a job that must run alone (`Job.runsAlone`) has waited `seconds` or more for a
     /// worker holding nothing.
     public static func aloneJobWaiting(_ connection: Connection, services: [String], forSeconds seconds: Double) throws -> Bool {
-        try connection.run(Queries.Jobs.AloneJobWaiting(services: services, waitedSeconds: seconds)).first?.waiting ?? false
+        try connection.run(Queries.Jobs.AloneJobWaiting(services: BinaryArray(services), waitedSeconds: seconds)).first?.waiting ?? false
     }
 
     /// What could still produce work, for `work --drain`.
@@ -214,7 +212,7 @@ public enum JobQueue {
     }
 
     public static func pendingWork(_ connection: Connection, services: [String]) throws -> PendingWork {
-        guard let row = try connection.run(Queries.Jobs.PendingWork(services: services)).first else {
+        guard let row = try connection.run(Queries.Jobs.PendingWork(services: BinaryArray(services))).first else {
             return PendingWork(ready: 0, retrying: 0, running: 0)
         }
         return PendingWork(ready: row.ready, retrying: row.retrying, running: row.running)

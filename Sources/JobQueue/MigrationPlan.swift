@@ -89,8 +89,9 @@ public struct MigrationPlan: Sendable {
     /// binary with newer migrations applied them (an older binary never puts its own back).
     static func staleRepeatables(_ connection: Connection, newest: Int) throws -> [Repeatable] {
         let all = Schema.repeatables
-        let stale = Set(
-            try connection.run(Queries.Migrations.StaleRepeatables(files: all.map(\.path), texts: all.map(\.sql), newest: newest)).map(\.file))
+        let statement = Queries.Migrations.StaleRepeatables(
+            files: BinaryArray(all.map(\.path)), texts: BinaryArray(all.map(\.sql)), newest: newest)
+        let stale = Set(try connection.run(statement).map(\.file))
         return all.filter { stale.contains($0.path) }
     }
 

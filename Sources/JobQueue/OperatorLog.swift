@@ -11,6 +11,6 @@ public enum OperatorLog {
         try connection.run(
             Queries.OperatorLog.Record(
                 actor: String(actor.prefix(200)), action: action, scope: String(scope.prefix(1000)), jobs: jobs,
-                jobIds: jobIDs.isEmpty || jobIDs.count > QueueConstants.namedJobs ? nil : jobIDs.map(Int.init), batch: batch))
+                jobIds: jobIDs.isEmpty || jobIDs.count > QueueConstants.namedJobs ? nil : BinaryArray(jobIDs.map(Int.init)), batch: batch))
     }
 }

@@ -24,7 +24,7 @@ public enum Pruning {
     }
 
     public static func retention(_ connection: Connection, services: [String]) throws -> [Retention] {
-        try connection.run(Queries.Pruning.Retention(services: services)).map {
+        try connection.run(Queries.Pruning.Retention(services: BinaryArray(services))).map {
             Retention(service: $0.service, rawResponseDays: $0.rawResponseDays, resultsDays: $0.resultsDays)
         }
     }

@@ -31,7 +31,7 @@ public enum WorkerRegistry {
     public static func register(_ connection: Connection, _ entry: Entry, presence: Bool = false) throws -> Int32? {
         let key = try connection.run(
             Queries.Workers.Register(
-                worker: entry.id, host: entry.host, pid: entry.pid, version: entry.version, services: entry.services,
+                worker: entry.id, host: entry.host, pid: entry.pid, version: entry.version, services: BinaryArray(entry.services),
                 heartbeatSeconds: entry.heartbeatSeconds, presence: presence)
         ).first?.presenceKey
         return key.flatMap { Int32(exactly: $0) }

@@ -42,6 +42,10 @@ public struct BinaryArray<Element: BinaryArrayElement>: PostgresEncodable {
     }
 }
 
+extension BinaryArray: ExpressibleByArrayLiteral {
+    public init(arrayLiteral elements: Element?...) { self.init(elements) }
+}
+
 /// A type `BinaryArray` can carry: its PostgreSQL type and its binary form.
 public protocol BinaryArrayElement: PostgresEncodable {
     static var postgresTypeOID: UInt32 { get }

@@ -122,15 +122,10 @@ extension QueueReader {
     /// By job id, or by result id (a result outlives its pruned job).
     /// `rawAnswers` false: without the raw answer even where this role may read it (a console viewer).
     public func detail(jobID: Int? = nil, resultID: Int? = nil, rawAnswers: Bool = true) async throws -> JobDetail {
-        try await document(
-            JobDetail.self, filled: canReadRawAnswers && rawAnswers ? JobDetail.withRawAnswer : JobDetail.withoutRawAnswer, [jobID, resultID])
+        // A role that may not read the raw answers' column (`discern_reader`) must not name it at
+        // all: the two statements differ in that column alone.
+        canReadRawAnswers && rawAnswers
+            ? try await document(JobDetail.self, Queries.JobDetail.DocumentWithRawAnswer(job: jobID, result: resultID))
+            : try await document(JobDetail.self, Queries.JobDetail.Document(job: jobID, result: resultID))
     }
-
-}
-
-extension JobDetail {
-    /// The detail with the raw answer, and without: a role that may not read the column
-    /// (`discern_reader`) must not name it at all, so each is its own statement.
-    static let withRawAnswer = Queries.fill(Queries.JobDetail.document, ["raw_response": "r.raw_response", "raw_answer_visible": "true"])
-    static let withoutRawAnswer = Queries.fill(Queries.JobDetail.document, ["raw_response": "NULL::jsonb", "raw_answer_visible": "false"])
 }

@@ -1,4 +1,5 @@
 import Foundation
+import Postgres
 import SQLSchema
 
 /// The queue as `discern monitor` exports it to Prometheus, whoever is working: per service,
@@ -47,6 +48,7 @@ extension QueueReader {
     ///   - services: the services to report, each at zero when idle.
     ///   - until: the end of the night's window, or nil for the forecast alone.
     public func gauges(services: [String], until: Date?) async throws -> QueueGauges {
-        try await document(QueueGauges.self, Queries.QueueGauges.Document(services: services, until: until.map { $0.formatted(.iso8601) }))
+        try await document(
+            QueueGauges.self, Queries.QueueGauges.Document(services: BinaryArray(services), until: until.map { $0.formatted(.iso8601) }))
     }
 }

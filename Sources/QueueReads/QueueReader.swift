@@ -36,12 +36,6 @@ public final class QueueReader: Sendable {
         try decodeDocument(T.self, try await reading { try $0.run(statement).first?.doc })
     }
 
-    /// A statement whose text is filled in at run time (`Queries.fill`: a column list declared in
-    /// Swift), with its parameters by position.
-    func document<T: Decodable & Sendable>(_ type: T.Type, filled sql: String, _ parameters: [(any PostgresEncodable)?]) async throws -> T {
-        try decodeDocument(T.self, try await reading { try $0.query(sql, parameters).first?.optionalString("doc") })
-    }
-
     private func decodeDocument<T: Decodable>(_ type: T.Type, _ text: String?) throws -> T {
         guard let text else { throw ReadError.notFound }
         return try Self.decoder.decode(T.self, from: Data(text.utf8))

@@ -30,17 +30,6 @@ public struct ResultPage: Codable, Sendable {
             case id, jobId, batch, imagePath, service, action, outcome, subjectId, category, operator_ = "operator", fleetId, licensePlate
             case confidence, originalBytes, sentBytes, passedThrough, model, createdAt
         }
-
-        /// The columns of a card, for every view that lists results (`r` the results, `b` their batch).
-        static let columns = """
-            r.id, r.job_id, b.name AS batch, r.image_path, r.backend, r.action, r.outcome, r.subject_id, r.category, r.operator,
-            r.fleet_id, r.license_plate, r.confidence, r.original_bytes, r.sent_bytes, r.passed_through, r.model, r.created_at
-            """
-
-        /// `Queries.Results.page` with these columns.
-        static let resultPage = Queries.fill(Queries.Results.page, ["card_columns": columns])
-        /// `Queries.Review.queue` with these columns.
-        static let reviewQueue = Queries.fill(Queries.Review.queue, ["card_columns": columns])
     }
 
     public let items: [Card]
@@ -70,11 +59,11 @@ public struct ResultFilter: Sendable, Equatable {
 
     public init() {}
 
-    var parameters: [(any PostgresEncodable)?] {
-        [
-            before, batch, service, outcome, operatorName, text.map(Self.prefixPattern), minConfidence, maxConfidence, from, to,
-            min(max(limit, 1), 10_000), imagePath
-        ]
+    var statement: Queries.Results.Page {
+        Queries.Results.Page(
+            before: before, batch: batch, service: service, outcome: outcome, operatorName: operatorName,
+            platePattern: text.map(Self.prefixPattern), minConfidence: minConfidence, maxConfidence: maxConfidence, from: from, to: to,
+            limit: min(max(limit, 1), 10_000), imagePath: imagePath)
     }
 
     /// A LIKE pattern matching what begins with `text`: its own `%`, `_` and `\` match themselves.
@@ -90,6 +79,6 @@ public struct ResultFilter: Sendable, Equatable {
 
 extension QueueReader {
     public func results(_ filter: ResultFilter) async throws -> ResultPage {
-        try await document(ResultPage.self, filled: ResultPage.Card.resultPage, filter.parameters)
+        try await document(ResultPage.self, filter.statement)
     }
 }

@@ -19,6 +19,6 @@ public struct ReviewQueue: Codable, Sendable {
 
 extension QueueReader {
     public func reviewQueue(threshold: Double, limit: Int = 24) async throws -> ReviewQueue {
-        try await document(ReviewQueue.self, filled: ResultPage.Card.reviewQueue, [threshold, limit])
+        try await document(ReviewQueue.self, Queries.Review.Queue(threshold: threshold, limit: limit))
     }
 }

@@ -16,20 +16,85 @@ SELECT id, batch_id, backend AS service, action, image_path, params, attempts, m
 FROM discern.claim($1, $2, $3, $4::text[], $5, $6);
 
 -- name: complete
+-- $1 worker: text
+-- $2 jobId: bigint[]
+-- $3 category: text[]
+-- $4 subcategory: text[]
+-- $5 operatorName: text[]
+-- $6 fleetId: text[]
+-- $7 licensePlate: text[]
+-- $8 confidence: float8[]
+-- $9 textIdentifiers: text[]
+-- $10 description: text[]
+-- $11 outcome: text[]
+-- $12 subjectId: text[]
+-- $13 details: jsonb[]
+-- $14 apiCalls: smallint[]
+-- $15 rawResponse: jsonb[]
+-- $16 originalBytes: bigint[]
+-- $17 originalWidth: integer[]
+-- $18 originalHeight: integer[]
+-- $19 originalFormat: text[]
+-- $20 sentBytes: bigint[]
+-- $21 sentWidth: integer[]
+-- $22 sentHeight: integer[]
+-- $23 sentFormat: text[]
+-- $24 jpegQuality: smallint[]
+-- $25 encodeCount: smallint[]
+-- $26 passedThrough: boolean[]
+-- $27 prepareMs: float8[]
+-- $28 analyzeMs: float8[]
+-- $29 serviceHost: text[]
+-- $30 model: text[]
+-- $31 modelVersion: text[]
+-- $32 discernVersion: text[]
+-- $33 byteBudget: bigint[]
+-- $34 provenance: jsonb[]
+-- $35 entityJobId: bigint[]
+-- $36 entityPosition: smallint[]
+-- $37 entityIsPrimary: boolean[]
+-- $38 entityType: text[]
+-- $39 entityCategory: text[]
+-- $40 entitySubtype: text[]
+-- $41 entityOperator: text[]
+-- $42 entityFleetId: text[]
+-- $43 entityLicensePlate: text[]
+-- $44 entityLicensePlateJurisdiction: text[]
+-- $45 entityContainerId: text[]
+-- $46 entityTailId: text[]
+-- $47 entityOtherIds: text[]
+-- $48 entityIdentifiers: text[]
+-- $49 entityConfidence: float8[]
+-- $50 entityProperties: jsonb[]
+-- returns: job_id bigint
 -- Marks jobs succeeded and writes their results and the results' entities in one
 -- statement, so all happen or none does; one call completes one job or a whole batch.
--- Guarded by state and lease owner: a job rescued from us writes nothing. $2... are the
--- results' columns as arrays, then the entities': `ResultColumns` and `EntityColumns` declare
--- them once and fill in `{{result_rows}}` and the other column lists.
+-- Guarded by state and lease owner: a job rescued from us writes nothing. `$2`...`$34` are
+-- the results' columns, one array each (`$2` the job of each), `$35`...`$50` their entities'
+-- (`$35` the job each belongs to); `CompletionBatch` fills them from the jobs' results.
 --
 -- Why it is written this way (each measured with bench/queue): typed arrays in binary
 -- format expanded with `unnest`, not a JSON document, which the server parsed twice; the
 -- jobs are found by id through the primary key, not among every running job of every
 -- worker through the lease index (`COLLATE "C"` compares exactly as before, but stops the
 -- planner from proving the lease index's `state = 'running'` and choosing it: estimated
--- from an idle queue it looks empty, and under load it holds every worker's jobs).
+-- from an idle queue it looks empty, and under load it holds every worker's jobs). The
+-- identifier lists travel as text (an array literal per row: rows' lists differ in length,
+-- which a two-dimensional array cannot hold) and are cast back here.
 WITH input AS (
-    SELECT * FROM {{result_rows}}
+    SELECT * FROM unnest(
+        $2::bigint[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::float8[],
+        $9::text[], $10::text[], $11::text[], $12::text[], $13::jsonb[], $14::smallint[],
+        $15::jsonb[], $16::bigint[], $17::integer[], $18::integer[], $19::text[], $20::bigint[],
+        $21::integer[], $22::integer[], $23::text[], $24::smallint[], $25::smallint[],
+        $26::boolean[], $27::float8[], $28::float8[], $29::text[], $30::text[], $31::text[],
+        $32::text[], $33::bigint[], $34::jsonb[]
+    ) AS r(
+        job_id, category, subcategory, operator, fleet_id, license_plate, confidence,
+        text_identifiers, description, outcome, subject_id, details, api_calls, raw_response,
+        original_bytes, original_width, original_height, original_format, sent_bytes, sent_width,
+        sent_height, sent_format, jpeg_quality, encode_count, passed_through, prepare_ms,
+        analyze_ms, service_host, model, model_version, discern_version, byte_budget, provenance)
 ), done AS (
     UPDATE discern.jobs AS j
     SET state = 'succeeded', finished_at = now(), updated_at = now(),
@@ -37,8 +102,19 @@ WITH input AS (
     WHERE j.id = ANY($2::bigint[]) AND j.state = 'running' COLLATE "C" AND j.lease_owner = $1
     RETURNING j.id, j.batch_id, j.image_path, j.backend, j.action, j.unique_key
 ), stored AS (
-    INSERT INTO discern.results (job_id, batch_id, image_path, backend, action, unique_key, {{result_columns}}, audit)
-    SELECT done.id, done.batch_id, done.image_path, done.backend, done.action, done.unique_key, {{result_values}},
+    INSERT INTO discern.results (job_id, batch_id, image_path, backend, action, unique_key,
+        category, subcategory, operator, fleet_id, license_plate, confidence, text_identifiers,
+        description, outcome, subject_id, details, api_calls, raw_response, original_bytes,
+        original_width, original_height, original_format, sent_bytes, sent_width, sent_height,
+        sent_format, jpeg_quality, encode_count, passed_through, prepare_ms, analyze_ms,
+        service_host, model, model_version, discern_version, byte_budget, provenance, audit)
+    SELECT done.id, done.batch_id, done.image_path, done.backend, done.action, done.unique_key,
+           i.category, i.subcategory, i.operator, i.fleet_id, i.license_plate, i.confidence,
+           i.text_identifiers::text[], i.description, i.outcome, i.subject_id, i.details,
+           i.api_calls, i.raw_response, i.original_bytes, i.original_width, i.original_height,
+           i.original_format, i.sent_bytes, i.sent_width, i.sent_height, i.sent_format,
+           i.jpeg_quality, i.encode_count, i.passed_through, i.prepare_ms, i.analyze_ms,
+           i.service_host, i.model, i.model_version, i.discern_version, i.byte_budget, i.provenance,
            -- The audit pick, made here rather than by the row trigger:
            -- an inlined hash instead of a function call per result. With only
            -- the '*' setting (the default) its rate and seed are read once per statement.
@@ -51,9 +127,22 @@ WITH input AS (
     ON CONFLICT (job_id) DO NOTHING
     RETURNING id, job_id
 ), stored_entities AS (
-    INSERT INTO discern.entities (result_id, {{entity_columns}})
-    SELECT stored.id, {{entity_values}}
-    FROM stored JOIN {{entity_rows}}
+    INSERT INTO discern.entities (result_id,
+        position, is_primary, type, category, subtype, operator, fleet_id, license_plate,
+        license_plate_jurisdiction, container_id, tail_id, other_ids, identifiers, confidence,
+        properties)
+    SELECT stored.id,
+           e.position, e.is_primary, e.type, e.category, e.subtype, e.operator, e.fleet_id,
+           e.license_plate, e.license_plate_jurisdiction, e.container_id, e.tail_id,
+           e.other_ids::text[], e.identifiers::text[], e.confidence, e.properties
+    FROM stored JOIN unnest(
+        $35::bigint[], $36::smallint[], $37::boolean[], $38::text[], $39::text[], $40::text[],
+        $41::text[], $42::text[], $43::text[], $44::text[], $45::text[], $46::text[], $47::text[],
+        $48::text[], $49::float8[], $50::jsonb[]
+    ) AS e(
+        job_id, position, is_primary, type, category, subtype, operator, fleet_id, license_plate,
+        license_plate_jurisdiction, container_id, tail_id, other_ids, identifiers, confidence,
+        properties)
          ON e.job_id = stored.job_id
 )
 SELECT job_id FROM stored;

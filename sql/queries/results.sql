@@ -1,11 +1,29 @@
 -- discern.results, discern.batches: the results page, a page of cards at a time, as one JSON document (QueueReads.ResultPage).
 
+-- fragment: card_columns
+-- A result card's columns (`r` the results, `b` their batch), as `ResultPage.Card` reads them:
+-- the results page and both review queues list cards.
+r.id, r.job_id, b.name AS batch, r.image_path, r.backend, r.action, r.outcome, r.subject_id, r.category, r.operator,
+r.fleet_id, r.license_plate, r.confidence, r.original_bytes, r.sent_bytes, r.passed_through, r.model, r.created_at
+
 -- name: page
--- Results newest first, filtered ($2 batch name, $3 backend, $4 outcome, $5 operator, $6 a
+-- $1 before: bigint?
+-- $2 batch: text?
+-- $3 service: text?
+-- $4 outcome: text?
+-- $5 operatorName: text?
+-- $6 platePattern: text?
+-- $7 minConfidence: float8?
+-- $8 maxConfidence: float8?
+-- $9 from: text?
+-- $10 to: text?
+-- $11 limit: integer
+-- $12 imagePath: text?
+-- returns: doc text?
+-- Results newest first, filtered ($2 batch name, $3 service, $4 outcome, $5 operator, $6 a
 -- LIKE pattern for the plate or fleet ID, $7..$8 confidence, $9..$10 days, $12 one photo's
 -- path: its answers over time, read by results_image_path), by keyset: those before the id
--- `$1`, `$11` of them, never OFFSET. `{{card_columns}}`: a card's columns,
--- filled by `ResultPage.Card` (QueueReads).
+-- `$1`, `$11` of them, never OFFSET; each a card (`card_columns`).
 SELECT json_build_object('items', coalesce(json_agg(x ORDER BY x.id DESC), '[]')) AS doc FROM (
   SELECT {{card_columns}}
   FROM discern.results r LEFT JOIN discern.batches b ON b.id = r.batch_id

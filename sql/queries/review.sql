@@ -1,10 +1,13 @@
 -- discern.results, discern.batches, discern.corrections: the review page's two queues, as one JSON document (QueueReads.ReviewQueue).
 
 -- name: queue
+-- $1 threshold: float8
+-- $2 limit: integer
+-- returns: doc text?
 -- `$1` the confidence threshold, `$2` the cards per queue: results below the threshold not
 -- reviewed yet, least confident first, and audited results not reviewed yet, newest first,
--- with the audit sample's last 7 days still waiting and today's reviews. `{{card_columns}}`:
--- a card's columns, filled by `ResultPage.Card` (QueueReads).
+-- with the audit sample's last 7 days still waiting and today's reviews; each a card
+-- (`card_columns`, sql/queries/results.sql).
 SELECT json_build_object(
   'threshold', $1::float8,
   'items', (SELECT coalesce(json_agg(x ORDER BY x.confidence, x.id), '[]') FROM (

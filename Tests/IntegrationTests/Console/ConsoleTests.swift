@@ -78,7 +78,7 @@ struct ConsoleTests {
                 let texts = tour.steps.compactMap(\.text)
                 #expect(texts.count == 6)
                 #expect(
-                    texts[0].contains("Jobs by backend and state") && texts[0].contains("Rate limits")
+                    texts[0].contains("Jobs by service and state") && texts[0].contains("Rate limits")
                         && texts[0].contains("image_unsupported_format"), "\(texts[0])")
                 #expect(texts[1].contains("night-2026-11-22") && texts[1].contains("6 succeeded"), "\(texts[1])")
                 #expect(texts[2].contains("plate") && texts[2].contains("<script>alert(1)</script>"), "markup shows as text: \(texts[2].prefix(600))")

@@ -16,11 +16,6 @@ struct QueriesTests {
 
     /// The statements whose column lists or rows Swift fills in, filled as the code sends them.
     static let filled: [(name: String, text: String)] = [
-        ("jobs.complete", ResultColumns.completion),
-        ("results.page", ResultPage.Card.resultPage),
-        ("review.queue", ResultPage.Card.reviewQueue),
-        ("jobDetail.document", JobDetail.withRawAnswer),
-        ("jobDetail.document without the raw answer", JobDetail.withoutRawAnswer),
         ("migrations.recordMigrations", Queries.fill(Queries.Migrations.recordMigrations, ["rows": "(999, 'x', false)"])),
         ("migrations.recordRepeatables", Queries.fill(Queries.Migrations.recordRepeatables, ["rows": "('x.sql', md5('x'), 1)"]))
     ]

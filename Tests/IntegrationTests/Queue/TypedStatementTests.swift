@@ -36,7 +36,13 @@ struct TypedStatementTests {
             ("-- name: pick\n-- $1 job: bigint\n-- $2 worker: text\nSELECT $1;", "pick uses $[1] but declares $[1, 2]"),
             ("-- name: pick\n-- $1 at: interval\nSELECT $1;", "pick: no Swift type for interval"),
             ("-- name: pick\n-- $1 job bigint\nSELECT $1;", "pick: a parameter is declared `$N name: type`"),
-            ("-- name: pick\n-- returns: id bigint[]\nSELECT '{}'::bigint[] AS id;", "pick: a returned column is written")
+            ("-- name: pick\n-- returns: id bigint[]\nSELECT '{}'::bigint[] AS id;", "pick: a returned column is written"),
+            // A fragment's text is the statement's: the `$2` it brings must be declared too.
+            (
+                "-- fragment: guard\nAND worker = $2\n\n-- name: pick\n-- $1 job: bigint\nSELECT $1 WHERE true {{guard}};",
+                "pick uses $[1, 2] but declares $[1]"
+            ),
+            ("-- fragment: Guard\ntrue\n", "'Guard' is not a fragment name")
         ]
         for (source, expected) in cases {
             let (status, output) = try await Self.bundle(source)
@@ -45,6 +51,8 @@ struct TypedStatementTests {
         let (status, output) = try await Self.bundle(
             "-- name: pick\n-- $1 job: bigint\n-- returns: id bigint, note text?\nSELECT $1 AS id, NULL AS note;")
         #expect(status == 0, "\(output)")
+        let fragment = try await Self.bundle("-- fragment: the_id\n$1 AS id\n\n-- name: pick\n-- $1 job: bigint\nSELECT {{the_id}};")
+        #expect(fragment.status == 0, "\(fragment.output)")
     }
 
     @Test("a typed statement runs with its fields as parameters and reads its rows as fields, NULL as nil")

@@ -1,26 +1,29 @@
 import AnalysisModel
 import Foundation
 import Postgres
+import SQLSchema
 import Testing
 
 @testable import JobQueue
 
 @Suite("Result columns for batched completion")
 struct ResultColumnsTests {
-    @Test("every column has a name, a type and one value array, in the same order")
+    @Test("every column travels as one binary array with a value per job, the job ids first")
     func columnsLineUp() {
         let result = JobResult(
             analysis: .init(rawResponseJSON: "{}"),
             preparation: .init(
                 originalBytes: 1, originalWidth: 1, originalHeight: 1, originalFormat: "jpeg", sentBytes: 1,
                 sentWidth: 1, sentHeight: 1, sentFormat: "jpeg", jpegQuality: nil, encodeCount: 0,
-                passedThrough: true, milliseconds: 0),
+                passedThrough: true, milliseconds: .nan),
             analyzeMilliseconds: 0)
-        let parameters = ResultColumns.all.parameters([(jobID: 7, result: result), (jobID: 8, result: result)])
-        #expect(parameters.count == ResultColumns.names.count)
-        #expect(ResultColumns.names.first == "job_id" && Set(ResultColumns.names).count == ResultColumns.names.count)
-        #expect(parameters.allSatisfy { $0.postgresBinary != nil }, "every column travels in binary")
-        #expect(parameters.first?.postgresText == #"{"7","8"}"#)
+        let statement = CompletionBatch.statement(worker: "w", [(jobID: 7, result: result), (jobID: 8, result: result)])
+        let arrays = statement.parameters.dropFirst().compactMap { $0 }
+        #expect(arrays.count == statement.parameters.count - 1, "no array is missing")
+        #expect(arrays.allSatisfy { $0.postgresBinary != nil }, "every column travels in binary")
+        #expect(statement.jobId.postgresText == #"{"7","8"}"#)
+        #expect(statement.prepareMs.postgresText == "{NULL,NULL}", "NaN is stored as NULL")
+        #expect(statement.entityJobId.elements.isEmpty, "no entity, no row")
     }
 
     @Test("an answer that is not a JSON object or array is kept as a JSON string")
