@@ -185,7 +185,7 @@ struct Routes: Sendable {
         let query = request.uri.queryParameters
         let count = query.get("count", as: Int.self) ?? 0
         switch query.get("done") {
-        case "retry": return "Re-queued \(count) job(s)."
+        case "retry": return "Retried \(count) job(s)."
         case "cancel": return "Cancelled \(count) job(s)."
         case "delete": return "Deleted \(count) job(s)."
         case "pause": return "Paused: workers claim none of its jobs from their next claim; jobs in flight finish."

@@ -2,7 +2,7 @@ import Foundation
 import Postgres
 import SQLSchema
 
-/// Operators' hands on jobs: re-queue dead ones, cancel unfinished ones, delete finished failures,
+/// Operators' hands on jobs: retry dead ones, cancel unfinished ones, delete finished failures,
 /// chosen by id or by filters (discern.matching_jobs, as the jobs list). Each goes through
 /// discern.retry / discern.cancel / discern.delete_jobs (the SQL interface psql users have).
 /// Jobs named by id are changed in one statement; a selection by filters is changed a thousand
@@ -67,7 +67,7 @@ public enum JobControl {
 
     /// What an operator does to jobs: each action's SQL function and the states it changes.
     public enum BulkAction: String, Sendable {
-        /// Re-queues dead jobs with a fresh set of attempts (a cancelled job too, when named by
+        /// Retries dead jobs with a fresh set of attempts (a cancelled job too, when named by
         /// id); their error history is kept.
         case retry
         /// Cancels jobs that have not finished (a running job's worker finds its lease gone and

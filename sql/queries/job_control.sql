@@ -20,7 +20,7 @@
 -- $12 limit: integer?
 -- $13 logged: boolean
 -- returns: n integer?
--- Retries, cancels or deletes the selection's jobs, as `$10` says: retry re-queues dead jobs
+-- Retries, cancels or deletes the selection's jobs, as `$10` says: retry puts dead jobs back
 -- with a fresh set of attempts (a cancelled job too, when named by id); cancel ends the jobs
 -- that have not finished; delete removes the jobs that are over without a result (dead or
 -- cancelled). Only the action's own function runs (CASE evaluates the branch it takes).

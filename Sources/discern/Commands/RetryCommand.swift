@@ -82,7 +82,7 @@ struct RetryCommand: AsyncParsableCommand {
     @OptionGroup var select: JobSelectionOptions
 
     func run() async throws {
-        try await select.apply(database.conninfo, .retry, done: "re-queued")
+        try await select.apply(database.conninfo, .retry, done: "retried")
     }
 }
 

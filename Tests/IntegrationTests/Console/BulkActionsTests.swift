@@ -50,7 +50,7 @@ struct BulkActionsTests {
                 #expect(
                     asked.contains("Retry 3 job(s)") && asked.contains("batch night-a") && asked.contains("error kind http_5xx"),
                     "\(asked.prefix(800))")
-                #expect(done.contains("Re-queued 3 job(s)."), "\(done.prefix(600))")
+                #expect(done.contains("Retried 3 job(s)."), "\(done.prefix(600))")
                 #expect(
                     try await ids(
                         "j.state = 'available' AND j.attempts = 0 AND j.error_kind IS NOT NULL OR j.id = ANY(ARRAY[\(targeted.map(String.init).joined(separator: ","))]::bigint[]) AND j.state = 'available'"

@@ -199,7 +199,7 @@ struct ConsoleRolesTests {
                         .go(base + "/plan"), .eval("String(document.querySelectorAll('form[action=\"/actions/rate-limit\"]').length)"), .text
                     ])
                 #expect(
-                    operatorSession.steps[4].found == true && operatorSession.steps[5].text?.contains("Re-queued 1 job(s)") == true,
+                    operatorSession.steps[4].found == true && operatorSession.steps[5].text?.contains("Retried 1 job(s)") == true,
                     "\(operatorSession.steps[5].text?.prefix(400) ?? "")")
                 #expect(
                     operatorSession.steps[7].value == "0" && operatorSession.steps[8].text?.contains("discerner") == true,

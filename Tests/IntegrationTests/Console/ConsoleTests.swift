@@ -109,7 +109,7 @@ struct ConsoleTests {
                     .go(base + "/jobs/\(fixable)"), .click("form[action=\"/actions/retry\"] button"), .text
                 ])
                 #expect(
-                    retried.steps[1].found == true && retried.steps[2].text?.contains("Re-queued 1 job(s)") == true,
+                    retried.steps[1].found == true && retried.steps[2].text?.contains("Retried 1 job(s)") == true,
                     "\(retried.steps.last?.text ?? "")")
                 let database = Database(conninfo: conninfo)
                 #expect(try await database.rows("SELECT state FROM discern.jobs WHERE id = $1", [fixable]).first?.string("state") == "available")

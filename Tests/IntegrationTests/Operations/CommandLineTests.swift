@@ -49,7 +49,7 @@ struct CommandLineTests {
             #expect(missing.status == 64 && missing.output.contains("there is no job 999"), "\(missing.output)")
 
             let retried = try await Subprocess.run(Self.discern, ["retry", "--batch", "night", "--kind", "discerner_timeout"] + db)
-            #expect(retried.contains("re-queued 3 job(s)"), "\(retried)")
+            #expect(retried.contains("retried 3 job(s)"), "\(retried)")
             let states = try await database.rows(
                 "SELECT id, state, attempts, jsonb_array_length(error_history) AS history FROM discern.jobs WHERE id <= 4 ORDER BY id")
             #expect(try states.map { try $0.string("state") } == ["available", "available", "available", "dead"])
@@ -58,7 +58,7 @@ struct CommandLineTests {
             let cancelled = try await Subprocess.run(Self.discern, ["cancel", "--batch", "night"] + db)
             #expect(cancelled.contains("cancelled 5 job(s)") && cancelled.contains("left alone: 1 dead"), "\(cancelled)")
             let byId = try await Subprocess.run(Self.discern, ["retry", "5", "7"] + db)
-            #expect(byId.contains("re-queued 1 job(s)"), "a cancelled job named by id comes back; job 7 was never cancelled: \(byId)")
+            #expect(byId.contains("retried 1 job(s)"), "a cancelled job named by id comes back; job 7 was never cancelled: \(byId)")
 
             let nothing = try await Subprocess.runWithStatus(Self.discern, ["retry"] + db)
             #expect(nothing.status == 64 && nothing.output.contains("name job ids, or choose jobs with"), "\(nothing.output)")
