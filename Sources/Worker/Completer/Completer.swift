@@ -11,10 +11,10 @@ import Telemetry
 /// failed attempts, hand-backs. When the executor is done, whatever is still held is handed
 /// back, so a job is never left running on a stopped worker.
 struct Completer: Service {
-    let inbox: Mailbox<JobOutcome>
+    let inbox: OneWayQueue<JobOutcome>
     let writer: OutcomeWriter
     let inFlight: InFlight
-    let tally: Tally
+    let tally: OutcomeCounts
     let traces: JobTraces
     let maxBatch: Int
     /// The discern writing the results, which each records (`results.discern_version`).
@@ -40,7 +40,7 @@ struct Completer: Service {
             let handedBack = await writer.handBack(leftovers.map(\.id))
             logger.notice("handed jobs still in flight back to the queue", metadata: ["jobs": "\(handedBack)"])
             await tally.count(leftovers.count, as: .handedBack)
-            for job in leftovers { traces.take(job.id)?.end(Tally.Outcome.handedBack.rawValue) }
+            for job in leftovers { traces.take(job.id)?.end(OutcomeCounts.Outcome.handedBack.rawValue) }
         }
         try? await gracefulShutdown()
     }
@@ -75,7 +75,7 @@ struct Completer: Service {
             _ = await writer.handBack(ids)
             await inFlight.settled(ids)
             for (job, spans) in zip(handBacks, spans) {
-                spans?.end(Tally.Outcome.handedBack.rawValue)
+                spans?.end(OutcomeCounts.Outcome.handedBack.rawValue)
                 await settle(job, .handedBack)
             }
         }
@@ -107,14 +107,14 @@ struct Completer: Service {
         await inFlight.finished(succeeded.map(\.job.id))
         await tally.count(succeeded.count, as: .succeeded)
         for (service, jobs) in Dictionary(grouping: succeeded, by: \.job.service) {
-            WorkerMetrics.jobsFinished(jobs.count, service: service, outcome: Tally.Outcome.succeeded.rawValue)
+            WorkerMetrics.jobsFinished(jobs.count, service: service, outcome: OutcomeCounts.Outcome.succeeded.rawValue)
             WorkerMetrics.bytes(
                 service: service, read: jobs.reduce(0) { $0 + $1.result.preparation.originalBytes },
                 sent: jobs.reduce(0) { $0 + $1.result.preparation.sentBytes })
             WorkerMetrics.apiCalls(service: service, jobs.reduce(0) { $0 + $1.result.analysis.apiCalls })
         }
         for (job, result) in succeeded {
-            traces.take(job.id)?.end(Tally.Outcome.succeeded.rawValue)
+            traces.take(job.id)?.end(OutcomeCounts.Outcome.succeeded.rawValue)
             logger.info(
                 "job succeeded",
                 metadata: Self.metadata(job).merging([
@@ -131,7 +131,7 @@ struct Completer: Service {
     /// Lets go of `job` here, then writes its outcome (`write`) and settles it (`record`: in that
     /// order, so a claim after the write finds the job free). Its spans are taken first and
     /// ended with what was written.
-    private func letGo(_ job: Job, failure: JobFailure? = nil, _ write: () async -> Tally.Outcome) async {
+    private func letGo(_ job: Job, failure: JobFailure? = nil, _ write: () async -> OutcomeCounts.Outcome) async {
         let spans = traces.take(job.id)
         await inFlight.letGo([job.id])
         let outcome = await write()
@@ -142,7 +142,7 @@ struct Completer: Service {
 
     /// Counts and logs a job that did not succeed (succeeded ones: `finishSucceeded`), once it
     /// has left this worker's hands (`record`).
-    private func settle(_ job: Job, _ outcome: Tally.Outcome, failure: JobFailure? = nil) async {
+    private func settle(_ job: Job, _ outcome: OutcomeCounts.Outcome, failure: JobFailure? = nil) async {
         await tally.count(1, as: outcome)
         WorkerMetrics.jobsFinished(1, service: job.service, outcome: outcome.rawValue)
         if let failure {

@@ -50,7 +50,7 @@ struct OutcomeWriter: Sendable {
     }
 
     /// Schedules a retry, or ends the job dead; nil when it could not be written.
-    func fail(_ job: Job, _ failure: JobFailure) async -> Tally.Outcome {
+    func fail(_ job: Job, _ failure: JobFailure) async -> OutcomeCounts.Outcome {
         let workerID = self.workerID, backoff = self.backoff
         do {
             let state = try await Retrying.database(logger: logger, "record a failure", attempts: .max) {

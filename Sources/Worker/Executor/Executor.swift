@@ -9,8 +9,8 @@ import Telemetry
 /// finished and every job is done. Cancelled (the grace period is over), jobs in flight stop
 /// and are handed back.
 struct Executor: Service {
-    let inbox: Mailbox<Job>
-    let outbox: Mailbox<JobOutcome>
+    let inbox: OneWayQueue<Job>
+    let outbox: OneWayQueue<JobOutcome>
     let execution: JobExecution
     let abandonments: Abandonments
     let traces: JobTraces

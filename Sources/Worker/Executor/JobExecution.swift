@@ -13,8 +13,8 @@ import Tracing
 struct JobExecution: Sendable {
     let clients: [String: any AnalysisClient]
     let preparation: FilePreparation
-    let networkSlots: Slots
-    let bytesInFlight: Slots
+    let networkSlots: WeightedSemaphore
+    let bytesInFlight: WeightedSemaphore
     let inFlight: InFlight
     let breakers: ServiceBreakers
     let suspects: SuspectMarks

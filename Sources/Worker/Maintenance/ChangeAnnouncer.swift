@@ -9,7 +9,7 @@ import ServiceLifecycle
 /// NOTIFY serialises every worker's commits (bench/RESULTS.md, Queue A/B).
 struct ChangeAnnouncer: Service {
     let database: Database
-    let tally: Tally
+    let tally: OutcomeCounts
 
     func run() async {
         // From nothing, not from the count at start: a claim made before the first look is announced too.

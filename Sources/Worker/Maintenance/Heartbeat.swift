@@ -18,7 +18,7 @@ struct Heartbeat: Service {
     let inFlight: InFlight
     let abandonments: Abandonments
     let health: Health
-    let tally: Tally
+    let tally: OutcomeCounts
     let logger: Logger
 
     func run() async {

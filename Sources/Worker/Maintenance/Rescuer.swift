@@ -20,7 +20,7 @@ struct Rescuer: Service {
     let database: Database
     let workerID: String
     let inFlight: InFlight
-    let tally: Tally
+    let tally: OutcomeCounts
     let intervalSeconds: Double
     let logger: Logger
     var quietSeconds: Double { 3 * intervalSeconds }

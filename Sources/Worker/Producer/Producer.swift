@@ -15,10 +15,10 @@ struct Producer: Service {
     let configuration: WorkerConfiguration
     let services: [String]
     let inFlight: InFlight
-    let outbox: Mailbox<Job>
+    let outbox: OneWayQueue<Job>
     let breakers: ServiceBreakers
     let traces: JobTraces
-    let tally: Tally
+    let tally: OutcomeCounts
     let wakeup: Signal
     let health: Health
     let logger: Logger

@@ -25,7 +25,7 @@ public final class WorkerRuntime: Sendable {
     public let configuration: WorkerConfiguration
     /// What `/healthz` and `/readyz` answer.
     public let health: Health
-    private let tally = Tally()
+    private let tally = OutcomeCounts()
     private let pool: ThreadPool
     private let parts: Parts
     private let watch: ServiceWatch
@@ -59,7 +59,7 @@ public final class WorkerRuntime: Sendable {
         let wakeup = Signal(), abandonments = Abandonments(), traces = JobTraces()
         let inFlight = InFlight { wakeup.signal() }
         watch = ServiceWatch(bound: Self.cancellationBound, inFlight: inFlight, logger: logger)
-        let jobs = Mailbox<Job>(), outcomes = Mailbox<JobOutcome>()
+        let jobs = OneWayQueue<Job>(), outcomes = OneWayQueue<JobOutcome>()
         let names = Array(Set(clients.map(\.name))).sorted()
         let presence = Presence(
             listenConninfo: connections.listenConninfo,
@@ -72,7 +72,7 @@ public final class WorkerRuntime: Sendable {
             preparation: FilePreparation(
                 pool: pool, roots: configuration.pathRoots, objects: configuration.objects,
                 truncatedRetrySeconds: configuration.truncatedRetrySeconds),
-            networkSlots: Slots(configuration.concurrency), bytesInFlight: Slots(configuration.maxBytesInFlight), inFlight: inFlight,
+            networkSlots: WeightedSemaphore(configuration.concurrency), bytesInFlight: WeightedSemaphore(configuration.maxBytesInFlight), inFlight: inFlight,
             breakers: breakers, suspects: SuspectMarks(database: queue, workerID: configuration.workerID, logger: logger))
         let entry = WorkerRegistry.Entry(
             id: configuration.workerID, host: ProcessInfo.processInfo.hostName, pid: Int(ProcessInfo.processInfo.processIdentifier),

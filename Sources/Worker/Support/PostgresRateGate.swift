@@ -19,7 +19,7 @@ public final class PostgresRateGate: RateGate {
     private let logger: Logger
     /// Until when each key last made a call wait: what holds a run back, for the progress bar.
     private let waitingUntil = Mutex<[String: ContinuousClock.Instant]>([:])
-    /// Slots taken and not used yet, per key, earliest first.
+    /// WeightedSemaphore taken and not used yet, per key, earliest first.
     private let leased = Mutex<[String: LeasedSlots]>([:])
     /// Keys found to have no limit, and until when that is believed.
     private let unlimited = Mutex<[String: ContinuousClock.Instant]>([:])
@@ -96,7 +96,7 @@ public final class PostgresRateGate: RateGate {
         }
     }
 
-    /// Slots a lease asks for; the server grants fewer for a limit that binds.
+    /// WeightedSemaphore a lease asks for; the server grants fewer for a limit that binds.
     static let leaseSize = 64
 
     /// The earliest leased slot of `key` that can still be kept, dropping those already missed.

@@ -22,8 +22,8 @@ struct ConsoleCommand: AsyncParsableCommand {
     @OptionGroup var database: DatabaseOptions
     @OptionGroup var logging: LogOptions
 
-    @OptionGroup var host: Knob<ConsoleKnobs.Host>
-    @OptionGroup var port: Knob<ConsoleKnobs.Port>
+    @OptionGroup var host: SettingFlag<ConsoleSettingSpecs.Host>
+    @OptionGroup var port: SettingFlag<ConsoleSettingSpecs.Port>
 
     @Option(
         name: .customLong("path-root"),
@@ -54,14 +54,14 @@ struct ConsoleCommand: AsyncParsableCommand {
     )
     var reviewBelow: String = "0.8"
 
-    @OptionGroup var refreshSeconds: Knob<ConsoleKnobs.RefreshSeconds>
+    @OptionGroup var refreshSeconds: SettingFlag<ConsoleSettingSpecs.RefreshSeconds>
 
     func run() async throws {
         let roots = try Setting.pathRoots(pathRoots), buckets = try Setting.objectRoots(pathRoots)
         guard roots != nil || !buckets.isEmpty else {
             throw SettingError("set the folders (or buckets) thumbnails may be read from: --path-root /photos or DISCERN_PATH_ROOTS")
         }
-        var (knobbed, _) = try Knobs.apply(self, to: ConsoleKnobs.Settings.defaults)
+        var (knobbed, _) = try SettingFlags.apply(self, to: ConsoleSettingSpecs.Settings.defaults)
         knobbed.console.roots = roots ?? PathRoots(merging: [])
         if !buckets.isEmpty {
             knobbed.console.objects = ObjectReader(store: try Setting.objectStore(), allowed: buckets)
@@ -102,29 +102,29 @@ struct ConsoleCommand: AsyncParsableCommand {
     }
 }
 
-/// `discern console`'s one-value settings, declared as `discern work`'s are (Knob.swift); the
+/// `discern console`'s one-value settings, declared as `discern work`'s are (SettingFlag.swift); the
 /// defaults are ConsoleConfiguration's and the change feed's.
-enum ConsoleKnobs {
-    struct Settings: KnobRoot, Sendable {
+enum ConsoleSettingSpecs {
+    struct Settings: SettingsRoot, Sendable {
         /// Path roots come from `--path-root` (required): none until then.
         var console = ConsoleConfiguration(roots: PathRoots(merging: []))
         var refreshSeconds = ChangeFeed.defaultSafetyNetSeconds
         static let defaults = Settings()
     }
 
-    enum Host: TextKnob {
+    enum Host: TextSetting {
         static let flag = "host", variable: String? = "DISCERN_CONSOLE_HOST"
         static let summary = "Address to listen on"
         static let keyPath = \Settings.console.host
     }
 
-    enum Port: IntegerKnob {
+    enum Port: IntegerSetting {
         static let flag = "port", variable: String? = "DISCERN_CONSOLE_PORT", range = 0...65535
         static let summary = "Port, 0-65535 (0 picks one; it is logged)"
         static let keyPath = \Settings.console.port
     }
 
-    enum RefreshSeconds: IntegerKnob {
+    enum RefreshSeconds: IntegerSetting {
         static let flag = "refresh-seconds", variable: String? = "DISCERN_CONSOLE_REFRESH_SECONDS", range = 1...86_400
         static let summary =
             "Seconds after which open pages refresh even though no change was announced (a worker falling silent, a lease running out), 1-86400"

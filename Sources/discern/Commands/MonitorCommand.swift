@@ -18,9 +18,9 @@ struct MonitorCommand: AsyncParsableCommand {
     @OptionGroup var database: DatabaseOptions
     @OptionGroup var logging: LogOptions
 
-    @OptionGroup var metricsPort: Knob<MonitorKnobs.Port>
-    @OptionGroup var metricsHost: Knob<MonitorKnobs.Host>
-    @OptionGroup var interval: Knob<MonitorKnobs.Interval>
+    @OptionGroup var metricsPort: SettingFlag<MonitorSettingSpecs.Port>
+    @OptionGroup var metricsHost: SettingFlag<MonitorSettingSpecs.Host>
+    @OptionGroup var interval: SettingFlag<MonitorSettingSpecs.Interval>
 
     @Option(
         help:
@@ -29,7 +29,7 @@ struct MonitorCommand: AsyncParsableCommand {
     var planUntil: String?
 
     func run() async throws {
-        let (settings, _) = try Knobs.apply(self, to: MonitorKnobs.Settings.defaults)
+        let (settings, _) = try SettingFlags.apply(self, to: MonitorSettingSpecs.Settings.defaults)
         let logger = logging.makeLogger("discern.monitor")
         let registry = MetricsServer.bootstrap(version: BuildInfo.version)
         let window = planUntil ?? Setting.present("DISCERN_PLAN_UNTIL")
@@ -49,28 +49,28 @@ struct MonitorCommand: AsyncParsableCommand {
     }
 }
 
-/// `discern monitor`'s one-value settings, declared as `discern work`'s are (Knob.swift).
-enum MonitorKnobs {
-    struct Settings: KnobRoot, Sendable {
+/// `discern monitor`'s one-value settings, declared as `discern work`'s are (SettingFlag.swift).
+enum MonitorSettingSpecs {
+    struct Settings: SettingsRoot, Sendable {
         var port = 9465
         var host = "127.0.0.1"
         var intervalSeconds = 15.0
         static let defaults = Settings()
     }
 
-    enum Port: IntegerKnob {
+    enum Port: IntegerSetting {
         static let flag = "metrics-port", variable: String? = "DISCERN_MONITOR_PORT", range = 0...65535
         static let summary = "Port for /metrics, 0-65535"
         static let keyPath = \Settings.port
     }
 
-    enum Host: TextKnob {
+    enum Host: TextSetting {
         static let flag = "metrics-host", variable: String? = "DISCERN_METRICS_HOST"
         static let summary = "Address to listen on"
         static let keyPath = \Settings.host
     }
 
-    enum Interval: NumberKnob {
+    enum Interval: NumberSetting {
         static let flag = "interval", variable: String? = nil, range = 1.0...3600
         static let summary = "Seconds between looks at the queue, 1-3600"
         static let keyPath = \Settings.intervalSeconds

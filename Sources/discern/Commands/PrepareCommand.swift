@@ -72,7 +72,7 @@ struct PrepareCommand: AsyncParsableCommand {
         let files = try FileFinder().find(paths)
         if files.count == 1, paths.count == 1, !FileManager.default.isDirectory(paths[0]) {
             let command = self, file = files[0], chosen = policy
-            try await OffThePool.run { try command.prepareOne(file, policy: chosen) }
+            try await OneShotThread.run { try command.prepareOne(file, policy: chosen) }
         } else {
             let report = try await PrepareBatch(policy: policy, threads: threads, outputFolder: output, quiet: quiet).run(files)
             print(report)

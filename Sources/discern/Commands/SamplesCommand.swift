@@ -44,7 +44,7 @@ struct SamplesCommand: AsyncParsableCommand {
 
     func run() async throws {
         let command = self
-        try await OffThePool.run { try command.generate() }
+        try await OneShotThread.run { try command.generate() }
     }
 
     private func generate() throws {

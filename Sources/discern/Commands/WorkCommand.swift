@@ -18,7 +18,7 @@ struct WorkCommand: AsyncParsableCommand {
 
     @OptionGroup var database: DatabaseOptions
     @OptionGroup var logging: LogOptions
-    @OptionGroup(title: "When a service is down") var breaker: BreakerKnobs
+    @OptionGroup(title: "When a service is down") var breaker: BreakerSettingSpecs
 
     @Flag(help: "Exit when no job is left to claim, retry or finish.")
     var drain = false
@@ -40,7 +40,7 @@ struct WorkCommand: AsyncParsableCommand {
     var pathRoots: [String] = []
 
     /// The worker's settings (WorkSettings.swift), each declared once.
-    @OptionGroup var knobs: WorkKnobs
+    @OptionGroup var knobs: WorkSettingSpecs
 
     /// The primary service's URL as a flag (`--discerner-url`), named from the registry.
     @Option(

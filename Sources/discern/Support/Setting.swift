@@ -12,7 +12,7 @@ struct SettingError: Error, CustomStringConvertible {
 }
 
 /// What settings share: the environment (which `--config FILE` fills too) and the path roots.
-/// One-value settings are knobs (Knob.swift): given as a flag, else as an environment variable,
+/// One-value settings are knobs (SettingFlag.swift): given as a flag, else as an environment variable,
 /// else a default, checked either way; a wrong value stops the command with one line naming the
 /// flag or the variable: `DISCERN_CONCURRENCY=abc` is an error, not a silent 16.
 enum Setting {

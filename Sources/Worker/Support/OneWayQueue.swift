@@ -2,7 +2,7 @@
 /// finishes it when it has no more. Waiting does not end on task cancellation: a service that is
 /// cancelled still drains what was sent, until the sender finishes the mailbox (which every
 /// sender does, however it ends), so nothing sent is lost.
-actor Mailbox<Item: Sendable> {
+actor OneWayQueue<Item: Sendable> {
     private var items: [Item] = []
     private var head = 0
     private var finished = false

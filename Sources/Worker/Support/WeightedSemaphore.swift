@@ -3,7 +3,7 @@ import ServiceLifecycle
 /// A weighted semaphore for tasks: holders together take at most `capacity` units; the others
 /// wait in order. One holder may exceed the capacity alone, so an item larger than the whole
 /// budget still gets through, by itself.
-actor Slots {
+actor WeightedSemaphore {
     private let capacity: Int
     private var used = 0
     private var waiters: [(weight: Int, continuation: CheckedContinuation<Void, Never>)] = []

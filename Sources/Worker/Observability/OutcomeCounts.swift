@@ -1,5 +1,5 @@
 /// What this worker did with the jobs it claimed, for the summary and `discern_jobs_total`.
-actor Tally {
+actor OutcomeCounts {
     /// Raw values are the `outcome` label of `discern_jobs_total`.
     enum Outcome: String, Sendable {
         case succeeded, dead

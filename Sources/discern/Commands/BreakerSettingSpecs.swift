@@ -3,16 +3,16 @@ import Worker
 
 /// `discern work`'s settings for the breaker each service has across the workers (docs/
 /// operations.md, "When a service is down"): when its calls' failures say it is down, and how it
-/// is probed until it answers again. Declared as WorkKnobs are; defaults are BreakerSettings'.
-struct BreakerKnobs: ParsableArguments {
-    @OptionGroup var failedJobs: Knob<FailedJobs>
-    @OptionGroup var failureRatio: Knob<FailureRatio>
-    @OptionGroup var windowSeconds: Knob<WindowSeconds>
-    @OptionGroup var firstProbeSeconds: Knob<FirstProbeSeconds>
-    @OptionGroup var maxProbeSeconds: Knob<MaxProbeSeconds>
-    @OptionGroup var refreshSeconds: Knob<RefreshSeconds>
+/// is probed until it answers again. Declared as WorkSettingSpecs are; defaults are BreakerSettings'.
+struct BreakerSettingSpecs: ParsableArguments {
+    @OptionGroup var failedJobs: SettingFlag<FailedJobs>
+    @OptionGroup var failureRatio: SettingFlag<FailureRatio>
+    @OptionGroup var windowSeconds: SettingFlag<WindowSeconds>
+    @OptionGroup var firstProbeSeconds: SettingFlag<FirstProbeSeconds>
+    @OptionGroup var maxProbeSeconds: SettingFlag<MaxProbeSeconds>
+    @OptionGroup var refreshSeconds: SettingFlag<RefreshSeconds>
 
-    enum FailedJobs: IntegerKnob {
+    enum FailedJobs: IntegerSetting {
         static let flag = "breaker-failed-jobs", variable: String? = "DISCERN_BREAKER_FAILED_JOBS", range = 1...1000
         static let summary =
             "A service is down for this worker when this many jobs' attempts in a row failed for its own reasons "
@@ -21,32 +21,32 @@ struct BreakerKnobs: ParsableArguments {
         static let keyPath = \WorkSettings.worker.breaker.failedJobs
     }
 
-    enum FailureRatio: NumberKnob {
+    enum FailureRatio: NumberSetting {
         static let flag = "breaker-failure-ratio", variable: String? = "DISCERN_BREAKER_FAILURE_RATIO", range = 0.01...1
         static let summary =
             "The share of a window's attempts that must fail so, 0.01-1: a service failing one call in five keeps its per-job retries"
         static let keyPath = \WorkSettings.worker.breaker.failureRatio
     }
 
-    enum WindowSeconds: NumberKnob {
+    enum WindowSeconds: NumberSetting {
         static let flag = "breaker-window-seconds", variable: String? = "DISCERN_BREAKER_WINDOW_SECONDS", range = 1.0...3600
         static let summary = "The window those failures are counted over, in seconds, 1-3600"
         static let keyPath = \WorkSettings.worker.breaker.windowSeconds
     }
 
-    enum FirstProbeSeconds: NumberKnob {
+    enum FirstProbeSeconds: NumberSetting {
         static let flag = "breaker-first-probe-seconds", variable: String? = "DISCERN_BREAKER_FIRST_PROBE_SECONDS", range = 0.1...3600
         static let summary = "Seconds from a service found down to its first probe (one job, one call, across all workers), 0.1-3600"
         static let keyPath = \WorkSettings.worker.breaker.firstProbeSeconds
     }
 
-    enum MaxProbeSeconds: NumberKnob {
+    enum MaxProbeSeconds: NumberSetting {
         static let flag = "breaker-max-probe-seconds", variable: String? = "DISCERN_BREAKER_MAX_PROBE_SECONDS", range = 1.0...3600
         static let summary = "Seconds between probes once one has failed (±10 %), 1-3600"
         static let keyPath = \WorkSettings.worker.breaker.maxProbeSeconds
     }
 
-    enum RefreshSeconds: NumberKnob {
+    enum RefreshSeconds: NumberSetting {
         static let flag = "breaker-refresh-seconds", variable: String? = "DISCERN_BREAKER_REFRESH_SECONDS", range = 0.1...3600
         static let summary =
             "How often this worker reads which services other workers found down, in seconds: until then it may "

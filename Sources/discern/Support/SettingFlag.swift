@@ -4,17 +4,17 @@ import Foundation
 
 /// A configuration a command's settings fill. Its defaults are the runtime's own, so `--help`,
 /// docs/configuration.md (checked against `--help` by a test) and the worker cannot disagree.
-protocol KnobRoot {
+protocol SettingsRoot {
     static var defaults: Self { get }
 }
 
 /// One setting, declared once: its flag, its environment variable (which `--config FILE` may set
-/// too), what it does and which values it takes, and where its value goes. `Knob<Spec>` makes it a
-/// flag with its help; `Knobs.apply` fills the configuration from every knob a command holds:
+/// too), what it does and which values it takes, and where its value goes. `SettingFlag<Spec>` makes it a
+/// flag with its help; `SettingFlags.apply` fills the configuration from every knob a command holds:
 /// the flag, else the variable, else the default, each checked. A new setting is one spec, one
-/// `@OptionGroup var name: Knob<Spec>` line and its row in docs/configuration.md.
-protocol KnobSpec {
-    associatedtype Root: KnobRoot
+/// `@OptionGroup var name: SettingFlag<Spec>` line and its row in docs/configuration.md.
+protocol SettingSpec {
+    associatedtype Root: SettingsRoot
     associatedtype Value: ExpressibleByArgument
     associatedtype Stored
     static var flag: String { get }
@@ -33,7 +33,7 @@ protocol KnobSpec {
     static func read(_ text: String, variable: String) throws -> Value
 }
 
-extension KnobSpec {
+extension SettingSpec {
     static var help: String {
         "\(summary). Default: " + (variable.map { "$\($0), else " } ?? "") + "\(defaultText)."
     }
@@ -44,20 +44,20 @@ extension KnobSpec {
     }
 }
 
-extension KnobSpec where Stored == Value {
+extension SettingSpec where Stored == Value {
     static func stored(_ value: Value) -> Stored { value }
 }
 
-extension KnobSpec where Stored == Value? {
+extension SettingSpec where Stored == Value? {
     static func stored(_ value: Value) -> Stored { value }
 }
 
 /// A whole number within `range`.
-protocol IntegerKnob: KnobSpec where Value == Int {
+protocol IntegerSetting: SettingSpec where Value == Int {
     static var range: ClosedRange<Int> { get }
 }
 
-extension IntegerKnob {
+extension IntegerSetting {
     static func checked(_ value: Int) throws -> Int {
         guard range.contains(value) else { throw SettingError("--\(flag) must be a whole number from \(range.lowerBound) to \(range.upperBound)") }
         return value
@@ -69,11 +69,11 @@ extension IntegerKnob {
 }
 
 /// A number within `range` (seconds, a ratio).
-protocol NumberKnob: KnobSpec where Value == Double {
+protocol NumberSetting: SettingSpec where Value == Double {
     static var range: ClosedRange<Double> { get }
 }
 
-extension NumberKnob {
+extension NumberSetting {
     static func checked(_ value: Double) throws -> Double {
         guard value.isFinite, range.contains(value) else {
             throw SettingError("--\(flag) must be a number from \(Setting.plain(range.lowerBound)) to \(Setting.plain(range.upperBound))")
@@ -87,9 +87,9 @@ extension NumberKnob {
 }
 
 /// One of an enumeration's values.
-protocol ChoiceKnob: KnobSpec where Value: CaseIterable & RawRepresentable, Value.RawValue == String {}
+protocol ChoiceSetting: SettingSpec where Value: CaseIterable & RawRepresentable, Value.RawValue == String {}
 
-extension ChoiceKnob {
+extension ChoiceSetting {
     static func checked(_ value: Value) throws -> Value { value }
 
     static func read(_ text: String, variable: String) throws -> Value {
@@ -107,20 +107,20 @@ extension ChoiceKnob {
 }
 
 /// Text taken as it is (a host, a URL).
-protocol TextKnob: KnobSpec where Value == String {}
+protocol TextSetting: SettingSpec where Value == String {}
 
-extension TextKnob {
+extension TextSetting {
     static func checked(_ value: String) throws -> String { value }
     static func read(_ text: String, variable: String) throws -> String { text }
 }
 
-/// A spec as a flag of the command that holds it (`@OptionGroup var name: Knob<Spec>`).
-struct Knob<Spec: KnobSpec>: ParsableArguments, AppliedKnob {
+/// A spec as a flag of the command that holds it (`@OptionGroup var name: SettingFlag<Spec>`).
+struct SettingFlag<Spec: SettingSpec>: ParsableArguments, AppliedSetting {
     @Option(name: .customLong(Spec.flag), help: ArgumentHelp(Spec.help, valueName: Spec.flag)) var value: Spec.Value?
 
     var flag: String { Spec.flag }
 
-    func apply(to root: inout Spec.Root) throws -> Knobs.Source {
+    func apply(to root: inout Spec.Root) throws -> SettingFlags.Source {
         if let value {
             root[keyPath: Spec.keyPath] = Spec.stored(try Spec.checked(value))
             return .flag("--" + Spec.flag)
@@ -133,22 +133,22 @@ struct Knob<Spec: KnobSpec>: ParsableArguments, AppliedKnob {
     }
 }
 
-protocol AppliedKnob<Root> {
+protocol AppliedSetting<Root> {
     associatedtype Root
     var flag: String { get }
-    func apply(to root: inout Root) throws -> Knobs.Source
+    func apply(to root: inout Root) throws -> SettingFlags.Source
 }
 
-/// What `@OptionGroup` holds, so `Knobs.apply` finds each knob among a command's properties.
-protocol KnobGroup {
-    var knob: any AppliedKnob { get }
+/// What `@OptionGroup` holds, so `SettingFlags.apply` finds each knob among a command's properties.
+protocol SettingFlagGroup {
+    var knob: any AppliedSetting { get }
 }
 
-extension OptionGroup: KnobGroup where Value: AppliedKnob {
-    var knob: any AppliedKnob { wrappedValue }
+extension OptionGroup: SettingFlagGroup where Value: AppliedSetting {
+    var knob: any AppliedSetting { wrappedValue }
 }
 
-enum Knobs {
+enum SettingFlags {
     /// Where a setting's value came from (said at start where it matters: the memory budget).
     enum Source: Equatable {
         case flag(String), variable(String), defaulted
@@ -159,7 +159,7 @@ enum Knobs {
     static func apply<Root>(_ holder: Any, to root: Root) throws -> (Root, [String: Source]) {
         var root = root, sources: [String: Source] = [:]
         for child in Mirror(reflecting: holder).children {
-            guard let knob = (child.value as? any KnobGroup)?.knob as? any AppliedKnob<Root> else { continue }
+            guard let knob = (child.value as? any SettingFlagGroup)?.knob as? any AppliedSetting<Root> else { continue }
             sources[knob.flag] = try knob.apply(to: &root)
         }
         return (root, sources)
