@@ -72,7 +72,8 @@ public final class WorkerRuntime: Sendable {
             preparation: FilePreparation(
                 pool: pool, roots: configuration.pathRoots, objects: configuration.objects,
                 truncatedRetrySeconds: configuration.truncatedRetrySeconds),
-            networkSlots: WeightedSemaphore(configuration.concurrency), bytesInFlight: WeightedSemaphore(configuration.maxBytesInFlight), inFlight: inFlight,
+            networkSlots: WeightedSemaphore(configuration.concurrency), bytesInFlight: WeightedSemaphore(configuration.maxBytesInFlight),
+            inFlight: inFlight,
             breakers: breakers, suspects: SuspectMarks(database: queue, workerID: configuration.workerID, logger: logger))
         let entry = WorkerRegistry.Entry(
             id: configuration.workerID, host: ProcessInfo.processInfo.hostName, pid: Int(ProcessInfo.processInfo.processIdentifier),
