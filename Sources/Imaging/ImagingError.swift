@@ -22,10 +22,6 @@ public struct ImagingError: Error, CustomStringConvertible, Sendable, Equatable 
 
     public var kind: FailureKind { code.kind }
     public var description: String { message }
-
-    /// Whether another attempt may help, as the registry says (`FailureKind.retry`): only I/O
-    /// gets better by itself, and a truncated file may still be arriving (tried once more).
-    public var isRetryable: Bool { kind.retry == .yes }
 }
 
 extension ImagingError {

@@ -1,51 +1,81 @@
+import ErrorCodes
 import SQLSchema
 
 /// What a failed attempt costs its job, decided in one place from explicit facts: whether the
-/// attempt is spent or given back, whether the job runs again and when, and the note an operator
-/// reads beside the error. The statement that records it (`Queries.Jobs.recordFailure`) only
-/// writes what was decided, guarded by the facts it was decided on.
+/// attempt is spent or handed back, whether the job runs again and when, and the note an
+/// operator reads beside the error. The statement that records it (`Queries.Jobs.recordFailure`)
+/// only writes what was decided, guarded by the facts it was decided on. Nothing else reads a
+/// kind's retry or attempt rule (`FailureKind`): the preparation and the breaker say what
+/// happened (`JobFailure`), this says what it costs.
 ///
 /// The rules:
-/// - An attempt the service could not start (the kind's row: not counted) is given back, up to
+/// - A kind retried `never` ends the job; `once` is tried again on the first attempt only (a
+///   truncated file may still be arriving); `yes` while attempts remain.
+/// - An attempt the service could not start (the kind's row: not counted) is handed back, up to
 ///   `QueueConstants.maxHandBacks` times; past that it counts, so a service that refuses forever
 ///   cannot keep a job alive forever.
-/// - The last attempt of a job whose service (or system) failed on it is given back too
-///   (`lastAttemptOfOutage`), each time waiting the backoff doubled once per hand-back before, up
-///   to the backoff's longest: ten of them span about an hour. Past the allowance it counts only
-///   if the service completed another photo since this one last failed (then the photo is the
-///   cause), or after `QueueConstants.outageHandBacks` hand-backs, about a day: an outage of a
-///   night ends no photo; a photo the service always fails on still ends.
+/// - The last attempt of an outage is handed back too, with a wait doubled once per hand-back
+///   before, up to the backoff's longest (ten of them span about an hour): the last attempt of a
+///   kind whose row says so (`last handed back`: a file that could not be read), or of a failure
+///   the breaker found the service's, and any attempt of a photo that failed as the service's
+///   probe again and again. Past the allowance it counts only if the service completed another
+///   photo since this one last failed (then the photo is the cause), or after
+///   `QueueConstants.outageHandBacks` hand-backs, about a day: an outage of a night ends no
+///   photo; a photo the service always fails on still ends.
 public struct FailureDecision: Sendable, Equatable {
     /// The facts the decision reads; the row's own are re-checked when it is written.
     public struct Facts: Sendable, Equatable {
+        public var kind: FailureKind
+        /// What the breaker found of the service (`JobFailure.outage`).
+        public var outage: JobFailure.Outage
         /// Attempts the job has made, this one included.
         public var attempts: Int
         public var maxAttempts: Int
-        /// Attempts given back so far.
+        /// Attempts handed back so far.
         public var handBacks: Int
-        /// Whether the failure's kind is tried again at all (for this attempt).
-        public var retryable: Bool
-        /// False when the service never started the work (the registry's "not counted").
-        public var countsAsAttempt: Bool
-        /// The service or system failed on the job's last attempt (`JobFailure.lastAttemptOfOutage`).
-        public var lastAttemptOfOutage: Bool
         /// The wait before another attempt (already at least the service's Retry-After).
         public var backoffSeconds: Double
         /// The backoff's longest wait: a growing hand-back never waits longer.
         public var maxBackoffSeconds: Double
 
         public init(
-            attempts: Int, maxAttempts: Int, handBacks: Int, retryable: Bool, countsAsAttempt: Bool, lastAttemptOfOutage: Bool,
+            kind: FailureKind, outage: JobFailure.Outage = .none, attempts: Int, maxAttempts: Int, handBacks: Int,
             backoffSeconds: Double, maxBackoffSeconds: Double
         ) {
+            self.kind = kind
+            self.outage = outage
             self.attempts = attempts
             self.maxAttempts = maxAttempts
             self.handBacks = handBacks
-            self.retryable = retryable
-            self.countsAsAttempt = countsAsAttempt
-            self.lastAttemptOfOutage = lastAttemptOfOutage
             self.backoffSeconds = backoffSeconds
             self.maxBackoffSeconds = maxBackoffSeconds
+        }
+
+        /// Whether this attempt is an outage's, to be handed back with a growing wait.
+        var lastAttemptOfOutage: Bool {
+            switch outage {
+            case .probeFailed: return true
+            case .serviceFailing: return attempts >= maxAttempts
+            case .none: return kind.attempt == .lastHandBack && attempts >= maxAttempts
+            }
+        }
+
+        var retryable: Bool {
+            if lastAttemptOfOutage { return true }
+            switch kind.retry {
+            case .never: return false
+            case .once: return attempts == 1
+            case .yes: return true
+            }
+        }
+
+        var countsAsAttempt: Bool { !lastAttemptOfOutage && kind.attempt != .notCounted }
+
+        /// Why the attempt is an outage's, for the note.
+        var outageReason: String {
+            let whose = kind.fault == .service ? "the service's" : "the system's"
+            if case .probeFailed(let why) = outage { return "\(why); the failure is \(whose)" }
+            return "its last attempt; the failure is \(whose)"
         }
     }
 
@@ -88,13 +118,15 @@ public struct FailureDecision: Sendable, Equatable {
         let note: String
         switch (facts.lastAttemptOfOutage, spent, keptRefusing) {
         case (true, false, _):
-            note = " (handed back, not spent: \(handBacks + 1) time(s) so far)"
+            note = " (\(facts.outageReason); handed back, not spent: \(handBacks + 1) time(s) so far)"
         case (true, _, true) where handBacks >= QueueConstants.outageHandBacks:
             note = " (handed back \(handBacks) times over about a day: now the attempt counts; discern retry once what failed it is mended)"
         case (true, _, true):
             note = " (other photos of this service succeeded since this one last failed, after \(handBacks) hand-backs: now the attempt counts)"
         case (false, _, true):
             note = " (the service kept refusing: \(handBacks) attempts were handed back before, now they count)"
+        case (false, _, false) where facts.kind.retry == .once && again:
+            note = " (trying once more later)"
         default:
             note = ""
         }

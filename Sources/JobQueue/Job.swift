@@ -63,37 +63,41 @@ public struct Job: Sendable, Equatable {
     }
 }
 
-/// Why an attempt failed: its kind (the registry's row, `FailureKind`) and the facts of this
-/// attempt that `FailureDecision` weighs with the job's own.
+/// Why an attempt failed: its kind (the registry's row, `FailureKind`), what happened, and what
+/// the worker learnt of the service around it. What the failure costs is `FailureDecision`'s to
+/// say, from these and the job's own facts: nothing here decides it.
 public struct JobFailure: Error, Sendable, Equatable {
     public let kind: FailureKind
     /// What happened and what a person can do about it. Never holds a secret.
     public let message: String
-    public let isRetryable: Bool
-    /// The service asked us to wait at least this long (Retry-After).
+    /// The wait asked for before another attempt: the service's Retry-After, or the wait a
+    /// setting gives the kind (a truncated file's one more try).
     public let retryAfterSeconds: Double?
-    /// False when the attempt failed through no fault of the job (the service could not start
-    /// it at all): the attempt is given back instead of using up one of the job's.
-    public let countsAsAttempt: Bool
-    /// The service (or the system) failed on the job's last attempt: it is given back, each
-    /// hand-back waiting twice as long as the one before (`FailureDecision`), so a trickle of
-    /// jobs the breaker never sees outlives an outage of an hour instead of four minutes.
-    public let lastAttemptOfOutage: Bool
+    /// What the worker's breaker found of the service while this failure was its to judge.
+    public let outage: Outage
 
-    /// - Parameters:
-    ///   - retryable: tried again or not as the kind's row says, unless given (a truncated
-    ///     file's one more try).
-    ///   - countsAsAttempt: as the kind's row says (its attempt is "not counted" or not), unless given.
-    public init(
-        _ kind: FailureKind, message: String, retryable: Bool? = nil, retryAfterSeconds: Double? = nil, countsAsAttempt: Bool? = nil,
-        lastAttemptOfOutage: Bool = false
-    ) {
+    /// What the breaker makes of a failure it counts (docs/design.md, "What a failure costs").
+    public enum Outage: Sendable, Equatable {
+        /// Nothing: the kind's row decides alone.
+        case none
+        /// The failure is the service's, though the breaker has not tripped: on the job's last
+        /// attempt it is taken for an outage's (a trickle of jobs reaches the trip slowly).
+        case serviceFailing
+        /// The photo failed as the service's probe again and again, each time after every other
+        /// waiting photo was tried: an outage's, on whichever attempt; `why` says so.
+        case probeFailed(why: String)
+    }
+
+    public init(_ kind: FailureKind, message: String, retryAfterSeconds: Double? = nil, outage: Outage = .none) {
         self.kind = kind
         self.message = message
-        self.isRetryable = retryable ?? (kind.retry != .never)
         self.retryAfterSeconds = retryAfterSeconds
-        self.countsAsAttempt = countsAsAttempt ?? (kind.attempt != .notCounted)
-        self.lastAttemptOfOutage = lastAttemptOfOutage
+        self.outage = outage
+    }
+
+    /// The same failure, as the breaker judged it.
+    public func judged(_ outage: Outage) -> JobFailure {
+        JobFailure(kind, message: message, retryAfterSeconds: retryAfterSeconds, outage: outage)
     }
 }
 

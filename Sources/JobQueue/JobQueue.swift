@@ -46,8 +46,7 @@ public enum JobQueue {
     ) throws -> FailureOutcome {
         guard let row = try connection.run(Queries.Jobs.FailureFacts(job: job.id, worker: workerID)).first else { return .leaseLost }
         let facts = FailureDecision.Facts(
-            attempts: row.attempts, maxAttempts: row.maxAttempts, handBacks: row.handBacks,
-            retryable: failure.isRetryable, countsAsAttempt: failure.countsAsAttempt, lastAttemptOfOutage: failure.lastAttemptOfOutage,
+            kind: failure.kind, outage: failure.outage, attempts: row.attempts, maxAttempts: row.maxAttempts, handBacks: row.handBacks,
             backoffSeconds: backoff.delay(afterAttempt: job.attempt, retryAfter: failure.retryAfterSeconds),
             maxBackoffSeconds: backoff.maxSeconds)
         let decision = try FailureDecision.decide(facts) {

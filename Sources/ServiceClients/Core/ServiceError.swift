@@ -29,11 +29,6 @@ public struct ServiceError: Error, CustomStringConvertible, Sendable {
         self.specificKind = kind
     }
 
-    /// False when the service never started on the job, as its kind's row says ("not counted"):
-    /// the attempt is given back. A rate gate PostgreSQL could not serve is the database's
-    /// weather, not the job's.
-    public var countsAsAttempt: Bool { registered.attempt != .notCounted }
-
     /// What this failure says about the service itself, for the breaker shared by the workers.
     public enum ServiceSignal: Sendable, Equatable {
         /// The service's own trouble, whatever the photo: reset connections, timeouts, 5xx, a

@@ -109,7 +109,7 @@ final class ServiceBreakers: Sendable {
         case counts(JobFailure)
     }
 
-    /// A probe's job spends its allowance from its third failed probe on (`lastAttemptKept`):
+    /// A probe's job spends its allowance from its third failed probe on (`JobFailure.Outage.probeFailed`):
     /// probes go to the jobs that failed as one least often, so by then every other waiting job
     /// failed as one twice too. Its attempt counts only once the allowance is spent and the
     /// service has completed another photo since, or after about a day (`FailureDecision`): a
@@ -136,17 +136,10 @@ final class ServiceBreakers: Sendable {
         // Another worker may have found it down already: one look, on a failure only.
         await refresh([job.service])
         if isOpen(job.service) { return .handBackLater(afterSeconds: 0) }
-        return .counts(job.attempt >= job.maxAttempts ? Self.lastAttemptKept(failure) : failure)
-    }
-
-    /// The service's failure on a job's last attempt before this worker finds the service down (a
-    /// trickle of jobs reaches the trip slowly, while a job's own retries come within seconds):
-    /// marked as the last attempt of an outage, which `FailureDecision` gives back with a growing
-    /// wait until the service shows it works on other photos, or about a day has passed.
-    static func lastAttemptKept(_ failure: JobFailure, why: String = "its last attempt") -> JobFailure {
-        JobFailure(
-            failure.kind, message: failure.message + " (\(why); the failure is the service's)",
-            retryable: true, retryAfterSeconds: failure.retryAfterSeconds, countsAsAttempt: false, lastAttemptOfOutage: true)
+        // The service's failure before this worker finds it down (a trickle of jobs reaches the
+        // trip slowly, while a job's own retries come within seconds): on a job's last attempt,
+        // `FailureDecision` takes it for an outage's.
+        return .counts(failure.judged(.serviceFailing))
     }
 
     /// Reads which of `services` are down now.
@@ -214,10 +207,10 @@ final class ServiceBreakers: Sendable {
         learn(service, open: true, probeIn: reported.nextProbeSeconds)
         guard unreachable || reported.jobFailedBefore < Self.probeFailuresBeforeCounting else {
             return .counts(
-                Self.lastAttemptKept(
-                    failure,
-                    why: "this photo failed as the service's probe \(reported.jobFailedBefore + 1) times, "
-                        + "each time after every other waiting photo had been tried"))
+                failure.judged(
+                    .probeFailed(
+                        why: "this photo failed as the service's probe \(reported.jobFailedBefore + 1) times, "
+                            + "each time after every other waiting photo had been tried")))
         }
         // The probe's job steps aside until the next probe, which then tries another photo.
         return .handBackLater(afterSeconds: reported.nextProbeSeconds)

@@ -94,9 +94,7 @@ struct FilePreparation: Sendable {
             // The download's own trouble (no room for its temporary file): the system's, as a file
             // that could not be read is.
             return .failure(
-                Self.failure(
-                    ImagingError(.unreadable, "\(error)"), path: job.imagePath, attempt: job.attempt,
-                    maxAttempts: job.maxAttempts, truncatedRetrySeconds: truncatedRetrySeconds))
+                Self.failure(ImagingError(.unreadable, "\(error)"), path: job.imagePath, truncatedRetrySeconds: truncatedRetrySeconds))
         }
     }
 
@@ -133,9 +131,7 @@ struct FilePreparation: Sendable {
             }
         } catch let error as ImagingError {
             return .failure(
-                Self.failure(
-                    error, path: path, attempt: job.attempt, maxAttempts: job.maxAttempts,
-                    truncatedRetrySeconds: truncatedRetrySeconds))
+                Self.failure(error, path: path, truncatedRetrySeconds: truncatedRetrySeconds))
         } catch is CancellationError {
             return .failure(Self.cancelled(path))
         } catch {
@@ -150,29 +146,13 @@ struct FilePreparation: Sendable {
         JobFailure(.cancelled, message: "\(path): the worker stopped before preparing it")
     }
 
-    /// What a preparation's failure makes of the job's attempt, as its kind's row in the
-    /// registry says (`FailureKind`). A kind retried once (a truncated file may still be
-    /// arriving) is tried once more later. A kind whose last attempt is given back (the file
-    /// could not be read: the volume failing, a disk or memory running out) is the night's
-    /// weather: its attempts count, but its last is given back with a growing wait
-    /// (`JobFailure.lastAttemptOfOutage`), so a storage outage ends no photo while others of its
-    /// service go through, for about a day.
-    static func failure(_ error: ImagingError, path: String, attempt: Int, maxAttempts: Int, truncatedRetrySeconds: Double) -> JobFailure {
+    /// A preparation's failure, as its kind (`ImagingError.kind`); what it costs the job is
+    /// `FailureDecision`'s. A kind tried once more (a truncated file may still be arriving) waits
+    /// `truncatedRetrySeconds` first.
+    static func failure(_ error: ImagingError, path: String, truncatedRetrySeconds: Double) -> JobFailure {
         let kind = error.kind
-        switch (kind.retry, kind.attempt) {
-        case (.once, _):
-            let again = attempt == 1
-            return JobFailure(
-                kind, message: "\(path): \(error.message)\(again ? "; trying once more later" : "")",
-                retryable: again, retryAfterSeconds: truncatedRetrySeconds)
-        case (.yes, .lastHandBack) where attempt >= maxAttempts:
-            return JobFailure(
-                kind, message: "\(path): \(error.message) (its last attempt; the failure is the system's)",
-                countsAsAttempt: false, lastAttemptOfOutage: true)
-        default:
-            let message = error.code == .pathNotAllowed || error.code == .fileNotFound ? error.message : "\(path): \(error.message)"
-            return JobFailure(kind, message: message)
-        }
+        let message = error.code == .pathNotAllowed || error.code == .fileNotFound ? error.message : "\(path): \(error.message)"
+        return JobFailure(kind, message: message, retryAfterSeconds: kind.retry == .once ? truncatedRetrySeconds : nil)
     }
 
     /// Blocking: runs on the pool only.

@@ -397,9 +397,7 @@ struct QueueTests {
             let database = Database(conninfo: conninfo)
             let waits = try await database.withConnection { connection -> [Double] in
                 try connection.query("SELECT discern.enqueue('/images/a.jpg', max_attempts => 1)")
-                let outage = JobFailure(
-                    .http5xx, message: "analyze answered HTTP 503 (its last attempt: handed back)", countsAsAttempt: false,
-                    lastAttemptOfOutage: true)
+                let outage = JobFailure(.http5xx, message: "analyze answered HTTP 503", outage: .serviceFailing)
                 var waits: [Double] = []
                 for _ in 0..<10 {
                     guard let job = try JobQueue.claim(connection, workerID: "w", services: ["discerner"], limit: 1, leaseSeconds: 60).first else {
@@ -435,9 +433,7 @@ struct QueueTests {
             try await database.withConnection { connection in
                 try connection.query("SELECT discern.enqueue('/images/a.jpg', max_attempts => 1)")
                 try connection.query("UPDATE discern.jobs SET given_back = 10")
-                let outage = JobFailure(
-                    .http5xx, message: "analyze answered HTTP 503 (its last attempt: handed back)", countsAsAttempt: false,
-                    lastAttemptOfOutage: true)
+                let outage = JobFailure(.http5xx, message: "analyze answered HTTP 503", outage: .serviceFailing)
                 let backoff = Backoff(baseSeconds: 30, maxSeconds: 600)
                 func failAgain() throws -> FailureOutcome {
                     try connection.query("UPDATE discern.jobs SET run_at = now() WHERE image_path = '/images/a.jpg'")

@@ -1,3 +1,4 @@
+import ErrorCodes
 import ServiceClients
 import Foundation
 import Imaging
@@ -63,7 +64,7 @@ struct ImagePreparerTests {
     func badInput(data: Data, code: ImagingError.Code) throws {
         let error = try #require(throws: ImagingError.self) { try preparer.prepare(data) }
         #expect(error.code == code)
-        #expect(error.isRetryable == false)
+        #expect(error.kind.retry != .yes)
         #expect(!error.message.isEmpty)
     }
 
@@ -131,7 +132,7 @@ struct FilePreparationTests {
     func missingFile() {
         let error = #expect(throws: ImagingError.self) { try ImagePreparer(policy: .discerner).prepare(path: "/nonexistent/x.jpg") }
         #expect(error?.code == .fileNotFound)
-        #expect(error?.isRetryable == false)
+        #expect(error?.kind.retry != .yes)
     }
 }
 

@@ -1,3 +1,4 @@
+import ErrorCodes
 import ServiceClients
 import Foundation
 import Imaging
@@ -79,7 +80,7 @@ struct InputKindTests {
         let photo = try SampleImages.photo(width: 5000, height: 3000, seed: 8)
         let error = try #require(throws: ImagingError.self) { try preparer.prepare(Data(photo.prefix(photo.count * 2 / 3))) }
         #expect([.truncated, .undecodable].contains(error.code))
-        #expect(error.isRetryable == false)
+        #expect(error.kind.retry != .yes)
     }
 
     @Test("Azure Face's 1 KB floor and 6 MB ceiling hold")

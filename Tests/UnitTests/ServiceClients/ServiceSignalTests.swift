@@ -1,3 +1,4 @@
+import ErrorCodes
 import CurlHTTP
 import Testing
 @testable import ServiceClients
@@ -38,6 +39,6 @@ struct ServiceSignalTests {
     func weatherNotPhotos() {
         let tls = ServiceError.transport(HTTPError(.tls, "SSL certificate problem: certificate has expired"), during: "analyze")
         #expect(tls.isRetryable && tls.kind == "tls_failed")
-        #expect(!ServiceError(.rateLimiterUnavailable, "x").countsAsAttempt)
+        #expect(ServiceError(.rateLimiterUnavailable, "x").registered.attempt == .notCounted, "a rate gate PostgreSQL could not serve is the weather")
     }
 }

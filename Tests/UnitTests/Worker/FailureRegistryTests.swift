@@ -12,6 +12,15 @@ import Testing
 /// raised from there, and read from there by the worker and the console, so they cannot drift.
 @Suite("Failure registry")
 struct FailureRegistryTests {
+    /// What `failure` costs on attempt `attempt` of 5, as the worker records it.
+    static func decide(_ failure: JobFailure, attempt: Int) -> FailureDecision {
+        FailureDecision.decide(
+            .init(
+                kind: failure.kind, outage: failure.outage, attempts: attempt, maxAttempts: 5, handBacks: 0,
+                backoffSeconds: failure.retryAfterSeconds ?? 30, maxBackoffSeconds: 600)
+        ) { false }
+    }
+
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().deletingLastPathComponent()
 
@@ -84,11 +93,11 @@ struct FailureRegistryTests {
         for code in codes {
             let kind = FailureKind.named(code.rawValue)
             #expect(kind != nil, "\(code) is not in the registry")
-            let failure = FilePreparation.failure(
-                ImagingError(code, "x"), path: "/photos/a.jpg", attempt: 2, maxAttempts: 5, truncatedRetrySeconds: 300)
+            let failure = FilePreparation.failure(ImagingError(code, "x"), path: "/photos/a.jpg", truncatedRetrySeconds: 300)
+            let retried = Self.decide(failure, attempt: 2).retryAfterSeconds != nil
             let consoleBlamesFile = JobPage.fileIsTheProblem(code.rawValue)
             #expect(consoleBlamesFile == (kind?.fault == .file), "\(code)")
-            if failure.isRetryable { #expect(!consoleBlamesFile, "the worker retries \(code), the console says retrying will not help") }
+            if retried { #expect(!consoleBlamesFile, "the worker retries \(code), the console says retrying will not help") }
         }
         // The disagreement the registry ended: a file the worker could not read is the system's.
         #expect(!JobPage.fileIsTheProblem("image_unreadable") && FailureKind.imageUnreadable.fault == .system)
@@ -98,11 +107,10 @@ struct FailureRegistryTests {
 
     @Test("the registry's attempt rule is what the worker does with a file it could not read: the last attempt is handed back")
     func attemptRuleApplied() {
-        let last = FilePreparation.failure(
-            ImagingError(.unreadable, "Input/output error"), path: "/p", attempt: 5, maxAttempts: 5, truncatedRetrySeconds: 1)
-        #expect(FailureKind.imageUnreadable.attempt == .lastHandBack && !last.countsAsAttempt && last.lastAttemptOfOutage)
-        let truncated = FilePreparation.failure(ImagingError(.truncated, "cut"), path: "/p", attempt: 2, maxAttempts: 5, truncatedRetrySeconds: 1)
-        #expect(FailureKind.imageTruncated.retry == .once && !truncated.isRetryable)
+        let unreadable = FilePreparation.failure(ImagingError(.unreadable, "Input/output error"), path: "/p", truncatedRetrySeconds: 1)
+        #expect(FailureKind.imageUnreadable.attempt == .lastHandBack && !Self.decide(unreadable, attempt: 5).spent)
+        let truncated = FilePreparation.failure(ImagingError(.truncated, "cut"), path: "/p", truncatedRetrySeconds: 1)
+        #expect(FailureKind.imageTruncated.retry == .once && Self.decide(truncated, attempt: 2).isDead)
     }
 
     @Test("docs/design.md's table of kinds is the registry, row for row")
@@ -142,7 +150,7 @@ struct FailureRegistryTests {
     @Test("a bucket that does not exist is the system's, named so; a missing object is the file's")
     func missingBucketIsNotTheFiles() {
         let bucket = FilePreparation.failure(ObjectStorageError(.noSuchBucket, "bucket fleet does not exist"))
-        #expect(bucket.kind == .bucketNotFound && !bucket.isRetryable && bucket.kind.fault == .system)
+        #expect(bucket.kind == .bucketNotFound && Self.decide(bucket, attempt: 1).isDead && bucket.kind.fault == .system)
         #expect(!JobPage.fileIsTheProblem(bucket.kind.code))
         let object = FilePreparation.failure(ObjectStorageError(.noSuchKey, "no such key"))
         #expect(object.kind == .fileNotFound && JobPage.fileIsTheProblem(object.kind.code))
