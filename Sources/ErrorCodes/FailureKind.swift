@@ -28,7 +28,7 @@ public struct FailureKind: Sendable, Hashable, CustomStringConvertible {
     public enum Attempt: String, Sendable {
         /// One of its attempts.
         case spends
-        /// One, but the last is given back while it looks like an outage (up to about a day).
+        /// One, but the last is handed back while it looks like an outage (up to about a day).
         case lastHandBack = "last handed back"
         /// None, up to ten times; then they count (a service that keeps refusing).
         case notCounted = "not counted"

@@ -79,7 +79,7 @@ public struct FailureDecision: Sendable, Equatable {
         }
     }
 
-    /// Whether the attempt is spent (false: given back).
+    /// Whether the attempt is spent (false: handed back).
     public let spent: Bool
     /// The job's attempts and hand-backs once this failure is recorded.
     public let attemptsAfter: Int

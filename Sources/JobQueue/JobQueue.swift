@@ -37,7 +37,7 @@ public enum JobQueue {
     }
 
     /// Records a failed attempt as `FailureDecision` decides: a retry after `backoff` (at least
-    /// the service's Retry-After), the attempt given back, or `dead`. `.leaseLost` when the job
+    /// the service's Retry-After), the attempt handed back, or `dead`. `.leaseLost` when the job
     /// was no longer this worker's (or changed under the decision): then nothing was written.
     @discardableResult
     public static func fail(

@@ -150,7 +150,7 @@ struct Conversation {
                 throw ServiceError(
                     .slotMissed,
                     "\(step) was not sent: \(missed) rate-limit slots in a row passed before this worker could send "
-                        + "(it is too loaded to keep the service's limit); the attempt is given back")
+                        + "(it is too loaded to keep the service's limit); the attempt is handed back")
             } catch {
                 await caller.concurrency.release(.failed)
                 let cancelled = (error as? HTTPError)?.code == .cancelled

@@ -9,7 +9,7 @@ import Synchronization
 /// it knows of each service it serves, what its own attempts say (`BreakerWindow`), and the
 /// statements that trip a breaker, report a failed probe and close one.
 ///
-/// A job of a service known to be down is given back before its photo is prepared, before its
+/// A job of a service known to be down is handed back before its photo is prepared, before its
 /// call, and when its call fails for the service's reasons: attempt not counted (the outage is
 /// not the photo's). Claims skip the service in SQL; one probe at a time across every worker
 /// tests it (`Job.isProbe`), and the first it answers closes the breaker.

@@ -6,7 +6,7 @@ import JobQueue
 /// service that moves a job moves its ticket here, forward only, and nowhere else: the producer
 /// sizes its claims to the room the tickets leave, the heartbeat renews their leases, the
 /// rescuer leaves them alone, and at the end whatever is still held is handed back.
-/// What a job's attempt counts for (spent, given back, handed back) is its `JobOutcome`.
+/// What a job's attempt counts for (spent, handed back later, handed back at once) is its `JobOutcome`.
 actor InFlight {
     /// Where a held job is, in the order it goes.
     enum Stage: Int, Comparable {
