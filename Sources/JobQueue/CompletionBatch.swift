@@ -28,7 +28,7 @@ enum CompletionBatch {
             description: text(analyses.map(\.description)),
             outcome: text(analyses.map(\.outcome)),
             subjectId: text(analyses.map(\.subjectID)),
-            details: json(analyses.map { $0.detailsJSON.first == "{" ? $0.detailsJSON : "{}" }),
+            details: object(analyses.map(\.detailsJSON)),
             apiCalls: smallint(analyses.map(\.apiCalls)),
             rawResponse: json(analyses.map(\.rawResponseJSON)),
             originalBytes: BinaryArray(preparations.map(\.originalBytes)),
@@ -65,7 +65,7 @@ enum CompletionBatch {
             entityOtherIds: textLists(entities.map(\.entity.otherIDs)),
             entityIdentifiers: textLists(entities.map(\.entity.identifiers)),
             entityConfidence: finite(entities.map(\.entity.confidence)),
-            entityProperties: json(entities.map { $0.entity.propertiesJSON.first == "{" ? $0.entity.propertiesJSON : "{}" }))
+            entityProperties: object(entities.map(\.entity.propertiesJSON)))
     }
 
     /// Text without NUL, which a text value cannot hold (`StoredText`).
@@ -77,6 +77,9 @@ enum CompletionBatch {
 
     /// JSON as jsonb accepts it (`StoredJSON`).
     static func json(_ values: [String]) -> BinaryArray<JSONText> { BinaryArray(values.map { JSONText(StoredJSON.storable($0)) }) }
+
+    /// A JSON object, or `{}` for anything else (details and properties are objects by contract).
+    static func object(_ values: [String]) -> BinaryArray<JSONText> { json(values.map { $0.first == "{" ? $0 : "{}" }) }
 
     static func integer(_ values: [Int]) -> BinaryArray<Int32> { BinaryArray(values.map { Int32(clamping: $0) }) }
 

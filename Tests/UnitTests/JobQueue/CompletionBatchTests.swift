@@ -6,8 +6,8 @@ import Testing
 
 @testable import JobQueue
 
-@Suite("Result columns for batched completion")
-struct ResultColumnsTests {
+@Suite("A batch of results as the completion sends it")
+struct CompletionBatchTests {
     @Test("every column travels as one binary array with a value per job, the job ids first")
     func columnsLineUp() {
         let result = JobResult(
