@@ -10,3 +10,10 @@ if ! swift format lint --strict --recursive Sources Tests Plugins sql Package.sw
     echo "not formatted: run swift format format -i -r Sources Tests Plugins sql Package.swift" >&2
     exit 1
 fi
+# A row is read by column name only in the typed statements the BundleSQL plugin generates
+# (docs/sql.md): everything else reads by position into the types it asks for.
+if named=$(grep -rnE '\.column\("' Sources Tests bench --include='*.swift' | grep -v '^Sources/Postgres/'); then
+    echo "a row read by column name outside the generated statements (use rows(_:as:) or value(_:as:)):" >&2
+    echo "$named" >&2
+    exit 1
+fi

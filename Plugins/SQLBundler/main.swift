@@ -176,8 +176,7 @@ func typed(_ statement: Statement, in path: String) -> String {
         for (_, field) in returns { swift += "                public let \(field.declaration)\n" }
         swift += "            }\n"
         let reads = returns.map { column, field in
-            let getter = (field.optional ? "optional" + field.swiftType : field.swiftType.lowercased())
-            return "\(field.name): try row.\(getter)(\"\(column)\")"
+            "\(field.name): try row.column(\"\(column)\", as: \(field.swiftType)\(field.optional ? "?" : "").self)"
         }
         swift += "            public static func output(_ row: Row) throws -> Output { Output(\(reads.joined(separator: ", "))) }\n"
     } else {

@@ -187,7 +187,7 @@ public enum JobQueue {
     public static func enqueueInTransaction(
         _ connection: Connection, files: [EnqueuedFile], service: String, action: String, batch: String?, priority: Int, paramsJSON: String
     ) throws -> Int {
-        try connection.query(Queries.Enqueue.createStaging)
+        try connection.executeScript(Queries.Enqueue.createStaging)
         try connection.copyIn(
             Queries.Enqueue.copyStaging,
             rows: files.lazy.map { [$0.path, $0.uniqueKey, $0.perceptualHash.map(String.init), $0.nearDuplicateOf, $0.traceparent] })

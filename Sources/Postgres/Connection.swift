@@ -62,7 +62,7 @@ public final class Connection {
 
     /// Runs one statement with its parameters sent separately (`PQexecParams`, text format).
     @discardableResult
-    public func query(_ sql: String, _ parameters: [(any PostgresEncodable)?] = []) throws -> Rows {
+    func query(_ sql: String, _ parameters: [(any PostgresEncodable)?] = []) throws -> Rows {
         BlockingCallAudit.check("PQexecParams")
         let result = withParameters(parameters) { values, lengths, formats in
             PQexecParams(handle, sql, Int32(values.count), nil, values, lengths, formats, 0)
@@ -77,7 +77,7 @@ public final class Connection {
     /// A statement the server no longer knows (`DEALLOCATE ALL`, a pooler's session reset) is
     /// prepared again, once. Without prepared statements (`SessionOptions`) this is `query`.
     @discardableResult
-    public func query(prepared sql: String, _ parameters: [(any PostgresEncodable)?] = []) throws -> Rows {
+    func query(prepared sql: String, _ parameters: [(any PostgresEncodable)?] = []) throws -> Rows {
         guard usesPreparedStatements else { return try query(sql, parameters) }
         BlockingCallAudit.check("PQexecPrepared")
         do {

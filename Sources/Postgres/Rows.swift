@@ -1,87 +1,52 @@
 /// The rows of one statement, copied out of the `PGresult` so no C memory outlives the call.
-public struct Rows: Sendable, Sequence {
-    public let columns: [String]
-    public let values: [[String?]]
+struct Rows: Sendable, Sequence {
+    let columns: [String]
+    let values: [[String?]]
     /// Rows touched by INSERT/UPDATE/DELETE, from `PQcmdTuples`.
-    public let affected: Int
+    let affected: Int
 
-    public var count: Int { values.count }
-    public var first: Row? { values.first.map { Row(columns: columns, values: $0) } }
+    var count: Int { values.count }
+    var first: Row? { values.first.map { Row(columns: columns, values: $0) } }
 
-    public struct Iterator: IteratorProtocol {
+    struct Iterator: IteratorProtocol {
         let columns: [String]
         var remaining: IndexingIterator<[[String?]]>
-        public mutating func next() -> Row? { remaining.next().map { Row(columns: columns, values: $0) } }
+        mutating func next() -> Row? { remaining.next().map { Row(columns: columns, values: $0) } }
     }
 
-    public func makeIterator() -> Iterator {
+    func makeIterator() -> Iterator {
         Iterator(columns: columns, remaining: values.makeIterator())
     }
 }
 
-/// One row, decoded by column name. A missing column or a malformed value is a
+/// One row of a result. A missing column, a NULL where none fits, or a malformed value is a
 /// `decodeFailed` error naming the column, never a crash.
 public struct Row: Sendable {
     let columns: [String]
     let values: [String?]
 
-    public func optionalString(_ column: String) throws -> String? {
-        guard let index = columns.firstIndex(of: column) else {
-            throw PostgresError(.decodeFailed, "no column named \(column) in the result")
+    /// The column named `name`, as `type`: for the typed statements the BundleSQL plugin
+    /// generates, which read each declared column by its name. Nothing else reads a row by a
+    /// column's name (scripts/check-source.sh).
+    package func column<Value: PostgresDecodable>(_ name: String, as type: Value.Type = Value.self) throws -> Value {
+        guard let index = columns.firstIndex(of: name) else {
+            throw PostgresError(.decodeFailed, "no column named \(name) in the result")
         }
-        return values[index]
+        return try Value.decode(values[index], column: name)
     }
 
-    public func string(_ column: String) throws -> String {
-        guard let value = try optionalString(column) else {
-            throw PostgresError(.decodeFailed, "column \(column) is NULL")
+    /// Every column, in order, as `types`: a row of a statement written inline (`SQL`).
+    public func decode<each Value: PostgresDecodable>(_ types: repeat (each Value).Type) throws -> (repeat each Value) {
+        var wanted = 0
+        for _ in repeat each types { wanted += 1 }
+        guard wanted == values.count else {
+            throw PostgresError(.decodeFailed, "the row has \(values.count) columns (\(columns.joined(separator: ", "))), \(wanted) were asked for")
         }
-        return value
-    }
-
-    public func optionalInt(_ column: String) throws -> Int? {
-        guard let text = try optionalString(column) else { return nil }
-        guard let value = Int(text) else {
-            throw PostgresError(.decodeFailed, "column \(column) is not an integer: \(text.prefix(40))")
+        var index = 0
+        func next<Column: PostgresDecodable>(_ type: Column.Type) throws -> Column {
+            defer { index += 1 }
+            return try Column.decode(values[index], column: columns[index])
         }
-        return value
-    }
-
-    public func int(_ column: String) throws -> Int {
-        guard let value = try optionalInt(column) else {
-            throw PostgresError(.decodeFailed, "column \(column) is NULL")
-        }
-        return value
-    }
-
-    public func optionalDouble(_ column: String) throws -> Double? {
-        guard let text = try optionalString(column) else { return nil }
-        guard let value = Double(text) else {
-            throw PostgresError(.decodeFailed, "column \(column) is not a number: \(text.prefix(40))")
-        }
-        return value
-    }
-
-    public func double(_ column: String) throws -> Double {
-        guard let value = try optionalDouble(column) else {
-            throw PostgresError(.decodeFailed, "column \(column) is NULL")
-        }
-        return value
-    }
-
-    public func optionalBool(_ column: String) throws -> Bool? {
-        switch try optionalString(column) {
-        case nil: return nil
-        case "t", "true": return true
-        case "f", "false": return false
-        case let other?: throw PostgresError(.decodeFailed, "column \(column) is not a boolean: \(other)")
-        }
-    }
-
-    public func bool(_ column: String) throws -> Bool {
-        guard let value = try optionalBool(column) else {
-            throw PostgresError(.decodeFailed, "column \(column) is NULL")
-        }
-        return value
+        return (repeat try next(each types))
     }
 }

@@ -26,9 +26,7 @@ public final class SessionLock: Sendable {
     /// the server has not yet seen end still holds it, and proves the same thing meanwhile.
     func takeIfNeeded(on connection: Connection) throws {
         guard let key = state.withLock({ $0.held ? nil : $0.key }) else { return }
-        let taken =
-            try connection.query("SELECT pg_try_advisory_lock($1::integer, $2::integer) AS taken", [namespace, key])
-            .first?.bool("taken") ?? false
+        let taken = try connection.value("SELECT pg_try_advisory_lock(\(namespace)::integer, \(key)::integer)", as: Bool.self)
         if taken { state.withLock { if $0.key == key { $0.held = true } } }
     }
 

@@ -13,7 +13,7 @@ enum ChaosJobs {
         try await Database(conninfo: conninfo, name: "test-enqueue").withConnection { connection in
             try JobQueue.enqueue(connection, paths: paths, batch: batch)
             // The contract's limits (50 analyses a minute) would stretch a chaos run to half an hour.
-            try connection.query("UPDATE discern.rate_limits SET per_minute = 1000000, burst = 10000")
+            try connection.execute("UPDATE discern.rate_limits SET per_minute = 1000000, burst = 10000")
         }
     }
 
@@ -30,11 +30,11 @@ enum ChaosJobs {
             """
             SELECT id, state, attempts, shared_crashes, solo_crashes, error_kind, last_error, error_history::text AS history
             FROM discern.jobs WHERE state <> 'succeeded' ORDER BY id LIMIT 20
-            """)
-        return try rows.map { row in
-            "job \(try row.int("id")) \(try row.string("state")) after \(try row.int("attempts")) attempts "
-                + "(\(try row.int("shared_crashes")) shared, \(try row.int("solo_crashes")) solo crashes): "
-                + "\(try row.optionalString("error_kind") ?? "-"): \(try row.optionalString("last_error") ?? "-")\n  history: \(try row.string("history"))"
+            """, as: Int.self, String.self, Int.self, Int.self, Int.self, String?.self, String?.self, String.self)
+        return rows.map { id, state, attempts, sharedCrashes, soloCrashes, kind, lastError, history in
+            "job \(id) \(state) after \(attempts) attempts "
+                + "(\(sharedCrashes) shared, \(soloCrashes) solo crashes): "
+                + "\(kind ?? "-"): \(lastError ?? "-")\n  history: \(history)"
         }.joined(separator: "\n")
     }
 

@@ -94,17 +94,17 @@ struct DatabaseWeatherTests {
                 try await ChaosJobs.enqueue(40, into: conninfo, folder: folder)
                 // What a DBA sets so that nothing queues for long behind a lock.
                 try await Database(conninfo: conninfo).withConnection {
-                    try $0.query("DO $$ BEGIN EXECUTE format('ALTER DATABASE %I SET lock_timeout = %L', current_database(), '200ms'); END $$")
+                    try $0.execute("DO $$ BEGIN EXECUTE format('ALTER DATABASE %I SET lock_timeout = %L', current_database(), '200ms'); END $$")
                 }
                 let holder = try Connection(conninfo: conninfo, applicationName: "test-operator")
-                try holder.query("BEGIN")
-                try holder.query("LOCK TABLE discern.results IN SHARE MODE")
+                try holder.execute("BEGIN")
+                try holder.execute("LOCK TABLE discern.results IN SHARE MODE")
                 let simulator = SimulatorProcess(folder: folder)
                 try await simulator.start(["--no-throughput-limits"])
                 let worker = try WorkerProcess(
                     conninfo: conninfo, simulatorURL: simulator.baseURL, logFolder: folder, arguments: Self.workerArguments)
                 let met = await worker.logged { $0.contains("55P03") || $0.contains("could not write results") }
-                try holder.query("COMMIT")
+                try holder.execute("COMMIT")
                 let done = await Announcements.until(conninfo) {
                     (try? await TestDatabase.census(conninfo)).map { $0.succeeded + $0.dead == 40 } ?? false
                 }

@@ -42,7 +42,7 @@ struct OutageTests {
                     return ok
                 }
                 func breakerOpen() async throws -> Bool {
-                    try await observer.rows("SELECT 1 FROM discern.service_breakers WHERE backend = 'discerner'").count > 0
+                    try await observer.rows("SELECT 1 FROM discern.service_breakers WHERE backend = 'discerner'", as: Int.self).count > 0
                 }
 
                 try await check(
@@ -76,7 +76,7 @@ struct OutageTests {
                         SELECT 1 FROM discern.service_breakers b
                         WHERE NOT EXISTS (SELECT 1 FROM discern.jobs j WHERE j.id = b.probe_job AND j.state = 'running')
                           AND b.next_probe_at > now() + interval '2 seconds'
-                        """
+                        """, as: Int.self
                     ).count > 0
                 }
                 await simulator.stop()
@@ -86,8 +86,8 @@ struct OutageTests {
                 let outageSeconds = returned.timeIntervalSince(outageStarted)
                 let probesBeforeReturn =
                     try await observer.rows(
-                        "SELECT probes_failed FROM discern.service_breakers WHERE backend = 'discerner'"
-                    ).first?.int("probes_failed") ?? -1
+                        "SELECT probes_failed FROM discern.service_breakers WHERE backend = 'discerner'", as: Int.self
+                    ).first ?? -1
                 guard
                     try await check(
                         try await Announcements.until(conninfo) { try await !breakerOpen() },
@@ -97,10 +97,10 @@ struct OutageTests {
                     try await observer.rows(
                         """
                         SELECT scope FROM discern.operator_actions WHERE action = 'available' ORDER BY id DESC LIMIT 1
-                        """
-                    ).first?.string("scope") ?? "-"
+                        """, as: String.self
+                    ).first ?? "-"
                 await arrivals.stop()
-                let total = try await observer.rows("SELECT count(*) AS n FROM discern.jobs").first?.int("n") ?? 0
+                let total = try await observer.value("SELECT count(*) FROM discern.jobs", as: Int.self)
                 let drained = try await Announcements.until(conninfo) { try await TestDatabase.census(conninfo).succeeded == total }
                 await WorkerProcess.stopAll(workers)
                 await simulator.stop()
@@ -108,11 +108,12 @@ struct OutageTests {
                 let census = try await TestDatabase.census(conninfo)
                 let probes = OutageSettings.probes(within: outageSeconds, breaker)
                 let firstResult =
-                    try await observer.rows(
+                    try await observer.value(
                         """
-                        SELECT extract(epoch FROM min(finished_at))::float8 - $1 AS s FROM discern.jobs WHERE state = 'succeeded' AND finished_at > to_timestamp($1)
-                        """, [returned.timeIntervalSince1970]
-                    ).first?.optionalDouble("s") ?? -1
+                        SELECT extract(epoch FROM min(finished_at))::float8 - \(returned.timeIntervalSince1970) AS s
+                        FROM discern.jobs WHERE state = 'succeeded' AND finished_at > to_timestamp(\(returned.timeIntervalSince1970))
+                        """, as: Double?.self
+                    ) ?? -1
                 print(
                     "outage: \(Int(outageSeconds)) s away (\(phase) s refused, \(phase) s 5xx); \(callsBefore - callsAtStart) calls failed "
                         + "before every worker knew, then \(outageCalls) calls to it from 3 workers "
@@ -156,17 +157,17 @@ struct OutageTests {
                     arguments: ["--log-level", "notice", "--poll-seconds", "1"])
                 let observer = Database(conninfo: conninfo, name: "test-lone")
                 let tripped = try await Announcements.until(conninfo) {
-                    let breakers = try await observer.rows("SELECT 1 FROM discern.service_breakers").count
+                    let breakers = try await observer.rows("SELECT 1 FROM discern.service_breakers", as: Int.self).count
                     let dead = try await TestDatabase.census(conninfo).dead
                     return breakers > 0 || dead > 0
                 }
                 // The lone job is every probe: refused, none may count, however many fail (the
                 // third would count were the failure one a photo could cause).
                 let probed = try await Announcements.until(conninfo) {
-                    let failed = try await observer.rows("SELECT probes_failed FROM discern.service_breakers").first?.int("probes_failed") ?? 0
+                    let failed = try await observer.rows("SELECT probes_failed FROM discern.service_breakers", as: Int.self).first ?? 0
                     return try await TestDatabase.census(conninfo).dead > 0 || failed >= 4
                 }
-                let waiting = try #require(try await observer.rows("SELECT state, attempts FROM discern.jobs").first)
+                let waiting = try #require(try await observer.rows("SELECT state, attempts FROM discern.jobs", as: String.self, Int.self).first)
                 try await simulator.start(OutageSettings.healthy)
                 let done = try await Announcements.until(conninfo) { try await TestDatabase.census(conninfo).succeeded == 1 }
                 await WorkerProcess.stopAll([worker])
@@ -175,7 +176,7 @@ struct OutageTests {
                 let explained = ChaosJobs.FailureStory(
                     facts: "\(census)\n\(try await ChaosJobs.unfinishedJobs(conninfo))", folder: folder, test: "lone-job")
                 #expect(tripped && probed && census.dead == 0, "\(explained)")
-                #expect(try waiting.string("state") != "dead" && waiting.int("attempts") < 5, "\(explained)")
+                #expect(waiting.0 != "dead" && waiting.1 < 5, "\(explained)")
                 #expect(done && census == QueueCensus(succeeded: 1, results: 1, jobsWithOneResult: 1), "\(explained)")
             }
         }
@@ -190,7 +191,7 @@ struct OutageTests {
                 let photos = try (1...6).map { try folder.write(SampleImages.photo(width: 320, height: 256, seed: $0), as: "face-\($0).jpg") }
                 try await Database(conninfo: conninfo, name: "test-keys-enqueue").withConnection { connection in
                     try JobQueue.enqueue(connection, paths: photos, service: "ooto", action: "identify", batch: "keys")
-                    try connection.query("UPDATE discern.rate_limits SET per_minute = 1000000, burst = 10000")
+                    try connection.execute("UPDATE discern.rate_limits SET per_minute = 1000000, burst = 10000")
                 }
                 try await TestSimulator.with(.unthrottled) { simulator in
                     let wrong = "not-the-key-\(UUID().uuidString)"
@@ -199,13 +200,15 @@ struct OutageTests {
                         environment: simulator.workerEnvironment.merging(["DISCERN_OOTO_APP_KEY": wrong]) { $1 })
                     let observer = Database(conninfo: conninfo, name: "test-keys")
                     let tripped = try await Announcements.until(conninfo) {
-                        try await observer.rows("SELECT 1 FROM discern.service_breakers WHERE backend = 'ooto'").count > 0
+                        try await observer.rows("SELECT 1 FROM discern.service_breakers WHERE backend = 'ooto'", as: Int.self).count > 0
                     }
                     await WorkerProcess.stopAll([refused])
-                    let breaker = try await observer.rows("SELECT error_kind, last_error FROM discern.service_breakers").first
-                    let said = try breaker?.optionalString("last_error") ?? ""
+                    let breaker = try await observer.rows(
+                        "SELECT error_kind, last_error FROM discern.service_breakers", as: String?.self, String?.self
+                    ).first
+                    let said = breaker?.1 ?? ""
                     #expect(tripped, "the refusals tripped nothing: \(refused.output.suffix(1500))")
-                    #expect(try breaker?.optionalString("error_kind") == "auth_failed", "\(said)")
+                    #expect(breaker?.0 == "auth_failed", "\(said)")
                     #expect(!said.contains(wrong) && !refused.output.contains(wrong), "the key reached a message")
                     #expect(try await TestDatabase.census(conninfo).dead == 0, "a job ended dead for the key's sake")
                     let fixed = try WorkerProcess(
@@ -229,8 +232,8 @@ struct OutageTests {
                 try await TestSimulator.with(configuration) { simulator in
                     let summary = try await TestWorker.drain(conninfo, simulator: simulator) { $0.concurrency = 8 }
                     let observer = Database(conninfo: conninfo, name: "test-partial")
-                    let trips = try await observer.rows("SELECT count(*) AS n FROM discern.operator_actions WHERE action = 'unavailable'")
-                    #expect(try trips.first?.int("n") == 0, "the breaker tripped on a 20 % failure rate")
+                    let trips = try await observer.value("SELECT count(*) FROM discern.operator_actions WHERE action = 'unavailable'", as: Int.self)
+                    #expect(trips == 0, "the breaker tripped on a 20 % failure rate")
                     let faults = await simulator.stats.faultCount("5xx")
                     #expect(faults > 20, "the simulator failed too few calls to mean anything")
                     #expect(summary.handedBackLater == 0 && summary.dead == 0, "\(summary)")
@@ -262,11 +265,12 @@ struct OutageTests {
                         $0.concurrency = 1; $0.prepareQueue = 1
                     }
                     let observer = Database(conninfo: conninfo, name: "test-refused")
-                    let trips = try await observer.rows("SELECT count(*) AS n FROM discern.operator_actions WHERE action = 'unavailable'")
-                    #expect(try trips.first?.int("n") == 0, "a photo's refusal tripped the breaker")
+                    let trips = try await observer.value("SELECT count(*) FROM discern.operator_actions WHERE action = 'unavailable'", as: Int.self)
+                    #expect(trips == 0, "a photo's refusal tripped the breaker")
                     #expect(summary.dead == 6 && summary.succeeded == 6 && summary.handedBackLater == 0, "\(summary)")
-                    let kinds = try await observer.rows("SELECT DISTINCT error_kind FROM discern.jobs WHERE state = 'dead' ORDER BY 1")
-                    #expect(try kinds.map { try $0.string("error_kind") } == ["discerner_image_rejected", "http_4xx"])
+                    let kinds = try await observer.rows(
+                        "SELECT DISTINCT error_kind FROM discern.jobs WHERE state = 'dead' ORDER BY 1", as: String.self)
+                    #expect(kinds == ["discerner_image_rejected", "http_4xx"])
                 }
             }
         }

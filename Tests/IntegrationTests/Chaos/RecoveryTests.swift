@@ -100,12 +100,12 @@ struct RecoveryTests {
                         SELECT error_history->0->>'kind' AS kind, error_history->0->>'error' AS error,
                                (error_history->0->>'at')::timestamptz < created_at + interval '590 seconds' AS before_lease_end
                         FROM discern.jobs
-                        """)
-                    #expect(try rescues.map { try $0.optionalString("kind") ?? "-" } == Array(repeating: "lease_expired", count: 4))
-                    let why = try rescues.map { try $0.optionalString("error") ?? "-" }
+                        """, as: String?.self, String?.self, Bool.self)
+                    #expect(rescues.map { $0.0 ?? "-" } == Array(repeating: "lease_expired", count: 4))
+                    let why = rescues.map { $0.1 ?? "-" }
                     #expect(why.allSatisfy { $0.contains("its database session ended") }, "\(why)")
                     #expect(
-                        try rescues.allSatisfy { try $0.bool("before_lease_end") }, "came back after \(Int(seconds)) s: by the lease, not the session"
+                        rescues.allSatisfy { $0.2 }, "came back after \(Int(seconds)) s: by the lease, not the session"
                     )
                     print("a killed worker's jobs were back \(Int(seconds)) s after the kill")
                 }
@@ -187,11 +187,11 @@ struct RecoveryTests {
                 await WorkerProcess.stopAll(workers + [newcomer])
                 let census = try await TestDatabase.census(conninfo)
                 let handedBack =
-                    try await Database(conninfo: conninfo, name: "test-report").rows(
+                    try await Database(conninfo: conninfo, name: "test-report").value(
                         """
-                        SELECT count(*) FILTER (WHERE jsonb_array_length(error_history) > 0 OR attempts <> 1) AS n FROM discern.jobs
-                        """
-                    ).first?.int("n") ?? -1
+                        SELECT count(*) FILTER (WHERE jsonb_array_length(error_history) > 0 OR attempts <> 1) FROM discern.jobs
+                        """, as: Int.self
+                    )
                 let story = ChaosJobs.FailureStory(
                     facts: "\(census)\nworkers resumed at \(resumedAt.formatted(.iso8601))\n\(try await ChaosJobs.unfinishedJobs(conninfo))",
                     folder: folder, test: test)
@@ -221,44 +221,45 @@ struct RecoveryTests {
     /// Workers whose session holds its lock: up and registered.
     static func presenceLocks(_ conninfo: String) async throws -> Int {
         try await Database(conninfo: conninfo).withConnection { connection in
-            try connection.query(
+            try connection.value(
                 """
-                SELECT count(*) AS n FROM pg_locks WHERE locktype = 'advisory' AND classid = $1::oid AND objsubid = 2 AND granted
-                """, [Int(WorkerRegistry.presenceNamespace)]
-            ).first?.int("n") ?? 0
+                SELECT count(*) FROM pg_locks
+                WHERE locktype = 'advisory' AND classid = \(Int(WorkerRegistry.presenceNamespace))::oid AND objsubid = 2 AND granted
+                """, as: Int.self
+            )
         }
     }
 
     static func runningOwner(_ conninfo: String) async throws -> String {
         try await Database(conninfo: conninfo).withConnection { connection in
-            try connection.query("SELECT DISTINCT lease_owner FROM discern.jobs WHERE state = 'running'").first?.string("lease_owner") ?? ""
+            try connection.rows("SELECT DISTINCT lease_owner FROM discern.jobs WHERE state = 'running'", as: String.self).first ?? ""
         }
     }
 
     /// The process id of a worker holding jobs, from its registry row.
     static func pidHoldingJobs(_ conninfo: String) async throws -> Int32? {
         try await Database(conninfo: conninfo).withConnection { connection in
-            try connection.query(
+            try connection.rows(
                 """
                 SELECT w.pid FROM discern.jobs j JOIN discern.workers w ON w.id = j.lease_owner WHERE j.state = 'running' LIMIT 1
-                """
-            ).first?.optionalInt("pid").flatMap { Int32(exactly: $0) }
+                """, as: Int?.self
+            ).first?.flatMap { Int32(exactly: $0) }
         }
     }
 
     static func rescuedJobs(_ conninfo: String) async throws -> Int {
         try await Database(conninfo: conninfo).withConnection { connection in
-            try connection.query(
+            try connection.value(
                 """
-                SELECT count(*) AS n FROM discern.jobs WHERE error_history @> '[{"kind": "lease_expired"}]'
-                """
-            ).first?.int("n") ?? 0
+                SELECT count(*) FROM discern.jobs WHERE error_history @> '[{"kind": "lease_expired"}]'
+                """, as: Int.self
+            )
         }
     }
 
     static func jobs(notHeldBy owner: String, _ conninfo: String) async throws -> Int {
         try await Database(conninfo: conninfo).withConnection { connection in
-            try connection.query("SELECT count(*) AS n FROM discern.jobs WHERE lease_owner IS DISTINCT FROM $1", [owner]).first?.int("n") ?? 0
+            try connection.value("SELECT count(*) FROM discern.jobs WHERE lease_owner IS DISTINCT FROM \(owner)", as: Int.self)
         }
     }
 }

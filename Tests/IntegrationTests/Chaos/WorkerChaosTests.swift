@@ -70,10 +70,10 @@ struct WorkerChaosTests {
             try await TestFolder.with { folder in
                 try await ChaosJobs.enqueue(40, into: conninfo, folder: folder)
                 let observer = Database(conninfo: conninfo, name: "test-crasher")
-                let poison = try #require(try await observer.rows("SELECT min(id) AS id FROM discern.jobs").first?.int("id"))
+                let poison = try await observer.value("SELECT min(id) FROM discern.jobs", as: Int.self)
                 // A large PNG takes a second or more to prepare: long enough to be seen being prepared.
                 let large = try folder.write(SampleImages.photo(width: 6000, height: 6000, seed: 3, suffix: ".png[compression=1]"), as: "poison.png")
-                _ = try await observer.rows("UPDATE discern.jobs SET image_path = $1 WHERE id = $2", [large, poison])
+                try await observer.execute("UPDATE discern.jobs SET image_path = \(large) WHERE id = \(poison)")
                 // Its analysis never answers: once prepared, the poison is in flight until its worker
                 // dies, however long a loaded machine keeps this loop from looking.
                 configuration.faults.heldJobs = ["discern-job-\(poison)"]
@@ -87,16 +87,16 @@ struct WorkerChaosTests {
                     while Date() < deadline {
                         let census = try await TestDatabase.census(conninfo)
                         if census.succeeded + census.dead == 40 { break }
-                        func holder() async throws -> Postgres.Row? {
+                        func holder() async throws -> (pid: Int?, suspect: Bool, preparing: Bool)? {
                             try await observer.rows(
                                 """
                                 SELECT w.pid, j.shared_crashes >= 3 AS suspect, coalesce(j.preparing_by = j.lease_owner, false) AS preparing
                                 FROM discern.jobs j JOIN discern.workers w ON w.id = j.lease_owner
-                                WHERE j.id = $1 AND j.state = 'running'
-                                """, [poison]
-                            ).first
+                                WHERE j.id = \(poison) AND j.state = 'running'
+                                """, as: Int?.self, Bool.self, Bool.self
+                            ).first.map { (pid: $0.0, suspect: $0.1, preparing: $0.2) }
                         }
-                        if let seen = try await holder(), let pid = try seen.optionalInt("pid"),
+                        if let seen = try await holder(), let pid = seen.pid,
                             let victim = workers.firstIndex(where: { $0.pid == Int32(pid) && $0.isRunning })
                         {
                             // Frozen, the worker cannot set or clear its mark: what is read now is
@@ -104,11 +104,11 @@ struct WorkerChaosTests {
                             // the look and the kill, and the death miscounted here).
                             workers[victim].pause()
                             let frozen = try await holder()
-                            let stillHeld = try frozen?.optionalInt("pid") == pid
+                            let stillHeld = frozen?.pid == pid
                             // Before it is a suspect, whenever its worker holds it; after, while its file
                             // is being prepared, or once it waits on its service (a moment missed).
-                            let preparing = try stillHeld && frozen?.bool("preparing") == true
-                            let suspect = try frozen?.bool("suspect") ?? true
+                            let preparing = stillHeld && frozen?.preparing == true
+                            let suspect = frozen?.suspect ?? true
                             let waitsOnService = stillHeld && suspect && !preparing ? await simulator.holdsAnalysis(of: poison) : false
                             let due = stillHeld && (!suspect || preparing || waitsOnService)
                             if due {
@@ -128,21 +128,21 @@ struct WorkerChaosTests {
                     // The held analyses of killed workers end before the simulator stops.
                     await simulator.releaseAnalyses()
                     let census = try await TestDatabase.census(conninfo)
-                    let job = try #require(
+                    let (state, kind, sharedCrashes, soloCrashes, counted) = try #require(
                         try await observer.rows(
                             """
                             SELECT state, error_kind, shared_crashes, solo_crashes,
                                    (SELECT count(*) FROM jsonb_array_elements(error_history) e WHERE (e->>'counted')::boolean) AS counted
-                            FROM discern.jobs WHERE id = $1
-                            """, [poison]
+                            FROM discern.jobs WHERE id = \(poison)
+                            """, as: String.self, String?.self, Int.self, Int.self, Int.self
                         ).first)
                     let explained =
                         "\(census) after \(kills) kills (\(whilePreparing) seen while preparing)\n"
                         + "\(try await ChaosJobs.unfinishedJobs(conninfo))\nthe live workers' logs:\n\(logs)"
-                    #expect(try job.string("state") == "dead" && job.optionalString("error_kind") == "worker_crashed", "\(explained)")
-                    #expect(try job.int("solo_crashes") == 3 && job.int("counted") == 3, "\(explained)")
+                    #expect(state == "dead" && kind == "worker_crashed", "\(explained)")
+                    #expect(soloCrashes == 3 && counted == 3, "\(explained)")
                     // Each kill rescued it once: counted while its file was being prepared, handed back otherwise.
-                    #expect(try job.int("shared_crashes") == kills - 3, "\(explained)")
+                    #expect(sharedCrashes == kills - 3, "\(explained)")
                     #expect(whilePreparing >= 3, "\(explained)")
                     #expect(census == QueueCensus(succeeded: 39, dead: 1, results: 39, jobsWithOneResult: 39), "\(explained)")
                     print("poison: dead after \(kills) kills, \(whilePreparing) while its file was being prepared alone")
@@ -232,8 +232,8 @@ struct WorkerChaosTests {
                     await worker.expectExit()
                     let census = try await TestDatabase.census(conninfo)
                     #expect(census.running == 0 && census.available == 20, "\(census)")
-                    let attempts = try await Database(conninfo: conninfo).rows("SELECT max(attempts) AS n FROM discern.jobs")
-                    #expect(try attempts.first?.int("n") == 0)
+                    let attempts = try await Database(conninfo: conninfo).value("SELECT max(attempts) FROM discern.jobs", as: Int.self)
+                    #expect(attempts == 0)
                 }
             }
         }
@@ -242,12 +242,12 @@ struct WorkerChaosTests {
     /// Whether the worker process `pid` holds running jobs (its registration names its pid).
     static func holdsJobs(pid: Int32, _ conninfo: String) async throws -> Bool {
         let held =
-            try await Database(conninfo: conninfo, name: "test-holding").rows(
+            try await Database(conninfo: conninfo, name: "test-holding").value(
                 """
-                SELECT count(*) AS n FROM discern.jobs j JOIN discern.workers w ON w.id = j.lease_owner
-                WHERE j.state = 'running' AND w.pid = $1
-                """, [Int(pid)]
-            ).first?.int("n") ?? 0
+                SELECT count(*) FROM discern.jobs j JOIN discern.workers w ON w.id = j.lease_owner
+                WHERE j.state = 'running' AND w.pid = \(Int(pid))
+                """, as: Int.self
+            )
         return held > 0
     }
 

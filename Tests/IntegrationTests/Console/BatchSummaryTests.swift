@@ -20,14 +20,14 @@ struct BatchSummaryTests {
                         SELECT (s ->> 'jobs')::int AS jobs, (s ->> 'available')::int AS available, (s ->> 'succeeded')::int AS succeeded,
                                (s ->> 'dead')::int AS dead
                         FROM discern.batch_summary((SELECT id FROM discern.batches WHERE name = 'night')) s
-                        """
+                        """, as: Int.self, Int.self, Int.self, Int.self
                     ).first)
                 // A statement of its own: the one above does not see what its function stored.
-                let stored = try await database.rows("SELECT count(*)::int AS n FROM discern.batch_summaries").first?.int("n") ?? -1
-                return (try row.int("jobs"), try row.int("available"), try row.int("succeeded"), try row.int("dead"), stored)
+                let stored = try await database.value("SELECT count(*)::int FROM discern.batch_summaries", as: Int.self)
+                return (row.0, row.1, row.2, row.3, stored)
             }
             let finishAll = { @Sendable () async throws in
-                _ = try await database.rows(
+                _ = try await database.execute(
                     """
                     UPDATE discern.jobs SET state = CASE WHEN image_path LIKE '%3.jpg' THEN 'dead' ELSE 'succeeded' END,
                                             error_kind = CASE WHEN image_path LIKE '%3.jpg' THEN 'timeout' END, finished_at = now()
@@ -36,7 +36,7 @@ struct BatchSummaryTests {
             }
             // What a running batch's summary would be after its 10 s.
             let tenSecondsLater = { @Sendable () async throws in
-                _ = try await database.rows("UPDATE discern.batch_summaries SET computed_at = computed_at - interval '11 seconds'")
+                _ = try await database.execute("UPDATE discern.batch_summaries SET computed_at = computed_at - interval '11 seconds'")
             }
             _ = try await database.withConnection { try JobQueue.enqueue($0, paths: ["/p/1.jpg", "/p/2.jpg", "/p/3.jpg"], batch: "night") }
 
@@ -45,15 +45,15 @@ struct BatchSummaryTests {
 
             // Within its 10 s, however slow the machine: a starved run can spend more than 10 s
             // between these two reads (a test of the rule, not of the machine's speed).
-            _ = try await database.rows("UPDATE discern.batch_summaries SET computed_at = now() + interval '1 hour'")
+            try await database.execute("UPDATE discern.batch_summaries SET computed_at = now() + interval '1 hour'")
             try await finishAll()
             #expect(try await summary().available == 3, "completions do not mark the batch: within 10 s the count stands")
-            _ = try await database.rows("UPDATE discern.batch_summaries SET computed_at = now()")
+            try await database.execute("UPDATE discern.batch_summaries SET computed_at = now()")
             try await tenSecondsLater()
             now = try await summary()
             #expect(now.succeeded == 2 && now.dead == 1 && now.stored == 1, "a finished batch is stored")
 
-            _ = try await database.rows("SELECT discern.retry_batch('night')")
+            try await database.execute("SELECT discern.retry_batch('night')")
             now = try await summary()
             #expect(now.available == 1 && now.dead == 0, "a retried job makes the stored summary stale: \(now)")
 
@@ -66,7 +66,7 @@ struct BatchSummaryTests {
 
             try await finishAll()
             #expect(try await summary().jobs == 4)
-            _ = try await database.rows("DELETE FROM discern.jobs WHERE image_path = '/p/4.jpg'")
+            try await database.execute("DELETE FROM discern.jobs WHERE image_path = '/p/4.jpg'")
             now = try await summary()
             #expect(now.jobs == 3 && now.succeeded == 2, "a deleted job leaves the summary: \(now)")
         }

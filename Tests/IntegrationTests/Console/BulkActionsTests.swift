@@ -22,17 +22,16 @@ struct BulkActionsTests {
                     _ = try JobQueue.enqueue(connection, paths: Array(photos[5..<8]), batch: "night-b")
                 }
                 // night-a: 3 dead of http_5xx, 1 dead of timeout, 1 waiting; night-b: 1 dead of http_5xx, 2 waiting.
-                _ = try await database.rows(
+                try await database.execute(
                     """
                     UPDATE discern.jobs j SET state = 'dead', finished_at = now(), attempts = 5,
                            error_kind = CASE WHEN j.image_path LIKE '%b4.jpg' THEN 'timeout' ELSE 'http_5xx' END
                     WHERE j.image_path ~ 'b[1-4]\\.jpg$' OR j.image_path LIKE '%b6.jpg'
                     """)
-                func ids(_ condition: String) async throws -> [Int] {
+                func ids(_ condition: SQL) async throws -> [Int] {
                     try await database.rows(
-                        "SELECT j.id FROM discern.jobs j JOIN discern.batches b ON b.id = j.batch_id WHERE \(condition) ORDER BY j.id"
+                        "SELECT j.id FROM discern.jobs j JOIN discern.batches b ON b.id = j.batch_id WHERE \(condition) ORDER BY j.id", as: Int.self
                     )
-                    .map { try $0.int("id") }
                 }
                 let targeted = try await ids("b.name = 'night-a' AND j.error_kind = 'http_5xx'")
                 try #require(targeted.count == 3)
@@ -53,7 +52,7 @@ struct BulkActionsTests {
                 #expect(done.contains("Retried 3 job(s)."), "\(done.prefix(600))")
                 #expect(
                     try await ids(
-                        "j.state = 'available' AND j.attempts = 0 AND j.error_kind IS NOT NULL OR j.id = ANY(ARRAY[\(targeted.map(String.init).joined(separator: ","))]::bigint[]) AND j.state = 'available'"
+                        "j.state = 'available' AND j.attempts = 0 AND j.error_kind IS NOT NULL OR j.id = ANY(\(targeted)::bigint[]) AND j.state = 'available'"
                     ) == targeted,
                     "exactly the three were retried")
                 #expect(try await ids("j.state = 'dead'").count == 2, "the timeout of night-a and the http_5xx of night-b stay dead")
@@ -68,8 +67,10 @@ struct BulkActionsTests {
                 ])
                 #expect(ticked.steps[5].text?.contains("Cancelled 2 job(s).") == true, "\(ticked.steps[5].text?.prefix(600) ?? "")")
                 #expect(try await ids("j.state = 'cancelled'") == waiting)
-                let log = try await database.rows("SELECT action, jobs, scope FROM discern.operator_actions ORDER BY id")
-                    .map { "\(try $0.string("action")) \(try $0.int("jobs")) \(try $0.string("scope"))" }
+                let log = try await database.rows(
+                    "SELECT action, jobs, scope FROM discern.operator_actions ORDER BY id", as: String.self, Int.self, String.self
+                )
+                .map { "\($0.0) \($0.1) \($0.2)" }
                 #expect(log == ["retry 3 batch night-a, kind http_5xx, state dead", "cancel 2 jobs \(waiting[0]), \(waiting[1])"], "\(log)")
             }
         }
@@ -90,18 +91,18 @@ extension BulkActionsTests {
                 let database = Database(conninfo: conninfo)
                 try await database.withConnection { connection in _ = try JobQueue.enqueue(connection, paths: photos, batch: "find") }
                 // IMG_1001 dead, img_1002 cancelled, IMG_10_x succeeded-like (waiting), IMGX1003 dead; IMG_2001 dead, a day earlier.
-                _ = try await database.rows(
+                try await database.execute(
                     """
                     UPDATE discern.jobs SET state = CASE WHEN image_path LIKE '%img_1002.jpg' THEN 'cancelled' ELSE 'dead' END,
                            finished_at = now(), error_kind = 'unsupported_image'
                     WHERE image_path !~ 'IMG_10_x'
                     """)
-                _ = try await database.rows(
+                try await database.execute(
                     "UPDATE discern.jobs SET created_at = created_at - interval '1 day' WHERE image_path LIKE '%IMG_2001.jpg'")
-                let today = try await database.rows("SELECT current_date::text AS d").first?.string("d") ?? ""
-                func files(_ condition: String) async throws -> [String] {
-                    try await database.rows("SELECT image_path FROM discern.jobs WHERE \(condition) ORDER BY image_path")
-                        .map { URL(fileURLWithPath: try $0.string("image_path")).lastPathComponent }
+                let today = try await database.value("SELECT current_date::text", as: String.self)
+                func files(_ condition: SQL) async throws -> [String] {
+                    try await database.rows("SELECT image_path FROM discern.jobs WHERE \(condition) ORDER BY image_path", as: String.self)
+                        .map { URL(fileURLWithPath: $0).lastPathComponent }
                 }
                 let (console, port) = try await ConsoleTests.console(conninfo, folder)
                 defer { console.kill() }
@@ -123,8 +124,10 @@ extension BulkActionsTests {
                 #expect(
                     try await files("true") == ["IMGX1003.jpg", "IMG_10_x.jpg", "IMG_2001.jpg"].sorted(),
                     "the waiting job and the jobs outside the filter stay")
-                let log = try await database.rows("SELECT action, jobs, scope FROM discern.operator_actions ORDER BY id")
-                    .map { "\(try $0.string("action")) \(try $0.int("jobs")) \(try $0.string("scope"))" }
+                let log = try await database.rows(
+                    "SELECT action, jobs, scope FROM discern.operator_actions ORDER BY id", as: String.self, Int.self, String.self
+                )
+                .map { "\($0.0) \($0.1) \($0.2)" }
                 #expect(log == ["delete 2 file img_10…, from \(today), to \(today)"], "\(log)")
 
                 // The CLI: the same filter, and a delete never touches a job that is not over.

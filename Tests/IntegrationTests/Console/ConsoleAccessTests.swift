@@ -32,7 +32,7 @@ struct ConsoleAccessTests {
                 #expect(probe.status == 200 && probe.body == "ok\n", "\(probe.status) \(probe.body)")
                 let head = await RawHTTP.head(port: port, path: "/")
                 #expect(head.status == 200 && head.body.isEmpty, "HEAD answers like GET without a body: \(head.status) \(head.body.prefix(100))")
-                let result = try #require(try await Database(conninfo: conninfo).rows("SELECT min(id) AS id FROM discern.results").first?.int("id"))
+                let result = try #require(try await Database(conninfo: conninfo).value("SELECT min(id) FROM discern.results", as: Int?.self))
                 let photo = await RawHTTP.get(port: port, path: "/thumbnails/\(result)")
                 #expect(photo.status == 200 && photo.headers["cache-control"] == "private, no-store", "\(photo.headers)")
                 #expect(photo.headers["cross-origin-resource-policy"] == "same-origin", "\(photo.headers)")
@@ -98,18 +98,18 @@ struct ConsoleAccessTests {
                 defer { console.kill() }
                 let locker = Database(conninfo: conninfo, name: "test-locker")
                 try await locker.withConnection { connection in
-                    try connection.query("BEGIN")
-                    try connection.query("LOCK TABLE discern.jobs IN ACCESS EXCLUSIVE MODE")
+                    try connection.execute("BEGIN")
+                    try connection.execute("LOCK TABLE discern.jobs IN ACCESS EXCLUSIVE MODE")
                 }
                 let page = await RawHTTP.get(port: port, path: "/api/overview")
-                try await locker.withConnection { try $0.query("ROLLBACK") }
+                try await locker.withConnection { try $0.execute("ROLLBACK") }
                 #expect(page.status >= 500, "\(page.status) \(page.body.prefix(300))")
-                let waiting = try await Database(conninfo: conninfo, name: "test-report").rows(
+                let waiting = try await Database(conninfo: conninfo, name: "test-report").value(
                     """
-                    SELECT count(*) AS n FROM pg_stat_activity
+                    SELECT count(*) FROM pg_stat_activity
                     WHERE datname = current_database() AND application_name LIKE 'discern-console-%' AND state = 'active'
-                    """
-                ).first?.int("n")
+                    """, as: Int.self
+                )
                 #expect(waiting == 0, "a console query still runs")
             }
         }

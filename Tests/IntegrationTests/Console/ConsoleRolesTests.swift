@@ -41,7 +41,7 @@ struct ConsoleRolesTests {
                 defer { console.kill() }
                 let database = Database(conninfo: conninfo)
                 let csrf = try await Self.csrf(port, tokens.admin)
-                let succeeded = try #require(try await database.rows("SELECT min(job_id) AS id FROM discern.results").first?.int("id"))
+                let succeeded = try #require(try await database.value("SELECT min(job_id) FROM discern.results", as: Int?.self))
 
                 // Raw answers: an operator reads them, a viewer does not, on the page or its JSON twin.
                 for (headers, visible) in [
@@ -120,20 +120,21 @@ struct ConsoleRolesTests {
                         == 401)
 
                 // What was done, and by whom: the operator log names each actor.
-                let log = try await database.rows("SELECT actor, action FROM discern.operator_actions ORDER BY id")
-                let entries = try log.map { "\(try $0.string("actor")) \(try $0.string("action"))" }
+                let log = try await database.rows("SELECT actor, action FROM discern.operator_actions ORDER BY id", as: String.self, String.self)
+                let entries = log.map { "\($0.0) \($0.1)" }
                 #expect(
                     entries == [
                         "operator token retry", "operator token pause", "bob resume", "bob pause", "alice@example.org rate_limit",
                         "alice@example.org spend_cap", "token spend_cap"
                     ], "\(entries)")
                 #expect(
-                    try await database.rows("SELECT per_minute FROM discern.rate_limits WHERE key = 'discerner:analyze'").first?.optionalDouble(
-                        "per_minute") == 42)
+                    try await database.value("SELECT per_minute FROM discern.rate_limits WHERE key = 'discerner:analyze'", as: Double?.self) == 42)
                 let budget = try #require(
-                    try await database.rows("SELECT cap_calls, cap_period FROM discern.service_budgets WHERE backend = 'discerner'").first)
-                #expect(try budget.optionalInt("cap_calls") == nil && budget.string("cap_period") == "month")
-                #expect(try await database.rows("SELECT state FROM discern.jobs WHERE id = $1", [fixable]).first?.string("state") == "available")
+                    try await database.rows(
+                        "SELECT cap_calls, cap_period FROM discern.service_budgets WHERE backend = 'discerner'", as: Int?.self, String.self
+                    ).first)
+                #expect(budget.0 == nil && budget.1 == "month")
+                #expect(try await database.value("SELECT state FROM discern.jobs WHERE id = \(fixable)", as: String.self) == "available")
 
                 // Every refusal is in the console's log, with who tried.
                 #expect(
@@ -216,11 +217,8 @@ struct ConsoleRolesTests {
                     "\(adminSession.steps[6].text?.prefix(600) ?? "")")
                 let database = Database(conninfo: conninfo)
                 #expect(
-                    try await database.rows("SELECT per_minute FROM discern.rate_limits WHERE key = 'discerner:analyze'").first?.optionalDouble(
-                        "per_minute") == 30)
-                let actors = try await database.rows("SELECT actor || ' ' || action AS a FROM discern.operator_actions ORDER BY id").map { row in
-                    try row.string("a")
-                }
+                    try await database.value("SELECT per_minute FROM discern.rate_limits WHERE key = 'discerner:analyze'", as: Double?.self) == 30)
+                let actors = try await database.rows("SELECT actor || ' ' || action AS a FROM discern.operator_actions ORDER BY id", as: String.self)
                 #expect(actors == ["operator token retry", "token rate_limit"], "\(actors)")
             }
         }

@@ -21,21 +21,21 @@ struct ConsoleTests {
         let late = try folder.write(SampleImages.photo(width: 640, height: 480, seed: 77), as: "late.jpg")
         let fixable = try await database.withConnection { connection -> Int in
             try JobQueue.enqueue(connection, paths: [late], batch: "night-2026-11-22")
-            return try connection.query(
+            return try connection.rows(
                 """
                 UPDATE discern.jobs SET state = 'dead', attempts = 5, finished_at = now(), error_kind = 'timeout',
                        last_error = 'Image Discerner did not answer within 300 s (5 attempts)'
-                WHERE image_path = $1 RETURNING id
-                """, [late]
-            ).first?.int("id") ?? 0
+                WHERE image_path = \(late) RETURNING id
+                """, as: Int.self
+            ).first ?? 0
         }
         let markup =
             try await database.rows(
                 """
                 UPDATE discern.results SET operator = '<script>alert(1)</script>', license_plate = '<img src=x onerror=alert(2)>'
                 WHERE id = (SELECT min(id) FROM discern.results) RETURNING id
-                """
-            ).first?.int("id") ?? 0
+                """, as: Int.self
+            ).first ?? 0
         return (fixable, markup)
     }
 
@@ -112,9 +112,9 @@ struct ConsoleTests {
                     retried.steps[1].found == true && retried.steps[2].text?.contains("Retried 1 job(s)") == true,
                     "\(retried.steps.last?.text ?? "")")
                 let database = Database(conninfo: conninfo)
-                #expect(try await database.rows("SELECT state FROM discern.jobs WHERE id = $1", [fixable]).first?.string("state") == "available")
+                #expect(try await database.value("SELECT state FROM discern.jobs WHERE id = \(fixable)", as: String.self) == "available")
                 try await TestSimulator.with(.unthrottled) { try await TestWorker.drain(conninfo, simulator: $0) }
-                #expect(try await database.rows("SELECT state FROM discern.jobs WHERE id = $1", [fixable]).first?.string("state") == "succeeded")
+                #expect(try await database.value("SELECT state FROM discern.jobs WHERE id = \(fixable)", as: String.self) == "succeeded")
                 // Who retried it, on the job's page, in `discern jobs show` and on the log page.
                 let trail = try await BrowserSession.run([
                     .go(base + "/jobs/\(fixable)"), .text, .go(base + "/log"), .text,
@@ -134,8 +134,8 @@ struct ConsoleTests {
                     try await database.rows(
                         """
                         SELECT id FROM discern.results WHERE confidence < 1 ORDER BY confidence, id LIMIT 1
-                        """
-                    ).first?.int("id"))
+                        """, as: Int.self
+                    ).first)
                 let reviewed = try await BrowserSession.run([
                     .go(base + "/review?below=1"),
                     .fill("form[data-result=\"\(first)\"] input[name=license_plate]", "KA-1234"),
@@ -145,10 +145,11 @@ struct ConsoleTests {
                     reviewed.steps[2].found == true && reviewed.steps[3].text?.contains("Correction saved") == true,
                     "\(reviewed.steps.last?.text ?? "")")
                 let view = try await database.rows(
-                    "SELECT license_plate, read_license_plate, reviewed, reviewed_by FROM discern.reviewed_results WHERE result_id = $1", [first])
+                    "SELECT license_plate, read_license_plate, reviewed, reviewed_by FROM discern.reviewed_results WHERE result_id = \(first)",
+                    as: String.self, String?.self, Bool.self, String.self)
                 #expect(
-                    try view.first?.string("license_plate") == "KA-1234" && view.first?.bool("reviewed") == true
-                        && view.first?.string("reviewed_by") == "local", "\(view.values)")
+                    view.first?.0 == "KA-1234" && view.first?.2 == true
+                        && view.first?.3 == "local", "\(view)")
             }
         }
     }
@@ -203,7 +204,7 @@ struct ConsoleTests {
 
                 // The reader role: pages, but no raw answers and no actions.
                 let succeeded = try #require(
-                    try await Database(conninfo: conninfo).rows("SELECT min(job_id) AS id FROM discern.results").first?.int("id"))
+                    try await Database(conninfo: conninfo).value("SELECT min(job_id) FROM discern.results", as: Int?.self))
                 try await Self.withReaderRole(conninfo) { readerURL in
                     let (reader, readerPort) = try await Self.console(readerURL, folder, ["--read-only"])
                     defer { reader.kill() }
@@ -221,13 +222,13 @@ struct ConsoleTests {
     static func withReaderRole(_ conninfo: String, _ body: (String) async throws -> Void) async throws {
         let role = "reader_\(UUID().uuidString.prefix(8).lowercased())"
         let database = Database(conninfo: conninfo)
-        _ = try await database.rows("CREATE ROLE \(role) LOGIN IN ROLE discern_reader")
+        try await database.execute("CREATE ROLE \(unescaped: role) LOGIN IN ROLE discern_reader")
         do {
             try await body(conninfo.replacingOccurrences(of: "://discern@", with: "://\(role)@"))
         } catch {
-            _ = try? await database.rows("DROP ROLE IF EXISTS \(role)")
+            _ = try? await database.execute("DROP ROLE IF EXISTS \(unescaped: role)")
             throw error
         }
-        _ = try await database.rows("DROP ROLE IF EXISTS \(role)")
+        try await database.execute("DROP ROLE IF EXISTS \(unescaped: role)")
     }
 }

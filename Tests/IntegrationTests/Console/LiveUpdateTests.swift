@@ -14,7 +14,7 @@ struct LiveUpdateTests {
             try await TestFolder.with { folder in
                 try await ChaosJobs.enqueue(2, into: conninfo, folder: folder, batch: "live")
                 let database = Database(conninfo: conninfo)
-                let id = try #require(try await database.rows("SELECT min(id) AS id FROM discern.jobs").first?.int("id"))
+                let id = try #require(try await database.value("SELECT min(id) FROM discern.jobs", as: Int?.self))
                 let (console, port) = try await ConsoleTests.console(conninfo, folder)
                 defer { console.kill() }
                 let ready = folder.appendingPathComponent("browser-ready")
@@ -60,13 +60,13 @@ struct LiveUpdateTests {
                 let database = Database(conninfo: conninfo)
                 #expect(
                     await Poll.until {
-                        (try? await database.rows(
+                        (try? await database.value(
                             """
-                            SELECT count(*) AS n FROM pg_stat_activity
+                            SELECT count(*) FROM pg_stat_activity
                             WHERE datname = current_database() AND application_name = 'discern-listen' AND state = 'idle'
                               AND query = 'LISTEN discern_jobs'
-                            """
-                        ).first?.int("n")) == 1
+                            """, as: Int.self
+                        )) == 1
                     }, "the console listens")
                 let received = folder.appendingPathComponent("events.txt")
                 let curl = Process()
@@ -76,7 +76,7 @@ struct LiveUpdateTests {
                 defer { if curl.isRunning { curl.terminate() } }
                 let read = { (try? String(contentsOf: received, encoding: .utf8)) ?? "" }
                 #expect(await Poll.until { read().contains("retry: 3000") }, "the stream opened")
-                _ = try await database.rows("SELECT discern.cancel(ARRAY(SELECT id FROM discern.jobs))")
+                try await database.execute("SELECT discern.cancel(ARRAY(SELECT id FROM discern.jobs))")
                 #expect(await Poll.until { read().contains("event: change") }, "a change was sent")
                 // A second change, once the first's event came: a repeat of the first would reach
                 // the stream before the second's event (one listener, one stream, in order).

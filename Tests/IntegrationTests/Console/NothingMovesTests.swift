@@ -20,7 +20,7 @@ struct NothingMovesTests {
                     _ = try JobControl.apply(.cancel, connection, .init(batch: "dropped"), by: "test")
                 }
                 // A rate from the last minutes (a worker that just died) must not turn into an ETA.
-                _ = try await database.rows(
+                try await database.execute(
                     """
                     UPDATE discern.jobs SET state = 'succeeded', finished_at = now() - interval '1 minute'
                     WHERE id = (SELECT min(id) FROM discern.jobs WHERE batch_id = (SELECT id FROM discern.batches WHERE name = 'stalled'))
@@ -46,7 +46,7 @@ struct NothingMovesTests {
                     asked.contains("Cancel these jobs?") && asked.contains("Cancel 2 job(s)") && asked.contains("stalled")
                         && asked.contains("1 succeeded"), "\(asked.prefix(800))")
                 #expect(done.contains("Cancelled 2 job(s)."), "the notice shows on the batches page: \(done.prefix(800))")
-                let left = try await database.rows("SELECT count(*) AS n FROM discern.jobs WHERE state = 'cancelled'").first?.int("n")
+                let left = try await database.value("SELECT count(*) FROM discern.jobs WHERE state = 'cancelled'", as: Int.self)
                 #expect(left == 5)
             }
         }

@@ -65,11 +65,13 @@ struct PauseTests {
                     // Its pace, from its heartbeats: every job it finished, at a rate above nothing.
                     #expect(
                         await Poll.until {
-                            (try? await database.rows("SELECT jobs_finished AS n FROM discern.workers WHERE jobs_per_minute > 0").first?.int("n"))
+                            (try? await database.rows("SELECT jobs_finished FROM discern.workers WHERE jobs_per_minute > 0", as: Int.self).first)
                                 == 40
                         }, "the workers page counts what the worker finished")
-                    let log = try await database.rows("SELECT actor, action, scope FROM discern.operator_actions ORDER BY id")
-                        .map { "\(try $0.string("actor")) \(try $0.string("action")) \(try $0.string("scope"))" }
+                    let log = try await database.rows(
+                        "SELECT actor, action, scope FROM discern.operator_actions ORDER BY id", as: String.self, String.self, String.self
+                    )
+                    .map { "\($0.0) \($0.1) \($0.2)" }
                     #expect(log == ["local pause service discerner", "local resume service discerner"], "\(log)")
                 }
             }

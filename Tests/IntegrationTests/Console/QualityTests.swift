@@ -12,14 +12,14 @@ import Testing
 @Suite("Quality: audit sample and measured accuracy", .integrationTimeLimit)
 struct QualityTests {
     /// The chance the service reads a plate right at `confidence`: from 55 % to 99 %.
-    static let rightChance = "(0.55 + 0.44 * confidence)"
+    static let rightChance: SQL = "(0.55 + 0.44 * confidence)"
 
     /// Writes `count` results for `backend`, confidence spread evenly over 0-1, each plate read
     /// right or not by a hash of `seed`; the truth goes to `truth_<seed>` (result id, plate).
     static func population(_ database: Database, count: Int, seed: Int) async throws {
-        _ = try await database.rows(
+        try await database.execute(
             """
-            CREATE TABLE truth_\(seed) AS
+            CREATE TABLE truth_\(unescaped: String(seed)) AS
             WITH made AS (
                 SELECT g, (g % 1000) / 1000.0 AS confidence, 'PL' || g AS plate FROM generate_series(1, \(count)) g),
             judged AS (
@@ -30,11 +30,12 @@ struct QualityTests {
                 INSERT INTO discern.results (image_path, backend, action, raw_response, original_bytes, original_width, original_height,
                     original_format, sent_bytes, sent_width, sent_height, sent_format, passed_through, prepare_ms, analyze_ms,
                     confidence, license_plate, operator, category)
-                SELECT '/truth/\(seed)/' || g, 'discerner', 'analyze', '{}', 1, 1, 1, 'jpeg', 1, 1, 1, 'jpeg', true, 1, 1,
+                SELECT '/truth/' || \(seed)::text || '/' || g, 'discerner', 'analyze', '{}', 1, 1, 1, 'jpeg', 1, 1, 1, 'jpeg', true, 1, 1,
                        confidence, CASE WHEN is_right THEN plate ELSE 'X' || plate END, 'UPS', 'vehicle'
                 FROM judged ORDER BY g
                 RETURNING id, image_path, confidence, license_plate)
-            SELECT w.id AS result_id, j.plate, j.is_right, j.confidence FROM written w JOIN judged j ON w.image_path = '/truth/\(seed)/' || j.g
+            SELECT w.id AS result_id, j.plate, j.is_right, j.confidence
+            FROM written w JOIN judged j ON w.image_path = '/truth/' || \(seed)::text || '/' || j.g
             """)
     }
 
@@ -44,13 +45,13 @@ struct QualityTests {
     func accuracyAgainstTruth() async throws {
         try await TestDatabase.with { conninfo in
             let database = Database(conninfo: conninfo)
-            _ = try await database.rows("UPDATE discern.audit_settings SET rate = 0.1, seed = 11")
+            try await database.execute("UPDATE discern.audit_settings SET rate = 0.1, seed = 11")
             try await Self.population(database, count: 30_000, seed: 1)
             // The audit sample, picked by the schema as results were written: about a tenth.
-            let audited = try await database.rows("SELECT count(*) AS n FROM discern.results WHERE audit").first?.int("n") ?? 0
+            let audited = try await database.value("SELECT count(*) FROM discern.results WHERE audit", as: Int.self)
             #expect((2_500...3_500).contains(audited), "\(audited) of 30,000 audited at 10 %")
             // A reviewer says what is there: right as read, or the true plate; a few cannot tell.
-            _ = try await database.rows(
+            try await database.execute(
                 """
                 INSERT INTO discern.corrections (result_id, confirmed, verdict, license_plate, corrected_by)
                 SELECT t.result_id, t.is_right AND t.result_id % 50 <> 0,
@@ -64,8 +65,8 @@ struct QualityTests {
                 """
                 SELECT to_char(least(floor(confidence * 10), 9) / 10, 'FM0.0') AS band, avg(is_right::int)::float8 AS share
                 FROM truth_1 GROUP BY 1 UNION ALL SELECT 'all', avg(is_right::int)::float8 FROM truth_1
-                """
-            ).reduce(into: [String: Double]()) { $0[try $1.string("band")] = try $1.optionalDouble("share") }
+                """, as: String.self, Double?.self
+            ).reduce(into: [String: Double]()) { $0[$1.0] = $1.1 }
             let plates = quality.rows.filter { $0.field == "license_plate" }
             #expect(plates.count == 11, "ten bands and the whole: \(plates.map(\.band))")
             for row in plates {
@@ -86,20 +87,20 @@ struct QualityTests {
             #expect(below > 0 && below < 1 && (advice.errorsAfterReviewAtMost ?? 1) <= 0.05)
             try await Self.population(database, count: 30_000, seed: 2)
             let fresh =
-                try await database.rows(
+                try await database.value(
                     """
-                    SELECT avg((NOT is_right AND confidence >= $1)::int)::float8 AS wrong_after_review FROM truth_2
-                    """, [below]
-                ).first?.optionalDouble("wrong_after_review") ?? 1
+                    SELECT avg((NOT is_right AND confidence >= \(below))::int)::float8 AS wrong_after_review FROM truth_2
+                    """, as: Double?.self
+                ) ?? 1
             #expect(fresh <= 0.05, "reviewing below \(below) leaves \(fresh) of fresh plates wrong")
             // Reviewing a band lower would not have met it: the advice is not wasteful by a band.
             if below >= 0.1 {
                 let cheaper =
-                    try await database.rows(
+                    try await database.value(
                         """
-                        SELECT avg((NOT is_right AND confidence >= $1)::int)::float8 AS w FROM truth_2
-                        """, [below - 0.1]
-                    ).first?.optionalDouble("w") ?? 0
+                        SELECT avg((NOT is_right AND confidence >= \(below - 0.1))::int)::float8 AS w FROM truth_2
+                        """, as: Double?.self
+                    ) ?? 0
                 #expect(cheaper > 0.05 * 0.8, "one band lower leaves \(cheaper): the advice is close to what is needed")
             }
         }
@@ -116,17 +117,15 @@ struct QualityTests {
                        count(*) FILTER (WHERE discern.audit_pick(g, 0.02, 6)) AS b,
                        count(*) FILTER (WHERE discern.audit_pick(g, 0, 5)) AS none
                 FROM generate_series(1, 100000) g
-                """
+                """, as: Int.self, Int.self, Int.self, Int.self
             ).first
-            #expect(try picks?.int("same") == 100_000 && picks?.int("none") == 0)
-            #expect(try (1_800...2_200).contains(picks?.int("a") ?? 0) && (1_800...2_200).contains(picks?.int("b") ?? 0))
+            #expect(picks?.1 == 100_000 && picks?.3 == 0)
+            #expect((1_800...2_200).contains(picks?.0 ?? 0) && (1_800...2_200).contains(picks?.2 ?? 0))
             try await Self.population(database, count: 2_000, seed: 3)
-            let before = try await database.rows("SELECT array_agg(id ORDER BY id) AS ids FROM discern.results WHERE audit").first?.optionalString(
-                "ids")
-            _ = try await database.rows("UPDATE discern.audit_settings SET rate = 0.5, seed = 99")
-            _ = try await database.rows("UPDATE discern.results SET confidence = confidence")
-            let after = try await database.rows("SELECT array_agg(id ORDER BY id) AS ids FROM discern.results WHERE audit").first?.optionalString(
-                "ids")
+            let before = try await database.value("SELECT array_agg(id ORDER BY id) AS ids FROM discern.results WHERE audit", as: String?.self)
+            try await database.execute("UPDATE discern.audit_settings SET rate = 0.5, seed = 99")
+            try await database.execute("UPDATE discern.results SET confidence = confidence")
+            let after = try await database.value("SELECT array_agg(id ORDER BY id) AS ids FROM discern.results WHERE audit", as: String?.self)
             #expect(before == after, "a result is picked, or not, when it is written")
         }
     }
@@ -141,18 +140,18 @@ struct QualityTests {
                     try JobQueue.enqueue(connection, paths: ["/b.jpg"], service: "ooto")
                     let jobs = try JobQueue.claim(connection, workerID: "w", services: ["discerner", "ooto"], limit: 2, leaseSeconds: 60)
                     _ = try JobQueue.complete(connection, workerID: "w", results: jobs.map { ($0.id, QueueTests.sampleResult) })
-                    let picked = try connection.query(
+                    let picked = try connection.rows(
                         """
-                        SELECT r.backend, r.audit FROM discern.results r WHERE r.job_id = ANY($1::bigint[])
-                        """, [jobs.map(\.id)])
-                    return try Dictionary(uniqueKeysWithValues: picked.map { (try $0.string("backend"), try $0.bool("audit")) })
+                        SELECT r.backend, r.audit FROM discern.results r WHERE r.job_id = ANY(\(jobs.map(\.id))::bigint[])
+                        """, as: String.self, Bool.self)
+                    return Dictionary(uniqueKeysWithValues: picked.map { ($0.0, $0.1) })
                 }
             }
-            _ = try await database.rows("UPDATE discern.audit_settings SET rate = 1")
+            try await database.execute("UPDATE discern.audit_settings SET rate = 1")
             #expect(try await completeAll() == ["discerner": true, "ooto": true], "'*' alone")
-            _ = try await database.rows("INSERT INTO discern.audit_settings (backend, rate) VALUES ('discerner', 0)")
+            try await database.execute("INSERT INTO discern.audit_settings (backend, rate) VALUES ('discerner', 0)")
             #expect(try await completeAll() == ["discerner": false, "ooto": true], "a backend's own row wins over '*'")
-            _ = try await database.rows("DELETE FROM discern.audit_settings")
+            try await database.execute("DELETE FROM discern.audit_settings")
             #expect(try await completeAll() == ["discerner": false, "ooto": false], "no setting: no audit")
         }
     }
@@ -164,9 +163,9 @@ struct QualityTests {
         try await TestDatabase.with { conninfo in
             try await TestFolder.with { folder in
                 let database = Database(conninfo: conninfo)
-                _ = try await database.rows("UPDATE discern.audit_settings SET rate = 1")
+                try await database.execute("UPDATE discern.audit_settings SET rate = 1")
                 _ = try await ConsoleTests.seed(conninfo, folder)
-                let audited = try await database.rows("SELECT id FROM discern.results WHERE audit ORDER BY id LIMIT 2").map { try $0.int("id") }
+                let audited = try await database.rows("SELECT id FROM discern.results WHERE audit ORDER BY id LIMIT 2", as: Int.self)
                 try #require(audited.count == 2, "every result of the night is audited at rate 1")
                 let (console, port) = try await ConsoleTests.console(conninfo, folder)
                 defer { console.kill() }
@@ -188,12 +187,14 @@ struct QualityTests {
                     after.contains("license_plate") && after.contains("50.0 %") && after.contains("100.0 %")
                         && !after.contains("No audit review yet"),
                     "one of two plates right, operators right: \(after.prefix(1200))")
-                let reviews = try await database.rows("SELECT verdict, corrected_by FROM discern.corrections ORDER BY id").map {
-                    try $0.string("verdict") + "/" + $0.string("corrected_by")
+                let reviews = try await database.rows(
+                    "SELECT verdict, corrected_by FROM discern.corrections ORDER BY id", as: String.self, String.self
+                ).map {
+                    $0.0 + "/" + $0.1
                 }
                 #expect(reviews == ["confirmed/local", "corrected/local"], "who and what: \(reviews)")
-                let typed = try await database.rows("SELECT license_plate FROM discern.corrections WHERE result_id = $1", [audited[1]])
-                #expect(try typed.first?.string("license_plate") == "KA-9", "the plate typed before Enter is what was stored")
+                let typed = try await database.rows("SELECT license_plate FROM discern.corrections WHERE result_id = \(audited[1])", as: String.self)
+                #expect(typed.first == "KA-9", "the plate typed before Enter is what was stored")
                 let chart = await RawHTTP.get(port: port, path: "/quality")
                 #expect(chart.body.contains("<svg class=\"chart\"") && chart.body.contains("data-band="), "the calibration chart is drawn")
 
@@ -225,23 +226,22 @@ struct QualityTests {
         try await TestDatabase.with { conninfo in
             try await TestFolder.with { folder in
                 let database = Database(conninfo: conninfo)
-                _ = try await database.rows("UPDATE discern.audit_settings SET rate = 1")
+                try await database.execute("UPDATE discern.audit_settings SET rate = 1")
                 _ = try await ConsoleTests.seed(conninfo, folder)
                 let (console, port) = try await ConsoleTests.console(conninfo, folder)
                 defer { console.kill() }
                 let base = "http://127.0.0.1:\(port)"
                 // Newest first: the first card is the newest audited result, the second the one before.
-                let audited = try await database.rows("SELECT id FROM discern.results WHERE audit ORDER BY created_at DESC, id DESC LIMIT 2").map {
-                    try $0.int("id")
-                }
+                let audited = try await database.rows(
+                    "SELECT id FROM discern.results WHERE audit ORDER BY created_at DESC, id DESC LIMIT 2", as: Int.self)
                 try #require(audited.count == 2)
                 let tour = try await BrowserSession.run([
                     .go(base + "/review"), .text, .key("j", navigates: false), .key("c"), .text, .key("x")
                 ])
                 #expect(tour.steps[1].text?.contains("Keys:") == true)
                 #expect(tour.steps[4].text?.contains("Confirmed; the next one is below.") == true, "\(tour.steps[4].text?.prefix(400) ?? "")")
-                let verdicts = try await database.rows("SELECT result_id, verdict FROM discern.corrections ORDER BY id")
-                    .map { "\(try $0.int("result_id")):\(try $0.string("verdict"))" }
+                let verdicts = try await database.rows("SELECT result_id, verdict FROM discern.corrections ORDER BY id", as: Int.self, String.self)
+                    .map { "\($0.0):\($0.1)" }
                 #expect(verdicts.first == "\(audited[1]):confirmed", "j then c confirms the second card: \(verdicts) of \(audited)")
                 #expect(verdicts.count == 2 && verdicts.last?.hasSuffix(":cannot_tell") == true, "\(verdicts)")
             }

@@ -38,26 +38,26 @@ struct DiscernerFidelityTests {
                 try await database.withConnection { try JobQueue.enqueue($0, paths: [path]) }
                 let summary = try await TestSimulator.with { try await TestWorker.drain(conninfo, simulator: $0) }
                 #expect(summary.succeeded == 1)
-                let entities = Array(
-                    try await database.rows(
-                        """
-                        SELECT category, operator, fleet_id, license_plate, license_plate_jurisdiction, container_id, is_primary, image_path
-                        FROM discern.entity_sightings ORDER BY position
-                        """))
+                let entities = try await database.rows(
+                    """
+                    SELECT category, operator, fleet_id, license_plate, license_plate_jurisdiction, container_id, is_primary, image_path
+                    FROM discern.entity_sightings ORDER BY position
+                    """, as: String.self, String?.self, String?.self, String?.self, String?.self, String?.self, Bool.self, String.self)
                 #expect(entities.count == 2)
-                #expect(try entities[0].string("category") == "commercial_vehicle" && entities[0].bool("is_primary"))
-                #expect(try entities[0].optionalString("fleet_id") != nil && entities[0].optionalString("license_plate") != nil)
-                #expect(try entities[0].optionalString("license_plate_jurisdiction") != nil)
-                #expect(try entities[1].string("category") == "cargo_container" && !entities[1].bool("is_primary"))
-                #expect(try entities[1].optionalString("container_id")?.count == 11)
-                #expect(try entities.allSatisfy { try $0.string("image_path") == path })
+                #expect(entities[0].0 == "commercial_vehicle" && entities[0].6)
+                #expect(entities[0].2 != nil && entities[0].3 != nil)
+                #expect(entities[0].4 != nil)
+                #expect(entities[1].0 == "cargo_container" && !entities[1].6)
+                #expect(entities[1].5?.count == 11)
+                #expect(entities.allSatisfy { $0.7 == path })
                 let result = try #require(
                     try await database.rows(
-                        "SELECT category, operator, raw_response->'analysis_result'->'body'->'processing_metadata'->>'response_format_version' AS v FROM discern.results"
+                        "SELECT category, operator, raw_response->'analysis_result'->'body'->'processing_metadata'->>'response_format_version' AS v FROM discern.results",
+                        as: String?.self, String?.self, String.self
                     ).first)
-                #expect(try result.string("v") == "3.0")
-                #expect(try result.optionalString("category") == "commercial_vehicle")
-                #expect(try result.optionalString("operator") == entities[0].optionalString("operator"))
+                #expect(result.2 == "3.0")
+                #expect(result.0 == "commercial_vehicle")
+                #expect(result.1 == entities[0].1)
             }
         }
     }
@@ -129,12 +129,12 @@ struct DiscernerFidelityTests {
                                (SELECT array_agg(DISTINCT e->>'kind') FROM jsonb_array_elements(error_history) e) AS kinds,
                                (SELECT bool_or((e->>'counted')::boolean) FROM jsonb_array_elements(error_history) e) AS counted
                         FROM discern.jobs
-                        """
+                        """, as: String.self, Int.self, String.self, String.self, Bool.self
                     ).first)
-                let history = try job.string("history")
-                #expect(try job.string("state") == "succeeded")
-                #expect(try job.int("attempts") == 1, "the collided attempt was handed back: \(history)")
-                #expect(try job.string("kinds").contains("discerner_start_collision") && !job.bool("counted"), "\(history)")
+                let history = job.2
+                #expect(job.0 == "succeeded")
+                #expect(job.1 == 1, "the collided attempt was handed back: \(history)")
+                #expect(job.3.contains("discerner_start_collision") && !job.4, "\(history)")
             }
         }
     }
@@ -159,9 +159,10 @@ struct DiscernerFidelityTests {
                     #expect(refusals.isEmpty, "\(refusals)")
                 }
                 let attempts = try await database.rows(
-                    "SELECT max(attempts)::int AS most, count(*) FILTER (WHERE state = 'succeeded')::int AS done FROM discern.jobs")
-                #expect(try attempts.first?.int("most") == 1, "a collision was counted against a job")
-                #expect(try attempts.first?.int("done") == 8)
+                    "SELECT max(attempts)::int AS most, count(*) FILTER (WHERE state = 'succeeded')::int AS done FROM discern.jobs",
+                    as: Int.self, Int.self)
+                #expect(attempts.first?.0 == 1, "a collision was counted against a job")
+                #expect(attempts.first?.1 == 8)
             }
         }
     }

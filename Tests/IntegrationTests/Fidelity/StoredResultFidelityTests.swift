@@ -21,7 +21,7 @@ struct StoredResultFidelityTests {
                 // answered all of those, every write waits on a lock the test holds: results pile up
                 // in each worker and go in batches, so refused batches are written one by one, and
                 // only their culprits die. Whatever the load, no timing needed.
-                let first = try await database.rows("SELECT id FROM discern.jobs ORDER BY id LIMIT 25").map { try $0.int("id") }
+                let first = try await database.rows("SELECT id FROM discern.jobs ORDER BY id LIMIT 25", as: Int.self)
                 let refused = stride(from: 4, to: 25, by: 5).map { first[$0] }
                 try await database.withConnection { connection in
                     try connection.executeScript(
@@ -38,10 +38,10 @@ struct StoredResultFidelityTests {
                         END $$;
                         CREATE TRIGGER fidelity_refuse BEFORE INSERT ON discern.results FOR EACH ROW EXECUTE FUNCTION fidelity_refuse();
                         """)
-                    try connection.query("INSERT INTO fidelity_refused SELECT unnest($1::bigint[])", [refused])
+                    try connection.execute("INSERT INTO fidelity_refused SELECT unnest(\(refused)::bigint[])")
                 }
                 let gate = Database(conninfo: conninfo, name: "test-gate")
-                try await gate.withConnection { try $0.query("SELECT pg_advisory_lock(4242)") }
+                try await gate.withConnection { try $0.execute("SELECT pg_advisory_lock(4242)") }
                 try await TestSimulator.with(configuration) { simulator in
                     let arguments = ["--lease-seconds", "2", "--poll-seconds", "0.2", "--concurrency", "8", "--log-level", "notice"]
                     var workers = try (0..<3).map { _ in
@@ -53,9 +53,11 @@ struct StoredResultFidelityTests {
                     }
                     var unanswered: [Int] = []
                     for id in first where await simulator.stats.answers(for: "discern-job-\(id)").isEmpty { unanswered.append(id) }
-                    let states = try await database.rows("SELECT state, count(*) AS n FROM discern.jobs GROUP BY state ORDER BY state")
-                        .map { "\(try $0.string("state")) \(try $0.int("n"))" }.joined(separator: ", ")
-                    try await gate.withConnection { try $0.query("SELECT pg_advisory_unlock(4242)") }
+                    let states = try await database.rows(
+                        "SELECT state, count(*) FROM discern.jobs GROUP BY state ORDER BY state", as: String.self, Int.self
+                    )
+                    .map { "\($0.0) \($0.1)" }.joined(separator: ", ")
+                    try await gate.withConnection { try $0.execute("SELECT pg_advisory_unlock(4242)") }
                     #expect(
                         answered, "jobs \(unanswered) were never answered; jobs: \(states); logs: \(ChaosJobs.keepLogs(of: folder, test: "fidelity"))"
                     )
@@ -74,9 +76,10 @@ struct StoredResultFidelityTests {
                     let census = try await TestDatabase.census(conninfo)
                     let unfinished = try await ChaosJobs.unfinishedJobs(conninfo)
                     #expect(done && census == QueueCensus(succeeded: 295, dead: 5, results: 295, jobsWithOneResult: 295), "\(census)\n\(unfinished)")
-                    let deadKinds = try await database.rows("SELECT id, error_kind FROM discern.jobs WHERE state = 'dead' ORDER BY id")
-                    #expect(try deadKinds.map { try $0.int("id") } == refused)
-                    #expect(try deadKinds.allSatisfy { try $0.optionalString("error_kind") == "result_unstorable" })
+                    let deadKinds = try await database.rows(
+                        "SELECT id, error_kind FROM discern.jobs WHERE state = 'dead' ORDER BY id", as: Int.self, String?.self)
+                    #expect(deadKinds.map { $0.0 } == refused)
+                    #expect(deadKinds.allSatisfy { $0.1 == "result_unstorable" })
                     #expect(Self.logs(in: folder).contains("writing them one by one"), "no batch was refused: the one-by-one path went untested")
 
                     var checked = 0
@@ -105,12 +108,12 @@ struct StoredResultFidelityTests {
             SELECT j.id, j.batch_id, j.image_path, row_to_json(r)::text AS result,
                    (SELECT coalesce(json_agg(row_to_json(e) ORDER BY e.position), '[]') FROM discern.entities e WHERE e.result_id = r.id)::text AS entities
             FROM discern.results r JOIN discern.jobs j ON j.id = r.job_id ORDER BY j.id
-            """
+            """, as: Int.self, Int?.self, String.self, String.self, String.self
         ).map { row in
             StoredRow(
-                jobID: try row.int("id"), jobBatchID: try row.optionalInt("batch_id"), jobPath: try row.string("image_path"),
-                result: try JSONSerialization.jsonObject(with: Data(try row.string("result").utf8)) as? [String: Any] ?? [:],
-                entities: try JSONSerialization.jsonObject(with: Data(try row.string("entities").utf8)) as? [[String: Any]] ?? [])
+                jobID: row.0, jobBatchID: row.1, jobPath: row.2,
+                result: try JSONSerialization.jsonObject(with: Data(row.3.utf8)) as? [String: Any] ?? [:],
+                entities: try JSONSerialization.jsonObject(with: Data(row.4.utf8)) as? [[String: Any]] ?? [])
         }
     }
 

@@ -30,11 +30,13 @@ struct FileInputTests {
                     try await TestWorker.drain(conninfo, simulator: simulator) { $0.truncatedRetrySeconds = 0.2 }
                 }
                 #expect(summary.dead == 3 && summary.retryScheduled == 3)
-                for row in try await database.rows("SELECT state, error_kind, attempts, last_error FROM discern.jobs") {
-                    #expect(try row.optionalString("error_kind") == "image_truncated" && row.int("attempts") == 2)
-                    #expect(try row.optionalString("last_error")?.contains("truncated") == true)
+                for (_, kind, attempts, lastError) in try await database.rows(
+                    "SELECT state, error_kind, attempts, last_error FROM discern.jobs", as: String.self, String?.self, Int.self, String?.self)
+                {
+                    #expect(kind == "image_truncated" && attempts == 2)
+                    #expect(lastError?.contains("truncated") == true)
                 }
-                #expect(try await database.rows("SELECT count(*) AS n FROM discern.results").first?.int("n") == 0)
+                #expect(try await database.value("SELECT count(*) FROM discern.results", as: Int.self) == 0)
             }
         }
     }
@@ -54,11 +56,11 @@ struct FileInputTests {
                     // beside every other suite, writes the whole file, and only then brings the retry
                     // forward: a retry on a timer could come before a starved test has written it.
                     let failedOnce = try await Announcements.until(conninfo) {
-                        try await database.rows("SELECT error_kind FROM discern.jobs").first?.optionalString("error_kind") == "image_truncated"
+                        (try await database.rows("SELECT error_kind FROM discern.jobs", as: String?.self).first ?? nil) == "image_truncated"
                     }
                     #expect(failedOnce)
                     try jpeg.write(to: URL(fileURLWithPath: path))
-                    _ = try await database.rows("UPDATE discern.jobs SET run_at = now() WHERE state = 'available'")
+                    try await database.execute("UPDATE discern.jobs SET run_at = now() WHERE state = 'available'")
                     #expect(try await drained.succeeded == 1)
                 }
             }
@@ -95,16 +97,16 @@ struct FileInputTests {
                 try await database.withConnection { try JobQueue.enqueue($0, paths: outside + [fifo, inside] + roots) }
                 let summary = try await TestSimulator.with { try await TestWorker.drain(conninfo, simulator: $0) }
                 #expect(summary.succeeded == 1 && summary.dead == outside.count + 1 + roots.count)
-                let rows = try await database.rows("SELECT image_path, error_kind, last_error FROM discern.jobs WHERE state = 'dead'")
+                let rows = try await database.rows(
+                    "SELECT image_path, error_kind, last_error FROM discern.jobs WHERE state = 'dead'", as: String.self, String?.self, String?.self)
                 var messages: Set<String> = []
-                for row in rows {
-                    let path = try row.string("image_path"), kind = try row.optionalString("error_kind")
+                for (path, kind, lastError) in rows {
                     if path == fifo || roots.contains(path) {
                         #expect(kind == "file_not_regular", "\(path): \(kind ?? "-")")
                         continue
                     }
                     #expect(kind == "path_not_allowed", "\(path): \(kind ?? "-")")
-                    messages.insert(try (row.optionalString("last_error") ?? "").replacingOccurrences(of: path, with: "PATH"))
+                    messages.insert((lastError ?? "").replacingOccurrences(of: path, with: "PATH"))
                 }
                 #expect(messages.count == 1, "the same words for every path outside, existing or not: \(messages)")
             }
@@ -216,7 +218,7 @@ struct FileInputTests {
                     #expect(summary.dead == 1)
                     #expect(await simulator.stats.callCount("unissey") == 0, "nothing was sent")
                 }
-                let kind = try await Database(conninfo: conninfo).rows("SELECT error_kind FROM discern.jobs").first?.optionalString("error_kind")
+                let kind = try await Database(conninfo: conninfo).rows("SELECT error_kind FROM discern.jobs", as: String?.self).first ?? nil
                 #expect(kind == "image_undecodable" || kind == "image_truncated")
             }
         }

@@ -45,8 +45,8 @@ struct OperatorInputTests {
             let database = Database(conninfo: conninfo)
             try await database.withConnection { connection in
                 try JobQueue.enqueue(connection, paths: ["/a.jpg"], batch: name)
-                try connection.query("UPDATE discern.jobs SET state = 'dead', error_kind = 'test', last_error = 'bad', finished_at = now()")
-                try connection.query(
+                try connection.execute("UPDATE discern.jobs SET state = 'dead', error_kind = 'test', last_error = 'bad', finished_at = now()")
+                try connection.execute(
                     "INSERT INTO discern.results (image_path, backend, action, raw_response, original_bytes, original_width, original_height, original_format, sent_bytes, sent_width, sent_height, sent_format, passed_through, prepare_ms, analyze_ms) VALUES ('/b.jpg', 'discerner', 'analyze', '{}', 1, 1, 1, 'jpeg', 1, 1, 1, 'jpeg', true, 1, 1)"
                 )
             }
@@ -56,7 +56,7 @@ struct OperatorInputTests {
             let pasted = try WorkerProcess.binary.path + hint.dropFirst("discern".count) + " --database-url " + TestShell.quoted(conninfo)
             let retried = try await Subprocess.run("/bin/sh", ["-c", pasted])
             #expect(retried.contains("retried 1 job(s)"), "\(retried)")
-            #expect(try await database.rows("SELECT count(*) AS n FROM discern.results").first?.int("n") == 1)
+            #expect(try await database.value("SELECT count(*) FROM discern.results", as: Int.self) == 1)
         }
     }
 
@@ -66,16 +66,19 @@ struct OperatorInputTests {
             try await TestFolder.with { folder in
                 let hostile = "/tmp/\u{1B}[2J\u{1B}[31mcleared\rover.jpg"
                 let database = Database(conninfo: conninfo)
+                // Typed as String: each is sent as a parameter, never spliced into the statement as SQL.
+                let category: String = "\u{1B}]0;owned\u{07}van", longOperator = String(repeating: "Z", count: 5000)
+                let isolated: String = "\u{2066}gpj.exe\u{2069}\u{9B}2J UPS"
                 try await database.withConnection { connection in
                     try JobQueue.enqueue(connection, paths: [hostile])
-                    try connection.query(
-                        "INSERT INTO discern.results (image_path, backend, action, category, operator, raw_response, original_bytes, original_width, original_height, original_format, sent_bytes, sent_width, sent_height, sent_format, passed_through, prepare_ms, analyze_ms) VALUES ($1, 'discerner', 'analyze', $2, $3, '{}', 1, 1, 1, 'jpeg', 1, 1, 1, 'jpeg', true, 1, 1)",
-                        [hostile, "\u{1B}]0;owned\u{07}van", String(repeating: "Z", count: 5000)])
+                    try connection.execute(
+                        "INSERT INTO discern.results (image_path, backend, action, category, operator, raw_response, original_bytes, original_width, original_height, original_format, sent_bytes, sent_width, sent_height, sent_format, passed_through, prepare_ms, analyze_ms) VALUES (\(hostile), 'discerner', 'analyze', \(category), \(longOperator), '{}', 1, 1, 1, 'jpeg', 1, 1, 1, 'jpeg', true, 1, 1)"
+                    )
                     // Bidirectional isolates (U+2066-2069) reorder what a terminal shows; U+009B (C1 CSI)
                     // starts a command in many terminals.
-                    try connection.query(
-                        "INSERT INTO discern.results (image_path, backend, action, category, operator, raw_response, original_bytes, original_width, original_height, original_format, sent_bytes, sent_width, sent_height, sent_format, passed_through, prepare_ms, analyze_ms) VALUES ('/tmp/b.jpg', 'discerner', 'analyze', 'van', $1, '{}', 1, 1, 1, 'jpeg', 1, 1, 1, 'jpeg', true, 1, 1)",
-                        ["\u{2066}gpj.exe\u{2069}\u{9B}2J UPS"])
+                    try connection.execute(
+                        "INSERT INTO discern.results (image_path, backend, action, category, operator, raw_response, original_bytes, original_width, original_height, original_format, sent_bytes, sent_width, sent_height, sent_format, passed_through, prepare_ms, analyze_ms) VALUES ('/tmp/b.jpg', 'discerner', 'analyze', 'van', \(isolated), '{}', 1, 1, 1, 'jpeg', 1, 1, 1, 'jpeg', true, 1, 1)"
+                    )
                 }
                 for format in ["table", "json"] {
                     let shown = try await Subprocess.run(try WorkerProcess.binary.path, ["results", "--database-url", conninfo, "--format", format])
@@ -112,8 +115,7 @@ struct OperatorInputTests {
                     try WorkerProcess.binary.path,
                     ["enqueue", photos.path, "--database-url", conninfo, "--no-dedupe"], allowFailure: true)
                 #expect(output.contains("enqueued \(names.count) job(s)"), "\(output)")
-                let stored = try await Database(conninfo: conninfo, name: "test-names").rows("SELECT image_path FROM discern.jobs")
-                    .map { try $0.string("image_path") }
+                let stored = try await Database(conninfo: conninfo, name: "test-names").rows("SELECT image_path FROM discern.jobs", as: String.self)
                 #expect(Set(stored) == Set(names.map { photos.appendingPathComponent($0).path }), "\(stored.map(\.debugDescription))")
             }
         }
@@ -135,7 +137,7 @@ struct OperatorInputTests {
                             sentHeight: 1, sentFormat: "jpeg", jpegQuality: nil, encodeCount: 0, passedThrough: true, milliseconds: 1),
                         analyzeMilliseconds: 1))
                 do {
-                    try connection.query("UPDATE discern.jobs SET state = 'available' WHERE id = $1", [job.id])
+                    try connection.execute("UPDATE discern.jobs SET state = 'available' WHERE id = \(job.id)")
                     return nil
                 } catch let error as PostgresError {
                     return error
@@ -145,9 +147,9 @@ struct OperatorInputTests {
             #expect(error?.message.contains("already succeeded") == true && error?.message.contains("discern.enqueue") == true)
             let row = try #require(
                 try await database.rows(
-                    "SELECT j.state, (SELECT count(*) FROM discern.results) AS results FROM discern.jobs j"
+                    "SELECT j.state, (SELECT count(*) FROM discern.results) AS results FROM discern.jobs j", as: String.self, Int.self
                 ).first)
-            #expect(try row.string("state") == "succeeded" && row.int("results") == 1)
+            #expect(row.0 == "succeeded" && row.1 == 1)
         }
     }
 
@@ -157,12 +159,12 @@ struct OperatorInputTests {
     func roles() async throws {
         try await TestDatabase.with { conninfo in
             let database = Database(conninfo: conninfo)
-            func denied(_ role: String, _ sql: String) async throws -> Bool {
+            func denied(_ role: String, _ sql: SQL) async throws -> Bool {
                 try await database.withConnection { connection -> Bool in
-                    try connection.query("SET ROLE \(role)")
-                    defer { _ = try? connection.query("RESET ROLE") }
+                    try connection.execute("SET ROLE \(unescaped: role)")
+                    defer { _ = try? connection.execute("RESET ROLE") }
                     do {
-                        try connection.query(sql)
+                        try connection.execute(sql)
                         return false
                     } catch let error as PostgresError where error.sqlState == "42501" {
                         return true
@@ -202,12 +204,12 @@ struct OperatorInputTests {
             #expect(try await denied("discern_enqueue", "SELECT discern.batch_summary(1)"))
 
             // The enqueuer creates a new available job and nothing else.
-            func refusal(_ role: String, _ sql: String) async throws -> String? {
+            func refusal(_ role: String, _ sql: SQL) async throws -> String? {
                 try await database.withConnection { connection -> String? in
-                    try connection.query("SET ROLE \(role)")
-                    defer { _ = try? connection.query("RESET ROLE") }
+                    try connection.execute("SET ROLE \(unescaped: role)")
+                    defer { _ = try? connection.execute("RESET ROLE") }
                     do {
-                        try connection.query(sql)
+                        try connection.execute(sql)
                         return nil
                     } catch let error as PostgresError {
                         return error.sqlState ?? "?"
@@ -254,17 +256,17 @@ struct OperatorInputTests {
                 try await refusal("discern_enqueue", "INSERT INTO discern.operator_actions (actor, action, scope) VALUES ('x', 'retry', 'forged')")
                     == "42501")
             let enroller = "enroller_\(UUID().uuidString.prefix(8).lowercased())"
-            _ = try await database.rows("CREATE ROLE \(enroller) IN ROLE discern_enqueue, discern_enroll")
+            try await database.execute("CREATE ROLE \(unescaped: enroller) IN ROLE discern_enqueue, discern_enroll")
             #expect(
                 try await refusal(
                     enroller, #"SELECT discern.enqueue('/f.jpg', backend => 'ooto', action => 'delete', params => '{"templateId": "t1"}')"#) == nil)
-            _ = try await database.rows("DROP ROLE \(enroller)")
+            try await database.execute("DROP ROLE \(unescaped: enroller)")
 
             let claimed = try await database.withConnection { connection -> Int in
-                try connection.query("SET ROLE discern_worker")
-                defer { _ = try? connection.query("RESET ROLE") }
+                try connection.execute("SET ROLE discern_worker")
+                defer { _ = try? connection.execute("RESET ROLE") }
                 let jobs = try JobQueue.claim(connection, workerID: "w", services: ["discerner"], limit: 5, leaseSeconds: 60)
-                _ = try connection.query("SELECT * FROM discern.take_rate_tokens('discerner:analyze', 1)")
+                try connection.execute("SELECT * FROM discern.take_rate_tokens('discerner:analyze', 1)")
                 return jobs.count
             }
             #expect(claimed == 4)

@@ -46,8 +46,9 @@ struct ServiceAnswerTests {
                     let summary = try await TestWorker.drain(conninfo, simulator: simulator, clients: services)
                     #expect(summary.succeeded + summary.dead == 3, "\(summary)")
                 }
-                let rows = try await Database(conninfo: conninfo).rows("SELECT backend, state, error_kind FROM discern.jobs ORDER BY backend")
-                let kinds = Dictionary(uniqueKeysWithValues: try rows.map { (try $0.string("backend"), try $0.optionalString("error_kind") ?? "-") })
+                let rows = try await Database(conninfo: conninfo).rows(
+                    "SELECT backend, state, error_kind FROM discern.jobs ORDER BY backend", as: String.self, String.self, String?.self)
+                let kinds = Dictionary(uniqueKeysWithValues: rows.map { backend, _, kind in (backend, kind ?? "-") })
                 #expect(kinds["landmark"] == "-", "rank 1e300 reads as no rank; the prediction stands")
                 #expect(kinds["ooto"] == "http_4xx", "code 1e300 is no code: an unexplained 422")
             }
@@ -75,9 +76,9 @@ struct ServiceAnswerTests {
                 }
                 let row = try #require(
                     try await Database(conninfo: conninfo).rows(
-                        "SELECT operator, fleet_id FROM discern.results WHERE operator LIKE 'UP%'"
+                        "SELECT operator, fleet_id FROM discern.results WHERE operator LIKE 'UP%'", as: String?.self, String?.self
                     ).first)
-                #expect(try row.optionalString("operator") == "UPS" && row.optionalString("fleet_id") == "12")
+                #expect(row.0 == "UPS" && row.1 == "12")
             }
         }
         // Below the backends: a batch whose one row PostgreSQL refuses (a CHECK it violates).
@@ -103,7 +104,7 @@ struct ServiceAnswerTests {
                 return
             }
             #expect(failure.kind == .resultUnstorable && failure.message.contains("23514"))
-            #expect(try await database.rows("SELECT count(*) AS n FROM discern.results").first?.int("n") == 2)
+            #expect(try await database.value("SELECT count(*) FROM discern.results", as: Int.self) == 2)
         }
     }
 
@@ -138,10 +139,12 @@ struct ServiceAnswerTests {
                 }
                 let job = try #require(
                     try await Database(conninfo: conninfo).rows(
-                        "SELECT state, error_kind, last_error, error_history::text AS history FROM discern.jobs"
+                        "SELECT state, error_kind, last_error, error_history::text AS history FROM discern.jobs",
+                        as: String.self, String?.self, String?.self, String.self
                     ).first)
-                #expect(try job.string("state") == "dead" && job.optionalString("error_kind") == "upload_rejected")
-                let text = try (job.optionalString("last_error") ?? "") + job.string("history")
+                let (state, kind, lastError, history) = job
+                #expect(state == "dead" && kind == "upload_rejected")
+                let text = (lastError ?? "") + history
                 #expect(text.contains("SignatureDoesNotMatch"))
                 #expect(!text.contains("deadbeef") && !text.contains("StringToSign") && !text.contains("AWS4-HMAC-SHA256\\n"), "\(text)")
             }
@@ -172,9 +175,10 @@ struct ServiceAnswerTests {
                     }
                     _ = try await TestWorker.drain(conninfo, simulator: simulator)
                 }
-                let jobs = try await Database(conninfo: conninfo).rows("SELECT state, error_kind, last_error FROM discern.jobs")
-                let messages = try jobs.map { try $0.optionalString("last_error") ?? "" }
-                let outcomes = try jobs.map { "\(try $0.string("state")) \(try $0.optionalString("error_kind") ?? "-")" }
+                let jobs = try await Database(conninfo: conninfo).rows(
+                    "SELECT state, error_kind, last_error FROM discern.jobs", as: String.self, String?.self, String?.self)
+                let messages = jobs.map { _, _, lastError in lastError ?? "" }
+                let outcomes = jobs.map { state, kind, _ in "\(state) \(kind ?? "-")" }
                 #expect(outcomes == Array(repeating: "dead upload_destination_refused", count: 3), "\(messages)")
                 #expect(messages.filter { $0.contains(trap.address) }.count == 2, "\(messages)")
                 #expect(messages.contains { $0.contains("localhost is 127.0.0.1") || $0.contains("localhost is ::1") }, "\(messages)")

@@ -77,13 +77,14 @@ struct BucketAnswerTests {
             let worker = try await night.drain(arguments: ["--concurrency", "1", "--prepare-threads", "1"])
             #expect(worker.exitStatus == 1, "one job dead: exit 1, not \(String(describing: worker.exitStatus)): \(worker.output.suffix(1500))")
             let rows = try await Database(conninfo: night.conninfo).rows(
-                "SELECT image_path, coalesce(error_kind, '-') AS kind, coalesce(last_error, '') AS error FROM discern.jobs WHERE state = 'dead'")
-            let dead = try rows.map { (path: try $0.string("image_path"), kind: try $0.string("kind"), error: try $0.string("error")) }
+                "SELECT image_path, coalesce(error_kind, '-') AS kind, coalesce(last_error, '') AS error FROM discern.jobs WHERE state = 'dead'",
+                as: String.self, String.self, String.self)
+            let dead = rows.map { (path: $0.0, kind: $0.1, error: $0.2) }
             #expect(dead.count == 1 && dead.first?.path == "s3://fleet/night/photo-3.jpg", "\(dead)")
             let error = dead.first?.error ?? ""
             #expect(dead.first?.kind == "object_archived" && error.contains("InvalidObjectState") && error.contains("restore"), "\(error)")
             #expect(
-                try await Database(conninfo: night.conninfo).rows("SELECT 1 FROM discern.service_breakers").count == 0,
+                try await Database(conninfo: night.conninfo).rows("SELECT 1 FROM discern.service_breakers", as: Int.self).count == 0,
                 "an archived photo tripped the breaker")
             #expect(try await TestDatabase.census(night.conninfo).succeeded == 7)
             let stats = try await front.stats()
@@ -142,7 +143,7 @@ struct BucketAnswerTests {
             #expect(
                 cut.status == 69 && cut.output.contains("run the same enqueue again") && cut.output.contains("SlowDown"),
                 "\(cut.status): \(cut.output)")
-            let first = try await Database(conninfo: night.conninfo).rows("SELECT count(*) AS n FROM discern.jobs").first?.int("n")
+            let first = try await Database(conninfo: night.conninfo).rows("SELECT count(*) FROM discern.jobs", as: Int.self).first
             #expect(first == 1_000, "the first page's jobs are in: \(String(describing: first))")
             try await front.control(["weather": 0])
             let resumed = try await night.enqueue(arguments)
@@ -150,10 +151,11 @@ struct BucketAnswerTests {
                 resumed.status == 0 && resumed.output.contains("went on after night/") && resumed.output.contains("enqueued 100 job(s)"),
                 "\(resumed.status): \(resumed.output)")
             let counts = try await Database(conninfo: night.conninfo).rows(
-                "SELECT count(*) AS jobs, count(DISTINCT image_path) AS paths, (SELECT count(*) FROM discern.listing_checkpoints) AS left FROM discern.jobs"
+                "SELECT count(*) AS jobs, count(DISTINCT image_path) AS paths, (SELECT count(*) FROM discern.listing_checkpoints) AS left FROM discern.jobs",
+                as: Int.self, Int.self, Int.self
             ).first
-            #expect(try counts?.int("jobs") == 1_100 && counts?.int("paths") == 1_100, "jobs and paths: \(String(describing: counts))")
-            #expect(try counts?.int("left") == 0, "a finished listing leaves no checkpoint")
+            #expect(counts?.0 == 1_100 && counts?.1 == 1_100, "jobs and paths: \(String(describing: counts))")
+            #expect(counts?.2 == 0, "a finished listing leaves no checkpoint")
         }
     }
 
@@ -186,9 +188,7 @@ struct BucketAnswerTests {
             #expect(enqueue.status == 0 && enqueue.output.contains("enqueued \(all) job(s)"), "\(enqueue.output)")
             let worker = try await night.drain()
             #expect(worker.exitStatus == 0, "\(worker.output.suffix(2000))")
-            let paths = try await Database(conninfo: night.conninfo).rows("SELECT image_path, state FROM discern.jobs").map {
-                (try $0.string("image_path"), try $0.string("state"))
-            }
+            let paths = try await Database(conninfo: night.conninfo).rows("SELECT image_path, state FROM discern.jobs", as: String.self, String.self)
             #expect(Set(paths.map(\.0)) == Set((Self.peopleKeys + Self.frontKeys).map { "s3://fleet/\($0)" }) && paths.count == all, "\(paths)")
             #expect(paths.allSatisfy { $0.1 == "succeeded" }, "\(paths)")
             #expect(try await TestDatabase.census(night.conninfo) == QueueCensus(succeeded: all, results: all, jobsWithOneResult: all))

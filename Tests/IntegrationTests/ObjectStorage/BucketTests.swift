@@ -65,7 +65,7 @@ struct BucketTests {
                     let empty = folder.appendingPathComponent("empty.jpg")
                     try Data().write(to: empty)
                     try await s3.tool(["put", "fleet", "night/", empty.path])
-                    try await Database(conninfo: conninfo).withConnection { try $0.query("SELECT discern.enqueue('s3://fleet/night/empty.jpg')") }
+                    try await Database(conninfo: conninfo).withConnection { try $0.execute("SELECT discern.enqueue('s3://fleet/night/empty.jpg')") }
                     let nowhere = try await Self.discern(
                         ["enqueue", "s3://no-such-bucket/night/", "--database-url", conninfo],
                         s3.environment().merging(["DISCERN_PATH_ROOTS": "s3://no-such-bucket/"]) { $1 })
@@ -73,7 +73,7 @@ struct BucketTests {
                         nowhere.status == 64 && nowhere.output.contains("no-such-bucket") && nowhere.output.split(separator: "\n").count <= 2,
                         "\(nowhere.status): \(nowhere.output)")
                     try await Database(conninfo: conninfo).withConnection { connection in
-                        try connection.query("SELECT discern.enqueue('s3://fleet/private/photo-0.jpg')")
+                        try connection.execute("SELECT discern.enqueue('s3://fleet/private/photo-0.jpg')")
                     }
                     try await Self.unthrottle(conninfo)
                     try await TestSimulator.with(.unthrottled) { simulator in
@@ -88,10 +88,11 @@ struct BucketTests {
                     let rows = try await Database(conninfo: conninfo).rows(
                         """
                         SELECT image_path, state, coalesce(error_kind, '-') AS kind, coalesce(last_error, '') AS error FROM discern.jobs ORDER BY image_path
-                        """)
+                        """,
+                        as: String.self, String.self, String.self, String.self)
                     let outcome = Dictionary(
-                        uniqueKeysWithValues: try rows.map {
-                            (try $0.string("image_path"), (try $0.string("state"), try $0.string("kind"), try $0.string("error")))
+                        uniqueKeysWithValues: rows.map { path, state, kind, error in
+                            (path, (state, kind, error))
                         })
                     let deleted = outcome["s3://fleet/night/photo-1.jpg"], outside = outcome["s3://fleet/private/photo-0.jpg"]
                     #expect(
@@ -127,14 +128,16 @@ struct BucketTests {
                             conninfo: conninfo, simulatorURL: simulator.baseURL, logFolder: folder,
                             arguments: ["--path-root", Self.roots], environment: s3.environment(secret: wrong))
                         let tripped = try await Announcements.until(conninfo) {
-                            try await Database(conninfo: conninfo).rows("SELECT 1 FROM discern.service_breakers").count > 0
+                            try await Database(conninfo: conninfo).rows("SELECT 1 FROM discern.service_breakers", as: Int.self).count > 0
                         }
                         await WorkerProcess.stopAll([refused])
-                        let breaker = try await Database(conninfo: conninfo).rows("SELECT error_kind, last_error FROM discern.service_breakers").first
-                        let said = try breaker?.optionalString("last_error") ?? ""
+                        let breaker = try await Database(conninfo: conninfo).rows(
+                            "SELECT error_kind, last_error FROM discern.service_breakers", as: String?.self, String?.self
+                        ).first
+                        let said = breaker?.1 ?? ""
                         #expect(tripped, "the refusals tripped nothing: \(refused.output.suffix(1500))")
                         #expect(
-                            try breaker?.optionalString("error_kind") == "object_store_refused" && said.contains("fleet")
+                            breaker?.0 == "object_store_refused" && said.contains("fleet")
                                 && said.contains(s3.accessKey), "\(said)")
                         #expect(!said.contains(wrong) && !refused.output.contains(wrong), "the secret reached a message")
                         #expect(try await TestDatabase.census(conninfo).dead == 0, "a job ended dead for the credential's sake")
@@ -236,7 +239,7 @@ struct BucketTests {
                     try await Self.upload(1, to: s3, prefix: "private/", folder: folder)
                     let ids = try await Database(conninfo: conninfo).withConnection { connection in
                         try ["s3://fleet/night/photo-0.jpg", "s3://fleet/private/photo-0.jpg"].map { path in
-                            try connection.query("SELECT discern.enqueue($1) AS id", [path]).first?.int("id") ?? -1
+                            try connection.rows("SELECT discern.enqueue(\(path)) AS id", as: Int.self).first ?? -1
                         }
                     }
                     let (console, port) = try await ConsoleTests.console(conninfo, folder, ["--path-root", Self.roots], environment: s3.environment())
@@ -274,6 +277,6 @@ struct BucketTests {
 
     /// The contract's 50 analyses a minute would stretch a night to half an hour.
     static func unthrottle(_ conninfo: String) async throws {
-        try await Database(conninfo: conninfo).withConnection { try $0.query("UPDATE discern.rate_limits SET per_minute = 1000000, burst = 10000") }
+        try await Database(conninfo: conninfo).withConnection { try $0.execute("UPDATE discern.rate_limits SET per_minute = 1000000, burst = 10000") }
     }
 }

@@ -96,9 +96,10 @@ struct FleetBucket {
     /// The jobs by path: state, error kind, last error.
     func outcomes() async throws -> [String: (state: String, kind: String, error: String)] {
         let rows = try await Database(conninfo: conninfo).rows(
-            "SELECT image_path, state, coalesce(error_kind, '-') AS kind, coalesce(last_error, '') AS error FROM discern.jobs")
+            "SELECT image_path, state, coalesce(error_kind, '-') AS kind, coalesce(last_error, '') AS error FROM discern.jobs",
+            as: String.self, String.self, String.self, String.self)
         return Dictionary(
-            try rows.map { (try $0.string("image_path"), (try $0.string("state"), try $0.string("kind"), try $0.string("error"))) },
+            rows.map { path, state, kind, error in (path, (state, kind, error)) },
             uniquingKeysWith: { first, _ in first })
     }
 }

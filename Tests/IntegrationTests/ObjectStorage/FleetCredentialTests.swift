@@ -41,14 +41,16 @@ struct FleetCredentialTests {
             try await TestSimulator.with(.unthrottled) { simulator in
                 let refused = try fleet.drain(fleet.environment(.webIdentity(tokenFile: forged.path)), simulator: simulator)
                 let tripped = try await Announcements.until(fleet.conninfo) {
-                    try await Database(conninfo: fleet.conninfo).rows("SELECT 1 FROM discern.service_breakers").count > 0
+                    try await Database(conninfo: fleet.conninfo).rows("SELECT 1 FROM discern.service_breakers", as: Int.self).count > 0
                 }
                 await WorkerProcess.stopAll(refused)
-                let breaker = try await Database(conninfo: fleet.conninfo).rows("SELECT error_kind, last_error FROM discern.service_breakers").first
-                let said = try breaker?.optionalString("last_error") ?? ""
+                let breaker = try await Database(conninfo: fleet.conninfo).rows(
+                    "SELECT error_kind, last_error FROM discern.service_breakers", as: String?.self, String?.self
+                ).first
+                let said = breaker?.1 ?? ""
                 #expect(tripped, "the refused token tripped nothing: \(refused.map { $0.output.suffix(1500) })")
                 #expect(
-                    try breaker?.optionalString("error_kind") == "object_store_refused" && said.contains("web identity")
+                    breaker?.0 == "object_store_refused" && said.contains("web identity")
                         && said.contains(forged.path) && said.contains("AssumeRoleWithWebIdentity"), "\(said)")
                 #expect(!said.contains(forgedText) && !refused.contains { $0.output.contains(forgedText) }, "the token reached a message")
                 #expect(try await TestDatabase.census(fleet.conninfo).dead == 0, "a job ended dead for the credential's sake")
@@ -96,7 +98,7 @@ struct FleetCredentialTests {
                 #expect(enqueue.status == 0 && enqueue.output.contains("enqueued 40 job(s)"), "\(enqueue.output)")
                 // An analysis a second: the drain outlasts a credential's life.
                 try await Database(conninfo: fleet.conninfo).withConnection {
-                    try $0.query("UPDATE discern.rate_limits SET per_minute = 60, burst = 1")
+                    try $0.execute("UPDATE discern.rate_limits SET per_minute = 60, burst = 1")
                 }
                 // The enqueue's own credentials end with it: only the workers' must follow on.
                 let handedBefore = try await fleet.standins.stats().handed.count

@@ -29,9 +29,10 @@ struct BatchNotificationTests {
 
     static func deliveries(_ conninfo: String) async throws -> [(state: String, attempts: Int, destination: String, error: String?)] {
         try await Database(conninfo: conninfo, name: "test-deliveries").rows(
-            "SELECT state, attempts, destination, last_error FROM discern.notification_deliveries ORDER BY event_id"
+            "SELECT state, attempts, destination, last_error FROM discern.notification_deliveries ORDER BY event_id",
+            as: String.self, Int.self, String.self, String?.self
         ).map {
-            (try $0.string("state"), try $0.int("attempts"), try $0.string("destination"), try $0.optionalString("last_error"))
+            (state: $0.0, attempts: $0.1, destination: $0.2, error: $0.3)
         }
     }
 
@@ -146,14 +147,14 @@ struct BatchNotificationTests {
         try await TestDatabase.with { conninfo in
             try await TestFolder.with { folder in
                 let database = Database(conninfo: conninfo)
-                _ = try await database.rows("SELECT discern.enqueue($1, batch => 'with-dead')", [folder.appendingPathComponent("missing.jpg").path])
+                try await database.execute("SELECT discern.enqueue(\(folder.appendingPathComponent("missing.jpg").path), batch => 'with-dead')")
                 let simulator = SimulatorProcess(folder: folder)
                 try await simulator.start(["--no-throughput-limits"])
                 let worker = try WorkerProcess(conninfo: conninfo, simulatorURL: simulator.baseURL, logFolder: folder, arguments: ["--drain"])
                 await worker.expectExit()
                 await simulator.stop()
                 #expect(try await Self.wait(conninfo, "with-dead", folder: folder) == 1)
-                _ = try await database.rows("SELECT discern.enqueue($1, batch => 'still-open')", [folder.appendingPathComponent("later.jpg").path])
+                try await database.execute("SELECT discern.enqueue(\(folder.appendingPathComponent("later.jpg").path), batch => 'still-open')")
                 #expect(try await Self.wait(conninfo, "still-open", ["--timeout", "0.5"], folder: folder) == 2)
                 #expect(try await Self.wait(conninfo, "no-such-batch", folder: folder) == 64)
             }

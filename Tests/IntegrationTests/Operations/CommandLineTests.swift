@@ -21,7 +21,7 @@ struct CommandLineTests {
                 try JobQueue.enqueue(connection, paths: ["/photos/other.jpg"], batch: "other")
             }
             // Three jobs died of a timeout, one of a rejected image, after two attempts each.
-            _ = try await database.rows(
+            try await database.execute(
                 """
                 UPDATE discern.jobs SET state = 'dead', attempts = 2, finished_at = now(),
                        error_kind = CASE WHEN id <= 3 THEN 'discerner_timeout' ELSE 'discerner_image_rejected' END,
@@ -51,9 +51,10 @@ struct CommandLineTests {
             let retried = try await Subprocess.run(Self.discern, ["retry", "--batch", "night", "--kind", "discerner_timeout"] + db)
             #expect(retried.contains("retried 3 job(s)"), "\(retried)")
             let states = try await database.rows(
-                "SELECT id, state, attempts, jsonb_array_length(error_history) AS history FROM discern.jobs WHERE id <= 4 ORDER BY id")
-            #expect(try states.map { try $0.string("state") } == ["available", "available", "available", "dead"])
-            #expect(try states.first?.int("attempts") == 0 && states.first?.int("history") == 2, "attempts fresh, history kept")
+                "SELECT id, state, attempts, jsonb_array_length(error_history) FROM discern.jobs WHERE id <= 4 ORDER BY id",
+                as: Int.self, String.self, Int.self, Int.self)
+            #expect(states.map { $0.1 } == ["available", "available", "available", "dead"])
+            #expect(states.first?.2 == 0 && states.first?.3 == 2, "attempts fresh, history kept")
 
             let cancelled = try await Subprocess.run(Self.discern, ["cancel", "--batch", "night"] + db)
             #expect(cancelled.contains("cancelled 5 job(s)") && cancelled.contains("left alone: 1 dead"), "\(cancelled)")
@@ -72,7 +73,7 @@ struct CommandLineTests {
         try await TestDatabase.with { conninfo in
             let database = Database(conninfo: conninfo)
             try await database.withConnection { try JobQueue.enqueue($0, paths: ["/p/a.jpg", "/p/b.jpg"], batch: "night") }
-            _ = try await database.rows(
+            try await database.execute(
                 """
                 INSERT INTO discern.results (job_id, batch_id, image_path, backend, action, category, confidence, raw_response,
                     original_bytes, original_width, original_height, original_format, sent_bytes, sent_width, sent_height, sent_format,
@@ -168,9 +169,7 @@ struct CommandLineTests {
                 let db = ["--database-url", conninfo]
                 let enqueued = try await Subprocess.run(Self.discern, ["enqueue", folder.path, "--exclude", "*/thumbs/*", "--no-dedupe"] + db)
                 #expect(enqueued.contains("enqueued 2 job(s)"), "\(enqueued)")
-                let paths = try await Database(conninfo: conninfo).rows("SELECT image_path FROM discern.jobs ORDER BY image_path").map {
-                    try $0.string("image_path")
-                }
+                let paths = try await Database(conninfo: conninfo).rows("SELECT image_path FROM discern.jobs ORDER BY image_path", as: String.self)
                 #expect(paths.map { URL(fileURLWithPath: $0).lastPathComponent } == ["a.jpg", "b.jpg"])
 
                 let notes = try folder.write(Data("shift notes".utf8), as: "notes.jpg")

@@ -29,7 +29,7 @@ struct ErasureTests {
                             paramsJSON: #"{"templateId": "person-\#(index)"}"#)
                     }
                     try JobQueue.enqueue(connection, paths: (0..<2000).map { photos[$0 % 50] }, service: "ooto", action: "identify", batch: "night")
-                    try connection.query("UPDATE discern.rate_limits SET per_minute = 1000000, burst = 10000")
+                    try connection.execute("UPDATE discern.rate_limits SET per_minute = 1000000, burst = 10000")
                 }
                 try await TestSimulator.with(.unthrottled) { simulator in
                     let night = try WorkerProcess(
@@ -63,7 +63,7 @@ struct ErasureTests {
                         environment: simulator.workerEnvironment)
                     defer { worker.kill() }
                     let done = await Announcements.until(conninfo) {
-                        (try? await database.rows("SELECT state FROM discern.erasure_requests").first?.string("state")) == "done"
+                        (try? await database.rows("SELECT state FROM discern.erasure_requests", as: String.self).first) == "done"
                     }
                     #expect(done, "\(worker.output.suffix(1500))")
                     let log = try await Self.status(discern, conninfo)
@@ -98,7 +98,7 @@ struct ErasureTests {
                     try JobQueue.enqueue(
                         connection, paths: faces, service: "azure-face", action: "identify", batch: "faces", paramsJSON: #"{"threshold": 0.5}"#)
                     try JobQueue.enqueue(connection, paths: cars, batch: "cars")
-                    try connection.query("UPDATE discern.rate_limits SET per_minute = 1000000, burst = 10000")
+                    try connection.execute("UPDATE discern.rate_limits SET per_minute = 1000000, burst = 10000")
                 }
                 try await TestSimulator.with(.unthrottled) { simulator in
                     let worker = try WorkerProcess(
@@ -108,18 +108,18 @@ struct ErasureTests {
                     #expect(await Announcements.until(conninfo) { await database.jobCount(where: "state = 'succeeded'") == 32 })
                     let person = try #require(
                         try await database.rows(
-                            "SELECT subject_id, image_path FROM discern.results WHERE backend = 'azure-face' AND subject_id IS NOT NULL LIMIT 1"
+                            "SELECT subject_id, image_path FROM discern.results WHERE backend = 'azure-face' AND subject_id IS NOT NULL LIMIT 1",
+                            as: String.self, String.self
                         )
                         .first)
-                    let personID = try person.string("subject_id"), facePath = try person.string("image_path")
+                    let (personID, facePath) = person
                     let plate = try #require(
-                        try await database.rows("SELECT license_plate FROM discern.results WHERE license_plate IS NOT NULL LIMIT 1").first?
-                            .string("license_plate"))
-                    let before = try await database.rows("SELECT count(*) AS n FROM discern.results").first?.int("n") ?? 0
-                    let platePhotos =
                         try await database.rows(
-                            "SELECT count(*) AS n FROM discern.results WHERE upper(license_plate) = upper($1)", [plate]
-                        ).first?.int("n") ?? 0
+                            "SELECT license_plate FROM discern.results WHERE license_plate IS NOT NULL LIMIT 1", as: String.self
+                        ).first)
+                    let before = try await database.value("SELECT count(*) FROM discern.results", as: Int.self)
+                    let platePhotos = try await database.value(
+                        "SELECT count(*) FROM discern.results WHERE upper(license_plate) = upper(\(plate))", as: Int.self)
 
                     let dry = try await Subprocess.run(discern, ["erase", "--subject", personID, "--dry-run", "--database-url", conninfo])
                     #expect(dry.contains("dry run") && dry.contains("would ask: azure-face delete"), "\(dry)")
@@ -129,22 +129,22 @@ struct ErasureTests {
                     #expect(
                         dryDocument?["dry_run"] as? Bool == true && dryDocument?["request_id"] is NSNull
                             && (dryDocument?["parts"] as? [String: Int])?["service: azure-face delete"] == 1, "\(dryJSON)")
-                    #expect(try await database.rows("SELECT count(*) AS n FROM discern.results").first?.int("n") == before)
+                    #expect(try await database.value("SELECT count(*) FROM discern.results", as: Int.self) == before)
                     _ = try await Subprocess.run(discern, ["erase", "--subject", personID, "--database-url", conninfo])
                     // The plate as someone would write it on a form: lower case, a space in it.
                     let written = plate.lowercased().prefix(3) + " " + plate.lowercased().dropFirst(3)
                     let erased = try await Subprocess.run(discern, ["erase", "--plate", String(written), "--database-url", conninfo])
                     #expect(erased.contains("\(platePhotos) results") && erased.contains("done"), "\(erased)")
                     let done = await Announcements.until(conninfo) {
-                        (try? await database.rows("SELECT count(*) AS n FROM discern.erasure_requests WHERE state = 'done'").first?.int("n")) == 2
+                        (try? await database.value("SELECT count(*) FROM discern.erasure_requests WHERE state = 'done'", as: Int.self)) == 2
                     }
                     #expect(done, "\(worker.output.suffix(1500))")
                     #expect(try await Self.tablesMentioning(personID, database) == [])
                     #expect(try await Self.tablesMentioning(plate, database) == [])
-                    let after = try await database.rows("SELECT count(*) AS n FROM discern.results").first?.int("n") ?? 0
+                    let after = try await database.value("SELECT count(*) FROM discern.results", as: Int.self)
                     let personPhotos = try await database.rows(
-                        "SELECT removed->>'results' AS n FROM discern.erasure_requests WHERE key_kind = 'subject'"
-                    ).first?.string("n")
+                        "SELECT removed->>'results' FROM discern.erasure_requests WHERE key_kind = 'subject'", as: String.self
+                    ).first
                     #expect(after == before - platePhotos - Int(personPhotos ?? "0")!, "\(before) \(after) \(platePhotos) \(personPhotos ?? "-")")
 
                     // Azure no longer knows the person: the same face now matches nobody.
@@ -165,31 +165,34 @@ struct ErasureTests {
         try await database.withConnection {
             try JobQueue.enqueue($0, paths: [photo], service: service, action: "identify", batch: "after", paramsJSON: params)
         }
-        let after = "SELECT subject_id FROM discern.results WHERE batch_id = (SELECT id FROM discern.batches WHERE name = 'after')"
-        guard await Announcements.until(conninfo, { (try? await database.rows(after).count) == 1 }) else { return nil }
-        return .some(try await database.rows(after).first?.optionalString("subject_id"))
+        let after: SQL = "SELECT subject_id FROM discern.results WHERE batch_id = (SELECT id FROM discern.batches WHERE name = 'after')"
+        guard await Announcements.until(conninfo, { (try? await database.rows(after, as: String?.self).count) == 1 }) else { return nil }
+        return .some(try await database.rows(after, as: String?.self).first ?? nil)
     }
 
     static func resultsPerSubject(_ database: Database) async throws -> [String: Int] {
         Dictionary(
             uniqueKeysWithValues: try await database.rows(
-                "SELECT subject_id, count(*) AS n FROM discern.results WHERE subject_id IS NOT NULL GROUP BY 1"
-            ).map { (try $0.string("subject_id"), try $0.int("n")) })
+                "SELECT subject_id, count(*) FROM discern.results WHERE subject_id IS NOT NULL GROUP BY 1", as: String.self, Int.self
+            ))
     }
 
     /// Every discern table with a row whose text (all its columns) holds `value`, case aside, as
     /// written or without spaces and dashes.
     static func tablesMentioning(_ value: String, _ database: Database) async throws -> [String] {
         let tables = try await database.rows(
-            "SELECT table_name FROM information_schema.tables WHERE table_schema = 'discern' AND table_type = 'BASE TABLE' ORDER BY 1"
-        ).map { try $0.string("table_name") }
+            "SELECT table_name FROM information_schema.tables WHERE table_schema = 'discern' AND table_type = 'BASE TABLE' ORDER BY 1",
+            as: String.self)
         let squeezed = value.filter { $0.isLetter || $0.isNumber }
         var found: [String] = []
         for table in tables {
-            let rows = try await database.rows(
-                "SELECT count(*) AS n FROM discern.\(table) x WHERE x::text ILIKE '%' || $1 || '%' OR x::text ILIKE '%' || $2 || '%'",
-                [value, squeezed])
-            if let count = try rows.first?.int("n"), count > 0 { found.append("\(table): \(count)") }
+            let count = try await database.value(
+                """
+                SELECT count(*) FROM discern.\(unescaped: table) x
+                WHERE x::text ILIKE '%' || \(value) || '%' OR x::text ILIKE '%' || \(squeezed) || '%'
+                """,
+                as: Int.self)
+            if count > 0 { found.append("\(table): \(count)") }
         }
         return found
     }

@@ -54,7 +54,8 @@ struct MonitoringTests {
                     try await ChaosJobs.enqueue(1, into: conninfo, folder: folder)
                     #expect(
                         await Announcements.until(conninfo) {
-                            (try? await Database(conninfo: conninfo).rows("SELECT 1 FROM discern.jobs WHERE state = 'running'").count) == 1
+                            (try? await Database(conninfo: conninfo).rows("SELECT 1 FROM discern.jobs WHERE state = 'running'", as: Int.self).count)
+                                == 1
                         })
                     worker.terminate()
                     #expect(await Poll.until { await Self.get(port, "/readyz").status == 503 })
@@ -149,20 +150,20 @@ struct MonitoringTests {
             let session = Database(conninfo: conninfo, name: "test-long-report")
             // A report left open in REPEATABLE READ: its snapshot holds from its first query on.
             try await session.withConnection { connection in
-                try connection.query("BEGIN ISOLATION LEVEL REPEATABLE READ")
-                _ = try connection.query("SELECT count(*) FROM discern.jobs")
+                try connection.execute("BEGIN ISOLATION LEVEL REPEATABLE READ")
+                try connection.execute("SELECT count(*) FROM discern.jobs")
             }
             #expect(try await held() ?? 0 > 0, "the open report is seen")
-            try await session.withConnection { _ = try $0.query("COMMIT") }
+            try await session.withConnection { _ = try $0.execute("COMMIT") }
             #expect(try await held() == 0, "gone once it ends")
             // A write left uncommitted in READ COMMITTED holds no snapshot between statements, but
             // its transaction id holds back vacuum all the same.
             try await session.withConnection { connection in
-                try connection.query("BEGIN")
-                _ = try connection.query("INSERT INTO discern.batches (name) VALUES ('left open')")
+                try connection.execute("BEGIN")
+                try connection.execute("INSERT INTO discern.batches (name) VALUES ('left open')")
             }
             #expect(try await held() ?? 0 > 0, "the uncommitted write is seen")
-            try await session.withConnection { _ = try $0.query("ROLLBACK") }
+            try await session.withConnection { _ = try $0.execute("ROLLBACK") }
             #expect(try await held() == 0)
 
             // Readers call it and get a number, the enqueue role may not; an owner without
@@ -171,24 +172,24 @@ struct MonitoringTests {
             let (asReader, asEnqueuer, asBlind) = try await session.withConnection { connection -> (String?, String?, String?) in
                 // Put back whatever happens: the role is the cluster's, not the test database's.
                 defer {
-                    _ = try? connection.query("RESET ROLE")
-                    _ = try? connection.query("ALTER FUNCTION discern.oldest_snapshot_seconds() OWNER TO CURRENT_USER")
-                    _ = try? connection.query("DROP ROLE IF EXISTS \(blind)")
+                    _ = try? connection.execute("RESET ROLE")
+                    _ = try? connection.execute("ALTER FUNCTION discern.oldest_snapshot_seconds() OWNER TO CURRENT_USER")
+                    _ = try? connection.execute("DROP ROLE IF EXISTS \(unescaped: blind)")
                 }
-                try connection.query("SET ROLE discern_reader")
-                let number = try connection.query("SELECT discern.oldest_snapshot_seconds()::text AS s").first?.optionalString("s")
-                try connection.query("SET ROLE discern_enqueue")
+                try connection.execute("SET ROLE discern_reader")
+                let number = try connection.value("SELECT discern.oldest_snapshot_seconds()::text", as: String?.self)
+                try connection.execute("SET ROLE discern_enqueue")
                 let refused: String?
                 do {
-                    _ = try connection.query("SELECT discern.oldest_snapshot_seconds()")
+                    _ = try connection.execute("SELECT discern.oldest_snapshot_seconds()")
                     refused = nil
                 } catch let error as PostgresError {
                     refused = error.sqlState
                 }
-                try connection.query("RESET ROLE")
-                try connection.query("CREATE ROLE \(blind) NOLOGIN")
-                try connection.query("ALTER FUNCTION discern.oldest_snapshot_seconds() OWNER TO \(blind)")
-                let none = try connection.query("SELECT discern.oldest_snapshot_seconds()::text AS s").first?.optionalString("s")
+                try connection.execute("RESET ROLE")
+                try connection.execute("CREATE ROLE \(unescaped: blind) NOLOGIN")
+                try connection.execute("ALTER FUNCTION discern.oldest_snapshot_seconds() OWNER TO \(unescaped: blind)")
+                let none = try connection.value("SELECT discern.oldest_snapshot_seconds()::text", as: String?.self)
                 return (number, refused, none)
             }
             #expect(asReader == "0" && asBlind == nil, "\(String(describing: asReader)), \(String(describing: asBlind))")

@@ -35,15 +35,15 @@ struct NearDuplicateTests {
                     ])
                 #expect(enqueued.contains("enqueued 17 job(s)") && enqueued.contains("9 near-duplicate(s) wait behind the rest"), "\(enqueued)")
                 let database = Database(conninfo: conninfo)
-                let marked = try await database.rows("SELECT image_path, near_duplicate_of, priority FROM discern.jobs ORDER BY image_path")
-                for row in marked {
-                    let name = URL(fileURLWithPath: try row.string("image_path")).lastPathComponent
-                    let of = try row.optionalString("near_duplicate_of").map { URL(fileURLWithPath: $0).lastPathComponent }
+                let marked = try await database.rows(
+                    "SELECT image_path, near_duplicate_of, priority FROM discern.jobs ORDER BY image_path", as: String.self, String?.self, Int.self)
+                for (imagePath, nearDuplicateOf, priority) in marked {
+                    let name = URL(fileURLWithPath: imagePath).lastPathComponent
+                    let of = nearDuplicateOf.map { URL(fileURLWithPath: $0).lastPathComponent }
                     if name.hasPrefix("a-photo") {
                         #expect(of == nil, "\(name), a distinct photo, was taken for a copy of \(of ?? "")")
                     } else {
                         let seed = name.split(separator: "-").last?.split(separator: ".").first.map(String.init) ?? "?"
-                        let priority = try row.int("priority")
                         #expect(of == "a-photo-\(seed).jpg" && priority == 32767, "\(name) -> \(of ?? "none")")
                     }
                 }
@@ -61,9 +61,10 @@ struct NearDuplicateTests {
                     SELECT bool_and(o.finished_at <= (SELECT min(d.finished_at) FROM discern.jobs d WHERE d.near_duplicate_of IS NOT NULL)) AS first,
                            count(*) FILTER (WHERE o.state = 'succeeded') AS n
                     FROM discern.jobs o WHERE o.near_duplicate_of IS NULL
-                    """
+                    """,
+                    as: Bool.self, Int.self
                 ).first
-                let first = try order?.bool("first"), analysed = try order?.int("n")
+                let first = order?.0, analysed = order?.1
                 #expect(first == true && analysed == 8, "the distinct photos finished first")
 
                 // The next night the copies never get their turn (the window closed): the report says what that saved.
@@ -73,7 +74,7 @@ struct NearDuplicateTests {
                         "enqueue", folder.path, "--database-url", conninfo, "--batch", "planted-2",
                         "--near-duplicates", "last", "--no-dedupe", "--path-root", folder.path
                     ])
-                _ = try await database.rows(
+                try await database.execute(
                     """
                     SELECT discern.cancel(ARRAY(SELECT j.id FROM discern.jobs j JOIN discern.batches b ON b.id = j.batch_id
                                                 WHERE b.name = 'planted-2' AND j.near_duplicate_of IS NOT NULL))

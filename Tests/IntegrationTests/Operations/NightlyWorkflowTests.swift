@@ -71,9 +71,9 @@ struct NightlyWorkflowTests {
                 #expect(report["jobs_per_minute"] != nil)
 
                 // Finished jobs pruned: their results still keep the files from coming back.
-                _ = try await Database(conninfo: conninfo).rows("UPDATE discern.jobs SET finished_at = now() - interval '40 days'")
+                try await Database(conninfo: conninfo).execute("UPDATE discern.jobs SET finished_at = now() - interval '40 days'")
                 _ = try await Subprocess.run(discern, ["prune", "--days", "30"] + database)
-                #expect(try await Database(conninfo: conninfo).rows("SELECT count(*) AS n FROM discern.jobs").first?.int("n") == 0)
+                #expect(try await Database(conninfo: conninfo).value("SELECT count(*) FROM discern.jobs", as: Int.self) == 0)
                 let third = try await Subprocess.run(discern, enqueue)
                 #expect(third.contains("enqueued 0 job(s)"), "\(third)")
                 let afterPrune = try await Subprocess.run(discern, ["report", "--batch", "nightly-2026-11-22"] + database)

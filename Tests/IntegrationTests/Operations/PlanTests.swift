@@ -23,9 +23,9 @@ struct PlanTests {
         try await TestDatabase.with { conninfo in
             try await TestFolder.with { folder in
                 let database = Database(conninfo: conninfo)
-                _ = try await database.rows("UPDATE discern.rate_limits SET per_minute = 120, burst = 1 WHERE key = 'discerner:analyze'")
-                _ = try await database.rows("UPDATE discern.rate_limits SET per_minute = 600, burst = 5 WHERE key = 'discerner:upload-url'")
-                _ = try await database.rows("INSERT INTO discern.service_budgets (backend, price_per_call) VALUES ('discerner', 0.002)")
+                try await database.execute("UPDATE discern.rate_limits SET per_minute = 120, burst = 1 WHERE key = 'discerner:analyze'")
+                try await database.execute("UPDATE discern.rate_limits SET per_minute = 600, burst = 5 WHERE key = 'discerner:upload-url'")
+                try await database.execute("INSERT INTO discern.service_budgets (backend, price_per_call) VALUES ('discerner', 0.002)")
                 try await TestSimulator.with(.unthrottled) { simulator in
                     // The worker is up, listening, before the night's jobs arrive.
                     let worker = try WorkerProcess(
@@ -34,7 +34,7 @@ struct PlanTests {
                     defer { worker.kill() }
                     #expect(
                         await Announcements.until(conninfo) {
-                            (try? await database.rows("SELECT count(*) AS n FROM discern.live_workers").first?.int("n")) == 1
+                            (try? await database.value("SELECT count(*) FROM discern.live_workers", as: Int.self)) == 1
                         })
                     let jobs = 160, window = 40.0
                     let images = try (1...20).map { try folder.write(SampleImages.photo(width: 96, height: 64, seed: $0), as: "night-\($0).jpg") }
@@ -84,12 +84,13 @@ struct PlanTests {
                         try await database.rows(
                             """
                             SELECT extract(epoch FROM max(finished_at))::float8 AS last,
-                                   count(*) FILTER (WHERE finished_at > $1::timestamptz)::bigint AS after_close
+                                   count(*) FILTER (WHERE finished_at > \(until.formatted(.iso8601))::timestamptz)::bigint AS after_close
                             FROM discern.jobs
-                            """, [until.formatted(.iso8601)]
+                            """,
+                            as: Double?.self, Int.self
                         ).first)
-                    let real = try #require(try times.optionalDouble("last")) - planned.timeIntervalSince1970
-                    let leftAtClose = try times.int("after_close")
+                    let real = try #require(times.0) - planned.timeIntervalSince1970
+                    let leftAtClose = times.1
                     #expect(real >= 0.9 * forecast, "finished \(real) s after the plan, forecast \(forecast) s: the rate limit was not kept")
                     #expect(
                         Double(leftAtClose) >= 0.9 * Double(willNotFinish),
@@ -100,8 +101,8 @@ struct PlanTests {
                     #expect(
                         try decoder.decode(Plan.self, from: Data(after.utf8)).services.isEmpty, "nothing is queued any more: \(after.prefix(300))")
                     let billed = try await database.rows(
-                        "SELECT coalesce(sum(calls), 0)::bigint AS n FROM discern.billed_calls WHERE backend = 'discerner'"
-                    ).first?.int("n")
+                        "SELECT coalesce(sum(calls), 0)::bigint FROM discern.billed_calls WHERE backend = 'discerner'", as: Int.self
+                    ).first
                     #expect((billed ?? 0) >= 2 * jobs, "\(String(describing: billed)) billed calls for \(jobs) jobs")
                 }
             }
@@ -118,13 +119,13 @@ struct PlanTests {
                     _ = try JobQueue.enqueue(connection, paths: (0..<900).map { images[$0 % 4] }, batch: "nightly-2026-11-24")
                     _ = try JobQueue.enqueue(connection, paths: (0..<300).map { images[$0 % 4] }, batch: "archive-2019", priority: 5)
                 }
-                _ = try await database.rows("UPDATE discern.rate_limits SET per_minute = 30 WHERE key = 'discerner:analyze'")
-                _ = try await database.rows(
+                try await database.execute("UPDATE discern.rate_limits SET per_minute = 30 WHERE key = 'discerner:analyze'")
+                try await database.execute(
                     """
                     INSERT INTO discern.service_budgets (backend, price_per_call, cap_calls, cap_period) VALUES ('discerner', 0.0015, 50000, 'month')
                     """)
                 // A live worker, as its heartbeat leaves it: the plan counts who serves what.
-                _ = try await database.rows(
+                try await database.execute(
                     """
                     INSERT INTO discern.workers (id, host, pid, version, backends, heartbeat_seconds) VALUES ('w1', 'night-1', 4242, 'test', ARRAY['discerner'], 3600)
                     """)

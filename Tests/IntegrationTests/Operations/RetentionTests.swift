@@ -25,7 +25,7 @@ struct RetentionTests {
                             connection, paths: [face], service: "ooto", action: "enroll", paramsJSON: #"{"templateId": "t-\#(index)"}"#)
                     }
                     try JobQueue.enqueue(connection, paths: cars)
-                    try connection.query("UPDATE discern.rate_limits SET per_minute = 1000000, burst = 10000")
+                    try connection.execute("UPDATE discern.rate_limits SET per_minute = 1000000, burst = 10000")
                 }
                 try await TestSimulator.with(.unthrottled) { simulator in
                     let worker = try WorkerProcess(
@@ -37,22 +37,26 @@ struct RetentionTests {
                 let typed = try await Self.typedColumns(database)
                 let rolledUp = try await Self.rollUps(database)
                 // Forty days on, for every result.
-                _ = try await database.rows("UPDATE discern.results SET created_at = created_at - interval '40 days'")
+                try await database.execute("UPDATE discern.results SET created_at = created_at - interval '40 days'")
 
                 let pruned = try await Subprocess.run(discern, ["prune", "--database-url", conninfo])
                 #expect(pruned.contains("6 ooto raw answer(s) older than 30 day(s) dropped"), "\(pruned)")
                 let raw = try await database.rows(
-                    "SELECT backend, count(*) FILTER (WHERE raw_response = '{}' AND redacted_at IS NOT NULL) AS redacted, count(*) AS n FROM discern.results GROUP BY 1 ORDER BY 1"
-                ).map { "\(try $0.string("backend")) \(try $0.int("redacted"))/\(try $0.int("n"))" }
+                    """
+                    SELECT backend, count(*) FILTER (WHERE raw_response = '{}' AND redacted_at IS NOT NULL), count(*)
+                    FROM discern.results GROUP BY 1 ORDER BY 1
+                    """,
+                    as: String.self, Int.self, Int.self
+                ).map { "\($0.0) \($0.1)/\($0.2)" }
                 #expect(raw == ["discerner 0/6", "ooto 6/6"], "\(raw)")
                 #expect(try await Self.typedColumns(database) == typed, "the typed columns stay")
                 #expect(try await Self.rollUps(database) == rolledUp, "the roll-ups count the same")
 
                 // Image Discerner's results kept 35 days: they go, their counts stay.
-                _ = try await database.rows("INSERT INTO discern.retention (backend, results_days) VALUES ('discerner', 35)")
+                try await database.execute("INSERT INTO discern.retention (backend, results_days) VALUES ('discerner', 35)")
                 let again = try await Subprocess.run(discern, ["prune", "--database-url", conninfo])
                 #expect(again.contains("6 discerner result(s) older than 35 day(s) deleted"), "\(again)")
-                let left = try await database.rows("SELECT backend FROM discern.results GROUP BY 1").map { try $0.string("backend") }
+                let left = try await database.rows("SELECT backend FROM discern.results GROUP BY 1", as: String.self)
                 let rolledUpAfter = try await Self.rollUps(database)
                 #expect(left == ["ooto"] && rolledUpAfter == rolledUp, "\(left) \(rolledUpAfter)")
             }
@@ -63,15 +67,15 @@ struct RetentionTests {
         try await database.rows(
             """
             SELECT format('%s %s %s %s %s', image_path, coalesce(subject_id, '-'), coalesce(outcome, '-'), coalesce(confidence::text, '-'),
-                          coalesce(category, '-')) AS row
+                          coalesce(category, '-'))
             FROM discern.results WHERE backend = 'ooto' ORDER BY id
-            """
-        ).map { try $0.string("row") }
+            """,
+            as: String.self)
     }
 
     static func rollUps(_ database: Database) async throws -> [String] {
         try await database.rows(
-            "SELECT format('%s %s %s', backend, sum(results), sum(api_calls)) AS row FROM discern.results_per_batch GROUP BY backend ORDER BY backend"
-        ).map { try $0.string("row") }
+            "SELECT format('%s %s %s', backend, sum(results), sum(api_calls)) FROM discern.results_per_batch GROUP BY backend ORDER BY backend",
+            as: String.self)
     }
 }

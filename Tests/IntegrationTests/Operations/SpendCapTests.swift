@@ -16,11 +16,11 @@ struct SpendCapTests {
                 let database = Database(conninfo: conninfo)
                 let jobs = 40, cap = 41
                 // Limits far from binding (slots leased 25 at a time), so the cap is what binds.
-                _ = try await database.rows("UPDATE discern.rate_limits SET per_minute = 6000, burst = 50")
-                _ = try await database.rows(
+                try await database.execute("UPDATE discern.rate_limits SET per_minute = 6000, burst = 50")
+                try await database.execute(
                     """
-                    INSERT INTO discern.service_budgets (backend, price_per_call, cap_calls, cap_period) VALUES ('discerner', 0.01, $1, 'day')
-                    """, [cap])
+                    INSERT INTO discern.service_budgets (backend, price_per_call, cap_calls, cap_period) VALUES ('discerner', 0.01, \(cap), 'day')
+                    """)
                 let images = try (1...10).map { try folder.write(SampleImages.photo(width: 96, height: 64, seed: 40 + $0), as: "cap-\($0).jpg") }
                 try await database.withConnection { connection in
                     _ = try JobQueue.enqueue(connection, paths: (0..<jobs).map { images[$0 % images.count] }, batch: "capped")
@@ -35,8 +35,8 @@ struct SpendCapTests {
                     // Each job is two billed calls (an upload URL, an analysis): the cap stops them half way.
                     let stopped = await Announcements.until(conninfo) {
                         let paused =
-                            (try? await database.rows("SELECT count(*) AS n FROM discern.paused_backends WHERE paused_by = 'spend cap'").first?.int(
-                                "n")) == 1
+                            (try? await database.value("SELECT count(*) FROM discern.paused_backends WHERE paused_by = 'spend cap'", as: Int.self))
+                            == 1
                         let running = await database.jobCount(where: "state = 'running'")
                         return paused && running == 0
                     }
@@ -47,9 +47,8 @@ struct SpendCapTests {
                     for (worker, mark) in zip(workers, marks) {
                         #expect(await worker.heldNothingAndClaimedNothing(after: mark), "\(worker.output.suffix(1500))")
                     }
-                    let billed =
-                        try await database.rows("SELECT coalesce(sum(calls), 0)::bigint AS n FROM discern.billed_calls WHERE backend = 'discerner'")
-                        .first?.int("n") ?? -1
+                    let billed = try await database.value(
+                        "SELECT coalesce(sum(calls), 0)::bigint FROM discern.billed_calls WHERE backend = 'discerner'", as: Int.self)
                     let reached = await simulator.stats.callCount("discerner")
                     #expect(billed <= cap && reached <= billed, "billed \(billed), the service saw \(reached), cap \(cap)")
                     #expect(reached >= cap - 2 * 3 * 8, "the cap, not something else, stopped them: \(reached) calls")
@@ -62,12 +61,12 @@ struct SpendCapTests {
                     #expect(status.contains("paused: discerner by spend cap"), "\(status)")
 
                     // More budget: the pause lifts itself, every job finishes, still never over.
-                    _ = try await database.rows("UPDATE discern.service_budgets SET cap_calls = 1000 WHERE backend = 'discerner'")
+                    try await database.execute("UPDATE discern.service_budgets SET cap_calls = 1000 WHERE backend = 'discerner'")
                     let finished = await Announcements.until(conninfo) { await database.jobCount(where: "state = 'succeeded'") == jobs }
                     let done = await database.jobCount(where: "state = 'succeeded'")
                     #expect(finished, "\(done) of \(jobs)")
                     #expect(await database.jobCount(where: "state = 'dead'") == 0)
-                    let paused = try await database.rows("SELECT count(*) AS n FROM discern.paused_backends").first?.int("n")
+                    let paused = try await database.value("SELECT count(*) FROM discern.paused_backends", as: Int.self)
                     #expect(paused == 0)
                 }
             }

@@ -56,9 +56,9 @@ struct TraceTests {
                 await simulator.stop()
 
                 let jobs = try await Database(conninfo: conninfo, name: "test-traces").rows(
-                    "SELECT id, state, traceparent FROM discern.jobs ORDER BY id"
+                    "SELECT id, state, traceparent FROM discern.jobs ORDER BY id", as: Int.self, String.self, String?.self
                 ).map {
-                    (id: try $0.int("id"), state: try $0.string("state"), traceparent: try $0.optionalString("traceparent"))
+                    (id: $0.0, state: $0.1, traceparent: $0.2)
                 }
                 #expect(jobs.count == 3 && jobs.allSatisfy { $0.state == "succeeded" })
                 let spans = await Self.spans(receiver, completions: jobs.count)
@@ -151,14 +151,11 @@ struct TraceTests {
         try await TestDatabase.with { conninfo in
             let database = Database(conninfo: conninfo, name: "test-traceparent-check")
             for candidate in candidates {
-                let old = try #require(
-                    try await database.rows(
-                        "SELECT $1::text ~ '^[0-9a-f]{2}-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}$' AS matches", [candidate]
-                    ).first
-                ).bool("matches")
+                let old = try await database.value(
+                    "SELECT \(candidate)::text ~ '^[0-9a-f]{2}-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}$'", as: Bool.self)
                 let accepted: Bool
                 do {
-                    _ = try await database.rows("INSERT INTO discern.jobs (image_path, traceparent) VALUES ('/t.jpg', $1)", [candidate])
+                    try await database.execute("INSERT INTO discern.jobs (image_path, traceparent) VALUES ('/t.jpg', \(candidate))")
                     accepted = true
                 } catch let error as PostgresError where error.sqlState == "23514" {
                     #expect(error.message.contains("jobs_traceparent_w3c"), "\(error.message)")
@@ -166,7 +163,7 @@ struct TraceTests {
                 }
                 #expect(accepted == old, "\(candidate.debugDescription): the W3C pattern says \(old), the check says \(accepted)")
             }
-            #expect(try await database.rows("SELECT 1 FROM discern.jobs").count == 2, "the two valid values, stored")
+            #expect(try await database.rows("SELECT 1 FROM discern.jobs", as: Int.self).count == 2, "the two valid values, stored")
         }
     }
 
@@ -181,16 +178,16 @@ struct TraceTests {
                 let retried = "00-\(String(repeating: "c3", count: 16))-\(String(repeating: "d4", count: 8))-01"
                 let database = Database(conninfo: conninfo, name: "test-traces")
                 // A first attempt, and one whose first attempt was spent already (a retry).
-                _ = try await database.rows(
+                try await database.execute(
                     """
                     INSERT INTO discern.jobs (backend, action, image_path, traceparent, attempts)
-                    VALUES ('discerner', 'analyze', $1, $2, 0), ('discerner', 'analyze', $1, $3, 1)
-                    """, [photo, first, retried])
+                    VALUES ('discerner', 'analyze', \(photo), \(first), 0), ('discerner', 'analyze', \(photo), \(retried), 1)
+                    """)
                 // A malformed one is refused by name, not dropped later.
                 await #expect(throws: (any Error).self) {
-                    _ = try await database.rows(
-                        "INSERT INTO discern.jobs (backend, action, image_path, traceparent) VALUES ('discerner', 'analyze', $1, 'not-a-trace')",
-                        [photo])
+                    _ = try await database.execute(
+                        "INSERT INTO discern.jobs (backend, action, image_path, traceparent) VALUES ('discerner', 'analyze', \(photo), 'not-a-trace')"
+                    )
                 }
                 let simulator = SimulatorProcess(folder: folder)
                 try await simulator.start(["--no-throughput-limits"])

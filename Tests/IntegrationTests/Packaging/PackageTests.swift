@@ -139,7 +139,7 @@ struct PackageTests {
             let run = try await root.run(["/bin/sh", "-c", script], environment: environment)
             #expect(
                 run.status == 0 && run.output.contains("enqueued 1 job(s)") && run.output.contains("in batch nightly-"), "\(script): \(run.output)")
-            let batches = try await Database(conninfo: conninfo).rows("SELECT name FROM discern.batches").map { try $0.string("name") }
+            let batches = try await Database(conninfo: conninfo).rows("SELECT name FROM discern.batches", as: String.self)
             #expect(batches.count == 1 && days.contains { batches.first == "nightly-\($0)" }, "\(batches)")
         }
     }
@@ -177,7 +177,7 @@ struct PackageTests {
             try #require(enqueue.status == 0, "discern enqueue: \(enqueue.output)")
             // The contract's 50 analyses a minute would stretch the drain to minutes.
             try await Database(conninfo: conninfo).withConnection {
-                try $0.query("UPDATE discern.rate_limits SET per_minute = 1000000, burst = 10000")
+                try $0.execute("UPDATE discern.rate_limits SET per_minute = 1000000, burst = 10000")
             }
             try await TestSimulator.with(.unthrottled) { simulator in
                 let work = try await run(

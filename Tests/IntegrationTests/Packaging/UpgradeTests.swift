@@ -96,7 +96,7 @@ struct UpgradeTests {
         try await TestDatabase.with { conninfo in
             try await TestFolder.with { folder in
                 try await Database(conninfo: conninfo).withConnection { connection in
-                    try connection.query("INSERT INTO discern.schema_migrations (version, name, breaking) VALUES (9999, 'from_the_future', true)")
+                    try connection.execute("INSERT INTO discern.schema_migrations (version, name, breaking) VALUES (9999, 'from_the_future', true)")
                 }
                 let worker = try WorkerProcess(conninfo: conninfo, simulatorURL: "http://127.0.0.1:9", logFolder: folder)
                 let exited = await worker.waitForExit()
@@ -134,11 +134,10 @@ struct UpgradeTests {
     }
 
     static func workersWithPresence(_ conninfo: String, pids: [Int32]) async throws -> Int {
-        let list = pids.map { String($0) }.joined(separator: ",")
         return try await Database(conninfo: conninfo).withConnection { connection in
-            try connection.query(
-                "SELECT count(*) AS n FROM discern.workers WHERE presence_key IS NOT NULL AND stopped_at IS NULL AND pid = ANY('{\(list)}'::integer[])"
-            ).first?.int("n") ?? 0
+            try connection.value(
+                "SELECT count(*) FROM discern.workers WHERE presence_key IS NOT NULL AND stopped_at IS NULL AND pid = ANY(\(pids)::integer[])",
+                as: Int.self)
         }
     }
 }

@@ -15,8 +15,14 @@ struct BreakerTests {
         init(_ conninfo: String) { database = Database(conninfo: conninfo, name: "test-breakers") }
 
         func run<T: Sendable>(_ body: @escaping @Sendable (Connection) throws -> T) async throws -> T { try await database.withConnection(body) }
-        func sql(_ text: String, _ parameters: [(any PostgresEncodable)?] = []) async throws -> Rows {
-            try await run { try $0.query(text, parameters) }
+        /// A statement whose rows are not read: says how many rows it changed.
+        @discardableResult
+        func sql(_ statement: SQL) async throws -> Int {
+            try await run { try $0.execute(statement) }
+        }
+        /// A query, each row's columns read in order as `types`.
+        func sql<each Value: PostgresDecodable>(_ statement: SQL, as types: repeat (each Value).Type) async throws -> [(repeat each Value)] {
+            try await run { try $0.rows(statement, as: repeat each types) }
         }
         func claim(_ worker: String, limit: Int = 10) async throws -> [Job] {
             try await run { try JobQueue.claim($0, workerID: worker, services: ["discerner", "landmark"], limit: limit, leaseSeconds: 60) }
@@ -71,20 +77,21 @@ struct BreakerTests {
             #expect(try await session.probeFailed("w1", first) == nil, "a stale report changes nothing")
             try await session.probeDue()
             // The failed probe's photo came first by every other measure: the next probe is another one.
-            _ = try await session.sql("UPDATE discern.jobs SET priority = -5, run_at = now() WHERE id = $1", [first.id])
+            _ = try await session.sql("UPDATE discern.jobs SET priority = -5, run_at = now() WHERE id = \(first.id)")
             let next = try await session.claim("w2")
             #expect(next.count == 1 && next.first?.isProbe == true && next.first?.id != first.id, "the next probe tries another photo: \(next)")
             // Measured from the claim's own clock, not the test's: under load the test may read it a
             // minute later (CI once did, 67 s), and a lease of 60 s would look already spent.
-            let moved = try await session.sql(
-                "SELECT extract(epoch FROM next_probe_at - probe_started_at)::float8 AS s FROM discern.service_breakers"
-            ).first?.optionalDouble("s")
+            let moved =
+                try await session.sql(
+                    "SELECT extract(epoch FROM next_probe_at - probe_started_at)::float8 AS s FROM discern.service_breakers", as: Double?.self
+                ).first ?? nil
             #expect(moved == 60, "a probe under way moves the next one past its 60 s lease: \(String(describing: moved))")
 
             #expect(try await session.run { try Breakers.close($0, service: "discerner", by: "w2", why: "a probe was answered") })
             #expect(try await session.claim("w1").count == 5, "claims resume at once: every job but the probe under way")
-            let log = try await session.sql("SELECT action, scope FROM discern.operator_actions ORDER BY id").map {
-                "\(try $0.string("action")): \(try $0.string("scope"))"
+            let log = try await session.sql("SELECT action, scope FROM discern.operator_actions ORDER BY id", as: String.self, String.self).map {
+                "\($0.0): \($0.1)"
             }
             #expect(
                 log.count == 2 && log.first?.hasPrefix("unavailable: service discerner") == true && log.last?.contains("1 failed probe(s)") == true,
@@ -115,11 +122,11 @@ struct BreakerTests {
             _ = try await session.sql("UPDATE discern.jobs SET run_at = now() + interval '1 hour'")
             try await session.probeDue()
             #expect(try await session.claim("w1").isEmpty)
-            #expect(try await session.sql("SELECT next_probe_at > now() AS later FROM discern.service_breakers").first?.bool("later") == true)
+            #expect(try await session.sql("SELECT next_probe_at > now() AS later FROM discern.service_breakers", as: Bool.self).first == true)
             // The older claim still answers, in its older shape.
             _ = try await session.sql("SELECT discern.resume('discerner')")
             _ = try await session.sql("UPDATE discern.jobs SET run_at = now()")
-            #expect(try await session.sql("SELECT * FROM discern.claim_jobs('old', 10, 60, ARRAY['discerner'], false, 0)").count == 2)
+            #expect(try await session.sql("SELECT id FROM discern.claim_jobs('old', 10, 60, ARRAY['discerner'], false, 0)", as: Int.self).count == 2)
         }
     }
 
@@ -132,13 +139,13 @@ struct BreakerTests {
             let probe = try await session.claim("gone")
             #expect(probe.count == 1 && probe.first?.isProbe == true)
             // Its worker stopped: the lease ran out and the job was rescued.
-            _ = try await session.sql("UPDATE discern.jobs SET lease_expires_at = now() - interval '1 second' WHERE id = $1", [probe.first?.id])
+            _ = try await session.sql("UPDATE discern.jobs SET lease_expires_at = now() - interval '1 second' WHERE id = \(probe.first?.id)")
             _ = try await session.run { try JobQueue.rescue($0) }
             try await session.probeDue()
             let next = try await session.claim("w2")
             #expect(next.count == 1 && next.first?.isProbe == true, "\(next)")
-            #expect(try await session.sql("SELECT discern.resume('discerner') AS r").first?.bool("r") == true)
-            #expect(try await session.sql("SELECT count(*) AS n FROM discern.service_breakers").first?.int("n") == 0)
+            #expect(try await session.sql("SELECT discern.resume('discerner') AS r", as: Bool.self).first == true)
+            #expect(try await session.sql("SELECT count(*) FROM discern.service_breakers", as: Int.self).first == 0)
         }
     }
 
@@ -155,10 +162,10 @@ struct BreakerTests {
                 try await session.sql(
                     """
                     SELECT state, attempts, jsonb_array_length(error_history) AS n, error_history->0->>'counted' AS counted FROM discern.jobs
-                    """
+                    """, as: String.self, Int.self, Int.self, String?.self
                 ).first)
-            #expect(try row.string("state") == "available" && row.int("attempts") == 0, "twenty outages' hand-backs cost no attempt")
-            #expect(try row.int("n") == 20 && row.optionalString("counted") == "false")
+            #expect(row.0 == "available" && row.1 == 0, "twenty outages' hand-backs cost no attempt")
+            #expect(row.2 == 20 && row.3 == "false")
         }
     }
 
@@ -173,8 +180,8 @@ struct BreakerTests {
             let told = JobFailure(.http429, message: "Too Many Requests", retryAfterSeconds: 3600)
             #expect(try await session.run { try JobQueue.handBackLater($0, job: job, workerID: "w1", failure: told, afterSeconds: 0) })
             // From the moment it was handed back (updated_at), whenever this test reads it.
-            let wait = try await session.sql("SELECT extract(epoch FROM run_at - updated_at)::float8 AS s FROM discern.jobs").first?.optionalDouble(
-                "s")
+            let wait =
+                try await session.sql("SELECT extract(epoch FROM run_at - updated_at)::float8 AS s FROM discern.jobs", as: Double?.self).first ?? nil
             #expect((wait ?? 0) >= 3600, "claimable again only after the service's hour: \(String(describing: wait))")
             #expect(try await session.claim("w2").isEmpty)
         }

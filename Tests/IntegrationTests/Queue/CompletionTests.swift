@@ -39,56 +39,62 @@ struct CompletionTests {
             }
             #expect(completed.count == 3)
 
-            let rows = Array(
-                try await database.rows(
+            let rows:
+                [(
+                    category: String?, confidence: Double?, ids: String, n: Int, raw: String, second: String, apiCalls: Int, originalBytes: Int,
+                    sentWidth: Int, jpegQuality: Int?, encodeCount: Int, passedThrough: String, prepareMs: Double?, analyzeMs: Double?
+                )] = try await database.rows(
                     """
                     SELECT category, confidence, text_identifiers::text AS ids, cardinality(text_identifiers) AS n,
                            raw_response::text AS raw, details->'top'->>1 AS second, api_calls, original_bytes, sent_width,
                            jpeg_quality, encode_count, passed_through, prepare_ms, analyze_ms
                     FROM discern.results ORDER BY job_id
-                    """))
+                    """,
+                    as: String?.self, Double?.self, String.self, Int.self, String.self, String.self, Int.self, Int.self,
+                    Int.self, Int?.self, Int.self, String.self, Double?.self, Double?.self)
             #expect(rows.count == 3)
-            #expect(try rows[0].optionalString("category") == Self.awkward, "NUL is dropped, everything else kept")
-            #expect(try rows[0].optionalDouble("confidence") == 0.25)
-            #expect(try rows[0].int("n") == 5)
-            #expect(try rows[0].string("raw") == #"{"nested": {"q": "\"x\""}}"#)
-            #expect(try rows[0].string("second") == "2")
-            #expect(try rows[0].int("api_calls") == 3 && rows[0].int("original_bytes") == 12_000_000_000)
-            #expect(try rows[0].int("sent_width") == 4096 && rows[0].int("jpeg_quality") == 85 && rows[0].int("encode_count") == 2)
-            #expect(try rows[0].string("passed_through") == "f")
-            #expect(try rows[0].optionalDouble("prepare_ms") == 812.5 && rows[0].optionalDouble("analyze_ms") == 604.25)
+            #expect(rows[0].category == Self.awkward, "NUL is dropped, everything else kept")
+            #expect(rows[0].confidence == 0.25)
+            #expect(rows[0].n == 5)
+            #expect(rows[0].raw == #"{"nested": {"q": "\"x\""}}"#)
+            #expect(rows[0].second == "2")
+            #expect(rows[0].apiCalls == 3 && rows[0].originalBytes == 12_000_000_000)
+            #expect(rows[0].sentWidth == 4096 && rows[0].jpegQuality == 85 && rows[0].encodeCount == 2)
+            #expect(rows[0].passedThrough == "f")
+            #expect(rows[0].prepareMs == 812.5 && rows[0].analyzeMs == 604.25)
 
-            #expect(try rows[1].optionalString("category") == nil)
-            #expect(try rows[1].optionalDouble("confidence") == nil, "NaN is stored as NULL")
-            #expect(try rows[1].string("ids") == "{}")
-            #expect(try rows[1].string("raw") == #""not json""#)
-            #expect(try rows[1].optionalString("jpeg_quality") == nil)
+            #expect(rows[1].category == nil)
+            #expect(rows[1].confidence == nil, "NaN is stored as NULL")
+            #expect(rows[1].ids == "{}")
+            #expect(rows[1].raw == #""not json""#)
+            #expect(rows[1].jpegQuality == nil)
 
-            #expect(try rows[2].optionalString("category") == "")
-            #expect(try rows[2].string("raw") == "[1, 2]")
+            #expect(rows[2].category == "")
+            #expect(rows[2].raw == "[1, 2]")
 
-            let identifiers = try await database.rows("SELECT unnest(text_identifiers) AS id FROM discern.results ORDER BY job_id LIMIT 5")
-            #expect(try identifiers.map { try $0.string("id") } == [Self.awkward, "a,b", "{x}", "NULL", ""])
+            let identifiers = try await database.rows(
+                "SELECT unnest(text_identifiers) AS id FROM discern.results ORDER BY job_id LIMIT 5", as: String.self)
+            #expect(identifiers == [Self.awkward, "a,b", "{x}", "NULL", ""])
         }
     }
 
     @Test("binary arrays work in plain statements too, NULL elements included")
     func binaryParameters() async throws {
         try await TestDatabase.with { conninfo in
+            let numbers = BinaryArray<Int>([1, nil, 3]), texts = BinaryArray(["a", "b\"c"])
+            let documents = BinaryArray([JSONText(#"{"k": "v"}"#)]), doubles = BinaryArray<Double>([-0.5])
             let row = try #require(
                 try await Database(conninfo: conninfo).withConnection { connection in
-                    try connection.query(
+                    // `numbers`, used twice, is sent twice (as $1 and $2).
+                    try connection.rows(
                         """
-                        SELECT cardinality($1::bigint[]) AS n, array_position($1::bigint[], NULL) AS null_at,
-                               ($2::text[])[2] AS second, ($3::jsonb[])[1]->>'k' AS k, ($4::double precision[])[1] AS d
+                        SELECT cardinality(\(numbers)::bigint[]) AS n, array_position(\(numbers)::bigint[], NULL) AS null_at,
+                               (\(texts)::text[])[2] AS second, (\(documents)::jsonb[])[1]->>'k' AS k, (\(doubles)::double precision[])[1] AS d
                         """,
-                        [
-                            BinaryArray<Int>([1, nil, 3]), BinaryArray(["a", "b\"c"]), BinaryArray([JSONText(#"{"k": "v"}"#)]),
-                            BinaryArray<Double>([-0.5])
-                        ])
+                        as: Int.self, Int.self, String.self, String.self, Double?.self)
                 }.first)
-            #expect(try row.int("n") == 3 && row.int("null_at") == 2)
-            #expect(try row.string("second") == "b\"c" && row.string("k") == "v" && row.optionalDouble("d") == -0.5)
+            #expect(row.0 == 3 && row.1 == 2)
+            #expect(row.2 == "b\"c" && row.3 == "v" && row.4 == -0.5)
         }
     }
 
@@ -96,14 +102,30 @@ struct CompletionTests {
     func preparedAgain() async throws {
         try await TestDatabase.with { conninfo in
             let values = try await Database(conninfo: conninfo).withConnection { connection -> [Int] in
-                let first = try connection.query(prepared: "SELECT $1::int + 1 AS n", [1]).first?.int("n") ?? 0
-                let other = try connection.query(prepared: "SELECT $1::int + 2 AS n", [1]).first?.int("n") ?? 0
-                try connection.query("DEALLOCATE ALL")
-                let again = try connection.query(prepared: "SELECT $1::int + 1 AS n", [1]).first?.int("n") ?? 0
-                let otherAgain = try connection.query(prepared: "SELECT $1::int + 2 AS n", [1]).first?.int("n") ?? 0
+                let first = try connection.run(PlusOne(n: 1)).first ?? 0
+                let other = try connection.run(PlusTwo(n: 1)).first ?? 0
+                try connection.execute("DEALLOCATE ALL")
+                let again = try connection.run(PlusOne(n: 1)).first ?? 0
+                let otherAgain = try connection.run(PlusTwo(n: 1)).first ?? 0
                 return [first, other, again, otherAgain]
             }
             #expect(values == [2, 3, 2, 3], "each text keeps its own statement after preparing again")
         }
     }
+}
+
+/// Two statements sent the way those of sql/queries/ are (`TypedStatement`: prepared once per
+/// session), each its own text.
+private struct PlusOne: TypedStatement {
+    static var text: String { "SELECT $1::int + 1 AS n" }
+    let n: Int
+    var parameters: [(any PostgresEncodable)?] { [n] }
+    static func output(_ row: Row) throws -> Int { try row.decode(Int.self) }
+}
+
+private struct PlusTwo: TypedStatement {
+    static var text: String { "SELECT $1::int + 2 AS n" }
+    let n: Int
+    var parameters: [(any PostgresEncodable)?] { [n] }
+    static func output(_ row: Row) throws -> Int { try row.decode(Int.self) }
 }

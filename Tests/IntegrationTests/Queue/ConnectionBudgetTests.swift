@@ -20,7 +20,7 @@ struct ConnectionBudgetTests {
                 configuration.faults.holdAnalyses = true
                 try await TestSimulator.with(configuration) { simulator in
                     let observer = Database(conninfo: conninfo, name: "test-observer")
-                    _ = try await observer.rows("SELECT 1")
+                    try await observer.execute("SELECT 1")
                     let worker = try WorkerProcess(
                         conninfo: conninfo, simulatorURL: simulator.baseURL, logFolder: folder,
                         arguments: ["--drain", "--concurrency", "16", "--no-progress"])
@@ -36,10 +36,9 @@ struct ConnectionBudgetTests {
                             WHERE datname = current_database() AND pid <> pg_backend_pid() AND backend_type = 'client backend'
                               AND application_name NOT LIKE 'test-%'
                             ORDER BY backend_start
-                            """
+                            """, as: Int.self, String?.self, String?.self, String?.self, String?.self
                         ).map { row in
-                            "\(try row.int("pid")) \(try row.optionalString("name") ?? "-") [\(try row.optionalString("state") ?? "-")] "
-                                + "since \(try row.optionalString("backend_start") ?? "-"): \(try row.optionalString("query") ?? "")"
+                            "\(row.0) \(row.1 ?? "-") [\(row.2 ?? "-")] since \(row.3 ?? "-"): \(row.4 ?? "")"
                         }
                         if seen.count > most.count { most = seen }
                         // Held, the worker has claimed, listens and beats: from here it writes too.
@@ -66,11 +65,20 @@ struct ConnectionBudgetTests {
         try await TestDatabase.with { conninfo in
             let database = Database(conninfo: conninfo, session: SessionOptions(poolMode: .transaction))
             let kept = try await database.withConnection { connection in
-                try connection.query(prepared: "SELECT $1::int AS n", [1])
-                return try connection.query("SELECT count(*)::int AS n FROM pg_prepared_statements").first?.int("n")
+                try connection.run(One(n: 1))
+                return try connection.value("SELECT count(*)::int FROM pg_prepared_statements", as: Int.self)
             }
             #expect(kept == 0)
         }
+    }
+
+    /// A statement sent the way those of sql/queries/ are (`TypedStatement`): prepared once per
+    /// session, unless the session keeps no prepared statements.
+    private struct One: TypedStatement {
+        static var text: String { "SELECT $1::int AS n" }
+        let n: Int
+        var parameters: [(any PostgresEncodable)?] { [n] }
+        static func output(_ row: Row) throws -> Int { try row.decode(Int.self) }
     }
 
     @Test("two workers through PgBouncer in transaction mode drain a batch: one LISTENs directly, one polls; nothing lost or doubled")

@@ -21,8 +21,8 @@ struct MigrationTests {
             let second = try await database.withConnection { try Migrator.migrate($0) }
             #expect(second.isEmpty)
             #expect(try await Self.schemaFingerprint(database) == schemaBefore)
-            let recorded = try await database.rows("SELECT count(*) AS n FROM discern.schema_migrations")
-            #expect(try recorded.first?.int("n") == Self.everyVersion.count)
+            let recorded = try await database.value("SELECT count(*) FROM discern.schema_migrations", as: Int.self)
+            #expect(recorded == Self.everyVersion.count)
         }
     }
 
@@ -45,14 +45,14 @@ struct MigrationTests {
         try await TestDatabase.with { conninfo in
             let database = Database(conninfo: conninfo)
             let newest = Self.everyVersion.last ?? 0
-            _ = try await database.rows("UPDATE discern.schema_repeatables SET checksum = 'edited' WHERE file = 'functions/claim_jobs.sql'")
+            try await database.execute("UPDATE discern.schema_repeatables SET checksum = 'edited' WHERE file = 'functions/claim_jobs.sql'")
             await #expect(throws: QueueError.self) { try await database.withConnection { try Migrator.requireCurrent($0) } }
             let again = try await database.withConnection { try Migrator.migrate($0) }
             #expect(again == Migrator.Applied(versions: [], files: ["functions/claim_jobs.sql"]))
 
             // Left by a discern that carries a later migration: this one does not put its own back.
-            _ = try await database.rows(
-                "UPDATE discern.schema_repeatables SET checksum = 'newer', schema_version = $1 WHERE file = 'views/queue_depth.sql'", [newest + 1])
+            try await database.execute(
+                "UPDATE discern.schema_repeatables SET checksum = 'newer', schema_version = \(newest + 1) WHERE file = 'views/queue_depth.sql'")
             try await database.withConnection { try Migrator.requireCurrent($0) }
             #expect(try await database.withConnection { try Migrator.migrate($0) }.isEmpty)
         }
@@ -62,11 +62,11 @@ struct MigrationTests {
     func olderThanBaselineRefused() async throws {
         try await TestDatabase.with(migrated: false) { conninfo in
             let database = Database(conninfo: conninfo)
-            _ = try await database.rows("CREATE SCHEMA discern")
-            _ = try await database.rows(
+            try await database.execute("CREATE SCHEMA discern")
+            try await database.execute(
                 "CREATE TABLE discern.schema_migrations (version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())"
             )
-            _ = try await database.rows("INSERT INTO discern.schema_migrations (version, name) SELECT v, 'old' FROM generate_series(1, 20) v")
+            try await database.execute("INSERT INTO discern.schema_migrations (version, name) SELECT v, 'old' FROM generate_series(1, 20) v")
             do {
                 try await database.withConnection { try Migrator.migrate($0) }
                 Issue.record("an older schema was migrated")
@@ -116,7 +116,7 @@ struct MigrationTests {
             UNION ALL
             SELECT p.proname FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace WHERE n.nspname = 'discern'
             ORDER BY 1
-            """
-        ).map { try $0.string("object") }
+            """, as: String.self
+        )
     }
 }

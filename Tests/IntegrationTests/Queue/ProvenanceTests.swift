@@ -24,7 +24,7 @@ struct ProvenanceTests {
                 try await database.withConnection { connection in
                     try JobQueue.enqueue(connection, paths: [photo], service: "discerner")
                     try JobQueue.enqueue(connection, paths: [photo], service: "landmark", action: "predict")
-                    try connection.query("UPDATE discern.rate_limits SET per_minute = 1000000, burst = 10000")
+                    try connection.execute("UPDATE discern.rate_limits SET per_minute = 1000000, burst = 10000")
                 }
                 try await TestSimulator.with(.unthrottled) { simulator in
                     let worker = try WorkerProcess(
@@ -34,21 +34,18 @@ struct ProvenanceTests {
                     #expect(worker.exitStatus == 0, "\(worker.output.suffix(1500))")
                     let release = try await Subprocess.run(try WorkerProcess.binary.path, ["version", "--format", "json"])
                     let version = (try JSONSerialization.jsonObject(with: Data(release.utf8)) as? [String: Any])?["version"] as? String
-                    let rows = try await database.rows(
-                        """
-                        SELECT backend, coalesce(service_host, '-') AS host, coalesce(model, '-') AS model, coalesce(model_version, '-') AS format,
-                               coalesce(discern_version, '-') AS release, coalesce(byte_budget, -1) AS budget,
-                               provenance #>> '{preparation,max_bytes}' AS policy_bytes, provenance::text AS provenance
-                        FROM discern.latest_results WHERE image_path = $1 ORDER BY backend
-                        """, [photo])
-                    let seen = try rows.map {
-                        (
-                            service: try $0.string("backend"), host: try $0.string("host"), model: try $0.string("model"),
-                            format: try $0.string("format"),
-                            release: try $0.string("release"), budget: try $0.int("budget"), policyBytes: try $0.optionalString("policy_bytes"),
-                            provenance: try $0.string("provenance")
-                        )
-                    }
+                    let seen:
+                        [(
+                            service: String, host: String, model: String, format: String, release: String, budget: Int, policyBytes: String?,
+                            provenance: String
+                        )] = try await database.rows(
+                            """
+                            SELECT backend, coalesce(service_host, '-') AS host, coalesce(model, '-') AS model, coalesce(model_version, '-') AS format,
+                                   coalesce(discern_version, '-') AS release, coalesce(byte_budget, -1) AS budget,
+                                   provenance #>> '{preparation,max_bytes}' AS policy_bytes, provenance::text AS provenance
+                            FROM discern.latest_results WHERE image_path = \(photo) ORDER BY backend
+                            """,
+                            as: String.self, String.self, String.self, String.self, String.self, Int.self, String?.self, String.self)
                     #expect(seen.map(\.service) == ["discerner", "landmark"], "both services' answers for the photo: \(seen)")
                     let host = try #require(URLComponents(string: simulator.baseURL)).port.map { "127.0.0.1:\($0)" }
                     for row in seen {
@@ -60,19 +57,19 @@ struct ProvenanceTests {
                             && discerner.provenance.contains("\"text_provider\": \"simulator\""), "\(discerner)")
                     #expect(seen.last?.provenance.contains("unsure_below") == true, "\(String(describing: seen.last))")
                     let plan = try await database.withConnection { connection in
-                        try connection.query("SET enable_seqscan = off")
-                        return try connection.query(
+                        try connection.execute("SET enable_seqscan = off")
+                        return try connection.rows(
                             """
                             EXPLAIN SELECT count(*) FROM discern.results
                             WHERE backend = 'discerner' AND model = 'simulator' AND created_at > now() - interval '7 days'
-                            """
-                        ).map { try $0.string("QUERY PLAN") }.joined(separator: "\n")
+                            """, as: String.self
+                        ).joined(separator: "\n")
                     }
                     // An index serves the week (at scale the BRIN on created_at; on a table this
                     // small the planner may pick another that also holds created_at).
                     #expect(plan.contains("Index Scan") && !plan.contains("Seq Scan"), "\(plan)")
                     // The console's page of the job says it too.
-                    let job = try await database.rows("SELECT id FROM discern.jobs WHERE backend = 'discerner'").first?.int("id") ?? -1
+                    let job = try await database.rows("SELECT id FROM discern.jobs WHERE backend = 'discerner'", as: Int.self).first ?? -1
                     let (console, port) = try await ConsoleTests.console(conninfo, folder)
                     defer { console.kill() }
                     let page = await RawHTTP.get(port: port, path: "/jobs/\(job)")
@@ -95,7 +92,7 @@ struct ProvenanceTests {
                     let photos = try seeds.map { try folder.write(SampleImages.photo(width: 160, height: 120, seed: $0), as: "n\($0).jpg") }
                     try await database.withConnection { connection in
                         try JobQueue.enqueue(connection, paths: photos, batch: batch)
-                        try connection.query("UPDATE discern.rate_limits SET per_minute = 1000000, burst = 10000")
+                        try connection.execute("UPDATE discern.rate_limits SET per_minute = 1000000, burst = 10000")
                     }
                 }
                 try await TestSimulator.with(.unthrottled) { simulator in
@@ -122,8 +119,8 @@ struct ProvenanceTests {
                     SELECT b.name AS batch, r.model, count(*) AS n FROM discern.results r
                     JOIN discern.batches b ON b.id = r.batch_id
                     GROUP BY 1, 2 ORDER BY 1, 2
-                    """
-                ).map { "\(try $0.string("batch")) \(try $0.string("model")) \(try $0.int("n"))" }
+                    """, as: String.self, String.self, Int.self
+                ).map { "\($0.0) \($0.1) \($0.2)" }
                 #expect(counts == ["november vision-2026-11 5", "october simulator 4"], "\(counts)")
             }
         }
@@ -141,32 +138,28 @@ struct ProvenanceTests {
             let rows = try await database.withConnection { connection in
                 // As a release before migration 38 wrote them: no provenance columns filled.
                 for (path, raw) in [("/photos/old.jpg", old), ("/photos/older.jpg", shape)] {
-                    try connection.query(
+                    try connection.execute(
                         """
                         INSERT INTO discern.results (image_path, backend, action, raw_response, original_bytes, original_width, original_height,
                                                      original_format, sent_bytes, sent_width, sent_height, sent_format, passed_through,
                                                      prepare_ms, analyze_ms, audit)
-                        VALUES ($1, 'discerner', 'analyze', $2::jsonb, 1, 1, 1, 'jpeg', 1, 1, 1, 'jpeg', true, 1, 1, false)
-                        """, [path, raw])
+                        VALUES (\(path), 'discerner', 'analyze', \(raw)::jsonb, 1, 1, 1, 'jpeg', 1, 1, 1, 'jpeg', true, 1, 1, false)
+                        """)
                 }
-                return try connection.query("SELECT image_path, model, model_version, recovered FROM discern.result_provenance ORDER BY image_path")
-                    .map {
-                        (
-                            try $0.string("image_path"), try $0.optionalString("model"), try $0.optionalString("model_version"),
-                            try $0.bool("recovered")
-                        )
-                    }
+                return try connection.rows(
+                    "SELECT image_path, model, model_version, recovered FROM discern.result_provenance ORDER BY image_path",
+                    as: String.self, String?.self, String?.self, Bool.self)
             }
             #expect(rows.count == 2 && rows[0].1 == "provider-a" && rows[0].2 == "3.0" && rows[0].3, "\(rows)")
             #expect(rows.count == 2 && rows[1].1 == nil && rows[1].2 == "2.0", "a 2.0 answer without metadata, by its shape: \(rows)")
             try await database.withConnection { connection in
-                try connection.query("SET ROLE discern_reader")
-                _ = try connection.query("SELECT model, service_host, discern_version FROM discern.result_provenance")
-                _ = try connection.query("SELECT service_host, model, model_version, discern_version, byte_budget FROM discern.results")
+                try connection.execute("SET ROLE discern_reader")
+                try connection.execute("SELECT model, service_host, discern_version FROM discern.result_provenance")
+                try connection.execute("SELECT service_host, model, model_version, discern_version, byte_budget FROM discern.results")
                 #expect(throws: PostgresError.self, "the settings may name a person group") {
-                    _ = try connection.query("SELECT provenance FROM discern.results")
+                    _ = try connection.execute("SELECT provenance FROM discern.results")
                 }
-                try? connection.query("RESET ROLE")
+                try? connection.execute("RESET ROLE")
             }
         }
     }

@@ -41,17 +41,18 @@ struct QueriesTests {
             let database = Database(conninfo: conninfo, name: "test-queries")
             let failures = try await database.withConnection { connection in
                 // The enqueue's staging table, which lives only in the enqueue's transaction.
-                try connection.query("BEGIN")
-                defer { _ = try? connection.query("ROLLBACK") }
-                try connection.query(Queries.Enqueue.createStaging)
+                try connection.execute("BEGIN")
+                defer { _ = try? connection.execute("ROLLBACK") }
+                try connection.executeScript(Queries.Enqueue.createStaging)
                 var failures: [String] = []
                 for (index, (name, text)) in statements.enumerated() {
                     do {
-                        try connection.query("SAVEPOINT checking")
-                        try connection.query("PREPARE checked_\(index) AS \(text)")
+                        try connection.execute("SAVEPOINT checking")
+                        // Sent as text: the statement's own $n are PREPARE's, not parameters.
+                        try connection.executeScript("PREPARE checked_\(index) AS \(text)")
                     } catch let error as PostgresError {
                         failures.append("\(name): \(error.message)")
-                        try connection.query("ROLLBACK TO SAVEPOINT checking")
+                        try connection.execute("ROLLBACK TO SAVEPOINT checking")
                     }
                 }
                 return failures

@@ -55,9 +55,9 @@ struct QueueTests {
                 """
                 SELECT 'jit=off' = ANY(coalesce(p.proconfig, '{}')) AS jit_off
                 FROM pg_proc p WHERE p.pronamespace = 'discern'::regnamespace AND p.proname = 'claim'
-                """)
+                """, as: Bool.self)
             #expect(rows.count == 1)
-            #expect(try rows.first?.bool("jit_off") == true, "discern.claim runs with JIT")
+            #expect(rows.first == true, "discern.claim runs with JIT")
         }
     }
 
@@ -76,9 +76,9 @@ struct QueueTests {
             #expect(first)
             #expect(!second)
             let rows = try await database.rows(
-                "SELECT count(*) AS n, min(j.state) AS state FROM discern.results r JOIN discern.jobs j ON j.id = r.job_id")
-            #expect(try rows.first?.int("n") == 1)
-            #expect(try rows.first?.string("state") == "succeeded")
+                "SELECT count(*), min(j.state) FROM discern.results r JOIN discern.jobs j ON j.id = r.job_id", as: Int.self, String.self)
+            #expect(rows.first?.0 == 1)
+            #expect(rows.first?.1 == "succeeded")
         }
     }
 
@@ -112,7 +112,7 @@ struct QueueTests {
             let outcome = try await database.withConnection { connection -> (Bool, Int, Bool) in
                 try JobQueue.enqueue(connection, paths: ["/images/a.jpg"])
                 let stale = try #require(try JobQueue.claim(connection, workerID: "slow", services: ["discerner"], limit: 1, leaseSeconds: 60).first)
-                try connection.query("UPDATE discern.jobs SET lease_expires_at = now() - interval '1 second'")
+                try connection.execute("UPDATE discern.jobs SET lease_expires_at = now() - interval '1 second'")
                 // The late worker's own rescuer leaves it be (it is running, however late); another's does not.
                 let rescuedBySelf = try JobQueue.rescue(connection, rescuer: "slow").rescued
                 let rescued = rescuedBySelf == 0 ? try JobQueue.rescue(connection, rescuer: "fast").rescued : -1
@@ -122,7 +122,7 @@ struct QueueTests {
                 return (late, rescued, current)
             }
             #expect(outcome == (false, 1, true))
-            #expect(try await database.rows("SELECT count(*) AS n FROM discern.results").first?.int("n") == 1)
+            #expect(try await database.value("SELECT count(*) FROM discern.results", as: Int.self) == 1)
         }
     }
 
@@ -137,12 +137,12 @@ struct QueueTests {
                 let jobs = try JobQueue.claim(connection, workerID: "live", services: ["discerner"], limit: 2, leaseSeconds: 60)
                 #expect(jobs.count == 2)
                 // One lease it did not renew (a claim whose answer it never got, in a failover).
-                try connection.query("UPDATE discern.jobs SET lease_expires_at = now() - interval '1 second' WHERE id = $1", [jobs[0].id])
+                try connection.execute("UPDATE discern.jobs SET lease_expires_at = now() - interval '1 second' WHERE id = \(jobs[0].id)")
                 // The server has answered for long (a cluster started just now would await a worker silent since before).
                 _ = try JobQueue.rescue(connection)
-                try connection.query("UPDATE discern.database_epoch SET first_seen_at = now() - interval '1 day'")
+                try connection.execute("UPDATE discern.database_epoch SET first_seen_at = now() - interval '1 day'")
                 #expect(try JobQueue.rescue(connection, rescuer: "other").rescued == 0, "a live worker was taken for stopped")
-                try connection.query("UPDATE discern.workers SET last_heartbeat_at = now() - interval '1 minute' WHERE id = 'live'")
+                try connection.execute("UPDATE discern.workers SET last_heartbeat_at = now() - interval '1 minute' WHERE id = 'live'")
                 #expect(try JobQueue.rescue(connection, rescuer: "other").rescued == 2)
             }
         }
@@ -158,7 +158,7 @@ struct QueueTests {
                 try JobQueue.enqueue(connection, paths: ["/images/poison.jpg", "/images/a.jpg", "/images/b.jpg"])
                 // The server has answered for a day: every worker was heard from since.
                 _ = try JobQueue.rescue(connection)
-                try connection.query("UPDATE discern.database_epoch SET first_seen_at = now() - interval '1 day'")
+                try connection.execute("UPDATE discern.database_epoch SET first_seen_at = now() - interval '1 day'")
                 func claim(_ worker: String, holdingNothing: Bool = false, limit: Int = 3) throws -> [Job] {
                     try WorkerRegistry.register(
                         connection, .init(id: worker, host: "h", pid: 1, version: "t", services: ["discerner"], heartbeatSeconds: 2))
@@ -168,13 +168,15 @@ struct QueueTests {
                 }
                 // A registered worker gone silent for more than three of its beats.
                 func crash(_ worker: String) throws -> Int {
-                    try connection.query("UPDATE discern.workers SET last_heartbeat_at = now() - interval '10 seconds' WHERE id = $1", [worker])
+                    try connection.execute("UPDATE discern.workers SET last_heartbeat_at = now() - interval '10 seconds' WHERE id = \(worker)")
                     return try JobQueue.rescue(connection).rescued
                 }
                 func counts(_ id: Int) throws -> [Int] {
                     let row = try #require(
-                        try connection.query("SELECT attempts, shared_crashes, solo_crashes FROM discern.jobs WHERE id = $1", [id]).first)
-                    return [try row.int("attempts"), try row.int("shared_crashes"), try row.int("solo_crashes")]
+                        try connection.rows(
+                            "SELECT attempts, shared_crashes, solo_crashes FROM discern.jobs WHERE id = \(id)", as: Int.self, Int.self, Int.self
+                        ).first)
+                    return [row.0, row.1, row.2]
                 }
                 // Two crashes with all three jobs in hand, and one with a job alone by chance (the
                 // tail of a night): nobody is to blame, no attempt is used.
@@ -188,11 +190,11 @@ struct QueueTests {
                 #expect(try counts(chance[0].id) == [0, 3, 0], "a job alone by chance was blamed")
                 #expect(try claim("w3", limit: 2).count == 2)
                 #expect(try crash("w3") == 2)
-                let afterShared = try connection.query("SELECT attempts, shared_crashes, solo_crashes, state FROM discern.jobs ORDER BY id")
-                #expect(
-                    try afterShared.map { [try $0.int("attempts"), try $0.int("shared_crashes"), try $0.int("solo_crashes")] }
-                        == Array(repeating: [0, 3, 0], count: 3))
-                #expect(try afterShared.allSatisfy { try $0.string("state") == "available" })
+                let afterShared = try connection.rows(
+                    "SELECT attempts, shared_crashes, solo_crashes, state FROM discern.jobs ORDER BY id", as: Int.self, Int.self, Int.self,
+                    String.self)
+                #expect(afterShared.map { [$0.0, $0.1, $0.2] } == Array(repeating: [0, 3, 0], count: 3))
+                #expect(afterShared.allSatisfy { $0.3 == "available" })
                 // Now they are suspects: a worker with jobs in hand gets none, one holding nothing gets one, alone.
                 #expect(try claim("busy").isEmpty)
                 let alone = try claim("idle", holdingNothing: true)
@@ -220,14 +222,14 @@ struct QueueTests {
                     }
                 }
                 let dead = try #require(
-                    try connection.query(
-                        "SELECT state, error_kind, last_error, solo_crashes FROM discern.jobs WHERE id = $1",
-                        [suspect]
+                    try connection.rows(
+                        "SELECT state, error_kind, last_error, solo_crashes FROM discern.jobs WHERE id = \(suspect)",
+                        as: String.self, String?.self, String.self, Int.self
                     ).first)
-                #expect(try dead.string("state") == "dead" && dead.optionalString("error_kind") == "worker_crashed")
-                #expect(try dead.string("last_error").contains("3 times while preparing this file alone"))
+                #expect(dead.0 == "dead" && dead.1 == "worker_crashed")
+                #expect(dead.2.contains("3 times while preparing this file alone"))
                 // discern.retry gives it a fresh start.
-                try connection.query("SELECT discern.retry(ARRAY[$1::bigint])", [suspect])
+                try connection.execute("SELECT discern.retry(ARRAY[\(suspect)::bigint])")
                 #expect(try counts(suspect) == [0, 0, 0])
             }
         }
@@ -242,7 +244,7 @@ struct QueueTests {
                 try JobQueue.enqueue(connection, paths: ["/images/answer-kills.jpg"])
                 _ = try JobQueue.rescue(connection)
                 let limit = QueueConstants.sharedCrashesBeforeDead
-                try connection.query("UPDATE discern.jobs SET shared_crashes = $1", [limit - 2])
+                try connection.execute("UPDATE discern.jobs SET shared_crashes = \(limit - 2)")
                 func claimAndDie(_ worker: String) throws -> Job {
                     try WorkerRegistry.register(
                         connection, .init(id: worker, host: "h", pid: 1, version: "t", services: ["discerner"], heartbeatSeconds: 2))
@@ -250,23 +252,25 @@ struct QueueTests {
                         try JobQueue.claim(
                             connection, workerID: worker, services: ["discerner"], limit: 1, leaseSeconds: 60, holdingNothing: true
                         ).first)
-                    try connection.query("UPDATE discern.workers SET last_heartbeat_at = now() - interval '10 seconds' WHERE id = $1", [worker])
+                    try connection.execute("UPDATE discern.workers SET last_heartbeat_at = now() - interval '10 seconds' WHERE id = \(worker)")
                     return job
                 }
                 func state() throws -> (state: String, kind: String?, error: String, shared: Int) {
-                    let row = try #require(try connection.query("SELECT state, error_kind, last_error, shared_crashes FROM discern.jobs").first)
-                    return (
-                        try row.string("state"), try row.optionalString("error_kind"), try row.string("last_error"), try row.int("shared_crashes")
-                    )
+                    let row = try #require(
+                        try connection.rows(
+                            "SELECT state, error_kind, last_error, shared_crashes FROM discern.jobs", as: String.self, String?.self, String.self,
+                            Int.self
+                        ).first)
+                    return (row.0, row.1, row.2, row.3)
                 }
                 // Its worker last beat before the server it now finds was first seen: the outage's doing.
                 #expect(try claimAndDie("before-outage").runsAlone)
-                try connection.query("UPDATE discern.workers SET last_heartbeat_at = now() - interval '50 seconds' WHERE id = 'before-outage'")
-                try connection.query("UPDATE discern.database_epoch SET first_seen_at = now() - interval '40 seconds'")
+                try connection.execute("UPDATE discern.workers SET last_heartbeat_at = now() - interval '50 seconds' WHERE id = 'before-outage'")
+                try connection.execute("UPDATE discern.database_epoch SET first_seen_at = now() - interval '40 seconds'")
                 #expect(try JobQueue.rescue(connection).rescued == 1)
                 #expect(try state().state == "available" && state().shared == limit - 1)
                 // Heard from since: the 20th crash, none while its file was being prepared, ends it.
-                try connection.query("UPDATE discern.database_epoch SET first_seen_at = now() - interval '1 day'")
+                try connection.execute("UPDATE discern.database_epoch SET first_seen_at = now() - interval '1 day'")
                 _ = try claimAndDie("after-preparing")
                 #expect(try JobQueue.rescue(connection).rescued == 1)
                 let dead = try state()
@@ -294,22 +298,25 @@ struct QueueTests {
                 }
                 func counts(_ worker: String) throws -> [Int] {
                     let row = try #require(
-                        try connection.query("SELECT attempts, shared_crashes, solo_crashes FROM discern.jobs WHERE id = $1", [held[worker]]).first)
-                    return [try row.int("attempts"), try row.int("shared_crashes"), try row.int("solo_crashes")]
+                        try connection.rows(
+                            "SELECT attempts, shared_crashes, solo_crashes FROM discern.jobs WHERE id = \(held[worker])", as: Int.self, Int.self,
+                            Int.self
+                        ).first)
+                    return [row.0, row.1, row.2]
                 }
                 // The server was first seen 10 s ago: "before" last beat 20 s ago, "since" 7 s ago, each
                 // now silent for more than three beats.
                 _ = try JobQueue.rescue(connection)
-                try connection.query("UPDATE discern.database_epoch SET first_seen_at = now() - interval '10 seconds'")
-                try connection.query("UPDATE discern.workers SET last_heartbeat_at = now() - interval '20 seconds' WHERE id = 'before'")
-                try connection.query("UPDATE discern.workers SET last_heartbeat_at = now() - interval '7 seconds' WHERE id = 'since'")
+                try connection.execute("UPDATE discern.database_epoch SET first_seen_at = now() - interval '10 seconds'")
+                try connection.execute("UPDATE discern.workers SET last_heartbeat_at = now() - interval '20 seconds' WHERE id = 'before'")
+                try connection.execute("UPDATE discern.workers SET last_heartbeat_at = now() - interval '7 seconds' WHERE id = 'since'")
                 let first = try JobQueue.rescue(connection, rescuer: "other")
                 #expect(first.rescued == 1 && first.awaitedWorkers == 1, "\(first)")
                 #expect((0.1...20).contains(first.awaitedSeconds ?? 0), "\(first)")
                 #expect(try counts("since") == [1, 0, 1], "a worker heard from since died preparing its file: the file's crash")
                 // Its time to reconnect is over: taken for gone, and its death counted as the outage's.
-                try connection.query("UPDATE discern.database_epoch SET first_seen_at = now() - interval '31 seconds'")
-                try connection.query("UPDATE discern.workers SET last_heartbeat_at = now() - interval '40 seconds' WHERE id = 'before'")
+                try connection.execute("UPDATE discern.database_epoch SET first_seen_at = now() - interval '31 seconds'")
+                try connection.execute("UPDATE discern.workers SET last_heartbeat_at = now() - interval '40 seconds' WHERE id = 'before'")
                 let second = try JobQueue.rescue(connection, rescuer: "other")
                 #expect(second.rescued == 1 && second.awaitedWorkers == 0 && second.awaitedSeconds == nil, "\(second)")
                 #expect(try counts("before") == [0, 1, 0], "a worker not heard from since the restart was blamed on its file")
@@ -327,24 +334,24 @@ struct QueueTests {
             }
             // Hold the first job's row, as a completion waiting on a lock would.
             try await holder.withConnection { connection in
-                try connection.query("BEGIN")
-                try connection.query("SELECT id FROM discern.jobs WHERE id = $1 FOR UPDATE", [jobs[0].id])
+                try connection.execute("BEGIN")
+                try connection.execute("SELECT id FROM discern.jobs WHERE id = \(jobs[0].id) FOR UPDATE")
             }
             let kept = try await queue.withConnection { connection -> Set<Int> in
                 // A heartbeat that waited would stop here: the limit turns waiting into a failure.
-                try connection.query("SET statement_timeout = '20s'")
+                try connection.execute("SET statement_timeout = '20s'")
                 return try JobQueue.heartbeat(connection, jobIDs: jobs.map(\.id), workerID: "w", leaseSeconds: 600)
             }
             #expect(kept == Set(jobs.map(\.id)), "a held job is still the worker's")
             let leases = try await queue.rows(
                 """
                 SELECT id, lease_expires_at > now() + interval '5 minutes' AS renewed FROM discern.jobs ORDER BY id
-                """)
-            #expect(try leases.map { try $0.bool("renewed") } == [false, true])
+                """, as: Int.self, Bool.self)
+            #expect(leases.map { $0.1 } == [false, true])
             // Nor does the rescuer take the held job, though its lease ran out.
             try await Task.sleep(for: .seconds(1.2))
             #expect(try await queue.withConnection { try JobQueue.rescue($0).rescued } == 0)
-            try await holder.withConnection { try $0.query("ROLLBACK") }
+            try await holder.withConnection { try $0.execute("ROLLBACK") }
         }
     }
 
@@ -353,7 +360,7 @@ struct QueueTests {
         try await TestDatabase.with { conninfo in
             let database = Database(conninfo: conninfo)
             let (states, attempts) = try await database.withConnection { connection -> ([FailureOutcome], [Int]) in
-                try connection.query("SELECT discern.enqueue('/images/a.jpg', max_attempts => 3)")
+                try connection.execute("SELECT discern.enqueue('/images/a.jpg', max_attempts => 3)")
                 let refusal = JobFailure(.discernerStartCollision, message: "ExecutionAlreadyExists " + String(repeating: "x", count: 3000))
                 var states: [FailureOutcome] = [], attempts: [Int] = []
                 for _ in 0..<13 {
@@ -374,20 +381,20 @@ struct QueueTests {
                     SELECT given_back, last_error, jsonb_array_length(error_history) AS entries,
                            (SELECT max(length(e->>'error')) FROM jsonb_array_elements(error_history) e) AS longest
                     FROM discern.jobs
-                    """
+                    """, as: Int.self, String.self, Int.self, Int.self
                 ).first)
-            #expect(try job.int("given_back") == 10)
-            #expect(try job.string("last_error").contains("the service kept refusing"))
-            #expect(try job.int("entries") == 13 && job.int("longest") == 500)
+            #expect(job.0 == 10)
+            #expect(job.1.contains("the service kept refusing"))
+            #expect(job.2 == 13 && job.3 == 500)
             // However often it is started over, the history keeps its last 100 entries.
             let kept = try await database.rows(
                 """
                 SELECT jsonb_array_length(h) AS n, h->99->>'attempt' AS last FROM (
                     SELECT discern.history_with(coalesce(jsonb_agg(jsonb_build_object('attempt', i, 'error', 'e')), '[]'), jsonb_build_object('attempt', 150, 'error', 'e')) AS h
                     FROM generate_series(1, 149) i) AS x
-                """
+                """, as: Int.self, String.self
             ).first
-            #expect(try kept?.int("n") == 100 && kept?.string("last") == "150")
+            #expect(kept?.0 == 100 && kept?.1 == "150")
         }
     }
 
@@ -396,7 +403,7 @@ struct QueueTests {
         try await TestDatabase.with { conninfo in
             let database = Database(conninfo: conninfo)
             let waits = try await database.withConnection { connection -> [Double] in
-                try connection.query("SELECT discern.enqueue('/images/a.jpg', max_attempts => 1)")
+                try connection.execute("SELECT discern.enqueue('/images/a.jpg', max_attempts => 1)")
                 let outage = JobFailure(.http5xx, message: "analyze answered HTTP 503", outage: .serviceFailing)
                 var waits: [Double] = []
                 for _ in 0..<10 {
@@ -407,9 +414,10 @@ struct QueueTests {
                     #expect(
                         try JobQueue.fail(connection, job: job, workerID: "w", failure: outage, backoff: Backoff(baseSeconds: 30, maxSeconds: 600))
                             == .retryScheduled)
-                    let row = try #require(try connection.query("SELECT extract(epoch FROM run_at - now())::float8 AS wait FROM discern.jobs").first)
-                    waits.append(try row.optionalDouble("wait") ?? -1)
-                    try connection.query("UPDATE discern.jobs SET run_at = now()")
+                    let row = try #require(
+                        try connection.rows("SELECT extract(epoch FROM run_at - now())::float8 AS wait FROM discern.jobs", as: Double?.self).first)
+                    waits.append(row ?? -1)
+                    try connection.execute("UPDATE discern.jobs SET run_at = now()")
                 }
                 return waits
             }
@@ -419,8 +427,9 @@ struct QueueTests {
                 #expect(wait >= min(600, 15 * pow(2, Double(index))) - 1 && wait <= 600 + 1, "hand-back \(index + 1) waits \(wait) s: \(waits)")
             }
             #expect(waits.reduce(0, +) >= 3000, "ten hand-backs span \(waits.reduce(0, +)) s")
-            let job = try #require(try await database.rows("SELECT state, attempts, given_back FROM discern.jobs").first)
-            #expect(try job.string("state") == "available" && job.int("attempts") == 0 && job.int("given_back") == 10)
+            let job = try #require(
+                try await database.rows("SELECT state, attempts, given_back FROM discern.jobs", as: String.self, Int.self, Int.self).first)
+            #expect(job.0 == "available" && job.1 == 0 && job.2 == 10)
         }
     }
 
@@ -431,12 +440,12 @@ struct QueueTests {
         try await TestDatabase.with { conninfo in
             let database = Database(conninfo: conninfo)
             try await database.withConnection { connection in
-                try connection.query("SELECT discern.enqueue('/images/a.jpg', max_attempts => 1)")
-                try connection.query("UPDATE discern.jobs SET given_back = 10")
+                try connection.execute("SELECT discern.enqueue('/images/a.jpg', max_attempts => 1)")
+                try connection.execute("UPDATE discern.jobs SET given_back = 10")
                 let outage = JobFailure(.http5xx, message: "analyze answered HTTP 503", outage: .serviceFailing)
                 let backoff = Backoff(baseSeconds: 30, maxSeconds: 600)
                 func failAgain() throws -> FailureOutcome {
-                    try connection.query("UPDATE discern.jobs SET run_at = now() WHERE image_path = '/images/a.jpg'")
+                    try connection.execute("UPDATE discern.jobs SET run_at = now() WHERE image_path = '/images/a.jpg'")
                     let job = try #require(try JobQueue.claim(connection, workerID: "w", services: ["discerner"], limit: 1, leaseSeconds: 60).first)
                     #expect(job.imagePath == "/images/a.jpg")
                     return try JobQueue.fail(connection, job: job, workerID: "w", failure: outage, backoff: backoff)
@@ -444,34 +453,37 @@ struct QueueTests {
                 // The service is away for everyone: however many more times, the job waits, the longest wait each time.
                 for _ in 0..<5 { #expect(try failAgain() == .retryScheduled) }
                 let waiting = try #require(
-                    try connection.query(
-                        "SELECT state, attempts, given_back, extract(epoch FROM run_at - now())::float8 AS wait FROM discern.jobs"
+                    try connection.rows(
+                        "SELECT state, attempts, given_back, extract(epoch FROM run_at - now())::float8 AS wait FROM discern.jobs",
+                        as: String.self, Int.self, Int.self, Double?.self
                     ).first)
-                #expect(try waiting.string("state") == "available" && waiting.int("attempts") == 0 && waiting.int("given_back") == 15)
-                #expect((try waiting.optionalDouble("wait") ?? 0) > 590)
+                #expect(waiting.0 == "available" && waiting.1 == 0 && waiting.2 == 15)
+                #expect((waiting.3 ?? 0) > 590)
                 // Another photo gets through: the service works, so this photo's next failure is its own.
-                try connection.query("SELECT discern.enqueue('/images/b.jpg')")
+                try connection.execute("SELECT discern.enqueue('/images/b.jpg')")
                 let other = try #require(try JobQueue.claim(connection, workerID: "w", services: ["discerner"], limit: 1, leaseSeconds: 60).first)
                 #expect(other.imagePath == "/images/b.jpg")
                 #expect(try JobQueue.complete(connection, job: other, workerID: "w", result: Self.sampleResult))
                 #expect(try failAgain() == .dead)
                 let dead = try #require(
-                    try connection.query(
-                        "SELECT last_error, error_history->-1->>'counted' AS counted FROM discern.jobs WHERE image_path = '/images/a.jpg'"
+                    try connection.rows(
+                        "SELECT last_error, error_history->-1->>'counted' AS counted FROM discern.jobs WHERE image_path = '/images/a.jpg'",
+                        as: String.self, String.self
                     ).first)
-                #expect(try dead.string("last_error").contains("other photos of this service succeeded since this one last failed"))
-                #expect(try dead.string("counted") == "true")
+                #expect(dead.0.contains("other photos of this service succeeded since this one last failed"))
+                #expect(dead.1 == "true")
                 // With nothing to show the service works (the last photo of a queue), it still ends, after about a day.
-                try connection.query("SELECT discern.enqueue('/images/c.jpg', max_attempts => 1)")
-                try connection.query("UPDATE discern.jobs SET given_back = 149 WHERE image_path = '/images/c.jpg'")
+                try connection.execute("SELECT discern.enqueue('/images/c.jpg', max_attempts => 1)")
+                try connection.execute("UPDATE discern.jobs SET given_back = 149 WHERE image_path = '/images/c.jpg'")
                 let last = try #require(try JobQueue.claim(connection, workerID: "w", services: ["discerner"], limit: 1, leaseSeconds: 60).first)
                 #expect(last.imagePath == "/images/c.jpg")
                 #expect(try JobQueue.fail(connection, job: last, workerID: "w", failure: outage, backoff: backoff) == .retryScheduled)
-                try connection.query("UPDATE discern.jobs SET run_at = now() WHERE image_path = '/images/c.jpg'")
+                try connection.execute("UPDATE discern.jobs SET run_at = now() WHERE image_path = '/images/c.jpg'")
                 let again = try #require(try JobQueue.claim(connection, workerID: "w", services: ["discerner"], limit: 1, leaseSeconds: 60).first)
                 #expect(try JobQueue.fail(connection, job: again, workerID: "w", failure: outage, backoff: backoff) == .dead)
-                let ended = try #require(try connection.query("SELECT last_error FROM discern.jobs WHERE image_path = '/images/c.jpg'").first)
-                #expect(try ended.string("last_error").contains("handed back 150 times over about a day"))
+                let ended = try #require(
+                    try connection.rows("SELECT last_error FROM discern.jobs WHERE image_path = '/images/c.jpg'", as: String.self).first)
+                #expect(ended.contains("handed back 150 times over about a day"))
             }
         }
     }
@@ -481,7 +493,7 @@ struct QueueTests {
         try await TestDatabase.with { conninfo in
             let database = Database(conninfo: conninfo)
             let states = try await database.withConnection { connection -> [FailureOutcome] in
-                try connection.query("SELECT discern.enqueue('/images/a.jpg', max_attempts => 2)")
+                try connection.execute("SELECT discern.enqueue('/images/a.jpg', max_attempts => 2)")
                 let permanent = JobFailure(.imageUndecodable, message: "bad")
                 let transient = JobFailure(.http5xx, message: "try later")
                 let quick = Backoff(baseSeconds: 0, maxSeconds: 0)
@@ -490,14 +502,14 @@ struct QueueTests {
                 outcomes.append(try JobQueue.fail(connection, job: first, workerID: "w", failure: transient, backoff: quick))
                 let second = try #require(try JobQueue.claim(connection, workerID: "w", services: ["discerner"], limit: 1, leaseSeconds: 60).first)
                 outcomes.append(try JobQueue.fail(connection, job: second, workerID: "w", failure: transient, backoff: quick))
-                try connection.query("SELECT discern.enqueue('/images/b.jpg')")
+                try connection.execute("SELECT discern.enqueue('/images/b.jpg')")
                 let third = try #require(try JobQueue.claim(connection, workerID: "w", services: ["discerner"], limit: 1, leaseSeconds: 60).first)
                 outcomes.append(try JobQueue.fail(connection, job: third, workerID: "w", failure: permanent))
                 return outcomes
             }
             #expect(states == [.retryScheduled, .dead, .dead])
-            let history = try await database.rows("SELECT jsonb_array_length(error_history) AS n FROM discern.jobs ORDER BY id")
-            #expect(try history.map { try $0.int("n") } == [2, 1])
+            let history = try await database.rows("SELECT jsonb_array_length(error_history) FROM discern.jobs ORDER BY id", as: Int.self)
+            #expect(history == [2, 1])
         }
     }
 }
@@ -508,14 +520,14 @@ struct QueueOperationsTests {
     func operations() async throws {
         try await TestDatabase.with { conninfo in
             let database = Database(conninfo: conninfo)
-            let added = try await database.rows(
+            let added = try await database.value(
                 """
                 SELECT discern.enqueue_many(ARRAY['/a.jpg', '/b.jpg', '/c.jpg', '/d.jpg'], batch => 'night',
-                                            unique_keys => ARRAY['ka', 'kb', 'kc', 'kd']) AS n
-                """
-            ).first?.int("n")
+                                            unique_keys => ARRAY['ka', 'kb', 'kc', 'kd'])
+                """, as: Int.self
+            )
             #expect(added == 4)
-            let duplicate = try await database.rows("SELECT discern.enqueue_many(ARRAY['/a2.jpg'], unique_keys => ARRAY['ka']) AS n").first?.int("n")
+            let duplicate = try await database.value("SELECT discern.enqueue_many(ARRAY['/a2.jpg'], unique_keys => ARRAY['ka'])", as: Int.self)
             #expect(duplicate == 0, "a unique key already queued is skipped")
 
             try await database.withConnection { connection in
@@ -527,21 +539,25 @@ struct QueueOperationsTests {
                     connection, job: jobs[2], workerID: "w", failure: JobFailure(.imageUndecodable, message: "bad"))
             }
             #expect(
-                try await database.rows("SELECT discern.cancel(ARRAY(SELECT id FROM discern.jobs WHERE state = 'available')) AS n").first?.int("n")
+                try await database.value("SELECT discern.cancel(ARRAY(SELECT id FROM discern.jobs WHERE state = 'available'))", as: Int.self)
                     == 1)
-            let progress = try #require(try await database.rows("SELECT * FROM discern.batch_progress WHERE name = 'night'").first)
-            #expect(try progress.int("succeeded") == 1 && progress.int("dead") == 2 && progress.int("cancelled") == 1)
-            #expect(try await database.rows("SELECT jobs FROM discern.errors_by_kind WHERE error_kind = 'image_undecodable'").first?.int("jobs") == 2)
+            let progress = try #require(
+                try await database.rows(
+                    "SELECT succeeded, dead, cancelled FROM discern.batch_progress WHERE name = 'night'", as: Int.self, Int.self, Int.self
+                ).first)
+            #expect(progress.0 == 1 && progress.1 == 2 && progress.2 == 1)
+            #expect(
+                try await database.rows("SELECT jobs FROM discern.errors_by_kind WHERE error_kind = 'image_undecodable'", as: Int.self).first == 2)
 
-            #expect(try await database.rows("SELECT discern.retry_batch('night') AS n").first?.int("n") == 2)
-            #expect(try await database.rows("SELECT count(*) AS n FROM discern.jobs WHERE state = 'available' AND attempts = 0").first?.int("n") == 2)
+            #expect(try await database.value("SELECT discern.retry_batch('night')", as: Int.self) == 2)
+            #expect(try await database.value("SELECT count(*) FROM discern.jobs WHERE state = 'available' AND attempts = 0", as: Int.self) == 2)
 
             try await database.withConnection {
-                try $0.query("UPDATE discern.jobs SET finished_at = now() - interval '40 days' WHERE finished_at IS NOT NULL")
+                try $0.execute("UPDATE discern.jobs SET finished_at = now() - interval '40 days' WHERE finished_at IS NOT NULL")
             }
-            #expect(try await database.rows("SELECT discern.prune('30 days') AS n").first?.int("n") == 2)
+            #expect(try await database.value("SELECT discern.prune('30 days')", as: Int.self) == 2)
             #expect(
-                try await database.rows("SELECT count(*) AS n FROM discern.results WHERE job_id IS NULL").first?.int("n") == 1,
+                try await database.value("SELECT count(*) FROM discern.results WHERE job_id IS NULL", as: Int.self) == 1,
                 "the result of a pruned job stays")
         }
     }
@@ -554,24 +570,24 @@ struct QueueOperationsTests {
                 try JobQueue.enqueue(connection, files: [EnqueuedFile(path: "/a.jpg", uniqueKey: "ka")], service: "discerner")
                 let job = try #require(try JobQueue.claim(connection, workerID: "w", services: ["discerner"], limit: 1, leaseSeconds: 60).first)
                 try JobQueue.complete(connection, job: job, workerID: "w", result: QueueTests.sampleResult)
-                try connection.query("UPDATE discern.jobs SET finished_at = now() - interval '40 days'")
-                try connection.query("SELECT discern.prune('30 days')")
+                try connection.execute("UPDATE discern.jobs SET finished_at = now() - interval '40 days'")
+                try connection.execute("SELECT discern.prune('30 days')")
             }
-            #expect(try await database.rows("SELECT count(*) AS n FROM discern.jobs").first?.int("n") == 0, "the job is pruned")
-            #expect(try await database.rows("SELECT count(*) AS n FROM discern.results WHERE unique_key = 'ka'").first?.int("n") == 1)
+            #expect(try await database.value("SELECT count(*) FROM discern.jobs", as: Int.self) == 0, "the job is pruned")
+            #expect(try await database.value("SELECT count(*) FROM discern.results WHERE unique_key = 'ka'", as: Int.self) == 1)
 
-            let viaSQL = try await database.rows(
+            let viaSQL = try await database.value(
                 """
-                SELECT discern.enqueue_many(ARRAY['/a-again.jpg', '/new.jpg'], unique_keys => ARRAY['ka', 'knew']) AS n
-                """
-            ).first?.int("n")
+                SELECT discern.enqueue_many(ARRAY['/a-again.jpg', '/new.jpg'], unique_keys => ARRAY['ka', 'knew'])
+                """, as: Int.self
+            )
             let viaCLI = try await database.withConnection { connection in
                 try JobQueue.enqueue(
                     connection, files: [EnqueuedFile(path: "/a-third.jpg", uniqueKey: "ka"), EnqueuedFile(path: "/other.jpg", uniqueKey: "kother")],
                     service: "discerner")
             }
             #expect(viaSQL == 1 && viaCLI == 1, "each added only the new content: \(String(describing: viaSQL)), \(viaCLI)")
-            let queued = try await database.rows("SELECT image_path FROM discern.jobs ORDER BY id").map { try $0.string("image_path") }
+            let queued = try await database.rows("SELECT image_path FROM discern.jobs ORDER BY id", as: String.self)
             #expect(queued == ["/new.jpg", "/other.jpg"])
         }
     }
@@ -583,17 +599,16 @@ struct QueueOperationsTests {
             let listener = NotificationListener(conninfo: conninfo, channel: "discern_jobs") { heard.ring() }
             #expect(await Poll.until { heard.count > 0 }, "the listener connected")
             let before = heard.count
-            try await Database(conninfo: conninfo).withConnection { try $0.query("INSERT INTO discern.jobs (image_path) VALUES ('/x.jpg')") }
+            try await Database(conninfo: conninfo).withConnection { try $0.execute("INSERT INTO discern.jobs (image_path) VALUES ('/x.jpg')") }
             #expect(await Poll.until { heard.count > before })
             // Stopping waits for the thread, which closes its connection as it ends: then its
             // backend goes (a moment later, as the server notices the client left).
             await listener.stop()
             let gone = await Poll.until {
                 (try? await Database(conninfo: conninfo).withConnection {
-                    try $0.query(
-                        "SELECT count(*) AS n FROM pg_stat_activity WHERE application_name = 'discern-listen' AND datname = current_database()"
-                    )
-                    .first?.int("n")
+                    try $0.value(
+                        "SELECT count(*) FROM pg_stat_activity WHERE application_name = 'discern-listen' AND datname = current_database()",
+                        as: Int.self)
                 }) == 0
             }
             #expect(gone, "the listener's connection is closed once stop returns")

@@ -20,7 +20,7 @@ struct ReanalysisTests {
                 let database = Database(conninfo: conninfo), discern = try WorkerProcess.binary.path
                 let requal = try Self.photos(in: folder, "requal", seeds: 800..<830)
                 let tonight = try Self.photos(in: folder, "tonight", seeds: 900..<930)
-                _ = try await database.rows("UPDATE discern.rate_limits SET per_minute = 1000000, burst = 10000")
+                try await database.execute("UPDATE discern.rate_limits SET per_minute = 1000000, burst = 10000")
                 // Each analysis takes 100 ms: the re-analysis is still under way when tonight's photos come.
                 var paced = SimulatorConfiguration.unthrottled
                 paced.faults.analyzeDelaySeconds = 0.1
@@ -40,9 +40,7 @@ struct ReanalysisTests {
                     #expect(await database.jobCount(where: "state = 'available'") == 0, "a dry run enqueues nothing")
                     let started = try await Self.forecast(discern, reanalyse + ["--name", "nov", "--database-url", conninfo])
                     #expect(started.enqueued == 30 && started.started && started.calls == dry.calls, "\(started)")
-                    let logged = try await database.rows("SELECT jobs FROM discern.operator_actions WHERE action = 'reanalyse'").map {
-                        try $0.int("jobs")
-                    }
+                    let logged = try await database.rows("SELECT jobs FROM discern.operator_actions WHERE action = 'reanalyse'", as: Int.self)
                     #expect(logged == [30])
 
                     try await Self.recordClaims(database)
@@ -50,7 +48,7 @@ struct ReanalysisTests {
                         conninfo: conninfo, simulatorURL: simulator.baseURL, logFolder: folder,
                         arguments: ["--concurrency", "1", "--prepare-threads", "1", "--log-level", "debug"])
                     defer { worker.kill() }
-                    let inBatch = "batch_id = (SELECT id FROM discern.batches WHERE name = 'reanalysis:nov')"
+                    let inBatch: SQL = "batch_id = (SELECT id FROM discern.batches WHERE name = 'reanalysis:nov')"
                     #expect(await Announcements.until(conninfo) { await database.jobCount(where: "state = 'succeeded' AND \(inBatch)") >= 6 })
                     // Tonight's photos arrive while it runs: between a pause and a resume, so the
                     // claims after the resume are exactly those that saw them waiting. Claims of a
@@ -60,7 +58,7 @@ struct ReanalysisTests {
                     _ = try await database.withConnection { try Pausing.pause($0, service: "discerner", by: "test") }
                     #expect(await worker.heldNothingAndClaimedNothing(after: mark), "\(worker.output.suffix(1500))")
                     _ = try await Subprocess.run(discern, ["enqueue", tonight.path, "--batch", "tonight", "--database-url", conninfo])
-                    let boundary = try await database.rows("SELECT coalesce(max(seq), 0) AS seq FROM test_claims").first?.int("seq") ?? 0
+                    let boundary = try await database.rows("SELECT coalesce(max(seq), 0) AS seq FROM test_claims", as: Int.self).first ?? 0
                     _ = try await database.withConnection { try Pausing.resume($0, service: "discerner", by: "test") }
                     #expect(await Announcements.until(conninfo) { await database.jobCount(where: "state = 'succeeded'") == 30 + 30 + 30 })
                     #expect(await database.jobCount(where: "state <> 'succeeded'") == 0)
@@ -70,23 +68,23 @@ struct ReanalysisTests {
                     let claims = try await database.rows(
                         """
                         SELECT c.seq, c.xid::text AS xid, b.name AS batch FROM test_claims c JOIN discern.batches b ON b.id = c.batch_id
-                        WHERE c.seq > $1 ORDER BY c.seq
-                        """, [boundary]
-                    ).map { (batch: try $0.string("batch"), xid: try $0.string("xid")) }
+                        WHERE c.seq > \(boundary) ORDER BY c.seq
+                        """, as: Int.self, String.self, String.self
+                    ).map { (batch: $0.2, xid: $0.1) }
                     let lastTonight = try #require(claims.lastIndex { $0.batch == "tonight" })
                     let early = claims[..<lastTonight].filter { $0.batch != "tonight" && $0.xid != claims[lastTonight].xid }
                     #expect(claims.count > 30, "the re-analysis went on after tonight's photos: \(claims)")
                     #expect(early.isEmpty && claims.filter { $0.batch == "tonight" }.count == 30, "\(claims)")
 
                     let made =
-                        try await database.rows("SELECT sum(api_calls)::bigint AS n FROM discern.results WHERE \(inBatch)").first?.int("n") ?? 0
+                        try await database.rows("SELECT sum(api_calls)::bigint FROM discern.results WHERE \(inBatch)", as: Int.self).first ?? 0
                     #expect(made > 0 && abs(Double(dry.calls - made)) <= 0.1 * Double(made), "forecast \(dry.calls) calls, made \(made)")
                     let answers = try await database.rows(
                         """
                         SELECT string_agg(model, ',' ORDER BY created_at, id) AS models FROM discern.results
                         WHERE batch_id IN (SELECT id FROM discern.batches WHERE name IN ('requal', 'reanalysis:nov')) GROUP BY image_path
-                        """
-                    ).map { try $0.string("models") }
+                        """, as: String.self
+                    )
                     #expect(answers.count == 30 && Set(answers) == ["simulator,vision-2026-11"], "\(answers)")
                     let history = try await Subprocess.run(
                         discern, ["results", "--photo", requal.appendingPathComponent("p800.jpg").path, "--database-url", conninfo])
@@ -94,10 +92,11 @@ struct ReanalysisTests {
                     #expect(
                         lines.count == 2 && lines[lines.startIndex].contains("vision-2026-11") && lines.last?.contains("simulator") == true,
                         "\(history)")
-                    let latest = try await database.rows(
-                        "SELECT count(*) AS n FROM discern.latest_results WHERE model = 'vision-2026-11' AND image_path LIKE $1", [requal.path + "/%"]
+                    let latest = try await database.value(
+                        "SELECT count(*) FROM discern.latest_results WHERE model = 'vision-2026-11' AND image_path LIKE \(requal.path + "/%")",
+                        as: Int.self
                     )
-                    #expect(try latest.first?.int("n") == 30)
+                    #expect(latest == 30)
 
                     let rerun = try await Self.forecast(discern, reanalyse + ["--name", "nov", "--database-url", conninfo])
                     let other = try await Self.forecast(discern, reanalyse + ["--name", "nov-2", "--database-url", conninfo])
@@ -115,13 +114,13 @@ struct ReanalysisTests {
             try await TestFolder.with { folder in
                 let database = Database(conninfo: conninfo), discern = try WorkerProcess.binary.path
                 let photos = try Self.photos(in: folder, "capped", seeds: 840..<860)
-                _ = try await database.rows("UPDATE discern.rate_limits SET per_minute = 6000, burst = 50")
+                try await database.execute("UPDATE discern.rate_limits SET per_minute = 6000, burst = 50")
                 try await TestSimulator.with(.unthrottled) { simulator in
                     _ = try await Subprocess.run(discern, ["enqueue", photos.path, "--batch", "capped", "--database-url", conninfo])
                     let first = try WorkerProcess(conninfo: conninfo, simulatorURL: simulator.baseURL, logFolder: folder, arguments: ["--drain"])
                     _ = await first.expectExit()
                     // Room for ten more jobs of two billed calls each (an upload URL, an analysis).
-                    _ = try await database.rows(
+                    try await database.execute(
                         """
                         INSERT INTO discern.service_budgets (backend, price_per_call, cap_calls, cap_period)
                         SELECT 'discerner', 0.01, coalesce(sum(calls), 0) + 20, 'day' FROM discern.billed_calls WHERE backend = 'discerner'
@@ -137,25 +136,26 @@ struct ReanalysisTests {
                         arguments: ["--concurrency", "4", "--log-level", "debug"])
                     defer { worker.kill() }
                     let stopped = await Announcements.until(conninfo) {
-                        let capped = try? await database.rows("SELECT count(*) AS n FROM discern.paused_backends WHERE paused_by = 'spend cap'")
+                        let capped = try? await database.value(
+                            "SELECT count(*) FROM discern.paused_backends WHERE paused_by = 'spend cap'", as: Int.self)
                         let running = await database.jobCount(where: "state = 'running'")
-                        return (try? capped?.first?.int("n")) == 1 && running == 0
+                        return capped == 1 && running == 0
                     }
                     #expect(stopped, "\(worker.output.suffix(1000))")
-                    let inBatch = "batch_id = (SELECT id FROM discern.batches WHERE name = 'reanalysis:dec')"
+                    let inBatch: SQL = "batch_id = (SELECT id FROM discern.batches WHERE name = 'reanalysis:dec')"
                     let done = await database.jobCount(where: "state = 'succeeded' AND \(inBatch)")
                     let waiting = await database.jobCount(where: "state = 'available' AND \(inBatch)")
                     // At most what the forecast left room for: a call whose job the cap then stopped
                     // (an upload URL before a refused analysis) is billed too.
                     #expect(done > 0 && done <= 10 && done + waiting == 20, "\(done) answered within the cap, \(waiting) wait")
-                    let billed = try await database.rows("SELECT sum(calls)::bigint AS n FROM discern.billed_calls").first?.int("n") ?? 0
-                    let cap = try await database.rows("SELECT cap_calls FROM discern.service_budgets").first?.int("cap_calls") ?? 0
+                    let billed = try await database.rows("SELECT sum(calls)::bigint FROM discern.billed_calls", as: Int.self).first ?? 0
+                    let cap = try await database.rows("SELECT cap_calls FROM discern.service_budgets", as: Int.self).first ?? 0
                     #expect(billed <= cap, "billed \(billed), cap \(cap)")
                     #expect(await database.jobCount(where: "state = 'dead'") == 0)
 
-                    _ = try await database.rows("UPDATE discern.service_budgets SET cap_calls = cap_calls + 1000")
+                    try await database.execute("UPDATE discern.service_budgets SET cap_calls = cap_calls + 1000")
                     #expect(await Announcements.until(conninfo) { await database.jobCount(where: "state = 'succeeded' AND \(inBatch)") == 20 })
-                    let perPhoto = try await database.rows("SELECT count(*) AS n FROM discern.results GROUP BY image_path").map { try $0.int("n") }
+                    let perPhoto = try await database.rows("SELECT count(*) FROM discern.results GROUP BY image_path", as: Int.self)
                     #expect(perPhoto.count == 20 && perPhoto.allSatisfy { $0 == 2 }, "\(perPhoto)")
                 }
             }

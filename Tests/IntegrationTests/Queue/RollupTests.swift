@@ -10,7 +10,7 @@ import Testing
 @Suite("Roll-ups", .integrationTimeLimit)
 struct RollupTests {
     /// Every figure a view derives from a roll-up, next to the same figure counted from the tables.
-    static let comparisons: [(what: String, view: String, truth: String)] = [
+    static let comparisons: [(what: String, view: SQL, truth: SQL)] = [
         (
             "jobs by backend and state",
             "SELECT backend, state, jobs FROM discern.queue_depth ORDER BY 1, 2",
@@ -56,8 +56,8 @@ struct RollupTests {
         )
     ]
 
-    static func text(_ database: Database, _ sql: String) async throws -> String {
-        try await database.rows("SELECT coalesce(json_agg(x)::text, '[]') AS doc FROM (\(sql)) x").first?.string("doc") ?? ""
+    static func text(_ database: Database, _ sql: SQL) async throws -> String {
+        try await database.rows("SELECT coalesce(json_agg(x)::text, '[]') AS doc FROM (\(sql)) x", as: String.self).first ?? ""
     }
 
     static func expectExact(_ database: Database, _ moment: String, sourceLocation: SourceLocation = #_sourceLocation) async throws {
@@ -89,24 +89,24 @@ struct RollupTests {
                 }
                 _ = try JobQueue.complete(connection, workerID: "w", results: Array(results))
             }
-            _ = try await database.rows(
+            try await database.execute(
                 "UPDATE discern.jobs SET state = 'dead', error_kind = 'timeout', last_error = 'slow', finished_at = now(), lease_owner = NULL, lease_expires_at = NULL WHERE image_path = '/night/5.jpg'"
             )
             try await Self.expectExact(database, "before any roll-up")
             #expect(try await Self.rollUp(database) > 0)
             try await Self.expectExact(database, "after a roll-up")
             #expect(
-                try await database.rows(
-                    "SELECT (SELECT count(*) FROM discern.pending_job_events) + (SELECT count(*) FROM discern.pending_result_events) AS n"
-                ).first?.int("n") == 0)
+                try await database.value(
+                    "SELECT (SELECT count(*) FROM discern.pending_job_events) + (SELECT count(*) FROM discern.pending_result_events)", as: Int.self
+                ) == 0)
 
-            _ = try await database.rows("SELECT discern.retry_batch('night')")
-            _ = try await database.rows("DELETE FROM discern.jobs WHERE image_path = '/night/1.jpg'")
+            try await database.execute("SELECT discern.retry_batch('night')")
+            try await database.execute("DELETE FROM discern.jobs WHERE image_path = '/night/1.jpg'")
             try await Self.expectExact(database, "after a retry and a delete")
             _ = try await Self.rollUp(database)
             try await Self.expectExact(database, "after a retry, a delete and a roll-up")
 
-            _ = try await database.rows("SELECT discern.recount_rollups()")
+            try await database.execute("SELECT discern.recount_rollups()")
             try await Self.expectExact(database, "after a recount")
         }
     }
@@ -117,7 +117,7 @@ struct RollupTests {
             let database = Database(conninfo: conninfo)
             try await database.withConnection { try JobQueue.enqueue($0, paths: ["/a.jpg", "/b.jpg"], batch: "b") }
             let open = try Connection(conninfo: conninfo)
-            _ = try open.query("BEGIN")
+            try open.execute("BEGIN")
             let jobs = try JobQueue.claim(open, workerID: "w", services: ["discerner"], limit: 2, leaseSeconds: 60)
             _ = try JobQueue.complete(
                 open, workerID: "w",
@@ -125,14 +125,14 @@ struct RollupTests {
                     ($0.id, CompletionTests.result(category: "van", confidence: 0.9, identifiers: [], raw: "{}", quality: nil))
                 })
             #expect(try await Self.rollUp(database) == 0, "nothing committed yet")
-            _ = try open.query("COMMIT")
+            try open.execute("COMMIT")
             try await Self.expectExact(database, "committed after the roll-up began")
 
             // A roll-up in progress elsewhere: this one returns at once and moves nothing.
-            _ = try open.query("BEGIN")
-            _ = try open.query("SELECT discern.roll_up()")
+            try open.execute("BEGIN")
+            try open.execute("SELECT discern.roll_up()")
             #expect(try await Self.rollUp(database) == 0, "the advisory lock is held by the open roll-up")
-            _ = try open.query("COMMIT")
+            try open.execute("COMMIT")
             try await Self.expectExact(database, "after the concurrent roll-up committed")
             #expect(try await Self.rollUp(database) == 0, "everything was moved once")
             try await Self.expectExact(database, "at rest")
@@ -153,17 +153,17 @@ struct RollupTests {
                     })
             }
             _ = try await Self.rollUp(database)
-            _ = try await database.rows("UPDATE discern.results SET created_at = now() - interval '400 days' WHERE image_path = '/old.jpg'")
+            try await database.execute("UPDATE discern.results SET created_at = now() - interval '400 days' WHERE image_path = '/old.jpg'")
             let before = try await Self.text(database, "SELECT * FROM discern.results_per_batch")
             let output = try await Subprocess.run(
                 try WorkerProcess.binary.path, ["prune", "--days", "0", "--results-days", "365"],
                 environment: ["DISCERN_DATABASE_URL": conninfo])
             #expect(output.contains("pruned 2 finished job(s) older than 0 day(s) and 1 result(s) older than 365 day(s)"), "\(output)")
-            #expect(try await database.rows("SELECT image_path FROM discern.results").map { try $0.string("image_path") } == ["/new.jpg"])
+            #expect(try await database.rows("SELECT image_path FROM discern.results", as: String.self) == ["/new.jpg"])
             #expect(
-                try await database.rows(
-                    "SELECT count(*)::int AS n FROM discern.entities e LEFT JOIN discern.results r ON r.id = e.result_id WHERE r.id IS NULL"
-                ).first?.int("n") == 0)
+                try await database.value(
+                    "SELECT count(*)::int FROM discern.entities e LEFT JOIN discern.results r ON r.id = e.result_id WHERE r.id IS NULL", as: Int.self
+                ) == 0)
             #expect(try await Self.text(database, "SELECT * FROM discern.results_per_batch") == before, "what was produced stays counted")
         }
     }

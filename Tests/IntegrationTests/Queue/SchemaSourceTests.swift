@@ -21,12 +21,12 @@ struct SchemaSourceTests {
             let database = Database(conninfo: conninfo, name: "test-services")
             let check = try #require(
                 try await database.rows(
-                    "SELECT pg_get_constraintdef(oid) AS def FROM pg_constraint WHERE conname = 'jobs_backend_check'"
-                ).first?.string("def"))
+                    "SELECT pg_get_constraintdef(oid) AS def FROM pg_constraint WHERE conname = 'jobs_backend_check'", as: String.self
+                ).first)
             let allowed = check.split(separator: "'").enumerated().filter { $0.offset % 2 == 1 }.map { String($0.element) }
             #expect(
                 Set(allowed) == Set(Services.names), "jobs_backend_check allows \(allowed.sorted()); Services.all names \(Services.names.sorted())")
-            let seeded = try await database.rows("SELECT key FROM discern.rate_limits").map { try $0.string("key") }
+            let seeded = try await database.rows("SELECT key FROM discern.rate_limits", as: String.self)
             let keys = Set(Services.all.flatMap(\.rateLimitKeys))
             #expect(Set(seeded).isSubset(of: keys), "rate_limits rows no service takes a slot from: \(Set(seeded).subtracting(keys).sorted())")
         }
@@ -62,11 +62,12 @@ struct SchemaSourceTests {
                     )
                 }
 
-                let kept = try await Database(conninfo: upgraded).rows("SELECT state, count(*) AS n FROM discern.jobs GROUP BY state ORDER BY state")
-                    .map { "\(try $0.string("state")) \(try $0.int("n"))" }
+                let kept = try await Database(conninfo: upgraded).rows(
+                    "SELECT state, count(*) FROM discern.jobs GROUP BY state ORDER BY state", as: String.self, Int.self
+                ).map { "\($0.0) \($0.1)" }
                 #expect(kept == ["available 2", "cancelled 1", "dead 1"], "\(kept)")
-                let workers = try await Database(conninfo: upgraded).rows("SELECT jobs_finished FROM discern.workers WHERE id = 'w-25'")
-                #expect(try workers.first?.int("jobs_finished") == 0, "a new column gets its default on old rows")
+                let workers = try await Database(conninfo: upgraded).rows("SELECT jobs_finished FROM discern.workers WHERE id = 'w-25'", as: Int.self)
+                #expect(workers.first == 0, "a new column gets its default on old rows")
             }
         }
     }
@@ -77,17 +78,15 @@ struct SchemaSourceTests {
     func oneFilePerDefinition() async throws {
         try await TestDatabase.with { conninfo in
             let database = Database(conninfo: conninfo)
-            let functions = try await database.rows("SELECT proname AS name FROM pg_proc WHERE pronamespace = 'discern'::regnamespace ORDER BY 1").map
-            { try $0.string("name") }
-            let views = try await database.rows("SELECT viewname AS name FROM pg_views WHERE schemaname = 'discern' ORDER BY 1").map {
-                try $0.string("name")
-            }
+            let functions = try await database.rows(
+                "SELECT proname AS name FROM pg_proc WHERE pronamespace = 'discern'::regnamespace ORDER BY 1", as: String.self)
+            let views = try await database.rows("SELECT viewname AS name FROM pg_views WHERE schemaname = 'discern' ORDER BY 1", as: String.self)
             let triggers = try await database.rows(
                 """
                 SELECT t.tgname AS name, p.proname AS function FROM pg_trigger t JOIN pg_proc p ON p.oid = t.tgfoid
                 JOIN pg_class c ON c.oid = t.tgrelid WHERE NOT t.tgisinternal AND c.relnamespace = 'discern'::regnamespace
-                """
-            ).map { (try $0.string("name"), try $0.string("function")) }
+                """, as: String.self, String.self
+            )
             let files = Schema.files
             func defining(_ kind: String, _ name: String) -> [String] {
                 files.filter {
@@ -113,8 +112,8 @@ struct SchemaSourceTests {
         let found = try await Subprocess.runWithStatus("/usr/bin/git", ["-C", ChaosJobs.repository.path, "grep", "-l", "-w", name, "--", "."])
         #expect(found.output.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty, "\(found.output)")
         try await TestDatabase.with { conninfo in
-            let rows = try await Database(conninfo: conninfo).rows("SELECT count(*) AS n FROM pg_proc WHERE proname = $1", [name])
-            #expect(try rows.first?.int("n") == 0)
+            let count = try await Database(conninfo: conninfo).value("SELECT count(*) FROM pg_proc WHERE proname = \(name)", as: Int.self)
+            #expect(count == 0)
         }
     }
 
@@ -140,8 +139,8 @@ struct SchemaSourceTests {
                             WHERE d.defaclnamespace = 'discern'::regnamespace) o
             CROSS JOIN LATERAL aclexplode(o.acl) a
             ORDER BY 1
-            """
-        ).map { try $0.string("line") }
+            """, as: String.self
+        )
     }
 
     static func diff(_ a: String, _ b: String) async throws -> String {

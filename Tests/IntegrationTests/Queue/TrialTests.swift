@@ -26,7 +26,7 @@ struct TrialTests {
                 for seed in 0..<2000 {
                     try SampleImages.photo(width: 96, height: 64, seed: 5000 + seed).write(to: photos.appendingPathComponent("n\(seed).jpg"))
                 }
-                _ = try await database.rows("UPDATE discern.rate_limits SET per_minute = 1000000, burst = 10000")
+                try await database.execute("UPDATE discern.rate_limits SET per_minute = 1000000, burst = 10000")
                 let receiver = try WebhookReceiver(folder: folder)
                 try await receiver.start()
                 defer { Task { await receiver.stop() } }
@@ -45,11 +45,12 @@ struct TrialTests {
                 #expect(sample.count == 100)
                 let reviewed = Array(sample.prefix(4))
                 for (index, path) in reviewed.enumerated() {
-                    _ = try await database.rows(
+                    try await database.execute(
                         """
                         INSERT INTO discern.corrections (result_id, confirmed, verdict, license_plate, corrected_by)
-                        SELECT id, $2, $3, $4, 'reviewer' FROM discern.results WHERE image_path = $1
-                        """, [path, index < 2, index < 2 ? "confirmed" : "corrected", index < 2 ? nil : "ZZ 0000"])
+                        SELECT id, \(index < 2), \(index < 2 ? "confirmed" : "corrected"), \(index < 2 ? nil : "ZZ 0000" as String?), 'reviewer'
+                        FROM discern.results WHERE image_path = \(path)
+                        """)
                 }
                 let before = try await Self.productionFootprint(database)
 
@@ -70,7 +71,7 @@ struct TrialTests {
                 #expect(try await Self.productionFootprint(database) == before, "the trial wrote nothing production reads")
 
                 let report = try await Self.report(discern, conninfo)
-                let asked = try await database.rows("SELECT image_path FROM discern.trial_results ORDER BY 1").map { try $0.string("image_path") }
+                let asked = try await database.rows("SELECT image_path FROM discern.trial_results ORDER BY 1", as: String.self)
                 #expect(asked == sample.sorted() && report.sampled == 100 && report.compared == 100 && report.failed.isEmpty)
                 // The hand count: which field the candidate disagrees on, from each photo's bytes.
                 var differs: [String: Int] = [:], reviewedDiffers: [String: Int] = [:]
@@ -126,7 +127,7 @@ struct TrialTests {
     func settingsAndNames() async throws {
         try await TestDatabase.with { conninfo in
             let discern = try WorkerProcess.binary.path
-            _ = try await Database(conninfo: conninfo).rows("SELECT discern.batch_id('b')")
+            try await Database(conninfo: conninfo).execute("SELECT discern.batch_id('b')")
             let base = ["trial", "run", "t", "--database-url", conninfo, "--set", "DISCERN_DISCERNER_URL=http://127.0.0.2:1/"]
             let first = try await Subprocess.run(
                 discern, base + ["--batch", "b", "--count", "3"], environment: ["DISCERN_PATH_ROOTS": FileManager.default.temporaryDirectory.path])
@@ -171,7 +172,7 @@ struct TrialTests {
                     batch: batch, sampleCount: nil, share: share, seed: Trials.Definition.seed(of: name), candidate: [:])
                 let trial = try Trials.open(definition, on: connection)
                 let paths = try Trials.pending(trial, on: connection).map(\.imagePath)
-                try connection.query("DELETE FROM discern.trials WHERE id = $1", [trial.id])
+                try connection.execute("DELETE FROM discern.trials WHERE id = \(trial.id)")
                 return paths
             }
         }
@@ -186,8 +187,8 @@ struct TrialTests {
                           (SELECT count(*) FROM discern.latest_results), (SELECT sum(results) FROM discern.results_per_batch),
                           (SELECT count(*) FROM discern.batch_events), (SELECT count(*) FROM discern.notification_deliveries),
                           (SELECT count(*) FROM discern.pending_batch_checks)) AS figures
-            """
-        ).map { try $0.string("figures") }
+            """, as: String.self
+        )
     }
 
     static func report(_ discern: String, _ conninfo: String) async throws -> TrialReport {

@@ -93,25 +93,26 @@ struct DiscernerDocumentedAnswerTests {
                 SELECT type, category, subtype, operator, fleet_id, license_plate, license_plate_jurisdiction, container_id,
                        confidence, is_primary, properties::text AS properties
                 FROM discern.entity_sightings ORDER BY position
-                """
-            ).map { row in
+                """,
+                as: String.self, String.self, String?.self, String?.self, String?.self, String?.self, String?.self, String?.self,
+                Double?.self, Bool.self, String.self
+            ).map { type, category, subtype, serviceOperator, fleet, plate, jurisdiction, container, confidence, primary, properties in
                 EntityRow(
-                    type: try row.string("type"), category: try row.string("category"), subtype: try row.optionalString("subtype"),
-                    serviceOperator: try row.optionalString("operator"), fleet: try row.optionalString("fleet_id"),
-                    plate: try row.optionalString("license_plate"), jurisdiction: try row.optionalString("license_plate_jurisdiction"),
-                    container: try row.optionalString("container_id"), confidence: try row.optionalDouble("confidence") ?? -1,
-                    primary: try row.bool("is_primary"), properties: try row.string("properties"))
+                    type: type, category: category, subtype: subtype, serviceOperator: serviceOperator, fleet: fleet, plate: plate,
+                    jurisdiction: jurisdiction, container: container, confidence: confidence ?? -1, primary: primary, properties: properties)
             }
             #expect(entities == example.entities)
             let result = try #require(
                 try await database.rows(
-                    "SELECT category, subcategory, operator, fleet_id, license_plate, confidence, outcome FROM discern.results"
+                    "SELECT category, subcategory, operator, fleet_id, license_plate, confidence, outcome FROM discern.results",
+                    as: String?.self, String?.self, String?.self, String?.self, String?.self, Double?.self, String?.self
                 ).first)
+            let (category, subcategory, serviceOperator, fleet, plate, confidence, outcome) = result
             let primary = try #require(example.entities.first { $0.primary })
-            #expect(try result.optionalString("category") == primary.category && result.optionalString("subcategory") == primary.subtype)
-            #expect(try result.optionalString("operator") == primary.serviceOperator && result.optionalString("fleet_id") == primary.fleet)
-            #expect(try result.optionalString("license_plate") == primary.plate && result.optionalDouble("confidence") == primary.confidence)
-            #expect(try result.optionalString("outcome") == "identified")
+            #expect(category == primary.category && subcategory == primary.subtype)
+            #expect(serviceOperator == primary.serviceOperator && fleet == primary.fleet)
+            #expect(plate == primary.plate && confidence == primary.confidence)
+            #expect(outcome == "identified")
         }
     }
 }

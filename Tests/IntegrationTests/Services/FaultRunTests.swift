@@ -32,7 +32,7 @@ enum MixedJobs {
 
     /// Lifts the contract's default limits, which would make a test take minutes.
     static func liftRateLimits(_ conninfo: String) async throws {
-        _ = try await Database(conninfo: conninfo).rows("UPDATE discern.rate_limits SET per_minute = 1000000, burst = 10000")
+        try await Database(conninfo: conninfo).execute("UPDATE discern.rate_limits SET per_minute = 1000000, burst = 10000")
     }
 }
 
@@ -70,8 +70,8 @@ struct FaultRunTests {
                     // A fault mix this dense may trip a breaker now and then: its hand-backs must keep Retry-After too.
                     let trips =
                         try await Database(conninfo: conninfo).rows(
-                            "SELECT count(*) AS n FROM discern.operator_actions WHERE action LIKE 'unavailable%'"
-                        ).first?.int("n") ?? 0
+                            "SELECT count(*) FROM discern.operator_actions WHERE action LIKE 'unavailable%'", as: Int.self
+                        ).first ?? 0
                     print(
                         "fault run: \(summary.succeeded) succeeded, \(summary.retryScheduled) retries, \(trips) breaker trip(s), "
                             + "\(summary.handedBackLater) handed back, \(violations.count) Retry-After violation(s)")
@@ -82,8 +82,8 @@ struct FaultRunTests {
                     // Thousands of failed calls were logged and recorded: no credential in any of them.
                     let history =
                         try await Database(conninfo: conninfo).rows(
-                            "SELECT coalesce(string_agg(error_history::text, ' '), '') AS text FROM discern.jobs"
-                        ).first?.string("text") ?? ""
+                            "SELECT coalesce(string_agg(error_history::text, ' '), '') FROM discern.jobs", as: String.self
+                        ).first ?? ""
                     #expect(history.contains("http_5xx"), "failures were recorded")
                     let credentials = SimulatorConfiguration.Credentials()
                     for secret in [credentials.ootoAppKey, credentials.azureFaceKey, credentials.unisseyAPIKey, "X-Amz-Signature="] {
@@ -91,10 +91,10 @@ struct FaultRunTests {
                         #expect(!history.contains(secret))
                     }
                     let byService = try await Database(conninfo: conninfo).rows(
-                        "SELECT backend, count(*) AS results, sum(api_calls) AS calls FROM discern.results GROUP BY backend ORDER BY backend")
+                        "SELECT backend, count(*) AS results, sum(api_calls) AS calls FROM discern.results GROUP BY backend ORDER BY backend",
+                        as: String.self, Int.self, Int.self)
                     #expect(byService.count == 5)
-                    for row in byService {
-                        let calls = try row.int("calls"), results = try row.int("results")
+                    for (_, results, calls) in byService {
                         #expect(calls >= results, "api_calls counts every call, retries included")
                     }
                 }

@@ -19,17 +19,20 @@ struct RateLimitTests {
         try await TestDatabase.with { conninfo in
             let database = Database(conninfo: conninfo, name: "test-429")
             let row = try #require(
-                try await database.rows("SELECT key, burst * 60 / per_minute AS spacing FROM discern.rate_limits ORDER BY key LIMIT 1").first)
-            let key = try row.string("key"), spacing = try row.optionalDouble("spacing") ?? 0
+                try await database.rows(
+                    "SELECT key, burst * 60 / per_minute AS spacing FROM discern.rate_limits ORDER BY key LIMIT 1", as: String.self, Double?.self
+                ).first)
+            let key = row.0, spacing = row.1 ?? 0
             for _ in 0..<50 {
-                _ = try await database.rows("SELECT discern.rate_limited($1, 10)", [key])
+                try await database.execute("SELECT discern.rate_limited(\(key), 10)")
             }
             let ahead =
                 try #require(
                     try await database.rows(
-                        "SELECT extract(epoch FROM next_at - clock_timestamp())::float8 AS s FROM discern.rate_limits WHERE key = $1", [key]
+                        "SELECT extract(epoch FROM next_at - clock_timestamp())::float8 AS s FROM discern.rate_limits WHERE key = \(key)",
+                        as: Double?.self
                     ).first
-                ).optionalDouble("s") ?? -1
+                ) ?? -1
             // 10 s, plus a slot's spacing for each refused call; 50 x 10 s stacked would be 500 s more.
             #expect(ahead > 9 && ahead <= 10 + 50 * spacing + 1, "next_at is \(ahead) s ahead (spacing \(spacing) s)")
         }
@@ -41,12 +44,12 @@ struct RateLimitTests {
     func missedSlotsAreNotBilled() async throws {
         try await TestDatabase.with { conninfo in
             let database = Database(conninfo: conninfo, name: "test-missed")
-            let key = try #require(try await database.rows("SELECT key FROM discern.rate_limits ORDER BY key LIMIT 1").first).string("key")
+            let key = try #require(try await database.rows("SELECT key FROM discern.rate_limits ORDER BY key LIMIT 1", as: String.self).first)
             let service = String(key.split(separator: ":").first ?? "")
-            _ = try await database.rows(
+            try await database.execute(
                 """
-                INSERT INTO discern.service_budgets (backend, price_per_call, cap_calls, cap_period) VALUES ($1, 0.01, 41, 'day')
-                """, [service])
+                INSERT INTO discern.service_budgets (backend, price_per_call, cap_calls, cap_period) VALUES (\(service), 0.01, 41, 'day')
+                """)
             let gate = LateGate(PostgresRateGate(conninfo: conninfo, logger: Logger(label: "test") { _ in SwiftLogNoOpLogHandler() }))
             var conversation = ServiceCaller(http: CurlHTTPClient(configuration: .init(threads: 1)), gate: gate)
                 .conversation(AnalysisRequest(action: "analyze"))
@@ -58,8 +61,9 @@ struct RateLimitTests {
             #expect(error?.code == .slotMissed, "\(String(describing: error))")
             let taken = gate.taken.withLock { $0 }
             let billed =
-                try await database.rows("SELECT coalesce(sum(calls), 0)::bigint AS n FROM discern.billed_calls WHERE backend = $1", [service])
-                .first?.int("n") ?? -1
+                try await database.rows(
+                    "SELECT coalesce(sum(calls), 0)::bigint FROM discern.billed_calls WHERE backend = \(service)", as: Int.self
+                ).first ?? -1
             // Each try of the call misses its slots (the attempt's retries ask again): all taken, none billed.
             #expect(taken >= Conversation.maxMissedSlots + 1 && billed == 0, "\(taken) slots taken, billed \(billed)")
         }
@@ -73,9 +77,8 @@ struct RateLimitTests {
                 let photos = try (1...6).map { try folder.write(SampleImages.photo(width: 320, height: 240, seed: $0), as: "p\($0).jpg") }
                 let database = Database(conninfo: conninfo)
                 try await database.withConnection { connection in
-                    try connection.query(
-                        "INSERT INTO discern.rate_limits (key, per_minute, burst) VALUES ('landmark', $1, $2)",
-                        [perSecond * 60, burst])
+                    try connection.execute(
+                        "INSERT INTO discern.rate_limits (key, per_minute, burst) VALUES ('landmark', \(perSecond * 60), \(burst))")
                     try JobQueue.enqueue(connection, paths: (0..<40).map { photos[$0 % photos.count] }, service: "landmark", action: "predict")
                 }
                 try await TestSimulator.with { simulator in

@@ -45,15 +45,27 @@ enum TestWorker {
 }
 
 extension Database {
-    /// A one-off query for assertions.
-    func rows(_ sql: String, _ parameters: [(any PostgresEncodable)?] = []) async throws -> Rows {
-        try await withConnection { try $0.query(sql, parameters) }
+    /// Runs a test's own statement (`SQL`: values interpolated, sent as parameters) and says how
+    /// many rows it changed.
+    @discardableResult
+    func execute(_ statement: SQL) async throws -> Int {
+        try await withConnection { try $0.execute(statement) }
+    }
+
+    /// A test's own query, each row's columns read in order as `types`.
+    func rows<each Value: PostgresDecodable>(_ statement: SQL, as types: repeat (each Value).Type) async throws -> [(repeat each Value)] {
+        try await withConnection { try $0.rows(statement, as: repeat each types) }
+    }
+
+    /// A test's own query that answers one row of one column (a count, a state).
+    func value<Value: PostgresDecodable>(_ statement: SQL, as type: Value.Type = Value.self) async throws -> Value {
+        try await withConnection { try $0.value(statement, as: type) }
     }
 
     /// How many jobs hold `condition` (a test's own SQL, e.g. "state = 'succeeded'"); -1 when the
     /// database cannot say (it is away), which a wait then takes as "not yet".
-    func jobCount(where condition: String) async -> Int {
-        (try? await rows("SELECT count(*) AS n FROM discern.jobs WHERE \(condition)").first?.int("n")) ?? -1
+    func jobCount(where condition: SQL) async -> Int {
+        (try? await value("SELECT count(*) FROM discern.jobs WHERE \(condition)", as: Int.self)) ?? -1
     }
 }
 

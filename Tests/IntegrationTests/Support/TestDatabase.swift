@@ -26,7 +26,9 @@ enum TestDatabase {
         let admin = Database(conninfo: server, name: "test-admin")
         // The names are generated here, never from input; CREATE DATABASE takes no parameters.
         let template = migrated ? try await Self.template.name(server: server) : nil
-        try await Self.administer(admin) { try $0.query("CREATE DATABASE \(name)\(template.map { " TEMPLATE \($0)" } ?? "")") }
+        try await Self.administer(admin) {
+            try $0.execute("CREATE DATABASE \(unescaped: name)\(unescaped: template.map { " TEMPLATE \($0)" } ?? "")")
+        }
         let conninfo = replacingDatabase(in: server, with: name)
         do {
             let value = try await body(conninfo)
@@ -61,19 +63,19 @@ enum TestDatabase {
         private static func make(server: String) async throws -> String {
             let name = "discern_template_\(UUID().uuidString.prefix(8).lowercased())"
             let admin = Database(conninfo: server, name: "test-admin")
-            try await TestDatabase.administer(admin) { try $0.query("CREATE DATABASE \(name)") }
+            try await TestDatabase.administer(admin) { try $0.execute("CREATE DATABASE \(unescaped: name)") }
             let migrating = Database(conninfo: TestDatabase.replacingDatabase(in: server, with: name), name: "test-migrate")
             try await TestDatabase.administer(migrating) { _ = try Migrator.migrate($0) }
             // A database being copied must have no session: the migration's ends now, not when its handle goes.
             try await TestDatabase.administer(admin) {
-                try $0.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()", [name])
+                try $0.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = \(name) AND pid <> pg_backend_pid()")
             }
             return name
         }
     }
 
     private static func drop(_ name: String, _ admin: Database) async throws {
-        try await administer(admin) { try $0.query("DROP DATABASE IF EXISTS \(name) WITH (FORCE)") }
+        try await administer(admin) { try $0.execute("DROP DATABASE IF EXISTS \(unescaped: name) WITH (FORCE)") }
     }
 
     /// A statement of the harness's own, tried again while the cluster is slow to take a

@@ -195,7 +195,7 @@ struct QueueCensus: Equatable, CustomStringConvertible {
 
 extension TestDatabase {
     static func census(_ conninfo: String) async throws -> QueueCensus {
-        let row = try #require(
+        let (succeeded, dead, running, available, results, one) = try #require(
             try await Postgres.Database(conninfo: conninfo, name: "test-census").rows(
                 """
                 SELECT count(*) FILTER (WHERE state = 'succeeded') AS succeeded,
@@ -205,10 +205,9 @@ extension TestDatabase {
                        (SELECT count(*) FROM discern.results) AS results,
                        (SELECT count(*) FROM (SELECT job_id FROM discern.results GROUP BY job_id HAVING count(*) = 1) AS one) AS one
                 FROM discern.jobs
-                """
+                """, as: Int.self, Int.self, Int.self, Int.self, Int.self, Int.self
             ).first)
         return QueueCensus(
-            succeeded: try row.int("succeeded"), dead: try row.int("dead"), running: try row.int("running"),
-            available: try row.int("available"), results: try row.int("results"), jobsWithOneResult: try row.int("one"))
+            succeeded: succeeded, dead: dead, running: running, available: available, results: results, jobsWithOneResult: one)
     }
 }

@@ -18,8 +18,8 @@ struct EndToEndTests {
                 let database = Database(conninfo: conninfo)
                 try await database.withConnection { connection in
                     try JobQueue.enqueue(connection, paths: [paths[0]], batch: "e2e")
-                    try connection.query("SELECT discern.enqueue($1)", [paths[1]])
-                    try connection.query("INSERT INTO discern.jobs (image_path) VALUES ($1)", [paths[2]])
+                    try connection.execute("SELECT discern.enqueue(\(paths[1]))")
+                    try connection.execute("INSERT INTO discern.jobs (image_path) VALUES (\(paths[2]))")
                 }
                 let summary = try await TestSimulator.with { try await TestWorker.drain(conninfo, simulator: $0) }
                 #expect(summary.succeeded == 3)
@@ -31,13 +31,13 @@ struct EndToEndTests {
                            bool_and(r.passed_through) AS passed_through, max(r.raw_response->>'success') AS success
                     FROM discern.jobs j LEFT JOIN discern.results r ON r.job_id = j.id
                     GROUP BY j.id, j.state ORDER BY j.id
-                    """)
+                    """, as: String.self, Int.self, String?.self, Double?.self, Bool.self, String.self)
                 #expect(rows.count == 3)
-                for row in rows {
-                    #expect(try row.string("state") == "succeeded")
-                    #expect(try row.int("results") == 1)
-                    #expect(try row.string("success") == "true")
-                    #expect(try row.bool("passed_through"), "a small JPEG goes as it is")
+                for (state, results, _, _, passedThrough, success) in rows {
+                    #expect(state == "succeeded")
+                    #expect(results == 1)
+                    #expect(success == "true")
+                    #expect(passedThrough, "a small JPEG goes as it is")
                 }
             }
         }
@@ -58,8 +58,10 @@ struct EndToEndTests {
                 let summary = try await TestSimulator.with { try await TestWorker.drain(conninfo, simulator: $0) }
                 #expect(summary.dead == 4)
 
-                let rows = try await database.rows("SELECT image_path, state, error_kind, last_error, attempts FROM discern.jobs ORDER BY id")
-                let byPath = Dictionary(uniqueKeysWithValues: try rows.map { (try $0.string("image_path"), $0) })
+                let rows = try await database.rows(
+                    "SELECT image_path, state, error_kind, last_error, attempts FROM discern.jobs ORDER BY id",
+                    as: String.self, String.self, String.self, String.self, Int.self)
+                let byPath = Dictionary(uniqueKeysWithValues: rows.map { ($0.0, $0) })
                 let expectations: [(String, String, String)] = [
                     (text, "image_unsupported_format", "not an image discern accepts"),
                     (corrupt, "image_undecodable", "cannot be decoded"),
@@ -67,14 +69,14 @@ struct EndToEndTests {
                     (missing, "file_not_found", "does not exist")
                 ]
                 for (path, kind, phrase) in expectations {
-                    let row = try #require(byPath[path])
-                    #expect(try row.string("state") == "dead")
-                    #expect(try row.string("error_kind") == kind)
-                    #expect(try row.string("last_error").contains(phrase))
-                    #expect(try row.string("last_error").contains(path), "the message names the file")
-                    #expect(try row.int("attempts") == 1, "a permanent failure is not retried")
+                    let (_, state, errorKind, lastError, attempts) = try #require(byPath[path])
+                    #expect(state == "dead")
+                    #expect(errorKind == kind)
+                    #expect(lastError.contains(phrase))
+                    #expect(lastError.contains(path), "the message names the file")
+                    #expect(attempts == 1, "a permanent failure is not retried")
                 }
-                #expect(try await database.rows("SELECT count(*) AS n FROM discern.results").first?.int("n") == 0)
+                #expect(try await database.value("SELECT count(*) FROM discern.results", as: Int.self) == 0)
             }
         }
     }
@@ -91,15 +93,16 @@ struct EndToEndTests {
 
                 let summary = try await TestSimulator.with { try await TestWorker.drain(conninfo, simulator: $0) }
                 #expect(summary.succeeded == 1)
-                let row = try #require(
+                let (originalBytes, sentBytes, sentFormat, passedThrough, encodeCount) = try #require(
                     try await database.rows(
-                        "SELECT original_bytes, sent_bytes, sent_format, passed_through, encode_count FROM discern.results"
+                        "SELECT original_bytes, sent_bytes, sent_format, passed_through, encode_count FROM discern.results",
+                        as: Int.self, Int.self, String.self, Bool.self, Int.self
                     ).first)
-                #expect(try row.int("original_bytes") == large.count)
-                #expect(try row.int("sent_bytes") <= 10_000_000)
-                #expect(try row.string("sent_format") == "jpeg")
-                #expect(try !row.bool("passed_through"))
-                #expect(try row.int("encode_count") >= 1)
+                #expect(originalBytes == large.count)
+                #expect(sentBytes <= 10_000_000)
+                #expect(sentFormat == "jpeg")
+                #expect(!passedThrough)
+                #expect(encodeCount >= 1)
             }
         }
     }
@@ -114,16 +117,19 @@ struct EndToEndTests {
             try await TestFolder.with { folder in
                 let path = try folder.write(SampleImages.photo(width: 320, height: 240, seed: 1), as: "photo.jpg")
                 let database = Database(conninfo: conninfo)
-                try await database.withConnection { try $0.query("SELECT discern.enqueue($1, max_attempts => 1)", [path]) }
+                try await database.withConnection { try $0.execute("SELECT discern.enqueue(\(path), max_attempts => 1)") }
 
                 try await TestSimulator.with(configuration) { simulator in
                     try await TestWorker.drain(conninfo, simulator: simulator, logger: logs.logger())
                 }
-                let row = try #require(
-                    try await database.rows("SELECT state, error_kind, last_error, error_history::text AS history FROM discern.jobs").first)
-                #expect(try row.string("state") == "dead")
-                #expect(try row.string("error_kind") == "upload_url_expired")
-                let stored = try row.string("last_error") + (try row.string("history"))
+                let (state, errorKind, lastError, history) = try #require(
+                    try await database.rows(
+                        "SELECT state, error_kind, last_error, error_history::text AS history FROM discern.jobs",
+                        as: String.self, String.self, String.self, String.self
+                    ).first)
+                #expect(state == "dead")
+                #expect(errorKind == "upload_url_expired")
+                let stored = lastError + history
                 for text in [logs.text, stored] {
                     #expect(!text.isEmpty)
                     for secret in ["X-Amz-Signature=", "X-Amz-Credential=", "super-secret-simulator-key", configuration.accessKeyID] {

@@ -24,29 +24,32 @@ struct OrphanedJobTests {
                     try JobQueue.enqueue(connection, paths: [path, path + ".other", path + ".held"])
                     let jobs = try JobQueue.claim(connection, workerID: "holder", services: ["discerner"], limit: 3, leaseSeconds: 60)
                     try #require(jobs.count == 3)
-                    try connection.query("UPDATE discern.jobs SET lease_expires_at = now() - interval '1 second'")
+                    try connection.execute("UPDATE discern.jobs SET lease_expires_at = now() - interval '1 second'")
                     // One held by another worker, one this worker still holds: neither is its to release.
-                    try connection.query("UPDATE discern.jobs SET lease_owner = 'someone-else' WHERE id = $1", [jobs[1].id])
+                    try connection.execute("UPDATE discern.jobs SET lease_owner = 'someone-else' WHERE id = \(jobs[1].id)")
                     #expect(try JobQueue.failOrphans(connection, workerID: "holder", holding: [jobs[2].id]) == [jobs[0].id])
                     #expect(try JobQueue.failOrphans(connection, workerID: "holder", holding: []) == [jobs[2].id])
                     // Lost on its last attempt: dead, saying what to do.
-                    try connection.query(
+                    try connection.execute(
                         """
                         UPDATE discern.jobs SET state = 'running', attempts = max_attempts, lease_owner = 'holder',
-                                                lease_expires_at = now() - interval '1 second' WHERE id = $1
-                        """, [jobs[2].id])
+                                                lease_expires_at = now() - interval '1 second' WHERE id = \(jobs[2].id)
+                        """)
                     #expect(try JobQueue.failOrphans(connection, workerID: "holder", holding: []) == [jobs[2].id])
-                    let dead = try #require(
-                        try connection.query("SELECT state, error_kind, last_error FROM discern.jobs WHERE id = $1", [jobs[2].id]).first)
-                    #expect(try dead.string("state") == "dead" && dead.string("error_kind") == "outcome_unrecorded")
-                    #expect(try dead.string("last_error").contains("discern retry"))
+                    let (state, errorKind, lastError) = try #require(
+                        try connection.rows(
+                            "SELECT state, error_kind, last_error FROM discern.jobs WHERE id = \(jobs[2].id)",
+                            as: String.self, String.self, String.self
+                        ).first)
+                    #expect(state == "dead" && errorKind == "outcome_unrecorded")
+                    #expect(lastError.contains("discern retry"))
                     // Put back as a job the worker lost: running, leased to it, the lease expired.
-                    try connection.query(
+                    try connection.execute(
                         """
                         UPDATE discern.jobs SET state = 'running', attempts = 1, lease_owner = 'holder', lease_expires_at = now() - interval '1 second'
-                        WHERE id = $1
-                        """, [jobs[0].id])
-                    try connection.query("DELETE FROM discern.jobs WHERE id <> $1", [jobs[0].id])
+                        WHERE id = \(jobs[0].id)
+                        """)
+                    try connection.execute("DELETE FROM discern.jobs WHERE id <> \(jobs[0].id)")
                     return jobs[0].id
                 }
                 // The same worker, alive and draining: nothing is claimable until its rescuer acts.
@@ -70,12 +73,15 @@ struct OrphanedJobTests {
                     }
                 }
                 #expect(summary?.succeeded == 1, "the worker never ran the job it lost track of")
-                let row = try #require(
-                    try await database.rows("SELECT state, attempts, error_history::text AS history FROM discern.jobs WHERE id = $1", [orphan]).first)
+                let (state, attempts, history) = try #require(
+                    try await database.rows(
+                        "SELECT state, attempts, error_history::text AS history FROM discern.jobs WHERE id = \(orphan)",
+                        as: String.self, Int.self, String.self
+                    ).first)
                 // The lost attempt counts (it ran, and may have paid for a call): a job whose
                 // outcome can never be written ends dead rather than run for ever.
-                #expect(try row.string("state") == "succeeded" && row.int("attempts") == 2)
-                #expect(try row.string("history").contains("outcome_unrecorded"), "its history says an attempt's outcome was lost")
+                #expect(state == "succeeded" && attempts == 2)
+                #expect(history.contains("outcome_unrecorded"), "its history says an attempt's outcome was lost")
             }
         }
     }

@@ -18,8 +18,8 @@ struct ReclaimedJobTests {
             let (first, again) = try await database.withConnection { connection -> (Job, Job) in
                 try JobQueue.enqueue(connection, paths: ["/images/a.jpg"])
                 let first = try #require(try JobQueue.claim(connection, workerID: "late", services: ["discerner"], limit: 1, leaseSeconds: 60).first)
-                try connection.query("UPDATE discern.workers SET last_heartbeat_at = now() - interval '1 hour'")
-                try connection.query("UPDATE discern.jobs SET lease_expires_at = now() - interval '1 second'")
+                try connection.execute("UPDATE discern.workers SET last_heartbeat_at = now() - interval '1 hour'")
+                try connection.execute("UPDATE discern.jobs SET lease_expires_at = now() - interval '1 second'")
                 #expect(try JobQueue.rescue(connection, rescuer: "late").rescued == 0, "a worker took itself for stopped")
                 #expect(try JobQueue.rescue(connection, rescuer: "other").rescued == 1)
                 let again = try #require(try JobQueue.claim(connection, workerID: "late", services: ["discerner"], limit: 1, leaseSeconds: 60).first)

@@ -29,7 +29,7 @@ try await admin.withConnection { try Migrator.migrate($0) }
 
 func reset() async throws {
     try await admin.withConnection { connection in
-        try connection.query("TRUNCATE discern.results, discern.jobs, discern.batches RESTART IDENTITY CASCADE")
+        try connection.execute("TRUNCATE discern.results, discern.jobs, discern.batches RESTART IDENTITY CASCADE")
     }
 }
 
@@ -45,9 +45,10 @@ func percentile(_ values: [Double], _ p: Double) -> Double {
 /// A no-op result: the smallest row a completion writes.
 let noOp = JobResult(
     analysis: .init(rawResponseJSON: "{}"),
-    preparation: .init(originalBytes: 1, originalWidth: 1, originalHeight: 1, originalFormat: "jpeg", sentBytes: 1,
-                       sentWidth: 1, sentHeight: 1, sentFormat: "jpeg", jpegQuality: nil, encodeCount: 0,
-                       passedThrough: true, milliseconds: 0),
+    preparation: .init(
+        originalBytes: 1, originalWidth: 1, originalHeight: 1, originalFormat: "jpeg", sentBytes: 1,
+        sentWidth: 1, sentHeight: 1, sentFormat: "jpeg", jpegQuality: nil, encodeCount: 0,
+        passedThrough: true, milliseconds: 0),
     analyzeMilliseconds: 0)
 
 /// Where the cluster's WAL and its transaction ids stand: read before and after a timed run, the
@@ -58,11 +59,9 @@ struct WriteMark {
     let transactionID: Int
 
     init() async throws {
-        let row = try await admin.withConnection {
-            try $0.query("SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), '0/0')::bigint AS wal, txid_current() AS xid").first
+        (walBytes, transactionID) = try await admin.withConnection {
+            try $0.rows("SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), '0/0')::bigint, txid_current()", as: Int.self, Int.self)[0]
         }
-        walBytes = try row?.int("wal") ?? 0
-        transactionID = try row?.int("xid") ?? 0
     }
 
     /// (WAL bytes, writing transactions) per job since `self`, read at `end`.
@@ -76,10 +75,11 @@ struct WriteMark {
 func noOpThroughput(batch: Int) async throws -> (rate: Double, wal: Double, transactions: Double) {
     try await reset()
     try await admin.withConnection { connection in
-        try connection.query("""
-            INSERT INTO discern.jobs (image_path) SELECT '/bench/' || n || '.jpg' FROM generate_series(1, $1) AS n
-            """, [jobCount])
-        try connection.query("VACUUM ANALYZE discern.jobs")
+        try connection.execute(
+            """
+            INSERT INTO discern.jobs (image_path) SELECT '/bench/' || n || '.jpg' FROM generate_series(1, \(jobCount)) AS n
+            """)
+        try connection.execute("VACUUM ANALYZE discern.jobs")
     }
     let mark = try await WriteMark()
     let start = DispatchTime.now()
@@ -118,7 +118,7 @@ func idleLatency(samples: Int) async throws -> (p50: Double, p99: Double) {
     var latencies: [Double] = []
     for _ in 0..<samples {
         let start = DispatchTime.now()
-        try await admin.withConnection { try $0.query("INSERT INTO discern.jobs (image_path) VALUES ('/bench/one.jpg')") }
+        try await admin.withConnection { try $0.execute("INSERT INTO discern.jobs (image_path) VALUES ('/bench/one.jpg')") }
         var claimed = false
         while !claimed {
             _ = await wake.next()
@@ -136,12 +136,13 @@ func idleLatency(samples: Int) async throws -> (p50: Double, p99: Double) {
 /// Fills `database`'s queue up to `queued` claimable jobs.
 func fill(_ database: Database, to queued: Int) async throws {
     try await database.withConnection { connection in
-        let have = try connection.query("SELECT count(*) AS n FROM discern.jobs WHERE state = 'available'").first?.int("n") ?? 0
+        let have = try connection.value("SELECT count(*) FROM discern.jobs WHERE state = 'available'", as: Int.self)
         if have < queued {
-            try connection.query("""
-                INSERT INTO discern.jobs (image_path) SELECT '/bench/' || n || '.jpg' FROM generate_series(1, $1) AS n
-                """, [queued - have])
-            try connection.query("VACUUM ANALYZE discern.jobs")
+            try connection.execute(
+                """
+                INSERT INTO discern.jobs (image_path) SELECT '/bench/' || n || '.jpg' FROM generate_series(1, \(queued - have)) AS n
+                """)
+            try connection.execute("VACUUM ANALYZE discern.jobs")
         }
     }
 }
@@ -153,8 +154,8 @@ func claimLatencies(small: Int, large: Int) async throws -> (small: Double, larg
     let smallName = "discern_bench_small"
     // A fixed name of ours, never input: CREATE DATABASE takes no parameters.
     try await admin.withConnection { connection in
-        try connection.query("DROP DATABASE IF EXISTS \(smallName) WITH (FORCE)")
-        try connection.query("CREATE DATABASE \(smallName)")
+        try connection.execute("DROP DATABASE IF EXISTS \(unescaped: smallName) WITH (FORCE)")
+        try connection.execute("CREATE DATABASE \(unescaped: smallName)")
     }
     var components = URLComponents(string: conninfo)
     components?.path = "/" + smallName
@@ -181,7 +182,7 @@ func claimLatencies(small: Int, large: Int) async throws -> (small: Double, larg
         }
     }
     // Left behind only if a claim failed; the next run drops it first.
-    try await admin.withConnection { try $0.query("DROP DATABASE IF EXISTS \(smallName) WITH (FORCE)") }
+    try await admin.withConnection { try $0.execute("DROP DATABASE IF EXISTS \(unescaped: smallName) WITH (FORCE)") }
     return (percentile(smallTimes, 0.5), percentile(largeTimes, 0.5))
 }
 
@@ -211,7 +212,8 @@ let (small, large) = try await claimLatencies(small: 10_000, large: backlog)
 let bulkSeconds = try await bulkEnqueue()
 try await reset()
 
-print("""
+print(
+    """
     discern_batch100_jobs_per_s=\(Int(batched))
     discern_batch1_jobs_per_s=\(Int(single))
     idle_latency_p50_ms=\(String(format: "%.2f", latency.p50))

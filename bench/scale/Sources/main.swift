@@ -63,18 +63,22 @@ final class Counter: @unchecked Sendable {
 func enqueueNoOpJobs(_ connection: Connection, count: Int, perMinute: Double) throws {
     let paths = (0..<count).map { "/noop/\($0)" }
     for chunk in stride(from: 0, to: paths.count, by: 100_000) {
-        try JobQueue.enqueue(connection, files: paths[chunk..<min(chunk + 100_000, paths.count)].map { EnqueuedFile(path: $0) },
-                             service: NoOpClient.serviceName, batch: "scale")
+        try JobQueue.enqueue(
+            connection, files: paths[chunk..<min(chunk + 100_000, paths.count)].map { EnqueuedFile(path: $0) },
+            service: NoOpClient.serviceName, batch: "scale")
     }
-    try connection.query("""
-        INSERT INTO discern.rate_limits (key, per_minute, burst) VALUES ($1, $2, 1)
+    try connection.execute(
+        """
+        INSERT INTO discern.rate_limits (key, per_minute, burst) VALUES (\(NoOpClient.rateKey), \(perMinute), 1)
         ON CONFLICT (key) DO UPDATE SET per_minute = excluded.per_minute, burst = 1, next_at = now()
-        """, [NoOpClient.rateKey, perMinute])
+        """)
 }
 
 let arguments = CommandLine.arguments
 guard arguments.count >= 4, let number = Int(arguments[3]) else {
-    FileHandle.standardError.write(Data("usage: ScaleBench seed CONNINFO JOBS PER_MINUTE | ScaleBench enqueue CONNINFO JOBS | ScaleBench work|serve CONNINFO CONCURRENCY\n".utf8))
+    FileHandle.standardError.write(
+        Data("usage: ScaleBench seed CONNINFO JOBS PER_MINUTE | ScaleBench enqueue CONNINFO JOBS | ScaleBench work|serve CONNINFO CONCURRENCY\n".utf8)
+    )
     exit(2)
 }
 let conninfo = arguments[2]
@@ -84,9 +88,9 @@ case "seed":
     let perMinute = arguments.count > 4 ? Double(arguments[4]) ?? 6_000_000 : 6_000_000
     try await Database(conninfo: conninfo, name: "bench-seed").withConnection { connection in
         try Migrator.migrate(connection)
-        try connection.query("TRUNCATE discern.results, discern.jobs, discern.batches, discern.workers RESTART IDENTITY CASCADE")
+        try connection.execute("TRUNCATE discern.results, discern.jobs, discern.batches, discern.workers RESTART IDENTITY CASCADE")
         try enqueueNoOpJobs(connection, count: number, perMinute: perMinute)
-        try connection.query("SELECT pg_stat_reset()")
+        try connection.execute("SELECT pg_stat_reset()")
     }
 case "enqueue":
     try await Database(conninfo: conninfo, name: "bench-enqueue").withConnection { connection in
@@ -97,8 +101,9 @@ case "work", "serve":
     logger.logLevel = .warning
     let connections = WorkerConnections(conninfo: conninfo)
     let client = NoOpClient(gate: PostgresRateGate(database: connections.queue, logger: logger))
-    let configuration = WorkerConfiguration(pathRoots: try PathRoots(["/tmp"]), concurrency: number, prepareThreads: 1,
-                                            pollIntervalSeconds: 1, drain: arguments[1] == "work")
+    let configuration = WorkerConfiguration(
+        pathRoots: try PathRoots(["/tmp"]), concurrency: number, prepareThreads: 1,
+        pollIntervalSeconds: 1, drain: arguments[1] == "work")
     let runtime = WorkerRuntime(connections: connections, clients: [client], configuration: configuration, logger: logger)
     // Traces as `discern` has them: on with OTEL_EXPORTER_OTLP_ENDPOINT (the A/B of tracing's
     // cost, bench/README.md), off otherwise.
@@ -109,7 +114,8 @@ case "work", "serve":
     let summary = try await runtime.run(gracefulShutdownSignals: [.sigterm, .sigint])
     let seconds = (ContinuousClock.now - started) / .seconds(1)
     await traces?.finish()
-    print("calls=\(client.calls.value) succeeded=\(summary.succeeded) dead=\(summary.dead) lease_lost=\(summary.leaseLost) runtime_seconds=\(seconds)")
+    print(
+        "calls=\(client.calls.value) succeeded=\(summary.succeeded) dead=\(summary.dead) lease_lost=\(summary.leaseLost) runtime_seconds=\(seconds)")
 default:
     FileHandle.standardError.write(Data("unknown role \(arguments[1])\n".utf8))
     exit(2)
