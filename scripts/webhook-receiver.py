@@ -2,7 +2,7 @@
 each request's signature as docs/operations.md tells a receiver to, written apart from discern's
 own code, and appends what it got to a file, one JSON object per line:
 
-    DISCERN_NOTIFY_SECRET=s3cret python3 scripts/webhook-receiver.py --port 0 --url-file /tmp/hook.url --log /tmp/hook.jsonl
+    DISCERN_WEBHOOK_SECRET=s3cret python3 scripts/webhook-receiver.py --port 0 --url-file /tmp/hook.url --log /tmp/hook.jsonl
 
     {"path": "/hook", "delivery": "12-3f2a…", "event": "batch.finished", "signature": "valid", "body": {...}}
 
@@ -40,7 +40,7 @@ def main():
     parser = loopback_server.arguments()
     parser.add_argument("--status", type=int, default=200)
     options = parser.parse_args()
-    secret = os.environ.get("DISCERN_NOTIFY_SECRET", "")
+    secret = os.environ.get("DISCERN_WEBHOOK_SECRET", "")
     lock = threading.Lock()
 
     class Handler(loopback_server.QuietHandler):

@@ -27,9 +27,9 @@ public struct BatchSummary: Codable, Sendable {
     public let noLiveWorker: Bool
     /// The batch's last end as announced (migration 0031), and its deliveries; nil while it has
     /// not ended (or settled).
-    public let notification: Notification?
+    public let webhook: Webhook?
 
-    public struct Notification: Codable, Sendable {
+    public struct Webhook: Codable, Sendable {
         public let announcedAt: String
         public let delivered: Int
         public let pending: Int

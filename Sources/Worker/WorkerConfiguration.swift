@@ -48,9 +48,9 @@ public struct WorkerConfiguration: Sendable {
     public var truncatedRetrySeconds: Double = 300
     /// When a service counts as down, and how it is probed (`BreakerSettings`).
     public var breaker = BreakerSettings()
-    /// Who hears that a batch is done (`NotificationSettings`): nobody by default, but every
+    /// Who hears that a batch is done (`WebhookSettings`): nobody by default, but every
     /// worker announces the batches that end.
-    public var notifications = NotificationSettings()
+    public var webhooks = WebhookSettings()
     /// Whether to sample the queue's depth for the metrics every 15 s: a count over the jobs
     /// table, worth it only when the metrics are served (`discern monitor` publishes it too,
     /// once for the whole cluster). A hundred workers sampling it would scan the table 7

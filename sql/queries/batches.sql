@@ -12,7 +12,7 @@
 -- summaries of finished batches until they change, and a running batch's for 10 s.
 SELECT coalesce(json_agg(jsonb_build_object('id', b.id, 'name', b.name, 'created_at', b.created_at, 'finishing_seconds',
                              extract(epoch FROM (s.doc ->> 'last_finished_at')::timestamptz - (s.doc ->> 'first_finished_at')::timestamptz))
-                         || jsonb_build_object('no_live_worker', w.none, 'notification', n.doc)
+                         || jsonb_build_object('no_live_worker', w.none, 'webhook', n.doc)
                          || s.doc ORDER BY b.created_at DESC, b.id DESC), '[]') AS doc
 FROM (SELECT id, name, created_at FROM discern.batches
       WHERE ($1::text IS NULL OR name = $1)

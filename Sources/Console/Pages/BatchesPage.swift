@@ -24,7 +24,7 @@ enum BatchesPage {
                 : String(format: "%.1f/min", batch.perMinute)
             let saved = batch.originalBytes - batch.sentBytes
             // Who was told it ended (docs/operations.md, "When the night is done").
-            let told: HTML = batch.notification.map { "<br><span class=\"muted\">notification: \($0.summary)</span>" as HTML } ?? ""
+            let told: HTML = batch.webhook.map { "<br><span class=\"muted\">webhook: \($0.summary)</span>" as HTML } ?? ""
             let outcomes = batch.outcomes.map { "\($0.outcome) \(HTML.number($0.results))" }.joined(separator: ", ")
             let errors = batch.errors.map {
                 "<div class=\"bad\">\($0.errorKind ?? "–") × \(HTML.number($0.jobs))<br><span class=\"muted\">\($0.example)</span></div>" as HTML

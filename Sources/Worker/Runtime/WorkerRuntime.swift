@@ -13,7 +13,7 @@ import UnixSignals
 /// each as a child task (prepare, then call its service), the **completer** writes what became
 /// of them; beside them **presence** listens for new jobs and proves the worker alive, the
 /// **heartbeat** keeps the worker registered and its leases renewed, the **rescuer** hands back
-/// jobs of workers that stopped, a sampler feeds the metrics, and the **notifier** tells people
+/// jobs of workers that stopped, a sampler feeds the metrics, and the **webhook dispatcher** tells people
 /// a batch is done.
 ///
 /// Run them in one `ServiceGroup` (`services`), in that order: graceful shutdown goes in
@@ -41,7 +41,7 @@ public final class WorkerRuntime: Sendable {
         let sampler: DepthSampler
         let rollUp: RollUp
         let announcer: ChangeAnnouncer
-        let notifier: Notifier
+        let webhooks: WebhookDispatcher
     }
 
     public convenience init(conninfo: String, clients: [any AnalysisClient], configuration: WorkerConfiguration, logger: Logger) {
@@ -102,8 +102,8 @@ public final class WorkerRuntime: Sendable {
             sampler: DepthSampler(database: queue),
             rollUp: RollUp(database: writes, intervalSeconds: configuration.heartbeatSeconds, logger: logger),
             announcer: ChangeAnnouncer(database: writes, tally: tally),
-            notifier: Notifier(
-                database: writes, settings: configuration.notifications, version: configuration.version,
+            webhooks: WebhookDispatcher(
+                database: writes, settings: configuration.webhooks, version: configuration.version,
                 intervalSeconds: min(5, configuration.heartbeatSeconds), drain: configuration.drain, logger: logger))
         logger.info(
             "worker ready",
@@ -125,12 +125,12 @@ public final class WorkerRuntime: Sendable {
 
     /// The services, watched, in the order they belong in the group. With `drain`, the producer's end
     /// shuts the whole group down gracefully. Presence first, so it stops last: the worker is
-    /// seen alive until it has let go of everything. The notifier next: a drained worker
+    /// seen alive until it has let go of everything. The webhook dispatcher next: a drained worker
     /// announces its batches after the completer wrote their last outcomes.
     public var services: [ServiceGroupConfiguration.ServiceConfiguration] {
         [
             .init(service: parts.presence),
-            .init(service: parts.notifier),
+            .init(service: parts.webhooks),
             .init(service: parts.completer),
             .init(service: parts.heartbeat),
             .init(service: parts.executor),

@@ -37,7 +37,7 @@ struct BatchesList: AsyncParsableCommand {
             TextTable.render(
                 headers: [
                     "batch", "created", "jobs", "succeeded", "dead", "cancelled", "running", "waiting", "done %", "rate", "saved", "top error",
-                    "notified"
+                    "webhook"
                 ],
                 rows: batches.map { batch in
                     let rate =
@@ -51,7 +51,7 @@ struct BatchesList: AsyncParsableCommand {
                         batch.name, ViewText.time(batch.createdAt), "\(batch.jobs)", "\(batch.succeeded)", "\(batch.dead)", "\(batch.cancelled)",
                         "\(batch.running)", "\(batch.available)", String(format: "%.1f", batch.percentDone), rate,
                         MarkdownReport.megabytes(max(0, batch.originalBytes - batch.sentBytes)), error,
-                        batch.notification?.summary ?? (batch.isFinished ? "not yet (settling)" : "-")
+                        batch.webhook?.summary ?? (batch.isFinished ? "not yet (settling)" : "-")
                     ]
                 }))
     }

@@ -77,12 +77,12 @@ struct WorkCommand: AsyncParsableCommand {
         // wrong setting: that look is tried again for up to a minute.
         try await Self.lookOnce(at: connections.queue, logger: logger)
         do {
-            settings.worker.notifications = try NotificationSettings(environment)
+            settings.worker.webhooks = try WebhookSettings(environment)
         } catch {
             throw SettingError(error.description)
         }
-        if !settings.worker.notifications.destinations.isEmpty && settings.worker.notifications.secret == nil {
-            logger.notice("batch notifications go unsigned: set DISCERN_NOTIFY_SECRET so receivers can check they are discern's")
+        if !settings.worker.webhooks.destinations.isEmpty && settings.worker.webhooks.secret == nil {
+            logger.notice("webhooks go unsigned: set DISCERN_WEBHOOK_SECRET so receivers can check they are discern's")
         }
         settings.worker.samplesQueueDepth = settings.metricsPort != nil
         settings.worker.version = BuildInfo.version

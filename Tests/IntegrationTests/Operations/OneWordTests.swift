@@ -3,13 +3,15 @@ import Testing
 
 /// One word for each thing (docs/design.md, "Glossary"): the words retired from what a person or
 /// another program reads stay retired. "backend" became "service" (a service's caller is its
-/// client), and "give back" became "hand back". The database keeps its column names, and the
-/// `--backend` / `DISCERN_BACKENDS` aliases stay accepted.
+/// client), "give back" became "hand back", and what leaves discern when a batch ends is a
+/// webhook ("notification" is PostgreSQL's NOTIFY alone: `NotificationListener`). The database
+/// keeps its column and table names, and the `--backend` / `DISCERN_BACKENDS` and
+/// `DISCERN_NOTIFY_*` aliases stay accepted.
 @Suite("One word for each thing", .integrationTimeLimit)
 struct OneWordTests {
     static let root = ChaosJobs.repository
     /// Retired words as they appear inside identifiers, any case.
-    static var retired: Regex<Substring> { /(?i)backend|given_?back|give_?back/ }
+    static var retired: Regex<Substring> { /(?i)backend|given_?back|give_?back|notification(?!listener)/ }
 
     /// Every line that declares something public (or package-wide) in Sources, and every name a
     /// statement gives its parameters and columns (the bundler makes them Swift names).

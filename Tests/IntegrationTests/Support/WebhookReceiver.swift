@@ -17,7 +17,7 @@ final class WebhookReceiver: Sendable {
     init(folder: URL) throws {
         let secret = "hook-secret-\(UUID().uuidString.prefix(12))"
         self.secret = secret
-        server = try ScriptServer(folder: folder, script: "webhook-receiver.py", environment: ["DISCERN_NOTIFY_SECRET": secret])
+        server = try ScriptServer(folder: folder, script: "webhook-receiver.py", environment: ["DISCERN_WEBHOOK_SECRET": secret])
     }
 
     func start() async throws { try await server.start() }

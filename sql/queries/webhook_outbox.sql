@@ -1,4 +1,4 @@
--- discern.batch_events, discern.notification_destinations, discern.notification_deliveries: the outbox of batch notifications (JobQueue.BatchNotifications).
+-- discern.batch_events, discern.notification_destinations, discern.notification_deliveries: the outbox of batch webhooks (JobQueue.WebhookOutbox).
 
 -- name: announce
 -- $1 settleSeconds: float8

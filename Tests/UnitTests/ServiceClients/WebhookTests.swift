@@ -4,8 +4,8 @@ import Testing
 
 @testable import ServiceClients
 
-@Suite("Batch notifications: signature, destinations, text")
-struct NotificationTests {
+@Suite("Webhooks: signature, destinations, text, settings")
+struct WebhookTests {
     @Test("the signature is Stripe's scheme: HMAC-SHA256 over '<t>.<body>', as Python's hmac computes it")
     func signatureVector() {
         // python3 -c "import hmac,hashlib; print(hmac.new(b'whsec_test', b'1732520000.{\"a\":1}', hashlib.sha256).hexdigest())"
@@ -48,9 +48,19 @@ struct NotificationTests {
 
     @Test("retries wait twice as long each time, up to the maximum")
     func backoff() {
-        var settings = NotificationSettings()
+        var settings = WebhookSettings()
         settings.firstRetrySeconds = 10
         settings.maxRetrySeconds = 1800
         #expect([1, 2, 3, 8, 100].map { settings.retryDelay(afterAttempt: $0) } == [10, 20, 40, 1280, 1800])
+    }
+
+    @Test("the settings read DISCERN_WEBHOOK_*, and the names before 0.11, DISCERN_NOTIFY_*, where the new one is not set")
+    func formerNames() throws {
+        let former = try WebhookSettings(ServiceEnvironment(["DISCERN_NOTIFY_URLS": "https://a.example/x", "DISCERN_NOTIFY_SETTLE_SECONDS": "5"]))
+        #expect(former.destinations.count == 1 && former.settleSeconds == 5)
+        let both = try WebhookSettings(
+            ServiceEnvironment(["DISCERN_WEBHOOK_URLS": "https://a.example/x https://a.example/y", "DISCERN_NOTIFY_URLS": "https://a.example/z"]))
+        #expect(both.destinations.count == 2)
+        #expect(throws: ServiceError.self) { try WebhookSettings(ServiceEnvironment(["DISCERN_NOTIFY_RETRY_SECONDS": "-1"])) }
     }
 }

@@ -1,6 +1,6 @@
 import Foundation
 
-/// The body of a batch's notification: the report discern.batch_event_report fixed when the
+/// The body of a batch's webhook: the report discern.batch_event_report fixed when the
 /// batch ended, a delivery id the receiver can deduplicate by (a delivery retried after a lost
 /// answer keeps its id), a link to the batch's report in the console, and `text`, one line a
 /// person reads, which Slack's and Teams' incoming webhooks display as it is.
@@ -25,7 +25,7 @@ public enum BatchNotice {
         do {
             return try JSONSerialization.data(withJSONObject: document, options: [.sortedKeys, .withoutEscapingSlashes])
         } catch {
-            throw ServiceError(.internalError, "the batch's notification could not be written as JSON: \(error)")
+            throw ServiceError(.internalError, "the batch's webhook could not be written as JSON: \(error)")
         }
     }
 

@@ -7,20 +7,20 @@ import Postgres
 import ServiceLifecycle
 
 /// Tells people a batch is done (docs/operations.md, "When the night is done"). Every few
-/// seconds: the batches that ended and settled become events (`BatchNotifications.announce`;
+/// seconds: the batches that ended and settled become events (`WebhookOutbox.announce`;
 /// every worker runs it, one at a time, so the checks the jobs' statements append never pile
 /// up), then this worker delivers the events due to the destinations it is configured with,
 /// each taken by one worker at a time, retried with backoff until the settings give up.
 /// `--drain`: when the worker stops, what ended is announced at once and delivered once more.
-struct Notifier: Service {
+struct WebhookDispatcher: Service {
     let database: Database
-    let settings: NotificationSettings
+    let settings: WebhookSettings
     let sender: WebhookSender?
     let intervalSeconds: Double
     let drain: Bool
     let logger: Logger
 
-    init(database: Database, settings: NotificationSettings, version: String, intervalSeconds: Double, drain: Bool, logger: Logger) {
+    init(database: Database, settings: WebhookSettings, version: String, intervalSeconds: Double, drain: Bool, logger: Logger) {
         self.database = database
         self.settings = settings
         sender =
@@ -35,49 +35,49 @@ struct Notifier: Service {
     func run() async {
         if sender != nil {
             logger.info(
-                "batch notifications on",
+                "webhooks on",
                 metadata: [
                     "destinations": "\(names.joined(separator: ","))", "signed": "\(settings.secret != nil)",
                     "settle_seconds": "\(settings.settleSeconds)"
                 ])
         }
         var registered = false
-        await Periodic.run(every: intervalSeconds, logger: logger, failure: "announcing or delivering batch notifications failed") {
+        await Periodic.run(every: intervalSeconds, logger: logger, failure: "announcing batches or delivering their webhooks failed") {
             if !registered {
-                try await database.withConnection { try BatchNotifications.register($0, destinations: names) }
+                try await database.withConnection { try WebhookOutbox.register($0, destinations: names) }
                 registered = true
             }
             try await turn(settleSeconds: settings.settleSeconds)
         }
         // Stopping. A drained worker's batches are done now: they need not settle, and whoever
-        // waits for the notification should not wait for the next worker. Within the grace
+        // waits for the webhook should not wait for the next worker. Within the grace
         // period; what is not delivered stays due for the next worker.
         guard drain else { return }
         do {
-            if !registered { try await database.withConnection { try BatchNotifications.register($0, destinations: names) } }
+            if !registered { try await database.withConnection { try WebhookOutbox.register($0, destinations: names) } }
             try await turn(settleSeconds: 0)
         } catch {
-            logger.warning("the last batch notifications were not sent; the next worker sends them", metadata: ["error": "\(error)"])
+            logger.warning("the last webhooks were not sent; the next worker sends them", metadata: ["error": "\(error)"])
         }
     }
 
     private func turn(settleSeconds: Double) async throws {
-        let announced = try await database.withConnection { try BatchNotifications.announce($0, settleSeconds: settleSeconds) }
+        let announced = try await database.withConnection { try WebhookOutbox.announce($0, settleSeconds: settleSeconds) }
         if announced > 0 { logger.notice("batches done", metadata: ["batches": "\(announced)"]) }
         guard let sender else { return }
         let due = try await database.withConnection {
-            try BatchNotifications.takeDue($0, destinations: names, limit: 20, leaseSeconds: settings.timeoutSeconds + 60)
+            try WebhookOutbox.takeDue($0, destinations: names, limit: 20, leaseSeconds: settings.timeoutSeconds + 60)
         }
         for delivery in due {
             guard let destination = settings.destinations.first(where: { $0.name == delivery.destination }) else { continue }
             let outcome = await deliver(delivery, to: destination, with: sender)
-            try await database.withConnection { try BatchNotifications.record($0, delivery, outcome) }
+            try await database.withConnection { try WebhookOutbox.record($0, delivery, outcome) }
         }
     }
 
     private func deliver(
-        _ due: BatchNotifications.Due, to destination: WebhookDestination, with sender: WebhookSender
-    ) async -> BatchNotifications.Outcome {
+        _ due: WebhookOutbox.Due, to destination: WebhookDestination, with sender: WebhookSender
+    ) async -> WebhookOutbox.Outcome {
         let deliveryID = "\(due.eventID)-\(destination.name.split(separator: "/").last ?? "")"
         let result: WebhookSender.Result
         do {
@@ -85,20 +85,20 @@ struct Notifier: Service {
                 try BatchNotice.body(reportJSON: due.reportJSON, deliveryID: deliveryID, consoleURL: settings.consoleURL),
                 deliveryID: deliveryID, to: destination)
         } catch {
-            logger.error("a batch notification could not be written", metadata: ["event": "\(due.eventID)", "error": "\(error)"])
+            logger.error("a batch's webhook could not be written", metadata: ["event": "\(due.eventID)", "error": "\(error)"])
             return .failed(status: nil, error: error.description)
         }
         switch result {
         case .delivered(let status):
             logger.notice(
-                "batch notification delivered",
+                "webhook delivered",
                 metadata: ["event": "\(due.eventID)", "destination": "\(destination.name)", "attempt": "\(due.attempt)"])
             return .delivered(status: status)
         case .failed(let status, let message):
             let wait = settings.retryDelay(afterAttempt: due.attempt)
             if due.ageSeconds + wait > settings.giveUpAfterSeconds {
                 logger.error(
-                    "a batch notification was given up",
+                    "a webhook was given up",
                     metadata: [
                         "event": "\(due.eventID)", "destination": "\(destination.name)",
                         "attempts": "\(due.attempt)", "error": "\(message)"
@@ -106,7 +106,7 @@ struct Notifier: Service {
                 return .failed(status: status, error: "given up after \(due.attempt) tries: \(message)")
             }
             logger.warning(
-                "a batch notification failed; trying again later",
+                "a webhook failed; trying again later",
                 metadata: [
                     "event": "\(due.eventID)", "destination": "\(destination.name)", "attempt": "\(due.attempt)", "retry_in_seconds": "\(wait)",
                     "error": "\(message)"

@@ -1,22 +1,22 @@
 import Postgres
 import SQLSchema
 
-/// The outbox of batch notifications (migration 0031): a batch's end becomes an event with its
+/// The outbox of batch webhooks (migration 0031): a batch's end becomes an event with its
 /// report (`announce`), and each event one delivery per destination, taken by one worker at a
 /// time (`takeDue`), then marked delivered or due again later (`record`). Destinations are names
-/// only (`NotificationDestination.name`): their URLs stay in the workers' settings.
-public enum BatchNotifications {
+/// only (`WebhookDestination.name`): their URLs stay in the workers' settings.
+public enum WebhookOutbox {
     /// Batches that ended and settled get their event; returns how many. One caller at a time
     /// does the work (an advisory lock); the others get 0.
     @discardableResult
     public static func announce(_ connection: Connection, settleSeconds: Double) throws -> Int {
-        try connection.run(Queries.BatchNotifications.Announce(settleSeconds: settleSeconds)).first?.announced ?? 0
+        try connection.run(Queries.WebhookOutbox.Announce(settleSeconds: settleSeconds)).first?.announced ?? 0
     }
 
     /// Records destinations as known from now: each receives the events after its first sighting.
     public static func register(_ connection: Connection, destinations: [String]) throws {
         guard !destinations.isEmpty else { return }
-        try connection.run(Queries.BatchNotifications.Register(destinations: BinaryArray(destinations)))
+        try connection.run(Queries.WebhookOutbox.Register(destinations: BinaryArray(destinations)))
     }
 
     /// One delivery to make: one event's report for one destination.
@@ -37,8 +37,8 @@ public enum BatchNotifications {
     /// leaves it due again (the receiver may then get it twice: the delivery id says so).
     public static func takeDue(_ connection: Connection, destinations: [String], limit: Int, leaseSeconds: Double) throws -> [Due] {
         guard !destinations.isEmpty else { return [] }
-        try connection.run(Queries.BatchNotifications.OwedDeliveries(destinations: BinaryArray(destinations)))
-        let due = Queries.BatchNotifications.TakeDue(destinations: BinaryArray(destinations), limit: limit, leaseSeconds: leaseSeconds)
+        try connection.run(Queries.WebhookOutbox.OwedDeliveries(destinations: BinaryArray(destinations)))
+        let due = Queries.WebhookOutbox.TakeDue(destinations: BinaryArray(destinations), limit: limit, leaseSeconds: leaseSeconds)
         return try connection.run(due).map {
             Due(eventID: $0.eventId, destination: $0.destination, attempt: $0.attempts, reportJSON: $0.report, ageSeconds: $0.age ?? 0)
         }
@@ -61,7 +61,7 @@ public enum BatchNotifications {
             case .failed(let status, let error): ("failed", status, error, 0)
             }
         try connection.run(
-            Queries.BatchNotifications.Record(
+            Queries.WebhookOutbox.Record(
                 event: due.eventID, destination: due.destination, state: state, status: status, error: error.map { String($0.prefix(1000)) },
                 retrySeconds: retry))
     }

@@ -2,14 +2,14 @@ import Crypto
 import CurlHTTP
 import Foundation
 
-/// Where a batch's notification goes (docs/operations.md, "When the night is done"): an HTTPS
+/// Where a batch's webhook goes (docs/operations.md, "When the night is done"): an HTTPS
 /// URL, or plain HTTP to a host the operator allowed. The URL is a credential (a Slack or Teams
 /// incoming webhook carries its token in the path), so it is never logged nor stored: rows and
 /// messages name a destination by its host and a hash of the URL (`name`).
 ///
 /// A destination obeys the rule uploads do: public addresses only, judged on the address libcurl
 /// connects to after DNS (`AddressRule.publicOnly`), unless its host is allowed
-/// (`DISCERN_NOTIFY_ALLOW_HOSTS`, or `*`): a receiver on this network, or behind a proxy.
+/// (`DISCERN_WEBHOOK_ALLOW_HOSTS`, or `*`): a receiver on this network, or behind a proxy.
 public struct WebhookDestination: Sendable, Equatable {
     let url: String
     /// `host/` and the first 10 hex digits of the URL's SHA-256: stable across workers with the
@@ -22,12 +22,12 @@ public struct WebhookDestination: Sendable, Equatable {
         guard let components = URLComponents(string: text), let scheme = components.scheme?.lowercased(),
             ["https", "http"].contains(scheme), let host = components.host?.lowercased(), !host.isEmpty
         else {
-            throw ServiceError.misconfigured("a notification URL must be an https:// URL (one was not: \(Self.shown(text)))")
+            throw ServiceError.misconfigured("a webhook URL must be an https:// URL (one was not: \(Self.shown(text)))")
         }
         let allowed = allowedHosts.contains(host) || allowedHosts.contains("*")
         guard scheme == "https" || allowed else {
             throw ServiceError.misconfigured(
-                "notifications go over https; the one to \(host) is plain http: allow that host with DISCERN_NOTIFY_ALLOW_HOSTS=\(host) if it is a receiver on this network"
+                "webhooks go over https; the one to \(host) is plain http: allow that host with DISCERN_WEBHOOK_ALLOW_HOSTS=\(host) if it is a receiver on this network"
             )
         }
         url = text

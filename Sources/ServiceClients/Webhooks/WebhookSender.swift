@@ -1,7 +1,7 @@
 import CurlHTTP
 import Foundation
 
-/// Sends a notification to one destination, signed when a secret is set (`WebhookSignature`),
+/// Sends a webhook to one destination, signed when a secret is set (`WebhookSignature`),
 /// and says what came of it. Any 2xx is delivered; anything else (another status, no answer, an
 /// address the destination's rule refuses) is a failure the caller retries with backoff.
 /// Messages name the destination, never its URL.
