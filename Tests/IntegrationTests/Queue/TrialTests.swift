@@ -34,11 +34,11 @@ struct TrialTests {
                     _ = try await Subprocess.run(discern, ["enqueue", photos.path, "--batch", "night", "--database-url", conninfo])
                     let night = try WorkerProcess(
                         conninfo: conninfo, simulatorURL: production.baseURL, logFolder: folder,
-                        arguments: ["--drain", "--concurrency", "16"], environment: BatchNotificationTests.environment(receiver))
+                        arguments: ["--drain", "--concurrency", "16"], environment: BatchWebhookTests.environment(receiver))
                     _ = await night.expectExit()
                     #expect(night.exitStatus == 0, "\(night.output.suffix(1500))")
                 }
-                #expect(await Announcements.until(conninfo) { (try? await BatchNotificationTests.deliveries(conninfo))?.first?.state == "delivered" })
+                #expect(await Announcements.until(conninfo) { (try? await BatchWebhookTests.deliveries(conninfo))?.first?.state == "delivered" })
                 // A person reviewed four of the photos the trial will sample (the sample is known
                 // before it runs: the same name draws the same photos).
                 let sample = try await Self.sample(database, name: "vision-next", batch: "night", share: 0.05)

@@ -1,6 +1,6 @@
 import Foundation
 
-/// scripts/webhook-receiver.py as a process: a notification receiver on loopback that checks
+/// scripts/webhook-receiver.py as a process: a webhook receiver on loopback that checks
 /// each signature itself (Python's hmac, apart from discern's code) and records what arrived.
 /// `stop()` takes it away (connections refused); `start()` brings it back on the same port.
 final class WebhookReceiver: Sendable {

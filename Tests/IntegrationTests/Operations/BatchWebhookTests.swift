@@ -7,13 +7,13 @@ import Testing
 /// checks signatures with its own code (scripts/webhook-receiver.py), real PostgreSQL. Every
 /// wait is on an event (a row, a request received, a process exiting); the retry pauses come
 /// from the settings, so a receiver down "for minutes" is a few failed tries here.
-@Suite("Batch notifications", .integrationTimeLimit)
-struct BatchNotificationTests {
+@Suite("Batch webhooks", .integrationTimeLimit)
+struct BatchWebhookTests {
     static func environment(_ receiver: WebhookReceiver, settleSeconds: Double = 0, extra: [String: String] = [:]) -> [String: String] {
         [
-            "DISCERN_NOTIFY_URLS": receiver.url, "DISCERN_NOTIFY_ALLOW_HOSTS": "127.0.0.1", "DISCERN_NOTIFY_SECRET": receiver.secret,
-            "DISCERN_NOTIFY_SETTLE_SECONDS": "\(settleSeconds)", "DISCERN_CONSOLE_PUBLIC_URL": "https://console.example.org/",
-            "DISCERN_NOTIFY_RETRY_SECONDS": "0.2", "DISCERN_NOTIFY_MAX_RETRY_SECONDS": "1"
+            "DISCERN_WEBHOOK_URLS": receiver.url, "DISCERN_WEBHOOK_ALLOW_HOSTS": "127.0.0.1", "DISCERN_WEBHOOK_SECRET": receiver.secret,
+            "DISCERN_WEBHOOK_SETTLE_SECONDS": "\(settleSeconds)", "DISCERN_CONSOLE_PUBLIC_URL": "https://console.example.org/",
+            "DISCERN_WEBHOOK_RETRY_SECONDS": "0.2", "DISCERN_WEBHOOK_MAX_RETRY_SECONDS": "1"
         ].merging(extra) { $1 }
     }
 
@@ -37,7 +37,7 @@ struct BatchNotificationTests {
     }
 
     @Test(
-        "a batch drained by a real worker delivers one signed notification with its report and a link; the URL's token is in no log or row; batches wait exits 0"
+        "a batch drained by a real worker delivers one signed webhook with its report and a link; the URL's token is in no log or row; batches wait exits 0"
     )
     func drainedBatchNotifies() async throws {
         try await TestDatabase.with { conninfo in
@@ -79,7 +79,7 @@ struct BatchNotificationTests {
         }
     }
 
-    @Test("a receiver down for a while gets the notification once it is back, exactly once")
+    @Test("a receiver down for a while gets the webhook once it is back, exactly once")
     func receiverBackLater() async throws {
         try await TestDatabase.with { conninfo in
             try await TestFolder.with { folder in
