@@ -85,7 +85,7 @@ struct DatabaseChaosTests {
                             """
                             SELECT pg_terminate_backend(pid) AS gone FROM pg_stat_activity
                             WHERE datname = current_database() AND application_name LIKE 'discern%'
-                            """
+                            """, as: Bool.self
                         ).count
                         if !released && terminated >= 6 {
                             await simulator.releaseAnalyses()
