@@ -1,7 +1,8 @@
 import Foundation
 
-/// Any JSON value (a service's raw answer), kept as it came so the API returns it unchanged and
-/// the job page can print it indented.
+/// Any JSON value (a service's raw answer, as stored), kept as it came so the API returns it
+/// unchanged and the job page can print it indented. Reading an answer's fields as it arrives
+/// is ServiceClients' `UntrustedJSON`, bounded and tolerant: another job.
 public indirect enum JSONValue: Codable, Sendable, Equatable {
     case null
     case bool(Bool)

@@ -84,7 +84,7 @@ public struct AzureFaceClient: AnalysisClient, ConfiguredClient {
     }
 
     /// The group named by the job's params, else the configured one.
-    private func personGroup(_ params: JSONObject) throws(ServiceError) -> AzurePersonGroup {
+    private func personGroup(_ params: UntrustedJSON) throws(ServiceError) -> AzurePersonGroup {
         if let large = params.string("largePersonGroupId", maxLength: 100) { return try AzurePersonGroup(id: large, isLarge: true) }
         if let group = params.string("personGroupId", maxLength: 100) { return try AzurePersonGroup(id: group, isLarge: false) }
         if let large = configuration.largePersonGroupID { return try AzurePersonGroup(id: large, isLarge: true) }
@@ -94,7 +94,7 @@ public struct AzureFaceClient: AnalysisClient, ConfiguredClient {
     }
 
     private func identify(
-        _ faces: [AzureFaceResponse.Face], group: AzurePersonGroup, params: JSONObject,
+        _ faces: [AzureFaceResponse.Face], group: AzurePersonGroup, params: UntrustedJSON,
         _ conversation: inout Conversation
     ) async throws(ServiceError) -> Analysis {
         let step = "Azure Face identify"
@@ -113,7 +113,7 @@ public struct AzureFaceClient: AnalysisClient, ConfiguredClient {
 
     /// Deletes a person (and its persisted faces) from its group. A person already gone (404
     /// PersonNotFound: a retry after a lost answer, or deleted by hand) is an outcome, not a failure.
-    private func deletePerson(_ params: JSONObject, _ conversation: inout Conversation) async throws(ServiceError) -> Analysis {
+    private func deletePerson(_ params: UntrustedJSON, _ conversation: inout Conversation) async throws(ServiceError) -> Analysis {
         let group = try personGroup(params)
         guard let person = params.string("personId", maxLength: 64),
             person.unicodeScalars.allSatisfy({ CharacterSet.alphanumerics.contains($0) || $0 == "-" })
@@ -135,7 +135,7 @@ public struct AzureFaceClient: AnalysisClient, ConfiguredClient {
     }
 
     /// The top candidate's confidence a match needs: the job's own, else the configured one.
-    static func threshold(_ params: JSONObject, _ configuration: Configuration) -> Double {
+    static func threshold(_ params: UntrustedJSON, _ configuration: Configuration) -> Double {
         params.fraction("threshold") ?? configuration.acceptanceThreshold
     }
 

@@ -17,7 +17,7 @@ enum AzureFaceResponse {
             throw ServiceError(.badResponse, "\(step) answered 200 with a body that is not a JSON array: \(response.bodySnippet)")
         }
         return try list.map { item throws(ServiceError) in
-            guard let face = JSONObject(item), let id = face.string("faceId") else {
+            guard let face = UntrustedJSON(item), let id = face.string("faceId") else {
                 throw ServiceError(.badResponse, "\(step) answered a face without a faceId: \(response.bodySnippet)")
             }
             return Face(faceID: id, rectangle: face.object("faceRectangle")?.fields ?? [:], raw: item)
@@ -29,7 +29,7 @@ enum AzureFaceResponse {
         guard let list = (try? JSONSerialization.jsonObject(with: response.body)) as? [Any] else {
             throw ServiceError(.badResponse, "\(step) answered 200 with a body that is not a JSON array: \(response.bodySnippet)")
         }
-        let entry = list.compactMap { JSONObject($0) }.first { $0.string("faceId") == faces[0].faceID } ?? list.first.flatMap { JSONObject($0) }
+        let entry = list.compactMap { UntrustedJSON($0) }.first { $0.string("faceId") == faces[0].faceID } ?? list.first.flatMap { UntrustedJSON($0) }
         let candidates = (entry?.array("candidates") ?? [])
             .compactMap { candidate -> (String, Double)? in
                 guard let person = candidate.string("personId"), let confidence = candidate.double("confidence") else { return nil }
@@ -62,7 +62,7 @@ enum AzureFaceResponse {
         if (200...299).contains(response.status) {
             return Analysis(category: "face", outcome: "deleted", subjectID: person, rawResponseJSON: raw.isEmpty ? "{}" : raw)
         }
-        if response.status == 404, JSONObject.parse(response.body)?.object("error")?.string("code") == "PersonNotFound" {
+        if response.status == 404, UntrustedJSON.parse(response.body)?.object("error")?.string("code") == "PersonNotFound" {
             return Analysis(category: "face", outcome: "not_found", subjectID: person, rawResponseJSON: raw)
         }
         throw failure(response, step: step)
@@ -70,7 +70,7 @@ enum AzureFaceResponse {
 
     /// Azure's documented error codes, classified.
     static func failure(_ response: HTTPResponse, step: String) -> ServiceError {
-        let error = JSONObject.parse(response.body)?.object("error")
+        let error = UntrustedJSON.parse(response.body)?.object("error")
         let code = error?.string("code") ?? "\(response.status)"
         let message = error?.string("message") ?? response.bodySnippet
         let detail = "\(step) answered HTTP \(response.status) \(code): \(message)"

@@ -22,7 +22,7 @@ struct AzurePersonGroup: Hashable, Sendable {
             id.unicodeScalars.allSatisfy({ ("a"..."z").contains($0) || ("0"..."9").contains($0) || $0 == "-" || $0 == "_" })
         else {
             throw ServiceError(
-                .badParams, "Azure person group ids are 1-64 lower-case letters, digits, '-' or '_'; got \(JSONObject.bounded(id, 80))")
+                .badParams, "Azure person group ids are 1-64 lower-case letters, digits, '-' or '_'; got \(UntrustedJSON.bounded(id, 80))")
         }
         self.id = id
         self.isLarge = isLarge
@@ -49,7 +49,7 @@ extension AzureFaceClient {
         let fallback = configuration.recognitionModel
         let model = try await conversation.send(request, step: step, limitKey: Self.limitKey) { response throws(ServiceError) -> String in
             guard response.status == 200 else { throw AzureFaceResponse.failure(response, step: step) }
-            guard let object = JSONObject.parse(response.body) else {
+            guard let object = UntrustedJSON.parse(response.body) else {
                 throw ServiceError(.badResponse, "\(step) answered 200 with a body that is not a JSON object: \(response.bodySnippet)")
             }
             return object.string("recognitionModel", maxLength: 32) ?? fallback

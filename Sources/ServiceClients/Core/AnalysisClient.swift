@@ -55,8 +55,8 @@ public struct AnalysisRequest: Sendable {
     }
 
     /// The params as an object; a job with unreadable params fails before any call is made.
-    func params() throws(ServiceError) -> JSONObject {
-        guard let object = JSONObject.parse(Data(paramsJSON.utf8)) else {
+    func params() throws(ServiceError) -> UntrustedJSON {
+        guard let object = UntrustedJSON.parse(Data(paramsJSON.utf8)) else {
             throw ServiceError(.badParams, "the job's params are not a JSON object: \(paramsJSON.prefix(200))")
         }
         return object

@@ -40,7 +40,7 @@ public struct DiscernerClient: AnalysisClient, ConfiguredClient {
         let destinations = UploadGrant.Destinations(serviceURL: configuration.baseURL, allowedHosts: configuration.uploadAllowedHosts)
         return try await conversation.send(request, step: step, limitKey: Services.discernerUploadKey) { response throws(ServiceError) in
             guard response.status == 200 else { throw ServiceError.status(response, during: step) }
-            guard let object = JSONObject.parse(response.body), let url = object.string("upload_url", maxLength: 8192),
+            guard let object = UntrustedJSON.parse(response.body), let url = object.string("upload_url", maxLength: 8192),
                 let key = object.string("image_key", maxLength: 1024), let bucket = object.string("bucket_name", maxLength: 255)
             else {
                 throw ServiceError(.badResponse, "\(step) answered 200 without upload_url, image_key and bucket_name: \(response.bodySnippet)")

@@ -13,8 +13,8 @@ import Foundation
 /// known category (not `unknown`); on a tie, the one the service listed first. When every
 /// entity is unknown, the first one is.
 enum DiscernerEntities {
-    static func formatThree(_ items: [JSONObject]) -> [Entity] {
-        let entities = items.prefix(100).map { (item: JSONObject) -> Entity in
+    static func formatThree(_ items: [UntrustedJSON]) -> [Entity] {
+        let entities = items.prefix(100).map { (item: UntrustedJSON) -> Entity in
             let type = item.string("type", maxLength: 128) ?? "unknown"
             let (category, subtype) = split(type)
             let properties: [String: Any?] = (item.object("properties")?.fields ?? [:]).mapValues { Optional($0) }
@@ -27,7 +27,7 @@ enum DiscernerEntities {
         return markingPrimary(entities)
     }
 
-    static func formatTwo(_ subject: JSONObject) -> Entity {
+    static func formatTwo(_ subject: UntrustedJSON) -> Entity {
         let category = subject.string("category", maxLength: 128) ?? "unknown"
         let subtype = subject.string("subcategory", maxLength: 128)
         let details = subject.object("additional_details")

@@ -6,7 +6,7 @@ import Foundation
 /// `src/lambdas/api_handler.py`).
 enum DiscernerFailure {
     static func classify(_ response: HTTPResponse, step: String) -> ServiceError {
-        let object = JSONObject.parse(response.body)
+        let object = UntrustedJSON.parse(response.body)
         let error = object?.string("error", maxLength: 1000) ?? ""
         switch response.status {
         case 500 where error.contains("ExecutionAlreadyExists"):

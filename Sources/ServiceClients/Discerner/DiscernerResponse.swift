@@ -9,18 +9,18 @@ import Foundation
 /// than 200 in `analysis_result`, or `analysis_complete: false`): none of them is a result.
 enum DiscernerResponse {
     static func map(_ data: Data) throws(ServiceError) -> Analysis {
-        guard let top = JSONObject.parse(data) else {
+        guard let top = UntrustedJSON.parse(data) else {
             throw bad("a body that is not a JSON object", data)
         }
         guard top.bool("success") != false else {
             throw ServiceError(.analysisFailed, "Image Discerner analyze reported failure: \(top.string("error") ?? snippet(data))")
         }
         guard let result = top.object("analysis_result") else { throw bad("no analysis_result", data) }
-        if let status = result.fields["statusCode"], JSONObject.number(status) != 200 {
+        if let status = result.fields["statusCode"], UntrustedJSON.number(status) != 200 {
             // The aggregation step's own failure: {"statusCode": 500, "body": {"error": ...}}.
             let reason = result.object("body")?.string("error") ?? snippet(data)
             throw ServiceError(
-                .analysisFailed, "Image Discerner's analysis workflow answered statusCode \(JSONObject.bounded("\(status)", 20)): \(reason)")
+                .analysisFailed, "Image Discerner's analysis workflow answered statusCode \(UntrustedJSON.bounded("\(status)", 20)): \(reason)")
         }
         guard let body = result.object("body") else { throw bad("no analysis_result.body", data) }
         guard body.fields["analysis_complete"] as? Bool != false else {
@@ -31,7 +31,7 @@ enum DiscernerResponse {
         switch version {
         case 3:
             guard let list = body.fields["entities"] as? [Any] else { throw bad("a format 3.0 answer without an entities list", data) }
-            entities = DiscernerEntities.formatThree(list.compactMap(JSONObject.init))
+            entities = DiscernerEntities.formatThree(list.compactMap(UntrustedJSON.init))
         case 2:
             guard let subject = body.object("primary_subject") else { throw bad("a format 2.0 answer without primary_subject", data) }
             entities = [DiscernerEntities.formatTwo(subject)]
@@ -54,15 +54,15 @@ enum DiscernerResponse {
     }
 
     /// The major version: `processing_metadata.response_format_version` ("3.0"), else the shape.
-    private static func formatVersion(_ body: JSONObject) -> Int {
+    private static func formatVersion(_ body: UntrustedJSON) -> Int {
         if let text = body.object("processing_metadata")?.string("response_format_version", maxLength: 16) {
-            return JSONObject.number(text).flatMap { Int(exactly: $0.rounded(.down)) } ?? -1
+            return UntrustedJSON.number(text).flatMap { Int(exactly: $0.rounded(.down)) } ?? -1
         }
         return body.fields["entities"] != nil ? 3 : 2
     }
 
     private static func analysis(
-        _ entities: [Entity], formatTwoSubject: JSONObject?, version: Int, execution: String?,
+        _ entities: [Entity], formatTwoSubject: UntrustedJSON?, version: Int, execution: String?,
         raw: String
     ) -> Analysis {
         let primary = entities.first(where: \.isPrimary)

@@ -41,7 +41,7 @@ public struct LandmarkClient: AnalysisClient, ConfiguredClient {
 
     static func read(_ response: HTTPResponse, unsureBelow: Double, step: String) throws(ServiceError) -> Analysis {
         guard response.status == 200 else { throw failure(response, step: step) }
-        guard let top = JSONObject.parse(response.body), top.fields["predictions"] is [Any] else {
+        guard let top = UntrustedJSON.parse(response.body), top.fields["predictions"] is [Any] else {
             throw ServiceError(.badResponse, "\(step) answered 200 without a predictions list: \(response.bodySnippet)")
         }
         let predictions = top.array("predictions")
@@ -71,8 +71,8 @@ public struct LandmarkClient: AnalysisClient, ConfiguredClient {
     }
 
     static func failure(_ response: HTTPResponse, step: String) -> ServiceError {
-        let message = JSONObject.parse(response.body)?.string("error") ?? response.bodySnippet
-        let details = JSONObject.parse(response.body)?.string("details")
+        let message = UntrustedJSON.parse(response.body)?.string("error") ?? response.bodySnippet
+        let details = UntrustedJSON.parse(response.body)?.string("details")
         let detail = "\(step) answered HTTP \(response.status): \(message)\(details.map { " (\($0))" } ?? "")"
         guard response.status == 400 else {
             if response.status == 500 { return ServiceError(.analysisFailed, detail) }

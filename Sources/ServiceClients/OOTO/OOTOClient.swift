@@ -50,7 +50,7 @@ public struct OOTOClient: AnalysisClient, ConfiguredClient {
     }
 
     private func sendPhoto(
-        _ upload: Upload, to endpoint: String, params: JSONObject,
+        _ upload: Upload, to endpoint: String, params: UntrustedJSON,
         _ conversation: inout Conversation
     ) async throws(ServiceError) -> Analysis {
         let step = "OOTO \(endpoint)"
@@ -73,7 +73,7 @@ public struct OOTOClient: AnalysisClient, ConfiguredClient {
         }
     }
 
-    private func delete(params: JSONObject, _ conversation: inout Conversation) async throws(ServiceError) -> Analysis {
+    private func delete(params: UntrustedJSON, _ conversation: inout Conversation) async throws(ServiceError) -> Analysis {
         guard let templateID = params.string("templateId") else {
             throw ServiceError(.badParams, "an OOTO delete job needs params {\"templateId\": \"...\"}")
         }

@@ -29,7 +29,7 @@ enum OOTOResponse {
             detailsJSON: JSONBody.details([
                 "candidate_template_id": templateID, "similarity": similarity, "threshold": threshold,
                 "box": result.object("box")?.fields, "liveness": checks(result, "liveness"), "deepfake": checks(result, "deepfake"),
-                "transaction_id": JSONObject.parse(response.body)?.string("transactionId")
+                "transaction_id": UntrustedJSON.parse(response.body)?.string("transactionId")
             ]),
             rawResponseJSON: raw)
     }
@@ -44,7 +44,7 @@ enum OOTOResponse {
             detailsJSON: JSONBody.details([
                 "quality": (result.object("quality") ?? result.object("face")?.object("quality"))?.fields,
                 "liveness": checks(result, "liveness"), "deepfake": checks(result, "deepfake"),
-                "transaction_id": JSONObject.parse(response.body)?.string("transactionId")
+                "transaction_id": UntrustedJSON.parse(response.body)?.string("transactionId")
             ]),
             rawResponseJSON: raw)
     }
@@ -55,7 +55,7 @@ enum OOTOResponse {
         if (200...299).contains(response.status) {
             return Analysis(
                 outcome: "deleted", subjectID: templateID,
-                detailsJSON: JSONBody.details(["transaction_id": JSONObject.parse(response.body)?.string("transactionId")]),
+                detailsJSON: JSONBody.details(["transaction_id": UntrustedJSON.parse(response.body)?.string("transactionId")]),
                 rawResponseJSON: raw.isEmpty ? "{}" : raw)
         }
         // Deleting is idempotent for us: a retry after a lost answer finds the template gone.
@@ -70,9 +70,9 @@ enum OOTOResponse {
     }
 
     /// The `result` object of a 200 answer, and the raw text.
-    private static func success(_ response: HTTPResponse, step: String) throws(ServiceError) -> (JSONObject, String) {
+    private static func success(_ response: HTTPResponse, step: String) throws(ServiceError) -> (UntrustedJSON, String) {
         guard response.status == 200 else { throw failure(response, step: step) }
-        guard let top = JSONObject.parse(response.body), let result = top.object("result") else {
+        guard let top = UntrustedJSON.parse(response.body), let result = top.object("result") else {
             throw ServiceError(.badResponse, "\(step) answered 200 without a result object: \(response.bodySnippet)")
         }
         if result.string("status") == "error" { throw failure(response, step: step) }
@@ -80,7 +80,7 @@ enum OOTOResponse {
     }
 
     /// Liveness or deepfake scores: under `result.face` (flat shape) or `result` (nested).
-    private static func checks(_ result: JSONObject, _ name: String) -> [String: Any]? {
+    private static func checks(_ result: UntrustedJSON, _ name: String) -> [String: Any]? {
         (result.object("face")?.object(name) ?? result.object(name))?.fields
     }
 
@@ -115,7 +115,7 @@ enum OOTOResponse {
         let info: String?
 
         init?(_ response: HTTPResponse) {
-            guard let result = JSONObject.parse(response.body)?.object("result"), result.string("status") == "error" else { return nil }
+            guard let result = UntrustedJSON.parse(response.body)?.object("result"), result.string("status") == "error" else { return nil }
             code = result.int("code")
             info = result.string("info")
         }

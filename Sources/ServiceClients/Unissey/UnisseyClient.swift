@@ -61,7 +61,7 @@ public struct UnisseyClient: AnalysisClient, ConfiguredClient {
 
     static func read(_ response: HTTPResponse, step: String, metadataSent: Bool, iadRequested: Bool) throws(ServiceError) -> Analysis {
         guard response.status == 200 else {
-            let message = JSONObject.parse(response.body).flatMap { $0.string("message") ?? $0.string("error") ?? $0.string("detail") }
+            let message = UntrustedJSON.parse(response.body).flatMap { $0.string("message") ?? $0.string("error") ?? $0.string("detail") }
             let detail = "\(step) answered HTTP \(response.status): \(message ?? response.bodySnippet)"
             switch response.status {
             case 400, 422: throw ServiceError(.inputRejected, detail, kind: .unisseyRejected)
@@ -69,7 +69,7 @@ public struct UnisseyClient: AnalysisClient, ConfiguredClient {
             default: throw ServiceError.status(response, during: step)
             }
         }
-        guard let top = JSONObject.parse(response.body), let genuine = top.bool("is_genuine") else {
+        guard let top = UntrustedJSON.parse(response.body), let genuine = top.bool("is_genuine") else {
             throw ServiceError(.badResponse, "\(step) answered 200 without is_genuine: \(response.bodySnippet)")
         }
         let trust = top.object("details")?.object("injection")?.object("selfie")?.fraction("trust_score")

@@ -1,9 +1,11 @@
 import Foundation
 
-/// Tolerant, bounded reading of service JSON: a field that is missing, of the wrong type, out
-/// of range or not finite reads as nil instead of failing the whole answer or trapping, and no
-/// string read from a service is longer than the caller allows.
-struct JSONObject {
+/// Tolerant, bounded reading of a JSON object from outside (a service's answer): a field that
+/// is missing, of the wrong type, out of range or not finite reads as nil instead of failing
+/// the whole answer or trapping, and no string read is longer than the caller allows. Not
+/// QueueReads' `JSONValue`, which carries an answer already stored, whole and unchanged, to a
+/// page.
+struct UntrustedJSON {
     let fields: [String: Any]
 
     /// The longest text a field yields unless the caller asks for more: operator names, plates,
@@ -17,14 +19,14 @@ struct JSONObject {
 
     /// nil for anything that is not a JSON object. Foundation's parser refuses nesting deeper
     /// than it can handle (no stack overflow) and numbers a Double cannot hold.
-    static func parse(_ data: Data) -> JSONObject? {
-        JSONObject(try? JSONSerialization.jsonObject(with: data))
+    static func parse(_ data: Data) -> UntrustedJSON? {
+        UntrustedJSON(try? JSONSerialization.jsonObject(with: data))
     }
 
-    func object(_ key: String) -> JSONObject? {
-        if let nested = JSONObject(fields[key]) { return nested }
+    func object(_ key: String) -> UntrustedJSON? {
+        if let nested = UntrustedJSON(fields[key]) { return nested }
         // Some gateways double-encode: a JSON object inside a string.
-        if let text = fields[key] as? String, text.first == "{", let data = text.data(using: .utf8) { return JSONObject.parse(data) }
+        if let text = fields[key] as? String, text.first == "{", let data = text.data(using: .utf8) { return UntrustedJSON.parse(data) }
         return nil
     }
 
@@ -58,8 +60,8 @@ struct JSONObject {
                 .prefix(maxCount).map { Self.bounded($0, maxLength) })
     }
 
-    func array(_ key: String, maxCount: Int = 100) -> [JSONObject] {
-        Array(((fields[key] as? [Any]) ?? []).lazy.compactMap { JSONObject($0) }.prefix(maxCount))
+    func array(_ key: String, maxCount: Int = 100) -> [UntrustedJSON] {
+        Array(((fields[key] as? [Any]) ?? []).lazy.compactMap { UntrustedJSON($0) }.prefix(maxCount))
     }
 
     static func number(_ value: Any?) -> Double? {
