@@ -17,3 +17,10 @@ if named=$(grep -rnE '\.column\("' Sources Tests bench --include='*.swift' | gre
     echo "$named" >&2
     exit 1
 fi
+# The process's environment is read in one place, the executable's `Setting.environment`
+# (docs/design.md): every library takes what it needs as values.
+if reads=$(grep -rn 'processInfo\.environment\|getenv(' Sources --include='*.swift' | grep -v '^Sources/discern/Support/Setting.swift:'); then
+    echo "the environment read outside Setting.environment:" >&2
+    echo "$reads" >&2
+    exit 1
+fi

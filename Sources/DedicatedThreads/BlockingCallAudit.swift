@@ -1,13 +1,22 @@
 import Foundation
+import Synchronization
 
 /// Checks the rule that blocking C calls (libpq, libcurl, libvips) run only on discern's own
 /// threads, never on Swift's cooperative pool.
 ///
-/// Off by default. With `DISCERN_AUDIT_BLOCKING=1` in the environment, a blocking call made on
-/// any other thread stops the process with the call's name: the test suite runs a worker that
-/// way over every kind of job (Tests/IntegrationTests/Worker/BlockingAuditTests.swift).
+/// Off by default. `enable()` (the executable, with `DISCERN_AUDIT_BLOCKING=1` in its
+/// settings) makes a blocking call on any other thread stop the process with the call's name:
+/// the test suite runs a worker that way over every kind of job
+/// (Tests/IntegrationTests/Worker/BlockingAuditTests.swift).
 public enum BlockingCallAudit {
-    public static let isEnabled = ProcessInfo.processInfo.environment["DISCERN_AUDIT_BLOCKING"].map { !$0.isEmpty && $0 != "0" } ?? false
+    private static let enabled = Atomic(false)
+
+    public static var isEnabled: Bool { enabled.load(ordering: .relaxed) }
+
+    /// From now on, a blocking call off discern's threads stops the process.
+    public static func enable() {
+        enabled.store(true, ordering: .relaxed)
+    }
 
     /// Call at the entry of every function that blocks in C.
     @inline(__always)

@@ -2,9 +2,31 @@ import CVips
 import CVipsShim
 import DedicatedThreads
 import Foundation
+import Synchronization
 
 /// Process-wide libvips set-up and error handling.
 public enum Vips {
+    /// What the process asks of libvips (docs/configuration.md): set by the executable from
+    /// its settings before the first image, read once when libvips starts.
+    public struct Settings: Sendable {
+        /// Threads per image operation; nil: libvips' default, one per core.
+        public var concurrency: Int?
+        /// ORC vector code, with every pipeline built under one lock (`vectorEnabled`).
+        public var vectors: Bool
+
+        public init(concurrency: Int? = nil, vectors: Bool = false) {
+            self.concurrency = concurrency
+            self.vectors = vectors
+        }
+    }
+
+    private static let chosen = Mutex(Settings())
+
+    /// Call before the first image: once libvips has started, its settings stay.
+    public static func configure(_ settings: Settings) {
+        chosen.withLock { $0 = settings }
+    }
+
     private static let initialization: Result<Void, ImagingError> = {
         // Decode problems reach callers as errors; the shim drops libvips' own stderr warnings.
         guard cvipsshim_init("discern") == 0 else {
@@ -21,7 +43,7 @@ public enum Vips {
         // DISCERN_VIPS_CONCURRENCY says otherwise. With images in flight on every core, one
         // thread or two make no difference; one image at a time runs much faster on every core
         // (docs/decisions/0003-libvips-settings.md).
-        if let wanted = ProcessInfo.processInfo.environment["DISCERN_VIPS_CONCURRENCY"].flatMap(Int.init), wanted > 0 {
+        if let wanted = chosen.withLock({ $0.concurrency }), wanted > 0 {
             vips_concurrency_set(Int32(min(wanted, 1024)))
         }
         started.set()
@@ -35,7 +57,8 @@ public enum Vips {
     /// at the 1/2ⁿ scale it is sent at; a PNG within the limit keeps its size), so ORC gains nothing
     /// there (bench/RESULTS.md: within noise) and no process-wide lock need sit on the hot path.
     /// `DISCERN_VIPS_ORC=1` turns it on, with the lock (docs/decisions/0003-libvips-settings.md).
-    static let vectorEnabled = ProcessInfo.processInfo.environment["DISCERN_VIPS_ORC"] == "1"
+    /// Fixed at its first read (libvips' start): `configure` comes before.
+    static let vectorEnabled = chosen.withLock { $0.vectors }
 
     /// Makes the one environment write libvips' start would make (VIPSHOME), so that starting it
     /// later, on a busy process, writes nothing: glibc's setenv can free the environment under a

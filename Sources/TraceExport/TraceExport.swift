@@ -23,7 +23,7 @@ public struct TraceExport {
 
     /// Starts exporting when the environment asks for it; nil otherwise. A configuration
     /// swift-otel refuses is said on stderr and the command runs untraced, as it would without.
-    public static func startIfWanted(_ environment: [String: String] = ProcessInfo.processInfo.environment) -> TraceExport? {
+    public static func startIfWanted(_ environment: [String: String]) -> TraceExport? {
         guard isWanted(environment) else { return nil }
         var configuration = OTel.Configuration.default
         configuration.serviceName = "discern"

@@ -1,5 +1,6 @@
 import ArgumentParser
 import BuildInfo
+import DedicatedThreads
 import Foundation
 import Imaging
 import TraceExport
@@ -32,7 +33,7 @@ extension Discern {
     /// Applies `--config FILE` before the arguments are parsed, so every option's default and
     /// libpq itself see the file's settings.
     static func main() async {
-        MemoryTuning.apply()
+        MemoryTuning.apply(environment: Setting.environment)
         // This and the configuration file below write the environment, and glibc's setenv is
         // unsafe beside a thread reading it: here, before any thread starts, they are alone.
         Vips.settleEnvironment()
@@ -42,10 +43,12 @@ extension Discern {
         var traces: TraceExport?
         do {
             let arguments = try ConfigurationFile.apply(arguments: Array(CommandLine.arguments.dropFirst()))
-            try Setting.checkLibraryVariables()
+            // The process-wide settings the libraries take, after the file, which may set them.
+            Vips.configure(try Setting.libvipsSettings())
+            if Setting.present("DISCERN_AUDIT_BLOCKING").map({ $0 != "0" }) == true { BlockingCallAudit.enable() }
             var command = try parseAsRoot(arguments)
             // After the configuration file: it may set the OTEL_* variables too.
-            traces = TraceExport.startIfWanted()
+            traces = TraceExport.startIfWanted(Setting.environment)
             if var asyncCommand = command as? any AsyncParsableCommand {
                 try await asyncCommand.run()
             } else {

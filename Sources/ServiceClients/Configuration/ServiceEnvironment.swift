@@ -11,7 +11,7 @@ import Imaging
 public struct ServiceEnvironment: Sendable {
     public let variables: [String: String]
 
-    public init(_ variables: [String: String] = ProcessInfo.processInfo.environment) {
+    public init(_ variables: [String: String]) {
         self.variables = variables
     }
 

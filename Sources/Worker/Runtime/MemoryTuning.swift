@@ -12,9 +12,9 @@ import Foundation
 /// really in use. Measured in bench/RESULTS.md (runtime section). `MALLOC_ARENA_MAX` and
 /// `MALLOC_MMAP_THRESHOLD_` in the environment still win.
 public enum MemoryTuning {
-    public static func apply() {
+    /// `environment`: the process's, which glibc read at start.
+    public static func apply(environment: [String: String]) {
         #if canImport(Glibc)
-            let environment = ProcessInfo.processInfo.environment
             if environment["MALLOC_ARENA_MAX"] == nil { _ = glibcMallopt(mArenaMax, 2) }
             if environment["MALLOC_MMAP_THRESHOLD_"] == nil { _ = glibcMallopt(mMmapThreshold, 1 << 20) }
         #endif

@@ -68,7 +68,7 @@ struct ConsoleCommand: AsyncParsableCommand {
         }
         var settings = knobbed.console
         do {
-            let environment = ServiceEnvironment()
+            let environment = ServiceEnvironment(Setting.environment)
             settings.accessToken = try environment.secret("DISCERN_CONSOLE_TOKEN")?.plainText
             settings.operatorToken = try environment.secret("DISCERN_CONSOLE_OPERATOR_TOKEN")?.plainText
             settings.viewerToken = try environment.secret("DISCERN_CONSOLE_VIEWER_TOKEN")?.plainText

@@ -28,7 +28,7 @@ struct PauseCommand: AsyncParsableCommand {
 
     /// Who, as the console records its user: the login name of whoever ran the command
     /// (retry and cancel record it too).
-    static var `operator`: String { "cli:" + (ProcessInfo.processInfo.environment["USER"] ?? ProcessInfo.processInfo.userName) }
+    static var `operator`: String { "cli:" + (Setting.environment["USER"] ?? ProcessInfo.processInfo.userName) }
 }
 
 struct ResumeCommand: AsyncParsableCommand {

@@ -50,7 +50,7 @@ struct PrepareCommand: AsyncParsableCommand {
         // shows is what a worker with this environment would send.
         let configured: ImagePolicy?
         do {
-            configured = try ServiceEnvironment().imagePolicy(for: service.service)
+            configured = try ServiceEnvironment(Setting.environment).imagePolicy(for: service.service)
         } catch {
             throw ValidationError(error.description)
         }

@@ -99,7 +99,7 @@ struct SimulateCommand: AsyncParsableCommand {
     func run() async throws {
         let logger = logging.makeLogger("discern.simulator")
         var configuration = SimulatorConfiguration(host: host, port: port)
-        if let secret = ProcessInfo.processInfo.environment["DISCERN_SIM_SECRET_ACCESS_KEY"], !secret.isEmpty {
+        if let secret = Setting.environment["DISCERN_SIM_SECRET_ACCESS_KEY"], !secret.isEmpty {
             configuration.secretAccessKey = secret
         }
         configuration.discernerResponseFormat = discernerFormat

@@ -133,7 +133,7 @@ struct TrialRunCommand: AsyncParsableCommand {
     /// The environment the candidate is built from: this process's, with `--set` on top. Only
     /// the candidate service's own variables may be set.
     func candidateVariables() throws -> [String: String] {
-        var variables = ProcessInfo.processInfo.environment
+        var variables = Setting.environment
         let own = Set([service.service.urlVariable] + service.service.variables)
         for setting in settings {
             guard let equals = setting.firstIndex(of: "="), equals != setting.startIndex else {

@@ -56,7 +56,7 @@ struct WorkCommand: AsyncParsableCommand {
         let logger = logging.makeLogger("discern.worker")
         var settings = try self.settings(logger: logger)
         let registry = settings.metricsPort != nil ? MetricsServer.bootstrap(version: BuildInfo.version) : nil
-        var variables = ProcessInfo.processInfo.environment
+        var variables = Setting.environment
         if let primaryServiceURL { variables[Services.discerner.urlVariable] = primaryServiceURL }
         let environment = ServiceEnvironment(variables)
         guard !environment.configuredServiceNames.isEmpty else {

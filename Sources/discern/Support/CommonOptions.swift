@@ -19,16 +19,16 @@ struct DatabaseOptions: ParsableArguments {
     var configFile: String?
 
     var conninfo: String {
-        databaseURL ?? ProcessInfo.processInfo.environment["DISCERN_DATABASE_URL"] ?? ""
+        databaseURL ?? Setting.environment["DISCERN_DATABASE_URL"] ?? ""
     }
 }
 
 struct LogOptions: ParsableArguments {
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical. Default: $DISCERN_LOG_LEVEL, else info.")
-    var logLevel: String = ProcessInfo.processInfo.environment["DISCERN_LOG_LEVEL"] ?? "info"
+    var logLevel: String = Setting.environment["DISCERN_LOG_LEVEL"] ?? "info"
 
     @Option(help: "Log format on standard error: logfmt or json. Default: $DISCERN_LOG_FORMAT, else logfmt.")
-    var logFormat: String = ProcessInfo.processInfo.environment["DISCERN_LOG_FORMAT"] ?? "logfmt"
+    var logFormat: String = Setting.environment["DISCERN_LOG_FORMAT"] ?? "logfmt"
 
     func validate() throws {
         guard ["logfmt", "json"].contains(logFormat) else { throw ValidationError("--log-format must be logfmt or json") }

@@ -9,7 +9,7 @@ enum ConfigurationFile {
     /// Takes `--config FILE` / `--config=FILE` out of the arguments and applies the file.
     static func apply(arguments: [String]) throws -> [String] {
         var rest: [String] = []
-        var path = ProcessInfo.processInfo.environment["DISCERN_CONFIG"].flatMap { $0.isEmpty ? nil : $0 }
+        var path = Setting.environment["DISCERN_CONFIG"].flatMap { $0.isEmpty ? nil : $0 }
         var iterator = arguments.makeIterator()
         while let argument = iterator.next() {
             if argument == "--config" {

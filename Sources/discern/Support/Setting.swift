@@ -1,6 +1,7 @@
 import ArgumentParser
 import ServiceClients
 import Foundation
+import Imaging
 import Logging
 import MediaFiles
 import ObjectStorage
@@ -67,6 +68,9 @@ enum Setting {
         }
     }
 
+    /// The process's environment, the configuration file's settings included: the one place
+    /// discern reads it (scripts/check-source.sh). Libraries take what they need as values
+    /// (`Vips.configure`, `ServiceEnvironment`, `MemoryTuning.apply`, `TraceExport.startIfWanted`).
     static var environment: [String: String] { ProcessInfo.processInfo.environment }
 
     /// 3600 rather than 3600.0.
@@ -74,15 +78,21 @@ enum Setting {
         number == number.rounded() && abs(number) < 1e15 ? String(Int(number)) : String(number)
     }
 
-    /// The variables libvips' setup reads on its own (Imaging/Vips.swift), checked as a knob is:
-    /// a wrong one stops the command with one line instead of being ignored.
-    static func checkLibraryVariables() throws {
-        if let text = present("DISCERN_VIPS_CONCURRENCY"), !(Int(text).map { (1...1024).contains($0) } ?? false) {
-            throw SettingError("DISCERN_VIPS_CONCURRENCY must be a whole number from 1 to 1024 (libvips threads per image), not \(text)")
+    /// libvips' process-wide settings (`DISCERN_VIPS_CONCURRENCY`, `DISCERN_VIPS_ORC`), checked as
+    /// a knob is: a wrong one stops the command with one line instead of being ignored.
+    static func libvipsSettings() throws -> Vips.Settings {
+        var settings = Vips.Settings()
+        if let text = present("DISCERN_VIPS_CONCURRENCY") {
+            guard let threads = Int(text), (1...1024).contains(threads) else {
+                throw SettingError("DISCERN_VIPS_CONCURRENCY must be a whole number from 1 to 1024 (libvips threads per image), not \(text)")
+            }
+            settings.concurrency = threads
         }
-        if let text = present("DISCERN_VIPS_ORC"), !["0", "1"].contains(text) {
-            throw SettingError("DISCERN_VIPS_ORC must be 1 (ORC vector code on) or 0 (off), not \(text)")
+        if let text = present("DISCERN_VIPS_ORC") {
+            guard ["0", "1"].contains(text) else { throw SettingError("DISCERN_VIPS_ORC must be 1 (ORC vector code on) or 0 (off), not \(text)") }
+            settings.vectors = text == "1"
         }
+        return settings
     }
 
     static func present(_ name: String) -> String? {

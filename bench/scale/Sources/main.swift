@@ -107,7 +107,7 @@ case "work", "serve":
     let runtime = WorkerRuntime(connections: connections, clients: [client], configuration: configuration, logger: logger)
     // Traces as `discern` has them: on with OTEL_EXPORTER_OTLP_ENDPOINT (the A/B of tracing's
     // cost, bench/README.md), off otherwise.
-    let traces = TraceExport.startIfWanted()
+    let traces = TraceExport.startIfWanted(ProcessInfo.processInfo.environment)
     // The runtime's own interval, from before it connects to after its last write and its
     // shutdown: what a peer's drain benchmark times (bench/peer), without process start-up.
     let started = ContinuousClock.now
