@@ -11,10 +11,17 @@ import Postgres
 /// transaction through the same functions the CLI uses, and redirects (303) to a page that says
 /// what happened.
 struct Actions {
-    let store: QueueReader
+    /// The actions' own connection: the read model's are for reading.
+    let writes: Database
     let secrets: Secrets
     /// The services there are (ServiceClients' registry): a cap for a misspelt one would cap nothing.
     let services: [String]
+
+    /// One action's statements, in one transaction on the actions' connection, under the same
+    /// timeout as the pages': no action holds the database longer.
+    private func write<T: Sendable>(_ body: @escaping @Sendable (Connection) throws -> T) async throws -> T {
+        try await writes.transaction(statementTimeout: QueueReader.statementTimeout, body)
+    }
 
     /// The role an action's path needs; nil for a path that is no action.
     static func role(_ path: String) -> ConsoleRole? {
@@ -44,7 +51,7 @@ struct Actions {
             throw HTTPError(.badRequest, message: "per_minute must be a number of calls a minute above 0")
         }
         let user = context.user
-        guard try await store.transaction({ try ServiceLimits.setRateLimit($0, key: key, perMinute: perMinute, by: user) }) else {
+        guard try await write({ try ServiceLimits.setRateLimit($0, key: key, perMinute: perMinute, by: user) }) else {
             throw HTTPError(.notFound, message: "there is no rate limit \(key)")
         }
         context.logger.notice("console action", metadata: ["action": "rate-limit", "key": "\(key)", "per_minute": "\(perMinute)", "user": "\(user)"])
@@ -68,7 +75,7 @@ struct Actions {
             calls = value
         }
         let user = context.user, cap = calls
-        try await store.transaction { try ServiceLimits.setSpendCap($0, service: service, calls: cap, period: period, by: user) }
+        try await write { try ServiceLimits.setSpendCap($0, service: service, calls: cap, period: period, by: user) }
         context.logger.notice(
             "console action",
             metadata: [
@@ -85,7 +92,7 @@ struct Actions {
             throw HTTPError(.badRequest, message: "name a service: service=NAME")
         }
         let user = context.user
-        let changed = try await store.transaction {
+        let changed = try await write {
             resume ? try Pausing.resume($0, service: service, by: user) : try Pausing.pause($0, service: service, by: user)
         }
         context.logger.notice(
@@ -116,12 +123,12 @@ struct Actions {
         let chosen = selection, user = context.user
         // A selection by filters is confirmed first, on a page that says how many jobs it takes.
         if selection.ids.isEmpty && form["confirmed"] != "yes" {
-            let states = try await store.transaction { try JobControl.states($0, chosen) }
+            let states = try await write { try JobControl.states($0, chosen) }
             let page = ConfirmPage.render(
                 action, form: form, states: states, csrf: secrets.csrf(user: context.user, role: context.role), back: Self.back(form))
             return ConsoleServer.html(page.render(readOnly: false), status: .ok)
         }
-        let count = try await JobControl.perform(action, chosen, by: user) { body in try await store.transaction(body) }
+        let count = try await JobControl.perform(action, chosen, by: user) { body in try await write(body) }
         context.logger.notice("console action", metadata: ["action": "\(verb)", "jobs": "\(count)", "user": "\(user)"])
         // One job acted on from its own page goes back there, unless it is gone.
         let back = form["back"] != "/jobs" && ids.count == 1 && action != .delete ? "/jobs/\(ids[0])" : Self.back(form)
@@ -155,7 +162,7 @@ struct Actions {
         guard correction.isComplete else {
             throw HTTPError(.badRequest, message: "a correction needs an operator, a fleet ID, a licence plate or a category")
         }
-        guard try await store.transaction({ try Reviews.record($0, correction) }) else {
+        guard try await write({ try Reviews.record($0, correction) }) else {
             throw HTTPError(.notFound, message: "there is no result \(result)")
         }
         let back = form["back"] == "/quality" ? "/quality" : "/review"

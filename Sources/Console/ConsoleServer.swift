@@ -4,12 +4,15 @@ import HTTPTypes
 import Hummingbird
 import Logging
 import NIOCore
+import Postgres
 
 /// `discern console`: the pages, their `/api/` JSON twins, thumbnails and actions, served by
 /// Hummingbird over the same database the workers use.
 public enum ConsoleServer {
+    /// `store` reads the pages; `writes`, a connection of the actions' own, carries what an
+    /// operator changes.
     public static func application(
-        store: QueueReader, changes: ChangeFeed, configuration: ConsoleConfiguration, logger: Logger
+        store: QueueReader, writes: Database, changes: ChangeFeed, configuration: ConsoleConfiguration, logger: Logger
     ) -> some ApplicationProtocol {
         let secrets = Secrets(tokens: configuration.tokens.map { Secrets.Token(value: $0.0, role: $0.1) })
         let context = PageContext(signs: { secrets.csrf(user: $0, role: $1) }, services: configuration.services)
@@ -65,7 +68,7 @@ public enum ConsoleServer {
             return response
         }
         // Served on every console: AccessGuard refuses what a role does not allow (403, logged).
-        Actions(store: store, secrets: secrets, services: configuration.services).register(on: router)
+        Actions(writes: writes, secrets: secrets, services: configuration.services).register(on: router)
         return Application(
             router: router,
             configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "discern-console"),

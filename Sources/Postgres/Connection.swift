@@ -164,17 +164,20 @@ public final class Connection {
     /// aggregate many index entries once. On a large table PostgreSQL's cost estimate starts the
     /// JIT compiler, which then takes longer (150-250 ms) than the query itself. `SET LOCAL`
     /// instead of a startup option: it works through a transaction-mode pooler.
-    public func reading<T>(_ body: (Connection) throws -> T) throws -> T {
-        try transaction { connection in
+    public func reading<T>(statementTimeout: String? = nil, _ body: (Connection) throws -> T) throws -> T {
+        try transaction(statementTimeout: statementTimeout) { connection in
             try connection.query("SET LOCAL jit = off")
             return try body(connection)
         }
     }
 
-    /// Runs `body` inside BEGIN ... COMMIT; any error rolls back and is rethrown.
-    public func transaction<T>(_ body: (Connection) throws -> T) throws -> T {
+    /// Runs `body` inside BEGIN ... COMMIT; any error rolls back and is rethrown. With
+    /// `statementTimeout` (PostgreSQL's units: "10s"), no statement of it runs longer: set for
+    /// this transaction only, so it holds through a transaction pooler too.
+    public func transaction<T>(statementTimeout: String? = nil, _ body: (Connection) throws -> T) throws -> T {
         try query("BEGIN")
         do {
+            if let statementTimeout { try execute("SELECT set_config('statement_timeout', \(statementTimeout), true)") }
             let value = try body(self)
             try query("COMMIT")
             return value

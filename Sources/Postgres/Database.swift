@@ -42,6 +42,15 @@ public final class Database: @unchecked Sendable {
         }
     }
 
+    /// Runs `body` in one transaction on the connection's thread (`Connection.transaction`):
+    /// an operator's action, all of it or none.
+    @discardableResult
+    public func transaction<T: Sendable>(
+        statementTimeout: String? = nil, _ body: @escaping @Sendable (Connection) throws -> T
+    ) async throws -> T {
+        try await withConnection { try $0.transaction(statementTimeout: statementTimeout, body) }
+    }
+
     private func liveConnection() throws -> Connection {
         if let connection, connection.isHealthy { return connection }
         connection = nil

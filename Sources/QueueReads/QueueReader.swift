@@ -27,7 +27,7 @@ public final class QueueReader: Sendable {
     /// No view or action may hold the database longer than this (`SET LOCAL`, so it works
     /// through a transaction pooler too): the readers' own connections, apart from the
     /// workers', and never a query that runs on after its reader has gone.
-    static let statementTimeout = "10s"
+    public static let statementTimeout = "10s"
 
     /// Runs a query whose one row has one column `doc` holding JSON, and decodes it. JIT off
     /// (`Connection.reading`): compiling a view's query costs more than running it.
@@ -41,25 +41,10 @@ public final class QueueReader: Sendable {
         return try Self.decoder.decode(T.self, from: Data(text.utf8))
     }
 
-    /// Runs `body` in a read-only transaction under the timeout: a view made of several queries.
+    /// Runs `body` in a transaction under the timeout: a view made of several queries. It
+    /// writes nothing: the console's actions go through a connection of their own.
     func reading<T: Sendable>(_ body: @escaping @Sendable (Connection) throws -> T) async throws -> T {
-        try await database.withConnection { connection in
-            try connection.reading { connection in
-                try connection.run(Queries.QueueReader.StatementTimeout(timeout: Self.statementTimeout))
-                return try body(connection)
-            }
-        }
-    }
-
-    /// Runs `body` in a transaction under the same timeout: the console's actions (retry, cancel,
-    /// a review) share these connections rather than opening their own.
-    public func transaction<T: Sendable>(_ body: @escaping @Sendable (Connection) throws -> T) async throws -> T {
-        try await database.withConnection { connection in
-            try connection.transaction { connection in
-                try connection.run(Queries.QueueReader.StatementTimeout(timeout: Self.statementTimeout))
-                return try body(connection)
-            }
-        }
+        try await database.withConnection { try $0.reading(statementTimeout: Self.statementTimeout, body) }
     }
 
     /// Reads the views' documents, which name their fields after the database's columns, snake

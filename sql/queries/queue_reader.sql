@@ -1,15 +1,9 @@
--- discern.results, discern.jobs: the read model's own statements, its session's timeout, the thumbnails' files and the health check (QueueReads.QueueReader).
+-- discern.results, discern.jobs: the read model's own statements, the thumbnails' files and the health check (QueueReads.QueueReader).
 
 -- name: canReadRawAnswers
 -- returns: ok boolean?
 -- Whether this role may read the services' raw answers (the reader role may not).
 SELECT has_column_privilege('discern.results', 'raw_response', 'SELECT') AS ok;
-
--- name: statementTimeout
--- $1 timeout: text
--- Sets the statement timeout `$1` for this transaction only (`SET LOCAL`), so it works through
--- a transaction pooler too.
-SELECT set_config('statement_timeout', $1, true);
 
 -- name: resultImagePath
 -- $1 result: bigint

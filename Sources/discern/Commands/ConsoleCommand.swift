@@ -96,7 +96,8 @@ struct ConsoleCommand: AsyncParsableCommand {
         let changes = ChangeFeed(
             conninfo: database.conninfo,
             safetyNetSeconds: knobbed.refreshSeconds)
-        let server = ConsoleServer.application(store: store, changes: changes, configuration: settings, logger: logger)
+        let writes = Database(conninfo: database.conninfo, name: "discern-console-actions")
+        let server = ConsoleServer.application(store: store, writes: writes, changes: changes, configuration: settings, logger: logger)
         // The feed after the server: it stops first, ending the open pages' event streams.
         try await ServiceGroup(configuration: .init(services: [server, changes], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)).run()
     }

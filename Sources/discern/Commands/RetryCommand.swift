@@ -55,9 +55,7 @@ struct JobSelectionOptions: ParsableArguments {
     func apply(_ conninfo: String, _ action: JobControl.BulkAction, done verb: String) async throws {
         let selection = self.selection, by = PauseCommand.operator
         let database = Database(conninfo: conninfo)
-        let changed = try await JobControl.perform(action, selection, by: by) { body in
-            try await database.withConnection { connection in try connection.transaction { try body($0) } }
-        }
+        let changed = try await JobControl.perform(action, selection, by: by) { body in try await database.transaction(body) }
         let states = try await database.withConnection { try JobControl.states($0, selection) }
         print("\(verb) \(changed) job(s)")
         if let rest = Self.leftAlone(states, touchable: Set(action.touchedStates + [action.resultingState].compactMap { $0 })) { print(rest) }
