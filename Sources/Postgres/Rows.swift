@@ -40,7 +40,10 @@ public struct Row: Sendable {
         var wanted = 0
         for _ in repeat each types { wanted += 1 }
         guard wanted == values.count else {
-            throw PostgresError(.decodeFailed, "the row has \(values.count) columns (\(columns.joined(separator: ", "))), \(wanted) were asked for")
+            throw PostgresError(
+                .decodeFailed,
+                "the row has \(values.count) columns (\(columns.joined(separator: ", "))), \(wanted) types were asked for"
+                    + (wanted == 0 ? ": a statement whose rows are not read is execute()d" : ""))
         }
         var index = 0
         func next<Column: PostgresDecodable>(_ type: Column.Type) throws -> Column {

@@ -71,13 +71,12 @@ extension Connection {
         try send(statement).affected
     }
 
-    /// Runs `statement` and reads each row's columns, in order, as the types given:
-    /// `try connection.rows("SELECT state, attempts FROM ...", as: String.self, Int.self)`. At
-    /// least one: a statement whose rows are not read is `execute`d.
-    public func rows<First: PostgresDecodable, each Rest: PostgresDecodable>(
-        _ statement: SQL, as first: First.Type, _ rest: repeat (each Rest).Type
-    ) throws -> [(First, repeat each Rest)] {
-        try send(statement).map { try $0.decode(first, repeat each rest) }
+    /// Runs `statement` and reads each row's columns, in order, as `types`:
+    /// `try connection.rows("SELECT state, attempts FROM ...", as: String.self, Int.self)`. A
+    /// statement whose rows are not read is `execute`d: asking for no type fails on a row.
+    /// (One pack, not a first type and the rest: Swift 6.3 cannot then name the tuple's members.)
+    public func rows<each Value: PostgresDecodable>(_ statement: SQL, as types: repeat (each Value).Type) throws -> [(repeat each Value)] {
+        try send(statement).map { try $0.decode(repeat each types) }
     }
 
     /// Runs `statement`, which answers exactly one row of one column, and reads it as `type`.

@@ -13,15 +13,15 @@ struct AccessibilityTests {
             try await TestFolder.with { folder in
                 let (fixable, _) = try await ConsoleTests.seed(conninfo, folder)
                 let database = Database(conninfo: conninfo)
-                _ = try await database.rows("UPDATE discern.audit_settings SET rate = 1")
+                try await database.execute("UPDATE discern.audit_settings SET rate = 1")
                 // A trial of the seeded night, for the Trials pages.
-                _ = try await database.rows(
+                try await database.execute(
                     """
                     INSERT INTO discern.trials (name, backend, action, production_backend, production_action, batch_id, share, seed)
                     SELECT 'vision-next', 'discerner', 'analyze', 'discerner', 'analyze', id, 0.5, 1 FROM discern.batches
                     WHERE name = 'night-2026-11-22'
                     """)
-                _ = try await database.rows(
+                try await database.execute(
                     """
                     INSERT INTO discern.trial_results (trial_id, image_path, production_result_id, category, confidence, api_calls, analyze_ms,
                                                        model, raw_response)
@@ -29,13 +29,13 @@ struct AccessibilityTests {
                     FROM discern.trials t JOIN discern.results r ON r.batch_id = t.batch_id
                     """)
                 // An erasure with a step, for the Erasures page.
-                _ = try await database.rows("SELECT * FROM discern.erase('photo', '/nowhere/x.jpg')")
-                _ = try await database.rows(
+                try await database.execute("SELECT * FROM discern.erase('photo', '/nowhere/x.jpg')")
+                try await database.execute(
                     """
                     INSERT INTO discern.erasure_steps (request_id, step, backend, action, params, rounds, last_error_kind)
                     SELECT id, 1, 'ooto', 'delete', '{"templateId": "t"}', 2, 'auth_failed' FROM discern.erasure_requests
                     """)
-                _ = try await database.rows("UPDATE discern.erasure_requests SET state = 'in_progress', finished_at = NULL")
+                try await database.execute("UPDATE discern.erasure_requests SET state = 'in_progress', finished_at = NULL")
                 let (console, port) = try await ConsoleTests.console(conninfo, folder)
                 defer { console.kill() }
                 let base = "http://127.0.0.1:\(port)"

@@ -52,11 +52,9 @@ extension Database {
         try await withConnection { try $0.execute(statement) }
     }
 
-    /// A test's own query, each row's columns read in order as the types given (one at least).
-    func rows<First: PostgresDecodable, each Rest: PostgresDecodable>(
-        _ statement: SQL, as first: First.Type, _ rest: repeat (each Rest).Type
-    ) async throws -> [(First, repeat each Rest)] {
-        try await withConnection { try $0.rows(statement, as: first, repeat each rest) }
+    /// A test's own query, each row's columns read in order as `types`.
+    func rows<each Value: PostgresDecodable>(_ statement: SQL, as types: repeat (each Value).Type) async throws -> [(repeat each Value)] {
+        try await withConnection { try $0.rows(statement, as: repeat each types) }
     }
 
     /// A test's own query that answers one row of one column (a count, a state).
