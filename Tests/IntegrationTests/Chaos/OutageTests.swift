@@ -167,7 +167,8 @@ struct OutageTests {
                     let failed = try await observer.rows("SELECT probes_failed FROM discern.service_breakers", as: Int.self).first ?? 0
                     return try await TestDatabase.census(conninfo).dead > 0 || failed >= 4
                 }
-                let waiting = try #require(try await observer.rows("SELECT state, attempts FROM discern.jobs", as: String.self, Int.self).first)
+                let (state, attempts) = try #require(
+                    try await observer.rows("SELECT state, attempts FROM discern.jobs", as: String.self, Int.self).first)
                 try await simulator.start(OutageSettings.healthy)
                 let done = try await Announcements.until(conninfo) { try await TestDatabase.census(conninfo).succeeded == 1 }
                 await WorkerProcess.stopAll([worker])
@@ -176,7 +177,7 @@ struct OutageTests {
                 let explained = ChaosJobs.FailureStory(
                     facts: "\(census)\n\(try await ChaosJobs.unfinishedJobs(conninfo))", folder: folder, test: "lone-job")
                 #expect(tripped && probed && census.dead == 0, "\(explained)")
-                #expect(waiting.0 != "dead" && waiting.1 < 5, "\(explained)")
+                #expect(state != "dead" && attempts < 5, "\(explained)")
                 #expect(done && census == QueueCensus(succeeded: 1, results: 1, jobsWithOneResult: 1), "\(explained)")
             }
         }
@@ -203,12 +204,13 @@ struct OutageTests {
                         try await observer.rows("SELECT 1 FROM discern.service_breakers WHERE backend = 'ooto'", as: Int.self).count > 0
                     }
                     await WorkerProcess.stopAll([refused])
-                    let breaker = try await observer.rows(
+                    let breakers: [(errorKind: String?, lastError: String?)] = try await observer.rows(
                         "SELECT error_kind, last_error FROM discern.service_breakers", as: String?.self, String?.self
-                    ).first
-                    let said = breaker?.1 ?? ""
+                    )
+                    let breaker = breakers.first
+                    let said = breaker?.lastError ?? ""
                     #expect(tripped, "the refusals tripped nothing: \(refused.output.suffix(1500))")
-                    #expect(breaker?.0 == "auth_failed", "\(said)")
+                    #expect(breaker?.errorKind == "auth_failed", "\(said)")
                     #expect(!said.contains(wrong) && !refused.output.contains(wrong), "the key reached a message")
                     #expect(try await TestDatabase.census(conninfo).dead == 0, "a job ended dead for the key's sake")
                     let fixed = try WorkerProcess(

@@ -95,17 +95,19 @@ struct RecoveryTests {
                     await simulator.releaseAnalyses()
                     await WorkerProcess.stopAll([restarted])
                     #expect(back, "the killed worker's jobs did not come back")
-                    let rescues = try await Database(conninfo: conninfo, name: "test-report").rows(
+                    let rescues: [(kind: String?, error: String?, beforeLeaseEnd: Bool)] = try await Database(
+                        conninfo: conninfo, name: "test-report"
+                    ).rows(
                         """
                         SELECT error_history->0->>'kind' AS kind, error_history->0->>'error' AS error,
                                (error_history->0->>'at')::timestamptz < created_at + interval '590 seconds' AS before_lease_end
                         FROM discern.jobs
                         """, as: String?.self, String?.self, Bool.self)
-                    #expect(rescues.map { $0.0 ?? "-" } == Array(repeating: "lease_expired", count: 4))
-                    let why = rescues.map { $0.1 ?? "-" }
+                    #expect(rescues.map { $0.kind ?? "-" } == Array(repeating: "lease_expired", count: 4))
+                    let why = rescues.map { $0.error ?? "-" }
                     #expect(why.allSatisfy { $0.contains("its database session ended") }, "\(why)")
                     #expect(
-                        rescues.allSatisfy { $0.2 }, "came back after \(Int(seconds)) s: by the lease, not the session"
+                        rescues.allSatisfy { $0.beforeLeaseEnd }, "came back after \(Int(seconds)) s: by the lease, not the session"
                     )
                     print("a killed worker's jobs were back \(Int(seconds)) s after the kill")
                 }

@@ -88,13 +88,14 @@ struct WorkerChaosTests {
                         let census = try await TestDatabase.census(conninfo)
                         if census.succeeded + census.dead == 40 { break }
                         func holder() async throws -> (pid: Int?, suspect: Bool, preparing: Bool)? {
-                            try await observer.rows(
+                            let holders: [(pid: Int?, suspect: Bool, preparing: Bool)] = try await observer.rows(
                                 """
                                 SELECT w.pid, j.shared_crashes >= 3 AS suspect, coalesce(j.preparing_by = j.lease_owner, false) AS preparing
                                 FROM discern.jobs j JOIN discern.workers w ON w.id = j.lease_owner
                                 WHERE j.id = \(poison) AND j.state = 'running'
                                 """, as: Int?.self, Bool.self, Bool.self
-                            ).first.map { (pid: $0.0, suspect: $0.1, preparing: $0.2) }
+                            )
+                            return holders.first
                         }
                         if let seen = try await holder(), let pid = seen.pid,
                             let victim = workers.firstIndex(where: { $0.pid == Int32(pid) && $0.isRunning })

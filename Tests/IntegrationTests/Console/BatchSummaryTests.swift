@@ -14,7 +14,7 @@ struct BatchSummaryTests {
         try await TestDatabase.with { conninfo in
             let database = Database(conninfo: conninfo)
             let summary = { @Sendable () async throws -> (jobs: Int, available: Int, succeeded: Int, dead: Int, stored: Int) in
-                let row = try #require(
+                let (jobs, available, succeeded, dead) = try #require(
                     try await database.rows(
                         """
                         SELECT (s ->> 'jobs')::int AS jobs, (s ->> 'available')::int AS available, (s ->> 'succeeded')::int AS succeeded,
@@ -24,7 +24,7 @@ struct BatchSummaryTests {
                     ).first)
                 // A statement of its own: the one above does not see what its function stored.
                 let stored = try await database.value("SELECT count(*)::int FROM discern.batch_summaries", as: Int.self)
-                return (row.0, row.1, row.2, row.3, stored)
+                return (jobs, available, succeeded, dead, stored)
             }
             let finishAll = { @Sendable () async throws in
                 _ = try await database.execute(

@@ -70,7 +70,7 @@ struct BulkActionsTests {
                 let log = try await database.rows(
                     "SELECT action, jobs, scope FROM discern.operator_actions ORDER BY id", as: String.self, Int.self, String.self
                 )
-                .map { "\($0.0) \($0.1) \($0.2)" }
+                .map { action, jobs, scope in "\(action) \(jobs) \(scope)" }
                 #expect(log == ["retry 3 batch night-a, kind http_5xx, state dead", "cancel 2 jobs \(waiting[0]), \(waiting[1])"], "\(log)")
             }
         }
@@ -127,7 +127,7 @@ extension BulkActionsTests {
                 let log = try await database.rows(
                     "SELECT action, jobs, scope FROM discern.operator_actions ORDER BY id", as: String.self, Int.self, String.self
                 )
-                .map { "\($0.0) \($0.1) \($0.2)" }
+                .map { action, jobs, scope in "\(action) \(jobs) \(scope)" }
                 #expect(log == ["delete 2 file img_10…, from \(today), to \(today)"], "\(log)")
 
                 // The CLI: the same filter, and a delete never touches a job that is not over.

@@ -121,7 +121,7 @@ struct ConsoleRolesTests {
 
                 // What was done, and by whom: the operator log names each actor.
                 let log = try await database.rows("SELECT actor, action FROM discern.operator_actions ORDER BY id", as: String.self, String.self)
-                let entries = log.map { "\($0.0) \($0.1)" }
+                let entries = log.map { actor, action in "\(actor) \(action)" }
                 #expect(
                     entries == [
                         "operator token retry", "operator token pause", "bob resume", "bob pause", "alice@example.org rate_limit",
@@ -129,11 +129,11 @@ struct ConsoleRolesTests {
                     ], "\(entries)")
                 #expect(
                     try await database.value("SELECT per_minute FROM discern.rate_limits WHERE key = 'discerner:analyze'", as: Double?.self) == 42)
-                let budget = try #require(
+                let (capCalls, capPeriod) = try #require(
                     try await database.rows(
                         "SELECT cap_calls, cap_period FROM discern.service_budgets WHERE backend = 'discerner'", as: Int?.self, String.self
                     ).first)
-                #expect(budget.0 == nil && budget.1 == "month")
+                #expect(capCalls == nil && capPeriod == "month")
                 #expect(try await database.value("SELECT state FROM discern.jobs WHERE id = \(fixable)", as: String.self) == "available")
 
                 // Every refusal is in the console's log, with who tried.

@@ -144,12 +144,12 @@ struct ConsoleTests {
                 #expect(
                     reviewed.steps[2].found == true && reviewed.steps[3].text?.contains("Correction saved") == true,
                     "\(reviewed.steps.last?.text ?? "")")
-                let view = try await database.rows(
+                let view: [(licensePlate: String, readLicensePlate: String?, reviewed: Bool, reviewedBy: String)] = try await database.rows(
                     "SELECT license_plate, read_license_plate, reviewed, reviewed_by FROM discern.reviewed_results WHERE result_id = \(first)",
                     as: String.self, String?.self, Bool.self, String.self)
                 #expect(
-                    view.first?.0 == "KA-1234" && view.first?.2 == true
-                        && view.first?.3 == "local", "\(view)")
+                    view.first?.licensePlate == "KA-1234" && view.first?.reviewed == true
+                        && view.first?.reviewedBy == "local", "\(view)")
             }
         }
     }

@@ -71,7 +71,7 @@ struct PauseTests {
                     let log = try await database.rows(
                         "SELECT actor, action, scope FROM discern.operator_actions ORDER BY id", as: String.self, String.self, String.self
                     )
-                    .map { "\($0.0) \($0.1) \($0.2)" }
+                    .map { actor, action, scope in "\(actor) \(action) \(scope)" }
                     #expect(log == ["local pause service discerner", "local resume service discerner"], "\(log)")
                 }
             }

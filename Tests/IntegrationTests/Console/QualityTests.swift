@@ -61,12 +61,13 @@ struct QualityTests {
                 """)
             let reader = try await QueueReader(conninfo: conninfo, connections: 1)
             let quality = try await reader.quality(QualityFilter(service: "discerner", field: "license_plate", target: 0.05))
-            let truth = try await database.rows(
+            let bands: [(band: String, share: Double?)] = try await database.rows(
                 """
                 SELECT to_char(least(floor(confidence * 10), 9) / 10, 'FM0.0') AS band, avg(is_right::int)::float8 AS share
                 FROM truth_1 GROUP BY 1 UNION ALL SELECT 'all', avg(is_right::int)::float8 FROM truth_1
                 """, as: String.self, Double?.self
-            ).reduce(into: [String: Double]()) { $0[$1.0] = $1.1 }
+            )
+            let truth = bands.reduce(into: [String: Double]()) { $0[$1.band] = $1.share }
             let plates = quality.rows.filter { $0.field == "license_plate" }
             #expect(plates.count == 11, "ten bands and the whole: \(plates.map(\.band))")
             for row in plates {
@@ -110,7 +111,7 @@ struct QualityTests {
     func auditPickIsReproducible() async throws {
         try await TestDatabase.with { conninfo in
             let database = Database(conninfo: conninfo)
-            let picks = try await database.rows(
+            let counts: [(a: Int, same: Int, b: Int, none: Int)] = try await database.rows(
                 """
                 SELECT count(*) FILTER (WHERE discern.audit_pick(g, 0.02, 5)) AS a,
                        count(*) FILTER (WHERE discern.audit_pick(g, 0.02, 5) = discern.audit_pick(g, 0.02, 5)) AS same,
@@ -118,9 +119,10 @@ struct QualityTests {
                        count(*) FILTER (WHERE discern.audit_pick(g, 0, 5)) AS none
                 FROM generate_series(1, 100000) g
                 """, as: Int.self, Int.self, Int.self, Int.self
-            ).first
-            #expect(picks?.1 == 100_000 && picks?.3 == 0)
-            #expect((1_800...2_200).contains(picks?.0 ?? 0) && (1_800...2_200).contains(picks?.2 ?? 0))
+            )
+            let picks = counts.first
+            #expect(picks?.same == 100_000 && picks?.none == 0)
+            #expect((1_800...2_200).contains(picks?.a ?? 0) && (1_800...2_200).contains(picks?.b ?? 0))
             try await Self.population(database, count: 2_000, seed: 3)
             let before = try await database.value("SELECT array_agg(id ORDER BY id) AS ids FROM discern.results WHERE audit", as: String?.self)
             try await database.execute("UPDATE discern.audit_settings SET rate = 0.5, seed = 99")
@@ -140,11 +142,11 @@ struct QualityTests {
                     try JobQueue.enqueue(connection, paths: ["/b.jpg"], service: "ooto")
                     let jobs = try JobQueue.claim(connection, workerID: "w", services: ["discerner", "ooto"], limit: 2, leaseSeconds: 60)
                     _ = try JobQueue.complete(connection, workerID: "w", results: jobs.map { ($0.id, QueueTests.sampleResult) })
-                    let picked = try connection.rows(
+                    let picked: [(backend: String, audit: Bool)] = try connection.rows(
                         """
                         SELECT r.backend, r.audit FROM discern.results r WHERE r.job_id = ANY(\(jobs.map(\.id))::bigint[])
                         """, as: String.self, Bool.self)
-                    return Dictionary(uniqueKeysWithValues: picked.map { ($0.0, $0.1) })
+                    return Dictionary(uniqueKeysWithValues: picked.map { ($0.backend, $0.audit) })
                 }
             }
             try await database.execute("UPDATE discern.audit_settings SET rate = 1")
@@ -189,8 +191,8 @@ struct QualityTests {
                     "one of two plates right, operators right: \(after.prefix(1200))")
                 let reviews = try await database.rows(
                     "SELECT verdict, corrected_by FROM discern.corrections ORDER BY id", as: String.self, String.self
-                ).map {
-                    $0.0 + "/" + $0.1
+                ).map { verdict, correctedBy in
+                    verdict + "/" + correctedBy
                 }
                 #expect(reviews == ["confirmed/local", "corrected/local"], "who and what: \(reviews)")
                 let typed = try await database.rows("SELECT license_plate FROM discern.corrections WHERE result_id = \(audited[1])", as: String.self)
@@ -241,7 +243,7 @@ struct QualityTests {
                 #expect(tour.steps[1].text?.contains("Keys:") == true)
                 #expect(tour.steps[4].text?.contains("Confirmed; the next one is below.") == true, "\(tour.steps[4].text?.prefix(400) ?? "")")
                 let verdicts = try await database.rows("SELECT result_id, verdict FROM discern.corrections ORDER BY id", as: Int.self, String.self)
-                    .map { "\($0.0):\($0.1)" }
+                    .map { resultID, verdict in "\(resultID):\(verdict)" }
                 #expect(verdicts.first == "\(audited[1]):confirmed", "j then c confirms the second card: \(verdicts) of \(audited)")
                 #expect(verdicts.count == 2 && verdicts.last?.hasSuffix(":cannot_tell") == true, "\(verdicts)")
             }

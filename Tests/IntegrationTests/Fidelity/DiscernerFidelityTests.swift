@@ -38,26 +38,30 @@ struct DiscernerFidelityTests {
                 try await database.withConnection { try JobQueue.enqueue($0, paths: [path]) }
                 let summary = try await TestSimulator.with { try await TestWorker.drain(conninfo, simulator: $0) }
                 #expect(summary.succeeded == 1)
-                let entities = try await database.rows(
+                typealias Sighting = (
+                    category: String, operator: String?, fleetID: String?, licensePlate: String?, licensePlateJurisdiction: String?,
+                    containerID: String?, isPrimary: Bool, imagePath: String
+                )
+                let entities: [Sighting] = try await database.rows(
                     """
                     SELECT category, operator, fleet_id, license_plate, license_plate_jurisdiction, container_id, is_primary, image_path
                     FROM discern.entity_sightings ORDER BY position
                     """, as: String.self, String?.self, String?.self, String?.self, String?.self, String?.self, Bool.self, String.self)
                 #expect(entities.count == 2)
-                #expect(entities[0].0 == "commercial_vehicle" && entities[0].6)
-                #expect(entities[0].2 != nil && entities[0].3 != nil)
-                #expect(entities[0].4 != nil)
-                #expect(entities[1].0 == "cargo_container" && !entities[1].6)
-                #expect(entities[1].5?.count == 11)
-                #expect(entities.allSatisfy { $0.7 == path })
-                let result = try #require(
-                    try await database.rows(
-                        "SELECT category, operator, raw_response->'analysis_result'->'body'->'processing_metadata'->>'response_format_version' AS v FROM discern.results",
-                        as: String?.self, String?.self, String.self
-                    ).first)
-                #expect(result.2 == "3.0")
-                #expect(result.0 == "commercial_vehicle")
-                #expect(result.1 == entities[0].1)
+                #expect(entities[0].category == "commercial_vehicle" && entities[0].isPrimary)
+                #expect(entities[0].fleetID != nil && entities[0].licensePlate != nil)
+                #expect(entities[0].licensePlateJurisdiction != nil)
+                #expect(entities[1].category == "cargo_container" && !entities[1].isPrimary)
+                #expect(entities[1].containerID?.count == 11)
+                #expect(entities.allSatisfy { $0.imagePath == path })
+                let results: [(category: String?, operator: String?, v: String)] = try await database.rows(
+                    "SELECT category, operator, raw_response->'analysis_result'->'body'->'processing_metadata'->>'response_format_version' AS v FROM discern.results",
+                    as: String?.self, String?.self, String.self
+                )
+                let result = try #require(results.first)
+                #expect(result.v == "3.0")
+                #expect(result.category == "commercial_vehicle")
+                #expect(result.operator == entities[0].operator)
             }
         }
     }
@@ -122,7 +126,7 @@ struct DiscernerFidelityTests {
                 }
                 // Whatever else a loaded machine adds (a rate-limit slot it could not keep is handed back
                 // too), the collided attempt is in the history, and no attempt before the last counted.
-                let job = try #require(
+                let (state, attempts, history, kinds, counted) = try #require(
                     try await database.rows(
                         """
                         SELECT state, attempts, error_history::text AS history,
@@ -131,10 +135,9 @@ struct DiscernerFidelityTests {
                         FROM discern.jobs
                         """, as: String.self, Int.self, String.self, String.self, Bool.self
                     ).first)
-                let history = job.2
-                #expect(job.0 == "succeeded")
-                #expect(job.1 == 1, "the collided attempt was handed back: \(history)")
-                #expect(job.3.contains("discerner_start_collision") && !job.4, "\(history)")
+                #expect(state == "succeeded")
+                #expect(attempts == 1, "the collided attempt was handed back: \(history)")
+                #expect(kinds.contains("discerner_start_collision") && !counted, "\(history)")
             }
         }
     }
@@ -158,11 +161,11 @@ struct DiscernerFidelityTests {
                     let refusals = await simulator.stats.allRefusals.filter { $0.key != "discerner.start_collision" }
                     #expect(refusals.isEmpty, "\(refusals)")
                 }
-                let attempts = try await database.rows(
+                let attempts: [(most: Int, done: Int)] = try await database.rows(
                     "SELECT max(attempts)::int AS most, count(*) FILTER (WHERE state = 'succeeded')::int AS done FROM discern.jobs",
                     as: Int.self, Int.self)
-                #expect(attempts.first?.0 == 1, "a collision was counted against a job")
-                #expect(attempts.first?.1 == 8)
+                #expect(attempts.first?.most == 1, "a collision was counted against a job")
+                #expect(attempts.first?.done == 8)
             }
         }
     }

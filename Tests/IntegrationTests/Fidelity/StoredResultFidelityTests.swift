@@ -56,7 +56,7 @@ struct StoredResultFidelityTests {
                     let states = try await database.rows(
                         "SELECT state, count(*) FROM discern.jobs GROUP BY state ORDER BY state", as: String.self, Int.self
                     )
-                    .map { "\($0.0) \($0.1)" }.joined(separator: ", ")
+                    .map { state, count in "\(state) \(count)" }.joined(separator: ", ")
                     try await gate.withConnection { try $0.execute("SELECT pg_advisory_unlock(4242)") }
                     #expect(
                         answered, "jobs \(unanswered) were never answered; jobs: \(states); logs: \(ChaosJobs.keepLogs(of: folder, test: "fidelity"))"
@@ -76,10 +76,10 @@ struct StoredResultFidelityTests {
                     let census = try await TestDatabase.census(conninfo)
                     let unfinished = try await ChaosJobs.unfinishedJobs(conninfo)
                     #expect(done && census == QueueCensus(succeeded: 295, dead: 5, results: 295, jobsWithOneResult: 295), "\(census)\n\(unfinished)")
-                    let deadKinds = try await database.rows(
+                    let deadKinds: [(id: Int, errorKind: String?)] = try await database.rows(
                         "SELECT id, error_kind FROM discern.jobs WHERE state = 'dead' ORDER BY id", as: Int.self, String?.self)
-                    #expect(deadKinds.map { $0.0 } == refused)
-                    #expect(deadKinds.allSatisfy { $0.1 == "result_unstorable" })
+                    #expect(deadKinds.map(\.id) == refused)
+                    #expect(deadKinds.allSatisfy { $0.errorKind == "result_unstorable" })
                     #expect(Self.logs(in: folder).contains("writing them one by one"), "no batch was refused: the one-by-one path went untested")
 
                     var checked = 0
@@ -109,11 +109,11 @@ struct StoredResultFidelityTests {
                    (SELECT coalesce(json_agg(row_to_json(e) ORDER BY e.position), '[]') FROM discern.entities e WHERE e.result_id = r.id)::text AS entities
             FROM discern.results r JOIN discern.jobs j ON j.id = r.job_id ORDER BY j.id
             """, as: Int.self, Int?.self, String.self, String.self, String.self
-        ).map { row in
+        ).map { id, batchID, imagePath, result, entities in
             StoredRow(
-                jobID: row.0, jobBatchID: row.1, jobPath: row.2,
-                result: try JSONSerialization.jsonObject(with: Data(row.3.utf8)) as? [String: Any] ?? [:],
-                entities: try JSONSerialization.jsonObject(with: Data(row.4.utf8)) as? [[String: Any]] ?? [])
+                jobID: id, jobBatchID: batchID, jobPath: imagePath,
+                result: try JSONSerialization.jsonObject(with: Data(result.utf8)) as? [String: Any] ?? [:],
+                entities: try JSONSerialization.jsonObject(with: Data(entities.utf8)) as? [[String: Any]] ?? [])
         }
     }
 

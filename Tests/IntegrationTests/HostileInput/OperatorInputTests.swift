@@ -145,11 +145,11 @@ struct OperatorInputTests {
             }
             #expect(error?.sqlState == "23514")
             #expect(error?.message.contains("already succeeded") == true && error?.message.contains("discern.enqueue") == true)
-            let row = try #require(
+            let (state, results) = try #require(
                 try await database.rows(
                     "SELECT j.state, (SELECT count(*) FROM discern.results) AS results FROM discern.jobs j", as: String.self, Int.self
                 ).first)
-            #expect(row.0 == "succeeded" && row.1 == 1)
+            #expect(state == "succeeded" && results == 1)
         }
     }
 

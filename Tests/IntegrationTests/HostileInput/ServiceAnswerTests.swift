@@ -74,11 +74,11 @@ struct ServiceAnswerTests {
                     let summary = try await TestWorker.drain(conninfo, simulator: simulator)
                     #expect(summary.succeeded == 4)
                 }
-                let row = try #require(
-                    try await Database(conninfo: conninfo).rows(
-                        "SELECT operator, fleet_id FROM discern.results WHERE operator LIKE 'UP%'", as: String?.self, String?.self
-                    ).first)
-                #expect(row.0 == "UPS" && row.1 == "12")
+                let rows: [(operator: String?, fleetID: String?)] = try await Database(conninfo: conninfo).rows(
+                    "SELECT operator, fleet_id FROM discern.results WHERE operator LIKE 'UP%'", as: String?.self, String?.self
+                )
+                let row = try #require(rows.first)
+                #expect(row.operator == "UPS" && row.fleetID == "12")
             }
         }
         // Below the backends: a batch whose one row PostgreSQL refuses (a CHECK it violates).

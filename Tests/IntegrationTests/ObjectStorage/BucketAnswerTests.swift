@@ -76,11 +76,10 @@ struct BucketAnswerTests {
             // A photo at a time: few requests leave before the first refusal.
             let worker = try await night.drain(arguments: ["--concurrency", "1", "--prepare-threads", "1"])
             #expect(worker.exitStatus == 1, "one job dead: exit 1, not \(String(describing: worker.exitStatus)): \(worker.output.suffix(1500))")
-            let rows = try await Database(conninfo: night.conninfo).rows(
+            let dead: [(imagePath: String, kind: String, error: String)] = try await Database(conninfo: night.conninfo).rows(
                 "SELECT image_path, coalesce(error_kind, '-') AS kind, coalesce(last_error, '') AS error FROM discern.jobs WHERE state = 'dead'",
                 as: String.self, String.self, String.self)
-            let dead = rows.map { (path: $0.0, kind: $0.1, error: $0.2) }
-            #expect(dead.count == 1 && dead.first?.path == "s3://fleet/night/photo-3.jpg", "\(dead)")
+            #expect(dead.count == 1 && dead.first?.imagePath == "s3://fleet/night/photo-3.jpg", "\(dead)")
             let error = dead.first?.error ?? ""
             #expect(dead.first?.kind == "object_archived" && error.contains("InvalidObjectState") && error.contains("restore"), "\(error)")
             #expect(
@@ -150,12 +149,13 @@ struct BucketAnswerTests {
             #expect(
                 resumed.status == 0 && resumed.output.contains("went on after night/") && resumed.output.contains("enqueued 100 job(s)"),
                 "\(resumed.status): \(resumed.output)")
-            let counts = try await Database(conninfo: night.conninfo).rows(
+            let listed: [(jobs: Int, paths: Int, left: Int)] = try await Database(conninfo: night.conninfo).rows(
                 "SELECT count(*) AS jobs, count(DISTINCT image_path) AS paths, (SELECT count(*) FROM discern.listing_checkpoints) AS left FROM discern.jobs",
                 as: Int.self, Int.self, Int.self
-            ).first
-            #expect(counts?.0 == 1_100 && counts?.1 == 1_100, "jobs and paths: \(String(describing: counts))")
-            #expect(counts?.2 == 0, "a finished listing leaves no checkpoint")
+            )
+            let counts = listed.first
+            #expect(counts?.jobs == 1_100 && counts?.paths == 1_100, "jobs and paths: \(String(describing: counts))")
+            #expect(counts?.left == 0, "a finished listing leaves no checkpoint")
         }
     }
 
@@ -188,9 +188,11 @@ struct BucketAnswerTests {
             #expect(enqueue.status == 0 && enqueue.output.contains("enqueued \(all) job(s)"), "\(enqueue.output)")
             let worker = try await night.drain()
             #expect(worker.exitStatus == 0, "\(worker.output.suffix(2000))")
-            let paths = try await Database(conninfo: night.conninfo).rows("SELECT image_path, state FROM discern.jobs", as: String.self, String.self)
-            #expect(Set(paths.map(\.0)) == Set((Self.peopleKeys + Self.frontKeys).map { "s3://fleet/\($0)" }) && paths.count == all, "\(paths)")
-            #expect(paths.allSatisfy { $0.1 == "succeeded" }, "\(paths)")
+            let paths: [(imagePath: String, state: String)] = try await Database(conninfo: night.conninfo).rows(
+                "SELECT image_path, state FROM discern.jobs", as: String.self, String.self)
+            #expect(
+                Set(paths.map(\.imagePath)) == Set((Self.peopleKeys + Self.frontKeys).map { "s3://fleet/\($0)" }) && paths.count == all, "\(paths)")
+            #expect(paths.allSatisfy { $0.state == "succeeded" }, "\(paths)")
             #expect(try await TestDatabase.census(night.conninfo) == QueueCensus(succeeded: all, results: all, jobsWithOneResult: all))
             let gets = try await front.stats().local_gets
             #expect(gets == Dictionary(uniqueKeysWithValues: Self.frontKeys.map { ("fleet/\($0)", 1) }), "the front served \(gets)")

@@ -92,19 +92,20 @@ struct BucketTests {
                         as: String.self, String.self, String.self, String.self)
                     let outcome = Dictionary(
                         uniqueKeysWithValues: rows.map { path, state, kind, error in
-                            (path, (state, kind, error))
+                            (path, (state: state, kind: kind, error: error))
                         })
                     let deleted = outcome["s3://fleet/night/photo-1.jpg"], outside = outcome["s3://fleet/private/photo-0.jpg"]
                     #expect(
-                        deleted?.0 == "dead" && deleted?.1 == "file_not_found" && deleted?.2.contains("night/photo-1.jpg") == true,
+                        deleted?.state == "dead" && deleted?.kind == "file_not_found" && deleted?.error.contains("night/photo-1.jpg") == true,
                         "\(String(describing: deleted))")
-                    #expect(outside?.0 == "dead" && outside?.1 == "path_not_allowed", "\(String(describing: outside))")
+                    #expect(outside?.state == "dead" && outside?.kind == "path_not_allowed", "\(String(describing: outside))")
                     #expect(
-                        outcome["s3://fleet/night/photo-0.jpg"]?.0 == "succeeded" && outcome["s3://fleet/night/photo-2.jpg"]?.0 == "succeeded",
+                        outcome["s3://fleet/night/photo-0.jpg"]?.state == "succeeded"
+                            && outcome["s3://fleet/night/photo-2.jpg"]?.state == "succeeded",
                         "\(outcome)")
                     let nothing = outcome["s3://fleet/night/empty.jpg"]
                     #expect(
-                        nothing?.0 == "dead" && nothing?.1 == "image_empty" && nothing?.2.contains("0 bytes") == true,
+                        nothing?.state == "dead" && nothing?.kind == "image_empty" && nothing?.error.contains("0 bytes") == true,
                         "\(String(describing: nothing))")
                 }
             }
@@ -131,13 +132,14 @@ struct BucketTests {
                             try await Database(conninfo: conninfo).rows("SELECT 1 FROM discern.service_breakers", as: Int.self).count > 0
                         }
                         await WorkerProcess.stopAll([refused])
-                        let breaker = try await Database(conninfo: conninfo).rows(
+                        let breakers: [(errorKind: String?, lastError: String?)] = try await Database(conninfo: conninfo).rows(
                             "SELECT error_kind, last_error FROM discern.service_breakers", as: String?.self, String?.self
-                        ).first
-                        let said = breaker?.1 ?? ""
+                        )
+                        let breaker = breakers.first
+                        let said = breaker?.lastError ?? ""
                         #expect(tripped, "the refusals tripped nothing: \(refused.output.suffix(1500))")
                         #expect(
-                            breaker?.0 == "object_store_refused" && said.contains("fleet")
+                            breaker?.errorKind == "object_store_refused" && said.contains("fleet")
                                 && said.contains(s3.accessKey), "\(said)")
                         #expect(!said.contains(wrong) && !refused.output.contains(wrong), "the secret reached a message")
                         #expect(try await TestDatabase.census(conninfo).dead == 0, "a job ended dead for the credential's sake")

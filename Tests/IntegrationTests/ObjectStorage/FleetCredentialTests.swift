@@ -44,13 +44,14 @@ struct FleetCredentialTests {
                     try await Database(conninfo: fleet.conninfo).rows("SELECT 1 FROM discern.service_breakers", as: Int.self).count > 0
                 }
                 await WorkerProcess.stopAll(refused)
-                let breaker = try await Database(conninfo: fleet.conninfo).rows(
+                let breakers: [(errorKind: String?, lastError: String?)] = try await Database(conninfo: fleet.conninfo).rows(
                     "SELECT error_kind, last_error FROM discern.service_breakers", as: String?.self, String?.self
-                ).first
-                let said = breaker?.1 ?? ""
+                )
+                let breaker = breakers.first
+                let said = breaker?.lastError ?? ""
                 #expect(tripped, "the refused token tripped nothing: \(refused.map { $0.output.suffix(1500) })")
                 #expect(
-                    breaker?.0 == "object_store_refused" && said.contains("web identity")
+                    breaker?.errorKind == "object_store_refused" && said.contains("web identity")
                         && said.contains(forged.path) && said.contains("AssumeRoleWithWebIdentity"), "\(said)")
                 #expect(!said.contains(forgedText) && !refused.contains { $0.output.contains(forgedText) }, "the token reached a message")
                 #expect(try await TestDatabase.census(fleet.conninfo).dead == 0, "a job ended dead for the credential's sake")

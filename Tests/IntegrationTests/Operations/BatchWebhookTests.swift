@@ -27,13 +27,11 @@ struct BatchWebhookTests {
         return process.exitStatus
     }
 
-    static func deliveries(_ conninfo: String) async throws -> [(state: String, attempts: Int, destination: String, error: String?)] {
+    static func deliveries(_ conninfo: String) async throws -> [(state: String, attempts: Int, destination: String, lastError: String?)] {
         try await Database(conninfo: conninfo, name: "test-deliveries").rows(
             "SELECT state, attempts, destination, last_error FROM discern.notification_deliveries ORDER BY event_id",
             as: String.self, Int.self, String.self, String?.self
-        ).map {
-            (state: $0.0, attempts: $0.1, destination: $0.2, error: $0.3)
-        }
+        )
     }
 
     @Test(
@@ -95,7 +93,7 @@ struct BatchWebhookTests {
                     ((try? await Self.deliveries(conninfo)) ?? []).contains { $0.state == "pending" && $0.attempts >= 3 }
                 }
                 #expect(failing, "three tries failed while the receiver was away: \(worker.output.suffix(1500))")
-                let error = try await Self.deliveries(conninfo).first?.error ?? ""
+                let error = try await Self.deliveries(conninfo).first?.lastError ?? ""
                 #expect(error.contains("was not reached") && !error.contains(WebhookReceiver.token), "\(error)")
                 try await receiver.start()
                 let delivered = await Poll.until {

@@ -50,11 +50,11 @@ struct CommandLineTests {
 
             let retried = try await Subprocess.run(Self.discern, ["retry", "--batch", "night", "--kind", "discerner_timeout"] + db)
             #expect(retried.contains("retried 3 job(s)"), "\(retried)")
-            let states = try await database.rows(
+            let states: [(id: Int, state: String, attempts: Int, errorHistoryLength: Int)] = try await database.rows(
                 "SELECT id, state, attempts, jsonb_array_length(error_history) FROM discern.jobs WHERE id <= 4 ORDER BY id",
                 as: Int.self, String.self, Int.self, Int.self)
-            #expect(states.map { $0.1 } == ["available", "available", "available", "dead"])
-            #expect(states.first?.2 == 0 && states.first?.3 == 2, "attempts fresh, history kept")
+            #expect(states.map(\.state) == ["available", "available", "available", "dead"])
+            #expect(states.first?.attempts == 0 && states.first?.errorHistoryLength == 2, "attempts fresh, history kept")
 
             let cancelled = try await Subprocess.run(Self.discern, ["cancel", "--batch", "night"] + db)
             #expect(cancelled.contains("cancelled 5 job(s)") && cancelled.contains("left alone: 1 dead"), "\(cancelled)")

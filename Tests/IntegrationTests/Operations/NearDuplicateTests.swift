@@ -56,15 +56,15 @@ struct NearDuplicateTests {
                     defer { worker.kill() }
                     await worker.expectExit()
                 }
-                let order = try await database.rows(
+                let order: [(first: Bool, n: Int)] = try await database.rows(
                     """
                     SELECT bool_and(o.finished_at <= (SELECT min(d.finished_at) FROM discern.jobs d WHERE d.near_duplicate_of IS NOT NULL)) AS first,
                            count(*) FILTER (WHERE o.state = 'succeeded') AS n
                     FROM discern.jobs o WHERE o.near_duplicate_of IS NULL
                     """,
                     as: Bool.self, Int.self
-                ).first
-                let first = order?.0, analysed = order?.1
+                )
+                let first = order.first?.first, analysed = order.first?.n
                 #expect(first == true && analysed == 8, "the distinct photos finished first")
 
                 // The next night the copies never get their turn (the window closed): the report says what that saved.

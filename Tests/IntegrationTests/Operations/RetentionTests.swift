@@ -47,7 +47,7 @@ struct RetentionTests {
                     FROM discern.results GROUP BY 1 ORDER BY 1
                     """,
                     as: String.self, Int.self, Int.self
-                ).map { "\($0.0) \($0.1)/\($0.2)" }
+                ).map { backend, redacted, count in "\(backend) \(redacted)/\(count)" }
                 #expect(raw == ["discerner 0/6", "ooto 6/6"], "\(raw)")
                 #expect(try await Self.typedColumns(database) == typed, "the typed columns stay")
                 #expect(try await Self.rollUps(database) == rolledUp, "the roll-ups count the same")

@@ -55,11 +55,9 @@ struct TraceTests {
                 let headers = (await simulator.stats())?["traceparents"] as? [String: [String]] ?? [:]
                 await simulator.stop()
 
-                let jobs = try await Database(conninfo: conninfo, name: "test-traces").rows(
+                let jobs: [(id: Int, state: String, traceparent: String?)] = try await Database(conninfo: conninfo, name: "test-traces").rows(
                     "SELECT id, state, traceparent FROM discern.jobs ORDER BY id", as: Int.self, String.self, String?.self
-                ).map {
-                    (id: $0.0, state: $0.1, traceparent: $0.2)
-                }
+                )
                 #expect(jobs.count == 3 && jobs.allSatisfy { $0.state == "succeeded" })
                 let spans = await Self.spans(receiver, completions: jobs.count)
                 for job in jobs {

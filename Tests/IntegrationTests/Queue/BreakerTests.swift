@@ -90,9 +90,8 @@ struct BreakerTests {
 
             #expect(try await session.run { try Breakers.close($0, service: "discerner", by: "w2", why: "a probe was answered") })
             #expect(try await session.claim("w1").count == 5, "claims resume at once: every job but the probe under way")
-            let log = try await session.sql("SELECT action, scope FROM discern.operator_actions ORDER BY id", as: String.self, String.self).map {
-                "\($0.0): \($0.1)"
-            }
+            let actions = try await session.sql("SELECT action, scope FROM discern.operator_actions ORDER BY id", as: String.self, String.self)
+            let log = actions.map { action, scope in "\(action): \(scope)" }
             #expect(
                 log.count == 2 && log.first?.hasPrefix("unavailable: service discerner") == true && log.last?.contains("1 failed probe(s)") == true,
                 "\(log)")
@@ -158,14 +157,14 @@ struct BreakerTests {
                 let job = try #require(try await session.claim("w1").first)
                 #expect(try await session.handBackLater("w1", job))
             }
-            let row = try #require(
+            let (state, attempts, n, counted) = try #require(
                 try await session.sql(
                     """
                     SELECT state, attempts, jsonb_array_length(error_history) AS n, error_history->0->>'counted' AS counted FROM discern.jobs
                     """, as: String.self, Int.self, Int.self, String?.self
                 ).first)
-            #expect(row.0 == "available" && row.1 == 0, "twenty outages' hand-backs cost no attempt")
-            #expect(row.2 == 20 && row.3 == "false")
+            #expect(state == "available" && attempts == 0, "twenty outages' hand-backs cost no attempt")
+            #expect(n == 20 && counted == "false")
         }
     }
 

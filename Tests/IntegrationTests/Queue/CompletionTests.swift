@@ -83,7 +83,7 @@ struct CompletionTests {
         try await TestDatabase.with { conninfo in
             let numbers = BinaryArray<Int>([1, nil, 3]), texts = BinaryArray(["a", "b\"c"])
             let documents = BinaryArray([JSONText(#"{"k": "v"}"#)]), doubles = BinaryArray<Double>([-0.5])
-            let row = try #require(
+            let (n, nullAt, second, k, d) = try #require(
                 try await Database(conninfo: conninfo).withConnection { connection in
                     // `numbers`, used twice, is sent twice (as $1 and $2).
                     try connection.rows(
@@ -93,8 +93,8 @@ struct CompletionTests {
                         """,
                         as: Int.self, Int.self, String.self, String.self, Double?.self)
                 }.first)
-            #expect(row.0 == 3 && row.1 == 2)
-            #expect(row.2 == "b\"c" && row.3 == "v" && row.4 == -0.5)
+            #expect(n == 3 && nullAt == 2)
+            #expect(second == "b\"c" && k == "v" && d == -0.5)
         }
     }
 

@@ -37,8 +37,8 @@ struct ConnectionBudgetTests {
                               AND application_name NOT LIKE 'test-%'
                             ORDER BY backend_start
                             """, as: Int.self, String?.self, String?.self, String?.self, String?.self
-                        ).map { row in
-                            "\(row.0) \(row.1 ?? "-") [\(row.2 ?? "-")] since \(row.3 ?? "-"): \(row.4 ?? "")"
+                        ).map { pid, name, state, backendStart, query in
+                            "\(pid) \(name ?? "-") [\(state ?? "-")] since \(backendStart ?? "-"): \(query ?? "")"
                         }
                         if seen.count > most.count { most = seen }
                         // Held, the worker has claimed, listens and beats: from here it writes too.

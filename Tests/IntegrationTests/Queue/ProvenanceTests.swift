@@ -120,7 +120,7 @@ struct ProvenanceTests {
                     JOIN discern.batches b ON b.id = r.batch_id
                     GROUP BY 1, 2 ORDER BY 1, 2
                     """, as: String.self, String.self, Int.self
-                ).map { "\($0.0) \($0.1) \($0.2)" }
+                ).map { batch, model, n in "\(batch) \(model) \(n)" }
                 #expect(counts == ["november vision-2026-11 5", "october simulator 4"], "\(counts)")
             }
         }
@@ -135,7 +135,8 @@ struct ProvenanceTests {
             let old =
                 #"{"success": true, "analysis_result": {"statusCode": 200, "body": {"entities": [], "processing_metadata": {"classification_provider": "provider-a", "response_format_version": "3.0"}}}}"#
             let shape = #"{"success": true, "analysis_result": {"statusCode": 200, "body": {"primary_subject": {}}}}"#
-            let rows = try await database.withConnection { connection in
+            typealias Provenance = (imagePath: String, model: String?, modelVersion: String?, recovered: Bool)
+            let rows: [Provenance] = try await database.withConnection { connection in
                 // As a release before migration 38 wrote them: no provenance columns filled.
                 for (path, raw) in [("/photos/old.jpg", old), ("/photos/older.jpg", shape)] {
                     try connection.execute(
@@ -150,8 +151,9 @@ struct ProvenanceTests {
                     "SELECT image_path, model, model_version, recovered FROM discern.result_provenance ORDER BY image_path",
                     as: String.self, String?.self, String?.self, Bool.self)
             }
-            #expect(rows.count == 2 && rows[0].1 == "provider-a" && rows[0].2 == "3.0" && rows[0].3, "\(rows)")
-            #expect(rows.count == 2 && rows[1].1 == nil && rows[1].2 == "2.0", "a 2.0 answer without metadata, by its shape: \(rows)")
+            #expect(rows.count == 2 && rows[0].model == "provider-a" && rows[0].modelVersion == "3.0" && rows[0].recovered, "\(rows)")
+            #expect(
+                rows.count == 2 && rows[1].model == nil && rows[1].modelVersion == "2.0", "a 2.0 answer without metadata, by its shape: \(rows)")
             try await database.withConnection { connection in
                 try connection.execute("SET ROLE discern_reader")
                 try connection.execute("SELECT model, service_host, discern_version FROM discern.result_provenance")

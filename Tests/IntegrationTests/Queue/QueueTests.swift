@@ -75,10 +75,10 @@ struct QueueTests {
             }
             #expect(first)
             #expect(!second)
-            let rows = try await database.rows(
+            let rows: [(count: Int, state: String)] = try await database.rows(
                 "SELECT count(*), min(j.state) FROM discern.results r JOIN discern.jobs j ON j.id = r.job_id", as: Int.self, String.self)
-            #expect(rows.first?.0 == 1)
-            #expect(rows.first?.1 == "succeeded")
+            #expect(rows.first?.count == 1)
+            #expect(rows.first?.state == "succeeded")
         }
     }
 
@@ -172,11 +172,11 @@ struct QueueTests {
                     return try JobQueue.rescue(connection).rescued
                 }
                 func counts(_ id: Int) throws -> [Int] {
-                    let row = try #require(
+                    let (attempts, sharedCrashes, soloCrashes) = try #require(
                         try connection.rows(
                             "SELECT attempts, shared_crashes, solo_crashes FROM discern.jobs WHERE id = \(id)", as: Int.self, Int.self, Int.self
                         ).first)
-                    return [row.0, row.1, row.2]
+                    return [attempts, sharedCrashes, soloCrashes]
                 }
                 // Two crashes with all three jobs in hand, and one with a job alone by chance (the
                 // tail of a night): nobody is to blame, no attempt is used.
@@ -190,11 +190,11 @@ struct QueueTests {
                 #expect(try counts(chance[0].id) == [0, 3, 0], "a job alone by chance was blamed")
                 #expect(try claim("w3", limit: 2).count == 2)
                 #expect(try crash("w3") == 2)
-                let afterShared = try connection.rows(
+                let afterShared: [(attempts: Int, sharedCrashes: Int, soloCrashes: Int, state: String)] = try connection.rows(
                     "SELECT attempts, shared_crashes, solo_crashes, state FROM discern.jobs ORDER BY id", as: Int.self, Int.self, Int.self,
                     String.self)
-                #expect(afterShared.map { [$0.0, $0.1, $0.2] } == Array(repeating: [0, 3, 0], count: 3))
-                #expect(afterShared.allSatisfy { $0.3 == "available" })
+                #expect(afterShared.map { [$0.attempts, $0.sharedCrashes, $0.soloCrashes] } == Array(repeating: [0, 3, 0], count: 3))
+                #expect(afterShared.allSatisfy { $0.state == "available" })
                 // Now they are suspects: a worker with jobs in hand gets none, one holding nothing gets one, alone.
                 #expect(try claim("busy").isEmpty)
                 let alone = try claim("idle", holdingNothing: true)
@@ -221,13 +221,13 @@ struct QueueTests {
                         _ = try crash("idle\(round)")
                     }
                 }
-                let dead = try #require(
+                let (state, errorKind, lastError, _) = try #require(
                     try connection.rows(
                         "SELECT state, error_kind, last_error, solo_crashes FROM discern.jobs WHERE id = \(suspect)",
                         as: String.self, String?.self, String.self, Int.self
                     ).first)
-                #expect(dead.0 == "dead" && dead.1 == "worker_crashed")
-                #expect(dead.2.contains("3 times while preparing this file alone"))
+                #expect(state == "dead" && errorKind == "worker_crashed")
+                #expect(lastError.contains("3 times while preparing this file alone"))
                 // discern.retry gives it a fresh start.
                 try connection.execute("SELECT discern.retry(ARRAY[\(suspect)::bigint])")
                 #expect(try counts(suspect) == [0, 0, 0])
@@ -256,12 +256,12 @@ struct QueueTests {
                     return job
                 }
                 func state() throws -> (state: String, kind: String?, error: String, shared: Int) {
-                    let row = try #require(
+                    let (state, errorKind, lastError, sharedCrashes) = try #require(
                         try connection.rows(
                             "SELECT state, error_kind, last_error, shared_crashes FROM discern.jobs", as: String.self, String?.self, String.self,
                             Int.self
                         ).first)
-                    return (row.0, row.1, row.2, row.3)
+                    return (state, errorKind, lastError, sharedCrashes)
                 }
                 // Its worker last beat before the server it now finds was first seen: the outage's doing.
                 #expect(try claimAndDie("before-outage").runsAlone)
@@ -297,12 +297,12 @@ struct QueueTests {
                     held[worker] = job.id
                 }
                 func counts(_ worker: String) throws -> [Int] {
-                    let row = try #require(
+                    let (attempts, sharedCrashes, soloCrashes) = try #require(
                         try connection.rows(
                             "SELECT attempts, shared_crashes, solo_crashes FROM discern.jobs WHERE id = \(held[worker])", as: Int.self, Int.self,
                             Int.self
                         ).first)
-                    return [row.0, row.1, row.2]
+                    return [attempts, sharedCrashes, soloCrashes]
                 }
                 // The server was first seen 10 s ago: "before" last beat 20 s ago, "since" 7 s ago, each
                 // now silent for more than three beats.
@@ -343,11 +343,11 @@ struct QueueTests {
                 return try JobQueue.heartbeat(connection, jobIDs: jobs.map(\.id), workerID: "w", leaseSeconds: 600)
             }
             #expect(kept == Set(jobs.map(\.id)), "a held job is still the worker's")
-            let leases = try await queue.rows(
+            let leases: [(id: Int, renewed: Bool)] = try await queue.rows(
                 """
                 SELECT id, lease_expires_at > now() + interval '5 minutes' AS renewed FROM discern.jobs ORDER BY id
                 """, as: Int.self, Bool.self)
-            #expect(leases.map { $0.1 } == [false, true])
+            #expect(leases.map(\.renewed) == [false, true])
             // Nor does the rescuer take the held job, though its lease ran out.
             try await Task.sleep(for: .seconds(1.2))
             #expect(try await queue.withConnection { try JobQueue.rescue($0).rescued } == 0)
@@ -375,7 +375,7 @@ struct QueueTests {
             }
             #expect(attempts == Array(repeating: 1, count: 11) + [2, 3], "10 handed back, then each one counts")
             #expect(states == Array(repeating: .retryScheduled, count: 12) + [.dead])
-            let job = try #require(
+            let (givenBack, lastError, entries, longest) = try #require(
                 try await database.rows(
                     """
                     SELECT given_back, last_error, jsonb_array_length(error_history) AS entries,
@@ -383,18 +383,19 @@ struct QueueTests {
                     FROM discern.jobs
                     """, as: Int.self, String.self, Int.self, Int.self
                 ).first)
-            #expect(job.0 == 10)
-            #expect(job.1.contains("the service kept refusing"))
-            #expect(job.2 == 13 && job.3 == 500)
+            #expect(givenBack == 10)
+            #expect(lastError.contains("the service kept refusing"))
+            #expect(entries == 13 && longest == 500)
             // However often it is started over, the history keeps its last 100 entries.
-            let kept = try await database.rows(
+            let histories: [(n: Int, last: String)] = try await database.rows(
                 """
                 SELECT jsonb_array_length(h) AS n, h->99->>'attempt' AS last FROM (
                     SELECT discern.history_with(coalesce(jsonb_agg(jsonb_build_object('attempt', i, 'error', 'e')), '[]'), jsonb_build_object('attempt', 150, 'error', 'e')) AS h
                     FROM generate_series(1, 149) i) AS x
                 """, as: Int.self, String.self
-            ).first
-            #expect(kept?.0 == 100 && kept?.1 == "150")
+            )
+            let kept = histories.first
+            #expect(kept?.n == 100 && kept?.last == "150")
         }
     }
 
@@ -427,9 +428,9 @@ struct QueueTests {
                 #expect(wait >= min(600, 15 * pow(2, Double(index))) - 1 && wait <= 600 + 1, "hand-back \(index + 1) waits \(wait) s: \(waits)")
             }
             #expect(waits.reduce(0, +) >= 3000, "ten hand-backs span \(waits.reduce(0, +)) s")
-            let job = try #require(
+            let (state, attempts, givenBack) = try #require(
                 try await database.rows("SELECT state, attempts, given_back FROM discern.jobs", as: String.self, Int.self, Int.self).first)
-            #expect(job.0 == "available" && job.1 == 0 && job.2 == 10)
+            #expect(state == "available" && attempts == 0 && givenBack == 10)
         }
     }
 
@@ -452,26 +453,26 @@ struct QueueTests {
                 }
                 // The service is away for everyone: however many more times, the job waits, the longest wait each time.
                 for _ in 0..<5 { #expect(try failAgain() == .retryScheduled) }
-                let waiting = try #require(
+                let (state, attempts, givenBack, wait) = try #require(
                     try connection.rows(
                         "SELECT state, attempts, given_back, extract(epoch FROM run_at - now())::float8 AS wait FROM discern.jobs",
                         as: String.self, Int.self, Int.self, Double?.self
                     ).first)
-                #expect(waiting.0 == "available" && waiting.1 == 0 && waiting.2 == 15)
-                #expect((waiting.3 ?? 0) > 590)
+                #expect(state == "available" && attempts == 0 && givenBack == 15)
+                #expect((wait ?? 0) > 590)
                 // Another photo gets through: the service works, so this photo's next failure is its own.
                 try connection.execute("SELECT discern.enqueue('/images/b.jpg')")
                 let other = try #require(try JobQueue.claim(connection, workerID: "w", services: ["discerner"], limit: 1, leaseSeconds: 60).first)
                 #expect(other.imagePath == "/images/b.jpg")
                 #expect(try JobQueue.complete(connection, job: other, workerID: "w", result: Self.sampleResult))
                 #expect(try failAgain() == .dead)
-                let dead = try #require(
+                let (lastError, counted) = try #require(
                     try connection.rows(
                         "SELECT last_error, error_history->-1->>'counted' AS counted FROM discern.jobs WHERE image_path = '/images/a.jpg'",
                         as: String.self, String.self
                     ).first)
-                #expect(dead.0.contains("other photos of this service succeeded since this one last failed"))
-                #expect(dead.1 == "true")
+                #expect(lastError.contains("other photos of this service succeeded since this one last failed"))
+                #expect(counted == "true")
                 // With nothing to show the service works (the last photo of a queue), it still ends, after about a day.
                 try connection.execute("SELECT discern.enqueue('/images/c.jpg', max_attempts => 1)")
                 try connection.execute("UPDATE discern.jobs SET given_back = 149 WHERE image_path = '/images/c.jpg'")
@@ -541,11 +542,11 @@ struct QueueOperationsTests {
             #expect(
                 try await database.value("SELECT discern.cancel(ARRAY(SELECT id FROM discern.jobs WHERE state = 'available'))", as: Int.self)
                     == 1)
-            let progress = try #require(
+            let (succeeded, dead, cancelled) = try #require(
                 try await database.rows(
                     "SELECT succeeded, dead, cancelled FROM discern.batch_progress WHERE name = 'night'", as: Int.self, Int.self, Int.self
                 ).first)
-            #expect(progress.0 == 1 && progress.1 == 2 && progress.2 == 1)
+            #expect(succeeded == 1 && dead == 2 && cancelled == 1)
             #expect(
                 try await database.rows("SELECT jobs FROM discern.errors_by_kind WHERE error_kind = 'image_undecodable'", as: Int.self).first == 2)
 

@@ -65,12 +65,12 @@ struct ReanalysisTests {
 
                     // After the resume, no re-analysis job was claimed before the last of
                     // tonight's but in the very claim that took it (one statement, priority order).
-                    let claims = try await database.rows(
+                    let claims: [(seq: Int, xid: String, batch: String)] = try await database.rows(
                         """
                         SELECT c.seq, c.xid::text AS xid, b.name AS batch FROM test_claims c JOIN discern.batches b ON b.id = c.batch_id
                         WHERE c.seq > \(boundary) ORDER BY c.seq
                         """, as: Int.self, String.self, String.self
-                    ).map { (batch: $0.2, xid: $0.1) }
+                    )
                     let lastTonight = try #require(claims.lastIndex { $0.batch == "tonight" })
                     let early = claims[..<lastTonight].filter { $0.batch != "tonight" && $0.xid != claims[lastTonight].xid }
                     #expect(claims.count > 30, "the re-analysis went on after tonight's photos: \(claims)")

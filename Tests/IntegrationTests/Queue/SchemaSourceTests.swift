@@ -64,7 +64,7 @@ struct SchemaSourceTests {
 
                 let kept = try await Database(conninfo: upgraded).rows(
                     "SELECT state, count(*) FROM discern.jobs GROUP BY state ORDER BY state", as: String.self, Int.self
-                ).map { "\($0.0) \($0.1)" }
+                ).map { state, count in "\(state) \(count)" }
                 #expect(kept == ["available 2", "cancelled 1", "dead 1"], "\(kept)")
                 let workers = try await Database(conninfo: upgraded).rows("SELECT jobs_finished FROM discern.workers WHERE id = 'w-25'", as: Int.self)
                 #expect(workers.first == 0, "a new column gets its default on old rows")

@@ -18,11 +18,11 @@ struct RateLimitTests {
     func retryAfterDoesNotStack() async throws {
         try await TestDatabase.with { conninfo in
             let database = Database(conninfo: conninfo, name: "test-429")
-            let row = try #require(
-                try await database.rows(
-                    "SELECT key, burst * 60 / per_minute AS spacing FROM discern.rate_limits ORDER BY key LIMIT 1", as: String.self, Double?.self
-                ).first)
-            let key = row.0, spacing = row.1 ?? 0
+            let limits: [(key: String, spacing: Double?)] = try await database.rows(
+                "SELECT key, burst * 60 / per_minute AS spacing FROM discern.rate_limits ORDER BY key LIMIT 1", as: String.self, Double?.self
+            )
+            let row = try #require(limits.first)
+            let key = row.key, spacing = row.spacing ?? 0
             for _ in 0..<50 {
                 try await database.execute("SELECT discern.rate_limited(\(key), 10)")
             }

@@ -58,10 +58,10 @@ struct EndToEndTests {
                 let summary = try await TestSimulator.with { try await TestWorker.drain(conninfo, simulator: $0) }
                 #expect(summary.dead == 4)
 
-                let rows = try await database.rows(
+                let rows: [(imagePath: String, state: String, errorKind: String, lastError: String, attempts: Int)] = try await database.rows(
                     "SELECT image_path, state, error_kind, last_error, attempts FROM discern.jobs ORDER BY id",
                     as: String.self, String.self, String.self, String.self, Int.self)
-                let byPath = Dictionary(uniqueKeysWithValues: rows.map { ($0.0, $0) })
+                let byPath = Dictionary(uniqueKeysWithValues: rows.map { ($0.imagePath, $0) })
                 let expectations: [(String, String, String)] = [
                     (text, "image_unsupported_format", "not an image discern accepts"),
                     (corrupt, "image_undecodable", "cannot be decoded"),
