@@ -81,7 +81,7 @@ struct ServiceAnswerTests {
                 #expect(row.operator == "UPS" && row.fleetID == "12")
             }
         }
-        // Below the backends: a batch whose one row PostgreSQL refuses (a CHECK it violates).
+        // Below the service clients: a batch whose one row PostgreSQL refuses (a CHECK it violates).
         try await TestDatabase.with { conninfo in
             let database = Database(conninfo: conninfo)
             let jobs = try await database.withConnection { connection -> [Job] in

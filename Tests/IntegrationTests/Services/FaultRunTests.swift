@@ -11,7 +11,7 @@ import Worker
 
 /// Jobs for all five services, files on disk, in one batch.
 enum MixedJobs {
-    /// `count` jobs, spread over the five backends the way a night might mix them.
+    /// `count` jobs, spread over the five services the way a night might mix them.
     static func enqueue(_ count: Int, into conninfo: String, folder: URL) async throws {
         let photos = try (1...20).map { try folder.write(SampleImages.photo(width: 320, height: 256, seed: $0), as: "photo-\($0).jpg") }
         let videos = try (1...5).map { try folder.write(Uploads.video(seed: UInt8($0)), as: "selfie-\($0).mp4") }

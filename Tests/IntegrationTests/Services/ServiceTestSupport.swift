@@ -9,7 +9,7 @@ import Simulator
 import TestFixtures
 import Testing
 
-/// Backends pointed at a running simulator, with retries short enough for tests.
+/// Service clients pointed at a running simulator, with retries short enough for tests.
 enum SimulatedServices {
     static func caller(tries: Int = 1, gate: any RateGate = UnlimitedRateGate()) -> ServiceCaller {
         ServiceCaller(

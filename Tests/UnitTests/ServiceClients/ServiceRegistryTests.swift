@@ -4,7 +4,7 @@ import Testing
 
 @testable import ServiceClients
 
-/// The registry is the one list of services: the backends a worker builds, the variables it reads
+/// The registry is the one list of services: the clients a worker builds, the variables it reads
 /// and the docs all agree with it.
 @Suite("Service registry")
 struct ServiceRegistryTests {
