@@ -51,7 +51,9 @@ public struct SQL: Sendable, ExpressibleByStringInterpolation {
         /// Another statement's text and parameters, its `$n` renumbered after these.
         public mutating func appendInterpolation(_ part: SQL) {
             let offset = parameters.count
-            text += part.text.replacing(/\$([0-9]+)/) { "$\(Int($0.1)! + offset)" }
+            // Longer numbers are none an interpolation made: left as they are (a `$n` written by
+            // hand is refused when the statement runs anyway), so no number can overflow here.
+            text += part.text.replacing(/\$([0-9]{1,6})\b/) { match in Int(match.1).map { "$\($0 + offset)" } ?? String(match.0) }
             parameters += part.parameters
             handWritten = handWritten ?? part.handWritten
         }

@@ -66,6 +66,8 @@ enum PrometheusServer {
 
 /// A TCP port nothing listens on right now.
 enum FreePort {
+    /// A port free now, let go at once: a server started right after takes it (another process
+    /// may, in between). For a server that comes and goes on one port, `PortReservation`.
     static func pick() throws -> Int {
         let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         defer { close(socket) }
@@ -79,4 +81,37 @@ enum FreePort {
         guard bound else { throw TestSetupError("cannot pick a free port") }
         return Int(UInt16(bigEndian: address.sin_port))
     }
+}
+
+/// A loopback port held for a server that comes and goes on it (the webhook receiver "away"):
+/// bound with SO_REUSEADDR and never listening, so a connection to it is refused, no other
+/// process is given it (bind(0) passes over a bound port, a plain bind fails), and the server,
+/// binding with SO_REUSEADDR too (Python's HTTPServer does), may listen on it beside the hold.
+/// A port picked and let go was once taken meanwhile by another test's server, which then
+/// answered the workers' webhooks with 404.
+final class PortReservation: Sendable {
+    let port: Int
+    private let socket: Int32
+
+    init() throws {
+        let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard socket >= 0 else { throw TestSetupError("cannot open a socket to hold a port") }
+        var reuse: Int32 = 1
+        setsockopt(socket, SOL_SOCKET, SO_REUSEADDR, &reuse, socklen_t(MemoryLayout<Int32>.size))
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(socket, $0, length) == 0 && getsockname(socket, $0, &length) == 0 }
+        }
+        guard bound else {
+            close(socket)
+            throw TestSetupError("cannot hold a free port")
+        }
+        self.socket = socket
+        port = Int(UInt16(bigEndian: address.sin_port))
+    }
+
+    deinit { close(socket) }
 }

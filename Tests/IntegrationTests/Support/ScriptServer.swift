@@ -2,9 +2,9 @@ import Foundation
 import Testing
 
 /// One of scripts/'s Python servers as a process on loopback (the webhook receiver, the OTLP
-/// receiver): started on a port chosen beforehand, so clients can be pointed at it first, and
-/// appending what it received to a JSON-lines log. `stop()` takes it away (connections refused);
-/// `start()` brings it back on the same port.
+/// receiver): started on a port held beforehand (`PortReservation`), so clients can be pointed
+/// at it first, and appending what it received to a JSON-lines log. `stop()` takes it away
+/// (connections refused); `start()` brings it back on the same port, which nobody took meanwhile.
 final class ScriptServer: @unchecked Sendable {
     private let folder: URL
     private let script: String
@@ -13,7 +13,9 @@ final class ScriptServer: @unchecked Sendable {
     private let environment: [String: String]
     private var process: Process?
     let log: URL
-    private(set) var port: Int
+    /// Held from here to the end: the port stays this server's while it is away.
+    private let reservation: PortReservation
+    var port: Int { reservation.port }
 
     /// - Parameter python: the interpreter; Debian's by default (the standard library is all the
     ///   webhook receiver needs, and a version manager's shim would stand between the test and
@@ -25,7 +27,7 @@ final class ScriptServer: @unchecked Sendable {
         self.arguments = arguments
         self.environment = environment
         log = folder.appendingPathComponent("\(script)-\(UUID().uuidString.prefix(8)).jsonl")
-        port = try FreePort.pick()
+        reservation = try PortReservation()
     }
 
     func start() async throws {

@@ -12,8 +12,8 @@ final class WebhookReceiver: Sendable {
     static let token = "T0KEN-\(UUID().uuidString.prefix(8))"
     var url: String { "http://127.0.0.1:\(server.port)/hook/\(Self.token)" }
 
-    /// A receiver not yet listening: its port is chosen (bound and let go) so workers can be
-    /// pointed at it before it starts.
+    /// A receiver not yet listening: its port is held (`PortReservation`) so workers can be
+    /// pointed at it before it starts, and are refused until it does.
     init(folder: URL) throws {
         let secret = "hook-secret-\(UUID().uuidString.prefix(12))"
         self.secret = secret

@@ -31,6 +31,9 @@ struct SQLTests {
         let statement: SQL = "SELECT state FROM discern.jobs WHERE id = $1"
         #expect(statement.handWritten == "$1")
         #expect(("DO $$ BEGIN PERFORM 1; END $$" as SQL).handWritten == nil)
+        let huge: SQL = "SELECT $99999999999999999999999"
+        let outer: SQL = "SELECT \(1), (\(huge))"
+        #expect(outer.text == "SELECT $1, (SELECT $99999999999999999999999)" && outer.handWritten != nil)
     }
 
     @Test("a row is read by position; a wrong count of types, a NULL into a non-optional or a non-number fails naming the column")
