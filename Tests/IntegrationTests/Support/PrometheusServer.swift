@@ -69,17 +69,7 @@ enum FreePort {
     /// A port free now, let go at once: a server started right after takes it (another process
     /// may, in between). For a server that comes and goes on one port, `PortReservation`.
     static func pick() throws -> Int {
-        let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(socket) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(socket, $0, length) == 0 && getsockname(socket, $0, &length) == 0 }
-        }
-        guard bound else { throw TestSetupError("cannot pick a free port") }
-        return Int(UInt16(bigEndian: address.sin_port))
+        try PortReservation().port
     }
 }
 
